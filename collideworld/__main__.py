@@ -1,0 +1,8 @@
+"""``python -m collideworld``: the same as the ``collideworld`` command."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,311 @@
+"""Body storage: the posed shapes of a world as a struct of numpy arrays.
+
+A :class:`BodyStore` holds one row ("slot") per body: its kind, pose and the
+parameters of its shape, in arrays that the narrowphase gathers from with
+fancy indexing, so that a group of N pairs of one kind costs a handful of
+numpy calls and no Python loop over pairs. It knows nothing of ids, filters,
+events or the broadphase: the world keeps those.
+
+Polygons are stored as convex parts in :class:`PartTable`, shared by every
+body that uses the same (immutable) polygon.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .geometry.aabb import aabb_ball, aabb_box
+from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
+from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
+
+__all__ = ["Kind", "kind_of", "PartTable", "BodyStore"]
+
+
+class Kind(IntEnum):
+    """Shape kinds in the canonical pair order of the narrowphase."""
+
+    HALFSPACE = 0  # HalfPlane (2D) or Plane (3D)
+    BALL = 1  # Circle (2D) or Sphere (3D)
+    BOX = 2
+    POLYGON = 3  # 2D only
+
+
+def kind_of(shape: Shape) -> Kind:
+    """The :class:`Kind` of a shape instance."""
+    if isinstance(shape, (HalfPlane, Plane)):
+        return Kind.HALFSPACE
+    if isinstance(shape, (Circle, Sphere)):
+        return Kind.BALL
+    if isinstance(shape, Box):
+        return Kind.BOX
+    if isinstance(shape, Polygon):
+        return Kind.POLYGON
+    raise TypeError(f"not a collideworld shape: {shape!r}")
+
+
+def _bucket_size(k: int) -> int:
+    """Vertex capacity of the bucket a k-vertex part goes to (a power of two >= 4).
+
+    Parts are padded only to their bucket's size, so one 1000-vertex polygon
+    does not make every 5-vertex polygon cost 1000 vertices.
+    """
+    size = 4
+    while size < k:
+        size *= 2
+    return size
+
+
+class PartTable:
+    """Convex parts of polygons in local coordinates, bucketed by vertex count.
+
+    Each part lives in one bucket (vertex capacity 4, 8, 16, ...) as a row of
+    a padded ``(rows, K, 2)`` array, padded by repeating its last vertex as
+    the kernels expect. Each polygon shape gets a contiguous range of part ids
+    and one extra "outline" part (all its vertices, used for AABBs and
+    half-plane tests; for a convex polygon it is the single part itself).
+
+    Shapes are interned by identity of value: adding the same polygon twice
+    reuses its parts. Parts are never freed (a world that keeps creating new
+    polygon shapes grows this table; noted, not yet a problem in practice).
+    """
+
+    def __init__(self) -> None:
+        self._bucket_rows: dict[int, list[NDArray[np.float64]]] = {}
+        self._bucket_arrays: dict[int, NDArray[np.float64]] = {}
+        self.part_bucket: list[int] = []
+        self.part_row: list[int] = []
+        self._shape_index: dict[Polygon, int] = {}
+        self.shape_first_part: list[int] = []
+        self.shape_part_count: list[int] = []
+        self.shape_outline: list[int] = []
+        self._arrays_cache: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+
+    def _add_part(self, verts: NDArray[np.float64]) -> int:
+        size = _bucket_size(len(verts))
+        padded = np.empty((size, 2))
+        padded[: len(verts)] = verts
+        padded[len(verts):] = verts[-1]
+        rows = self._bucket_rows.setdefault(size, [])
+        rows.append(padded)
+        self._bucket_arrays.pop(size, None)
+        self.part_bucket.append(size)
+        self.part_row.append(len(rows) - 1)
+        self._arrays_cache = None
+        return len(self.part_bucket) - 1
+
+    def intern(self, shape: Polygon) -> int:
+        """Index of ``shape`` in the table, adding its parts on first sight."""
+        idx = self._shape_index.get(shape)
+        if idx is not None:
+            return idx
+        first = len(self.part_bucket)
+        for p in shape.parts:
+            self._add_part(p)
+        outline = first if shape.is_convex else self._add_part(_outline(shape))
+        idx = len(self.shape_first_part)
+        self._shape_index[shape] = idx
+        self.shape_first_part.append(first)
+        self.shape_part_count.append(len(shape.parts))
+        self.shape_outline.append(outline)
+        return idx
+
+    def bucket(self, size: int) -> NDArray[np.float64]:
+        """The padded ``(rows, size, 2)`` array of one bucket."""
+        arr = self._bucket_arrays.get(size)
+        if arr is None:
+            arr = np.stack(self._bucket_rows[size])
+            self._bucket_arrays[size] = arr
+        return arr
+
+    def part_arrays(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """``(bucket_size, row)`` of every part, as arrays indexed by part id."""
+        if self._arrays_cache is None:
+            self._arrays_cache = (np.array(self.part_bucket, dtype=np.int64),
+                                  np.array(self.part_row, dtype=np.int64))
+        return self._arrays_cache
+
+    def shape_arrays(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """``(first_part, part_count, outline_part)`` indexed by shape index."""
+        return (np.array(self.shape_first_part, dtype=np.int64),
+                np.array(self.shape_part_count, dtype=np.int64),
+                np.array(self.shape_outline, dtype=np.int64))
+
+
+def _outline(shape: Polygon) -> NDArray[np.float64]:
+    verts = np.array(shape.vertices, dtype=np.float64)
+    # drop a closing vertex equal to the first, harmless otherwise
+    return verts
+
+
+class BodyStore:
+    """Posed shapes in slots (rows of parallel arrays), grown by doubling.
+
+    Attributes (all indexed by slot)
+    --------------------------------
+    kind : int8 (cap,)           :class:`Kind` code; -1 for a free slot
+    position : (cap, D)          world position of the body origin
+    angle : (cap,)               2D only
+    quaternion : (cap, 4)        3D only, ``[w, x, y, z]``
+    rotation : (cap, D, D)       local-to-world rotation matrices
+    radius : (cap,)              ball radius
+    half : (cap, D)              box half extents
+    plane_normal : (cap, D)      half-space unit normal
+    plane_offset : (cap,)        half-space offset
+    poly : int64 (cap,)          polygon shape index in :attr:`parts`, else -1
+    bound_radius : (cap,)        radius of a disc/ball about the origin containing the shape
+    """
+
+    def __init__(self, dim: int, capacity: int = 16) -> None:
+        if dim not in (2, 3):
+            raise ValueError(f"dim must be 2 or 3, got {dim!r}")
+        self.dim = dim
+        self.capacity = 0
+        self.parts = PartTable()
+        self.shapes: list[Shape | None] = []
+        self._free: list[int] = []
+        self.count = 0
+        self._alloc(max(4, capacity))
+
+    def _alloc(self, capacity: int) -> None:
+        d = self.dim
+        old = self.capacity
+
+        def grow(name: str, shape: tuple[int, ...], dtype: type, fill: float) -> None:
+            arr = np.full((capacity,) + shape, fill, dtype=dtype)
+            if old:
+                arr[:old] = getattr(self, name)
+            setattr(self, name, arr)
+
+        grow("kind", (), np.int8, -1)
+        grow("position", (d,), np.float64, 0.0)
+        if d == 2:
+            grow("angle", (), np.float64, 0.0)
+        else:
+            grow("quaternion", (4,), np.float64, 0.0)
+        grow("rotation", (d, d), np.float64, 0.0)
+        grow("radius", (), np.float64, 0.0)
+        grow("half", (d,), np.float64, 0.0)
+        grow("plane_normal", (d,), np.float64, 0.0)
+        grow("plane_offset", (), np.float64, 0.0)
+        grow("poly", (), np.int64, -1)
+        grow("bound_radius", (), np.float64, 0.0)
+        self.shapes.extend([None] * (capacity - old))
+        self._free.extend(range(capacity - 1, old - 1, -1))
+        self.capacity = capacity
+
+    def allocate(self, n: int) -> NDArray[np.int64]:
+        """Reserve ``n`` free slots (lowest first) and return them."""
+        if n > len(self._free):
+            self._alloc(max(2 * self.capacity, self.capacity + n))
+        slots = [self._free.pop() for _ in range(n)]
+        self.count += n
+        return np.array(slots, dtype=np.int64)
+
+    def release(self, slots: NDArray[np.int64]) -> None:
+        """Free slots; their rows are reset so stale data cannot leak."""
+        self.kind[slots] = -1
+        self.poly[slots] = -1
+        for s in slots.tolist():
+            self.shapes[s] = None
+        # keep the free list a stack whose top is the lowest slot, so slot
+        # assignment is deterministic for a given sequence of calls
+        self._free.extend(slots.tolist())
+        self._free.sort(reverse=True)
+        self.count -= len(slots)
+
+    def set_shapes(self, slots: NDArray[np.int64], shapes: Sequence[Shape]) -> None:
+        """Write shape parameters of ``shapes`` into ``slots`` (one shape each)."""
+        for s, shape in zip(slots.tolist(), shapes):
+            k = kind_of(shape)
+            self.kind[s] = k
+            self.shapes[s] = shape
+            if k == Kind.BALL:
+                self.radius[s] = shape.radius  # type: ignore[union-attr]
+                self.bound_radius[s] = shape.radius  # type: ignore[union-attr]
+            elif k == Kind.BOX:
+                self.half[s] = shape.half_extents  # type: ignore[union-attr]
+                self.bound_radius[s] = shape.bounding_radius  # type: ignore[union-attr]
+            elif k == Kind.POLYGON:
+                self.poly[s] = self.parts.intern(shape)  # type: ignore[arg-type]
+                self.bound_radius[s] = shape.bounding_radius  # type: ignore[union-attr]
+            else:
+                self.plane_normal[s] = shape.normal  # type: ignore[union-attr]
+                self.plane_offset[s] = shape.offset  # type: ignore[union-attr]
+                self.bound_radius[s] = np.inf
+
+    def set_poses(self, slots: NDArray[np.int64], position: NDArray[np.float64] | None,
+                  angle: NDArray[np.float64] | None = None,
+                  quaternion: NDArray[np.float64] | None = None) -> None:
+        """Write poses (already validated) and refresh rotation matrices."""
+        if position is not None:
+            self.position[slots] = position
+        if self.dim == 2:
+            if angle is not None:
+                self.angle[slots] = angle
+                self.rotation[slots] = rotation_matrix_2d(angle)
+        elif quaternion is not None:
+            self.quaternion[slots] = quaternion
+            self.rotation[slots] = rotation_matrix_3d(quaternion)
+
+    # -- geometry gathered per slot -------------------------------------------------
+
+    def polygon_outline_world(self, slots: NDArray[np.int64]) -> list[tuple[NDArray[np.int64], NDArray[np.float64]]]:
+        """World vertices of the outlines of polygon bodies, grouped by bucket.
+
+        Returns a list of ``(index_into_slots, vertices (m, K, 2))``.
+        """
+        first, count, outline = self.parts.shape_arrays()
+        part_ids = outline[self.poly[slots]]
+        return self.part_vertices_world(slots, part_ids)
+
+    def part_vertices_world(self, slots: NDArray[np.int64], part_ids: NDArray[np.int64]
+                            ) -> list[tuple[NDArray[np.int64], NDArray[np.float64]]]:
+        """World vertices of parts ``part_ids`` posed by bodies ``slots`` (same length).
+
+        Returns a list of ``(index, vertices (m, K, 2))``, one per bucket
+        present, where ``index`` selects the entries of this bucket.
+        """
+        bucket_of, row_of = self.parts.part_arrays()
+        sizes = bucket_of[part_ids]
+        out = []
+        for size in np.unique(sizes).tolist():
+            idx = np.flatnonzero(sizes == size)
+            local = self.parts.bucket(size)[row_of[part_ids[idx]]]
+            s = slots[idx]
+            world = np.einsum("nij,nkj->nki", self.rotation[s], local) + self.position[s][:, None, :]
+            out.append((idx, world))
+        return out
+
+    def aabbs(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Tight world AABBs ``(lo, hi)`` of finite bodies, each (len(slots), D).
+
+        Half-spaces get ``-inf``/``+inf`` bounds on the unbounded axes (all
+        axes, conservatively).
+        """
+        n = len(slots)
+        d = self.dim
+        lo = np.empty((n, d))
+        hi = np.empty((n, d))
+        kinds = self.kind[slots]
+        sel = np.flatnonzero(kinds == Kind.BALL)
+        if len(sel):
+            s = slots[sel]
+            lo[sel], hi[sel] = aabb_ball(self.position[s], self.radius[s])
+        sel = np.flatnonzero(kinds == Kind.BOX)
+        if len(sel):
+            s = slots[sel]
+            lo[sel], hi[sel] = aabb_box(self.position[s], self.rotation[s], self.half[s])
+        sel = np.flatnonzero(kinds == Kind.POLYGON)
+        if len(sel):
+            for idx, verts in self.polygon_outline_world(slots[sel]):
+                lo[sel[idx]] = verts.min(axis=1)
+                hi[sel[idx]] = verts.max(axis=1)
+        sel = np.flatnonzero(kinds == Kind.HALFSPACE)
+        if len(sel):
+            lo[sel] = -np.inf
+            hi[sel] = np.inf
+        return lo, hi

@@ -1,0 +1,248 @@
+"""The broadphase interface, and the input checks every implementation shares.
+
+A broadphase knows nothing about shapes: it stores one axis-aligned box per
+integer handle and reports the handle pairs whose boxes overlap. The World
+hands it fat AABBs of finite shapes (infinite half-planes never enter it) and
+decides begin/end contact events itself by diffing successive ``pairs()``.
+
+The touching rule
+-----------------
+Boxes are closed: boxes ``a`` and ``b`` overlap when, on every axis,
+``lo_a <= hi_b and lo_b <= hi_a``. Boxes that only touch (a shared face,
+edge or corner, or a zero-width box lying on another's face) overlap. Every
+implementation uses this one predicate, in its sweep as well as in its
+checks, so the fast broadphase and the reference can never disagree on
+touching (Chipmunk's strict-sweep / non-strict-test split is the bug this
+avoids).
+
+Pairs whose two boxes are both static are never reported: static bodies
+never move relative to each other, so such a contact carries no information.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..errors import DuplicateIdError, InvalidArgumentError, UnknownIdError
+
+__all__ = ["Broadphase"]
+
+
+@runtime_checkable
+class Broadphase(Protocol):
+    """What the World needs from a broadphase.
+
+    Implementations: :class:`~collideworld.broadphase.SweepAndPrune`
+    (incremental, the default) and
+    :class:`~collideworld.broadphase.BruteForceBroadphase` (the O(n^2)
+    reference it is tested against).
+
+    Every mutating method validates all of its input before changing any
+    state: a call that raises leaves the broadphase exactly as it was.
+
+    The single-item methods :meth:`insert`, :meth:`update` and :meth:`remove`
+    are thin wrappers over the batch methods; classes that subclass this
+    protocol explicitly inherit them.
+    """
+
+    @property
+    def dim(self) -> int:
+        """Number of axes D of every box."""
+        ...
+
+    def __len__(self) -> int:
+        """Number of live handles."""
+        ...
+
+    def __contains__(self, handle: object) -> bool:
+        """Whether ``handle`` is live."""
+        ...
+
+    def insert_many(
+        self, handles: ArrayLike, lo: ArrayLike, hi: ArrayLike, static: ArrayLike | None = None
+    ) -> None:
+        """Add new handles with their boxes.
+
+        Parameters
+        ----------
+        handles : array_like of int, shape (M,)
+            New handles, distinct from each other and from every live handle.
+        lo, hi : array_like of float, shape (M, D)
+            Box corners, finite, ``lo <= hi`` (zero width is allowed).
+        static : array_like of bool, shape (M,), optional
+            True for bodies that never collide with each other. Default all
+            False.
+
+        Raises
+        ------
+        DuplicateIdError
+            A handle is live already or appears twice in ``handles``.
+        InvalidArgumentError
+            Wrong array shapes, non-integer handles, non-finite corners or
+            ``lo > hi`` somewhere.
+        """
+        ...
+
+    def update_many(self, handles: ArrayLike, lo: ArrayLike, hi: ArrayLike) -> None:
+        """Give live handles new boxes.
+
+        Parameters
+        ----------
+        handles : array_like of int, shape (M,)
+            Live, distinct handles.
+        lo, hi : array_like of float, shape (M, D)
+            New box corners, finite, ``lo <= hi``.
+
+        Raises
+        ------
+        UnknownIdError
+            A handle is not live.
+        InvalidArgumentError
+            A handle appears twice, or the arrays are malformed.
+        """
+        ...
+
+    def remove_many(self, handles: ArrayLike) -> None:
+        """Forget live handles.
+
+        Parameters
+        ----------
+        handles : array_like of int, shape (M,)
+            Live, distinct handles.
+
+        Raises
+        ------
+        UnknownIdError
+            A handle is not live.
+        InvalidArgumentError
+            A handle appears twice, or ``handles`` is malformed.
+        """
+        ...
+
+    def pairs(self) -> NDArray[np.int64]:
+        """Every pair of live handles whose closed boxes overlap.
+
+        Returns
+        -------
+        ndarray of int64, shape (P, 2)
+            Rows ``(i, j)`` with ``i < j``, sorted lexicographically, without
+            static-static pairs. The array may be shared with later calls
+            until the next mutation, so it is read-only.
+        """
+        ...
+
+    def _check(self) -> None:
+        """Assert every internal invariant (for tests; slow)."""
+        ...
+
+    # -- single-item conveniences, inherited by explicit subclasses ---------
+
+    def insert(self, handle: int, lo: ArrayLike, hi: ArrayLike, static: bool = False) -> None:
+        """Insert one handle; see :meth:`insert_many`."""
+        lo_row = np.asarray(lo, dtype=np.float64)[None]
+        hi_row = np.asarray(hi, dtype=np.float64)[None]
+        self.insert_many([handle], lo_row, hi_row, [bool(static)])
+
+    def update(self, handle: int, lo: ArrayLike, hi: ArrayLike) -> None:
+        """Give one live handle a new box; see :meth:`update_many`."""
+        lo_row = np.asarray(lo, dtype=np.float64)[None]
+        hi_row = np.asarray(hi, dtype=np.float64)[None]
+        self.update_many([handle], lo_row, hi_row)
+
+    def remove(self, handle: int) -> None:
+        """Remove one live handle; see :meth:`remove_many`."""
+        self.remove_many([handle])
+
+
+# -- shared input checks ----------------------------------------------------
+# Each returns normalised arrays or raises before the caller touches state.
+
+
+def as_handles(handles: ArrayLike) -> NDArray[np.int64]:
+    """Handles as a 1-D int64 array; rejects floats, bools and other shapes."""
+    arr = np.asarray(handles)
+    if arr.ndim != 1:
+        raise InvalidArgumentError(f"handles must be a 1-D array, got shape {arr.shape}")
+    if arr.size == 0:
+        # np.asarray([]) is float64; an empty batch is fine whatever its dtype.
+        return np.zeros(0, dtype=np.int64)
+    if arr.dtype.kind not in "iu":
+        raise InvalidArgumentError(f"handles must be integers, got dtype {arr.dtype}")
+    if arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
+        raise InvalidArgumentError(f"handles must fit in int64, got {int(arr.max())}")
+    return arr.astype(np.int64, copy=False)
+
+
+def as_boxes(
+    lo: ArrayLike, hi: ArrayLike, m: int, dim: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Box corners as two (M, D) float64 arrays, checked finite with lo <= hi.
+
+    ``-0.0`` becomes ``+0.0`` (by adding 0.0) so that implementations which
+    order floats by their bit patterns see one zero, not two.
+    """
+    lo_a = np.asarray(lo, dtype=np.float64)
+    hi_a = np.asarray(hi, dtype=np.float64)
+    for name, arr in (("lo", lo_a), ("hi", hi_a)):
+        if arr.shape != (m, dim):
+            raise InvalidArgumentError(f"{name} must have shape ({m}, {dim}), got {arr.shape}")
+    if m:
+        if not (np.isfinite(lo_a).all() and np.isfinite(hi_a).all()):
+            bad = int(np.flatnonzero(~(np.isfinite(lo_a) & np.isfinite(hi_a)).all(axis=1))[0])
+            raise InvalidArgumentError(
+                f"box corners must be finite, got lo={lo_a[bad].tolist()}, hi={hi_a[bad].tolist()}"
+            )
+        if not (lo_a <= hi_a).all():
+            bad = int(np.flatnonzero(~(lo_a <= hi_a).all(axis=1))[0])
+            raise InvalidArgumentError(
+                "box needs lo <= hi on every axis, "
+                f"got lo={lo_a[bad].tolist()}, hi={hi_a[bad].tolist()}"
+            )
+    return lo_a + 0.0, hi_a + 0.0
+
+
+def as_static(static: ArrayLike | None, m: int) -> NDArray[np.bool_]:
+    """Static flags as an (M,) bool array; ``None`` means all dynamic."""
+    if static is None:
+        return np.zeros(m, dtype=bool)
+    arr = np.asarray(static)
+    if arr.ndim == 0:
+        arr = np.broadcast_to(arr, (m,))
+    if arr.shape != (m,):
+        raise InvalidArgumentError(f"static must have shape ({m},), got {arr.shape}")
+    if arr.size and arr.dtype != np.bool_:
+        raise InvalidArgumentError(f"static must be booleans, got dtype {arr.dtype}")
+    return arr.astype(bool, copy=True)
+
+
+def check_new_handles(handles: NDArray[np.int64], live: object) -> list[int]:
+    """Handles as Python ints; raise if one repeats or is already in ``live``."""
+    hl = handles.tolist()
+    if len(set(hl)) != len(hl):
+        seen: set[int] = set()
+        for h in hl:
+            if h in seen:
+                raise DuplicateIdError(f"handle {h} appears more than once in this batch")
+            seen.add(h)
+    for h in hl:
+        if h in live:  # type: ignore[operator]
+            raise DuplicateIdError(f"handle {h} is already in the broadphase")
+    return hl
+
+
+def check_live_handles(handles: NDArray[np.int64], live: object) -> list[int]:
+    """Handles as Python ints; raise if one repeats or is not in ``live``."""
+    hl = handles.tolist()
+    for h in hl:
+        if h not in live:  # type: ignore[operator]
+            raise UnknownIdError(f"handle {h} is not in the broadphase")
+    if len(set(hl)) != len(hl):
+        seen: set[int] = set()
+        for h in hl:
+            if h in seen:
+                raise InvalidArgumentError(f"handle {h} appears more than once in this batch")
+            seen.add(h)
+    return hl

@@ -1,0 +1,132 @@
+"""What :meth:`World.step` returns: contacts as arrays, events as pair lists.
+
+Everything here stays numpy arrays until the user iterates; :class:`Contact`
+objects are created lazily, one per item asked for, never on the hot path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Hashable, Iterator
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["Contact", "PairList", "Contacts"]
+
+BodyId = Hashable
+
+
+@dataclass(frozen=True)
+class Contact:
+    """One contact: bodies ``a`` and ``b`` touch.
+
+    Attributes
+    ----------
+    a, b : str or int
+        Body ids; ``a`` is the body added to the world first.
+    normal : ndarray, shape (D,)
+        Unit vector from ``a`` towards ``b``: moving ``b`` by ``normal * depth``
+        ends the penetration.
+    depth : float
+        Penetration depth, ``>= 0`` (0 when only touching).
+    """
+
+    a: Any
+    b: Any
+    normal: NDArray[np.float64]
+    depth: float
+
+
+class PairList:
+    """A list of body-id pairs ``(a, b)``, backed by two object arrays.
+
+    Iterating yields ``(a, b)`` tuples; ``in`` accepts a pair in either order.
+    """
+
+    __slots__ = ("a", "b")
+
+    def __init__(self, a: NDArray[Any], b: NDArray[Any]) -> None:
+        self.a = a
+        self.b = b
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+    def __iter__(self) -> Iterator[tuple[Any, Any]]:
+        return zip(self.a.tolist(), self.b.tolist())
+
+    def __contains__(self, pair: object) -> bool:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            return False
+        return pair in self.to_set() or (pair[1], pair[0]) in self.to_set()
+
+    def to_set(self) -> set[tuple[Any, Any]]:
+        """The pairs as a set of ``(a, b)`` tuples."""
+        return set(self)
+
+    def __repr__(self) -> str:
+        shown = list(self)[:6]
+        more = f", ... ({len(self)} pairs)" if len(self) > 6 else ""
+        return f"PairList({shown}{more})"
+
+
+class Contacts:
+    """Every pair in contact after a step, sorted deterministically.
+
+    Attributes
+    ----------
+    a, b : ndarray of object, shape (N,)
+        Body ids of each pair; ``a`` is the body added first.
+    normal : ndarray, shape (N, D)
+        Unit normals from ``a`` towards ``b``.
+    depth : ndarray, shape (N,)
+        Penetration depths, ``>= 0``.
+    began : PairList
+        Pairs in contact now that were not after the previous step.
+    ended : PairList
+        Pairs in contact after the previous step that are not now (including
+        pairs of bodies removed since).
+
+    Examples
+    --------
+    >>> from collideworld import World, Circle
+    >>> w = World(dim=2)
+    >>> w.add(Circle(1.0), position=(0, 0), id="a")
+    'a'
+    >>> w.add(Circle(1.0), position=(1.5, 0), id="b")
+    'b'
+    >>> c = w.step()
+    >>> len(c), [(x.a, x.b, round(x.depth, 6)) for x in c]
+    (1, [('a', 'b', 0.5)])
+    >>> list(c.began), list(c.ended)
+    ([('a', 'b')], [])
+    """
+
+    __slots__ = ("a", "b", "normal", "depth", "began", "ended")
+
+    def __init__(self, a: NDArray[Any], b: NDArray[Any], normal: NDArray[np.float64],
+                 depth: NDArray[np.float64], began: PairList, ended: PairList) -> None:
+        self.a = a
+        self.b = b
+        self.normal = normal
+        self.depth = depth
+        self.began = began
+        self.ended = ended
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+    def __getitem__(self, i: int) -> Contact:
+        return Contact(self.a[i], self.b[i], self.normal[i].copy(), float(self.depth[i]))
+
+    def __iter__(self) -> Iterator[Contact]:
+        for i in range(len(self.a)):
+            yield self[i]
+
+    def pairs(self) -> set[tuple[Any, Any]]:
+        """The contact pairs as a set of ``(a, b)`` tuples."""
+        return set(zip(self.a.tolist(), self.b.tolist()))
+
+    def __repr__(self) -> str:
+        return f"Contacts({len(self)} contacts, {len(self.began)} began, {len(self.ended)} ended)"

@@ -1,0 +1,32 @@
+"""The value every batched contact kernel returns."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["ContactArrays"]
+
+
+class ContactArrays(NamedTuple):
+    """Contacts of N pairs, as arrays.
+
+    Attributes
+    ----------
+    hit : ndarray of bool, shape (N,)
+        True where the closed shapes intersect (touching counts).
+    normal : ndarray of float64, shape (N, D)
+        Where ``hit``: unit vector from shape a towards shape b, the direction
+        along which b must move by ``depth`` to stop penetrating. Elsewhere
+        finite but unspecified.
+    depth : ndarray of float64, shape (N,)
+        Where ``hit``: penetration depth (minimum translation distance),
+        ``>= 0``. Elsewhere negative (minus a lower bound of the gap) or
+        unspecified, but finite.
+    """
+
+    hit: NDArray[np.bool_]
+    normal: NDArray[np.float64]
+    depth: NDArray[np.float64]

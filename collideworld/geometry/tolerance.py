@@ -1,0 +1,42 @@
+"""The one touching rule, as a number.
+
+Shapes are closed sets: two shapes that touch are in contact with depth 0.
+Exact touching is decided in floating point, where rotating a box by a
+multiple of 90 degrees or placing it at 1e6 leaves rounding noise of a few
+ulps of the coordinates involved. A kernel therefore reports a hit when its
+signed depth is at least ``-touch_tolerance(scale)``, where ``scale`` is the
+magnitude of the coordinates of that pair, and clamps the reported depth to
+``>= 0``. The AABBs handed to the broadphase are widened by the same amount so
+the broadphase can never drop a pair the kernels would call touching.
+
+A gap smaller than this tolerance (1e-12 relative, i.e. ~1e-6 at 1e6 from the
+origin, 1e-12 near the origin) is indistinguishable from touching; that is the
+price of deciding exact touching in floating point, and it is far below any
+physically meaningful distance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["REL_TOUCH_TOL", "touch_tolerance"]
+
+#: Relative tolerance under which a gap counts as touching.
+REL_TOUCH_TOL = 1e-12
+
+
+def touch_tolerance(scale: ArrayLike) -> NDArray[np.float64]:
+    """Absolute touching tolerance for coordinates of magnitude ``scale``.
+
+    Parameters
+    ----------
+    scale : array_like, shape (...)
+        Largest absolute coordinate or size involved in each pair.
+
+    Returns
+    -------
+    ndarray, shape (...)
+        ``REL_TOUCH_TOL * max(1, scale)``.
+    """
+    return REL_TOUCH_TOL * np.maximum(1.0, np.asarray(scale, dtype=np.float64))

@@ -1,0 +1,137 @@
+"""Validation of poses at the boundary (World methods, collide(), scenario reader).
+
+Each function returns clean float64 arrays or raises
+:class:`~collideworld.errors.InvalidPoseError` saying what was given and what
+was expected. Kernels never validate; everything entering them passed here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .errors import InvalidPoseError
+
+__all__ = [
+    "QUATERNION_NORM_TOL",
+    "check_position",
+    "check_angle",
+    "check_quaternion",
+    "check_positions",
+    "check_angles",
+    "check_quaternions",
+]
+
+#: A quaternion whose norm differs from 1 by more than this is rejected
+#: (the scenario format's rule); within it, it is normalised.
+QUATERNION_NORM_TOL = 1e-6
+
+
+def _float_array(value: Any, what: str) -> NDArray[np.float64]:
+    if isinstance(value, (str, bytes)):
+        raise InvalidPoseError(f"{what} must be numeric, got {value!r}")
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidPoseError(f"{what} must be numeric, got {value!r}") from None
+    if arr.dtype == object:
+        raise InvalidPoseError(f"{what} must be numeric, got {value!r}")
+    return arr
+
+
+def _require_finite(arr: NDArray[np.float64], what: str, given: Any) -> None:
+    if not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        where = f" (first at index {tuple(int(i) for i in bad)})" if arr.ndim else ""
+        raise InvalidPoseError(f"{what} must be finite, got {given!r}{where}" if arr.size <= 16
+                               else f"{what} must be finite; found {arr[tuple(bad)]!r}{where}")
+
+
+def check_position(value: Any, dim: int, what: str = "position") -> NDArray[np.float64]:
+    """A single position of ``dim`` finite numbers."""
+    arr = _float_array(value, what)
+    if arr.shape != (dim,):
+        raise InvalidPoseError(f"{what} must have {dim} components, got {value!r}")
+    _require_finite(arr, what, value)
+    return arr.copy()
+
+
+def check_angle(value: Any, what: str = "angle") -> float:
+    """A single finite angle in radians."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InvalidPoseError(f"{what} must be a real number (radians), got {value!r}")
+    f = float(value)
+    if not np.isfinite(f):
+        raise InvalidPoseError(f"{what} must be finite, got {value!r}")
+    return f
+
+
+def _check_rotation_matrices(m: NDArray[np.float64], what: str) -> NDArray[np.float64]:
+    from .geometry.rotation import quaternion_from_matrix
+
+    eye = np.eye(3)
+    orth = np.abs(np.einsum("nji,njk->nik", m, m) - eye).max(axis=(1, 2))
+    det = np.linalg.det(m)
+    bad = (orth > QUATERNION_NORM_TOL) | (np.abs(det - 1.0) > QUATERNION_NORM_TOL)
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidPoseError(
+            f"{what}: a 3x3 rotation matrix must be orthonormal with determinant +1, "
+            f"got determinant {det[i]:.9g} and max |R^T R - I| = {orth[i]:.3g}"
+            + (f" at index {i}" if len(m) > 1 else "")
+        )
+    return quaternion_from_matrix(m)
+
+
+def check_quaternion(value: Any, what: str = "quaternion") -> NDArray[np.float64]:
+    """A unit quaternion ``[w, x, y, z]`` (or a 3x3 rotation matrix), normalised."""
+    arr = _float_array(value, what)
+    _require_finite(arr, what, value)
+    if arr.shape == (3, 3):
+        return _check_rotation_matrices(arr[None], what)[0]
+    if arr.shape != (4,):
+        raise InvalidPoseError(f"{what} must be [w, x, y, z] (4 numbers) or a 3x3 rotation matrix, got {value!r}")
+    norm = float(np.linalg.norm(arr))
+    if abs(norm - 1.0) > QUATERNION_NORM_TOL:
+        raise InvalidPoseError(f"{what} must be a unit quaternion (norm within {QUATERNION_NORM_TOL:g} of 1), "
+                               f"got {value!r} with norm {norm:.9g}")
+    return arr / norm
+
+
+def check_positions(value: Any, n: int, dim: int, what: str = "positions") -> NDArray[np.float64]:
+    """``n`` positions as an (n, dim) array."""
+    arr = _float_array(value, what)
+    if arr.shape != (n, dim):
+        raise InvalidPoseError(f"{what} must have shape ({n}, {dim}), got shape {arr.shape}")
+    _require_finite(arr, what, value)
+    return np.array(arr, dtype=np.float64, copy=True)
+
+
+def check_angles(value: Any, n: int, what: str = "angles") -> NDArray[np.float64]:
+    """``n`` angles as an (n,) array (a scalar is broadcast)."""
+    arr = _float_array(value, what)
+    if arr.shape == ():
+        arr = np.full(n, float(arr))
+    if arr.shape != (n,):
+        raise InvalidPoseError(f"{what} must have shape ({n},), got shape {arr.shape}")
+    _require_finite(arr, what, value)
+    return np.array(arr, dtype=np.float64, copy=True)
+
+
+def check_quaternions(value: Any, n: int, what: str = "quaternions") -> NDArray[np.float64]:
+    """``n`` unit quaternions (n, 4), or rotation matrices (n, 3, 3), normalised."""
+    arr = _float_array(value, what)
+    _require_finite(arr, what, value)
+    if arr.shape == (n, 3, 3):
+        return _check_rotation_matrices(arr, what)
+    if arr.shape != (n, 4):
+        raise InvalidPoseError(f"{what} must have shape ({n}, 4) or ({n}, 3, 3), got shape {arr.shape}")
+    norm = np.linalg.norm(arr, axis=1)
+    bad = np.abs(norm - 1.0) > QUATERNION_NORM_TOL
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidPoseError(f"{what}[{i}] must be a unit quaternion (norm within {QUATERNION_NORM_TOL:g} of 1), "
+                               f"got {arr[i].tolist()!r} with norm {norm[i]:.9g}")
+    return arr / norm[:, None]

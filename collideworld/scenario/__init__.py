@@ -1,0 +1,41 @@
+"""Scenario files: read, write, record and replay (``shared/scenario-format.md``)."""
+
+from .reader import (
+    DEFAULT_TOLERANCE,
+    FORMAT_VERSION,
+    BodySpec,
+    ExpectedContact,
+    Frame,
+    FrameIterator,
+    Header,
+    MoveSpec,
+    ReaderLimits,
+    Scenario,
+    iter_frames,
+    read_scenario,
+)
+from .recorder import Recorder
+from .replay import ContactMismatch, FrameMismatch, ReplayReport, iter_replay, replay
+from .writer import ScenarioWriter
+
+__all__ = [
+    "DEFAULT_TOLERANCE",
+    "FORMAT_VERSION",
+    "BodySpec",
+    "ExpectedContact",
+    "Frame",
+    "FrameIterator",
+    "Header",
+    "MoveSpec",
+    "ReaderLimits",
+    "Scenario",
+    "iter_frames",
+    "read_scenario",
+    "ScenarioWriter",
+    "Recorder",
+    "replay",
+    "iter_replay",
+    "ReplayReport",
+    "FrameMismatch",
+    "ContactMismatch",
+]

@@ -1,0 +1,223 @@
+"""Record a live World into a scenario file while you use it.
+
+:class:`Recorder` stands in for the world: call ``add``, ``move``,
+``remove`` (and their ``_many`` forms) and ``step`` on it exactly as on the
+world. Each call goes straight to the world (errors included) and is noted;
+each ``step`` writes one frame: the net effect of the calls since the
+previous step, then, as ``expect``, the pairs the step returned.
+
+The net effect, not the call log, is written, because a frame applies its
+``remove`` list, then ``add``, then ``move``, while calls may come in any
+order. Per body, since the previous step:
+
+* added (possibly moved afterwards): written in ``add`` with its pose at the
+  step, read back from ``world.body(id)``;
+* alive before and removed: written in ``remove`` (and again in ``add`` if
+  the id was added anew);
+* added and removed again: not written at all;
+* alive before and moved: written in ``move`` with only the fields that were
+  given (position, angle, quaternion), at their value at the step.
+
+Bodies already in the world when the recorder is created are written as the
+first frame's ``add`` list, so the file replays from an empty world. Calls
+made after the last ``step`` are not written (a frame is one step).
+
+Examples
+--------
+>>> from collideworld import World, Circle                  # doctest: +SKIP
+>>> with Recorder(World(dim=2), "session.jsonl") as rec:   # doctest: +SKIP
+...     rec.add(Circle(1.0), position=(0, 0), id="a")
+...     rec.add(Circle(1.0), position=(1.5, 0), id="b")
+...     contacts = rec.step()          # frame 1: two adds, expect [["a", "b"]]
+...     rec.move("b", position=(5, 0))
+...     contacts = rec.step()          # frame 2: one move, expect []
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable
+
+from .reader import MoveSpec
+from .writer import ScenarioWriter
+
+__all__ = ["Recorder"]
+
+_FIELDS = ("position", "angle", "quaternion")
+
+
+class Recorder:
+    """Wrap a World; write one scenario frame per :meth:`step`.
+
+    Parameters
+    ----------
+    world : World
+        The live world; it is used, not copied.
+    path : str or path-like
+        The scenario file to write (gzip if it ends with ``.gz``).
+    record_expect : bool
+        Write each step's contact pairs as the frame's ``expect``.
+    record_contacts : bool
+        Also write ``expect_contacts`` (normal and depth of every pair of
+        convex shapes; pairs with a concave polygon are left out, as the
+        format requires).
+    name, description, tolerance :
+        Header fields, see :class:`~collideworld.scenario.ScenarioWriter`.
+    fsync : bool
+        ``os.fsync`` after each frame.
+
+    Attributes
+    ----------
+    world : World
+    writer : ScenarioWriter
+
+    Any other attribute (``pairs``, ``ids``, ``body``, ``query_*`` ...) is
+    the world's own.
+    """
+
+    def __init__(self, world: Any, path: str | os.PathLike[str], record_expect: bool = True, *,
+                 record_contacts: bool = False, name: str | None = None,
+                 description: str | None = None, tolerance: float | None = None,
+                 fsync: bool = False):
+        self.world = world
+        self.record_expect = record_expect
+        self.record_contacts = record_contacts
+        self.writer = ScenarioWriter(path, world.dim, name=name, description=description,
+                                     tolerance=tolerance, fsync=fsync)
+        self._known: set[Any] = set()         # alive as far as the file has said
+        self._added: dict[Any, None] = {}      # added since the last step (ordered)
+        self._removed: list[Any] = []          # known bodies removed since the last step
+        self._moved: dict[Any, set[str]] = {}  # known bodies moved: fields given
+        for body_id in world.ids():
+            self._added[body_id] = None
+
+    # -- bookkeeping -------------------------------------------------------
+
+    def _note_add(self, body_id: Any) -> None:
+        self._added.pop(body_id, None)
+        self._added[body_id] = None
+
+    def _note_remove(self, body_id: Any) -> None:
+        if body_id in self._added:
+            del self._added[body_id]
+        if body_id in self._known and body_id not in self._removed:
+            self._removed.append(body_id)
+        self._moved.pop(body_id, None)
+
+    def _note_move(self, body_id: Any, given: Iterable[str]) -> None:
+        if body_id in self._added:
+            return  # its pose at the step goes into the add entry
+        self._moved.setdefault(body_id, set()).update(given)
+
+    # -- the world's mutating API -------------------------------------------
+
+    def add(self, shape: Any, position: Any = None, angle: Any = None, quaternion: Any = None,
+            **kwargs: Any) -> Any:
+        """``world.add``; returns the id."""
+        body_id = self.world.add(shape, position, angle, quaternion, **kwargs)
+        self._note_add(body_id)
+        return body_id
+
+    def add_many(self, *args: Any, **kwargs: Any) -> list[Any]:
+        """``world.add_many``; returns the ids."""
+        ids = self.world.add_many(*args, **kwargs)
+        for body_id in ids:
+            self._note_add(body_id)
+        return ids
+
+    def move(self, body_id: Any, position: Any = None, angle: Any = None,
+             quaternion: Any = None) -> None:
+        """``world.move``."""
+        self.world.move(body_id, position, angle, quaternion)
+        given = [f for f, v in zip(_FIELDS, (position, angle, quaternion)) if v is not None]
+        self._note_move(body_id, given)
+
+    def move_many(self, ids: Any, positions: Any = None, angles: Any = None,
+                  quaternions: Any = None) -> None:
+        """``world.move_many``."""
+        self.world.move_many(ids, positions, angles, quaternions)
+        given = [f for f, v in zip(_FIELDS, (positions, angles, quaternions)) if v is not None]
+        for body_id in list(ids):
+            self._note_move(_plain_id(body_id), given)
+
+    def remove(self, body_id: Any) -> None:
+        """``world.remove``."""
+        self.world.remove(body_id)
+        self._note_remove(body_id)
+
+    def remove_many(self, ids: Iterable[Any]) -> None:
+        """``world.remove_many``."""
+        id_list = [_plain_id(i) for i in ids]
+        self.world.remove_many(id_list)
+        for body_id in id_list:
+            self._note_remove(body_id)
+
+    def step(self) -> Any:
+        """``world.step()``, then write the frame; returns the step's result."""
+        contacts = self.world.step()
+        world = self.world
+        adds = [world.body(i) for i in self._added]
+        moves = []
+        for body_id, fields in self._moved.items():
+            body = world.body(body_id)
+            moves.append(MoveSpec(
+                id=body_id,
+                position=body.position if "position" in fields else None,
+                angle=body.angle if "angle" in fields else None,
+                quaternion=body.quaternion if "quaternion" in fields else None,
+            ))
+        expect = None
+        if self.record_expect:
+            expect = list(zip(contacts.a.tolist(), contacts.b.tolist()))
+        expect_contacts = None
+        if self.record_contacts:
+            expect_contacts = [c for c in contacts
+                               if _is_convex(world.body(c.a).shape) and _is_convex(world.body(c.b).shape)]
+        self.writer.write_frame(remove=self._removed, add=adds, move=moves, expect=expect,
+                                expect_contacts=expect_contacts)
+        self._known.difference_update(self._removed)
+        self._known.update(self._added)
+        self._added = {}
+        self._removed = []
+        self._moved = {}
+        return contacts
+
+    # -- the rest ------------------------------------------------------------
+
+    @property
+    def frames_written(self) -> int:
+        return self.writer.frames_written
+
+    def close(self) -> None:
+        """Close the file (pending calls after the last step are not written)."""
+        self.writer.close()
+
+    def __enter__(self) -> "Recorder":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for attributes not found on the recorder: the world's.
+        if name in ("world", "writer"):
+            raise AttributeError(name)
+        return getattr(self.world, name)
+
+    def __len__(self) -> int:
+        return len(self.world)
+
+    def __contains__(self, body_id: object) -> bool:
+        return body_id in self.world
+
+    def __repr__(self) -> str:
+        return f"Recorder({self.world!r}, {self.writer.path!r}, {self.frames_written} frames)"
+
+
+def _plain_id(value: Any) -> Any:
+    item = getattr(value, "item", None)  # numpy integer -> int
+    return item() if item is not None and not isinstance(value, (str, int)) else value
+
+
+def _is_convex(shape: Any) -> bool:
+    return getattr(shape, "is_convex", True)

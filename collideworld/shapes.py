@@ -1,0 +1,329 @@
+"""Shapes: immutable, validated at construction, in the body's local frame.
+
+Semantics follow ``shared/scenario-format.md``: every shape is a closed set.
+
+2D: :class:`Circle`, :class:`Box` (two half extents), :class:`Polygon` (any
+simple polygon, convex or concave), :class:`HalfPlane`.
+3D: :class:`Sphere`, :class:`Box` (three half extents), :class:`Plane`.
+
+A concave polygon is split into convex pieces once, here, at construction;
+the narrowphase only ever sees convex pieces.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Union
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .errors import InvalidShapeError
+from .geometry import polygon as _poly
+
+__all__ = [
+    "Shape",
+    "Circle",
+    "Box",
+    "Polygon",
+    "HalfPlane",
+    "Sphere",
+    "Plane",
+    "shape_from_dict",
+    "shape_to_dict",
+]
+
+
+def _finite_float(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InvalidShapeError(f"{what} must be a real number, got {value!r}")
+    f = float(value)
+    if not math.isfinite(f):
+        raise InvalidShapeError(f"{what} must be finite, got {value!r}")
+    return f
+
+
+def _positive(value: Any, what: str) -> float:
+    f = _finite_float(value, what)
+    if f <= 0:
+        raise InvalidShapeError(f"{what} must be > 0, got {value!r}")
+    return f
+
+
+def _vector(value: Any, what: str, dims: tuple[int, ...]) -> tuple[float, ...]:
+    try:
+        items = list(value)
+    except TypeError:
+        raise InvalidShapeError(
+            f"{what} must be a sequence of {' or '.join(map(str, dims))} numbers, got {value!r}"
+        ) from None
+    if len(items) not in dims:
+        raise InvalidShapeError(
+            f"{what} must have {' or '.join(map(str, dims))} components, got {len(items)}: {value!r}"
+        )
+    return tuple(_finite_float(v, f"{what}[{i}]") for i, v in enumerate(items))
+
+
+@dataclass(frozen=True)
+class Circle:
+    """A disc of ``radius`` centred on the body's origin (2D).
+
+    Examples
+    --------
+    >>> Circle(0.5).radius
+    0.5
+    """
+
+    radius: float
+    dim: ClassVar[int] = 2
+    kind: ClassVar[str] = "circle"
+    is_infinite: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "radius", _positive(self.radius, "Circle radius"))
+
+    @property
+    def bounding_radius(self) -> float:
+        """Radius of the smallest origin-centred disc containing the shape."""
+        return self.radius
+
+
+@dataclass(frozen=True)
+class Sphere:
+    """A ball of ``radius`` centred on the body's origin (3D)."""
+
+    radius: float
+    dim: ClassVar[int] = 3
+    kind: ClassVar[str] = "sphere"
+    is_infinite: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "radius", _positive(self.radius, "Sphere radius"))
+
+    @property
+    def bounding_radius(self) -> float:
+        return self.radius
+
+
+@dataclass(frozen=True)
+class Box:
+    """A box centred on the body's origin, edges along the local axes.
+
+    ``half_extents`` has 2 components for a 2D rectangle, 3 for a 3D box; the
+    number of components decides the dimension.
+
+    Examples
+    --------
+    >>> Box((1, 2)).dim, Box((1, 2, 3)).dim
+    (2, 3)
+    >>> Box((1, -2))
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidShapeError: Box half_extents[1] must be > 0, got -2
+    """
+
+    half_extents: tuple[float, ...]
+    kind: ClassVar[str] = "box"
+    is_infinite: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        he = _vector(self.half_extents, "Box half_extents", (2, 3))
+        for i, h in enumerate(he):
+            if h <= 0:
+                raise InvalidShapeError(f"Box half_extents[{i}] must be > 0, got {h:g}")
+        object.__setattr__(self, "half_extents", he)
+
+    @property
+    def dim(self) -> int:  # type: ignore[override]
+        return len(self.half_extents)
+
+    @property
+    def bounding_radius(self) -> float:
+        return float(math.sqrt(sum(h * h for h in self.half_extents)))
+
+
+@dataclass(frozen=True, eq=False)
+class Polygon:
+    """A simple polygon (2D), convex or concave, in either winding.
+
+    ``vertices`` are kept as given. Validation rejects fewer than 3 distinct
+    vertices, zero area and self-intersecting edges. Collinear and repeated
+    consecutive vertices are allowed and dropped from the convex pieces.
+
+    Attributes
+    ----------
+    parts : tuple of ndarray, each shape (k, 2)
+        Convex pieces, counter-clockwise, no repeated or collinear vertices.
+        A convex polygon has exactly one piece.
+    is_convex : bool
+
+    Examples
+    --------
+    >>> l_shape = Polygon([(0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2)])
+    >>> l_shape.is_convex, len(l_shape.parts) >= 2
+    (False, True)
+    """
+
+    vertices: tuple[tuple[float, float], ...]
+    parts: tuple[NDArray[np.float64], ...] = field(init=False, repr=False, compare=False)
+    is_convex: bool = field(init=False, repr=False, compare=False)
+    dim: ClassVar[int] = 2
+    kind: ClassVar[str] = "polygon"
+    is_infinite: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        try:
+            raw = [tuple(v) for v in self.vertices]
+        except TypeError:
+            raise InvalidShapeError(
+                f"Polygon vertices must be a sequence of (x, y) pairs, got {self.vertices!r}"
+            ) from None
+        verts: list[tuple[float, float]] = []
+        for i, v in enumerate(raw):
+            if len(v) != 2:
+                raise InvalidShapeError(f"Polygon vertex {i} must have 2 coordinates, got {v!r}")
+            verts.append((_finite_float(v[0], f"Polygon vertex {i} x"),
+                          _finite_float(v[1], f"Polygon vertex {i} y")))
+        object.__setattr__(self, "vertices", tuple(verts))
+        arr = np.array(verts, dtype=np.float64).reshape(-1, 2)
+        problem = _poly.polygon_problem(arr)
+        if problem is not None:
+            raise InvalidShapeError(f"Polygon is not valid: {problem} (vertices {list(verts)!r})")
+        ccw = _poly.clean_polygon(arr)
+        convex = _poly.is_convex(ccw)
+        parts = (ccw,) if convex else tuple(_poly.convex_decomposition(ccw))
+        for p in parts:
+            p.setflags(write=False)
+        object.__setattr__(self, "parts", parts)
+        object.__setattr__(self, "is_convex", convex)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Polygon) and self.vertices == other.vertices
+
+    def __hash__(self) -> int:
+        return hash(("polygon", self.vertices))
+
+    @property
+    def bounding_radius(self) -> float:
+        return float(max(math.hypot(x, y) for x, y in self.vertices))
+
+
+def _normalised_plane(normal: Any, offset: Any, dims: tuple[int, ...], name: str) -> tuple[tuple[float, ...], float]:
+    n = _vector(normal, f"{name} normal", dims)
+    d = _finite_float(offset, f"{name} offset")
+    length = math.sqrt(sum(c * c for c in n))
+    if not length > 0 or not math.isfinite(length):
+        raise InvalidShapeError(f"{name} normal must be non-zero, got {tuple(normal)!r}")
+    return tuple(c / length for c in n), d / length
+
+
+@dataclass(frozen=True)
+class HalfPlane:
+    """All world points ``p`` with ``normal . p <= offset`` (2D); no pose.
+
+    A normal that is not unit length is normalised and ``offset`` divided by
+    the same length. The normal points out of the solid.
+    """
+
+    normal: tuple[float, float]
+    offset: float
+    dim: ClassVar[int] = 2
+    kind: ClassVar[str] = "halfplane"
+    is_infinite: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        n, d = _normalised_plane(self.normal, self.offset, (2,), "HalfPlane")
+        object.__setattr__(self, "normal", n)
+        object.__setattr__(self, "offset", d)
+
+
+@dataclass(frozen=True)
+class Plane:
+    """All world points ``p`` with ``normal . p <= offset`` (3D); no pose."""
+
+    normal: tuple[float, float, float]
+    offset: float
+    dim: ClassVar[int] = 3
+    kind: ClassVar[str] = "plane"
+    is_infinite: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        n, d = _normalised_plane(self.normal, self.offset, (3,), "Plane")
+        object.__setattr__(self, "normal", n)
+        object.__setattr__(self, "offset", d)
+
+
+Shape = Union[Circle, Box, Polygon, HalfPlane, Sphere, Plane]
+SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane)
+
+_TYPE_KEYS: dict[str, set[str]] = {
+    "circle": {"radius"},
+    "sphere": {"radius"},
+    "box": {"half_extents"},
+    "polygon": {"vertices"},
+    "halfplane": {"normal", "offset"},
+    "plane": {"normal", "offset"},
+}
+_TYPE_DIM = {"circle": 2, "polygon": 2, "halfplane": 2, "sphere": 3, "plane": 3}
+
+
+def shape_from_dict(data: Any, dim: int | None = None) -> Shape:
+    """Build a shape from its scenario-file form, e.g. ``{"type": "circle", "radius": 1}``.
+
+    Keys starting with ``_`` are comments and ignored; any other unknown or
+    missing key is an :class:`InvalidShapeError`, as is a shape that does not
+    fit ``dim`` (when given).
+    """
+    if not isinstance(data, dict):
+        raise InvalidShapeError(f"shape must be an object, got {data!r}")
+    t = data.get("type")
+    if t not in _TYPE_KEYS:
+        raise InvalidShapeError(
+            f"shape type must be one of {sorted(_TYPE_KEYS)}, got {t!r}"
+        )
+    keys = {k for k in data if not (isinstance(k, str) and k.startswith("_"))} - {"type"}
+    expected = _TYPE_KEYS[t]
+    if keys - expected:
+        raise InvalidShapeError(f"{t}: unknown key(s) {sorted(keys - expected)}; expected {sorted(expected)}")
+    if expected - keys:
+        raise InvalidShapeError(f"{t}: missing key(s) {sorted(expected - keys)}")
+    if t == "box":
+        he = data["half_extents"]
+        if dim is not None and isinstance(he, list) and len(he) != dim:
+            raise InvalidShapeError(
+                f"box half_extents must have {dim} components in a {dim}D world, got {len(he)}"
+            )
+    elif dim is not None and _TYPE_DIM[t] != dim:
+        raise InvalidShapeError(f"shape type {t!r} is {_TYPE_DIM[t]}D, but the world is {dim}D")
+    if t in ("halfplane", "plane") and not isinstance(data["normal"], list):
+        raise InvalidShapeError(f"{t} normal must be a list of numbers, got {data['normal']!r}")
+    if t == "circle":
+        return Circle(data["radius"])
+    if t == "sphere":
+        return Sphere(data["radius"])
+    if t == "box":
+        if not isinstance(data["half_extents"], list):
+            raise InvalidShapeError(f"box half_extents must be a list, got {data['half_extents']!r}")
+        return Box(tuple(data["half_extents"]))
+    if t == "polygon":
+        v = data["vertices"]
+        if not isinstance(v, list) or not all(isinstance(p, list) for p in v):
+            raise InvalidShapeError(f"polygon vertices must be a list of [x, y] lists, got {v!r}")
+        return Polygon(v)
+    if t == "halfplane":
+        return HalfPlane(tuple(data["normal"]), data["offset"])
+    return Plane(tuple(data["normal"]), data["offset"])
+
+
+def shape_to_dict(shape: Shape) -> dict[str, Any]:
+    """The scenario-file form of a shape (inverse of :func:`shape_from_dict`)."""
+    if isinstance(shape, (Circle, Sphere)):
+        return {"type": shape.kind, "radius": shape.radius}
+    if isinstance(shape, Box):
+        return {"type": "box", "half_extents": list(shape.half_extents)}
+    if isinstance(shape, Polygon):
+        return {"type": "polygon", "vertices": [list(v) for v in shape.vertices]}
+    if isinstance(shape, (HalfPlane, Plane)):
+        return {"type": shape.kind, "normal": list(shape.normal), "offset": shape.offset}
+    raise InvalidShapeError(f"not a collideworld shape: {shape!r}")

@@ -1,0 +1,789 @@
+"""The World: bodies with poses, stepped into contacts and contact events.
+
+Each :meth:`World.step` runs the pipeline in the order of the modules:
+
+1. **AABBs** (:mod:`.geometry.aabb`): refresh the bounds of the bodies that
+   moved; only a body whose tight box left its fat box touches the broadphase.
+2. **Broadphase** (:mod:`.broadphase`): candidate pairs of overlapping fat
+   boxes. Half-planes and planes are kept out of the sweep (their box is
+   infinite) and paired here with every dynamic body whose fat box reaches
+   them (n-vertex test).
+3. **Filter**: never both static, category/mask both ways.
+4. **Narrowphase** (:mod:`.narrowphase`): exact contact, normal and depth,
+   one batched kernel call per shape-kind pair.
+5. **Events**: began/ended by sorted set difference of int64 pair keys.
+
+Pairs are reported as ``(a, b)`` with ``a`` the body added first, sorted by
+that order, so the same calls always give the same answers.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Hashable, Iterable, NamedTuple, Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .bodies import BodyStore, Kind
+from .broadphase import BruteForceBroadphase, SweepAndPrune
+from .contacts import Contacts, PairList
+from .errors import (
+    DuplicateIdError,
+    InvalidArgumentError,
+    InvalidPoseError,
+    InvalidShapeError,
+    UnknownIdError,
+)
+from .geometry.contact_halfspace import lowest_box_support
+from .geometry.tolerance import touch_tolerance
+from .narrowphase import contact_pairs
+from .poses import (
+    check_angle,
+    check_angles,
+    check_position,
+    check_positions,
+    check_quaternion,
+    check_quaternions,
+)
+from .shapes import SHAPE_TYPES, Shape
+
+__all__ = ["World", "Body", "RayHit"]
+
+BodyId = Hashable
+_U32 = 0xFFFFFFFF
+_IDENTITY_Q = np.array([1.0, 0.0, 0.0, 0.0])
+
+
+class Body(NamedTuple):
+    """A snapshot of one body (see :meth:`World.body`)."""
+
+    id: Any
+    shape: Shape
+    position: NDArray[np.float64] | None
+    angle: float | None
+    quaternion: NDArray[np.float64] | None
+    static: bool
+    category: int
+    mask: int
+
+
+class RayHit(NamedTuple):
+    """One body hit by :meth:`World.raycast`."""
+
+    id: Any
+    point: NDArray[np.float64]
+    normal: NDArray[np.float64]
+    distance: float
+
+
+def _check_id(value: Any, what: str = "id") -> int | str:
+    if isinstance(value, (bool, np.bool_)):
+        raise InvalidArgumentError(f"{what} must be a str or an int, got the bool {value!r}")
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, str):
+        return value
+    raise InvalidArgumentError(f"{what} must be a str or an int, got {type(value).__name__} {value!r}")
+
+
+def _check_bits(value: Any, what: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise InvalidArgumentError(f"{what} must be an unsigned 32-bit int, got {value!r}")
+    v = int(value)
+    if not 0 <= v <= _U32:
+        raise InvalidArgumentError(f"{what} must be in [0, {_U32}], got {v}")
+    return v
+
+
+class World:
+    """A collision world of 2D or 3D bodies.
+
+    Parameters
+    ----------
+    dim : {2, 3}
+    broadphase : {"sap", "brute_force"}
+        ``"sap"``: incremental sweep-and-prune (default). ``"brute_force"``:
+        the O(n^2) reference, for testing.
+    fat_margin : float
+        Fat boxes are the tight boxes grown by ``fat_margin`` times the
+        body's bounding radius, so small moves do not touch the broadphase.
+
+    Examples
+    --------
+    >>> from collideworld import World, Box, Circle
+    >>> w = World(dim=2)
+    >>> w.add(Box((1.0, 1.0)), position=(0.0, 0.0), id="crate")
+    'crate'
+    >>> w.add(Circle(0.5), position=(1.5, 0.0), id="ball")
+    'ball'
+    >>> contacts = w.step()
+    >>> contacts.pairs()
+    {('crate', 'ball')}
+    >>> w.move("ball", position=(3.0, 0.0))
+    >>> sorted(w.step().ended)
+    [('crate', 'ball')]
+    """
+
+    def __init__(self, dim: int = 2, *, broadphase: str = "sap", fat_margin: float = 0.1) -> None:
+        if isinstance(dim, bool) or dim not in (2, 3):
+            raise InvalidArgumentError(f"dim must be 2 or 3, got {dim!r}")
+        if broadphase not in ("sap", "brute_force"):
+            raise InvalidArgumentError(f"broadphase must be 'sap' or 'brute_force', got {broadphase!r}")
+        if not (isinstance(fat_margin, (int, float)) and math.isfinite(fat_margin) and fat_margin >= 0):
+            raise InvalidArgumentError(f"fat_margin must be a finite number >= 0, got {fat_margin!r}")
+        self.dim = dim
+        self.fat_margin = float(fat_margin)
+        self._store = BodyStore(dim)
+        self._bp = SweepAndPrune(dim) if broadphase == "sap" else BruteForceBroadphase(dim)
+        self.broadphase_name = broadphase
+        self._slot_of: dict[Any, int] = {}
+        self._next_auto_id = 0
+        self._next_serial = 0
+        self._halfspaces: set[int] = set()
+        self._cap = 0
+        self._grow()
+        self._prev_keys = np.empty(0, dtype=np.int64)
+        self._prev_a = np.empty(0, dtype=object)
+        self._prev_b = np.empty(0, dtype=object)
+        self._last: Contacts | None = None
+
+    # -- storage ---------------------------------------------------------------------
+
+    def _grow(self) -> None:
+        cap = self._store.capacity
+        old = self._cap
+        if cap == old:
+            return
+        d = self.dim
+
+        def grow(name: str, shape: tuple[int, ...], dtype: Any, fill: Any) -> None:
+            arr = np.full((cap,) + shape, fill, dtype=dtype)
+            if old:
+                arr[:old] = getattr(self, name)
+            setattr(self, name, arr)
+
+        grow("_ids", (), object, None)
+        grow("_serial", (), np.int64, -1)
+        grow("_static", (), bool, False)
+        grow("_category", (), np.uint32, 0)
+        grow("_mask", (), np.uint32, 0)
+        grow("_moved", (), bool, False)
+        grow("_fat_lo", (d,), np.float64, 0.0)
+        grow("_fat_hi", (d,), np.float64, 0.0)
+        self._cap = cap
+
+    def __len__(self) -> int:
+        return len(self._slot_of)
+
+    def __contains__(self, body_id: object) -> bool:
+        return body_id in self._slot_of
+
+    def ids(self) -> list[Any]:
+        """Ids of the live bodies, in the order they were added."""
+        return sorted(self._slot_of, key=lambda i: self._serial[self._slot_of[i]])
+
+    def body(self, body_id: Any) -> Body:
+        """A snapshot of one body: shape, pose, flags."""
+        s = self._slot(body_id)
+        st = self._store
+        shape = st.shapes[s]
+        assert shape is not None
+        infinite = shape.is_infinite
+        return Body(
+            id=self._ids[s], shape=shape,
+            position=None if infinite else st.position[s].copy(),
+            angle=float(st.angle[s]) if self.dim == 2 and not infinite else None,
+            quaternion=st.quaternion[s].copy() if self.dim == 3 and not infinite else None,
+            static=bool(self._static[s]), category=int(self._category[s]), mask=int(self._mask[s]),
+        )
+
+    def _slot(self, body_id: Any) -> int:
+        try:
+            return self._slot_of[body_id]
+        except (KeyError, TypeError):
+            raise UnknownIdError(f"no body with id {body_id!r}") from None
+
+    # -- adding ----------------------------------------------------------------------
+
+    def _check_shape(self, shape: Any, what: str = "shape") -> Shape:
+        if not isinstance(shape, SHAPE_TYPES):
+            raise InvalidShapeError(f"{what} must be a collideworld shape (Circle, Box, ...), got {shape!r}")
+        if shape.dim != self.dim:
+            raise InvalidShapeError(f"{what} {shape!r} is {shape.dim}D, but this world is {self.dim}D")
+        return shape
+
+    def _new_auto_ids(self, n: int, taken: set[Any]) -> list[int]:
+        out = []
+        i = self._next_auto_id
+        while len(out) < n:
+            if i not in self._slot_of and i not in taken:
+                out.append(i)
+            i += 1
+        return out
+
+    def add(self, shape: Shape, position: ArrayLike | None = None, angle: float | None = None,
+            quaternion: ArrayLike | None = None, *, static: bool = False, category: int = 1,
+            mask: int = _U32, id: Any = None) -> Any:
+        """Add a body; return its id.
+
+        Parameters
+        ----------
+        shape : Shape
+            Of the world's dimension.
+        position : array_like, shape (D,), optional
+            World position of the body origin; default the origin. Not allowed
+            for a half-plane or plane, which has no pose.
+        angle : float, optional
+            2D rotation in radians, counter-clockwise; default 0.
+        quaternion : array_like, shape (4,) or (3, 3), optional
+            3D rotation as a unit quaternion ``[w, x, y, z]`` or a rotation
+            matrix; default identity.
+        static : bool
+            Static bodies are never reported in contact with each other.
+            Half-planes and planes are always static.
+        category, mask : int
+            Filtering bits: ``a`` and ``b`` can touch only if
+            ``a.category & b.mask`` and ``b.category & a.mask`` are non-zero.
+        id : str or int, optional
+            The body's id; default the lowest unused int counting up.
+
+        Raises
+        ------
+        InvalidShapeError, InvalidPoseError, InvalidArgumentError, DuplicateIdError
+            The world is unchanged.
+        """
+        shape = self._check_shape(shape)
+        if id is None:
+            body_id: Any = self._new_auto_ids(1, set())[0]
+        else:
+            body_id = _check_id(id)
+            if body_id in self._slot_of:
+                raise DuplicateIdError(f"a body with id {body_id!r} is already in the world")
+        pos, ang, quat = self._check_pose(shape, position, angle, quaternion)
+        if not isinstance(static, (bool, np.bool_)):
+            raise InvalidArgumentError(f"static must be a bool, got {static!r}")
+        cat = _check_bits(category, "category")
+        msk = _check_bits(mask, "mask")
+        self._insert([shape], [body_id], pos[None], None if ang is None else np.array([ang]),
+                     None if quat is None else quat[None], np.array([bool(static)]),
+                     np.array([cat], dtype=np.uint32), np.array([msk], dtype=np.uint32))
+        if id is None:
+            self._next_auto_id = body_id + 1
+        return body_id
+
+    def _check_pose(self, shape: Shape, position: Any, angle: Any, quaternion: Any
+                    ) -> tuple[NDArray[np.float64], float | None, NDArray[np.float64] | None]:
+        d = self.dim
+        if shape.is_infinite:
+            given = [n for n, v in (("position", position), ("angle", angle), ("quaternion", quaternion))
+                     if v is not None]
+            if given:
+                raise InvalidPoseError(f"a {shape.kind} has no pose, but {', '.join(given)} was given")
+            return np.zeros(d), (0.0 if d == 2 else None), (_IDENTITY_Q.copy() if d == 3 else None)
+        pos = np.zeros(d) if position is None else check_position(position, d)
+        if d == 2:
+            if quaternion is not None:
+                raise InvalidPoseError("a 2D body takes an angle, not a quaternion")
+            return pos, 0.0 if angle is None else check_angle(angle), None
+        if angle is not None:
+            raise InvalidPoseError("a 3D body takes a quaternion, not an angle")
+        return pos, None, _IDENTITY_Q.copy() if quaternion is None else check_quaternion(quaternion)
+
+    def add_many(self, shapes: Shape | Sequence[Shape], positions: ArrayLike,
+                 angles: ArrayLike | None = None, quaternions: ArrayLike | None = None, *,
+                 static: bool | ArrayLike = False, category: int | ArrayLike = 1,
+                 mask: int | ArrayLike = _U32, ids: Sequence[Any] | None = None) -> list[Any]:
+        """Add many finite bodies at once; return their ids.
+
+        Parameters
+        ----------
+        shapes : Shape or sequence of Shape
+            One shape for all, or one per body. Half-planes and planes must be
+            added with :meth:`add`.
+        positions : array_like, shape (n, D)
+        angles : array_like, shape (n,) or scalar, optional (2D)
+        quaternions : array_like, shape (n, 4) or (n, 3, 3), optional (3D)
+        static, category, mask : scalar or array_like, shape (n,)
+        ids : sequence of str or int, optional
+            Default: the lowest unused ints.
+
+        Raises
+        ------
+        CollideWorldError
+            On any invalid entry; nothing is added.
+        """
+        pos_arr = np.asarray(positions, dtype=object if isinstance(positions, str) else None)
+        if pos_arr.ndim != 2:
+            raise InvalidPoseError(f"positions must have shape (n, {self.dim}), got shape {pos_arr.shape}")
+        n = pos_arr.shape[0]
+        pos = check_positions(positions, n, self.dim)
+        if isinstance(shapes, SHAPE_TYPES):
+            shape_list = [self._check_shape(shapes)] * n
+        else:
+            shape_list = list(shapes)
+            if len(shape_list) != n:
+                raise InvalidArgumentError(f"got {len(shape_list)} shapes for {n} positions")
+            for i, sh in enumerate(shape_list):
+                self._check_shape(sh, f"shapes[{i}]")
+        for i, sh in enumerate(shape_list[:1] if isinstance(shapes, SHAPE_TYPES) else shape_list):
+            if sh.is_infinite:
+                raise InvalidShapeError(f"shapes[{i}] is a {sh.kind}, which has no pose: add it with add()")
+        if self.dim == 2:
+            if quaternions is not None:
+                raise InvalidPoseError("2D bodies take angles, not quaternions")
+            ang = np.zeros(n) if angles is None else check_angles(angles, n)
+            quat = None
+        else:
+            if angles is not None:
+                raise InvalidPoseError("3D bodies take quaternions, not angles")
+            ang = None
+            quat = np.tile(_IDENTITY_Q, (n, 1)) if quaternions is None else check_quaternions(quaternions, n)
+        st = np.asarray(static)
+        if st.dtype != bool or st.shape not in ((), (n,)):
+            raise InvalidArgumentError(f"static must be a bool or {n} bools, got {static!r}")
+        cats = self._bits_array(category, n, "category")
+        masks = self._bits_array(mask, n, "mask")
+        if ids is None:
+            id_list: list[Any] = self._new_auto_ids(n, set())
+        else:
+            id_list = [_check_id(v, f"ids[{i}]") for i, v in enumerate(ids)]
+            if len(id_list) != n:
+                raise InvalidArgumentError(f"got {len(id_list)} ids for {n} positions")
+            seen: set[Any] = set()
+            for v in id_list:
+                if v in self._slot_of or v in seen:
+                    raise DuplicateIdError(f"id {v!r} is used twice or already in the world")
+                seen.add(v)
+        self._insert(shape_list, id_list, pos, ang, quat, np.broadcast_to(st, (n,)).copy(), cats, masks)
+        if ids is None and n:
+            self._next_auto_id = max(id_list) + 1
+        return id_list
+
+    @staticmethod
+    def _bits_array(value: Any, n: int, what: str) -> NDArray[np.uint32]:
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "iu" or arr.shape not in ((), (n,)):
+            raise InvalidArgumentError(f"{what} must be an int or {n} ints, got {value!r}")
+        if arr.size and (arr.min() < 0 or arr.max() > _U32):
+            raise InvalidArgumentError(f"{what} must be in [0, {_U32}], got {value!r}")
+        return np.broadcast_to(arr.astype(np.uint32), (n,)).copy()
+
+    def _insert(self, shapes: list[Shape], ids: list[Any], pos: NDArray[np.float64],
+                ang: NDArray[np.float64] | None, quat: NDArray[np.float64] | None,
+                static: NDArray[np.bool_], cats: NDArray[np.uint32], masks: NDArray[np.uint32]) -> None:
+        """Insert validated bodies. Nothing here may fail on user input."""
+        n = len(ids)
+        if n == 0:
+            return
+        slots = self._store.allocate(n)
+        self._grow()
+        self._store.set_shapes(slots, shapes)
+        self._store.set_poses(slots, pos, ang, quat)
+        infinite = np.array([sh.is_infinite for sh in shapes], dtype=bool)
+        for s, i in zip(slots.tolist(), ids):
+            self._slot_of[i] = s
+        ids_arr = np.empty(n, dtype=object)
+        ids_arr[:] = ids
+        self._ids[slots] = ids_arr
+        self._serial[slots] = np.arange(self._next_serial, self._next_serial + n)
+        self._next_serial += n
+        self._static[slots] = static | infinite
+        self._category[slots] = cats
+        self._mask[slots] = masks
+        self._moved[slots] = False
+        self._halfspaces.update(slots[infinite].tolist())
+        finite = slots[~infinite]
+        if len(finite):
+            lo, hi = self._fat_bounds(finite)
+            self._bp.insert_many(finite, lo, hi, self._static[finite])
+
+    def _tight_bounds(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        lo, hi = self._store.aabbs(slots)
+        # widen by the touching tolerance so the broadphase never drops a pair
+        # the kernels would call touching
+        tol = touch_tolerance(np.maximum(np.abs(lo).max(axis=1), np.abs(hi).max(axis=1)))[:, None]
+        return lo - tol, hi + tol
+
+    def _fat_bounds(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        lo, hi = self._tight_bounds(slots)
+        margin = np.where(self._static[slots], 0.0, self.fat_margin * self._store.bound_radius[slots])[:, None]
+        lo -= margin
+        hi += margin
+        self._fat_lo[slots] = lo
+        self._fat_hi[slots] = hi
+        return lo, hi
+
+    # -- moving and removing ----------------------------------------------------------
+
+    def move(self, body_id: Any, position: ArrayLike | None = None, angle: float | None = None,
+             quaternion: ArrayLike | None = None) -> None:
+        """Set a body's pose; fields not given keep their value.
+
+        Raises
+        ------
+        UnknownIdError, InvalidPoseError
+            The world is unchanged.
+        """
+        s = self._slot(body_id)
+        shape = self._store.shapes[s]
+        assert shape is not None
+        if shape.is_infinite:
+            raise InvalidPoseError(f"body {body_id!r} is a {shape.kind}, which has no pose and cannot move")
+        d = self.dim
+        pos = None if position is None else check_position(position, d)
+        ang = quat = None
+        if d == 2:
+            if quaternion is not None:
+                raise InvalidPoseError("a 2D body takes an angle, not a quaternion")
+            ang = None if angle is None else np.array([check_angle(angle)])
+        else:
+            if angle is not None:
+                raise InvalidPoseError("a 3D body takes a quaternion, not an angle")
+            quat = None if quaternion is None else check_quaternion(quaternion)[None]
+        slots = np.array([s], dtype=np.int64)
+        self._store.set_poses(slots, None if pos is None else pos[None], ang, quat)
+        self._moved[s] = True
+
+    def _slots_of(self, ids: Iterable[Any], what: str = "ids") -> NDArray[np.int64]:
+        get = self._slot_of.get
+        if isinstance(ids, np.ndarray) and ids.dtype.kind in "iu":
+            ids = ids.tolist()
+        slots = [get(i, -1) if isinstance(i, (int, str)) else -1 for i in ids]
+        arr = np.array(slots, dtype=np.int64)
+        if len(arr) and arr.min() < 0:
+            bad = list(ids)[int(np.flatnonzero(arr < 0)[0])]
+            raise UnknownIdError(f"{what}: no body with id {bad!r}")
+        return arr
+
+    def move_many(self, ids: Sequence[Any] | NDArray[Any], positions: ArrayLike | None = None,
+                  angles: ArrayLike | None = None, quaternions: ArrayLike | None = None) -> None:
+        """Set the poses of many bodies at once (arrays in the order of ``ids``).
+
+        Parameters
+        ----------
+        ids : sequence of str or int, length n
+        positions : array_like, shape (n, D), optional
+        angles : array_like, shape (n,), optional (2D)
+        quaternions : array_like, shape (n, 4) or (n, 3, 3), optional (3D)
+
+        Raises
+        ------
+        UnknownIdError, InvalidPoseError
+            The world is unchanged.
+        """
+        slots = self._slots_of(ids)
+        n = len(slots)
+        if n and np.any(self._store.kind[slots] == Kind.HALFSPACE):
+            bad = self._ids[slots[self._store.kind[slots] == Kind.HALFSPACE][0]]
+            raise InvalidPoseError(f"body {bad!r} is a half-plane/plane, which has no pose and cannot move")
+        pos = None if positions is None else check_positions(positions, n, self.dim)
+        ang = quat = None
+        if self.dim == 2:
+            if quaternions is not None:
+                raise InvalidPoseError("2D bodies take angles, not quaternions")
+            ang = None if angles is None else check_angles(angles, n)
+        else:
+            if angles is not None:
+                raise InvalidPoseError("3D bodies take quaternions, not angles")
+            quat = None if quaternions is None else check_quaternions(quaternions, n)
+        self._store.set_poses(slots, pos, ang, quat)
+        self._moved[slots] = True
+
+    def remove(self, body_id: Any) -> None:
+        """Remove a body; its contacts appear in the next step's ``ended``."""
+        self.remove_many([body_id])
+
+    def remove_many(self, ids: Iterable[Any]) -> None:
+        """Remove many bodies (all known, or nothing is removed)."""
+        id_list = list(ids)
+        slots = self._slots_of(id_list)
+        if len(np.unique(slots)) != len(slots):
+            raise InvalidArgumentError(f"remove_many: an id is given twice in {id_list!r}")
+        if not len(slots):
+            return
+        infinite = self._store.kind[slots] == Kind.HALFSPACE
+        finite = slots[~infinite]
+        if len(finite):
+            self._bp.remove_many(finite)
+        self._halfspaces.difference_update(slots[infinite].tolist())
+        for i in id_list:
+            del self._slot_of[i]
+        self._ids[slots] = None
+        self._serial[slots] = -1
+        self._moved[slots] = False
+        self._store.release(slots)
+
+    # -- stepping ----------------------------------------------------------------------
+
+    def _refresh_bounds(self) -> None:
+        moved = np.flatnonzero(self._moved)
+        self._moved[moved] = False
+        if not len(moved):
+            return
+        lo, hi = self._tight_bounds(moved)
+        escaped = np.any(lo < self._fat_lo[moved], axis=1) | np.any(hi > self._fat_hi[moved], axis=1)
+        esc = moved[escaped]
+        if len(esc):
+            flo, fhi = self._fat_bounds(esc)
+            self._bp.update_many(esc, flo, fhi)
+
+    def _halfspace_candidates(self) -> NDArray[np.int64]:
+        """Pairs (half-space slot, dynamic body slot) whose fat box reaches the half-space."""
+        if not self._halfspaces:
+            return np.empty((0, 2), dtype=np.int64)
+        hs = np.array(sorted(self._halfspaces), dtype=np.int64)
+        kind = self._store.kind
+        dyn = np.flatnonzero((kind >= 0) & (kind != Kind.HALFSPACE) & ~self._static[: len(kind)])
+        if not len(dyn):
+            return np.empty((0, 2), dtype=np.int64)
+        center = 0.5 * (self._fat_lo[dyn] + self._fat_hi[dyn])
+        half = 0.5 * (self._fat_hi[dyn] - self._fat_lo[dyn])
+        out = []
+        for h in hs.tolist():  # one vectorised test per half-space (there are few)
+            normal = np.broadcast_to(self._store.plane_normal[h], center.shape)
+            lowest = lowest_box_support(normal, center, None, half)
+            near = lowest <= self._store.plane_offset[h]
+            out.append(np.stack([np.full(int(near.sum()), h), dyn[near]], axis=1))
+        return np.concatenate(out).astype(np.int64)
+
+    def step(self) -> Contacts:
+        """Find every pair in contact now, with normals, depths and events.
+
+        Returns
+        -------
+        Contacts
+            Sorted by (first-added body, second-added body).
+        """
+        self._refresh_bounds()
+        cand = np.concatenate([self._bp.pairs().reshape(-1, 2), self._halfspace_candidates()])
+        i, j = cand[:, 0], cand[:, 1]
+        cat, msk = self._category, self._mask
+        keep = ((cat[i] & msk[j]) != 0) & ((cat[j] & msk[i]) != 0)
+        i, j = i[keep], j[keep]
+        res = contact_pairs(self._store, i, j)
+        hit = res.hit
+        i, j, normal, depth = i[hit], j[hit], res.normal[hit], res.depth[hit]
+        # a is the body added first: a deterministic order independent of slots
+        swap = self._serial[i] > self._serial[j]
+        a = np.where(swap, j, i)
+        b = np.where(swap, i, j)
+        normal[swap] *= -1.0
+        normal += 0.0  # no -0.0 components (see narrowphase.contact_pairs)
+        keys = (self._serial[a] << 32) | self._serial[b]
+        order = np.argsort(keys, kind="stable")
+        keys, a, b, normal, depth = keys[order], a[order], b[order], normal[order], depth[order]
+        ids_a, ids_b = self._ids[a], self._ids[b]
+        began = ~np.isin(keys, self._prev_keys, assume_unique=True)
+        ended = ~np.isin(self._prev_keys, keys, assume_unique=True)
+        contacts = Contacts(ids_a, ids_b, normal, depth,
+                            PairList(ids_a[began], ids_b[began]),
+                            PairList(self._prev_a[ended], self._prev_b[ended]))
+        self._prev_keys, self._prev_a, self._prev_b = keys, ids_a, ids_b
+        self._last = contacts
+        return contacts
+
+    def pairs(self) -> set[tuple[Any, Any]]:
+        """The pairs in contact after the last :meth:`step` (empty before any step)."""
+        return set(zip(self._prev_a.tolist(), self._prev_b.tolist()))
+
+    @property
+    def last_contacts(self) -> Contacts | None:
+        """What the last :meth:`step` returned."""
+        return self._last
+
+    # -- queries -------------------------------------------------------------------------
+
+    def _probe(self, setup: Any) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
+        """Put a query shape into a scratch slot; return (slot array, tight lo, hi)."""
+        slots = self._store.allocate(1)
+        self._grow()
+        try:
+            setup(slots)
+            lo, hi = self._tight_bounds(slots)
+        except BaseException:
+            self._store.release(slots)
+            raise
+        return slots, lo[0], hi[0]
+
+    def _query(self, setup: Any, category: Any, mask: Any) -> list[Any]:
+        cat = _check_bits(category, "category")
+        msk = _check_bits(mask, "mask")
+        probe, lo, hi = self._probe(setup)
+        try:
+            st = self._store
+            live = (st.kind >= 0) & (np.arange(len(st.kind)) != probe[0])
+            near = live & (((self._fat_lo <= hi) & (lo <= self._fat_hi)).all(axis=1) | (st.kind == Kind.HALFSPACE))
+            near &= ((self._category & np.uint32(msk)) != 0) & ((np.uint32(cat) & self._mask) != 0)
+            cand = np.flatnonzero(near)
+            res = contact_pairs(st, np.full(len(cand), probe[0]), cand)
+        finally:
+            self._store.release(probe)
+        found = cand[res.hit]
+        found = found[np.argsort(self._serial[found], kind="stable")]
+        return self._ids[found].tolist()
+
+    def query_shape(self, shape: Shape, position: ArrayLike | None = None, angle: float | None = None,
+                    quaternion: ArrayLike | None = None, *, category: int = _U32, mask: int = _U32) -> list[Any]:
+        """Ids of the bodies a shape placed at a pose would touch (exact), in add order.
+
+        The shape is not added to the world. This is the placement test
+        ("can this building go here?"): an empty list means the spot is free.
+        ``category``/``mask`` filter like a body's, both ways.
+
+        Examples
+        --------
+        >>> from collideworld import World, Box
+        >>> w = World(dim=2)
+        >>> w.add(Box((2.0, 1.0)), position=(0.0, 0.0), static=True, id="barracks")
+        'barracks'
+        >>> w.query_shape(Box((1.0, 1.0)), position=(2.5, 0.0), angle=0.3)
+        ['barracks']
+        >>> w.query_shape(Box((1.0, 1.0)), position=(5.0, 0.0))
+        []
+        """
+        shape = self._check_shape(shape)
+        pos, ang, quat = self._check_pose(shape, position, angle, quaternion)
+
+        def setup(slots: NDArray[np.int64]) -> None:
+            self._store.set_shapes(slots, [shape])
+            self._store.set_poses(slots, pos[None], None if ang is None else np.array([ang]),
+                                  None if quat is None else quat[None])
+
+        return self._query(setup, category, mask)
+
+    def _setup_point_box(self, center: NDArray[np.float64], half: NDArray[np.float64], ball: bool) -> Any:
+        def setup(slots: NDArray[np.int64]) -> None:
+            st = self._store
+            s = int(slots[0])
+            st.kind[s] = Kind.BALL if ball else Kind.BOX
+            st.radius[s] = 0.0
+            st.half[s] = half
+            st.bound_radius[s] = float(np.linalg.norm(half))
+            st.set_poses(slots, center[None], np.zeros(1) if self.dim == 2 else None,
+                         None if self.dim == 2 else _IDENTITY_Q[None])
+        return setup
+
+    def query_point(self, point: ArrayLike, *, category: int = _U32, mask: int = _U32) -> list[Any]:
+        """Ids of the bodies containing ``point`` (boundary included), in add order."""
+        p = check_position(point, self.dim, "point")
+        return self._query(self._setup_point_box(p, np.zeros(self.dim), ball=True), category, mask)
+
+    def query_aabb(self, lo: ArrayLike, hi: ArrayLike, *, category: int = _U32, mask: int = _U32) -> list[Any]:
+        """Ids of the bodies whose exact shape meets the box ``[lo, hi]``, in add order."""
+        lo_ = check_position(lo, self.dim, "lo")
+        hi_ = check_position(hi, self.dim, "hi")
+        if np.any(lo_ > hi_):
+            raise InvalidArgumentError(f"query_aabb needs lo <= hi on every axis, got lo={lo_.tolist()}, hi={hi_.tolist()}")
+        return self._query(self._setup_point_box(0.5 * (lo_ + hi_), 0.5 * (hi_ - lo_), ball=False), category, mask)
+
+    def raycast(self, origin: ArrayLike, direction: ArrayLike, max_distance: float = math.inf, *,
+                category: int = _U32, mask: int = _U32) -> list[RayHit]:
+        """Bodies hit by a ray, nearest first.
+
+        Parameters
+        ----------
+        origin : array_like, shape (D,)
+        direction : array_like, shape (D,)
+            Non-zero; normalised here, so distances are in world units.
+        max_distance : float
+            Hits farther than this are ignored (``inf`` by default).
+
+        Returns
+        -------
+        list of RayHit
+            ``(id, point, normal, distance)`` sorted by distance, then add
+            order. A ray that starts inside a body hits it at distance 0 with
+            ``normal = -direction``.
+        """
+        from .geometry import raycast as rc
+
+        o = check_position(origin, self.dim, "origin")
+        dvec = check_position(direction, self.dim, "direction")
+        length = float(np.linalg.norm(dvec))
+        if not length > 0:
+            raise InvalidArgumentError(f"direction must be non-zero, got {dvec.tolist()}")
+        dvec = dvec / length
+        if isinstance(max_distance, bool) or not isinstance(max_distance, (int, float)) or math.isnan(max_distance) \
+                or max_distance < 0:
+            raise InvalidArgumentError(f"max_distance must be a number >= 0, got {max_distance!r}")
+        cat = _check_bits(category, "category")
+        msk = _check_bits(mask, "mask")
+        st = self._store
+        live = st.kind >= 0
+        live &= ((self._category & np.uint32(msk)) != 0) & ((np.uint32(cat) & self._mask) != 0)
+        # cull by the fat boxes with a slab test before the exact casts
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inv = 1.0 / dvec
+            t1 = (self._fat_lo - o) * inv
+            t2 = (self._fat_hi - o) * inv
+        tmin = np.where(np.isnan(t1), -np.inf, np.minimum(t1, t2)).max(axis=1)
+        tmax = np.where(np.isnan(t2), np.inf, np.maximum(t1, t2)).min(axis=1)
+        parallel_out = ((dvec == 0) & ((o < self._fat_lo) | (o > self._fat_hi))).any(axis=1)
+        near = live & (tmin <= tmax) & (tmax >= 0) & (tmin <= max_distance) & ~parallel_out
+        near |= live & (st.kind == Kind.HALFSPACE)
+        cand = np.flatnonzero(near)
+        dist = np.full(len(cand), np.inf)
+        normal = np.zeros((len(cand), self.dim))
+        kinds = st.kind[cand]
+        for kind in np.unique(kinds).tolist():
+            idx = np.flatnonzero(kinds == kind)
+            s = cand[idx]
+            if kind == Kind.HALFSPACE:
+                r = rc.raycast_halfspace(o, dvec, max_distance, st.plane_normal[s], st.plane_offset[s])
+            elif kind == Kind.BALL:
+                r = rc.raycast_ball(o, dvec, max_distance, st.position[s], st.radius[s])
+            elif kind == Kind.BOX:
+                r = rc.raycast_box(o, dvec, max_distance, st.position[s], st.rotation[s], st.half[s])
+            else:
+                from .narrowphase import _parts_of
+
+                row, part = _parts_of(st, s)
+                pd = np.full(len(row), np.inf)
+                pn = np.zeros((len(row), 2))
+                bucket_of, _ = st.parts.part_arrays()
+                sizes = bucket_of[part]
+                for size in np.unique(sizes).tolist():
+                    sel = np.flatnonzero(sizes == size)
+                    [(_, verts)] = st.part_vertices_world(s[row[sel]], part[sel])
+                    rp = rc.raycast_polygon(o, dvec, max_distance, verts)
+                    pd[sel] = np.where(rp.hit, rp.distance, np.inf)
+                    pn[sel] = rp.normal
+                # the entry into the union of the parts is the nearest entry into any part
+                order = np.lexsort((pd, row))
+                firsts = order[np.r_[True, row[order][1:] != row[order][:-1]]]
+                dist[idx] = pd[firsts]
+                normal[idx] = pn[firsts]
+                continue
+            dist[idx] = np.where(r.hit, r.distance, np.inf)
+            normal[idx] = r.normal
+        ok = np.isfinite(dist)
+        cand, dist, normal = cand[ok], dist[ok], normal[ok]
+        order = np.lexsort((self._serial[cand], dist))
+        return [RayHit(self._ids[cand[k]], o + dvec * dist[k], normal[k].copy(), float(dist[k]))
+                for k in order.tolist()]
+
+    # -- invariants ----------------------------------------------------------------------
+
+    def _check(self) -> None:
+        """Assert every internal invariant (for tests; O(n) plus the broadphase's check)."""
+        st = self._store
+        assert st.count == len(self._slot_of)
+        live = np.flatnonzero(st.kind >= 0)
+        assert len(live) == len(self._slot_of)
+        for body_id, s in self._slot_of.items():
+            assert self._ids[s] == body_id and type(self._ids[s]) is type(body_id)
+            assert self._serial[s] >= 0
+        assert np.all(self._ids[st.kind < 0] == None)  # noqa: E711 - elementwise on an object array
+        hs = set(np.flatnonzero(st.kind == Kind.HALFSPACE).tolist())
+        assert hs == self._halfspaces
+        assert np.all(self._static[list(hs)]) if hs else True
+        finite = np.flatnonzero((st.kind >= 0) & (st.kind != Kind.HALFSPACE))
+        assert len(self._bp) == len(finite)
+        for s in finite.tolist():
+            assert s in self._bp
+        settled = finite[~self._moved[finite]]
+        if len(settled):
+            lo, hi = self._tight_bounds(settled)
+            assert np.all(lo >= self._fat_lo[settled]) and np.all(hi <= self._fat_hi[settled])
+        self._bp._check()
