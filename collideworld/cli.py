@@ -24,7 +24,12 @@ import time
 from collections import Counter
 from typing import Sequence, TextIO
 
-from .errors import CollideWorldError, InvalidArgumentError, MissingExtraError, ScenarioError
+from .errors import (
+    CollideWorldError,
+    InvalidArgumentError,
+    MissingExtraError,
+    ScenarioError,
+)
 
 __all__ = ["main", "find_scenarios"]
 
@@ -53,7 +58,7 @@ def find_scenarios(paths: Sequence[str]) -> list[str]:
     out: list[str] = []
     for path in paths:
         if os.path.isdir(path):
-            found = []
+            found: list[str] = []
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if d != "invalid")
                 found.extend(os.path.join(root, f) for f in files if f.endswith(_SUFFIXES))

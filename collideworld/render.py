@@ -156,11 +156,14 @@ def _draw_view(ax: Any, bodies: list[Any], dim: int, axes: tuple[int, int], cont
                slice_at: float | None, missing_axis: int | None, labels: bool) -> None:
     from matplotlib.collections import PatchCollection
     from matplotlib.patches import Circle as CirclePatch
-    from matplotlib.patches import FancyArrow, Polygon as PolyPatch, Rectangle
+    from matplotlib.patches import FancyArrow, Rectangle
+    from matplotlib.patches import Polygon as PolyPatch
 
     i, j = axes
     view_lo, view_hi = lo[[i, j]], hi[[i, j]]
-    patches, faces, edges = [], [], []
+    patches: list[Any] = []
+    faces: list[str] = []
+    edges: list[str] = []
     centers: dict[Any, np.ndarray] = {}
     for body in bodies:
         shape = body.shape

@@ -144,6 +144,10 @@ class World:
         self._cap = 0
         self._grow()
         self._prev_keys = np.empty(0, dtype=np.int64)
+        self._cache_keys = np.empty(0, dtype=np.int64)
+        self._cache_hit = np.empty(0, dtype=bool)
+        self._cache_normal = np.empty((0, dim))
+        self._cache_depth = np.empty(0)
         self._prev_a = np.empty(0, dtype=object)
         self._prev_b = np.empty(0, dtype=object)
         self._last: Contacts | None = None
@@ -516,17 +520,20 @@ class World:
 
     # -- stepping ----------------------------------------------------------------------
 
-    def _refresh_bounds(self) -> None:
+    def _refresh_bounds(self) -> NDArray[np.int64]:
+        """Refresh fat boxes of moved bodies; return the slots that moved."""
         moved = np.flatnonzero(self._moved)
         self._moved[moved] = False
         if not len(moved):
-            return
-        lo, hi = self._tight_bounds(moved)
-        escaped = np.any(lo < self._fat_lo[moved], axis=1) | np.any(hi > self._fat_hi[moved], axis=1)
-        esc = moved[escaped]
+            return moved
+        finite = moved[self._store.kind[moved] != Kind.HALFSPACE]
+        lo, hi = self._tight_bounds(finite)
+        escaped = np.any(lo < self._fat_lo[finite], axis=1) | np.any(hi > self._fat_hi[finite], axis=1)
+        esc = finite[escaped]
         if len(esc):
             flo, fhi = self._fat_bounds(esc)
             self._bp.update_many(esc, flo, fhi)
+        return moved
 
     def _halfspace_candidates(self) -> NDArray[np.int64]:
         """Pairs (half-space slot, dynamic body slot) whose fat box reaches the half-space."""
@@ -550,33 +557,53 @@ class World:
     def step(self) -> Contacts:
         """Find every pair in contact now, with normals, depths and events.
 
+        Pairs whose two bodies did not move since the last step keep last
+        step's narrowphase result without being tested again.
+
         Returns
         -------
         Contacts
             Sorted by (first-added body, second-added body).
         """
-        self._refresh_bounds()
+        moved = self._refresh_bounds()
         cand = np.concatenate([self._bp.pairs().reshape(-1, 2), self._halfspace_candidates()])
         i, j = cand[:, 0], cand[:, 1]
         cat, msk = self._category, self._mask
         keep = ((cat[i] & msk[j]) != 0) & ((cat[j] & msk[i]) != 0)
         i, j = i[keep], j[keep]
-        res = contact_pairs(self._store, i, j)
-        hit = res.hit
-        i, j, normal, depth = i[hit], j[hit], res.normal[hit], res.depth[hit]
         # a is the body added first: a deterministic order independent of slots
-        swap = self._serial[i] > self._serial[j]
+        serial = self._serial
+        swap = serial[i] > serial[j]
         a = np.where(swap, j, i)
         b = np.where(swap, i, j)
-        normal[swap] *= -1.0
-        normal += 0.0  # no -0.0 components (see narrowphase.contact_pairs)
-        keys = (self._serial[a] << 32) | self._serial[b]
-        order = np.argsort(keys, kind="stable")
-        keys, a, b, normal, depth = keys[order], a[order], b[order], normal[order], depth[order]
+        keys = (serial[a] << 32) | serial[b]
+        order = np.argsort(keys)
+        keys, a, b = keys[order], a[order], b[order]
+
+        hit = np.empty(len(keys), dtype=bool)
+        normal = np.empty((len(keys), self.dim))
+        depth = np.empty(len(keys))
+        # reuse last step's answer for pairs in which neither body moved
+        old = self._cache_keys
+        pos = np.minimum(np.searchsorted(old, keys), max(len(old) - 1, 0))
+        reuse = (old[pos] == keys) if len(old) else np.zeros(len(keys), dtype=bool)
+        if len(moved):
+            moved_mask = np.zeros(len(serial), dtype=bool)
+            moved_mask[moved] = True
+            reuse &= ~(moved_mask[a] | moved_mask[b])
+        hit[reuse] = self._cache_hit[pos[reuse]]
+        normal[reuse] = self._cache_normal[pos[reuse]]
+        depth[reuse] = self._cache_depth[pos[reuse]]
+        fresh = np.flatnonzero(~reuse)
+        res = contact_pairs(self._store, a[fresh], b[fresh])
+        hit[fresh], normal[fresh], depth[fresh] = res.hit, res.normal, res.depth
+        self._cache_keys, self._cache_hit, self._cache_normal, self._cache_depth = keys, hit, normal, depth
+
+        keys, a, b = keys[hit], a[hit], b[hit]
         ids_a, ids_b = self._ids[a], self._ids[b]
         began = ~np.isin(keys, self._prev_keys, assume_unique=True)
         ended = ~np.isin(self._prev_keys, keys, assume_unique=True)
-        contacts = Contacts(ids_a, ids_b, normal, depth,
+        contacts = Contacts(ids_a, ids_b, normal[hit], depth[hit],
                             PairList(ids_a[began], ids_b[began]),
                             PairList(self._prev_a[ended], self._prev_b[ended]))
         self._prev_keys, self._prev_a, self._prev_b = keys, ids_a, ids_b

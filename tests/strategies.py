@@ -167,7 +167,7 @@ categories = st.sampled_from([1, 1, 1, 2, 3])
 masks = st.sampled_from([0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 1, 2, 0])
 
 
-# --- 3D boxes (tests/test_contact_box_3d.py, tests/test_culling.py) --------
+# --- 3D boxes (tests/test_contact_box_3d.py, test_culling.py, test_contact_sphere_3d.py)
 
 
 @st.composite
@@ -188,3 +188,23 @@ def box_pairs_3d(draw, reach=4.0):
     half_a = np.array([draw(sizes) for _ in range(3)]) * 0.3
     half_b = np.array([draw(sizes) for _ in range(3)]) * 0.3
     return (centre_a, draw(rotations_3d()), half_a), (centre_a + offset, draw(rotations_3d()), half_b)
+
+
+# --- broadphase ------------------------------------------------------------
+# Box corners on a coarse grid, so exact touching and equal endpoints are
+# common; a few off-grid values and -0.0 (which must equal +0.0) mixed in.
+
+grid_coords = st.integers(-6, 6).map(lambda i: i / 2)
+aabb_coords = st.one_of(grid_coords, grid_coords, st.just(-0.0), st.floats(-3.0, 3.0))
+aabb_widths = st.one_of(st.sampled_from([0.0, 0.5, 1.0, 2.0]), st.floats(0.0, 3.0))
+
+
+@st.composite
+def grid_aabbs(draw, dim):
+    """An axis-aligned box ``(lo, hi)`` as two tuples of ``dim`` floats.
+
+    A zero width keeps ``hi = lo`` exactly (so ``-0.0`` survives).
+    """
+    lo = tuple(draw(aabb_coords) for _ in range(dim))
+    hi = tuple(x + w if w else x for x, w in zip(lo, (draw(aabb_widths) for _ in range(dim))))
+    return lo, hi

@@ -19,7 +19,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import lsq_linear
 from scipy.spatial.transform import Rotation
-from .strategies import angles, balls, boxes_2d, convex_polygons_2d, coords
 
 from collideworld.geometry.contact_ball import (
     contact_ball_ball,
@@ -32,6 +31,8 @@ from collideworld.geometry.contact_polygon import (
     contact_box_polygon,
     contact_polygon_polygon,
 )
+
+from .strategies import angles, balls, boxes_2d, convex_polygons_2d, coords
 
 # Random pairs whose oracle margin is this close to zero are left to the
 # hand-made touching cases: there, either answer is defensible.
@@ -322,7 +323,9 @@ def assert_contact(c, hit, normal=None, depth=None, atol=1e-12):
 
 def test_ball_ball_touching_exactly():
     assert_contact(contact_ball_ball(*one([0, 0], 1, [3, 4], 4)), True, [0.6, 0.8], 0.0)
-    assert_contact(contact_ball_ball(*one([0, 0, 0], 1, [1, 2, 2], 2)), True, [1 / 3, 2 / 3, 2 / 3], 0.0)
+    assert_contact(
+        contact_ball_ball(*one([0, 0, 0], 1, [1, 2, 2], 2)), True, [1 / 3, 2 / 3, 2 / 3], 0.0
+    )
 
 
 def test_ball_ball_gap_beyond_tolerance_misses():
@@ -337,19 +340,25 @@ def test_ball_ball_concentric_picks_first_axis():
 
 
 def test_ball_ball_large_offset_touching():
-    assert_contact(contact_ball_ball(*one([1e6, -1e6], 1, [1e6 + 3, -1e6 + 4], 4)), True, [0.6, 0.8], 0.0)
+    assert_contact(
+        contact_ball_ball(*one([1e6, -1e6], 1, [1e6 + 3, -1e6 + 4], 4)), True, [0.6, 0.8], 0.0
+    )
     assert_contact(contact_ball_ball(*one([1e6, -1e6], 1, [1e6 + 3, -1e6 + 4], 3.999)), False)
 
 
 def test_ball_box_touching_edge_exactly():
-    assert_contact(contact_ball_box(*one([2, 0], 1, [0, 0]), EYE2, *one([1, 1])), True, [-1, 0], 0.0)
+    assert_contact(
+        contact_ball_box(*one([2, 0], 1, [0, 0]), EYE2, *one([1, 1])), True, [-1, 0], 0.0
+    )
     # A 2 x 1 box turned a quarter turn by cos/sin, whose zero is 6e-17.
     c = contact_ball_box(*one([2, 0], 1, [0, 0]), rot2(np.array([np.pi / 2])), *one([2, 1]))
     assert_contact(c, True, [-1, 0], 0.0)
 
 
 def test_ball_box_touching_corner_exactly():
-    assert_contact(contact_ball_box(*one([4, 5], 5, [0, 0]), EYE2, *one([1, 1])), True, [-0.6, -0.8], 0.0)
+    assert_contact(
+        contact_ball_box(*one([4, 5], 5, [0, 0]), EYE2, *one([1, 1])), True, [-0.6, -0.8], 0.0
+    )
     c = contact_ball_box(*one([3, 3, 2], 3, [0, 0, 0]), np.eye(3)[None], *one([1, 1, 1]))
     assert_contact(c, True, [-2 / 3, -2 / 3, -1 / 3], 0.0)
 
@@ -377,9 +386,13 @@ def test_ball_centre_inside_rotated_box():
 
 
 def test_ball_box_large_offset_touching():
-    c = contact_ball_box(*one([1e6 + 3, 1e6], 1, [1e6, 1e6]), rot2(np.array([np.pi / 2])), *one([1, 2]))
+    c = contact_ball_box(
+        *one([1e6 + 3, 1e6], 1, [1e6, 1e6]), rot2(np.array([np.pi / 2])), *one([1, 2])
+    )
     assert_contact(c, True, [-1, 0], 0.0)
-    c = contact_ball_box(*one([1e6 + 3.001, 1e6], 1, [1e6, 1e6]), rot2(np.array([np.pi / 2])), *one([1, 2]))
+    c = contact_ball_box(
+        *one([1e6 + 3.001, 1e6], 1, [1e6, 1e6]), rot2(np.array([np.pi / 2])), *one([1, 2])
+    )
     assert_contact(c, False)
 
 
@@ -405,13 +418,19 @@ def test_padded_polygon_equals_unpadded():
     centres = np.array([[1, 0.5], [-0.5, 3.2], [0.1, 2.9], [5, 5], [2, -1]], float)
     radii = np.array([0.25, 0.4, 0.05, 1.0, 1.0])
     pairs = [
-        (contact_ball_polygon(centres, radii, np.repeat(padded, 5, axis=0)),
-         contact_ball_polygon(centres, radii, np.repeat(TRIANGLE, 5, axis=0))),
+        (
+            contact_ball_polygon(centres, radii, np.repeat(padded, 5, axis=0)),
+            contact_ball_polygon(centres, radii, np.repeat(TRIANGLE, 5, axis=0)),
+        ),
     ]
     square = corners_2d(np.array([[0.5, 2.5]]), np.zeros(1), np.ones((1, 2)))
     square_padded = np.concatenate([square, square[:, -1:]], axis=1)
-    pairs.append((contact_polygon_polygon(padded, square_padded), contact_polygon_polygon(TRIANGLE, square)))
-    pairs.append((contact_polygon_polygon(square_padded, padded), contact_polygon_polygon(square, TRIANGLE)))
+    pairs.append(
+        (contact_polygon_polygon(padded, square_padded), contact_polygon_polygon(TRIANGLE, square))
+    )
+    pairs.append(
+        (contact_polygon_polygon(square_padded, padded), contact_polygon_polygon(square, TRIANGLE))
+    )
     for got, ref in pairs:
         np.testing.assert_array_equal(got.hit, ref.hit)
         np.testing.assert_allclose(got.normal, ref.normal, rtol=0, atol=1e-15)
@@ -430,7 +449,9 @@ def test_box_box_corner_to_corner_touching():
 
 
 def test_box_box_gap_beyond_tolerance_misses():
-    c = contact_box_box_2d(*one([0, 0]), EYE2, *one([1, 1]), *one([2 + 1e-9, 0]), EYE2, *one([1, 1]))
+    c = contact_box_box_2d(
+        *one([0, 0]), EYE2, *one([1, 1]), *one([2 + 1e-9, 0]), EYE2, *one([1, 1])
+    )
     assert_contact(c, False)
     assert c.depth[0] == pytest.approx(-1e-9, rel=1e-6)
 
@@ -438,7 +459,9 @@ def test_box_box_gap_beyond_tolerance_misses():
 def test_box_box_rotated_corner_touching_edge():
     # A square turned 45 degrees has a corner at (sqrt 2, 0).
     diamond = rot2(np.array([np.pi / 4]))
-    c = contact_box_box_2d(*one([0, 0]), diamond, *one([1, 1]), *one([np.sqrt(2) + 1, 0]), EYE2, *one([1, 1]))
+    c = contact_box_box_2d(
+        *one([0, 0]), diamond, *one([1, 1]), *one([np.sqrt(2) + 1, 0]), EYE2, *one([1, 1])
+    )
     assert_contact(c, True, [1, 0], 0.0)
 
 
@@ -504,6 +527,17 @@ def test_polygon_vertex_touching_edge():
     assert_contact(contact_polygon_polygon(TRIANGLE, below - [0.0, 1e-9]), False)
 
 
+def test_box_polygon_touching_edge_and_corner():
+    # The square [4, 6] x [0, 2] has its corner on the triangle's vertex (4, 0).
+    corner = contact_box_polygon(*one([5, 1]), EYE2, *one([1, 1]), TRIANGLE)
+    assert_contact(corner, True, [-1, 0], 0.0)
+    # The square [-2, 0] x [0.5, 2.5] lies along the triangle's left edge.
+    edge = contact_box_polygon(*one([-1, 1.5]), EYE2, *one([1, 1]), TRIANGLE)
+    assert_contact(edge, True, [1, 0], 0.0)
+    apart = contact_box_polygon(*one([-1 - 1e-9, 1.5]), EYE2, *one([1, 1]), TRIANGLE)
+    assert_contact(apart, False)
+
+
 def test_box_vertices_2d_are_the_ccw_corners():
     rng = np.random.default_rng(3)
     center, angle, half = random_boxes_2d(rng, 50)
@@ -530,7 +564,12 @@ def as_pair(kind, sa, sb):
         (ca, ta, ha), (cb, tb, hb) = sa, sb
         ca, ta, ha, cb, tb, hb = (np.asarray([x], float) for x in (ca, ta, ha, cb, tb, hb))
         args = (ca, rot2(ta), ha, cb, rot2(tb), hb)
-        return contact_box_box_2d, args, ("points", (corners_2d(ca, ta, ha),)), ("points", (corners_2d(cb, tb, hb),))
+        return (
+            contact_box_box_2d,
+            args,
+            ("points", (corners_2d(ca, ta, ha),)),
+            ("points", (corners_2d(cb, tb, hb),)),
+        )
     va, vb = np.asarray([sa]), np.asarray([sb])
     return contact_polygon_polygon, (va, vb), ("points", (va,)), ("points", (vb,))
 
@@ -557,20 +596,16 @@ def assert_same_contact(got, want_normal, want_depth, hit, a, b, scale=1.0):
         assert along == pytest.approx(got.depth[0], abs=1e-9 * scale)
 
 
-def swapped(kind, sa, sb):
-    return as_pair(kind, sb, sa)
-
-
 @pytest.mark.parametrize("kind", list(SHAPES))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(data=st.data())
 def test_symmetry(kind, data):
     sa, sb = data.draw(SHAPES[kind]), data.draw(SHAPES[kind])
-    kernel, args, a, b = as_pair(kind, sa, sb)
+    kernel, args, _, _ = as_pair(kind, sa, sb)
     ab = kernel(*args)
-    kernel, args, a2, b2 = swapped(kind, sa, sb)
+    kernel, args, first, second = as_pair(kind, sb, sa)
     ba = kernel(*args)
-    assert_same_contact(ba, -ab.normal[0], ab.depth[0], bool(ab.hit[0]), a2, b2)
+    assert_same_contact(ba, -ab.normal[0], ab.depth[0], bool(ab.hit[0]), first, second)
 
 
 def translate(kind, shape, t):
@@ -593,7 +628,7 @@ def rotate(kind, shape, phi):
 
 
 @pytest.mark.parametrize("kind", list(SHAPES))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(data=st.data(), tx=coords, ty=coords, tz=coords)
 def test_translation_invariance(kind, data, tx, ty, tz):
     sa, sb = data.draw(SHAPES[kind]), data.draw(SHAPES[kind])
@@ -606,7 +641,7 @@ def test_translation_invariance(kind, data, tx, ty, tz):
 
 
 @pytest.mark.parametrize("kind", list(SHAPES))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(data=st.data(), phi=angles)
 def test_rotation_invariance(kind, data, phi):
     sa, sb = data.draw(SHAPES[kind]), data.draw(SHAPES[kind])

@@ -392,6 +392,32 @@ def test_decomposition_of_skylines(v):
     _check_decomposition(v, parts)
 
 
+def test_ear_clipping_fallback_triangulates():
+    for v in _random_simple_polygons(11, 20) + [np.array(p, dtype=float) for p in NAMED.values()]:
+        clean = poly.clean_polygon(v)
+        tri = poly._ear_clip(clean)
+        assert tri.shape == (len(clean) - 2, 3)
+        pieces = [clean[t] for t in tri]
+        assert all(shapely.LinearRing(p).is_ccw for p in pieces)
+        union = shapely.union_all([shapely.Polygon(p) for p in pieces])
+        assert union.symmetric_difference(_shp(v)).area <= 1e-9 * max(1.0, _shp(v).area)
+        assert sum(shapely.Polygon(p).area for p in pieces) == pytest.approx(_shp(v).area, rel=1e-9)
+
+
+def test_decomposition_survives_a_lossy_triangulator(monkeypatch):
+    import mapbox_earcut
+
+    real = mapbox_earcut.triangulate_float64
+
+    def drop_last_triangle(verts, rings):
+        return real(verts, rings)[:-3]
+
+    monkeypatch.setattr(mapbox_earcut, "triangulate_float64", drop_last_triangle)
+    for name in ("U", "comb", "star"):
+        parts = poly.convex_decomposition(poly.clean_polygon(NAMED[name]))
+        _check_decomposition(NAMED[name], parts)
+
+
 # ---------------------------------------------------------------- shapes.Polygon
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-import pytest
 import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st

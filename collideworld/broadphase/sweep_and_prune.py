@@ -423,7 +423,7 @@ class SweepAndPrune(Broadphase):
         Duplicates are possible (a pair of two listed slots can appear twice).
         """
         if len(slots) <= self._dense_query_max:
-            return self._pair_keys_dense(slots)
+            return self._pair_keys_dense(slots[1:])
         return self._pair_keys_sweep(slots)
 
     def _pair_keys_dense(self, slots: NDArray[np.intp]) -> NDArray[np.int64]:

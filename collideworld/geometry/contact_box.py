@@ -71,27 +71,43 @@ def contact_box_box_2d(
     cb = np.asarray(center_b, dtype=np.float64)
     rb = np.asarray(rotation_b, dtype=np.float64)
     hb = np.asarray(half_b, dtype=np.float64)
-    n = ca.shape[0]
+
+    # Written out per component: for 2x2 blocks, einsum and reductions over
+    # short trailing axes cost several times more than these (N,) products.
+    # Axis i of a is column i of its rotation; likewise for b.
+    a0x, a0y, a1x, a1y = ra[:, 0, 0], ra[:, 1, 0], ra[:, 0, 1], ra[:, 1, 1]
+    b0x, b0y, b1x, b1y = rb[:, 0, 0], rb[:, 1, 0], rb[:, 0, 1], rb[:, 1, 1]
+    ha0, ha1, hb0, hb1 = ha[:, 0], ha[:, 1], hb[:, 0], hb[:, 1]
 
     # Everything is measured relative to a's centre, so large world offsets
     # cancel before any product is rounded.
-    d = cb - ca
-    # cross[i, j] = (axis i of a) . (axis j of b); the projected radius of a
-    # box on an axis of the other is a sum of these times its half extents.
-    # At multiples of 90 degrees the "zero" entries are ~1e-17, not 0, which
-    # perturbs the radii by ~1e-17 * half: far inside the touching tolerance.
-    cross = np.abs(np.einsum("nki,nkj->nij", ra, rb))
-    d_in_a = np.einsum("nki,nk->ni", ra, d)
-    d_in_b = np.einsum("nkj,nk->nj", rb, d)
-    overlap_a = ha + np.einsum("nij,nj->ni", cross, hb) - np.abs(d_in_a)
-    overlap_b = np.einsum("nij,ni->nj", cross, ha) + hb - np.abs(d_in_b)
-    overlap = np.concatenate([overlap_a, overlap_b], axis=1)
-    along = np.concatenate([d_in_a, d_in_b], axis=1)
-    axes = np.concatenate([ra, rb], axis=2)  # (N, 2, 4): column k is axis k
+    dx, dy = cb[:, 0] - ca[:, 0], cb[:, 1] - ca[:, 1]
+    # |cos| of the angle between axis i of a and axis j of b: the projected
+    # radius of a box on an axis of the other is a sum of these times its
+    # half extents. At multiples of 90 degrees the "zero" entries are ~1e-17,
+    # which perturbs the radii by ~1e-17 * half: far inside the touching
+    # tolerance.
+    c00 = np.abs(a0x * b0x + a0y * b0y)
+    c01 = np.abs(a0x * b1x + a0y * b1y)
+    c10 = np.abs(a1x * b0x + a1y * b0y)
+    c11 = np.abs(a1x * b1x + a1y * b1y)
+    along = np.stack(
+        [a0x * dx + a0y * dy, a1x * dx + a1y * dy, b0x * dx + b0y * dy, b1x * dx + b1y * dy]
+    )
+    overlap = np.stack(
+        [
+            ha0 + c00 * hb0 + c01 * hb1,
+            ha1 + c10 * hb0 + c11 * hb1,
+            c00 * ha0 + c10 * ha1 + hb0,
+            c01 * ha0 + c11 * ha1 + hb1,
+        ]
+    ) - np.abs(along)
 
-    k = np.argmin(overlap, axis=1)
-    rows = np.arange(n)
-    sign = np.where(along[rows, k] < 0, -1.0, 1.0)
-    normal = axes[rows, :, k] * sign[:, None]
+    k = np.argmin(overlap, axis=0)
+    cols = np.arange(len(k))
+    sign = np.where(along[k, cols] < 0, -1.0, 1.0)
+    axis_x = np.stack([a0x, a1x, b0x, b1x])[k, cols]
+    axis_y = np.stack([a0y, a1y, b0y, b1y])[k, cols]
+    normal = np.stack([axis_x * sign, axis_y * sign], axis=1)
     scale = _pair_scale(ca, cb, ha, hb)
-    return _finish(overlap[rows, k], normal, scale)
+    return _finish(overlap[k, cols], normal, scale)

@@ -20,13 +20,13 @@ from numpy.typing import ArrayLike, NDArray
 from .tolerance import touch_tolerance
 
 __all__ = [
-    "Side",
-    "OUTSIDE",
-    "INTERSECTING",
     "INSIDE",
+    "INTERSECTING",
+    "OUTSIDE",
+    "Side",
+    "classify_aabb_plane",
     "classify_box_plane",
     "classify_box_planes",
-    "classify_aabb_plane",
     "frustum_planes",
 ]
 

@@ -24,13 +24,13 @@ from numpy.typing import ArrayLike, NDArray
 from .tolerance import touch_tolerance
 
 __all__ = [
-    "point_in_triangle",
+    "box_corners",
+    "point_in_box",
     "point_in_convex_polygon",
     "point_in_polygon",
-    "segments_intersect",
+    "point_in_triangle",
     "point_segment_distance",
-    "point_in_box",
-    "box_corners",
+    "segments_intersect",
 ]
 
 # Bound on the number of (point, edge) pairs held in memory at once by
@@ -153,7 +153,9 @@ def point_in_convex_polygon(
         Convex polygons in either winding; leading axes broadcast against
         those of ``points`` (so ``(N, 2)`` points against one ``(K, 2)``
         polygon, or ``(N, 2)`` against ``(N, K, 2)`` pairwise). Repeated
-        vertices (zero-length edges, e.g. padding) are ignored.
+        vertices (zero-length edges, e.g. padding) are ignored. NOTE: a
+        degenerate polygon (all vertices collinear) acts as its whole
+        line, not its segment; the shape constructors never produce one.
     tol : array_like, shape (...), optional
         Distance under which a point counts as on an edge.
 
@@ -217,7 +219,7 @@ def point_in_polygon(points: ArrayLike, vertices: ArrayLike, *, tol: ArrayLike |
         scale = max(float(np.max(np.abs(v), initial=0.0)), float(np.max(np.abs(flat), initial=0.0)))
         t = float(touch_tolerance(scale))
     else:
-        t = float(tol)
+        t = float(_f64(tol))
     out = np.empty(flat.shape[0], dtype=bool)
     step = max(1, _PAIR_CHUNK // max(1, len(v)))
     ay, by = a[:, 1], b[:, 1]
@@ -251,7 +253,7 @@ def segments_intersect(
     Returns
     -------
     ndarray of bool, shape (...)
-        True for a proper crossing, an endpoint touching the other segment,
+        (a numpy bool for scalar inputs). True for a proper crossing, an endpoint touching the other segment,
         and collinear overlap.
 
     Notes
@@ -265,8 +267,8 @@ def segments_intersect(
 
     Examples
     --------
-    >>> segments_intersect([0, 0], [2, 0], [1, 0], [1, 1])  # T-junction
-    array(True)
+    >>> bool(segments_intersect([0, 0], [2, 0], [1, 0], [1, 1]))  # T-junction
+    True
     """
     p1, p2, q1, q2 = _f64(p1), _f64(p2), _f64(q1), _f64(q2)
     t = _tolerance(tol, p1, p2, q1, q2)
@@ -306,8 +308,8 @@ def point_in_box(
 
     Examples
     --------
-    >>> point_in_box([1.0, 2.0], [0, 0], np.eye(2), [1, 2])  # a corner
-    array(True)
+    >>> bool(point_in_box([1.0, 2.0], [0, 0], np.eye(2), [1, 2]))  # a corner
+    True
     """
     p, c, r, h = _f64(points), _f64(center), _f64(rotation), _f64(half)
     t = _tolerance(tol, p, c, h)

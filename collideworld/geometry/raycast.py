@@ -16,8 +16,9 @@ Conventions
   grazing a box edge or corner, sliding along a polygon edge, or whose end
   point ``origin + max_distance * direction`` just touches the shape therefore
   hits. The reported distance is the exact entry distance into the shape
-  itself when the ray meets it, otherwise the entry into the grown shape
-  (within the tolerance of the surface), clamped to ``[0, max_distance]``.
+  itself when the ray meets it; a ray that only grazes reports where it
+  first touches (the entry into the grown box or polygon, the closest
+  approach to a ball). Either way it is clamped to ``[0, max_distance]``.
 * ``max_distance`` may be ``inf``.
 * Misses have ``distance = inf`` and ``normal = 0``.
 
@@ -28,11 +29,13 @@ Boxes, convex polygons and half-spaces are intersections of half-spaces
 (Cyrus and Beck, 1978; Ericson, *Real-Time Collision Detection*, §5.3.8):
 along ``p(t) = o + t d`` each face bounds ``t`` from below when the ray heads
 into it (``n_j . d < 0``), from above when it heads away (``n_j . d > 0``),
-and, when the ray is parallel to it (``n_j . d == 0``), either not at all
-(origin on the inner side) or empties the interval (origin outside). That
-last case is decided from the origin alone, so a direction component that
-is exactly zero never divides. The entry distance is the largest lower
-bound and the face attaining it gives the normal. For a box, the two faces
+and, when the ray is parallel to it, either not at all (origin on the inner
+side) or empties the interval (origin outside). That last case is decided
+from the origin alone, so a direction component that is zero never
+divides; for boxes and polygons "parallel" includes ``|n_j . d|`` within
+rounding noise of zero (see ``_PARALLEL_RATE``), so a ray sliding along a
+face of a rotated box still enters at the face's edge. The entry distance
+is the largest lower bound and the face attaining it gives the normal. For a box, the two faces
 of each axis, taken in the box frame, form that axis's slab (Kay and Kajiya,
 1986), so this is the slab test. Balls use the quadratic in the stable form
 of Haines et al., *Ray Tracing Gems*, ch. 7: the discriminant from the
@@ -48,7 +51,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .tolerance import touch_tolerance
+from .tolerance import REL_TOUCH_TOL, touch_tolerance
 
 __all__ = [
     "RayHits",
@@ -91,14 +94,28 @@ def _row_max_abs(a: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.abs(a).reshape(a.shape[0], int(np.prod(a.shape[1:]))).max(axis=1, initial=0.0)
 
 
+#: ``|normal . direction|`` at or below which a face of a bounded shape
+#: (box, polygon) counts as parallel to the ray. Any point where such a ray
+#: can enter the shape is within ``t <= 8 max(1, scale)`` of its origin
+#: (origin and shape both lie within ``scale`` of the world origin, per
+#: coordinate, so within ``sqrt(3) scale`` in norm), and over that stretch
+#: the ray drifts off the face's plane by at most ``touch_tolerance(scale)``.
+#: Calling it parallel therefore changes nothing the touching rule can see,
+#: while dividing by it would turn rounding noise (a 90-degree rotation
+#: leaves ~6e-17 in the matrix) into a bogus entry far along a ray that
+#: slides along the face.
+_PARALLEL_RATE = REL_TOUCH_TOL / 8
+
+
 def _entry_bounds(signed: NDArray[np.float64], rate: NDArray[np.float64],
-                  valid: NDArray[np.bool_]
+                  valid: NDArray[np.bool_], parallel: NDArray[np.bool_]
                   ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.intp]]:
     """Parameter interval of a ray inside intersections of half-spaces.
 
     Face j of shape n is ``signed[n, j] + t * rate[n, j] <= 0``: ``signed`` is
     the signed distance of the origin from the face plane (positive outside)
-    and ``rate`` is ``normal_j . direction``.
+    and ``rate`` is ``normal_j . direction``. Faces marked ``parallel`` are
+    decided from the origin alone: no bound if ``signed <= 0``, else empty.
 
     Returns
     -------
@@ -107,11 +124,12 @@ def _entry_bounds(signed: NDArray[np.float64], rate: NDArray[np.float64],
     face : ndarray of int, shape (N,)
         The face setting ``lower``; ties go to the lowest index.
     """
-    toward = valid & (rate < 0)
-    away = valid & (rate > 0)
+    crossing = valid & ~parallel
+    toward = crossing & (rate < 0)
+    away = crossing & (rate > 0)
     # Parallel to a face: inside its half-space for every t, or for none.
     # Deciding this from the origin alone avoids 0/0 and inf*0.
-    parallel_out = valid & (rate == 0) & (signed > 0)
+    parallel_out = valid & parallel & (signed > 0)
     safe_rate = np.where(toward | away, rate, 1.0)
     t = -signed / safe_rate
     lower = np.where(toward, t, -np.inf)
@@ -125,7 +143,7 @@ def _entry_bounds(signed: NDArray[np.float64], rate: NDArray[np.float64],
 
 def _clip_faces(signed: NDArray[np.float64], rate: NDArray[np.float64],
                 valid: NDArray[np.bool_], tol: NDArray[np.float64],
-                max_distance: float
+                max_distance: float, parallel_rate: float
                 ) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.float64], NDArray[np.intp]]:
     """Cyrus-Beck clipping with the touching rule.
 
@@ -138,6 +156,8 @@ def _clip_faces(signed: NDArray[np.float64], rate: NDArray[np.float64],
     tol : ndarray, shape (N,)
         Touching tolerance: faces are pushed out by ``tol`` for the hit test.
     max_distance : float
+    parallel_rate : float
+        Faces with ``|rate| <= parallel_rate`` are parallel to the ray.
 
     Returns
     -------
@@ -147,9 +167,10 @@ def _clip_faces(signed: NDArray[np.float64], rate: NDArray[np.float64],
     face : ndarray of int, shape (N,)
         Entry face (meaningful where ``hit & ~inside``).
     """
+    parallel = np.abs(rate) <= parallel_rate
     inside = np.all((signed <= tol[:, None]) | ~valid, axis=1)
-    lo, hi, face = _entry_bounds(signed, rate, valid)
-    lo_grown, hi_grown, face_grown = _entry_bounds(signed - tol[:, None], rate, valid)
+    lo, hi, face = _entry_bounds(signed, rate, valid, parallel)
+    lo_grown, hi_grown, face_grown = _entry_bounds(signed - tol[:, None], rate, valid, parallel)
     # Overflowing -signed/rate (a face nearly parallel and far away) is a miss,
     # not a hit at infinity.
     hit = inside | ((lo_grown <= hi_grown) & (hi_grown >= 0.0)
@@ -232,7 +253,11 @@ def raycast_ball(origin: ArrayLike, direction: ArrayLike, max_distance: float,
     t_grown = near_root(r_grown)
     heading_in = b < 0
     hit = inside | (heading_in & (miss_by <= r_grown) & (t_grown <= max_distance))
-    entry = np.where(miss_by <= r, t_exact, t_grown)
+    # A ray that passes outside the ball by at most tol touches it where it
+    # comes closest, t = -b: the exact entry tends to that point as the ray
+    # approaches tangency, whereas the grown ball's entry would jump back by
+    # sqrt(2 r tol) (~1e-5 at r = 4, scale 24).
+    entry = np.where(miss_by <= r, t_exact, -b)
     distance = np.where(inside, 0.0, np.clip(entry, 0.0, max_distance))
     distance = np.where(hit, distance, np.inf)
 
@@ -271,9 +296,10 @@ def raycast_box(origin: ArrayLike, direction: ArrayLike, max_distance: float,
 
     Notes
     -----
-    O(N D^2) time. A direction component that is 0 in the box frame means
-    the ray is parallel to that slab: inside it for every ``t`` iff the
-    origin is, with no division.
+    O(N D^2) time. A direction component that is 0 in the box frame (or
+    within rounding noise of it, see ``_PARALLEL_RATE``) means the ray is
+    parallel to that slab: inside it for every ``t`` iff the origin is, with
+    no division.
 
     Examples
     --------
@@ -296,7 +322,7 @@ def raycast_box(origin: ArrayLike, direction: ArrayLike, max_distance: float,
     signed = np.concatenate([local_o - h, -local_o - h], axis=1)
     rate = np.concatenate([local_d, -local_d], axis=1)
     valid = np.ones(signed.shape, dtype=bool)
-    hit, inside, distance, face = _clip_faces(signed, rate, valid, tol, max_distance)
+    hit, inside, distance, face = _clip_faces(signed, rate, valid, tol, max_distance, _PARALLEL_RATE)
 
     axis = face % dim
     sign = np.where(face < dim, 1.0, -1.0)
@@ -350,7 +376,7 @@ def raycast_polygon(origin: ArrayLike, direction: ArrayLike, max_distance: float
     outward = np.stack([e[..., 1], -e[..., 0]], axis=-1) / safe_length[..., None]
     signed = -np.einsum("nkd,nkd->nk", outward, v)
     rate = np.einsum("nkd,d->nk", outward, d)
-    hit, inside, distance, face = _clip_faces(signed, rate, valid, tol, max_distance)
+    hit, inside, distance, face = _clip_faces(signed, rate, valid, tol, max_distance, _PARALLEL_RATE)
 
     surface = outward[np.arange(n), face]
     return _finish(hit, inside, distance, surface, d)
@@ -395,5 +421,7 @@ def raycast_halfspace(origin: ArrayLike, direction: ArrayLike, max_distance: flo
     signed = (np.einsum("nd,d->n", nrm, o) - off)[:, None]
     rate = np.einsum("nd,d->n", nrm, d)[:, None]
     valid = np.ones(signed.shape, dtype=bool)
-    hit, inside, distance, _ = _clip_faces(signed, rate, valid, tol, max_distance)
+    # Unbounded: no stretch of the ray is too far to matter, so only an
+    # exact zero counts as parallel.
+    hit, inside, distance, _ = _clip_faces(signed, rate, valid, tol, max_distance, 0.0)
     return _finish(hit, inside, distance, nrm, d)

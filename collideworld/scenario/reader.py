@@ -283,19 +283,12 @@ def _is_gzip_path(path: str) -> bool:
 # --------------------------------------------------------------------------
 
 
-class _BadNumber(ValueError):
-    pass
+class _JsonProblem(ValueError):
+    """A JSON-level problem with its own message (NaN token, duplicate key)."""
 
 
 def _reject_constant(token: str) -> Any:
-    raise _BadNumber(f"{token} is not allowed (numbers must be finite JSON numbers)")
-
-
-def _parse_float(token: str) -> float:
-    value = float(token)
-    if not math.isfinite(value):
-        raise _BadNumber(f"number {token} is out of range (numbers must be finite)")
-    return value
+    raise _JsonProblem(f"{token} is not allowed (numbers must be finite JSON numbers)")
 
 
 def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -304,14 +297,13 @@ def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise _BadNumber(f"duplicate key {key!r} in an object")
+                raise _JsonProblem(f"duplicate key {key!r} in an object")
             seen.add(key)
     return obj
 
 
 _decoder = json.JSONDecoder(
     parse_constant=_reject_constant,
-    parse_float=_parse_float,
     object_pairs_hook=_pairs_hook,
 )
 
@@ -329,35 +321,56 @@ class _Invalid(Exception):
     pass
 
 
+def _w(what: Any) -> str:
+    """Error-message subjects may be passed as a lambda, built only on error."""
+    return what() if callable(what) else what
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _number(value: Any, what: str) -> float:
+def _number(value: Any, what: Any) -> float:
+    # NaN and Infinity tokens never get here (the decoder rejects them); a
+    # non-finite value is a number literal too large for a double.
     if not _is_number(value):
-        raise _Invalid(f"{what} must be a number, got {_show(value)}")
+        raise _Invalid(f"{_w(what)} must be a number, got {_show(value)}")
     try:
         f = float(value)
     except OverflowError:
-        raise _Invalid(f"{what} is out of range: {_show(value)}") from None
+        f = math.inf
     if not math.isfinite(f):
-        raise _Invalid(f"{what} must be finite, got {_show(value)}")
+        raise _Invalid(f"{_w(what)} is out of range (numbers must be finite doubles)")
     return f
 
 
-def _vector(value: Any, n: int, what: str) -> tuple[float, ...]:
+def _vector(value: Any, n: int, what: Any) -> tuple[float, ...]:
+    # Fast path for the common, valid case: a list of n plain ints/floats.
+    if type(value) is list and len(value) == n:
+        for v in value:
+            tv = type(v)
+            if tv is not float and tv is not int:
+                break
+        else:
+            try:
+                out = tuple(map(float, value))
+            except OverflowError:
+                pass
+            else:
+                if 0.0 * sum(out) == 0.0:  # NaN unless every component is finite
+                    return out
     if not isinstance(value, list):
-        raise _Invalid(f"{what} must be a list of {n} numbers, got {_show(value)}")
+        raise _Invalid(f"{_w(what)} must be a list of {n} numbers, got {_show(value)}")
     if len(value) != n:
-        raise _Invalid(f"{what} must have {n} numbers, got {len(value)}: {_show(value)}")
-    return tuple(_number(v, f"{what}[{i}]") for i, v in enumerate(value))
+        raise _Invalid(f"{_w(what)} must have {n} numbers, got {len(value)}: {_show(value)}")
+    return tuple(_number(v, f"{_w(what)}[{i}]") for i, v in enumerate(value))
 
 
-def _quaternion(value: Any, what: str) -> tuple[float, float, float, float]:
+def _quaternion(value: Any, what: Any) -> tuple[float, float, float, float]:
     q = _vector(value, 4, what)
     norm = math.sqrt(sum(c * c for c in q))
     if abs(norm - 1.0) > QUATERNION_NORM_TOLERANCE:
-        raise _Invalid(f"{what} must be a unit quaternion (norm within 1e-6 of 1), got norm {norm!r}")
+        raise _Invalid(f"{_w(what)} must be a unit quaternion (norm within 1e-6 of 1), got norm {norm!r}")
     return q  # type: ignore[return-value]
 
 
@@ -498,7 +511,7 @@ class _FrameReader:
         try:
             if self._raw is not None:
                 return self._raw.tell_compressed()
-            return self._stream.tell()
+            return self._stream.tell() if self._stream is not None else 0
         except (OSError, ValueError, AttributeError):
             return 0
 
@@ -547,7 +560,7 @@ class _FrameReader:
         try:
             return _loads(text)
         except (ValueError, RecursionError) as exc:
-            if isinstance(exc, _BadNumber):
+            if isinstance(exc, _JsonProblem):
                 raise self._error(str(exc)) from None
             if not has_newline:
                 # Incomplete JSON at the very end, without the newline every
@@ -568,7 +581,7 @@ class _FrameReader:
                 "the gzip stream is truncated (the file ends before the gzip end marker: the "
                 "writer did not finish); pass ignore_truncated_tail=True to read the complete "
                 "lines before the cut",
-                self.line_no,
+                max(self.line_no, 1),
             )
 
     # -- header and frames -----------------------------------------------
@@ -739,28 +752,33 @@ class _FrameReader:
         return spec, tag
 
     def _parse_move(self, raw: Any, i: int, dim: int) -> MoveSpec:
-        obj = _object(raw, f"move[{i}]")
-        if "id" not in obj:
+        # The hot path of long recordings: error texts are built only on error.
+        if type(raw) is not dict:
+            raise _Invalid(f"move[{i}] must be an object, got {_show(raw)}")
+        if "id" not in raw:
             raise _Invalid(f"move[{i}]: missing key 'id'")
-        bid = _body_id(obj["id"], f"move[{i}]: id")
-        where = f"move: body {bid!r}"
-        _check_keys(obj, _MOVE_KEYS, where)
+        bid = raw["id"]
+        if type(bid) is not str and type(bid) is not int:
+            bid = _body_id(bid, f"move[{i}]: id")
+        for key in raw:
+            if key not in _MOVE_KEYS and not key.startswith("_"):
+                _check_keys(raw, _MOVE_KEYS, f"move: body {bid!r}")
         tag = self.alive.get(bid)
         if tag is None:
             raise _Invalid(f"move: unknown id {bid!r}")
         if tag == _UNBOUNDED:
-            raise _Invalid(f"{where}: a halfplane or plane cannot move")
+            raise _Invalid(f"move: body {bid!r}: a halfplane or plane cannot move")
         position = angle = quaternion = None
-        if "position" in obj:
-            position = _vector(obj["position"], dim, f"{where}: position")
-        if "angle" in obj:
+        if "position" in raw:
+            position = _vector(raw["position"], dim, lambda: f"move: body {bid!r}: position")
+        if "angle" in raw:
             if dim != 2:
-                raise _Invalid(f"{where}: 'angle' is only allowed in 2D (use 'quaternion' in 3D)")
-            angle = _number(obj["angle"], f"{where}: angle")
-        if "quaternion" in obj:
+                raise _Invalid(f"move: body {bid!r}: 'angle' is only allowed in 2D (use 'quaternion' in 3D)")
+            angle = _number(raw["angle"], lambda: f"move: body {bid!r}: angle")
+        if "quaternion" in raw:
             if dim != 3:
-                raise _Invalid(f"{where}: 'quaternion' is only allowed in 3D (use 'angle' in 2D)")
-            quaternion = _quaternion(obj["quaternion"], f"{where}: quaternion")
+                raise _Invalid(f"move: body {bid!r}: 'quaternion' is only allowed in 3D (use 'angle' in 2D)")
+            quaternion = _quaternion(raw["quaternion"], lambda: f"move: body {bid!r}: quaternion")
         return MoveSpec(id=bid, position=position, angle=angle, quaternion=quaternion)
 
     def _parse_pair(self, raw: Any, what: str) -> tuple[BodyId, BodyId]:
@@ -794,11 +812,11 @@ class _FrameReader:
                 if key not in obj:
                     raise _Invalid(f"{what}: missing key {key!r}")
             a, b = self._parse_pair(obj["pair"], f"{what}: pair")
-            key = frozenset((a, b))
-            if key in seen:
+            pair = frozenset((a, b))
+            if pair in seen:
                 raise _Invalid(f"{what}: pair [{a!r}, {b!r}] is listed twice")
-            seen.add(key)
-            if expect is not None and key not in expect:
+            seen.add(pair)
+            if expect is not None and pair not in expect:
                 raise _Invalid(f"{what}: pair [{a!r}, {b!r}] is not in this frame's expect list")
             for bid in (a, b):
                 if self.alive[bid] == _CONCAVE:
@@ -857,11 +875,11 @@ class Scenario:
     def dim(self) -> int:
         return self.header.dim
 
-    def frames(self) -> "FrameIterator":
+    def frames(self) -> FrameIterator:
         """A fresh iterator over the frames (the file is opened again)."""
         return FrameIterator(_FrameReader(self.path, self.limits, self.ignore_truncated_tail))
 
-    def __iter__(self) -> "FrameIterator":
+    def __iter__(self) -> FrameIterator:
         return self.frames()
 
     def __repr__(self) -> str:
@@ -897,7 +915,7 @@ class FrameIterator:
         """Ids alive after the last frame yielded (as the reader tracks them)."""
         return frozenset(self._reader.alive)
 
-    def __iter__(self) -> "FrameIterator":
+    def __iter__(self) -> FrameIterator:
         return self
 
     def __next__(self) -> Frame:
@@ -910,7 +928,7 @@ class FrameIterator:
     def close(self) -> None:
         self._reader.close()
 
-    def __enter__(self) -> "FrameIterator":
+    def __enter__(self) -> FrameIterator:
         return self
 
     def __exit__(self, *exc: object) -> None:

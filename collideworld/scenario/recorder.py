@@ -192,7 +192,7 @@ class Recorder:
         """Close the file (pending calls after the last step are not written)."""
         self.writer.close()
 
-    def __enter__(self) -> "Recorder":
+    def __enter__(self) -> Recorder:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -41,6 +41,10 @@ from .reader import BodyId, ExpectedContact, Frame, Header, read_scenario
 
 __all__ = ["replay", "iter_replay", "ReplayReport", "FrameMismatch", "ContactMismatch"]
 
+#: Pairs and contact differences kept per differing frame (all are counted),
+#: so a replay's memory stays bounded whatever the file.
+MAX_PAIRS_KEPT = 1000
+
 
 def _id_key(value: Any) -> tuple[int, Any, str]:
     return (0, value, "") if isinstance(value, int) else (1, 0, str(value))
@@ -49,6 +53,10 @@ def _id_key(value: Any) -> tuple[int, Any, str]:
 def _sorted_pair(pair: Iterable[BodyId]) -> tuple[BodyId, BodyId]:
     a, b = sorted(pair, key=_id_key)
     return a, b
+
+
+def _sorted_pairs(pairs: Iterable[frozenset[BodyId]]) -> list[tuple[BodyId, BodyId]]:
+    return sorted((_sorted_pair(p) for p in pairs), key=lambda p: (_id_key(p[0]), _id_key(p[1])))
 
 
 def _fmt_vec(v: Iterable[float] | None) -> str:
@@ -91,9 +99,11 @@ class FrameMismatch:
     number, line : int
         Frame number (1-based) and its line in the file.
     missing : list of (id, id)
-        Expected pairs the world did not report.
+        Expected pairs the world did not report (the first
+        ``MAX_PAIRS_KEPT`` in sorted order; ``missing_count`` counts all).
     extra : list of (id, id)
-        Pairs the world reported that the file does not expect.
+        Pairs the world reported that the file does not expect (likewise
+        capped; ``extra_count`` counts all).
     contacts : list of ContactMismatch
     expected_count, actual_count : int or None
         Number of pairs expected (None without ``expect``) and reported.
@@ -106,6 +116,8 @@ class FrameMismatch:
     contacts: list[ContactMismatch] = field(default_factory=list)
     expected_count: int | None = None
     actual_count: int = 0
+    missing_count: int = 0
+    extra_count: int = 0
 
     def describe(self, limit: int = 20) -> str:
         """A readable, multi-line account of the differences."""
@@ -113,17 +125,20 @@ class FrameMismatch:
         lines = [f"frame {self.number} (line {self.line}): expected {exp} pairs, "
                  f"the world reported {self.actual_count}"]
 
-        def block(title: str, items: list[str]) -> None:
+        def block(title: str, items: list[str], total: int) -> None:
             if not items:
                 return
-            lines.append(f"  {title} ({len(items)}):")
+            total = max(total, len(items))
+            lines.append(f"  {title} ({total}):")
             lines.extend(f"    {s}" for s in items[:limit])
-            if len(items) > limit:
-                lines.append(f"    ... and {len(items) - limit} more")
+            if total > limit:
+                lines.append(f"    ... and {total - min(limit, len(items))} more")
 
-        block("missing (expected, not reported)", [f"[{a!r}, {b!r}]" for a, b in self.missing])
-        block("extra (reported, not expected)", [f"[{a!r}, {b!r}]" for a, b in self.extra])
-        block("contact differences", [c.describe() for c in self.contacts])
+        block("missing (expected, not reported)", [f"[{a!r}, {b!r}]" for a, b in self.missing],
+              self.missing_count)
+        block("extra (reported, not expected)", [f"[{a!r}, {b!r}]" for a, b in self.extra],
+              self.extra_count)
+        block("contact differences", [c.describe() for c in self.contacts], len(self.contacts))
         return "\n".join(lines)
 
 
@@ -251,6 +266,7 @@ class _Replayer:
         self.max_mismatches = max_mismatches
         self._add_many = getattr(world, "add_many", None)
         self._remove_many = getattr(world, "remove_many", None)
+        self._move_many = getattr(world, "move_many", None)
 
     def _rejected(self, frame: Frame, what: str, exc: Exception) -> ScenarioError:
         return ScenarioError(f"{what}: the world rejected it: {exc}", self.path, frame.line)
@@ -268,7 +284,30 @@ class _Replayer:
                 raise self._rejected(frame, "remove", exc) from exc
         if frame.add:
             self._apply_adds(frame)
-        for mv in frame.move:
+        if frame.move:
+            self._apply_moves(frame)
+
+    def _apply_moves(self, frame: Frame) -> None:
+        moves = frame.move
+        move_many = self._move_many
+        if move_many is not None and len(moves) > 1:
+            # One batched call when every move sets the same fields of a
+            # different body (the common case in recordings).
+            first = moves[0]
+            sig = (first.position is None, first.angle is None, first.quaternion is None)
+            ids = [m.id for m in moves]
+            if len(set(ids)) == len(ids) and all(
+                    (m.position is None, m.angle is None, m.quaternion is None) == sig for m in moves):
+                try:
+                    move_many(ids,
+                              None if sig[0] else [m.position for m in moves],
+                              None if sig[1] else [m.angle for m in moves],
+                              None if sig[2] else [m.quaternion for m in moves])
+                except CollideWorldError as exc:
+                    raise self._rejected(frame, "move", exc) from exc
+                return
+        world = self.world
+        for mv in moves:
             try:
                 world.move(mv.id, position=mv.position, angle=mv.angle, quaternion=mv.quaternion)
             except CollideWorldError as exc:
@@ -331,10 +370,8 @@ class _Replayer:
         extra: list[tuple[BodyId, BodyId]] = []
         if frame.expect is not None:
             actual = {frozenset(p) for p in zip(a_ids, b_ids)}
-            missing = sorted((_sorted_pair(p) for p in frame.expect - actual),
-                             key=lambda p: (_id_key(p[0]), _id_key(p[1])))
-            extra = sorted((_sorted_pair(p) for p in actual - frame.expect),
-                           key=lambda p: (_id_key(p[0]), _id_key(p[1])))
+            missing = _sorted_pairs(frame.expect - actual)
+            extra = _sorted_pairs(actual - frame.expect)
         contact_errors: list[ContactMismatch] = []
         if frame.expect_contacts:
             index = {frozenset(p): i for i, p in enumerate(zip(a_ids, b_ids))}
@@ -347,8 +384,9 @@ class _Replayer:
             report.mismatch_count += 1
             if len(report.mismatches) < self.max_mismatches:
                 report.mismatches.append(FrameMismatch(
-                    number=frame.number, line=frame.line, missing=missing, extra=extra,
-                    contacts=contact_errors,
+                    number=frame.number, line=frame.line, missing=missing[:MAX_PAIRS_KEPT],
+                    extra=extra[:MAX_PAIRS_KEPT], contacts=contact_errors[:MAX_PAIRS_KEPT],
+                    missing_count=len(missing), extra_count=len(extra),
                     expected_count=None if frame.expect is None else len(frame.expect),
                     actual_count=len(a_ids)))
 
@@ -428,7 +466,7 @@ def replay(path: str | os.PathLike[str], world_factory: Callable[[int], Any] | N
     bar = None
     with scenario.frames() as frames:
         if progress:
-            from tqdm import tqdm
+            from tqdm import tqdm  # type: ignore[import-untyped]
 
             bar = tqdm(total=frames.size, unit="B", unit_scale=True, leave=False,
                        desc=os.path.basename(scenario.path))
@@ -443,6 +481,8 @@ def replay(path: str | os.PathLike[str], world_factory: Callable[[int], Any] | N
                     pos = frames.bytes_read
                     bar.update(pos - done)
                     done = pos
+            if bar is not None and frames.size:
+                bar.update(max(frames.size - done, 0))
         finally:
             if bar is not None:
                 bar.close()

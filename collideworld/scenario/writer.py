@@ -30,7 +30,13 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from ..shapes import shape_to_dict
-from .reader import DEFAULT_TOLERANCE, FORMAT_VERSION, UINT32_MAX, ExpectedContact, Frame
+from .reader import (
+    DEFAULT_TOLERANCE,
+    FORMAT_VERSION,
+    UINT32_MAX,
+    ExpectedContact,
+    Frame,
+)
 
 __all__ = ["ScenarioWriter", "body_to_dict", "move_to_dict"]
 
@@ -63,7 +69,7 @@ def _id(value: Any) -> str | int:
     raise InvalidArgumentError(f"a body id must be a str or an int, got {value!r}")
 
 
-def _id_key(value: Any) -> tuple[int, Any]:
+def _id_key(value: Any) -> tuple[int, int, str]:
     """Sort key putting ints before strings, for deterministic output."""
     return (0, value, "") if isinstance(value, int) else (1, 0, str(value))
 
@@ -179,7 +185,7 @@ class ScenarioWriter:
         self.frames_written = 0
         self._fsync = fsync
         self._raw: BinaryIO = open(self.path, "wb")  # noqa: SIM115 - closed in close()
-        self._out: BinaryIO
+        self._out: Any  # the file itself, or a GzipFile writing into it
         if self.path.endswith(".gz"):
             name_in_gzip = os.path.basename(self.path)[:-3]
             self._out = gzip.GzipFile(filename=name_in_gzip, mode="wb", fileobj=self._raw, mtime=0)
@@ -272,7 +278,7 @@ class ScenarioWriter:
         finally:
             self._raw.close()
 
-    def __enter__(self) -> "ScenarioWriter":
+    def __enter__(self) -> ScenarioWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -1,0 +1,208 @@
+"""The ``collideworld`` command line: exit codes, messages, output files."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from collideworld.cli import find_scenarios, main
+
+H2 = '{"collideworld_scenario": 1, "dim": 2, "name": "two circles"}'
+# radii 1 + 1, centres 1.5 apart: in contact; then 3 apart: not.
+GOOD = "\n".join([
+    H2,
+    '{"add": [{"id": "a", "shape": {"type": "circle", "radius": 1}, "position": [0, 0]}, '
+    '{"id": "b", "shape": {"type": "circle", "radius": 1}, "position": [1.5, 0]}], "expect": [["a", "b"]]}',
+    '{"move": [{"id": "b", "position": [3, 0]}], "expect": []}',
+    '{"add": [{"id": "g", "shape": {"type": "halfplane", "normal": [0, 1], "offset": -0.5}}], "expect": [["a", "g"], ["b", "g"]]}',
+]) + "\n"
+MISMATCH = GOOD.replace('"expect": []', '"expect": [["a", "b"]]')
+INVALID = GOOD.replace('"id": "b", "position": [3, 0]', '"id": "zz", "position": [3, 0]')
+H3 = '{"collideworld_scenario": 1, "dim": 3}'
+GOOD_3D = "\n".join([
+    H3,
+    # unit sphere 0.5 into the floor z <= 0; a box rotated 45 degrees about z beside it
+    '{"add": [{"id": "floor", "shape": {"type": "plane", "normal": [0, 0, 1], "offset": 0}}, '
+    '{"id": 1, "shape": {"type": "sphere", "radius": 1}, "position": [0, 0, 0.5]}, '
+    '{"id": 2, "shape": {"type": "box", "half_extents": [1, 0.5, 0.25]}, "position": [3, 0, 2], '
+    '"quaternion": [0.9238795325112867, 0, 0, 0.3826834323650898]}], "expect": [[1, "floor"]]}',
+]) + "\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    paths = {}
+    for name, text in [("good.jsonl", GOOD), ("mismatch.jsonl", MISMATCH), ("invalid.jsonl", INVALID),
+                       ("good3d.jsonl", GOOD_3D)]:
+        (tmp_path / name).write_text(text)
+        paths[name] = str(tmp_path / name)
+    return paths
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --------------------------------------------------------------------------
+# replay
+# --------------------------------------------------------------------------
+
+
+def test_replay_ok(files, capsys):
+    code, out, err = run(capsys, "replay", files["good.jsonl"], files["good3d.jsonl"])
+    assert code == 0, out + err
+    assert "good.jsonl" in out and "good3d.jsonl" in out
+    assert "2 file(s), 2 ok, 0 failed" in out
+
+
+def test_replay_mismatch_exits_1_and_shows_the_first_difference(files, capsys):
+    code, out, _ = run(capsys, "replay", files["mismatch.jsonl"])
+    assert code == 1
+    assert "MISMATCH" in out
+    assert f"{files['mismatch.jsonl']}:3: frame 2 (line 3)" in out
+    assert "['a', 'b']" in out
+
+
+def test_replay_invalid_exits_1_with_file_and_line(files, capsys):
+    code, out, err = run(capsys, "replay", files["invalid.jsonl"], files["good.jsonl"])
+    assert code == 1
+    assert "INVALID" in out
+    assert f"{files['invalid.jsonl']}:3: move: unknown id 'zz'" in out
+    assert "Traceback" not in out + err
+    assert "1 ok, 1 failed" in out
+
+
+def test_replay_missing_file_exits_2(tmp_path, capsys):
+    code, _, err = run(capsys, "replay", str(tmp_path / "nope.jsonl"))
+    assert code == 2
+    assert "no such file" in err and "nope.jsonl" in err
+
+
+def test_replay_folder_skips_invalid_subfolders(tmp_path, capsys):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "invalid").mkdir()
+    (tmp_path / "a.jsonl").write_text(GOOD)
+    (tmp_path / "sub" / "b.jsonl").write_text(GOOD_3D)
+    (tmp_path / "invalid" / "broken.jsonl").write_text(INVALID)
+    (tmp_path / "notes.txt").write_text("not a scenario")
+    assert find_scenarios([str(tmp_path)]) == [str(tmp_path / "a.jsonl"), str(tmp_path / "sub" / "b.jsonl")]
+    code, out, _ = run(capsys, "replay", str(tmp_path))
+    assert code == 0 and "broken" not in out
+    # a file named explicitly is always replayed
+    code, out, _ = run(capsys, "replay", str(tmp_path / "invalid" / "broken.jsonl"))
+    assert code == 1
+
+
+def test_replay_gz_in_folder(tmp_path, capsys):
+    import gzip
+
+    (tmp_path / "a.jsonl.gz").write_bytes(gzip.compress(GOOD.encode()))
+    assert find_scenarios([str(tmp_path)]) == [str(tmp_path / "a.jsonl.gz")]
+    code, _, _ = run(capsys, "replay", str(tmp_path))
+    assert code == 0
+
+
+def test_replay_empty_folder_exits_2(tmp_path, capsys):
+    code, _, err = run(capsys, "replay", str(tmp_path))
+    assert code == 2 and "no scenario files" in err
+
+
+def test_replay_quiet(files, capsys):
+    code, out, _ = run(capsys, "replay", "-q", files["good.jsonl"])
+    assert code == 0 and out == ""
+
+
+def test_no_command_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as info:
+        main([])
+    assert info.value.code == 2
+
+
+# --------------------------------------------------------------------------
+# info
+# --------------------------------------------------------------------------
+
+
+def test_info(files, capsys):
+    code, out, _ = run(capsys, "info", files["good.jsonl"])
+    assert code == 0
+    assert "two circles" in out
+    assert "2D" in out
+    assert "frames:        3" in out
+    assert "circle 2" in out and "halfplane 1" in out
+    # contacts per frame from the file: 1, 0, 2
+    assert "min 0, mean 1.00, median 1, max 2" in out
+
+
+def test_info_invalid_file(files, capsys):
+    code, _, err = run(capsys, "info", files["invalid.jsonl"])
+    assert code == 1
+    assert f"{files['invalid.jsonl']}:3: move: unknown id 'zz'" in err
+    assert "Traceback" not in err
+
+
+def test_info_missing_file(tmp_path, capsys):
+    code, _, err = run(capsys, "info", str(tmp_path / "nope.jsonl"))
+    assert code == 2 and "no such file" in err
+
+
+# --------------------------------------------------------------------------
+# render
+# --------------------------------------------------------------------------
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("name, frame", [("good.jsonl", "3"), ("good3d.jsonl", "1")])
+def test_render_writes_a_png(files, tmp_path, capsys, name, frame):
+    out_png = tmp_path / f"{name}.png"
+    code, out, err = run(capsys, "render", files[name], "--frame", frame, "-o", str(out_png), "--aabbs")
+    assert code == 0, err
+    data = out_png.read_bytes()
+    assert data.startswith(PNG_SIGNATURE) and len(data) > 5000
+    assert f"frame {frame}" in out
+
+
+def test_render_defaults_to_the_last_frame(files, tmp_path, capsys):
+    out_png = tmp_path / "last.png"
+    code, out, _ = run(capsys, "render", files["good.jsonl"], "-o", str(out_png))
+    assert code == 0 and "frame 3" in out and out_png.stat().st_size > 0
+
+
+def test_render_frame_out_of_range(files, tmp_path, capsys):
+    code, _, err = run(capsys, "render", files["good.jsonl"], "--frame", "9", "-o", str(tmp_path / "x.png"))
+    assert code == 2 and "out of range" in err
+
+
+def test_render_invalid_file(files, tmp_path, capsys):
+    code, _, err = run(capsys, "render", files["invalid.jsonl"], "--frame", "3", "-o", str(tmp_path / "x.png"))
+    assert code == 1 and "unknown id 'zz'" in err
+
+
+def test_render_without_matplotlib(files, tmp_path, capsys, monkeypatch):
+    # A None entry in sys.modules makes the import fail as if not installed.
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    code, _, err = run(capsys, "render", files["good.jsonl"], "-o", str(tmp_path / "x.png"))
+    assert code != 0
+    assert "install the render extra: pip install 'collideworld[render]'" in err
+    assert not (tmp_path / "x.png").exists()
+
+
+# --------------------------------------------------------------------------
+# the installed entry points
+# --------------------------------------------------------------------------
+
+
+def test_python_m_collideworld(files):
+    ok = subprocess.run([sys.executable, "-m", "collideworld", "replay", files["good.jsonl"]],
+                        capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0, ok.stderr
+    bad = subprocess.run([sys.executable, "-m", "collideworld", "info", files["invalid.jsonl"]],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 1
+    assert "unknown id 'zz'" in bad.stderr and "Traceback" not in bad.stderr

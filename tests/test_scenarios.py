@@ -1,0 +1,54 @@
+"""Replay every scenario in ``scenarios/`` and check every invalid one is rejected.
+
+* ``scenarios/**/*.jsonl[.gz]`` (outside ``invalid/``): one test per file;
+  a mismatch prints the first differing frame before failing.
+* ``scenarios/invalid/``: ``expected.json`` maps each file name to the line
+  the reader must reject and a substring its message must contain.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from collideworld.cli import find_scenarios
+from collideworld.errors import ScenarioError
+from collideworld.scenario import read_scenario, replay
+
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+INVALID = SCENARIOS / "invalid"
+
+_valid = find_scenarios([str(SCENARIOS)]) if SCENARIOS.is_dir() else []
+_expected = json.loads((INVALID / "expected.json").read_text()) if (INVALID / "expected.json").is_file() else {}
+
+
+@pytest.mark.skipif(not _valid, reason="no scenario files in scenarios/")
+@pytest.mark.parametrize("path", _valid, ids=[Path(p).name for p in _valid])
+def test_scenario_replays(path):
+    report = replay(path)
+    if not report.ok:
+        print(report.format_first_mismatch())
+        pytest.fail(f"{report.summary()}\n{report.format_first_mismatch()}", pytrace=False)
+    assert report.frames > 0
+
+
+@pytest.mark.skipif(not _expected, reason="no scenarios/invalid/expected.json")
+@pytest.mark.parametrize("name", sorted(_expected), ids=sorted(_expected))
+def test_invalid_scenario_is_rejected(name):
+    want = _expected[name]
+    path = str(INVALID / name)
+    with pytest.raises(ScenarioError) as info:
+        for _ in read_scenario(path):
+            pass
+    err = info.value
+    assert err.line == want["line"], f"rejected at line {err.line}, expected {want['line']}: {err}"
+    assert want["contains"] in str(err), str(err)
+    assert str(err).startswith(f"{path}:{want['line']}: ")
+
+
+@pytest.mark.skipif(not INVALID.is_dir(), reason="no scenarios/invalid/")
+def test_every_invalid_file_has_an_expectation():
+    files = sorted(p.name for p in INVALID.iterdir() if p.name.endswith((".jsonl", ".jsonl.gz")))
+    assert files == sorted(_expected)
