@@ -105,8 +105,8 @@ class Engine:
 class CollideWorldEngine(Engine):
     name = "collideworld"
 
-    def __init__(self, broadphase: str = "sap") -> None:
-        self.broadphase = broadphase
+    def __init__(self, broadphase: str | None = None) -> None:
+        self.broadphase = broadphase  # None: the World's default
 
     def setup(self, scene: Scene) -> None:
         import collideworld as cw
@@ -125,7 +125,8 @@ class CollideWorldEngine(Engine):
                 shapes.append(cw.Sphere(float(scene.radius[i])))
             else:
                 shapes.append(cw.Box(tuple(scene.half_extents[i].tolist())))
-        self.world = cw.World(dim=scene.dim, broadphase=self.broadphase)
+        options = {} if self.broadphase is None else {"broadphase": self.broadphase}
+        self.world = cw.World(dim=scene.dim, **options)
         self.dim = scene.dim
         # ids are the body indices: "a is the body added first" then means a < b
         if scene.dim == 2:

@@ -173,13 +173,13 @@ class Judge:
 # -- running -----------------------------------------------------------------------------------
 
 
-def _make_engine(name: str, cw_broadphase: str) -> Engine:
+def _make_engine(name: str, cw_broadphase: str | None) -> Engine:
     if name == "collideworld":
         return ENGINES[name](broadphase=cw_broadphase)  # type: ignore[call-arg]
     return ENGINES[name]()
 
 
-def run_workload(wl: Workload, *, frames: int, warmup: int, seed: int, cw_broadphase: str,
+def run_workload(wl: Workload, *, frames: int, warmup: int, seed: int, cw_broadphase: str | None,
                  measure_memory: bool, log: Any) -> Result:
     scene = wl.scene(seed)
     all_frames = list(scene.frames(warmup + frames))  # generated up front: not part of any timing
@@ -256,7 +256,7 @@ def _engine_failed(res: Result, name: str, where: str, exc: Exception, log: Any)
     traceback.print_exc(file=log)
 
 
-def peak_memory_per_body(scene: Scene, frames: list[Frame], cw_broadphase: str) -> float:
+def peak_memory_per_body(scene: Scene, frames: list[Frame], cw_broadphase: str | None) -> float:
     """tracemalloc peak of collideworld's setup plus frames, divided by n (bytes per body)."""
     gc.collect()
     tracemalloc.start()
@@ -285,7 +285,7 @@ def _fmt_ms(v: float | None) -> str:
     return f"{v:.2f}" if v < 10 else f"{v:.1f}" if v < 100 else f"{v:.0f}"
 
 
-def _environment(cw_broadphase: str) -> dict[str, Any]:
+def _environment(cw_broadphase: str | None) -> dict[str, Any]:
     import fcl
     import pymunk
     import shapely
@@ -305,7 +305,7 @@ def _environment(cw_broadphase: str) -> dict[str, Any]:
         "python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
         "numpy": np.__version__, "pymunk": pymunk.version, "shapely": shapely.__version__,
         "fcl": getattr(fcl, "__version__", "?"), "collideworld_commit": commit + ("+dirty" if dirty else ""),
-        "collideworld_broadphase": cw_broadphase,
+        "collideworld_broadphase": cw_broadphase or "World default",
     }
 
 
@@ -442,8 +442,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmup", type=int, default=None, help="untimed frames first (default 3; quick 1)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", default=None, help="comma-separated workload keys to run (default all)")
-    ap.add_argument("--cw-broadphase", default="sap", choices=["sap", "brute_force"],
-                    help="collideworld's broadphase (default sap)")
+    ap.add_argument("--cw-broadphase", default=None,
+                    help="collideworld's World(broadphase=...) (default: the World's own default)")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
     args = ap.parse_args(argv)
     frames = args.frames if args.frames is not None else (5 if args.quick else 20)

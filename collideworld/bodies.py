@@ -83,6 +83,7 @@ class PartTable:
         self.shape_part_count: list[int] = []
         self.shape_outline: list[int] = []
         self._arrays_cache: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+        self._shape_cache: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]] | None = None
 
     def _add_part(self, verts: NDArray[np.float64]) -> int:
         size = _bucket_size(len(verts))
@@ -130,9 +131,25 @@ class PartTable:
 
     def shape_arrays(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """``(first_part, part_count, outline_part)`` indexed by shape index."""
-        return (np.array(self.shape_first_part, dtype=np.int64),
-                np.array(self.shape_part_count, dtype=np.int64),
-                np.array(self.shape_outline, dtype=np.int64))
+        if self._shape_cache is None or len(self._shape_cache[0]) != len(self.shape_first_part):
+            self._shape_cache = (np.array(self.shape_first_part, dtype=np.int64),
+                                 np.array(self.shape_part_count, dtype=np.int64),
+                                 np.array(self.shape_outline, dtype=np.int64))
+        return self._shape_cache
+
+
+def _pose_points_2d(rotation: NDArray[np.float64], position: NDArray[np.float64],
+                    local: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``R @ p + t`` for (m, K, 2) local points, written out per component.
+
+    numpy's einsum and matmul are many times slower than plain broadcasting
+    on 2x2 matrices times a handful of points.
+    """
+    lx, ly = local[..., 0], local[..., 1]
+    out = np.empty(local.shape)
+    out[..., 0] = rotation[:, 0, 0, None] * lx + rotation[:, 0, 1, None] * ly + position[:, 0, None]
+    out[..., 1] = rotation[:, 1, 0, None] * lx + rotation[:, 1, 1, None] * ly + position[:, 1, None]
+    return out
 
 
 def _outline(shape: Polygon) -> NDArray[np.float64]:
@@ -276,8 +293,7 @@ class BodyStore:
             idx = np.flatnonzero(sizes == size)
             local = self.parts.bucket(size)[row_of[part_ids[idx]]]
             s = slots[idx]
-            world = np.einsum("nij,nkj->nki", self.rotation[s], local) + self.position[s][:, None, :]
-            out.append((idx, world))
+            out.append((idx, _pose_points_2d(self.rotation[s], self.position[s], local)))
         return out
 
     def aabbs(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

@@ -33,8 +33,9 @@ from .geometry.contact_halfspace import (
 )
 from .geometry.contact_polygon import contact_box_polygon, contact_polygon_polygon
 from .geometry.result import ContactArrays
+from .geometry.tolerance import touch_tolerance
 
-__all__ = ["contact_pairs", "PAIR_KERNELS"]
+__all__ = ["contact_pairs", "contact_pairs_exact", "PAIR_KERNELS"]
 
 Slots = NDArray[np.int64]
 PairKernel = Callable[[BodyStore, Slots, Slots], ContactArrays]
@@ -69,12 +70,17 @@ def _parts_of(store: BodyStore, slots: Slots) -> tuple[NDArray[np.int64], NDArra
     """Expand polygon bodies into their parts: (row into ``slots``, part id) per part."""
     first, count, _ = store.parts.shape_arrays()
     shape = store.poly[slots]
-    row, child = _expand(count[shape])
+    counts = count[shape]
+    if counts.max(initial=1) == 1:  # all convex: one part each, nothing to expand
+        return np.arange(len(slots)), first[shape]
+    row, child = _expand(counts)
     return row, first[shape][row] + child
 
 
 def _most_penetrating(pair_of_row: NDArray[np.int64], res: ContactArrays, n: int) -> ContactArrays:
     """Reduce per-part rows to per-pair results: any hit; deepest hit's normal and depth."""
+    if len(pair_of_row) == n:  # one row per pair (all convex): nothing to reduce
+        return res
     score = np.where(res.hit, res.depth, -np.inf)
     order = np.lexsort((-score, pair_of_row))
     sorted_pairs = pair_of_row[order]
@@ -203,6 +209,31 @@ def contact_pairs(store: BodyStore, ia: Slots, ib: Slots) -> ContactArrays:
     ContactArrays
         ``normal`` (N, D) points from body ``ia`` towards body ``ib``.
     """
+    n = len(ia)
+    dim = store.dim
+    out = _empty(n, dim)
+    if n == 0:
+        return out
+    # cheap reject: bodies whose bounding balls are apart cannot touch. The
+    # bounding radii are exact maxima over the shapes; the slack (the
+    # kernels' touching tolerance, twice, plus a relative 1e-9 for rounding in
+    # the radii) means this never drops a pair a kernel would call touching.
+    pa = store.position[ia]
+    gap = pa - store.position[ib]
+    reach = store.bound_radius[ia] + store.bound_radius[ib]
+    slack = 2.0 * touch_tolerance(np.abs(pa).max(axis=1) + np.abs(gap).max(axis=1) + reach)
+    near = np.einsum("nd,nd->n", gap, gap) <= np.square(reach * (1 + 1e-9) + slack)
+    if not near.all():
+        idx = np.flatnonzero(near)
+        res = contact_pairs_exact(store, ia[idx], ib[idx])
+        out.hit[idx], out.normal[idx], out.depth[idx] = res
+        out.normal[~near, 0] = 1.0
+        return out
+    return contact_pairs_exact(store, ia, ib)
+
+
+def contact_pairs_exact(store: BodyStore, ia: Slots, ib: Slots) -> ContactArrays:
+    """:func:`contact_pairs` without the bounding-ball reject: every pair goes to its kernel."""
     n = len(ia)
     dim = store.dim
     out = _empty(n, dim)

@@ -26,7 +26,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .bodies import BodyStore, Kind
-from .broadphase import BruteForceBroadphase, SweepAndPrune
+from .broadphase import Broadphase, BruteForceBroadphase, SweepAndPrune
+from .broadphase.adaptive import AdaptiveBroadphase
+from .broadphase.batched_sweep import BatchedSweep
 from .contacts import Contacts, PairList
 from .errors import (
     DuplicateIdError,
@@ -96,15 +98,29 @@ def _check_bits(value: Any, what: str) -> int:
     return v
 
 
+def _member_of_sorted(keys: NDArray[np.int64], sorted_keys: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """``np.isin`` for a sorted second argument, by one binary search per key."""
+    if not len(sorted_keys):
+        return np.zeros(len(keys), dtype=bool)
+    pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    return sorted_keys[pos] == keys
+
+
 class World:
     """A collision world of 2D or 3D bodies.
 
     Parameters
     ----------
     dim : {2, 3}
-    broadphase : {"sap", "brute_force"}
-        ``"sap"``: incremental sweep-and-prune (default). ``"brute_force"``:
-        the O(n^2) reference, for testing.
+    broadphase : {"auto", "sap", "batched", "brute_force"}
+        ``"auto"`` (default): incremental sweep-and-prune on steps where few
+        bodies left their fat boxes, one batched banded sweep where many did.
+        ``"sap"``: always the incremental sweep-and-prune. ``"batched"``:
+        always the batched sweep. ``"brute_force"``: the O(n^2) reference,
+        for testing. All four give identical results. A
+        :class:`~collideworld.broadphase.Broadphase` instance (empty, of
+        this dimension) may be passed instead, e.g. a tuned
+        :class:`~collideworld.broadphase.adaptive.AdaptiveBroadphase`.
     fat_margin : float
         Fat boxes are the tight boxes grown by ``fat_margin`` times the
         body's bounding radius, so small moves do not touch the broadphase.
@@ -125,19 +141,27 @@ class World:
     [('crate', 'ball')]
     """
 
-    def __init__(self, dim: int = 2, *, broadphase: str = "sap", fat_margin: float = 0.1) -> None:
+    def __init__(self, dim: int = 2, *, broadphase: str | Broadphase = "auto", fat_margin: float = 0.1) -> None:
         if isinstance(dim, bool) or dim not in (2, 3):
             raise InvalidArgumentError(f"dim must be 2 or 3, got {dim!r}")
-        if broadphase not in ("sap", "brute_force"):
-            raise InvalidArgumentError(f"broadphase must be 'sap' or 'brute_force', got {broadphase!r}")
+        strategies = {"auto": AdaptiveBroadphase, "sap": SweepAndPrune, "batched": BatchedSweep,
+                      "brute_force": BruteForceBroadphase}
+        if isinstance(broadphase, Broadphase) and not isinstance(broadphase, str):
+            if broadphase.dim != dim or len(broadphase):
+                raise InvalidArgumentError(
+                    f"a broadphase instance must be empty and {dim}D, got a {broadphase.dim}D one "
+                    f"holding {len(broadphase)} boxes")
+        elif broadphase not in strategies:
+            raise InvalidArgumentError(f"broadphase must be one of {sorted(strategies)} or a Broadphase, "
+                                       f"got {broadphase!r}")
         if not (isinstance(fat_margin, (int, float)) and math.isfinite(fat_margin) and fat_margin >= 0):
             raise InvalidArgumentError(f"fat_margin must be a finite number >= 0, got {fat_margin!r}")
         self.dim = dim
         self.fat_margin = float(fat_margin)
         self._store = BodyStore(dim)
-        self._bp = SweepAndPrune(dim) if broadphase == "sap" else BruteForceBroadphase(dim)
-        self.broadphase_name = broadphase
+        self._bp: Broadphase = broadphase if isinstance(broadphase, Broadphase) else strategies[broadphase](dim)
         self._slot_of: dict[Any, int] = {}
+        self._int_slot = np.full(0, -1, dtype=np.int64)  # small int id -> slot, -1 if none
         self._next_auto_id = 0
         self._next_serial = 0
         self._halfspaces: set[int] = set()
@@ -387,6 +411,7 @@ class World:
         infinite = np.array([sh.is_infinite for sh in shapes], dtype=bool)
         for s, i in zip(slots.tolist(), ids):
             self._slot_of[i] = s
+        self._index_int_ids(ids, slots)
         ids_arr = np.empty(n, dtype=object)
         ids_arr[:] = ids
         self._ids[slots] = ids_arr
@@ -401,6 +426,21 @@ class World:
         if len(finite):
             lo, hi = self._fat_bounds(finite)
             self._bp.insert_many(finite, lo, hi, self._static[finite])
+
+    def _index_int_ids(self, ids: list[Any], slots: NDArray[np.int64]) -> None:
+        """Record small non-negative int ids in the id -> slot table.
+
+        The table only grows to a few times the number of bodies, so sparse
+        huge ids stay in the dict alone (and take the dict path).
+        """
+        limit = 4 * self._cap + 1024
+        for i, s in zip(ids, slots.tolist()):
+            if type(i) is int and 0 <= i < limit:
+                if i >= len(self._int_slot):
+                    grown = np.full(min(limit, max(2 * len(self._int_slot), i + 1)), -1, dtype=np.int64)
+                    grown[: len(self._int_slot)] = self._int_slot
+                    self._int_slot = grown
+                self._int_slot[i] = s
 
     def _tight_bounds(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         lo, hi = self._store.aabbs(slots)
@@ -450,9 +490,18 @@ class World:
         self._moved[s] = True
 
     def _slots_of(self, ids: Iterable[Any], what: str = "ids") -> NDArray[np.int64]:
-        get = self._slot_of.get
-        if isinstance(ids, np.ndarray) and ids.dtype.kind in "iu":
+        if isinstance(ids, np.ndarray) and ids.dtype.kind in "iu" and ids.ndim == 1:
+            # integer ids: one table lookup for the whole batch instead of a
+            # dict lookup per id (the hot path of move_many)
+            table = self._int_slot
+            if len(ids) == 0:
+                return np.empty(0, dtype=np.int64)
+            if ids.min() >= 0 and ids.max() < len(table):
+                slots = table[ids]
+                if slots.min() >= 0:
+                    return slots
             ids = ids.tolist()
+        get = self._slot_of.get
         slots = [get(i, -1) if isinstance(i, (int, str)) else -1 for i in ids]
         arr = np.array(slots, dtype=np.int64)
         if len(arr) and arr.min() < 0:
@@ -513,6 +562,8 @@ class World:
         self._halfspaces.difference_update(slots[infinite].tolist())
         for i in id_list:
             del self._slot_of[i]
+            if type(i) is int and 0 <= i < len(self._int_slot):
+                self._int_slot[i] = -1
         self._ids[slots] = None
         self._serial[slots] = -1
         self._moved[slots] = False
@@ -586,7 +637,7 @@ class World:
         # reuse last step's answer for pairs in which neither body moved
         old = self._cache_keys
         pos = np.minimum(np.searchsorted(old, keys), max(len(old) - 1, 0))
-        reuse = (old[pos] == keys) if len(old) else np.zeros(len(keys), dtype=bool)
+        reuse = _member_of_sorted(keys, old)
         if len(moved):
             moved_mask = np.zeros(len(serial), dtype=bool)
             moved_mask[moved] = True
@@ -601,8 +652,8 @@ class World:
 
         keys, a, b = keys[hit], a[hit], b[hit]
         ids_a, ids_b = self._ids[a], self._ids[b]
-        began = ~np.isin(keys, self._prev_keys, assume_unique=True)
-        ended = ~np.isin(self._prev_keys, keys, assume_unique=True)
+        began = ~_member_of_sorted(keys, self._prev_keys)
+        ended = ~_member_of_sorted(self._prev_keys, keys)
         contacts = Contacts(ids_a, ids_b, normal[hit], depth[hit],
                             PairList(ids_a[began], ids_b[began]),
                             PairList(self._prev_a[ended], self._prev_b[ended]))
@@ -801,6 +852,8 @@ class World:
         for body_id, s in self._slot_of.items():
             assert self._ids[s] == body_id and type(self._ids[s]) is type(body_id)
             assert self._serial[s] >= 0
+        for i, s in enumerate(self._int_slot.tolist()):
+            assert s == -1 or self._slot_of.get(i) == s
         assert np.all(self._ids[st.kind < 0] == None)  # noqa: E711 - elementwise on an object array
         hs = set(np.flatnonzero(st.kind == Kind.HALFSPACE).tolist())
         assert hs == self._halfspaces

@@ -17,7 +17,7 @@ from collideworld import Box, Circle, HalfPlane, Plane, Polygon, Sphere, World
 
 from . import oracle
 
-BROADPHASES = ["sap", "brute_force"]
+BROADPHASES = ["auto", "sap", "batched", "brute_force"]
 
 
 def fs(pairs):

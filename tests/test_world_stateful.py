@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invariant, precondition, rule
 
 from collideworld import World
+from collideworld.broadphase.adaptive import AdaptiveBroadphase
 
 from . import oracle
 from .strategies import categories, masks, make_shape, shape_data, unit_quaternions, world_coords
@@ -28,8 +29,14 @@ class _WorldMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.sap = World(self.dim)
+        # the adaptive broadphase tuned to switch strategy often, plus each
+        # strategy on its own; all must agree with the brute-force reference
+        eager = AdaptiveBroadphase(self.dim, incremental_fraction=0.2, incremental_minimum=1,
+                                   quiet_calls_before_rebuild=1)
+        self.sap = World(self.dim, broadphase=eager)
+        self.others = [World(self.dim, broadphase=name) for name in ("sap", "batched")]
         self.ref = World(self.dim, broadphase="brute_force")
+        self.worlds = [self.sap, *self.others, self.ref]
         self.model: dict = {}
         self.prev: set = set()
         self.next_id = 0
@@ -55,7 +62,7 @@ class _WorldMachine(RuleBasedStateMachine):
         rot = data.draw(st.floats(-3.2, 3.2) if self.dim == 2 else unit_quaternions())
         body_id = f"b{self.next_id}" if str_id else self.next_id
         self.next_id += 1
-        for w in (self.sap, self.ref):
+        for w in self.worlds:
             w.add(make_shape(kind, params), position=pos, static=static, category=category, mask=mask,
                   id=body_id, **self._pose_kwargs(rot))
         self.model[body_id] = dict(kind=kind, params=params, position=np.array(pos), rotation=rot,
@@ -71,7 +78,7 @@ class _WorldMachine(RuleBasedStateMachine):
         kind = "halfplane" if self.dim == 2 else "plane"
         body_id = self.next_id
         self.next_id += 1
-        for w in (self.sap, self.ref):
+        for w in self.worlds:
             w.add(make_shape(kind, (normal, offset)), id=body_id)
         self.model[body_id] = dict(kind=kind, params=(normal, offset), static=True,
                                    category=1, mask=0xFFFFFFFF)
@@ -85,7 +92,7 @@ class _WorldMachine(RuleBasedStateMachine):
             return
         pos = data.draw(st.lists(world_coords, min_size=self.dim, max_size=self.dim))
         rot = data.draw(st.one_of(st.none(), st.floats(-3.2, 3.2) if self.dim == 2 else unit_quaternions()))
-        for w in (self.sap, self.ref):
+        for w in self.worlds:
             w.move(body, position=pos, **({} if rot is None else self._pose_kwargs(rot)))
         m["position"] = np.array(pos)
         if rot is not None:
@@ -104,7 +111,7 @@ class _WorldMachine(RuleBasedStateMachine):
         else:
             rots = np.array([self.model[k]["rotation"] for k in chosen])
             kw = {"quaternions": rots}
-        for w in (self.sap, self.ref):
+        for w in self.worlds:
             w.move_many(chosen, positions=pos, **kw)
         for k, p, r in zip(chosen, pos, rots):
             self.model[k]["position"] = p
@@ -114,7 +121,7 @@ class _WorldMachine(RuleBasedStateMachine):
     def remove(self, body):
         if body not in self.model:
             return
-        for w in (self.sap, self.ref):
+        for w in self.worlds:
             w.remove(body)
         if self.model[body]["kind"] in ("halfplane", "plane"):
             self.planes -= 1
@@ -124,11 +131,12 @@ class _WorldMachine(RuleBasedStateMachine):
     def step(self):
         c_sap = self.sap.step()
         c_ref = self.ref.step()
-        # the two broadphases give identical answers, to the bit
-        assert c_sap.a.tolist() == c_ref.a.tolist() and c_sap.b.tolist() == c_ref.b.tolist()
-        np.testing.assert_array_equal(c_sap.normal, c_ref.normal)
-        np.testing.assert_array_equal(c_sap.depth, c_ref.depth)
-        assert list(c_sap.began) == list(c_ref.began) and list(c_sap.ended) == list(c_ref.ended)
+        # every broadphase gives identical answers, to the bit
+        for c in [c_sap] + [w.step() for w in self.others]:
+            assert c.a.tolist() == c_ref.a.tolist() and c.b.tolist() == c_ref.b.tolist()
+            np.testing.assert_array_equal(c.normal, c_ref.normal)
+            np.testing.assert_array_equal(c.depth, c_ref.depth)
+            assert list(c.began) == list(c_ref.began) and list(c.ended) == list(c_ref.ended)
         # the reference against the independent oracle
         got = {frozenset(p) for p in c_ref.pairs()}
         bodies = {k: dict(geom=self._geom(k), static=m["static"], category=m["category"], mask=m["mask"])
@@ -148,8 +156,8 @@ class _WorldMachine(RuleBasedStateMachine):
 
     @invariant()
     def internal_invariants_hold(self):
-        self.sap._check()
-        self.ref._check()
+        for w in self.worlds:
+            w._check()
 
 
 class WorldMachine2D(_WorldMachine):

@@ -257,6 +257,8 @@ class SweepAndPrune(Broadphase):
         adds = [a.add for a in self._axes]
         iranges = [a.irange for a in self._axes]
         pairs = self._pairs
+        # Static flags as a Python list make the per-crossing look-up cheap;
+        # converting costs O(capacity), so only for batches worth it.
         static = self._static.tolist() if len(sl) > 8 else None
         static_arr = self._static
         end, mask, shift = _END, _SLOT_MASK, _VALUE_SHIFT
@@ -278,18 +280,18 @@ class SweepAndPrune(Broadphase):
                         else:
                             crossed = list(iranges[k](old_s, new_s))
                         adds[k](new_s)
-                    if crossed:
-                        ends = [c & mask for c in crossed if c & end]
-                        if not ends:
-                            pass
-                        elif new_s < old_s:
-                            # Start moved left past an end: overlap may begin.
-                            self._begin(s, s_static, ends, pairs, static)
-                        else:
-                            # Start moved right past an end: overlap ends. Its
-                            # own old end (not yet moved) may be among them.
-                            for c in ends:
-                                pairs.discard((s << 32) | c if s < c else (c << 32) | s)
+                    ends = [c & mask for c in crossed if c & end] if crossed else None
+                    if not ends:
+                        pass  # passing only starts changes no overlap
+                    elif new_s < old_s:
+                        # Start moved left past an end: overlap may begin.
+                        self._begin(s, s_static, ends, pairs, static)
+                    else:
+                        # Start moved right past an end: overlap ends. Its own
+                        # old end (not moved yet) may be among them; {s, s} is
+                        # never in the set, so discarding it is harmless.
+                        for c in ends:
+                            pairs.discard((s << 32) | c if s < c else (c << 32) | s)
                 if new_e != old_e:
                     ek[s] = new_e
                     crossed = _move_key(lists[k], maxes[k], old_e, new_e)
@@ -300,18 +302,17 @@ class SweepAndPrune(Broadphase):
                         else:
                             crossed = list(iranges[k](old_e, new_e))
                         adds[k](new_e)
-                    if crossed:
-                        starts = [c & mask for c in crossed if not c & end]
-                        if not starts:
-                            pass
-                        elif new_e > old_e:
-                            # End moved right past a start: overlap may begin.
-                            self._begin(s, s_static, starts, pairs, static)
-                        else:
-                            # End moved left past a start: overlap ends. Its
-                            # own start is at new_s < new_e, never crossed here.
-                            for c in starts:
-                                pairs.discard((s << 32) | c if s < c else (c << 32) | s)
+                    starts = [c & mask for c in crossed if not c & end] if crossed else None
+                    if not starts:
+                        pass  # passing only ends changes no overlap
+                    elif new_e > old_e:
+                        # End moved right past a start: overlap may begin.
+                        self._begin(s, s_static, starts, pairs, static)
+                    else:
+                        # End moved left past a start: overlap ends. Its own
+                        # start is at new_s < new_e, never crossed here.
+                        for c in starts:
+                            pairs.discard((s << 32) | c if s < c else (c << 32) | s)
 
     def _begin(
         self, s: int, s_static: bool, crossed: list[int], pairs: set[int], static: list | None
@@ -423,7 +424,7 @@ class SweepAndPrune(Broadphase):
         Duplicates are possible (a pair of two listed slots can appear twice).
         """
         if len(slots) <= self._dense_query_max:
-            return self._pair_keys_dense(slots[1:])
+            return self._pair_keys_dense(slots)
         return self._pair_keys_sweep(slots)
 
     def _pair_keys_dense(self, slots: NDArray[np.intp]) -> NDArray[np.int64]:

@@ -459,6 +459,10 @@ def _parse_header(obj: Any) -> Header:
     )
 
 
+#: What _FrameReader._parse_line returns for a truncated last line that is ignored.
+_IGNORED_TAIL = object()
+
+
 class _FrameReader:
     """Iterator of frames over one open file; owns the alive-id set."""
 
@@ -518,8 +522,9 @@ class _FrameReader:
     def _error(self, reason: str, line: int | None = None) -> ScenarioError:
         return ScenarioError(reason, self.path, self.line_no if line is None else line)
 
-    def _next_line(self) -> tuple[str, bool] | None:
-        """The next line as text and whether it ended with a newline; None at EOF."""
+    def _next_line(self) -> Any:
+        """The next line as text and whether it ended with a newline; None at EOF;
+        ``_IGNORED_TAIL`` for a last line cut inside a character that is ignored."""
         limit = self.limits.max_line_bytes
         assert self._stream is not None
         try:
@@ -539,10 +544,11 @@ class _FrameReader:
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError as exc:
-            if not has_newline:
-                # Cut inside a multi-byte character: a truncated tail.
+            # Only an incomplete character at the very end of a last line is
+            # a cut; an invalid byte anywhere else is invalid UTF-8.
+            if not has_newline and exc.end == len(body) and exc.reason == "unexpected end of data":
                 if self.ignore_truncated_tail:
-                    return None
+                    return _IGNORED_TAIL
                 raise self._truncated("it ends inside a UTF-8 character") from None
             raise self._error(f"line is not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
         return text, has_newline
@@ -553,8 +559,12 @@ class _FrameReader:
             f"{detail}); pass ignore_truncated_tail=True to stop before it"
         )
 
-    def _parse_line(self, text: str, has_newline: bool) -> Any | None:
-        """JSON of a line; None when it is a truncated last line being ignored."""
+    def _parse_line(self, text: str, has_newline: bool) -> Any:
+        """JSON of a line; ``_IGNORED_TAIL`` when it is a truncated last line being ignored.
+
+        Not None: ``null`` is valid JSON, and a ``null`` line must be reported
+        as a line that is not an object, not taken for the end of the file.
+        """
         if not text.strip():
             raise self._error("blank line (blank lines are not allowed)")
         try:
@@ -566,7 +576,7 @@ class _FrameReader:
                 # Incomplete JSON at the very end, without the newline every
                 # writer puts after a complete line: the writer was cut off.
                 if self.ignore_truncated_tail:
-                    return None
+                    return _IGNORED_TAIL
                 detail = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
                 raise self._truncated(f"incomplete JSON, {detail}") from None
             if isinstance(exc, json.JSONDecodeError):
@@ -591,8 +601,10 @@ class _FrameReader:
         if got is None:
             self._check_gzip_end()
             raise self._error("file is empty (line 1 must be the header)", 1)
+        if got is _IGNORED_TAIL:
+            raise self._error("the last line is truncated (the header is incomplete)", 1)
         obj = self._parse_line(*got)
-        if obj is None:
+        if obj is _IGNORED_TAIL:
             raise self._error("the last line is truncated (the header is incomplete)", 1)
         try:
             header = _parse_header(obj)
@@ -614,8 +626,11 @@ class _FrameReader:
             self._check_gzip_end()
             self.close()
             raise StopIteration
+        if got is _IGNORED_TAIL:
+            self.close()
+            raise StopIteration
         obj = self._parse_line(*got)
-        if obj is None:  # ignored truncated tail
+        if obj is _IGNORED_TAIL:
             self.close()
             raise StopIteration
         try:
