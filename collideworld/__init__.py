@@ -26,7 +26,7 @@ from .errors import (
     UnknownIdError,
     UnsupportedPairError,
 )
-from .geometry.culling import Side, classify_box_plane, classify_box_planes
+from .geometry.culling import Side, classify_aabb_plane, classify_box_plane, classify_box_planes, frustum_planes
 from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
 from .world import Body, RayHit, World
 
@@ -35,7 +35,7 @@ __version__ = "0.1.0"
 __all__ = [
     "World", "Body", "RayHit", "Contacts", "Contact", "PairList", "collide", "ContactResult",
     "Circle", "Box", "Polygon", "HalfPlane", "Sphere", "Plane", "Shape",
-    "Side", "classify_box_plane", "classify_box_planes",
+    "Side", "classify_box_plane", "classify_box_planes", "classify_aabb_plane", "frustum_planes",
     "CollideWorldError", "InvalidShapeError", "InvalidPoseError", "InvalidArgumentError",
     "UnsupportedPairError", "DuplicateIdError", "UnknownIdError", "ScenarioError", "MissingExtraError",
     "__version__",

@@ -13,12 +13,12 @@ body that uses the same (immutable) polygon.
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .geometry.aabb import aabb_ball, aabb_box
+from .geometry.aabb import aabb_ball, aabb_box, aabb_points
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
 from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
 
@@ -176,6 +176,18 @@ class BodyStore:
     bound_radius : (cap,)        radius of a disc/ball about the origin containing the shape
     """
 
+    kind: NDArray[np.int8]
+    position: NDArray[np.float64]
+    angle: NDArray[np.float64]
+    quaternion: NDArray[np.float64]
+    rotation: NDArray[np.float64]
+    radius: NDArray[np.float64]
+    half: NDArray[np.float64]
+    plane_normal: NDArray[np.float64]
+    plane_offset: NDArray[np.float64]
+    poly: NDArray[np.int64]
+    bound_radius: NDArray[np.float64]
+
     def __init__(self, dim: int, capacity: int = 16) -> None:
         if dim not in (2, 3):
             raise ValueError(f"dim must be 2 or 3, got {dim!r}")
@@ -192,7 +204,7 @@ class BodyStore:
         old = self.capacity
 
         def grow(name: str, shape: tuple[int, ...], dtype: type, fill: float) -> None:
-            arr = np.full((capacity,) + shape, fill, dtype=dtype)
+            arr: NDArray[Any] = np.full((capacity,) + shape, fill, dtype=dtype)
             if old:
                 arr[:old] = getattr(self, name)
             setattr(self, name, arr)
@@ -237,21 +249,20 @@ class BodyStore:
     def set_shapes(self, slots: NDArray[np.int64], shapes: Sequence[Shape]) -> None:
         """Write shape parameters of ``shapes`` into ``slots`` (one shape each)."""
         for s, shape in zip(slots.tolist(), shapes):
-            k = kind_of(shape)
-            self.kind[s] = k
+            self.kind[s] = kind_of(shape)
             self.shapes[s] = shape
-            if k == Kind.BALL:
-                self.radius[s] = shape.radius  # type: ignore[union-attr]
-                self.bound_radius[s] = shape.radius  # type: ignore[union-attr]
-            elif k == Kind.BOX:
-                self.half[s] = shape.half_extents  # type: ignore[union-attr]
-                self.bound_radius[s] = shape.bounding_radius  # type: ignore[union-attr]
-            elif k == Kind.POLYGON:
-                self.poly[s] = self.parts.intern(shape)  # type: ignore[arg-type]
-                self.bound_radius[s] = shape.bounding_radius  # type: ignore[union-attr]
+            if isinstance(shape, (Circle, Sphere)):
+                self.radius[s] = shape.radius
+                self.bound_radius[s] = shape.radius
+            elif isinstance(shape, Box):
+                self.half[s] = shape.half_extents
+                self.bound_radius[s] = shape.bounding_radius
+            elif isinstance(shape, Polygon):
+                self.poly[s] = self.parts.intern(shape)
+                self.bound_radius[s] = shape.bounding_radius
             else:
-                self.plane_normal[s] = shape.normal  # type: ignore[union-attr]
-                self.plane_offset[s] = shape.offset  # type: ignore[union-attr]
+                self.plane_normal[s] = shape.normal
+                self.plane_offset[s] = shape.offset
                 self.bound_radius[s] = np.inf
 
     def set_poses(self, slots: NDArray[np.int64], position: NDArray[np.float64] | None,
@@ -318,8 +329,7 @@ class BodyStore:
         sel = np.flatnonzero(kinds == Kind.POLYGON)
         if len(sel):
             for idx, verts in self.polygon_outline_world(slots[sel]):
-                lo[sel[idx]] = verts.min(axis=1)
-                hi[sel[idx]] = verts.max(axis=1)
+                lo[sel[idx]], hi[sel[idx]] = aabb_points(verts)
         sel = np.flatnonzero(kinds == Kind.HALFSPACE)
         if len(sel):
             lo[sel] = -np.inf

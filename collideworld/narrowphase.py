@@ -16,12 +16,13 @@ its normal and depth are those of its most deeply penetrating row.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .bodies import BodyStore, Kind
+from .geometry.aabb import max_over_columns
 from .geometry.contact_ball import contact_ball_ball, contact_ball_box, contact_ball_polygon
 from .geometry.contact_box import contact_box_box_2d
 from .geometry.contact_box_3d import contact_box_box_3d
@@ -92,7 +93,7 @@ def _most_penetrating(pair_of_row: NDArray[np.int64], res: ContactArrays, n: int
 
 def _run_by_bucket(store: BodyStore, groups: list[tuple[Slots, NDArray[np.int64]]],
                    kernel: Callable[..., ContactArrays], n: int, dim: int,
-                   before: Callable[[NDArray[np.int64]], tuple] = lambda idx: ()) -> ContactArrays:
+                   before: Callable[[NDArray[np.int64]], tuple[Any, ...]] = lambda idx: ()) -> ContactArrays:
     """Call ``kernel(*before(idx), verts...)`` once per combination of part buckets.
 
     ``groups`` lists the polygon sides as ``(slots, part_ids)``, each of length n.
@@ -221,8 +222,11 @@ def contact_pairs(store: BodyStore, ia: Slots, ib: Slots) -> ContactArrays:
     pa = store.position[ia]
     gap = pa - store.position[ib]
     reach = store.bound_radius[ia] + store.bound_radius[ib]
-    slack = 2.0 * touch_tolerance(np.abs(pa).max(axis=1) + np.abs(gap).max(axis=1) + reach)
-    near = np.einsum("nd,nd->n", gap, gap) <= np.square(reach * (1 + 1e-9) + slack)
+    slack = 2.0 * touch_tolerance(max_over_columns(np.abs(pa)) + max_over_columns(np.abs(gap)) + reach)
+    dist2 = gap[:, 0] * gap[:, 0]
+    for d in range(1, store.dim):
+        dist2 += gap[:, d] * gap[:, d]
+    near = dist2 <= np.square(reach * (1 + 1e-9) + slack)
     if not near.all():
         idx = np.flatnonzero(near)
         res = contact_pairs_exact(store, ia[idx], ib[idx])

@@ -37,6 +37,7 @@ from .errors import (
     InvalidShapeError,
     UnknownIdError,
 )
+from .geometry.aabb import max_over_columns
 from .geometry.contact_halfspace import lowest_box_support
 from .geometry.tolerance import touch_tolerance
 from .narrowphase import contact_pairs
@@ -103,7 +104,8 @@ def _member_of_sorted(keys: NDArray[np.int64], sorted_keys: NDArray[np.int64]) -
     if not len(sorted_keys):
         return np.zeros(len(keys), dtype=bool)
     pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
-    return sorted_keys[pos] == keys
+    found: NDArray[np.bool_] = sorted_keys[pos] == keys
+    return found
 
 
 class World:
@@ -140,6 +142,15 @@ class World:
     >>> sorted(w.step().ended)
     [('crate', 'ball')]
     """
+
+    _ids: NDArray[np.object_]
+    _serial: NDArray[np.int64]
+    _static: NDArray[np.bool_]
+    _category: NDArray[np.uint32]
+    _mask: NDArray[np.uint32]
+    _moved: NDArray[np.bool_]
+    _fat_lo: NDArray[np.float64]
+    _fat_hi: NDArray[np.float64]
 
     def __init__(self, dim: int = 2, *, broadphase: str | Broadphase = "auto", fat_margin: float = 0.1) -> None:
         if isinstance(dim, bool) or dim not in (2, 3):
@@ -242,7 +253,7 @@ class World:
         return shape
 
     def _new_auto_ids(self, n: int, taken: set[Any]) -> list[int]:
-        out = []
+        out: list[int] = []
         i = self._next_auto_id
         while len(out) < n:
             if i not in self._slot_of and i not in taken:
@@ -446,7 +457,7 @@ class World:
         lo, hi = self._store.aabbs(slots)
         # widen by the touching tolerance so the broadphase never drops a pair
         # the kernels would call touching
-        tol = touch_tolerance(np.maximum(np.abs(lo).max(axis=1), np.abs(hi).max(axis=1)))[:, None]
+        tol = touch_tolerance(np.maximum(max_over_columns(np.abs(lo)), max_over_columns(np.abs(hi))))[:, None]
         return lo - tol, hi + tol
 
     def _fat_bounds(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -502,8 +513,7 @@ class World:
                     return slots
             ids = ids.tolist()
         get = self._slot_of.get
-        slots = [get(i, -1) if isinstance(i, (int, str)) else -1 for i in ids]
-        arr = np.array(slots, dtype=np.int64)
+        arr = np.array([get(i, -1) if isinstance(i, (int, str)) else -1 for i in ids], dtype=np.int64)
         if len(arr) and arr.min() < 0:
             bad = list(ids)[int(np.flatnonzero(arr < 0)[0])]
             raise UnknownIdError(f"{what}: no body with id {bad!r}")
@@ -579,7 +589,7 @@ class World:
             return moved
         finite = moved[self._store.kind[moved] != Kind.HALFSPACE]
         lo, hi = self._tight_bounds(finite)
-        escaped = np.any(lo < self._fat_lo[finite], axis=1) | np.any(hi > self._fat_hi[finite], axis=1)
+        escaped = max_over_columns(np.maximum(self._fat_lo[finite] - lo, hi - self._fat_hi[finite])) > 0
         esc = finite[escaped]
         if len(esc):
             flo, fhi = self._fat_bounds(esc)
@@ -699,7 +709,8 @@ class World:
             self._store.release(probe)
         found = cand[res.hit]
         found = found[np.argsort(self._serial[found], kind="stable")]
-        return self._ids[found].tolist()
+        ids: list[Any] = self._ids[found].tolist()
+        return ids
 
     def query_shape(self, shape: Shape, position: ArrayLike | None = None, angle: float | None = None,
                     quaternion: ArrayLike | None = None, *, category: int = _U32, mask: int = _U32) -> list[Any]:
