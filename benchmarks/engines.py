@@ -47,8 +47,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
-
-from workloads import BOX, CIRCLE, POLYGON, SPHERE, Scene
+from workloads import BOX, CIRCLE, SPHERE, Scene
 
 __all__ = ["Engine", "CollideWorldEngine", "PymunkEngine", "ShapelyEngine", "FclEngine", "ENGINES", "pairs_from_arrays"]
 
@@ -60,7 +59,7 @@ def pairs_from_arrays(i: NDArray[Any], j: NDArray[Any]) -> Pairs:
     i = np.asarray(i, dtype=np.int64)
     j = np.asarray(j, dtype=np.int64)
     lo, hi = np.minimum(i, j), np.maximum(i, j)
-    return set(zip(lo.tolist(), hi.tolist()))
+    return set(zip(lo.tolist(), hi.tolist(), strict=True))
 
 
 class Engine:
@@ -266,7 +265,7 @@ class ShapelyEngine(Engine):
             self.geoms[circ] = shapely.box(c[:, 0] - r, c[:, 1] - r, c[:, 0] + r, c[:, 1] + r)
             self.points[circ] = shapely.points(c)
         grp = self._group_of[which]
-        for g, (idx, local) in enumerate(self._groups):
+        for g, (_, local) in enumerate(self._groups):
             sel = which[grp == g]
             if not len(sel):
                 continue

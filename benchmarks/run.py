@@ -351,7 +351,8 @@ def markdown(results: list[Result], env: dict[str, Any], frames: int, warmup: in
     if bad:
         lines += ["", "## Mismatches", ""]
         for r in bad:
-            lines.append(f"- **{r.workload.title}**: " + ", ".join(f"{k}: {v}" for k, v in sorted(r.mismatch_counts.items())))
+            kinds = ", ".join(f"{k}: {v}" for k, v in sorted(r.mismatch_counts.items()))
+            lines.append(f"- **{r.workload.title}** (n={r.workload.n:,}): {kinds}")
             for d in r.mismatches:
                 lines.append(f"  - frame {d.frame}, pair {d.pair} ({d.kinds}): reported by {d.engine_has}, "
                              f"not by {d.engine_lacks}; judge's signed distance {d.gap:.3g}")
@@ -394,10 +395,10 @@ def plot(results: list[Result], path: Path) -> None:
 
     scaling = sorted((r for r in results if r.workload.scaling), key=lambda r: r.workload.n)
     fig, ax = plt.subplots(figsize=(6.4, 4.8))
-    for e, marker in zip(["collideworld", *PEERS_2D], "osD"):
+    for e, marker in zip(["collideworld", *PEERS_2D], "osD", strict=True):
         pts = [(r.workload.n, r.median(e)) for r in scaling if r.ms.get(e)]
         if pts:
-            ax.plot(*zip(*pts), marker=marker, label=e)
+            ax.plot(*zip(*pts, strict=True), marker=marker, label=e)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("bodies n")

@@ -35,8 +35,9 @@ Run ``python benchmarks/workloads.py`` to re-measure the overlap per body.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray

@@ -22,7 +22,9 @@ import os
 import sys
 import time
 from collections import Counter
-from typing import Sequence, TextIO
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from typing import TextIO
 
 from .errors import (
     CollideWorldError,
@@ -70,10 +72,10 @@ def find_scenarios(paths: Sequence[str]) -> list[str]:
     return out
 
 
-def _table(rows: list[list[str]], out: TextIO, right: set[int] = frozenset()) -> None:  # type: ignore[assignment]
+def _table(rows: list[list[str]], out: TextIO, right: AbstractSet[int] = frozenset()) -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for n, row in enumerate(rows):
-        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))]
         print("  ".join(cells).rstrip(), file=out)
         if n == 0:
             print("  ".join("-" * w for w in widths), file=out)

@@ -6,13 +6,14 @@ objects are created lazily, one per item asked for, never on the hot path.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
-from typing import Any, Hashable, Iterator
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Contact", "PairList", "Contacts"]
+__all__ = ["BodyId", "Contact", "PairList", "Contacts"]
 
 BodyId = Hashable
 
@@ -54,7 +55,7 @@ class PairList:
         return len(self.a)
 
     def __iter__(self) -> Iterator[tuple[Any, Any]]:
-        return zip(self.a.tolist(), self.b.tolist())
+        return zip(self.a.tolist(), self.b.tolist(), strict=True)
 
     def __contains__(self, pair: object) -> bool:
         if not isinstance(pair, tuple) or len(pair) != 2:
@@ -126,7 +127,7 @@ class Contacts:
 
     def pairs(self) -> set[tuple[Any, Any]]:
         """The contact pairs as a set of ``(a, b)`` tuples."""
-        return set(zip(self.a.tolist(), self.b.tolist()))
+        return set(zip(self.a.tolist(), self.b.tolist(), strict=True))
 
     def __repr__(self) -> str:
         return f"Contacts({len(self)} contacts, {len(self.began)} began, {len(self.ended)} ended)"

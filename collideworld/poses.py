@@ -55,7 +55,8 @@ def check_position(value: Any, dim: int, what: str = "position") -> NDArray[np.f
     if arr.shape != (dim,):
         raise InvalidPoseError(f"{what} must have {dim} components, got {value!r}")
     _require_finite(arr, what, value)
-    return arr.copy()
+    position: NDArray[np.float64] = arr.copy()
+    return position
 
 
 def check_angle(value: Any, what: str = "angle") -> float:
@@ -90,7 +91,8 @@ def check_quaternion(value: Any, what: str = "quaternion") -> NDArray[np.float64
     arr = _float_array(value, what)
     _require_finite(arr, what, value)
     if arr.shape == (3, 3):
-        return _check_rotation_matrices(arr[None], what)[0]
+        matrix: NDArray[np.float64] = _check_rotation_matrices(arr[None], what)[0]
+        return matrix
     if arr.shape != (4,):
         raise InvalidPoseError(f"{what} must be [w, x, y, z] (4 numbers) or a 3x3 rotation matrix, got {value!r}")
     norm = float(np.linalg.norm(arr))
@@ -134,4 +136,5 @@ def check_quaternions(value: Any, n: int, what: str = "quaternions") -> NDArray[
         i = int(np.flatnonzero(bad)[0])
         raise InvalidPoseError(f"{what}[{i}] must be a unit quaternion (norm within {QUATERNION_NORM_TOL:g} of 1), "
                                f"got {arr[i].tolist()!r} with norm {norm[i]:.9g}")
-    return arr / norm[:, None]
+    unit: NDArray[np.float64] = arr / norm[:, None]
+    return unit

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .errors import InvalidArgumentError, MissingExtraError
 
@@ -77,10 +79,11 @@ def _rot3(quaternion: Any) -> np.ndarray:
     return rotation_matrix_3d(np.asarray(quaternion, dtype=float))
 
 
-def _box_corners(half: Sequence[float]) -> np.ndarray:
+def _box_corners(half: Sequence[float]) -> NDArray[np.float64]:
     h = np.asarray(half, dtype=float)
     signs = np.array(np.meshgrid(*[[-1.0, 1.0]] * len(h), indexing="ij")).reshape(len(h), -1).T
-    return signs * h
+    corners: NDArray[np.float64] = signs * h
+    return corners
 
 
 def _hull(points: np.ndarray) -> np.ndarray:
@@ -221,7 +224,11 @@ def _draw_view(ax: Any, bodies: list[Any], dim: int, axes: tuple[int, int], cont
         if ca is not None and cb is not None:
             start = 0.5 * (ca + cb)[[i, j]]
         else:
-            start = (ca if ca is not None else cb)[[i, j]]  # type: ignore[index]
+            # Half-spaces have no centre, but they are always static and two
+            # static bodies are never in contact: the other body has one.
+            only = ca if ca is not None else cb
+            assert only is not None
+            start = only[[i, j]]
         length = 0.06 * span
         ax.add_patch(FancyArrow(start[0], start[1], normal[0] * length, normal[1] * length,
                                 width=0.004 * span, head_width=0.02 * span, head_length=0.02 * span,
@@ -313,7 +320,7 @@ def render_frame(path: str | os.PathLike[str], frame: int | None = None, output:
     title = f"{os.path.basename(os.fspath(path))}: frame {fr.number} (line {fr.line}), " \
             f"{len(bodies)} bodies, {len(contacts)} contacts"
     if fr.expect is not None:
-        actual = {frozenset(p) for p in zip(contacts.a.tolist(), contacts.b.tolist())}
+        actual = {frozenset(p) for p in zip(contacts.a.tolist(), contacts.b.tolist(), strict=True)}
         if actual != fr.expect:
             title += (f"\nfile expects {len(fr.expect)} pairs: {len(fr.expect - actual)} missing, "
                       f"{len(actual - fr.expect)} extra")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -135,7 +135,7 @@ class Box:
         object.__setattr__(self, "half_extents", he)
 
     @property
-    def dim(self) -> int:  # type: ignore[override]
+    def dim(self) -> int:
         return len(self.half_extents)
 
     @property
@@ -254,7 +254,7 @@ class Plane:
         object.__setattr__(self, "offset", d)
 
 
-Shape = Union[Circle, Box, Polygon, HalfPlane, Sphere, Plane]
+Shape = Circle | Box | Polygon | HalfPlane | Sphere | Plane
 SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane)
 
 _TYPE_KEYS: dict[str, set[str]] = {
@@ -310,7 +310,7 @@ def shape_from_dict(data: Any, dim: int | None = None) -> Shape:
         v = data["vertices"]
         if not isinstance(v, list) or not all(isinstance(p, list) for p in v):
             raise InvalidShapeError(f"polygon vertices must be a list of [x, y] lists, got {v!r}")
-        return Polygon(v)
+        return Polygon(tuple(tuple(p) for p in v))
     if t == "halfplane":
         return HalfPlane(tuple(data["normal"]), data["offset"])
     return Plane(tuple(data["normal"]), data["offset"])

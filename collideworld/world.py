@@ -304,6 +304,7 @@ class World:
             raise InvalidArgumentError(f"static must be a bool, got {static!r}")
         cat = _check_bits(category, "category")
         msk = _check_bits(mask, "mask")
+        self._check_room(1)
         self._insert([shape], [body_id], pos[None], None if ang is None else np.array([ang]),
                      None if quat is None else quat[None], np.array([bool(static)]),
                      np.array([cat], dtype=np.uint32), np.array([msk], dtype=np.uint32))
@@ -394,6 +395,7 @@ class World:
                 if v in self._slot_of or v in seen:
                     raise DuplicateIdError(f"id {v!r} is used twice or already in the world")
                 seen.add(v)
+        self._check_room(n)
         self._insert(shape_list, id_list, pos, ang, quat, np.broadcast_to(st, (n,)).copy(), cats, masks)
         if ids is None and n:
             self._next_auto_id = max(id_list) + 1
@@ -407,6 +409,16 @@ class World:
         if arr.size and (arr.min() < 0 or arr.max() > _U32):
             raise InvalidArgumentError(f"{what} must be in [0, {_U32}], got {value!r}")
         return np.broadcast_to(arr.astype(np.uint32), (n,)).copy()
+
+    #: Bodies one world can take over its lifetime: contact keys pack two
+    #: insertion serials into one int64.
+    MAX_ADDS = 2**31 - 1
+
+    def _check_room(self, n: int) -> None:
+        if self._next_serial + n > self.MAX_ADDS:
+            raise InvalidArgumentError(
+                f"this world has taken {self._next_serial} bodies over its lifetime; adding {n} more would pass "
+                f"the limit of {self.MAX_ADDS} (make a new World)")
 
     def _insert(self, shapes: list[Shape], ids: list[Any], pos: NDArray[np.float64],
                 ang: NDArray[np.float64] | None, quat: NDArray[np.float64] | None,

@@ -122,7 +122,7 @@ def main() -> None:
     # Category bits keep crate-crate overlaps out of the answer.
     CRATE, FRUSTUM = 1, 2
     world = World(dim=3)
-    for name, nrm, off in zip(["near", "far", "left", "right", "bottom", "top"], normals, offsets):
+    for name, nrm, off in zip(["near", "far", "left", "right", "bottom", "top"], normals, offsets, strict=True):
         world.add(Plane(tuple(nrm), float(off)), category=FRUSTUM, mask=CRATE, id=f"plane_{name}")
     crate_ids = world.add_many([Box(tuple(h)) for h in half],
                                center, quaternions=rot, category=CRATE, mask=FRUSTUM)

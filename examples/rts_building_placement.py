@@ -106,7 +106,7 @@ def main() -> None:
     town = town_map(world)
     spots, free = placement_map(world, house, drag_angle)
     print(f"town ({WIDTH} x {HEIGHT})".ljust(WIDTH + 4) + "2x1 house at 30 deg: '.' free, '#' blocked")
-    for left, right in zip(town, spots):
+    for left, right in zip(town, spots, strict=True):
         print(f"|{left}|  |{right}|")
     print(f"{free} of {WIDTH * HEIGHT} spots are free for the turned house")
     print()

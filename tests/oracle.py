@@ -66,8 +66,10 @@ def _box3_lp(b1, b2, shift=None):
         for i in range(3):
             axis = R[:, i]
             # |axis . (x - c - off)| + s <= h_i
-            rows.append(np.r_[axis, 1.0]); rhs.append(h[i] + axis @ (c + off))
-            rows.append(np.r_[-axis, 1.0]); rhs.append(h[i] - axis @ (c + off))
+            rows.append(np.r_[axis, 1.0])
+            rhs.append(h[i] + axis @ (c + off))
+            rows.append(np.r_[-axis, 1.0])
+            rhs.append(h[i] - axis @ (c + off))
     res = linprog(c=[0, 0, 0, -1.0], A_ub=np.array(rows), b_ub=np.array(rhs),
                   bounds=[(None, None)] * 3 + [(None, 1e9)], method="highs")
     return -res.fun

@@ -125,7 +125,7 @@ def star_polygons(draw, scale=1.0):
     if np.max(np.diff(np.r_[0.0, ang])) >= np.pi * 0.95:
         ang = np.linspace(0, 2 * np.pi, n, endpoint=False) + 0.1
     radii = draw(st.lists(st.floats(0.4, 1.0), min_size=n, max_size=n))
-    pts = [(float(r * scale * np.cos(a)), float(r * scale * np.sin(a))) for r, a in zip(radii, ang)]
+    pts = [(float(r * scale * np.cos(a)), float(r * scale * np.sin(a))) for r, a in zip(radii, ang, strict=True)]
     if draw(st.booleans()):
         pts.reverse()
     return pts
@@ -206,5 +206,5 @@ def grid_aabbs(draw, dim):
     A zero width keeps ``hi = lo`` exactly (so ``-0.0`` survives).
     """
     lo = tuple(draw(aabb_coords) for _ in range(dim))
-    hi = tuple(x + w if w else x for x, w in zip(lo, (draw(aabb_widths) for _ in range(dim))))
+    hi = tuple(x + w if w else x for x, w in zip(lo, (draw(aabb_widths) for _ in range(dim)), strict=True))
     return lo, hi

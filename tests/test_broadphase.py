@@ -98,7 +98,7 @@ class BroadphaseMachine(RuleBasedStateMachine):
         static = data.draw(st.lists(st.booleans(), min_size=len(handles), max_size=len(handles)))
         for bp in self.impls:
             bp.insert_many(handles, [b[0] for b in boxes], [b[1] for b in boxes], static)
-        for h, (lo, hi), s in zip(handles, boxes, static):
+        for h, (lo, hi), s in zip(handles, boxes, static, strict=True):
             self.model[h] = (lo, hi, s)
 
     @precondition(lambda self: self.model)
@@ -114,11 +114,11 @@ class BroadphaseMachine(RuleBasedStateMachine):
                 lo, hi, _ = self.model[h]
                 step = data.draw(st.lists(st.sampled_from([-0.5, 0.0, 0.5]),
                                           min_size=self.dim, max_size=self.dim))
-                boxes.append((tuple(a + d for a, d in zip(lo, step)),
-                              tuple(a + d for a, d in zip(hi, step))))
+                boxes.append((tuple(a + d for a, d in zip(lo, step, strict=True)),
+                              tuple(a + d for a, d in zip(hi, step, strict=True))))
         for bp in self.impls:
             bp.update_many(handles, [b[0] for b in boxes], [b[1] for b in boxes])
-        for h, (lo, hi) in zip(handles, boxes):
+        for h, (lo, hi) in zip(handles, boxes, strict=True):
             self.model[h] = (lo, hi, self.model[h][2])
 
     @precondition(lambda self: self.model)
@@ -370,7 +370,7 @@ def test_large_batches_match_reference():
     for bp in (sap, ref):
         bp.insert_many(handles, centre - half, centre + half, static)
     for h, lo, hi, s in zip(handles.tolist(), (centre - half).tolist(),
-                            (centre + half).tolist(), static.tolist()):
+                            (centre + half).tolist(), static.tolist(), strict=True):
         model[h] = (lo, hi, s)
     check()
     for _ in range(3):
@@ -378,7 +378,7 @@ def test_large_batches_match_reference():
         centre[:20] = rng.uniform(0, 40, (20, 2))  # some teleports
         for bp in (sap, ref):
             bp.update_many(handles, centre - half, centre + half)
-        for h, lo, hi in zip(handles.tolist(), (centre - half).tolist(), (centre + half).tolist()):
+        for h, lo, hi in zip(handles.tolist(), (centre - half).tolist(), (centre + half).tolist(), strict=True):
             model[h] = (lo, hi, model[h][2])
         check()
     gone = handles[: n // 2]

@@ -90,7 +90,7 @@ def lp_reaches(pairs, directions):
     makes them meet.
     """
     blocks = []
-    for (box_a, box_b), u in zip(pairs, directions):
+    for (box_a, box_b), u in zip(pairs, directions, strict=True):
         shift = box_a[0]
         a_a, b_a = _box_rows(box_a[0] - shift, box_a[1], box_a[2])
         rt = box_b[1].T

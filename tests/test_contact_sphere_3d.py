@@ -207,7 +207,7 @@ def test_sphere_sphere_matches_centre_distance():
     ca, cb = rng.uniform(-3, 3, (n, 3)), rng.uniform(-3, 3, (n, 3))
     ra, rb = rng.uniform(0.05, 2.5, n), rng.uniform(0.05, 2.5, n)
     c = contact_ball_ball(ca, ra, cb, rb)
-    dist = np.array([math.dist(p, q) for p, q in zip(ca, cb)])
+    dist = np.array([math.dist(p, q) for p, q in zip(ca, cb, strict=True)])
     expected = ra + rb - dist
     clear = np.abs(expected) > AMBIGUOUS
     assert 0.2 < (expected > 0).mean() < 0.8

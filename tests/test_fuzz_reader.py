@@ -6,8 +6,8 @@ either returns a :class:`ReplayReport`, or raises a
 ``path:N: `` (the file as given and a 1-based line number). Never another
 exception type, and never a hang (each input runs under an alarm).
 
-Inputs come from four generators, each run for a bounded number of examples
-here:
+Inputs come from six generators (``FUZZ_CASES``), each run for a bounded
+number of examples here:
 
 * random bytes (plain and ``.gz``);
 * random JSON values, one per line, with the format's keys as likely keys;
@@ -17,7 +17,12 @@ here:
   or duplicated, list element dropped or duplicated) and then, sometimes, the
   bytes damaged (cut at a random offset, UTF-8 broken, CRLF, blank line,
   gzip truncated or corrupted);
-* the same generated files unmutated, which must replay without error.
+* the generated files unmutated, which must replay without error;
+* the generated files with extreme but finite coordinates and sizes (1e308,
+  5e-324, -0.0, ...), which reach the world and its kernels.
+
+For plain files that replay, the report must also count one frame per frame
+line: nothing is skipped silently.
 
 The second half checks the reader's limits on hostile input (a huge line, a
 polygon with too many vertices, too many bodies alive, a gzip bomb): each is
@@ -38,9 +43,10 @@ import threading
 import time
 import tracemalloc
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -300,9 +306,9 @@ _BROKEN_UTF8 = [b"\xff", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xf0\x9f\x98",
 @st.composite
 def damaged_bytes(draw: Any, data: bytes) -> tuple[bytes, str, str]:
     """Byte-level damage to a file's text; returns (bytes, suffix, description)."""
-    op = draw(st.sampled_from(["none", "none", "none", "none", "cut", "no_final_newline", "blank_line", "crlf", "break_utf8",
-                               "cut_in_character", "flip_byte", "gzip", "gzip_truncated", "gzip_flipped",
-                               "gzip_members", "gzip_padding", "gzip_garbage"]))
+    op = draw(st.sampled_from(["none", "none", "none", "none", "cut", "no_final_newline", "blank_line", "crlf",
+                               "break_utf8", "cut_in_character", "flip_byte", "gzip", "gzip_truncated",
+                               "gzip_flipped", "gzip_members", "gzip_padding", "gzip_garbage"]))
     suffix = ".jsonl"
     if op == "cut" and data:
         data = data[: draw(st.integers(0, len(data)))]
@@ -475,7 +481,7 @@ def _shape_dict(draw: Any, dim: int) -> tuple[dict[str, Any], bool]:
         gaps = [draw(st.floats(0.5, 1.0)) for _ in range(k)]
         radii = [draw(st.floats(0.3, 1.0)) * size for _ in range(k)]
         total, acc, verts = sum(gaps), 0.0, []
-        for g, r in zip(gaps, radii):
+        for g, r in zip(gaps, radii, strict=True):
             acc += g
             a = 2 * math.pi * acc / total
             verts.append([r * math.cos(a), r * math.sin(a)])

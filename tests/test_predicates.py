@@ -71,7 +71,7 @@ def test_point_in_triangle_matches_shapely():
     rng = np.random.default_rng(0)
     tri = rng.uniform(-10, 10, (500, 3, 2))
     pts = tri.mean(axis=1) + rng.uniform(-5, 5, (500, 2))
-    expected = [shapely.Polygon(t).covers(shapely.Point(p)) for t, p in zip(tri, pts)]
+    expected = [shapely.Polygon(t).covers(shapely.Point(p)) for t, p in zip(tri, pts, strict=True)]
     got = point_in_triangle(pts, tri[:, 0], tri[:, 1], tri[:, 2])
     assert got.tolist() == expected
     assert 50 < sum(expected) < 450
@@ -121,7 +121,7 @@ def test_point_in_convex_polygon_pairwise_batch():
     k = max(len(p) for p in polys)
     batch = np.array([np.vstack([p, np.repeat(p[-1:], k - len(p), axis=0)]) for p in polys])
     pts = rng.uniform(-12, 12, (40, 2))
-    expected = [bool(_covers(p, [q])[0]) for p, q in zip(polys, pts)]
+    expected = [bool(_covers(p, [q])[0]) for p, q in zip(polys, pts, strict=True)]
     assert point_in_convex_polygon(pts, batch).tolist() == expected
 
 
@@ -318,7 +318,7 @@ def test_point_in_box_2d_matches_shapely():
     got = point_in_box(pts, center, rotation_matrix_2d(angle), half)
     boxes = [
         shapely.affinity.rotate(shapely.box(*(c - h), *(c + h)), a, origin=tuple(c), use_radians=True)
-        for c, h, a in zip(center, half, angle)
+        for c, h, a in zip(center, half, angle, strict=True)
     ]
     expected = shapely.covers(np.array(boxes), shapely.points(pts))
     assert got.tolist() == expected.tolist()

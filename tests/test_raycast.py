@@ -324,7 +324,7 @@ def edge_normals_through(point, poly: Polygon) -> list[np.ndarray]:
     """Outward unit normals of the polygon edges within GRAZE-ish of ``point``."""
     ring = np.asarray(poly.exterior.coords)
     out = []
-    for a, b in zip(ring[:-1], ring[1:]):
+    for a, b in zip(ring[:-1], ring[1:], strict=True):
         if shapely.distance(Point(point), LineString([a, b])) <= 1e-8:
             e = b - a
             out.append(np.array([e[1], -e[0]]) / np.hypot(*e))

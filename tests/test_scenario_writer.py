@@ -296,7 +296,7 @@ def test_iter_replay_yields_each_step(tmp_path):
 
 
 def pair_set(contacts):
-    return {frozenset(p) for p in zip(contacts.a.tolist(), contacts.b.tolist())}
+    return {frozenset(p) for p in zip(contacts.a.tolist(), contacts.b.tolist(), strict=True)}
 
 
 def test_recorder_writes_what_it_was_told(tmp_path):

@@ -114,7 +114,7 @@ def test_pairs_are_ordered_by_insertion_and_sorted():
     for name, x in [("z", 0.0), ("y", 1.0), ("x", 2.0), ("w", 3.0)]:
         w.add(Circle(0.6), position=(x, 0), id=name)
     c = w.step()
-    assert list(zip(c.a.tolist(), c.b.tolist())) == [("z", "y"), ("y", "x"), ("x", "w")]
+    assert list(zip(c.a.tolist(), c.b.tolist(), strict=True)) == [("z", "y"), ("y", "x"), ("x", "w")]
     np.testing.assert_allclose(c.normal, [[1, 0]] * 3)
     np.testing.assert_allclose(c.depth, [0.2] * 3)
     assert w.pairs() == {("z", "y"), ("y", "x"), ("x", "w")}

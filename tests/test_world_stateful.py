@@ -20,7 +20,7 @@ from collideworld import World
 from collideworld.broadphase.adaptive import AdaptiveBroadphase
 
 from . import oracle
-from .strategies import categories, masks, make_shape, shape_data, unit_quaternions, world_coords
+from .strategies import categories, make_shape, masks, shape_data, unit_quaternions, world_coords
 
 
 class _WorldMachine(RuleBasedStateMachine):
@@ -113,7 +113,7 @@ class _WorldMachine(RuleBasedStateMachine):
             kw = {"quaternions": rots}
         for w in self.worlds:
             w.move_many(chosen, positions=pos, **kw)
-        for k, p, r in zip(chosen, pos, rots):
+        for k, p, r in zip(chosen, pos, rots, strict=True):
             self.model[k]["position"] = p
             self.model[k]["rotation"] = float(r) if self.dim == 2 else r
 

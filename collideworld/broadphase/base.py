@@ -21,6 +21,7 @@ never move relative to each other, so such a contact carries no information.
 
 from __future__ import annotations
 
+from collections.abc import Container
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -218,9 +219,9 @@ def as_static(static: ArrayLike | None, m: int) -> NDArray[np.bool_]:
     return arr.astype(bool, copy=True)
 
 
-def check_new_handles(handles: NDArray[np.int64], live: object) -> list[int]:
+def check_new_handles(handles: NDArray[np.int64], live: Container[int]) -> list[int]:
     """Handles as Python ints; raise if one repeats or is already in ``live``."""
-    hl = handles.tolist()
+    hl: list[int] = handles.tolist()
     if len(set(hl)) != len(hl):
         seen: set[int] = set()
         for h in hl:
@@ -228,16 +229,16 @@ def check_new_handles(handles: NDArray[np.int64], live: object) -> list[int]:
                 raise DuplicateIdError(f"handle {h} appears more than once in this batch")
             seen.add(h)
     for h in hl:
-        if h in live:  # type: ignore[operator]
+        if h in live:
             raise DuplicateIdError(f"handle {h} is already in the broadphase")
     return hl
 
 
-def check_live_handles(handles: NDArray[np.int64], live: object) -> list[int]:
+def check_live_handles(handles: NDArray[np.int64], live: Container[int]) -> list[int]:
     """Handles as Python ints; raise if one repeats or is not in ``live``."""
-    hl = handles.tolist()
+    hl: list[int] = handles.tolist()
     for h in hl:
-        if h not in live:  # type: ignore[operator]
+        if h not in live:
             raise UnknownIdError(f"handle {h} is not in the broadphase")
     if len(set(hl)) != len(hl):
         seen: set[int] = set()

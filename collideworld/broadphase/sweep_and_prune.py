@@ -200,7 +200,7 @@ class SweepAndPrune(Broadphase):
         self._live[slots] = True
         self._handle[slots] = h
         sl = slots.tolist()
-        for handle, s in zip(hl, sl):
+        for handle, s in zip(hl, sl, strict=True):
             self._slot[handle] = s
 
         lo_bits = _ordered_bits(lo_a).T.tolist()  # (D, M)
@@ -208,7 +208,7 @@ class SweepAndPrune(Broadphase):
         for k in range(self._dim):
             sk, ek = self._start_key[k], self._end_key[k]
             new_keys = []
-            for s, lb, hb in zip(sl, lo_bits[k], hi_bits[k]):
+            for s, lb, hb in zip(sl, lo_bits[k], hi_bits[k], strict=True):
                 a = (lb << _VALUE_SHIFT) | s
                 b = (hb << _VALUE_SHIFT) | _END | s
                 sk[s] = a
@@ -263,7 +263,7 @@ class SweepAndPrune(Broadphase):
         static_arr = self._static
         end, mask, shift = _END, _SLOT_MASK, _VALUE_SHIFT
 
-        for s, lbs, hbs in zip(sl, lo_bits, hi_bits):
+        for s, lbs, hbs in zip(sl, lo_bits, hi_bits, strict=True):
             s_static = bool(static_arr[s]) if static is None else static[s]
             for k in axes:
                 sk, ek = start_key[k], end_key[k]
@@ -315,7 +315,7 @@ class SweepAndPrune(Broadphase):
                             pairs.discard((s << 32) | c if s < c else (c << 32) | s)
 
     def _begin(
-        self, s: int, s_static: bool, crossed: list[int], pairs: set[int], static: list | None
+        self, s: int, s_static: bool, crossed: list[int], pairs: set[int], static: list[bool] | None
     ) -> None:
         """Add {s, c} for each crossed slot c whose box now overlaps s's box.
 
@@ -329,7 +329,7 @@ class SweepAndPrune(Broadphase):
                 continue
             if s_static and (static[c] if static is not None else static_arr[c]):
                 continue
-            for sk, ek in zip(start_key, end_key):
+            for sk, ek in zip(start_key, end_key, strict=True):
                 if sk[s] > ek[c] or sk[c] > ek[s]:
                     break
             else:
@@ -435,7 +435,10 @@ class SweepAndPrune(Broadphase):
         out = [np.zeros(0, dtype=np.int64)]
         for start in range(0, len(slots), rows):
             blk = slots[start : start + rows]
-            hit = ((lo[blk, None, :] <= hi[None]) & (lo[None] <= hi[blk, None, :])).all(axis=2)
+            # numpy's stubs type ndarray.all(axis=k) as `np.bool | ndarray` whatever the rank; here it is (M, top)
+            hit: NDArray[np.bool_] = (  # type: ignore[assignment]
+                (lo[blk, None, :] <= hi[None]) & (lo[None] <= hi[blk, None, :])
+            ).all(axis=2)
             hit[np.arange(len(blk)), blk] = False
             hit &= ~(st[blk, None] & st[None, :])
             i, j = np.nonzero(hit)
@@ -513,7 +516,7 @@ class SweepAndPrune(Broadphase):
             axis._check()
             assert len(self._start_key[k]) == top and len(self._end_key[k]) == top
             expect = []
-            for s, lb, hb in zip(live.tolist(), lo_bits, hi_bits):
+            for s, lb, hb in zip(live.tolist(), lo_bits, hi_bits, strict=True):
                 a = (lb[k] << _VALUE_SHIFT) | s
                 b = (hb[k] << _VALUE_SHIFT) | _END | s
                 assert self._start_key[k][s] == a and self._end_key[k][s] == b
@@ -583,4 +586,5 @@ def _pair_keys(a: NDArray[np.integer], b: NDArray[np.integer]) -> NDArray[np.int
     """Pack slot pairs as ``(min << 32) | max``; order of a and b is irrelevant."""
     a = a.astype(np.int64, copy=False)
     b = b.astype(np.int64, copy=False)
-    return (np.minimum(a, b) << 32) | np.maximum(a, b)
+    keys: NDArray[np.int64] = (np.minimum(a, b) << 32) | np.maximum(a, b)
+    return keys

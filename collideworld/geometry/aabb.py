@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["aabb_ball", "aabb_box", "aabb_points", "max_over_columns", "min_over_columns"]
+__all__ = ["Bounds", "aabb_ball", "aabb_box", "aabb_points", "max_over_columns", "min_over_columns"]
 
 Bounds = tuple[NDArray[np.float64], NDArray[np.float64]]
 
@@ -38,8 +38,9 @@ def max_over_columns(a: NDArray[np.float64], axis: int = -1) -> NDArray[np.float
     """
     a = np.moveaxis(a, axis, 0)
     if a.shape[0] > 16:
-        return a.max(axis=0)
-    out = a[0].copy()
+        reduced: NDArray[np.float64] = a.max(axis=0)
+        return reduced
+    out: NDArray[np.float64] = a[0].copy()
     for col in a[1:]:
         np.maximum(out, col, out=out)
     return out
@@ -49,8 +50,9 @@ def min_over_columns(a: NDArray[np.float64], axis: int = -1) -> NDArray[np.float
     """``a.min(axis)`` for a short axis; see :func:`max_over_columns`."""
     a = np.moveaxis(a, axis, 0)
     if a.shape[0] > 16:
-        return a.min(axis=0)
-    out = a[0].copy()
+        reduced: NDArray[np.float64] = a.min(axis=0)
+        return reduced
+    out: NDArray[np.float64] = a[0].copy()
     for col in a[1:]:
         np.minimum(out, col, out=out)
     return out

@@ -56,7 +56,8 @@ def _coordinate_planes(
 
 def _plane_scale(*planes: NDArray[np.float64]) -> NDArray[np.float64]:
     """Largest absolute coordinate per pair over (K, N) planes, shape (N,)."""
-    return np.max([np.abs(p).max(axis=0) for p in planes], axis=0)
+    scale: NDArray[np.float64] = np.max([np.abs(p).max(axis=0) for p in planes], axis=0)
+    return scale
 
 
 def _finish(
@@ -197,7 +198,7 @@ def contact_ball_box(
     safe = np.where(outside, dist, 1.0)
     local_normal = [
         np.where(outside, -o / safe, np.where(face == i, np.where(x >= 0, -1.0, 1.0), 0.0))
-        for i, (x, o) in enumerate(zip(local, outside_by))
+        for i, (x, o) in enumerate(zip(local, outside_by, strict=True))
     ]
     normal = np.stack([sum(rot[:, j, i] * local_normal[i] for i in axes) for j in axes], axis=1)
     signed = np.where(outside, r - dist, r + inner_gap)
@@ -271,20 +272,24 @@ def contact_ball_polygon(
     dist2 = qx * qx + qy * qy
     near = np.argmin(dist2, axis=0)
     dist = np.sqrt(dist2[near, cols])
+    # A polygon far smaller than the rounding of its world coordinates can
+    # have every vertex rounded onto one point: with no edge it has no inside,
+    # and it is that point (within the contact at distance 0, any direction).
+    point = ~valid.any(axis=0)
     # A centre outside by less than the rounding of its own coordinates can
     # land exactly on the boundary; the inside branch handles it with the
     # same depth (r + 0) and a well-defined normal.
-    outside = (inner_min < 0) & (dist > 0)
+    outside = ((inner_min < 0) | point) & (dist > 0)
 
     safe_dist = np.where(outside, dist, 1.0)
     edge_len = length[edge, cols]
     normal = np.stack(
         [
-            np.where(outside, qx[near, cols] / safe_dist, -ey[edge, cols] / edge_len),
-            np.where(outside, qy[near, cols] / safe_dist, ex[edge, cols] / edge_len),
+            np.where(outside, qx[near, cols] / safe_dist, np.where(point, 1.0, -ey[edge, cols] / edge_len)),
+            np.where(outside, qy[near, cols] / safe_dist, np.where(point, 0.0, ex[edge, cols] / edge_len)),
         ],
         axis=1,
     )
-    signed = np.where(outside, r - dist, r + inner_min)
+    signed = np.where(outside, r - dist, np.where(point, r, r + inner_min))
     scale = np.maximum(_pair_scale(c, r), _plane_scale(px, py))
     return _finish(signed, normal, scale)

@@ -88,8 +88,9 @@ def lowest_box_support(normal: NDArray[np.float64], center: NDArray[np.float64],
     else:
         # n expressed in the box frame: R^T n, i.e. n . column_i
         along_axes = np.einsum("nji,nj->ni", rotation, normal)
-    radius = np.einsum("ni,ni->n", np.abs(along_axes), half)
-    return np.einsum("nd,nd->n", normal, center) - radius
+    radius: NDArray[np.float64] = np.einsum("ni,ni->n", np.abs(along_axes), half)
+    centre_along: NDArray[np.float64] = np.einsum("nd,nd->n", normal, center)
+    return centre_along - radius
 
 
 def contact_halfspace_box(normal: NDArray[np.float64], offset: NDArray[np.float64],

@@ -168,7 +168,20 @@ def contact_polygon_polygon(vertices_a: ArrayLike, vertices_b: ArrayLike) -> Con
     k = np.argmin(gap, axis=0)
     cols = np.arange(len(scale))
     normal = np.stack([dx[k, cols], dy[k, cols]], axis=1)
-    return _finish(gap[k, cols], normal, scale)
+    signed = gap[k, cols]
+    # Polygons far smaller than the rounding of their world coordinates can
+    # have every vertex rounded onto one point. Without edges on either side
+    # there is no axis to test (every gap is inf): two points, whose
+    # separation is their distance.
+    points = np.isinf(signed)
+    if points.any():
+        px, py = bx[0, points] - ax[0, points], by[0, points] - ay[0, points]
+        dist = np.hypot(px, py)
+        apart = dist > 0
+        safe = np.where(apart, dist, 1.0)
+        normal[points] = np.stack([np.where(apart, px / safe, 1.0), np.where(apart, py / safe, 0.0)], axis=1)
+        signed[points] = -dist
+    return _finish(signed, normal, scale)
 
 
 def contact_box_polygon(

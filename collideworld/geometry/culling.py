@@ -60,22 +60,26 @@ def _side(low: NDArray[np.float64], high: NDArray[np.float64],
     is INTERSECTING (closed sets), and one touching it from inside, up to
     rounding, is INSIDE.
     """
-    return np.where(low > tol, np.int8(OUTSIDE),
-                    np.where(high <= tol, np.int8(INSIDE), np.int8(INTERSECTING)))
+    side: NDArray[np.int8] = np.where(low > tol, np.int8(OUTSIDE),
+                                      np.where(high <= tol, np.int8(INSIDE), np.int8(INTERSECTING)))
+    return side
 
 
 def _projected_radius(rotation: NDArray[np.float64] | None, half: NDArray[np.float64],
                       normal: NDArray[np.float64]) -> NDArray[np.float64]:
     """``sum_i h_i |normal . axis_i|`` for broadcast (..., D) inputs."""
     if rotation is None:
-        return np.sum(half * np.abs(normal), axis=-1)
+        aligned: NDArray[np.float64] = np.sum(half * np.abs(normal), axis=-1)
+        return aligned
     # Column i of R is axis i, so normal . axis_i is (R^T normal)_i.
-    return np.sum(half * np.abs(np.einsum("...ji,...j->...i", rotation, normal)), axis=-1)
+    rotated: NDArray[np.float64] = np.sum(half * np.abs(np.einsum("...ji,...j->...i", rotation, normal)), axis=-1)
+    return rotated
 
 
 def _scale(*arrays: NDArray[np.float64]) -> NDArray[np.float64]:
     """Largest absolute coordinate per row, over (N, k) arrays."""
-    return np.max(np.abs(np.concatenate(arrays, axis=1)), axis=1, initial=0.0)
+    scale: NDArray[np.float64] = np.max(np.abs(np.concatenate(arrays, axis=1)), axis=1, initial=0.0)
+    return scale
 
 
 def classify_box_plane(
@@ -176,7 +180,8 @@ def classify_box_planes(
     tol = touch_tolerance(np.maximum(_scale(c, h), max_off))[:, None]
     # Side is ordered OUTSIDE < INTERSECTING < INSIDE, so the region's side is
     # the worst side over its planes.
-    return np.min(_side(dist - r, dist + r, tol), axis=1)
+    worst: NDArray[np.int8] = np.min(_side(dist - r, dist + r, tol), axis=1)
+    return worst
 
 
 def classify_aabb_plane(

@@ -275,7 +275,7 @@ def clean_polygon(vertices: ArrayLike) -> NDArray[np.float64]:
     >>> clean_polygon([(0, 0), (0, 1), (1, 1), (1, 0.5), (1, 0), (0, 0)]).tolist()
     [[1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0]]
     """
-    v = _as_vertices(vertices).copy()
+    v: NDArray[np.float64] = _as_vertices(vertices).copy()
     if len(v) == 0:
         return v
     tol = _tol(v)

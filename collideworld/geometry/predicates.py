@@ -53,7 +53,7 @@ def _orient(a: NDArray[np.float64], b: NDArray[np.float64], c: NDArray[np.float6
 
 def _scale(*arrays: NDArray[np.float64]) -> NDArray[np.float64]:
     """Largest absolute coordinate per query (reduces the last axis of each)."""
-    out = np.max(np.abs(arrays[0]), axis=-1)
+    out: NDArray[np.float64] = np.max(np.abs(arrays[0]), axis=-1)
     for a in arrays[1:]:
         out = np.maximum(out, np.max(np.abs(a), axis=-1))
     return out
@@ -97,7 +97,8 @@ def point_segment_distance(points: ArrayLike, a: ArrayLike, b: ArrayLike) -> NDA
     safe = np.where(len2 > 0, len2, 1.0)
     t = np.clip(np.sum(ap * ab, axis=-1) / safe, 0.0, 1.0)
     closest = a + t[..., None] * ab
-    return np.linalg.norm(p - closest, axis=-1)
+    dist: NDArray[np.float64] = np.linalg.norm(p - closest, axis=-1)
+    return dist
 
 
 def point_in_triangle(
@@ -137,7 +138,7 @@ def point_in_triangle(
     # triangle the box test is implied by the side tests.
     lo = np.minimum(np.minimum(a, b), c) - t[..., None]
     hi = np.maximum(np.maximum(a, b), c) + t[..., None]
-    in_box = np.all((p >= lo) & (p <= hi), axis=-1)
+    in_box: NDArray[np.bool_] = np.all((p >= lo) & (p <= hi), axis=-1)
     return ~(has_neg & has_pos) & in_box
 
 
@@ -181,7 +182,8 @@ def point_in_convex_polygon(
     d = _orient(v, nxt, p[..., None, :]) * winding[..., None]
     length = np.linalg.norm(nxt - v, axis=-1)
     outside = d < -(t[..., None] * length)
-    return ~np.any(outside, axis=-1)
+    any_outside: NDArray[np.bool_] = np.any(outside, axis=-1)
+    return ~any_outside
 
 
 def point_in_polygon(points: ArrayLike, vertices: ArrayLike, *, tol: ArrayLike | None = None) -> NDArray[np.bool_]:
@@ -315,7 +317,8 @@ def point_in_box(
     t = _tolerance(tol, p, c, h)
     # R is orthonormal, so world -> local is R^T (p - c).
     local = np.einsum("...ji,...j->...i", r, p - c)
-    return np.all(np.abs(local) <= h + t[..., None], axis=-1)
+    inside: NDArray[np.bool_] = np.all(np.abs(local) <= h + t[..., None], axis=-1)
+    return inside
 
 
 def box_corners(center: ArrayLike, rotation: ArrayLike, half: ArrayLike) -> NDArray[np.float64]:
@@ -348,4 +351,5 @@ def box_corners(center: ArrayLike, rotation: ArrayLike, half: ArrayLike) -> NDAr
     k = np.arange(2**d)
     signs = np.where((k[:, None] >> np.arange(d)) & 1, 1.0, -1.0)  # (2**D, D)
     local = signs * h[..., None, :]  # (..., 2**D, D)
-    return c[..., None, :] + np.einsum("...ij,...kj->...ki", r, local)
+    offsets: NDArray[np.float64] = np.einsum("...ij,...kj->...ki", r, local)
+    return c[..., None, :] + offsets

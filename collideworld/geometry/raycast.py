@@ -91,7 +91,8 @@ def _as_ray(origin: ArrayLike, direction: ArrayLike,
 
 def _row_max_abs(a: NDArray[np.float64]) -> NDArray[np.float64]:
     """Largest absolute value per row of an (N, ...) array, shape (N,)."""
-    return np.abs(a).reshape(a.shape[0], int(np.prod(a.shape[1:]))).max(axis=1, initial=0.0)
+    row_max: NDArray[np.float64] = np.abs(a).reshape(a.shape[0], int(np.prod(a.shape[1:]))).max(axis=1, initial=0.0)
+    return row_max
 
 
 #: ``|normal . direction|`` at or below which a face of a bounded shape
@@ -247,7 +248,8 @@ def raycast_ball(origin: ArrayLike, direction: ArrayLike, max_distance: float,
         safe = np.where(denom > 0, denom, 1.0)
         # -b - half_chord in exact arithmetic; never later than the closest
         # approach, which is where a grazing ray touches.
-        return np.minimum(c_term / safe, -b)
+        root: NDArray[np.float64] = np.minimum(c_term / safe, -b)
+        return root
 
     t_exact = near_root(r)
     t_grown = near_root(r_grown)

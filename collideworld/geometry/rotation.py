@@ -137,4 +137,5 @@ def rotate_points(rotation: ArrayLike, points: ArrayLike) -> NDArray[np.float64]
     """
     r = np.asarray(rotation, dtype=np.float64)
     p = np.asarray(points, dtype=np.float64)
-    return np.einsum("...ij,...kj->...ki", r, p)
+    rotated: NDArray[np.float64] = np.einsum("...ij,...kj->...ki", r, p)
+    return rotated

@@ -32,8 +32,9 @@ import json
 import math
 import os
 import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Iterator, Union
+from typing import Any, BinaryIO
 
 from ..errors import InvalidShapeError, ScenarioError
 from ..shapes import Shape, shape_from_dict
@@ -51,6 +52,7 @@ __all__ = [
     "Scenario",
     "read_scenario",
     "iter_frames",
+    "FrameIterator",
 ]
 
 #: The only version of the format this reader reads.
@@ -61,7 +63,7 @@ DEFAULT_TOLERANCE = 1e-6
 QUATERNION_NORM_TOLERANCE = 1e-6
 UINT32_MAX = 0xFFFFFFFF
 
-BodyId = Union[str, int]
+BodyId = str | int
 
 _HEADER_KEYS = frozenset({"collideworld_scenario", "dim", "name", "description", "tolerance"})
 _FRAME_KEYS = frozenset({"remove", "add", "move", "expect", "expect_contacts"})
@@ -231,7 +233,7 @@ class _GzipRaw(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: Any) -> int:  # type: ignore[override]
+    def readinto(self, buffer: Any) -> int:
         view = memoryview(buffer).cast("B")
         while not self._eof:
             if self._dec.eof:
@@ -321,7 +323,11 @@ class _Invalid(Exception):
     pass
 
 
-def _w(what: Any) -> str:
+#: An error-message subject, or a function that builds it (only called on error).
+_What = str | Callable[[], str]
+
+
+def _w(what: _What) -> str:
     """Error-message subjects may be passed as a lambda, built only on error."""
     return what() if callable(what) else what
 
@@ -330,7 +336,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _number(value: Any, what: Any) -> float:
+def _number(value: Any, what: _What) -> float:
     # NaN and Infinity tokens never get here (the decoder rejects them); a
     # non-finite value is a number literal too large for a double.
     if not _is_number(value):
@@ -344,7 +350,7 @@ def _number(value: Any, what: Any) -> float:
     return f
 
 
-def _vector(value: Any, n: int, what: Any) -> tuple[float, ...]:
+def _vector(value: Any, n: int, what: _What) -> tuple[float, ...]:
     # Fast path for the common, valid case: a list of n plain ints/floats.
     if type(value) is list and len(value) == n:
         for v in value:
@@ -366,12 +372,13 @@ def _vector(value: Any, n: int, what: Any) -> tuple[float, ...]:
     return tuple(_number(v, f"{_w(what)}[{i}]") for i, v in enumerate(value))
 
 
-def _quaternion(value: Any, what: Any) -> tuple[float, float, float, float]:
+def _quaternion(value: Any, what: _What) -> tuple[float, float, float, float]:
     q = _vector(value, 4, what)
     norm = math.sqrt(sum(c * c for c in q))
     if abs(norm - 1.0) > QUATERNION_NORM_TOLERANCE:
         raise _Invalid(f"{_w(what)} must be a unit quaternion (norm within 1e-6 of 1), got norm {norm!r}")
-    return q  # type: ignore[return-value]
+    w, x, y, z = q
+    return w, x, y, z
 
 
 def _uint32(value: Any, what: str) -> int:

@@ -36,7 +36,8 @@ Examples
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .reader import MoveSpec
 from .writer import ScenarioWriter
@@ -120,7 +121,7 @@ class Recorder:
 
     def add_many(self, *args: Any, **kwargs: Any) -> list[Any]:
         """``world.add_many``; returns the ids."""
-        ids = self.world.add_many(*args, **kwargs)
+        ids: list[Any] = self.world.add_many(*args, **kwargs)
         for body_id in ids:
             self._note_add(body_id)
         return ids
@@ -129,14 +130,14 @@ class Recorder:
              quaternion: Any = None) -> None:
         """``world.move``."""
         self.world.move(body_id, position, angle, quaternion)
-        given = [f for f, v in zip(_FIELDS, (position, angle, quaternion)) if v is not None]
+        given = [f for f, v in zip(_FIELDS, (position, angle, quaternion), strict=True) if v is not None]
         self._note_move(body_id, given)
 
     def move_many(self, ids: Any, positions: Any = None, angles: Any = None,
                   quaternions: Any = None) -> None:
         """``world.move_many``."""
         self.world.move_many(ids, positions, angles, quaternions)
-        given = [f for f, v in zip(_FIELDS, (positions, angles, quaternions)) if v is not None]
+        given = [f for f, v in zip(_FIELDS, (positions, angles, quaternions), strict=True) if v is not None]
         for body_id in list(ids):
             self._note_move(_plain_id(body_id), given)
 
@@ -168,7 +169,7 @@ class Recorder:
             ))
         expect = None
         if self.record_expect:
-            expect = list(zip(contacts.a.tolist(), contacts.b.tolist()))
+            expect = list(zip(contacts.a.tolist(), contacts.b.tolist(), strict=True))
         expect_contacts = None
         if self.record_contacts:
             expect_contacts = [c for c in contacts

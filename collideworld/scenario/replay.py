@@ -30,8 +30,9 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -369,12 +370,12 @@ class _Replayer:
         missing: list[tuple[BodyId, BodyId]] = []
         extra: list[tuple[BodyId, BodyId]] = []
         if frame.expect is not None:
-            actual = {frozenset(p) for p in zip(a_ids, b_ids)}
+            actual = {frozenset(p) for p in zip(a_ids, b_ids, strict=True)}
             missing = _sorted_pairs(frame.expect - actual)
             extra = _sorted_pairs(actual - frame.expect)
         contact_errors: list[ContactMismatch] = []
         if frame.expect_contacts:
-            index = {frozenset(p): i for i, p in enumerate(zip(a_ids, b_ids))}
+            index = {frozenset(p): i for i, p in enumerate(zip(a_ids, b_ids, strict=True))}
             for ec in frame.expect_contacts:
                 report.contacts_checked += 1
                 err = self._check_contact(ec, index, a_ids, contacts)
@@ -466,7 +467,7 @@ def replay(path: str | os.PathLike[str], world_factory: Callable[[int], Any] | N
     bar = None
     with scenario.frames() as frames:
         if progress:
-            from tqdm import tqdm  # type: ignore[import-untyped]
+            from tqdm import tqdm
 
             bar = tqdm(total=frames.size, unit="B", unit_scale=True, leave=False,
                        desc=os.path.basename(scenario.path))

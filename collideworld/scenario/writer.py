@@ -24,7 +24,8 @@ import gzip
 import json
 import math
 import os
-from typing import Any, BinaryIO, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any, BinaryIO
 
 import numpy as np
 
