@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .errors import InvalidPoseError
+from .geometry.tolerance import MAX_COORDINATE
 
 __all__ = [
     "QUATERNION_NORM_TOL",
@@ -33,11 +34,14 @@ def _float_array(value: Any, what: str) -> NDArray[np.float64]:
     if isinstance(value, (str, bytes)):
         raise InvalidPoseError(f"{what} must be numeric, got {value!r}")
     try:
-        arr = np.asarray(value, dtype=np.float64)
+        raw = np.asarray(value)
     except (TypeError, ValueError):
-        raise InvalidPoseError(f"{what} must be numeric, got {value!r}") from None
-    if arr.dtype == object:
-        raise InvalidPoseError(f"{what} must be numeric, got {value!r}")
+        # ragged nested lists and the like
+        raise InvalidPoseError(f"{what} must be a rectangular array of real numbers, got {value!r}") from None
+    if raw.dtype.kind not in "iuf":
+        # bools, complex numbers (numpy would drop the imaginary part), strings, objects
+        raise InvalidPoseError(f"{what} must be real numbers, got {raw.dtype} values: {value!r}")
+    arr: NDArray[np.float64] = raw.astype(np.float64, copy=False)
     return arr
 
 
@@ -49,12 +53,21 @@ def _require_finite(arr: NDArray[np.float64], what: str, given: Any) -> None:
                                else f"{what} must be finite; found {arr[tuple(bad)]!r}{where}")
 
 
+def _require_in_range(arr: NDArray[np.float64], what: str) -> None:
+    if arr.size and float(np.abs(arr).max()) > MAX_COORDINATE:
+        bad = np.argwhere(np.abs(arr) > MAX_COORDINATE)[0]
+        where = f" at index {tuple(int(i) for i in bad)}" if arr.ndim else ""
+        raise InvalidPoseError(f"{what} must be at most {MAX_COORDINATE:g} in magnitude, "
+                               f"got {arr[tuple(bad)]!r}{where}")
+
+
 def check_position(value: Any, dim: int, what: str = "position") -> NDArray[np.float64]:
-    """A single position of ``dim`` finite numbers."""
+    """A single position of ``dim`` finite numbers, each at most ``MAX_COORDINATE`` in magnitude."""
     arr = _float_array(value, what)
     if arr.shape != (dim,):
         raise InvalidPoseError(f"{what} must have {dim} components, got {value!r}")
     _require_finite(arr, what, value)
+    _require_in_range(arr, what)
     position: NDArray[np.float64] = arr.copy()
     return position
 
@@ -103,11 +116,12 @@ def check_quaternion(value: Any, what: str = "quaternion") -> NDArray[np.float64
 
 
 def check_positions(value: Any, n: int, dim: int, what: str = "positions") -> NDArray[np.float64]:
-    """``n`` positions as an (n, dim) array."""
+    """``n`` positions as an (n, dim) array (finite, at most ``MAX_COORDINATE`` in magnitude)."""
     arr = _float_array(value, what)
     if arr.shape != (n, dim):
         raise InvalidPoseError(f"{what} must have shape ({n}, {dim}), got shape {arr.shape}")
     _require_finite(arr, what, value)
+    _require_in_range(arr, what)
     return np.array(arr, dtype=np.float64, copy=True)
 
 

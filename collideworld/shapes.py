@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from .errors import InvalidShapeError
 from .geometry import polygon as _poly
+from .geometry.tolerance import MAX_COORDINATE
 
 __all__ = [
     "Shape",
@@ -35,12 +36,18 @@ __all__ = [
 ]
 
 
-def _finite_float(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+def _finite_float(value: Any, what: str, limit: float | None = MAX_COORDINATE) -> float:
+    """``value`` as a float, finite and (unless ``limit`` is None) at most ``limit`` in magnitude."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise InvalidShapeError(f"{what} must be a real number, got {value!r}")
-    f = float(value)
+    try:
+        f = float(value)
+    except OverflowError:  # an int beyond float range
+        f = math.inf
     if not math.isfinite(f):
         raise InvalidShapeError(f"{what} must be finite, got {value!r}")
+    if limit is not None and abs(f) > limit:
+        raise InvalidShapeError(f"{what} must be at most {limit:g} in magnitude, got {value!r}")
     return f
 
 
@@ -51,7 +58,7 @@ def _positive(value: Any, what: str) -> float:
     return f
 
 
-def _vector(value: Any, what: str, dims: tuple[int, ...]) -> tuple[float, ...]:
+def _vector(value: Any, what: str, dims: tuple[int, ...], limit: float | None = MAX_COORDINATE) -> tuple[float, ...]:
     try:
         items = list(value)
     except TypeError:
@@ -62,7 +69,7 @@ def _vector(value: Any, what: str, dims: tuple[int, ...]) -> tuple[float, ...]:
         raise InvalidShapeError(
             f"{what} must have {' or '.join(map(str, dims))} components, got {len(items)}: {value!r}"
         )
-    return tuple(_finite_float(v, f"{what}[{i}]") for i, v in enumerate(items))
+    return tuple(_finite_float(v, f"{what}[{i}]", limit) for i, v in enumerate(items))
 
 
 @dataclass(frozen=True)
@@ -210,12 +217,22 @@ class Polygon:
 
 
 def _normalised_plane(normal: Any, offset: Any, dims: tuple[int, ...], name: str) -> tuple[tuple[float, ...], float]:
-    n = _vector(normal, f"{name} normal", dims)
-    d = _finite_float(offset, f"{name} offset")
-    length = math.sqrt(sum(c * c for c in n))
-    if not length > 0 or not math.isfinite(length):
+    # Only the normal's direction matters, so any finite components are fine;
+    # scale by the largest first so neither huge nor subnormal ones overflow
+    # or lose their precision in the length.
+    n = _vector(normal, f"{name} normal", dims, limit=None)
+    d = _finite_float(offset, f"{name} offset", limit=None)
+    biggest = max(abs(c) for c in n)
+    if biggest == 0:
         raise InvalidShapeError(f"{name} normal must be non-zero, got {tuple(normal)!r}")
-    return tuple(c / length for c in n), d / length
+    scaled = [c / biggest for c in n]
+    length = math.hypot(*scaled)
+    unit = tuple(c / length for c in scaled)
+    offset_along_unit = d / biggest / length
+    if not abs(offset_along_unit) <= MAX_COORDINATE:
+        raise InvalidShapeError(f"{name} offset divided by the normal's length must be at most "
+                                f"{MAX_COORDINATE:g} in magnitude, got {d!r} / {biggest * length!r}")
+    return unit, offset_along_unit
 
 
 @dataclass(frozen=True)

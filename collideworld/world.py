@@ -20,7 +20,8 @@ that order, so the same calls always give the same answers.
 from __future__ import annotations
 
 import math
-from typing import Any, Hashable, Iterable, NamedTuple, Sequence
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -88,6 +89,43 @@ def _check_id(value: Any, what: str = "id") -> int | str:
     if isinstance(value, str):
         return value
     raise InvalidArgumentError(f"{what} must be a str or an int, got {type(value).__name__} {value!r}")
+
+
+def _lookup_key(value: Any) -> int | str | None:
+    """The id that ``value`` names, or None when it cannot name one.
+
+    Bools and floats are never ids (``add`` refuses them), yet ``True == 1``
+    and ``1.0 == 1`` hash alike, so a plain dict lookup would let them find the
+    body with id 1. Numpy integers name the int they hold.
+    """
+    if type(value) is int or type(value) is str:
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, str):
+        return str(value)
+    return None
+
+
+def _id_sequence(ids: Any, what: str) -> list[Any] | NDArray[Any]:
+    """``ids`` as a list, or as a 1-D array when it is one; a clear error for anything else."""
+    if isinstance(ids, np.ndarray):
+        if ids.ndim != 1:
+            raise InvalidArgumentError(f"{what} must be a 1-D sequence of ids, got an array of shape {ids.shape}")
+        return ids
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):
+        raise InvalidArgumentError(f"{what} must be a sequence of ids (str or int), got {ids!r}")
+    return list(ids)
+
+
+def _as_array(value: Any, what: str) -> NDArray[Any]:
+    """``np.asarray(value)``, with ragged nested lists reported as our error, not numpy's."""
+    try:
+        return np.asarray(value)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"{what} must be a scalar or a flat sequence, got {value!r}") from None
 
 
 def _check_bits(value: Any, what: str) -> int:
@@ -165,8 +203,11 @@ class World:
         elif broadphase not in strategies:
             raise InvalidArgumentError(f"broadphase must be one of {sorted(strategies)} or a Broadphase, "
                                        f"got {broadphase!r}")
-        if not (isinstance(fat_margin, (int, float)) and math.isfinite(fat_margin) and fat_margin >= 0):
-            raise InvalidArgumentError(f"fat_margin must be a finite number >= 0, got {fat_margin!r}")
+        # the margin is relative to each body's bounding radius; past 100 radii it only
+        # adds candidates (and, with huge values, could overflow the fat boxes)
+        if (isinstance(fat_margin, bool) or not isinstance(fat_margin, (int, float))
+                or not 0 <= fat_margin <= 100):
+            raise InvalidArgumentError(f"fat_margin must be a number in [0, 100] (body radii), got {fat_margin!r}")
         self.dim = dim
         self.fat_margin = float(fat_margin)
         self._store = BodyStore(dim)
@@ -216,7 +257,7 @@ class World:
         return len(self._slot_of)
 
     def __contains__(self, body_id: object) -> bool:
-        return body_id in self._slot_of
+        return _lookup_key(body_id) in self._slot_of
 
     def ids(self) -> list[Any]:
         """Ids of the live bodies, in the order they were added."""
@@ -238,10 +279,10 @@ class World:
         )
 
     def _slot(self, body_id: Any) -> int:
-        try:
-            return self._slot_of[body_id]
-        except (KeyError, TypeError):
-            raise UnknownIdError(f"no body with id {body_id!r}") from None
+        slot = self._slot_of.get(_lookup_key(body_id), -1)
+        if slot < 0:
+            raise UnknownIdError(f"no body with id {body_id!r}")
+        return slot
 
     # -- adding ----------------------------------------------------------------------
 
@@ -353,7 +394,10 @@ class World:
         CollideWorldError
             On any invalid entry; nothing is added.
         """
-        pos_arr = np.asarray(positions, dtype=object if isinstance(positions, str) else None)
+        try:
+            pos_arr = np.asarray(positions)
+        except (TypeError, ValueError):
+            raise InvalidPoseError(f"positions must be an array of shape (n, {self.dim}), got {positions!r}") from None
         if pos_arr.ndim != 2:
             raise InvalidPoseError(f"positions must have shape (n, {self.dim}), got shape {pos_arr.shape}")
         n = pos_arr.shape[0]
@@ -361,6 +405,8 @@ class World:
         if isinstance(shapes, SHAPE_TYPES):
             shape_list = [self._check_shape(shapes)] * n
         else:
+            if isinstance(shapes, (str, bytes)) or not isinstance(shapes, Iterable):
+                raise InvalidShapeError(f"shapes must be a shape or a sequence of {n} shapes, got {shapes!r}")
             shape_list = list(shapes)
             if len(shape_list) != n:
                 raise InvalidArgumentError(f"got {len(shape_list)} shapes for {n} positions")
@@ -379,7 +425,7 @@ class World:
                 raise InvalidPoseError("3D bodies take quaternions, not angles")
             ang = None
             quat = np.tile(_IDENTITY_Q, (n, 1)) if quaternions is None else check_quaternions(quaternions, n)
-        st = np.asarray(static)
+        st = _as_array(static, "static")
         if st.dtype != bool or st.shape not in ((), (n,)):
             raise InvalidArgumentError(f"static must be a bool or {n} bools, got {static!r}")
         cats = self._bits_array(category, n, "category")
@@ -387,7 +433,7 @@ class World:
         if ids is None:
             id_list: list[Any] = self._new_auto_ids(n, set())
         else:
-            id_list = [_check_id(v, f"ids[{i}]") for i, v in enumerate(ids)]
+            id_list = [_check_id(v, f"ids[{i}]") for i, v in enumerate(_id_sequence(ids, "ids"))]
             if len(id_list) != n:
                 raise InvalidArgumentError(f"got {len(id_list)} ids for {n} positions")
             seen: set[Any] = set()
@@ -403,12 +449,13 @@ class World:
 
     @staticmethod
     def _bits_array(value: Any, n: int, what: str) -> NDArray[np.uint32]:
-        arr = np.asarray(value)
+        arr = _as_array(value, what)
         if arr.dtype.kind not in "iu" or arr.shape not in ((), (n,)):
             raise InvalidArgumentError(f"{what} must be an int or {n} ints, got {value!r}")
         if arr.size and (arr.min() < 0 or arr.max() > _U32):
             raise InvalidArgumentError(f"{what} must be in [0, {_U32}], got {value!r}")
-        return np.broadcast_to(arr.astype(np.uint32), (n,)).copy()
+        bits: NDArray[np.uint32] = np.broadcast_to(arr.astype(np.uint32), (n,)).copy()
+        return bits
 
     #: Bodies one world can take over its lifetime: contact keys pack two
     #: insertion serials into one int64.
@@ -432,7 +479,7 @@ class World:
         self._store.set_shapes(slots, shapes)
         self._store.set_poses(slots, pos, ang, quat)
         infinite = np.array([sh.is_infinite for sh in shapes], dtype=bool)
-        for s, i in zip(slots.tolist(), ids):
+        for s, i in zip(slots.tolist(), ids, strict=False):
             self._slot_of[i] = s
         self._index_int_ids(ids, slots)
         ids_arr = np.empty(n, dtype=object)
@@ -457,7 +504,7 @@ class World:
         huge ids stay in the dict alone (and take the dict path).
         """
         limit = 4 * self._cap + 1024
-        for i, s in zip(ids, slots.tolist()):
+        for i, s in zip(ids, slots.tolist(), strict=False):
             if type(i) is int and 0 <= i < limit:
                 if i >= len(self._int_slot):
                     grown = np.full(min(limit, max(2 * len(self._int_slot), i + 1)), -1, dtype=np.int64)
@@ -512,8 +559,9 @@ class World:
         self._store.set_poses(slots, None if pos is None else pos[None], ang, quat)
         self._moved[s] = True
 
-    def _slots_of(self, ids: Iterable[Any], what: str = "ids") -> NDArray[np.int64]:
-        if isinstance(ids, np.ndarray) and ids.dtype.kind in "iu" and ids.ndim == 1:
+    def _slots_of(self, ids: Any, what: str = "ids") -> NDArray[np.int64]:
+        ids = _id_sequence(ids, what)
+        if isinstance(ids, np.ndarray) and ids.dtype.kind in "iu":
             # integer ids: one table lookup for the whole batch instead of a
             # dict lookup per id (the hot path of move_many)
             table = self._int_slot
@@ -525,7 +573,8 @@ class World:
                     return slots
             ids = ids.tolist()
         get = self._slot_of.get
-        arr = np.array([get(i, -1) if isinstance(i, (int, str)) else -1 for i in ids], dtype=np.int64)
+        arr = np.array([get(i if type(i) is int or type(i) is str else _lookup_key(i), -1) for i in ids],
+                       dtype=np.int64)
         if len(arr) and arr.min() < 0:
             bad = list(ids)[int(np.flatnonzero(arr < 0)[0])]
             raise UnknownIdError(f"{what}: no body with id {bad!r}")
@@ -571,10 +620,10 @@ class World:
 
     def remove_many(self, ids: Iterable[Any]) -> None:
         """Remove many bodies (all known, or nothing is removed)."""
-        id_list = list(ids)
+        id_list = _id_sequence(ids, "ids")
         slots = self._slots_of(id_list)
         if len(np.unique(slots)) != len(slots):
-            raise InvalidArgumentError(f"remove_many: an id is given twice in {id_list!r}")
+            raise InvalidArgumentError(f"remove_many: an id is given twice in {list(id_list)!r}")
         if not len(slots):
             return
         infinite = self._store.kind[slots] == Kind.HALFSPACE
@@ -582,7 +631,7 @@ class World:
         if len(finite):
             self._bp.remove_many(finite)
         self._halfspaces.difference_update(slots[infinite].tolist())
-        for i in id_list:
+        for i in self._ids[slots].tolist():  # the ids as stored (np.int64(3) names 3)
             del self._slot_of[i]
             if type(i) is int and 0 <= i < len(self._int_slot):
                 self._int_slot[i] = -1
@@ -685,7 +734,7 @@ class World:
 
     def pairs(self) -> set[tuple[Any, Any]]:
         """The pairs in contact after the last :meth:`step` (empty before any step)."""
-        return set(zip(self._prev_a.tolist(), self._prev_b.tolist()))
+        return set(zip(self._prev_a.tolist(), self._prev_b.tolist(), strict=False))
 
     @property
     def last_contacts(self) -> Contacts | None:
@@ -775,7 +824,8 @@ class World:
         lo_ = check_position(lo, self.dim, "lo")
         hi_ = check_position(hi, self.dim, "hi")
         if np.any(lo_ > hi_):
-            raise InvalidArgumentError(f"query_aabb needs lo <= hi on every axis, got lo={lo_.tolist()}, hi={hi_.tolist()}")
+            raise InvalidArgumentError(
+                f"query_aabb needs lo <= hi on every axis, got lo={lo_.tolist()}, hi={hi_.tolist()}")
         return self._query(self._setup_point_box(0.5 * (lo_ + hi_), 0.5 * (hi_ - lo_), ball=False), category, mask)
 
     def raycast(self, origin: ArrayLike, direction: ArrayLike, max_distance: float = math.inf, *,

@@ -30,7 +30,6 @@
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 import numpy as np
@@ -45,6 +44,9 @@ from collideworld.errors import InvalidShapeError
 
 from . import oracle
 from .strategies import shape_data, unit_quaternions
+
+#: The documented largest coordinate or size (README, "Limits").
+MAX_COORDINATE = 1e150
 
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning",
                                         "ignore:invalid value encountered:RuntimeWarning")
@@ -579,26 +581,6 @@ def test_collide_gives_the_worlds_bytes(scene: dict[str, Any]) -> None:
 # 3. hostile arguments at the World boundary
 # --------------------------------------------------------------------------
 
-#: Bugs this fuzz knows about (each has a strict xfail test below). The fuzz
-#: stops an example that hits one, so it keeps looking for new ones; delete an
-#: entry when its xfail test starts passing.
-KNOWN_BUGS = {
-    # a body whose fat box overflows is half inserted before the broadphase rejects it
-    "overflowing fat box corrupts the world": re.compile(r"box corners must be finite"),
-    # ids=5, shapes=None ...: a bare TypeError from iterating a non-iterable
-    "non-iterable ids/shapes raise TypeError": re.compile(r"object is not iterable|iteration over a 0-d array"),
-    # np.asarray of ragged nested lists: numpy's own ValueError
-    "ragged lists raise numpy's ValueError": re.compile(r"inhomogeneous shape"),
-}
-
-
-def _known_bug(exc: BaseException) -> str | None:
-    for name, pattern in KNOWN_BUGS.items():
-        if pattern.search(str(exc)):
-            return name
-    return None
-
-
 def snapshot(w: World) -> tuple[Any, ...]:
     """The full public state: ids in order, every body's fields as bytes, the pairs."""
     bodies = []
@@ -666,10 +648,10 @@ def hostile(draw: Any, valid: Any, *extra: Any) -> Any:
 def _shapes_for(dim: int) -> list[Any]:
     if dim == 2:
         return [Circle(1.0), Box((1.0, 0.5)), Polygon([(0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2)]),
-                HalfPlane((0.0, 1.0), -3.0), Circle(5e-324), Circle(1e300), Box((1e154, 1e154)),
+                HalfPlane((0.0, 1.0), -3.0), Circle(5e-324), Circle(MAX_COORDINATE), Box((1e150, 1e150)),
                 Polygon([(0, 0), (1e-7, 0), (0, 1e-7)]), Sphere(1.0), Box((1.0, 1.0, 1.0))]
-    return [Sphere(1.0), Box((1.0, 0.5, 0.25)), Plane((0.0, 0.0, 1.0), -3.0), Sphere(5e-324), Sphere(1e300),
-            Box((1e154, 1e154, 1e154)), Circle(1.0), Box((1.0, 1.0))]
+    return [Sphere(1.0), Box((1.0, 0.5, 0.25)), Plane((0.0, 0.0, 1.0), -3.0), Sphere(5e-324), Sphere(MAX_COORDINATE),
+            Box((1e150, 1e150, 1e150)), Circle(1.0), Box((1.0, 1.0))]
 
 
 @st.composite
@@ -678,8 +660,8 @@ def world_calls(draw: Any, dim: int, ids: list[Any]) -> tuple[str, tuple[Any, ..
     shapes = _shapes_for(dim)
     shape = st.sampled_from(shapes)
     known = st.sampled_from(ids) if ids else st.just("nobody")
-    # (True and 1.0 as ids are a known bug, see test_bool_and_float_are_not_aliases_of_int_ids)
-    body_id = st.one_of(known, known, st.sampled_from(["nobody", 10**6, -1, 1.5, None, np.int64(0), "0", (1,)]))
+    body_id = st.one_of(known, known, st.sampled_from(["nobody", 10**6, -1, 1.5, None, np.int64(0), "0", (1,),
+                                                        True, False, 1.0, np.float64(0.0), np.bool_(True)]))
     n = draw(st.integers(0, 3))
     vec = st.lists(st.floats(-5, 5), min_size=dim, max_size=dim).map(np.array)
     vecs = st.lists(st.floats(-5, 5), min_size=n * dim, max_size=n * dim).map(lambda v: np.array(v).reshape(n, dim))
@@ -787,15 +769,11 @@ def test_hostile_calls_raise_collideworld_errors_and_leave_the_world_unchanged(r
             getattr(w, method)(*args, **kw)
         except CollideWorldError as exc:
             event(f"{method}: {type(exc).__name__}")
-            if _known_bug(exc):
-                return  # see KNOWN_BUGS: the world may be corrupt now
             assert str(exc).strip(), f"{type(exc).__name__} without a message"
             assert snapshot(w) == before, f"{method} raised {exc!r} but changed the world"
             w._check()
             continue
         except Exception as exc:  # noqa: BLE001 - the property is about the type
-            if _known_bug(exc):
-                return
             raise AssertionError(f"{method} raised {type(exc).__name__}: {exc} "
                                  "(not a CollideWorldError)") from exc
         event(f"{method}: accepted")
@@ -811,68 +789,121 @@ def test_hostile_calls_raise_collideworld_errors_and_leave_the_world_unchanged(r
 
 
 # --------------------------------------------------------------------------
-# known bugs (strict xfail: an XPASS means fixed; then drop it from KNOWN_BUGS)
+# regressions found by the hostile-call fuzz above
 # --------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="bug: World.add inserts the body before the broadphase rejects its "
-                                       "overflowing fat box; the error leaves a half-added body behind")
 @pytest.mark.parametrize("broadphase", BROADPHASES)
-def test_add_with_overflowing_fat_box_leaves_world_unchanged(broadphase: str) -> None:
+def test_sizes_and_positions_past_the_coordinate_limit_are_refused_before_any_change(broadphase: str) -> None:
+    # once, a body whose fat box overflowed to inf was half inserted before the
+    # broadphase refused it; now the limit is checked at the boundary
     w = World(2, broadphase=broadphase)
     w.add(Circle(1.0), position=(5.0, 5.0), id="a")
-    with pytest.raises(CollideWorldError):
-        w.add(Circle(1e308), position=(1e308, 0.0), id="x")
-    assert w.ids() == ["a"] and "x" not in w
+    before = snapshot(w)
+    with pytest.raises(CollideWorldError, match="at most 1e\\+150"):
+        w.add(Circle(1e308), position=(0.0, 0.0), id="x")
+    with pytest.raises(CollideWorldError, match="at most 1e\\+150"):
+        w.add(Circle(1.0), position=(2e150, 0.0), id="x")
+    with pytest.raises(CollideWorldError, match="at most 1e\\+150"):
+        w.add_many(Circle(1.0), [[0.0, 0.0], [0.0, -1e151]], ids=["x", "y"])
+    with pytest.raises(CollideWorldError, match="at most 1e\\+150"):
+        w.move("a", position=(1e300, 0.0))
+    assert snapshot(w) == before
     w._check()
 
 
-@pytest.mark.xfail(strict=True, reason="bug: remove_many/move_many/add_many iterate ids/shapes without "
-                                       "checking them: a bare TypeError")
-@pytest.mark.parametrize("call", ["remove_many", "move_many", "add_many_ids", "add_many_shapes"])
+@pytest.mark.parametrize("broadphase", BROADPHASES)
+def test_largest_accepted_bodies_at_the_largest_positions_give_finite_contacts(broadphase: str) -> None:
+    # two discs of radius 1e150 centred 1e150 apart overlap by 1e150 (hand calculation)
+    w = World(2, broadphase=broadphase)
+    w.add(Circle(MAX_COORDINATE), position=(MAX_COORDINATE, MAX_COORDINATE), id="a")
+    w.add(Circle(MAX_COORDINATE), position=(0.0, MAX_COORDINATE), id="b")
+    w.add(Box((1e150, 1e150)), position=(-MAX_COORDINATE, -MAX_COORDINATE), angle=0.3, id="c")
+    contacts = w.step()
+    w._check()
+    assert {(c.a, c.b) for c in contacts} >= {("a", "b")}
+    assert np.all(np.isfinite(contacts.normal)) and np.all(np.isfinite(contacts.depth))
+    ab = [c for c in contacts if (c.a, c.b) == ("a", "b")][0]
+    assert ab.depth == pytest.approx(MAX_COORDINATE, rel=1e-9)
+    np.testing.assert_allclose(ab.normal, [-1.0, 0.0], atol=1e-9)
+
+
+def test_plane_normals_of_any_finite_size_are_normalised_without_overflow() -> None:
+    # hand calculation: (3, 4) scaled by 1e300 or 1e-310 is still the 3-4-5 direction
+    for k in (1e300, 1e-310, 1.0):
+        h = HalfPlane((3 * k, 4 * k), 10 * k)
+        assert h.normal == pytest.approx((0.6, 0.8), rel=1e-12) and h.offset == pytest.approx(2.0, rel=1e-12)
+    p = Plane((1e308, 1e308, 0.0), 0.0)
+    assert math.hypot(*p.normal) == pytest.approx(1.0, rel=1e-15) and p.normal[2] == 0.0
+    with pytest.raises(CollideWorldError, match="non-zero"):
+        HalfPlane((0.0, -0.0), 1.0)
+
+
+@pytest.mark.parametrize("call", ["remove_many", "move_many", "add_many_ids", "add_many_shapes", "remove_many_str"])
 def test_non_iterable_ids_raise_collideworld_error(call: str) -> None:
     w = World(2, broadphase="brute_force")
     w.add(Circle(1.0), id=5)
-    with pytest.raises(CollideWorldError):
+    w.add(Circle(1.0), id="a")
+    before = snapshot(w)
+    with pytest.raises(CollideWorldError, match="got"):
         if call == "remove_many":
             w.remove_many(5)
+        elif call == "remove_many_str":
+            w.remove_many("a")  # a str is iterable, but it is one id, not a sequence of them
         elif call == "move_many":
             w.move_many(5, positions=[[0.0, 0.0]])
         elif call == "add_many_ids":
             w.add_many(Circle(1.0), [[0.0, 0.0]], ids=7)
         else:
-            w.add_many(None, [[0.0, 0.0]])
+            w.add_many(None, [[0.0, 0.0]])  # type: ignore[arg-type]
+    assert snapshot(w) == before
 
 
-@pytest.mark.xfail(strict=True, reason="bug: add_many calls np.asarray on ragged lists before validating: "
-                                       "numpy's ValueError, not a CollideWorldError")
-@pytest.mark.parametrize("key", ["positions", "static", "mask"])
+@pytest.mark.parametrize("key", ["positions", "static", "mask", "category"])
 def test_ragged_lists_raise_collideworld_error(key: str) -> None:
     w = World(2, broadphase="brute_force")
     kwargs: dict[str, Any] = {"positions": [[0.0, 0.0], [1.0, 1.0]]}
     kwargs[key] = [[1, 2], [3]]
-    with pytest.raises(CollideWorldError):
+    with pytest.raises(CollideWorldError, match="got"):
         w.add_many(Circle(1.0), **kwargs)
-
-
-@pytest.mark.xfail(strict=True, reason="bug: poses.py casts numpy complex arrays to float64, silently "
-                                       "dropping the imaginary part")
-@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
-def test_complex_positions_are_rejected() -> None:
-    w = World(2, broadphase="brute_force")
-    with pytest.raises(CollideWorldError):
-        w.add(Circle(1.0), position=np.array([1 + 5j, 2.0]))
     assert len(w) == 0
 
 
-@pytest.mark.xfail(strict=True, reason="bug: ids are looked up in a dict, so True and 1.0 find the body "
-                                       "with id 1, although add() rejects both as ids")
-@pytest.mark.parametrize("alias", [True, 1.0, np.float64(1.0)])
+@pytest.mark.parametrize("value", [np.array([1 + 5j, 2.0]), [1 + 0j, 2.0], np.array([True, False]),
+                                   np.array(["1", "2"]), [1, None]])
+def test_non_real_positions_are_rejected(value: Any) -> None:
+    # numpy would cast complex to float dropping the imaginary part, and bools to 0/1
+    w = World(2, broadphase="brute_force")
+    with pytest.raises(CollideWorldError, match="real numbers"):
+        w.add(Circle(1.0), position=value)
+    with pytest.raises(CollideWorldError, match="real numbers"):
+        w.add_many(Circle(1.0), [value])
+    assert len(w) == 0
+
+
+@pytest.mark.parametrize("alias", [True, 1.0, np.float64(1.0), np.bool_(True)])
 def test_bool_and_float_are_not_aliases_of_int_ids(alias: Any) -> None:
     w = World(2, broadphase="brute_force")
     w.add(Circle(1.0), position=(0.0, 0.0), id=1)
-    for call in (lambda: w.move(alias, position=(3.0, 0.0)), lambda: w.body(alias), lambda: w.remove(alias)):
+    for call in (lambda: w.move(alias, position=(3.0, 0.0)), lambda: w.body(alias), lambda: w.remove(alias),
+                 lambda: w.move_many([alias], positions=[[3.0, 0.0]]), lambda: w.remove_many(np.array([alias]))):
         with pytest.raises(CollideWorldError):
             call()
+    assert alias not in w and 1 in w
     assert w.ids() == [1] and w.body(1).position.tolist() == [0.0, 0.0]
+    w._check()
+
+
+def test_numpy_integer_ids_name_the_int_id() -> None:
+    # add() stores np.int64(7) as the int 7; every lookup accepts either spelling
+    w = World(2, broadphase="brute_force")
+    w.add(Circle(1.0), id=np.int64(7))
+    w.add(Circle(1.0), id=8)
+    assert w.ids() == [7, 8] and type(w.ids()[0]) is int
+    w.move(np.int32(7), position=(1.0, 0.0))
+    w.move_many([np.int64(8)], positions=[[2.0, 0.0]])
+    assert w.body(np.uint8(7)).position.tolist() == [1.0, 0.0] and w.body(8).position.tolist() == [2.0, 0.0]
+    w.remove_many([np.int64(7)])
+    w.remove(np.int16(8))
+    assert len(w) == 0
     w._check()

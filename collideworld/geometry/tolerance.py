@@ -20,7 +20,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["REL_TOUCH_TOL", "touch_tolerance"]
+__all__ = ["MAX_COORDINATE", "REL_TOUCH_TOL", "touch_tolerance"]
+
+#: Largest magnitude accepted for a coordinate or a size (positions, radii,
+#: half extents, polygon vertices, plane offsets). Kernels square differences
+#: of coordinates and sum a few of them; below 1e150 that stays far from
+#: float64 overflow (~1.8e308), so no input can turn a result into inf or NaN.
+MAX_COORDINATE = 1e150
 
 #: Relative tolerance under which a gap counts as touching.
 REL_TOUCH_TOL = 1e-12

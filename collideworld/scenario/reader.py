@@ -18,11 +18,18 @@ each can be changed with a keyword argument of :func:`read_scenario`.
 
 Examples
 --------
->>> scenario = read_scenario("scene.jsonl")            # doctest: +SKIP
->>> scenario.header.dim                                # doctest: +SKIP
+>>> import os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "scene.jsonl")
+>>> from collideworld.shapes import Circle
+>>> from collideworld.scenario import BodySpec, ScenarioWriter
+>>> with ScenarioWriter(path, dim=2) as w:
+...     w.write_frame(add=[BodySpec("a", Circle(1.0), (0.0, 0.0))], expect=[])
+>>> scenario = read_scenario(path)
+>>> scenario.header.dim
 2
->>> for frame in scenario:                             # doctest: +SKIP
+>>> for frame in scenario:
 ...     print(frame.number, len(frame.add), frame.expect)
+1 1 frozenset()
 """
 
 from __future__ import annotations

@@ -24,13 +24,17 @@ made after the last ``step`` are not written (a frame is one step).
 
 Examples
 --------
->>> from collideworld import World, Circle                  # doctest: +SKIP
->>> with Recorder(World(dim=2), "session.jsonl") as rec:   # doctest: +SKIP
-...     rec.add(Circle(1.0), position=(0, 0), id="a")
-...     rec.add(Circle(1.0), position=(1.5, 0), id="b")
+>>> import os, tempfile
+>>> from collideworld import World, Circle
+>>> path = os.path.join(tempfile.mkdtemp(), "session.jsonl")
+>>> with Recorder(World(dim=2), path) as rec:
+...     _ = rec.add(Circle(1.0), position=(0, 0), id="a")
+...     _ = rec.add(Circle(1.0), position=(1.5, 0), id="b")
 ...     contacts = rec.step()          # frame 1: two adds, expect [["a", "b"]]
 ...     rec.move("b", position=(5, 0))
 ...     contacts = rec.step()          # frame 2: one move, expect []
+>>> len(open(path).read().splitlines())     # the header line and two frames
+3
 """
 
 from __future__ import annotations

@@ -456,9 +456,17 @@ def replay(path: str | os.PathLike[str], world_factory: Callable[[int], Any] | N
 
     Examples
     --------
-    >>> report = replay("scenarios/stack.jsonl")     # doctest: +SKIP
-    >>> report.ok, report.frames                      # doctest: +SKIP
-    (True, 120)
+    >>> import os, tempfile
+    >>> from collideworld import Circle, World
+    >>> from collideworld.scenario import Recorder
+    >>> path = os.path.join(tempfile.mkdtemp(), "session.jsonl")
+    >>> with Recorder(World(dim=2), path) as rec:
+    ...     _ = rec.add(Circle(1.0), position=(0, 0), id="a")
+    ...     _ = rec.add(Circle(1.0), position=(1.5, 0), id="b")
+    ...     _ = rec.step()
+    >>> report = replay(path)
+    >>> report.ok, report.frames
+    (True, 1)
     """
     started = time.perf_counter()
     scenario = read_scenario(path, ignore_truncated_tail=ignore_truncated_tail, **limits)

@@ -10,12 +10,16 @@ writes.
 
 Examples
 --------
+>>> import os, tempfile
 >>> from collideworld.shapes import Circle
 >>> from collideworld.scenario import ScenarioWriter, BodySpec
->>> with ScenarioWriter("scene.jsonl", dim=2, name="demo") as w:   # doctest: +SKIP
+>>> path = os.path.join(tempfile.mkdtemp(), "scene.jsonl")
+>>> with ScenarioWriter(path, dim=2, name="demo") as w:
 ...     w.write_frame(add=[BodySpec("a", Circle(1.0), (0.0, 0.0)),
 ...                        BodySpec("b", Circle(1.0), (1.5, 0.0))],
 ...                   expect=[("a", "b")])
+>>> len(open(path).read().splitlines())     # the header line and one frame
+2
 """
 
 from __future__ import annotations
