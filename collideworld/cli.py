@@ -52,10 +52,30 @@ def find_scenarios(paths: Sequence[str]) -> list[str]:
     skipping any folder named ``invalid`` (where deliberately broken files
     live). A file given explicitly is always included.
 
+    Parameters
+    ----------
+    paths : sequence of str
+        Files and folders, in the order wanted.
+
+    Returns
+    -------
+    list of str
+        Each folder's files sorted by path, in the order of ``paths``.
+
     Raises
     ------
     _UsageError
         A path does not exist.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> root = tempfile.mkdtemp()
+    >>> os.mkdir(os.path.join(root, "invalid"))
+    >>> for name in ("b.jsonl", "a.jsonl.gz", "notes.txt", os.path.join("invalid", "bad.jsonl")):
+    ...     open(os.path.join(root, name), "w").close()
+    >>> [os.path.relpath(p, root) for p in find_scenarios([root])]
+    ['a.jsonl.gz', 'b.jsonl']
     """
     out: list[str] = []
     for path in paths:
@@ -260,7 +280,31 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status (also used as ``sys.exit``)."""
+    """Run the command line; return the exit status (also used as ``sys.exit``).
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after the program name; default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        0 ok, 1 mismatch or invalid file, 2 usage error; reports go to
+        ``sys.stdout``, errors to ``sys.stderr``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from collideworld.scenario import ScenarioWriter
+    >>> path = os.path.join(tempfile.mkdtemp(), "empty.jsonl")
+    >>> with ScenarioWriter(path, dim=2) as w:
+    ...     w.write_frame(expect=[])          # one step of an empty world: no contacts
+    >>> main(["replay", "--quiet", path])     # as expected, so nothing to print
+    0
+    >>> main(["info", path + ".missing"])     # usage error, explained on stderr
+    2
+    """
     parser = _parser()
     args = parser.parse_args(argv)
     out, err = sys.stdout, sys.stderr

@@ -34,6 +34,16 @@ class ContactResult:
         deeply penetrating convex piece's).
     depth : float
         Penetration depth ``>= 0``; 0 when the shapes only touch.
+
+    Examples
+    --------
+    Two circles of radius 3 whose centres are 5 apart overlap by 6 - 5 = 1,
+    along the direction (3, 4) / 5:
+
+    >>> from collideworld import Circle, collide
+    >>> r = collide(Circle(3.0), ((0, 0), 0.0), Circle(3.0), ((3, 4), 0.0))
+    >>> r.normal.tolist(), r.depth
+    ([0.6, 0.8], 1.0)
     """
 
     normal: NDArray[np.float64]

@@ -16,14 +16,19 @@ its normal and depth are those of its most deeply penetrating row.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .bodies import BodyStore, Kind
-from .geometry.aabb import max_over_columns
-from .geometry.contact_ball import contact_ball_ball, contact_ball_box, contact_ball_polygon
+from .geometry.contact_ball import (
+    contact_ball_ball,
+    contact_ball_box,
+    contact_ball_polygon,
+    contact_ball_polygon_planes,
+)
 from .geometry.contact_box import contact_box_box_2d
 from .geometry.contact_box_3d import contact_box_box_3d
 from .geometry.contact_halfspace import (
@@ -32,7 +37,12 @@ from .geometry.contact_halfspace import (
     contact_halfspace_halfspace,
     contact_halfspace_points,
 )
-from .geometry.contact_polygon import contact_box_polygon, contact_polygon_polygon
+from .geometry.contact_polygon import (
+    contact_box_convex_planes,
+    contact_box_polygon,
+    contact_convex_planes,
+    contact_polygon_polygon,
+)
 from .geometry.result import ContactArrays
 from .geometry.tolerance import touch_tolerance
 
@@ -153,13 +163,41 @@ def _ball_box(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
     return contact_ball_box(s.position[a], s.radius[a], s.position[b], s.rotation[b], s.half[b])
 
 
-@_register((2,), Kind.BALL, Kind.POLYGON)
-def _ball_polygon(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
+def _by_cache(fast: NDArray[np.bool_], n: int, cached: PairKernel, general: PairKernel,
+              s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
+    """Run ``cached`` on the pairs flagged ``fast`` and ``general`` on the rest.
+
+    Which path a pair takes depends on that pair alone (are its polygons
+    simple?), never on the rest of the batch, so results cannot depend on
+    which other pairs were tested with it.
+    """
+    if fast.all():
+        return cached(s, a, b)
+    if not fast.any():
+        return general(s, a, b)
+    out = _empty(n, 2)
+    for sel, kernel in ((np.flatnonzero(fast), cached), (np.flatnonzero(~fast), general)):
+        res = kernel(s, a[sel], b[sel])
+        out.hit[sel], out.normal[sel], out.depth[sel] = res
+    return out
+
+
+def _ball_polygon_cached(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
+    px, py = s.polygon_planes(b)
+    return contact_ball_polygon_planes(s.position[a], s.radius[a], px, py)
+
+
+def _ball_polygon_parts(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
     row, part = _parts_of(s, b)
     ra, rb = a[row], b[row]
     res = _run_by_bucket(s, [(rb, part)], contact_ball_polygon, len(row), 2,
                          lambda idx: (s.position[ra[idx]], s.radius[ra[idx]]))
     return _most_penetrating(row, res, len(a))
+
+
+@_register((2,), Kind.BALL, Kind.POLYGON)
+def _ball_polygon(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
+    return _by_cache(s.simple[b], len(a), _ball_polygon_cached, _ball_polygon_parts, s, a, b)
 
 
 @_register((2,), Kind.BOX, Kind.BOX)
@@ -172,8 +210,12 @@ def _box_box_3d(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
     return contact_box_box_3d(s.position[a], s.rotation[a], s.half[a], s.position[b], s.rotation[b], s.half[b])
 
 
-@_register((2,), Kind.BOX, Kind.POLYGON)
-def _box_polygon(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
+def _box_polygon_cached(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
+    bx, by = s.polygon_planes(b)
+    return contact_box_convex_planes(s.position[a], s.rotation[a], s.half[a], bx, by)
+
+
+def _box_polygon_parts(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
     row, part = _parts_of(s, b)
     ra, rb = a[row], b[row]
     res = _run_by_bucket(s, [(rb, part)], contact_box_polygon, len(row), 2,
@@ -181,8 +223,18 @@ def _box_polygon(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
     return _most_penetrating(row, res, len(a))
 
 
-@_register((2,), Kind.POLYGON, Kind.POLYGON)
-def _polygon_polygon(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
+@_register((2,), Kind.BOX, Kind.POLYGON)
+def _box_polygon(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
+    return _by_cache(s.simple[b], len(a), _box_polygon_cached, _box_polygon_parts, s, a, b)
+
+
+def _polygon_polygon_cached(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
+    ax, ay = s.polygon_planes(a)
+    bx, by = s.polygon_planes(b)
+    return contact_convex_planes(ax, ay, bx, by)
+
+
+def _polygon_polygon_parts(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
     row_a, part_a = _parts_of(s, a)
     first, count, _ = s.parts.shape_arrays()
     shape_b = s.poly[b[row_a]]
@@ -192,6 +244,11 @@ def _polygon_polygon(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
     res = _run_by_bucket(s, [(a[pair], part_a[row2]), (b[pair], part_b)], contact_polygon_polygon,
                          len(pair), 2)
     return _most_penetrating(pair, res, len(a))
+
+
+@_register((2,), Kind.POLYGON, Kind.POLYGON)
+def _polygon_polygon(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
+    return _by_cache(s.simple[a] & s.simple[b], len(a), _polygon_polygon_cached, _polygon_polygon_parts, s, a, b)
 
 
 # -- the dispatcher -------------------------------------------------------------------
@@ -212,9 +269,8 @@ def contact_pairs(store: BodyStore, ia: Slots, ib: Slots) -> ContactArrays:
     """
     n = len(ia)
     dim = store.dim
-    out = _empty(n, dim)
     if n == 0:
-        return out
+        return _empty(n, dim)
     # cheap reject: bodies whose bounding balls are apart cannot touch. The
     # bounding radii are exact maxima over the shapes; the slack (the
     # kernels' touching tolerance, twice, plus a relative 1e-9 for rounding in
@@ -222,42 +278,64 @@ def contact_pairs(store: BodyStore, ia: Slots, ib: Slots) -> ContactArrays:
     pa = store.position[ia]
     gap = pa - store.position[ib]
     reach = store.bound_radius[ia] + store.bound_radius[ib]
-    slack = 2.0 * touch_tolerance(max_over_columns(np.abs(pa)) + max_over_columns(np.abs(gap)) + reach)
+    size = np.abs(pa[:, 0])
     dist2 = gap[:, 0] * gap[:, 0]
-    for d in range(1, store.dim):
+    for d in range(1, dim):
+        np.maximum(size, np.abs(pa[:, d]), out=size)
         dist2 += gap[:, d] * gap[:, d]
+    spread = np.abs(gap[:, 0])
+    for d in range(1, dim):
+        np.maximum(spread, np.abs(gap[:, d]), out=spread)
+    slack = 2.0 * touch_tolerance(size + spread + reach)
     near = dist2 <= np.square(reach * (1 + 1e-9) + slack)
-    if not near.all():
-        idx = np.flatnonzero(near)
+    idx = np.flatnonzero(near)
+    if len(idx) == n:
+        return contact_pairs_exact(store, ia, ib)
+    out = _empty(n, dim)
+    out.normal[:, 0] = 1.0
+    if len(idx):
         res = contact_pairs_exact(store, ia[idx], ib[idx])
         out.hit[idx], out.normal[idx], out.depth[idx] = res
-        out.normal[~near, 0] = 1.0
-        return out
-    return contact_pairs_exact(store, ia, ib)
+    return out
 
 
 def contact_pairs_exact(store: BodyStore, ia: Slots, ib: Slots) -> ContactArrays:
     """:func:`contact_pairs` without the bounding-ball reject: every pair goes to its kernel."""
     n = len(ia)
     dim = store.dim
-    out = _empty(n, dim)
     if n == 0:
-        return out
-    ka = store.kind[ia].astype(np.int64)
-    kb = store.kind[ib].astype(np.int64)
+        return _empty(n, dim)
+    ka = store.kind[ia]
+    kb = store.kind[ib]
     swap = ka > kb
     first = np.where(swap, ib, ia)
     second = np.where(swap, ia, ib)
-    code = np.minimum(ka, kb) * 4 + np.maximum(ka, kb)
-    for c in np.unique(code).tolist():
-        idx = np.flatnonzero(code == c) if n > 1 else np.zeros(1, dtype=np.int64)
+    code = np.minimum(ka, kb) * np.int8(4) + np.maximum(ka, kb)
+    # Group the pairs by kind pair with one stable sort of small ints (a
+    # radix sort in numpy) rather than one scan of all pairs per group; each
+    # group is then a contiguous run, whose results land in contiguous slices.
+    order = np.argsort(code, kind="stable")
+    counts = np.bincount(code, minlength=16)
+    hit = np.empty(n, dtype=bool)
+    normal = np.empty((n, dim))
+    depth = np.empty(n)
+    start = 0
+    for c in np.flatnonzero(counts).tolist():
+        stop = start + int(counts[c])
+        idx = order[start:stop]
         kernel = PAIR_KERNELS[(dim, Kind(c // 4), Kind(c % 4))]
         res = kernel(store, first[idx], second[idx])
-        out.hit[idx] = res.hit
-        out.normal[idx] = res.normal
-        out.depth[idx] = res.depth
-    out.normal[swap] *= -1.0
-    # adding 0.0 turns the -0.0 a flip makes of a zero component into +0.0,
-    # so results print and serialise the same whichever order a pair came in
-    np.add(out.normal, 0.0, out=out.normal)
+        hit[start:stop] = res.hit
+        normal[start:stop] = res.normal
+        depth[start:stop] = res.depth
+        start = stop
+    out = _empty(n, dim)
+    out.hit[order] = hit
+    out.depth[order] = depth
+    # flip the normals of swapped pairs (a -> b again); adding 0.0 turns the
+    # -0.0 a flip makes of a zero component into +0.0, so results print and
+    # serialise the same whichever order a pair came in
+    normal *= np.where(swap[order], -1.0, 1.0)[:, None]
+    normal += 0.0
+    out.normal[order] = normal
     return out

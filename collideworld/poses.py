@@ -62,7 +62,31 @@ def _require_in_range(arr: NDArray[np.float64], what: str) -> None:
 
 
 def check_position(value: Any, dim: int, what: str = "position") -> NDArray[np.float64]:
-    """A single position of ``dim`` finite numbers, each at most ``MAX_COORDINATE`` in magnitude."""
+    """A single position of ``dim`` finite numbers, each at most ``MAX_COORDINATE`` in magnitude.
+
+    Parameters
+    ----------
+    value : array_like, shape (dim,)
+        Real numbers (not bools, strings or complex numbers).
+    dim : int
+        2 or 3.
+    what : str
+        Name of the argument, for the error message.
+
+    Returns
+    -------
+    ndarray of float64, shape (dim,)
+        A new array.
+
+    Examples
+    --------
+    >>> check_position([3, 4], 2)
+    array([3., 4.])
+    >>> check_position([3, 4, 0], 2)
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidPoseError: position must have 2 components, got [3, 4, 0]
+    """
     arr = _float_array(value, what)
     if arr.shape != (dim,):
         raise InvalidPoseError(f"{what} must have {dim} components, got {value!r}")
@@ -73,7 +97,28 @@ def check_position(value: Any, dim: int, what: str = "position") -> NDArray[np.f
 
 
 def check_angle(value: Any, what: str = "angle") -> float:
-    """A single finite angle in radians."""
+    """A single finite angle in radians.
+
+    Parameters
+    ----------
+    value : int or float
+        A real number; a bool is refused.
+    what : str
+        Name of the argument, for the error message.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> check_angle(1)
+    1.0
+    >>> check_angle(True)
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidPoseError: angle must be a real number (radians), got True
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise InvalidPoseError(f"{what} must be a real number (radians), got {value!r}")
     f = float(value)
@@ -100,7 +145,31 @@ def _check_rotation_matrices(m: NDArray[np.float64], what: str) -> NDArray[np.fl
 
 
 def check_quaternion(value: Any, what: str = "quaternion") -> NDArray[np.float64]:
-    """A unit quaternion ``[w, x, y, z]`` (or a 3x3 rotation matrix), normalised."""
+    """A unit quaternion ``[w, x, y, z]`` (or a 3x3 rotation matrix), normalised.
+
+    Parameters
+    ----------
+    value : array_like, shape (4,) or (3, 3)
+        A quaternion whose norm is within ``QUATERNION_NORM_TOL`` of 1, or a
+        proper rotation matrix (orthonormal, determinant +1, to the same
+        tolerance).
+    what : str
+        Name of the argument, for the error message.
+
+    Returns
+    -------
+    ndarray of float64, shape (4,)
+        Unit length.
+
+    Examples
+    --------
+    >>> check_quaternion(np.eye(3))
+    array([1., 0., 0., 0.])
+    >>> check_quaternion([0, 0, 0, 2])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidPoseError: quaternion must be a unit quaternion (...), got [0, 0, 0, 2] with norm 2
+    """
     arr = _float_array(value, what)
     _require_finite(arr, what, value)
     if arr.shape == (3, 3):
@@ -116,7 +185,29 @@ def check_quaternion(value: Any, what: str = "quaternion") -> NDArray[np.float64
 
 
 def check_positions(value: Any, n: int, dim: int, what: str = "positions") -> NDArray[np.float64]:
-    """``n`` positions as an (n, dim) array (finite, at most ``MAX_COORDINATE`` in magnitude)."""
+    """``n`` positions as an (n, dim) array (finite, at most ``MAX_COORDINATE`` in magnitude).
+
+    Parameters
+    ----------
+    value : array_like, shape (n, dim)
+    n : int
+        Number of positions expected.
+    dim : int
+        2 or 3.
+    what : str
+        Name of the argument, for the error message.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, dim)
+        A new array.
+
+    Examples
+    --------
+    >>> check_positions([[0, 0], [3, 4]], 2, 2)
+    array([[0., 0.],
+           [3., 4.]])
+    """
     arr = _float_array(value, what)
     if arr.shape != (n, dim):
         raise InvalidPoseError(f"{what} must have shape ({n}, {dim}), got shape {arr.shape}")
@@ -126,7 +217,27 @@ def check_positions(value: Any, n: int, dim: int, what: str = "positions") -> ND
 
 
 def check_angles(value: Any, n: int, what: str = "angles") -> NDArray[np.float64]:
-    """``n`` angles as an (n,) array (a scalar is broadcast)."""
+    """``n`` angles as an (n,) array (a scalar is broadcast).
+
+    Parameters
+    ----------
+    value : float or array_like, shape (n,)
+        Finite angles in radians.
+    n : int
+        Number of angles expected.
+    what : str
+        Name of the argument, for the error message.
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+        A new array.
+
+    Examples
+    --------
+    >>> check_angles(0.5, 3)
+    array([0.5, 0.5, 0.5])
+    """
     arr = _float_array(value, what)
     if arr.shape == ():
         arr = np.full(n, float(arr))
@@ -137,7 +248,30 @@ def check_angles(value: Any, n: int, what: str = "angles") -> NDArray[np.float64
 
 
 def check_quaternions(value: Any, n: int, what: str = "quaternions") -> NDArray[np.float64]:
-    """``n`` unit quaternions (n, 4), or rotation matrices (n, 3, 3), normalised."""
+    """``n`` unit quaternions (n, 4), or rotation matrices (n, 3, 3), normalised.
+
+    Parameters
+    ----------
+    value : array_like, shape (n, 4) or (n, 3, 3)
+        As for :func:`check_quaternion`, one per row.
+    n : int
+        Number of rotations expected.
+    what : str
+        Name of the argument, for the error message.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, 4)
+        Unit quaternions ``[w, x, y, z]``.
+
+    Examples
+    --------
+    A half turn about z, given as a matrix, is the quaternion
+    ``[cos 90deg, 0, 0, sin 90deg]``:
+
+    >>> check_quaternions([np.diag([-1.0, -1.0, 1.0])], 1)
+    array([[0., 0., 0., 1.]])
+    """
     arr = _float_array(value, what)
     _require_finite(arr, what, value)
     if arr.shape == (n, 3, 3):

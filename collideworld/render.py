@@ -43,7 +43,27 @@ _COLOR_AABB = "#3ebd93"
 
 @dataclass(frozen=True)
 class RenderInfo:
-    """What :func:`render_frame` drew."""
+    """What :func:`render_frame` drew.
+
+    Attributes
+    ----------
+    output : str
+        The image file written.
+    frame : int
+        1-based number of the frame drawn.
+    bodies : int
+        Bodies alive after that frame, half-planes and planes included.
+    contacts : int
+        Contacts the frame's step returned.
+
+    Examples
+    --------
+    The ``collideworld render`` command reports one like this:
+
+    >>> info = RenderInfo(output="frame12.png", frame=12, bodies=40, contacts=3)
+    >>> print(f"wrote {info.output} (frame {info.frame}, {info.bodies} bodies, {info.contacts} contacts)")
+    wrote frame12.png (frame 12, 40 bodies, 3 contacts)
+    """
 
     output: str
     frame: int
@@ -291,6 +311,18 @@ def render_frame(path: str | os.PathLike[str], frame: int | None = None, output:
         ``frame`` is not a frame of the file.
     ScenarioError
         The file is invalid up to that frame.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from collideworld import Circle
+    >>> from collideworld.scenario import BodySpec, ScenarioWriter
+    >>> folder = tempfile.mkdtemp()
+    >>> scene, image = os.path.join(folder, "scene.jsonl"), os.path.join(folder, "frame.png")
+    >>> with ScenarioWriter(scene, dim=2) as w:    # two unit circles 1.5 apart: one contact
+    ...     w.write_frame(add=[BodySpec("a", Circle(1.0), (0.0, 0.0)), BodySpec("b", Circle(1.0), (1.5, 0.0))])
+    >>> render_frame(scene, output=image)  # doctest: +ELLIPSIS
+    RenderInfo(output='...frame.png', frame=1, bodies=2, contacts=1)
     """
     Figure = _matplotlib()
     from .scenario.replay import iter_replay

@@ -76,6 +76,11 @@ def _vector(value: Any, what: str, dims: tuple[int, ...], limit: float | None = 
 class Circle:
     """A disc of ``radius`` centred on the body's origin (2D).
 
+    Parameters
+    ----------
+    radius : float
+        ``> 0``; stored as a float.
+
     Examples
     --------
     >>> Circle(0.5).radius
@@ -98,7 +103,19 @@ class Circle:
 
 @dataclass(frozen=True)
 class Sphere:
-    """A ball of ``radius`` centred on the body's origin (3D)."""
+    """A ball of ``radius`` centred on the body's origin (3D).
+
+    Parameters
+    ----------
+    radius : float
+        ``> 0``; stored as a float.
+
+    Examples
+    --------
+    >>> ball = Sphere(2)
+    >>> ball.radius, ball.dim
+    (2.0, 3)
+    """
 
     radius: float
     dim: ClassVar[int] = 3
@@ -119,6 +136,11 @@ class Box:
 
     ``half_extents`` has 2 components for a 2D rectangle, 3 for a 3D box; the
     number of components decides the dimension.
+
+    Parameters
+    ----------
+    half_extents : sequence of float, shape (2,) or (3,)
+        Half the side lengths, each ``> 0``; stored as a tuple of floats.
 
     Examples
     --------
@@ -157,6 +179,11 @@ class Polygon:
     ``vertices`` are kept as given. Validation rejects fewer than 3 distinct
     vertices, zero area and self-intersecting edges. Collinear and repeated
     consecutive vertices are allowed and dropped from the convex pieces.
+
+    Parameters
+    ----------
+    vertices : sequence of (x, y), shape (K, 2)
+        The boundary in order, ``K >= 3``; stored as a tuple of float pairs.
 
     Attributes
     ----------
@@ -241,6 +268,19 @@ class HalfPlane:
 
     A normal that is not unit length is normalised and ``offset`` divided by
     the same length. The normal points out of the solid.
+
+    Parameters
+    ----------
+    normal : sequence of float, shape (2,)
+        Non-zero outward normal.
+    offset : float
+
+    Examples
+    --------
+    The half-plane ``2 y <= 4``, i.e. everything at or below ``y = 2``:
+
+    >>> HalfPlane((0, 2), 4)
+    HalfPlane(normal=(0.0, 1.0), offset=2.0)
     """
 
     normal: tuple[float, float]
@@ -257,7 +297,25 @@ class HalfPlane:
 
 @dataclass(frozen=True)
 class Plane:
-    """All world points ``p`` with ``normal . p <= offset`` (3D); no pose."""
+    """All world points ``p`` with ``normal . p <= offset`` (3D); no pose.
+
+    Normalised like :class:`HalfPlane`.
+
+    Parameters
+    ----------
+    normal : sequence of float, shape (3,)
+        Non-zero outward normal.
+    offset : float
+
+    Examples
+    --------
+    The ground ``z <= 0`` and the half-space ``3 z <= 6``, i.e. ``z <= 2``:
+
+    >>> Plane((0, 0, 1), 0).offset
+    0.0
+    >>> Plane((0, 0, 3), 6)
+    Plane(normal=(0.0, 0.0, 1.0), offset=2.0)
+    """
 
     normal: tuple[float, float, float]
     offset: float
@@ -291,6 +349,26 @@ def shape_from_dict(data: Any, dim: int | None = None) -> Shape:
     Keys starting with ``_`` are comments and ignored; any other unknown or
     missing key is an :class:`InvalidShapeError`, as is a shape that does not
     fit ``dim`` (when given).
+
+    Parameters
+    ----------
+    data : dict
+        ``"type"`` plus that type's keys, as in ``shared/scenario-format.md``.
+    dim : {2, 3}, optional
+        Dimension of the world the shape is for.
+
+    Returns
+    -------
+    Shape
+
+    Examples
+    --------
+    >>> shape_from_dict({"type": "circle", "radius": 1, "_comment": "ignored"})
+    Circle(radius=1.0)
+    >>> shape_from_dict({"type": "sphere", "radius": 1}, dim=2)
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidShapeError: shape type 'sphere' is 3D, but the world is 2D
     """
     if not isinstance(data, dict):
         raise InvalidShapeError(f"shape must be an object, got {data!r}")
@@ -334,7 +412,24 @@ def shape_from_dict(data: Any, dim: int | None = None) -> Shape:
 
 
 def shape_to_dict(shape: Shape) -> dict[str, Any]:
-    """The scenario-file form of a shape (inverse of :func:`shape_from_dict`)."""
+    """The scenario-file form of a shape (inverse of :func:`shape_from_dict`).
+
+    Parameters
+    ----------
+    shape : Shape
+
+    Returns
+    -------
+    dict
+        Plain JSON-ready values: floats and lists.
+
+    Examples
+    --------
+    >>> shape_to_dict(Box((1, 2)))
+    {'type': 'box', 'half_extents': [1.0, 2.0]}
+    >>> shape_from_dict(shape_to_dict(HalfPlane((0, 2), 4))) == HalfPlane((0, 2), 4)
+    True
+    """
     if isinstance(shape, (Circle, Sphere)):
         return {"type": shape.kind, "radius": shape.radius}
     if isinstance(shape, Box):

@@ -60,7 +60,32 @@ _IDENTITY_Q = np.array([1.0, 0.0, 0.0, 0.0])
 
 
 class Body(NamedTuple):
-    """A snapshot of one body (see :meth:`World.body`)."""
+    """A snapshot of one body (see :meth:`World.body`).
+
+    Attributes
+    ----------
+    id : str or int
+    shape : Shape
+    position : ndarray of float64, shape (D,), or None
+        A copy; None for a half-plane or plane.
+    angle : float or None
+        Radians, 2D only (None in 3D and for a half-plane).
+    quaternion : ndarray of float64, shape (4,), or None
+        ``[w, x, y, z]``, 3D only (None in 2D and for a plane).
+    static : bool
+    category, mask : int
+        Collision filtering bits.
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add(Circle(1.0), position=(3, 4), angle=0.5, id="ball")
+    'ball'
+    >>> b = w.body("ball")
+    >>> b.shape, b.position.tolist(), b.angle, b.quaternion, b.static
+    (Circle(radius=1.0), [3.0, 4.0], 0.5, None, False)
+    """
 
     id: Any
     shape: Shape
@@ -73,7 +98,30 @@ class Body(NamedTuple):
 
 
 class RayHit(NamedTuple):
-    """One body hit by :meth:`World.raycast`."""
+    """One body hit by :meth:`World.raycast`.
+
+    Attributes
+    ----------
+    id : str or int
+    point : ndarray of float64, shape (D,)
+        Where the ray first meets the body (the origin if it starts inside).
+    normal : ndarray of float64, shape (D,)
+        Unit outward surface normal there (``-direction`` from inside).
+    distance : float
+        Along the ray, in world units.
+
+    Examples
+    --------
+    A ray from the origin along +x enters the unit circle at (5, 0) at x = 4:
+
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add(Circle(1.0), position=(5, 0), id="target")
+    'target'
+    >>> [hit] = w.raycast((0, 0), (1, 0))
+    >>> hit.id, hit.point.tolist(), hit.normal.tolist(), hit.distance
+    ('target', [4.0, 0.0], [-1.0, 0.0], 4.0)
+    """
 
     id: Any
     point: NDArray[np.float64]
@@ -135,6 +183,23 @@ def _check_bits(value: Any, what: str) -> int:
     if not 0 <= v <= _U32:
         raise InvalidArgumentError(f"{what} must be in [0, {_U32}], got {v}")
     return v
+
+
+class _Candidates(NamedTuple):
+    """A step's candidate pairs, sorted by key, with their narrowphase answers."""
+
+    keys: NDArray[np.int64]  # (serial_a << 32) | serial_b
+    a: NDArray[np.int64]  # slots, a added first
+    b: NDArray[np.int64]
+    hit: NDArray[np.bool_]
+    normal: NDArray[np.float64]
+    depth: NDArray[np.float64]
+    signature: tuple[int, int] | None  # World._signature() when built
+
+    @staticmethod
+    def empty(dim: int) -> _Candidates:
+        none = np.empty(0, dtype=np.int64)
+        return _Candidates(none, none, none, np.empty(0, dtype=bool), np.empty((0, dim)), np.empty(0), None)
 
 
 def _member_of_sorted(keys: NDArray[np.int64], sorted_keys: NDArray[np.int64]) -> NDArray[np.bool_]:
@@ -220,10 +285,8 @@ class World:
         self._cap = 0
         self._grow()
         self._prev_keys = np.empty(0, dtype=np.int64)
-        self._cache_keys = np.empty(0, dtype=np.int64)
-        self._cache_hit = np.empty(0, dtype=bool)
-        self._cache_normal = np.empty((0, dim))
-        self._cache_depth = np.empty(0)
+        self._cand = _Candidates.empty(dim)  # last step's candidate pairs and answers
+        self._layout_cache: tuple[tuple[int, int], bool, bool] | None = None
         self._prev_a = np.empty(0, dtype=object)
         self._prev_b = np.empty(0, dtype=object)
         self._last: Contacts | None = None
@@ -642,28 +705,43 @@ class World:
 
     # -- stepping ----------------------------------------------------------------------
 
-    def _refresh_bounds(self) -> NDArray[np.int64]:
-        """Refresh fat boxes of moved bodies; return the slots that moved."""
+    def _refresh_bounds(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """Refresh fat boxes of moved bodies; return (slots that moved, slots whose fat box changed)."""
         moved = np.flatnonzero(self._moved)
-        self._moved[moved] = False
         if not len(moved):
-            return moved
+            return moved, moved
+        self._moved[moved] = False
         finite = moved[self._store.kind[moved] != Kind.HALFSPACE]
         lo, hi = self._tight_bounds(finite)
-        escaped = max_over_columns(np.maximum(self._fat_lo[finite] - lo, hi - self._fat_hi[finite])) > 0
+        fat_lo, fat_hi = self._fat_lo[finite], self._fat_hi[finite]
+        escaped = (fat_lo[:, 0] > lo[:, 0]) | (hi[:, 0] > fat_hi[:, 0])
+        for d in range(1, self.dim):
+            escaped |= (fat_lo[:, d] > lo[:, d]) | (hi[:, d] > fat_hi[:, d])
         esc = finite[escaped]
         if len(esc):
-            flo, fhi = self._fat_bounds(esc)
-            self._bp.update_many(esc, flo, fhi)
-        return moved
+            # the arithmetic of _fat_bounds, on the tight boxes already at hand
+            lo, hi = lo[escaped], hi[escaped]
+            margin = np.where(self._static[esc], 0.0, self.fat_margin * self._store.bound_radius[esc])[:, None]
+            lo -= margin
+            hi += margin
+            self._fat_lo[esc] = lo
+            self._fat_hi[esc] = hi
+            self._bp.update_many(esc, lo, hi)
+        return moved, esc
 
-    def _halfspace_candidates(self) -> NDArray[np.int64]:
-        """Pairs (half-space slot, dynamic body slot) whose fat box reaches the half-space."""
+    def _halfspace_candidates(self, bodies: NDArray[np.int64] | None = None) -> NDArray[np.int64]:
+        """Pairs (half-space slot, dynamic body slot) whose fat box reaches the half-space.
+
+        ``bodies``: test only these slots (default every live body).
+        """
         if not self._halfspaces:
             return np.empty((0, 2), dtype=np.int64)
         hs = np.array(sorted(self._halfspaces), dtype=np.int64)
         kind = self._store.kind
-        dyn = np.flatnonzero((kind >= 0) & (kind != Kind.HALFSPACE) & ~self._static[: len(kind)])
+        if bodies is None:
+            dyn = np.flatnonzero((kind >= 0) & (kind != Kind.HALFSPACE) & ~self._static[: len(kind)])
+        else:
+            dyn = bodies[(kind[bodies] != Kind.HALFSPACE) & ~self._static[bodies]]
         if not len(dyn):
             return np.empty((0, 2), dtype=np.int64)
         center = 0.5 * (self._fat_lo[dyn] + self._fat_hi[dyn])
@@ -676,6 +754,135 @@ class World:
             out.append(np.stack([np.full(int(near.sum()), h), dyn[near]], axis=1))
         return np.concatenate(out).astype(np.int64)
 
+    # -- candidate pairs ---------------------------------------------------------------
+    #
+    # The world keeps every candidate pair (fat boxes overlapping, filters
+    # passed) of the last step in ``self._cand``, sorted by pair key, with its
+    # narrowphase answer. A step either rebuilds the candidates from the
+    # broadphase's full pair list, or, when few fat boxes changed and nothing
+    # was added or removed, patches them: pairs of changed boxes are dropped
+    # and queried again (``pairs_touching``), the rest stay. Either way only
+    # pairs with a moved body go through the narrowphase again. Both give the
+    # same candidates and, pair by pair, the same kernel calls, so the
+    # answers are identical.
+
+    #: Patch the candidates when at most this fraction of the boxes changed
+    #: (and the broadphase can answer ``pairs_touching``); a broadphase's own
+    #: ``incremental_fraction`` / ``incremental_minimum`` take precedence.
+    INCREMENTAL_FRACTION = 0.2
+
+    def _signature(self) -> tuple[int, int]:
+        """Changes whenever a body was added or removed (serials only grow)."""
+        return (self._next_serial, len(self._slot_of))
+
+    def _layout(self) -> tuple[bool, bool]:
+        """(every filter passes every pair, slot order is add order), cached per signature."""
+        sig = self._signature()
+        cached = self._layout_cache
+        if cached is not None and cached[0] == sig:
+            return cached[1], cached[2]
+        live = np.flatnonzero(self._store.kind >= 0)
+        all_pass = bool(np.all(self._mask[live] == _U32) and np.all(self._category[live] != 0))
+        serial = self._serial[live]
+        in_order = bool(np.all(serial[1:] > serial[:-1]))
+        self._layout_cache = (sig, all_pass, in_order)
+        return all_pass, in_order
+
+    def _keyed(self, cand: NDArray[np.int64], presorted: bool
+               ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """Filter slot pairs and key them: (keys, a, b) sorted by key, ``a`` added first.
+
+        ``presorted``: rows are sorted lexicographically by slot, with i < j.
+        """
+        i, j = cand[:, 0], cand[:, 1]
+        all_pass, in_order = self._layout()
+        if not all_pass:
+            cat, msk = self._category, self._mask
+            keep = ((cat[i] & msk[j]) != 0) & ((cat[j] & msk[i]) != 0)
+            i, j = i[keep], j[keep]
+        # a is the body added first: a deterministic order independent of slots
+        serial = self._serial
+        si, sj = serial[i], serial[j]
+        if presorted and in_order:
+            # slots in add order: (i, j) is (a, b) and slot order is key order
+            return (si << 32) | sj, i, j
+        swap = si > sj
+        a = np.where(swap, j, i)
+        b = np.where(swap, i, j)
+        keys = (np.minimum(si, sj) << 32) | np.maximum(si, sj)
+        order = np.argsort(keys)
+        return keys[order], a[order], b[order]
+
+    def _narrow(self, keys: NDArray[np.int64], a: NDArray[np.int64], b: NDArray[np.int64],
+                fresh: NDArray[np.bool_] | None, hit: NDArray[np.bool_], normal: NDArray[np.float64],
+                depth: NDArray[np.float64]) -> None:
+        """Fill hit/normal/depth by the narrowphase on the rows flagged ``fresh`` (None: all)."""
+        if fresh is None:
+            res = contact_pairs(self._store, a, b)
+            hit[:], normal[:], depth[:] = res
+            return
+        rows = np.flatnonzero(fresh)
+        if len(rows):
+            res = contact_pairs(self._store, a[rows], b[rows])
+            hit[rows], normal[rows], depth[rows] = res
+
+    def _candidates_full(self, moved: NDArray[np.int64]) -> _Candidates:
+        """Candidates from the broadphase's full pair list; cached answers for unmoved pairs."""
+        pairs = self._bp.pairs().reshape(-1, 2)
+        hs = self._halfspace_candidates()
+        cand = np.concatenate([pairs, hs]) if len(hs) else pairs
+        keys, a, b = self._keyed(cand, presorted=not len(hs))
+        n = len(keys)
+        hit = np.empty(n, dtype=bool)
+        normal = np.empty((n, self.dim))
+        depth = np.empty(n)
+        old = self._cand
+        fresh = None
+        if len(old.keys) and len(moved) < len(self._slot_of):
+            # reuse last step's answer for pairs in which neither body moved
+            moved_mask = np.zeros(self._cap, dtype=bool)
+            moved_mask[moved] = True
+            stale = moved_mask[a] | moved_mask[b]
+            rows = np.flatnonzero(~stale)
+            pos = np.minimum(np.searchsorted(old.keys, keys[rows]), len(old.keys) - 1)
+            found = old.keys[pos] == keys[rows]
+            rows, pos = rows[found], pos[found]
+            hit[rows], normal[rows], depth[rows] = old.hit[pos], old.normal[pos], old.depth[pos]
+            fresh = np.ones(n, dtype=bool)
+            fresh[rows] = False
+        self._narrow(keys, a, b, fresh, hit, normal, depth)
+        return _Candidates(keys, a, b, hit, normal, depth, self._signature())
+
+    def _candidates_patched(self, moved: NDArray[np.int64], changed: NDArray[np.int64]) -> _Candidates:
+        """Last step's candidates with the pairs of the ``changed`` fat boxes queried again."""
+        old = self._cand
+        mark = np.zeros(self._cap, dtype=bool)
+        mark[changed] = True
+        keep = ~(mark[old.a] | mark[old.b])
+        query = self._bp.pairs_touching(changed).reshape(-1, 2)  # type: ignore[attr-defined]
+        hs = self._halfspace_candidates(changed)
+        qk, qa, qb = self._keyed(np.concatenate([query, hs]) if len(hs) else query, presorted=False)
+        k0 = old.keys[keep]
+        at = np.searchsorted(k0, qk)
+        keys = np.insert(k0, at, qk)
+        a = np.insert(old.a[keep], at, qa)
+        b = np.insert(old.b[keep], at, qb)
+        hit = np.insert(old.hit[keep], at, False)
+        depth = np.insert(old.depth[keep], at, 0.0)
+        normal = np.insert(old.normal[keep], at, 0.0, axis=0)
+        # every new row has a changed body, and changed bodies moved
+        mark[:] = False
+        mark[moved] = True
+        self._narrow(keys, a, b, mark[a] | mark[b], hit, normal, depth)
+        return _Candidates(keys, a, b, hit, normal, depth, self._signature())
+
+    def _patchable(self, changed: NDArray[np.int64]) -> bool:
+        if not hasattr(self._bp, "pairs_touching") or self._cand.signature != self._signature():
+            return False
+        fraction = getattr(self._bp, "incremental_fraction", self.INCREMENTAL_FRACTION)
+        minimum = getattr(self._bp, "incremental_minimum", 0)
+        return len(changed) <= max(minimum, fraction * len(self._bp))
+
     def step(self) -> Contacts:
         """Find every pair in contact now, with normals, depths and events.
 
@@ -687,45 +894,19 @@ class World:
         Contacts
             Sorted by (first-added body, second-added body).
         """
-        moved = self._refresh_bounds()
-        cand = np.concatenate([self._bp.pairs().reshape(-1, 2), self._halfspace_candidates()])
-        i, j = cand[:, 0], cand[:, 1]
-        cat, msk = self._category, self._mask
-        keep = ((cat[i] & msk[j]) != 0) & ((cat[j] & msk[i]) != 0)
-        i, j = i[keep], j[keep]
-        # a is the body added first: a deterministic order independent of slots
-        serial = self._serial
-        swap = serial[i] > serial[j]
-        a = np.where(swap, j, i)
-        b = np.where(swap, i, j)
-        keys = (serial[a] << 32) | serial[b]
-        order = np.argsort(keys)
-        keys, a, b = keys[order], a[order], b[order]
+        moved, changed = self._refresh_bounds()
+        if self._patchable(changed):
+            cand = self._candidates_patched(moved, changed)
+        else:
+            cand = self._candidates_full(moved)
+        self._cand = cand
 
-        hit = np.empty(len(keys), dtype=bool)
-        normal = np.empty((len(keys), self.dim))
-        depth = np.empty(len(keys))
-        # reuse last step's answer for pairs in which neither body moved
-        old = self._cache_keys
-        pos = np.minimum(np.searchsorted(old, keys), max(len(old) - 1, 0))
-        reuse = _member_of_sorted(keys, old)
-        if len(moved):
-            moved_mask = np.zeros(len(serial), dtype=bool)
-            moved_mask[moved] = True
-            reuse &= ~(moved_mask[a] | moved_mask[b])
-        hit[reuse] = self._cache_hit[pos[reuse]]
-        normal[reuse] = self._cache_normal[pos[reuse]]
-        depth[reuse] = self._cache_depth[pos[reuse]]
-        fresh = np.flatnonzero(~reuse)
-        res = contact_pairs(self._store, a[fresh], b[fresh])
-        hit[fresh], normal[fresh], depth[fresh] = res.hit, res.normal, res.depth
-        self._cache_keys, self._cache_hit, self._cache_normal, self._cache_depth = keys, hit, normal, depth
-
-        keys, a, b = keys[hit], a[hit], b[hit]
+        hit = cand.hit
+        keys, a, b = cand.keys[hit], cand.a[hit], cand.b[hit]
         ids_a, ids_b = self._ids[a], self._ids[b]
         began = ~_member_of_sorted(keys, self._prev_keys)
         ended = ~_member_of_sorted(self._prev_keys, keys)
-        contacts = Contacts(ids_a, ids_b, normal[hit], depth[hit],
+        contacts = Contacts(ids_a, ids_b, cand.normal[hit], cand.depth[hit],
                             PairList(ids_a[began], ids_b[began]),
                             PairList(self._prev_a[ended], self._prev_b[ended]))
         self._prev_keys, self._prev_a, self._prev_b = keys, ids_a, ids_b

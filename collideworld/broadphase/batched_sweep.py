@@ -47,8 +47,62 @@ def _expand(counts: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.in
     return parent, child
 
 
+def _band_copies(lo: NDArray[np.float64], hi: NDArray[np.float64], band_axes: list[int], n: int
+                 ) -> tuple[NDArray[np.int64], NDArray[np.int64], list[NDArray[np.int64]], list[int],
+                            NDArray[np.bool_]]:
+    """Cut the band axes into cells.
+
+    Returns (box, cell) per copy, each box's lowest band per band axis, the
+    band count per axis (the radix of the row-major cell numbering) and the
+    big boxes: those touching more than :data:`MAX_BANDS_PER_BOX` cells get
+    no copy. Everything works on contiguous 1-D columns: numpy reduces and
+    gathers them far faster than short rows of an (n, D) array.
+    """
+    b_lo, span, nbands = [], [], []
+    for a in band_axes:
+        blo, bhi = np.ascontiguousarray(lo[:, a]), np.ascontiguousarray(hi[:, a])
+        # band size: twice the median extent, so a typical box touches 1-2
+        # bands; never more than ~2 sqrt(n) bands (tiny or zero-size boxes
+        # would otherwise ask for absurd counts); zero extent is one band
+        size = float(np.median(bhi - blo))
+        origin = float(blo.min())
+        extent = float(bhi.max()) - origin
+        width = max(2.0 * size, extent / max(1.0, 2.0 * np.sqrt(n)))
+        width = width if width > 0 else 1.0
+        first = np.floor((blo - origin) / width).astype(np.int64)
+        last = np.floor((bhi - origin) / width).astype(np.int64)
+        b_lo.append(first)
+        span.append(last - first + 1)
+        nbands.append(int(last.max()) + 1)
+    copies = span[0].copy()
+    for sp in span[1:]:
+        copies *= sp
+    big = copies > MAX_BANDS_PER_BOX
+    # one round per combination of band offsets (few: a box spans 1-3 bands
+    # per axis) instead of a repeat-and-divide expansion: numpy's int64
+    # division is scalar and several times slower than these masks
+    fits = ~big
+    reach = [np.where(fits, sp, 0) for sp in span]
+    boxes, cells = [], []
+    for offsets in np.ndindex(*[int(r.max(initial=0)) for r in reach]):
+        sel = fits.copy()
+        for r, o in zip(reach, offsets, strict=True):
+            if o:
+                sel &= r > o
+        box = np.flatnonzero(sel)
+        cell = b_lo[0][box] + offsets[0]
+        for ax in range(1, len(band_axes)):
+            cell = cell * nbands[ax] + b_lo[ax][box] + offsets[ax]
+        boxes.append(box)
+        cells.append(cell)
+    if not boxes:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), b_lo, nbands, big
+    return np.concatenate(boxes), np.concatenate(cells), b_lo, nbands, big
+
+
 def overlapping_pairs(lo: NDArray[np.float64], hi: NDArray[np.float64],
-                      static: NDArray[np.bool_] | None = None) -> NDArray[np.int64]:
+                      static: NDArray[np.bool_] | None = None,
+                      wanted: NDArray[np.bool_] | None = None) -> NDArray[np.int64]:
     """Every pair of rows whose closed boxes overlap, not both static.
 
     Parameters
@@ -56,6 +110,8 @@ def overlapping_pairs(lo: NDArray[np.float64], hi: NDArray[np.float64],
     lo, hi : ndarray, shape (n, D)
         Finite box corners, ``lo <= hi``.
     static : ndarray of bool, shape (n,), optional
+    wanted : ndarray of bool, shape (n,), optional
+        Report only the pairs with at least one wanted row.
 
     Returns
     -------
@@ -72,67 +128,77 @@ def overlapping_pairs(lo: NDArray[np.float64], hi: NDArray[np.float64],
     n, d = lo.shape
     if n < 2:
         return np.empty((0, 2), dtype=np.int64)
-    centre = 0.5 * (lo + hi)
-    spread = centre.max(axis=0) - centre.min(axis=0)
+    spread = [float(np.ptp(lo[:, a] + hi[:, a])) for a in range(d)]  # of the centres, doubled
     sweep = int(np.argmax(spread))
     band_axes = [a for a in range(d) if a != sweep]
 
-    # band size: twice the median extent, so a typical box touches 1-2 bands per axis
-    sizes = np.median(hi[:, band_axes] - lo[:, band_axes], axis=0)
-    origin = lo[:, band_axes].min(axis=0)
-    extent = hi[:, band_axes].max(axis=0) - origin
-    # never more than ~2 sqrt(n) bands per axis (tiny or zero-size boxes would
-    # otherwise ask for absurd counts); a scene of zero extent is one band
-    width = np.maximum(2.0 * sizes, extent / max(1.0, 2.0 * np.sqrt(n)))
-    width = np.where(width > 0, width, 1.0)
-    b_lo = np.floor((lo[:, band_axes] - origin) / width).astype(np.int64)
-    b_hi = np.floor((hi[:, band_axes] - origin) / width).astype(np.int64)
-    span = b_hi - b_lo + 1
-    nbands = b_hi.max(axis=0) + 1
-    copies = np.prod(span, axis=1)
-    big = copies > MAX_BANDS_PER_BOX
-    if np.any(big):
-        copies = np.where(big, 0, copies)
-
     # 1. copies of each box into each band (cell) it touches
-    box, k = _expand(copies)
-    cell = np.zeros(len(box), dtype=np.int64)
-    for ax in range(len(band_axes)):
-        stride = np.prod(span[box][:, ax + 1:], axis=1) if ax + 1 < len(band_axes) else np.ones(len(box), np.int64)
-        offset = (k // stride) % span[box, ax]
-        cell = cell * nbands[ax] + b_lo[box, ax] + offset
+    box, cell, b_lo, nbands, big = _band_copies(lo, hi, band_axes, n)
 
-    # 2. sort by (cell, lower bound on the sweep axis) with integer keys
-    slo, shi = lo[:, sweep], hi[:, sweep]
-    # keys below are unique, so no stable sort is needed (quicksort is faster)
+    # 2. sort the copies by (cell, lower bound on the sweep axis): rank the
+    # lower bounds once (unique integer ranks, so equal coordinates cannot be
+    # misordered), then sort packed integer keys, which numpy sorts several
+    # times faster than it argsorts them
+    slo = np.ascontiguousarray(lo[:, sweep])
+    shi = np.ascontiguousarray(hi[:, sweep])
     by_lo = np.argsort(slo)
     rank = np.empty(n, dtype=np.int64)
     rank[by_lo] = np.arange(n)
-    sorted_lo = slo[by_lo]
-    key = cell * n + rank[box]
-    order = np.argsort(key)
-    key = key[order]
-    box = box[order]
-    cell = cell[order]
+    # bit fields, not multiples of n: shifts and masks where division is slow
+    shift = max(1, int(n - 1).bit_length())
+    key = np.sort((cell << shift) | rank[box])
+    box = by_lo[key & ((1 << shift) - 1)]
+    cell = key >> shift
+    end = shi[box]
+    start_lo = slo[box]
 
-    # 3. the run of later copies in the same cell starting no later than my end
-    rank_end = np.searchsorted(sorted_lo, shi[box], side="right")
-    stop = np.searchsorted(key, cell * n + rank_end, side="left")
-    start = np.arange(len(box)) + 1
-    count = np.maximum(stop - start, 0)
-    src, step = _expand(count)
-    i = box[src]
-    j = box[start[src] + step]
+    # 3. sweep by offsets: copy p pairs with p + 1, p + 2, ... while they are
+    # in its cell and start no later than its end (the touching rule: <=).
+    # Runs are short (a cell holds few boxes per unit of sweep length), so a
+    # handful of vectorised rounds over a shrinking set of copies replaces a
+    # search per copy.
+    m = len(box)
+    found_p, found_q = [np.empty(0, dtype=np.int64)], [np.empty(0, dtype=np.int64)]
+    active = np.arange(m - 1) if wanted is None else np.flatnonzero(wanted[box])
+    offset = 1
+    while len(active):
+        active = active[active + offset < m]
+        other = active + offset
+        ok = (cell[other] == cell[active]) & (start_lo[other] <= end[active])
+        active = active[ok]
+        found_p.append(active)
+        found_q.append(active + offset)
+        offset += 1
+    if wanted is not None:
+        # only runs starting at wanted copies were swept: also look back from
+        # them for unwanted copies whose run reaches them. A copy starting
+        # more than the widest box before them cannot reach them.
+        reach = float((shi - slo).max())
+        active = np.flatnonzero(wanted[box])
+        offset = 1
+        while len(active):
+            active = active[active >= offset]
+            other = active - offset
+            near = (cell[other] == cell[active]) & (start_lo[other] >= start_lo[active] - reach)
+            active, other = active[near], other[near]
+            ok = (end[other] >= start_lo[active]) & ~wanted[box[other]]
+            found_p.append(other[ok])
+            found_q.append(active[ok])
+            offset += 1
+    p_ = np.concatenate(found_p)
+    q_ = np.concatenate(found_q)
+    i, j = box[p_], box[q_]
 
-    # 4. overlap on the band axes, reported only in the cell of the larger lower bounds
+    # 4. overlap on the band axes, reported only in the cell of the larger
+    # lower bands (both boxes reach it when they overlap), so a pair sharing
+    # several cells is reported once
     keep = np.ones(len(i), dtype=bool)
     home = np.zeros(len(i), dtype=np.int64)
     for ax, a in enumerate(band_axes):
-        lo_a, hi_a = lo[:, a].copy(), hi[:, a].copy()  # contiguous columns gather faster
+        lo_a, hi_a = np.ascontiguousarray(lo[:, a]), np.ascontiguousarray(hi[:, a])
         keep &= (lo_a[i] <= hi_a[j]) & (lo_a[j] <= hi_a[i])
-        top = np.maximum(b_lo[i, ax], b_lo[j, ax])
-        home = home * nbands[ax] + top
-    keep &= home == cell[src]
+        home = home * nbands[ax] + np.maximum(b_lo[ax][i], b_lo[ax][j])
+    keep &= home == cell[p_]
     i, j = i[keep], j[keep]
 
     if np.any(big):
@@ -143,6 +209,8 @@ def overlapping_pairs(lo: NDArray[np.float64], hi: NDArray[np.float64],
             ov = np.all((lo <= hi[b]) & (lo[b] <= hi), axis=1)
             ov[b] = False
             ov &= ~big | (np.arange(n) > b)  # a big-big pair once
+            if wanted is not None and not wanted[b]:
+                ov &= wanted
             others = np.flatnonzero(ov)
             parts.append(np.stack([np.full(len(others), b), others], axis=1))
         ij = np.concatenate(parts)
@@ -151,10 +219,12 @@ def overlapping_pairs(lo: NDArray[np.float64], hi: NDArray[np.float64],
     if static is not None:
         keep = ~(static[i] & static[j])
         i, j = i[keep], j[keep]
-    a = np.minimum(i, j)
-    b = np.maximum(i, j)
-    pair_key = np.sort(a * n + b)
-    return np.stack([pair_key // n, pair_key % n], axis=1)
+    shift = max(1, int(n - 1).bit_length())
+    pair_key = np.sort((np.minimum(i, j) << shift) | np.maximum(i, j))
+    out = np.empty((len(pair_key), 2), dtype=np.int64)
+    np.right_shift(pair_key, shift, out=out[:, 0])
+    np.bitwise_and(pair_key, (1 << shift) - 1, out=out[:, 1])
+    return out
 
 
 class BatchedSweep(Broadphase):
@@ -204,8 +274,12 @@ class BatchedSweep(Broadphase):
         if len(h) and (h.min() < 0 or h.max() >= len(self._alive) or not self._alive[h].all()):
             bad = next(x for x in h.tolist() if x not in self)
             raise UnknownIdError(f"handle {bad} is not in the broadphase")
-        if len(np.unique(h)) != len(h):
-            raise InvalidArgumentError("a handle appears more than once in this batch")
+        if len(h) > 1:
+            # a scratch mark per handle: O(m), where np.unique would sort
+            seen = np.zeros(len(self._alive), dtype=bool)
+            seen[h] = True
+            if np.count_nonzero(seen) != len(h):
+                raise InvalidArgumentError("a handle appears more than once in this batch")
         return h
 
     def insert_many(self, handles: ArrayLike, lo: ArrayLike, hi: ArrayLike, static: ArrayLike | None = None) -> None:
@@ -246,6 +320,20 @@ class BatchedSweep(Broadphase):
             self._cache = live[rows].reshape(-1, 2)
             self._cache.setflags(write=False)
         return self._cache
+
+    def pairs_touching(self, handles: ArrayLike) -> NDArray[np.int64]:
+        """The pairs of :meth:`pairs` that hold at least one of ``handles`` (live).
+
+        One banded sweep over all boxes that keeps only those pairs: it
+        skips the overlap tests and the output of every other pair.
+        """
+        h = self._live_checked(handles)
+        live = np.flatnonzero(self._alive)
+        wanted = np.zeros(len(self._alive), dtype=bool)
+        wanted[h] = True
+        rows = overlapping_pairs(self._lo[live], self._hi[live], self._static[live], wanted[live])
+        out: NDArray[np.int64] = live[rows].reshape(-1, 2)
+        return out
 
     def _check(self) -> None:
         live = np.flatnonzero(self._alive)

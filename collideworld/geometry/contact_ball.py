@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 from .result import ContactArrays
 from .tolerance import touch_tolerance
 
-__all__ = ["contact_ball_ball", "contact_ball_box", "contact_ball_polygon"]
+__all__ = ["contact_ball_ball", "contact_ball_box", "contact_ball_polygon", "contact_ball_polygon_planes"]
 
 
 def _pair_scale(*arrays: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -243,16 +243,27 @@ def contact_ball_polygon(
     """
     c = np.asarray(center_a, dtype=np.float64)
     r = np.asarray(radius_a, dtype=np.float64)
-    verts = np.asarray(vertices_b, dtype=np.float64)
+    px, py = _coordinate_planes(np.asarray(vertices_b, dtype=np.float64))
+    return contact_ball_polygon_planes(c, r, px, py)
+
+
+def contact_ball_polygon_planes(
+    center_a: NDArray[np.float64], radius_a: NDArray[np.float64], px: NDArray[np.float64], py: NDArray[np.float64]
+) -> ContactArrays:
+    """:func:`contact_ball_polygon` with the polygons given as (K, N) coordinate planes."""
+    c, r = center_a, radius_a
     cols = np.arange(len(r))
 
     # Vertices relative to the centre: distances then come out of small
     # differences, not of large world coordinates.
-    px, py = _coordinate_planes(verts)
     x = px - c[:, 0]
     y = py - c[:, 1]
-    ex = np.roll(x, -1, axis=0) - x
-    ey = np.roll(y, -1, axis=0) - y
+    ex = np.empty_like(x)
+    np.subtract(x[1:], x[:-1], out=ex[:-1])
+    np.subtract(x[0], x[-1], out=ex[-1])
+    ey = np.empty_like(y)
+    np.subtract(y[1:], y[:-1], out=ey[:-1])
+    np.subtract(y[0], y[-1], out=ey[-1])
     len2 = ex * ex + ey * ey
     valid = len2 > 0
     safe_len2 = np.where(valid, len2, 1.0)

@@ -36,6 +36,16 @@ class Side(IntEnum):
 
     Ordered by how much of the box is in the solid, so the side of a box
     against an intersection of half-spaces is the minimum over them.
+
+    Examples
+    --------
+    A box inside one plane of a region but outside another is outside the
+    region:
+
+    >>> min(Side.INSIDE, Side.OUTSIDE).name
+    'OUTSIDE'
+    >>> Side(1)
+    <Side.INTERSECTING: 1>
     """
 
     #: Entirely in ``normal . p > offset``, not even touching the solid.
@@ -165,6 +175,16 @@ def classify_box_planes(
     NOTE: this is the usual conservative culling test. A box near a corner
     of the region can be outside the region yet outside no single plane; it
     is then reported INTERSECTING, never wrongly OUTSIDE. O(N P D^2).
+
+    Examples
+    --------
+    Unit boxes against the square ``|x| <= 2, |y| <= 2``: one in the middle,
+    one straddling the right edge, one far away.
+
+    >>> normals, offsets = [[1, 0], [-1, 0], [0, 1], [0, -1]], [2, 2, 2, 2]
+    >>> side = classify_box_planes([[0, 0], [2, 0], [5, 5]], None, [[1, 1]] * 3, normals, offsets)
+    >>> [Side(s).name for s in side]
+    ['INSIDE', 'INTERSECTING', 'OUTSIDE']
     """
     c = np.atleast_2d(np.asarray(center, dtype=np.float64))
     h = np.atleast_2d(np.asarray(half, dtype=np.float64))
@@ -209,6 +229,15 @@ def classify_aabb_plane(
     Picks the n-vertex and p-vertex corner by corner from ``lo`` and ``hi``
     instead of going through centre and half extents: the corners are then
     exactly the given coordinates, with no rounding from ``(lo + hi) / 2``.
+
+    Examples
+    --------
+    Against ``x <= 2``: ``[0, 1]`` is inside, ``[2, 3]`` touches the
+    boundary from outside (touching counts), ``[4, 5]`` is outside.
+
+    >>> side = classify_aabb_plane([[0, 0], [2, 0], [4, 0]], [[1, 1], [3, 1], [5, 1]], [1, 0], 2.0)
+    >>> [Side(s).name for s in side]
+    ['INSIDE', 'INTERSECTING', 'OUTSIDE']
     """
     lo_ = np.atleast_2d(np.asarray(lo, dtype=np.float64))
     hi_ = np.atleast_2d(np.asarray(hi, dtype=np.float64))
@@ -257,6 +286,18 @@ def frustum_planes(
     offsets : ndarray, shape (6,)
         The frustum is ``normals @ p <= offsets``; pass both to
         :func:`classify_box_planes`.
+
+    Examples
+    --------
+    A camera at the origin looking along +x with a 90 degree field of view
+    sees ``1 <= x <= 10``, ``|y| <= x``, ``|z| <= x``:
+
+    >>> normals, offsets = frustum_planes([0, 0, 0], [1, 0, 0], [0, 0, 1], np.pi / 2, 1.0, 1.0, 10.0)
+    >>> offsets[:2].tolist()            # near: -x <= -1, far: x <= 10
+    [-1.0, 10.0]
+    >>> side = classify_box_planes([[5, 0, 0], [5, 0, 20]], None, [[1, 1, 1]] * 2, normals, offsets)
+    >>> [Side(s).name for s in side]    # the second box is above the top plane
+    ['INSIDE', 'OUTSIDE']
     """
     eye_ = np.asarray(eye, dtype=np.float64)
     f = np.asarray(forward, dtype=np.float64)

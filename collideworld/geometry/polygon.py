@@ -304,6 +304,13 @@ def is_convex(vertices: ArrayLike) -> bool:
     Only the local turns are checked: that suffices because the polygon is
     simple, which rules out a star that turns left everywhere but winds
     twice.
+
+    Examples
+    --------
+    >>> is_convex([(0, 0), (1, 0), (1, 1), (0, 1)])
+    True
+    >>> is_convex([(0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2)])  # an L: reflex at (1, 1)
+    False
     """
     v = _as_vertices(vertices)
     if len(v) < 3:
@@ -410,6 +417,14 @@ def convex_decomposition(vertices: ArrayLike) -> list[NDArray[np.float64]]:
        the big pieces worth keeping whole): if the angles at both endpoints
        stay <= 180 degrees in the union of the two pieces, merge them;
     4. drop vertices left straight by a merge.
+
+    Examples
+    --------
+    An L of area 2 * 2 - 1 = 3 needs at least two convex pieces:
+
+    >>> pieces = convex_decomposition([(0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2)])
+    >>> len(pieces) >= 2, all(is_convex(p) for p in pieces), sum(signed_area(p) for p in pieces)
+    (True, True, 3.0)
     """
     v = _as_vertices(vertices)
     n = len(v)

@@ -88,6 +88,14 @@ def point_segment_distance(points: ArrayLike, a: ArrayLike, b: ArrayLike) -> NDA
     Returns
     -------
     ndarray of float64, shape (...)
+
+    Examples
+    --------
+    Against the segment (0, 0)-(4, 0): (2, 3) is 3 above its middle; (7, 4)
+    and (-3, 4) are 5 from its end points.
+
+    >>> point_segment_distance([[2, 3], [7, 4], [-3, 4]], [0, 0], [4, 0])
+    array([3., 5., 5.])
     """
     p, a, b = _f64(points), _f64(a), _f64(b)
     ab = b - a
@@ -167,6 +175,12 @@ def point_in_convex_polygon(
     Notes
     -----
     O(K) per point: the point must not be strictly outside any edge.
+
+    Examples
+    --------
+    >>> square = [[0, 0], [2, 0], [2, 2], [0, 2]]
+    >>> point_in_convex_polygon([[1, 1], [2, 1], [3, 1]], square)  # inside, on an edge, outside
+    array([ True,  True, False])
     """
     p, v = _f64(points), _f64(vertices)
     if tol is None:
@@ -211,6 +225,15 @@ def point_in_polygon(points: ArrayLike, vertices: ArrayLike, *, tol: ArrayLike |
     crossing count is decided by rounding, are inside. Each edge is
     half-open in y (``min(y) <= y < max(y)`` crossings only), so a ray
     through a vertex counts it once and horizontal edges never count.
+
+    Examples
+    --------
+    An L-shaped polygon: a point in its upper arm, one in the missing
+    corner, one on the inner edge ``x = 1``.
+
+    >>> l_shape = [[0, 0], [2, 0], [2, 1], [1, 1], [1, 2], [0, 2]]
+    >>> point_in_polygon([[0.5, 1.5], [1.5, 1.5], [1.0, 1.5]], l_shape)
+    array([ True, False,  True])
     """
     p, v = _f64(points), _f64(vertices)
     shape = p.shape[:-1]

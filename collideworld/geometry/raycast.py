@@ -76,6 +76,15 @@ class RayHits(NamedTuple):
     normal : ndarray of float64, shape (N, D)
         Where ``hit``: unit outward surface normal at the hit point, or
         ``-direction`` when the origin is inside. Elsewhere zeros.
+
+    Examples
+    --------
+    A ray from the origin along +x against two unit circles: it enters the
+    one at (3, 0) at x = 2 and passes under the one at (3, 5).
+
+    >>> r = raycast_ball([0.0, 0.0], [1.0, 0.0], 10.0, [[3.0, 0.0], [3.0, 5.0]], [1.0, 1.0])
+    >>> r.hit.tolist(), r.distance.tolist(), r.normal.tolist()
+    ([True, False], [2.0, inf], [[-1.0, 0.0], [0.0, 0.0]])
     """
 
     hit: NDArray[np.bool_]

@@ -25,6 +25,16 @@ class ContactArrays(NamedTuple):
         Where ``hit``: penetration depth (minimum translation distance),
         ``>= 0``. Elsewhere negative (minus a lower bound of the gap) or
         unspecified, but finite.
+
+    Examples
+    --------
+    Two pairs of unit circles: centres 1.5 apart overlap by 0.5 along +x;
+    centres (3, 4) apart, 5 away, do not touch.
+
+    >>> from collideworld.geometry.contact_ball import contact_ball_ball
+    >>> c = contact_ball_ball([[0.0, 0.0], [0.0, 0.0]], [1.0, 1.0], [[1.5, 0.0], [3.0, 4.0]], [1.0, 1.0])
+    >>> c.hit.tolist(), c.normal[0].tolist(), float(c.depth[0])
+    ([True, False], [1.0, 0.0], 0.5)
     """
 
     hit: NDArray[np.bool_]

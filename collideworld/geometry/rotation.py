@@ -58,6 +58,13 @@ def rotation_matrix_3d(quaternion: ArrayLike) -> NDArray[np.float64]:
     Returns
     -------
     ndarray, shape (..., 3, 3)
+
+    Examples
+    --------
+    ``[0, 0, 0, 1]`` is a half turn about z: ``(x, y, z) -> (-x, -y, z)``.
+
+    >>> rotation_matrix_3d([0.0, 0.0, 0.0, 1.0]).tolist()
+    [[-1.0, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0]]
     """
     q = np.asarray(quaternion, dtype=np.float64)
     q = q / np.linalg.norm(q, axis=-1, keepdims=True)
@@ -89,6 +96,13 @@ def quaternion_from_matrix(matrix: ArrayLike) -> NDArray[np.float64]:
     Returns
     -------
     ndarray, shape (..., 4)
+
+    Examples
+    --------
+    The identity and a half turn about x (``w = cos 90deg = 0``):
+
+    >>> quaternion_from_matrix([np.eye(3), np.diag([1.0, -1.0, -1.0])]).tolist()
+    [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]]
     """
     m = np.asarray(matrix, dtype=np.float64)
     shape = m.shape[:-2]
@@ -134,6 +148,14 @@ def rotate_points(rotation: ArrayLike, points: ArrayLike) -> NDArray[np.float64]
     Returns
     -------
     ndarray, shape (..., K, D)
+
+    Examples
+    --------
+    A quarter turn counter-clockwise takes (1, 0) to (0, 1) and (3, 4) to
+    (-4, 3):
+
+    >>> rotate_points([[0.0, -1.0], [1.0, 0.0]], [[1.0, 0.0], [3.0, 4.0]]).tolist()
+    [[0.0, 1.0], [-4.0, 3.0]]
     """
     r = np.asarray(rotation, dtype=np.float64)
     p = np.asarray(points, dtype=np.float64)

@@ -44,5 +44,12 @@ def touch_tolerance(scale: ArrayLike) -> NDArray[np.float64]:
     -------
     ndarray, shape (...)
         ``REL_TOUCH_TOL * max(1, scale)``.
+
+    Examples
+    --------
+    Near the origin the tolerance is 1e-12; a million units out, 1e-6:
+
+    >>> touch_tolerance([0.5, 1e6]).tolist()
+    [1e-12, 1e-06]
     """
     return REL_TOUCH_TOL * np.maximum(1.0, np.asarray(scale, dtype=np.float64))

@@ -91,7 +91,7 @@ _PLAIN, _UNBOUNDED, _CONCAVE = 0, 1, 2
 
 @dataclass(frozen=True)
 class Header:
-    """Line 1 of a scenario file.
+    r"""Line 1 of a scenario file.
 
     Attributes
     ----------
@@ -105,6 +105,15 @@ class Header:
         gives none).
     tolerance_given : bool
         Whether the file set ``tolerance`` explicitly.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "scene.jsonl")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('{"collideworld_scenario": 1, "dim": 3, "name": "drop", "tolerance": 1e-9}\n')
+    >>> read_scenario(path).header
+    Header(version=1, dim=3, name='drop', description=None, tolerance=1e-09, tolerance_given=True)
     """
 
     version: int
@@ -123,6 +132,27 @@ class BodySpec:
     ``quaternion`` (3D, ``(w, x, y, z)``) are None when the file does not give
     them (the world's defaults, 0 and identity, then apply). ``static`` is
     always True for a ``halfplane``/``plane``.
+
+    Attributes
+    ----------
+    id : str or int
+    shape : Shape
+    position : tuple of float, shape (D,), or None
+    angle : float or None
+    quaternion : tuple of float, shape (4,), or None
+    static : bool
+    category, mask : int
+        Collision filtering bits (defaults 1 and ``0xFFFFFFFF``).
+
+    Examples
+    --------
+    Its file form (:func:`~collideworld.scenario.writer.body_to_dict`)
+    leaves out the fields that keep their defaults:
+
+    >>> from collideworld.shapes import Box
+    >>> from collideworld.scenario.writer import body_to_dict
+    >>> body_to_dict(BodySpec("crate", Box((1, 1)), (0.0, 2.0), static=True))
+    {'id': 'crate', 'shape': {'type': 'box', 'half_extents': [1.0, 1.0]}, 'position': [0.0, 2.0], 'static': True}
     """
 
     id: BodyId
@@ -137,7 +167,23 @@ class BodySpec:
 
 @dataclass(frozen=True)
 class MoveSpec:
-    """One pose update of a frame's ``move`` list; None means "keep"."""
+    """One pose update of a frame's ``move`` list; None means "keep".
+
+    Attributes
+    ----------
+    id : str or int
+    position : tuple of float, shape (D,), or None
+    angle : float or None
+    quaternion : tuple of float, shape (4,), or None
+
+    Examples
+    --------
+    Only the fields given are written, so a turn keeps the position:
+
+    >>> from collideworld.scenario.writer import move_to_dict
+    >>> move_to_dict(MoveSpec("crate", angle=0.5))
+    {'id': 'crate', 'angle': 0.5}
+    """
 
     id: BodyId
     position: tuple[float, ...] | None = None
@@ -147,7 +193,26 @@ class MoveSpec:
 
 @dataclass(frozen=True)
 class ExpectedContact:
-    """One ``expect_contacts`` entry: ``normal`` points from ``pair[0]`` to ``pair[1]``."""
+    """One ``expect_contacts`` entry: ``normal`` points from ``pair[0]`` to ``pair[1]``.
+
+    Attributes
+    ----------
+    pair : tuple of two ids
+    normal : tuple of float, shape (D,)
+        Unit direction along which ``pair[1]`` must move by ``depth`` to
+        stop penetrating ``pair[0]``.
+    depth : float
+        ``>= 0``.
+
+    Examples
+    --------
+    Unit circles "a" at (0, 0) and "b" at (1.5, 0) overlap by 2 - 1.5 = 0.5
+    along +x:
+
+    >>> c = ExpectedContact(pair=("a", "b"), normal=(1.0, 0.0), depth=0.5)
+    >>> c.pair[1], c.normal, c.depth
+    ('b', (1.0, 0.0), 0.5)
+    """
 
     pair: tuple[BodyId, BodyId]
     normal: tuple[float, ...]
@@ -156,7 +221,7 @@ class ExpectedContact:
 
 @dataclass(frozen=True)
 class Frame:
-    """One frame line: operations to apply (remove, add, move), then one step.
+    r"""One frame line: operations to apply (remove, add, move), then one step.
 
     Attributes
     ----------
@@ -171,6 +236,15 @@ class Frame:
         The complete set of pairs in contact after the step; None when the
         frame does not check contacts (``frozenset()`` means "no contacts").
     expect_contacts : tuple of ExpectedContact, or None
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "scene.jsonl")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('{"collideworld_scenario": 1, "dim": 2}\n{}\n{"remove": [], "expect": []}\n')
+    >>> [(frame.number, frame.line, frame.remove, frame.expect) for frame in read_scenario(path)]
+    [(1, 2, (), None), (2, 3, (), frozenset())]
     """
 
     number: int
@@ -184,7 +258,7 @@ class Frame:
 
 @dataclass(frozen=True)
 class ReaderLimits:
-    """Upper bounds the reader enforces before doing the work they bound.
+    r"""Upper bounds the reader enforces before doing the work they bound.
 
     Attributes
     ----------
@@ -197,6 +271,20 @@ class ReaderLimits:
     max_decompressed_bytes : int
         Most bytes a ``.gz`` file may decompress to (default 64 GiB): a guard
         against decompression bombs, not a memory limit (reading streams).
+
+    Examples
+    --------
+    Each limit is a keyword of :func:`read_scenario`; here the header line
+    alone (38 bytes) is over a limit of 16:
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "scene.jsonl")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('{"collideworld_scenario": 1, "dim": 2}\n')
+    >>> read_scenario(path, max_line_bytes=16)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.ScenarioError: ...scene.jsonl:1: line is longer than the limit of 16 bytes (max_line_bytes)
     """
 
     max_line_bytes: int = 16 * 1024 * 1024
@@ -874,7 +962,7 @@ class _FrameReader:
 
 
 class Scenario:
-    """A scenario file: its header, read at once, and its frames, streamed.
+    r"""A scenario file: its header, read at once, and its frames, streamed.
 
     Iterating a :class:`Scenario` reads the file from the start each time,
     validating every line and yielding one :class:`Frame` per line; it never
@@ -887,6 +975,16 @@ class Scenario:
     header : Header
     limits : ReaderLimits
     ignore_truncated_tail : bool
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "scene.jsonl")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('{"collideworld_scenario": 1, "dim": 2}\n{}\n{}\n')
+    >>> scenario = Scenario(path)
+    >>> scenario.dim, sum(1 for _ in scenario), sum(1 for _ in scenario)  # each pass rereads the file
+    (2, 2, 2)
     """
 
     def __init__(self, path: str | os.PathLike[str], *, ignore_truncated_tail: bool = False,
@@ -916,7 +1014,7 @@ class Scenario:
 
 
 class FrameIterator:
-    """Iterator of :class:`Frame`; also a context manager that closes the file.
+    r"""Iterator of :class:`Frame`; also a context manager that closes the file.
 
     Attributes
     ----------
@@ -925,6 +1023,17 @@ class FrameIterator:
         Bytes of the file consumed so far (compressed bytes for ``.gz``).
     size : int or None
         Size of the file on disk.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "scene.jsonl")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('{"collideworld_scenario": 1, "dim": 2}\n'
+    ...                 '{"add": [{"id": 7, "shape": {"type": "circle", "radius": 1}, "position": [0, 0]}]}\n')
+    >>> with read_scenario(path).frames() as frames:
+    ...     print([frame.number for frame in frames], sorted(frames.alive_ids))
+    [1] [7]
     """
 
     def __init__(self, reader: _FrameReader):
@@ -977,7 +1086,7 @@ def _limits_from(kwargs: dict[str, Any]) -> ReaderLimits:
 
 def read_scenario(path: str | os.PathLike[str], *, ignore_truncated_tail: bool = False,
                   **limits: int) -> Scenario:
-    """Open a scenario file: read and check its header, stream its frames.
+    r"""Open a scenario file: read and check its header, stream its frames.
 
     Parameters
     ----------
@@ -1004,15 +1113,54 @@ def read_scenario(path: str | os.PathLike[str], *, ignore_truncated_tail: bool =
         The file is missing, unreadable or breaks the format; the message
         names the file, the line and the problem. Frame errors are raised
         while iterating, when the bad line is reached.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "scene.jsonl")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('{"collideworld_scenario": 1, "dim": 2, "name": "two steps"}\n{}\n{"expect": []}\n')
+    >>> scenario = read_scenario(path)
+    >>> scenario.header.name, [frame.expect for frame in scenario]
+    ('two steps', [None, frozenset()])
     """
     return Scenario(path, ignore_truncated_tail=ignore_truncated_tail, limits=_limits_from(limits))
 
 
 def iter_frames(path: str | os.PathLike[str], *, ignore_truncated_tail: bool = False,
                 **limits: int) -> Iterator[Frame]:
-    """Stream the frames of a scenario file (header checked, not yielded).
+    r"""Stream the frames of a scenario file (header checked, not yielded).
 
-    Same parameters as :func:`read_scenario`.
+    Parameters
+    ----------
+    path : str or path-like
+    ignore_truncated_tail : bool
+    **limits
+        As for :func:`read_scenario`.
+
+    Yields
+    ------
+    Frame
+        One per line after the header; the file is closed when the
+        iteration ends.
+
+    Raises
+    ------
+    ScenarioError
+        As :func:`read_scenario`, at the bad line.
+
+    Examples
+    --------
+    The second frame moves a body that was never added:
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "bad.jsonl")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('{"collideworld_scenario": 1, "dim": 2}\n{}\n{"move": [{"id": "b4", "angle": 1}]}\n')
+    >>> [frame.number for frame in iter_frames(path)]  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.ScenarioError: ...bad.jsonl:3: move: unknown id 'b4'
     """
     scenario = read_scenario(path, ignore_truncated_tail=ignore_truncated_tail, **limits)
     with scenario.frames() as frames:

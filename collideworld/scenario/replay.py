@@ -73,6 +73,33 @@ class ContactMismatch:
     ``actual_normal`` is oriented like the file's pair (from ``pair[0]`` to
     ``pair[1]``); it and ``actual_depth`` are None when the pair is not in
     contact at all.
+
+    Attributes
+    ----------
+    pair : tuple of two ids
+        As in the file.
+    expected_normal : tuple of float, shape (D,)
+    expected_depth : float
+    actual_normal : tuple of float, shape (D,), or None
+    actual_depth : float or None
+    reason : str
+        E.g. ``"depth differs"``, ``"normal differs"``.
+
+    Examples
+    --------
+    A file claiming that unit circles 1.5 apart overlap by 0.25 (it is
+    2 - 1.5 = 0.5):
+
+    >>> import os, tempfile
+    >>> from collideworld.shapes import Circle
+    >>> from collideworld.scenario import BodySpec, ExpectedContact, ScenarioWriter
+    >>> path = os.path.join(tempfile.mkdtemp(), "wrong.jsonl")
+    >>> bodies = [BodySpec("a", Circle(1.0), (0.0, 0.0)), BodySpec("b", Circle(1.0), (1.5, 0.0))]
+    >>> with ScenarioWriter(path, dim=2) as w:
+    ...     w.write_frame(add=bodies, expect=[("a", "b")],
+    ...                   expect_contacts=[ExpectedContact(("a", "b"), (1.0, 0.0), 0.25)])
+    >>> print(replay(path).first_mismatch.contacts[0].describe())
+    ['a', 'b']: depth differs: expected normal [1, 0] depth 0.25, got normal [1, 0] depth 0.5
     """
 
     pair: tuple[BodyId, BodyId]
@@ -108,6 +135,22 @@ class FrameMismatch:
     contacts : list of ContactMismatch
     expected_count, actual_count : int or None
         Number of pairs expected (None without ``expect``) and reported.
+
+    Examples
+    --------
+    A file claiming that unit circles 1.5 apart are not in contact:
+
+    >>> import os, tempfile
+    >>> from collideworld.shapes import Circle
+    >>> from collideworld.scenario import BodySpec, ScenarioWriter
+    >>> path = os.path.join(tempfile.mkdtemp(), "wrong.jsonl")
+    >>> bodies = [BodySpec("a", Circle(1.0), (0.0, 0.0)), BodySpec("b", Circle(1.0), (1.5, 0.0))]
+    >>> with ScenarioWriter(path, dim=2) as w:
+    ...     w.write_frame(add=bodies, expect=[])
+    >>> print(replay(path).first_mismatch.describe())
+    frame 1 (line 2): expected 0 pairs, the world reported 1
+      extra (reported, not expected) (1):
+        ['a', 'b']
     """
 
     number: int
@@ -163,6 +206,21 @@ class ReplayReport:
         ``expect_contacts`` entries compared.
     seconds : float
         Wall time of the replay.
+
+    Examples
+    --------
+    A file claiming that unit circles 1.5 apart are not in contact:
+
+    >>> import os, tempfile
+    >>> from collideworld.shapes import Circle
+    >>> from collideworld.scenario import BodySpec, ScenarioWriter
+    >>> path = os.path.join(tempfile.mkdtemp(), "wrong.jsonl")
+    >>> bodies = [BodySpec("a", Circle(1.0), (0.0, 0.0)), BodySpec("b", Circle(1.0), (1.5, 0.0))]
+    >>> with ScenarioWriter(path, dim=2) as w:
+    ...     w.write_frame(add=bodies, expect=[])
+    >>> report = replay(path)
+    >>> report.ok, report.frames_checked, report.mismatch_count, report.first_mismatch.extra
+    (False, 1, 1, [('a', 'b')])
     """
 
     path: str
@@ -508,10 +566,40 @@ def iter_replay(path: str | os.PathLike[str], world_factory: Callable[[int], Any
     checking expectations: for tools that inspect the world at some frame
     (``collideworld render``). The same world object is yielded every time.
 
+    Parameters
+    ----------
+    path : str or path-like
+    world_factory : callable, optional
+    ignore_truncated_tail : bool
+    **limits
+        As for :func:`replay`.
+
+    Yields
+    ------
+    frame : Frame
+    world : World
+        After the frame's step; the same object each time.
+    contacts : Contacts
+        What that step returned.
+
     Raises
     ------
     ScenarioError
         As :func:`replay`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from collideworld.shapes import Circle
+    >>> from collideworld.scenario import BodySpec, MoveSpec, ScenarioWriter
+    >>> path = os.path.join(tempfile.mkdtemp(), "scene.jsonl")
+    >>> with ScenarioWriter(path, dim=2) as w:   # unit circles 1.5 apart, then 5 apart
+    ...     w.write_frame(add=[BodySpec("a", Circle(1.0), (0.0, 0.0)), BodySpec("b", Circle(1.0), (1.5, 0.0))])
+    ...     w.write_frame(move=[MoveSpec("b", position=(5.0, 0.0))])
+    >>> for frame, world, contacts in iter_replay(path):
+    ...     print(frame.number, world.body("b").position.tolist(), contacts.pairs())
+    1 [1.5, 0.0] {('a', 'b')}
+    2 [5.0, 0.0] set()
     """
     scenario = read_scenario(path, ignore_truncated_tail=ignore_truncated_tail, **limits)
     factory = world_factory or _default_world_factory

@@ -85,6 +85,26 @@ def body_to_dict(body: Any) -> dict[str, Any]:
 
     Defaults (angle 0 / identity quaternion, not static, category 1, mask
     all ones) are written only when they differ, to keep lines short.
+
+    Parameters
+    ----------
+    body : BodySpec, Body or dict
+        A dict is copied with numpy values turned into plain ones.
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``id``, ``shape``, ``position`` (D floats), then only
+        the fields that differ from their defaults.
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add(Circle(0.5), position=(1, 2), angle=0.25, id=7)
+    7
+    >>> body_to_dict(w.body(7))
+    {'id': 7, 'shape': {'type': 'circle', 'radius': 0.5}, 'position': [1.0, 2.0], 'angle': 0.25}
     """
     if isinstance(body, Mapping):
         return {k: _plain(v) for k, v in body.items()}
@@ -113,7 +133,24 @@ def body_to_dict(body: Any) -> dict[str, Any]:
 
 
 def move_to_dict(move: Any) -> dict[str, Any]:
-    """The file form of a pose update: a :class:`MoveSpec` or a ready dict."""
+    """The file form of a pose update: a :class:`MoveSpec` or a ready dict.
+
+    Parameters
+    ----------
+    move : MoveSpec or dict
+        A dict is copied with numpy values turned into plain ones.
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``id`` plus only the fields given (not None).
+
+    Examples
+    --------
+    >>> from collideworld.scenario import MoveSpec
+    >>> move_to_dict(MoveSpec(7, position=(3, 4)))
+    {'id': 7, 'position': [3.0, 4.0]}
+    """
     if isinstance(move, Mapping):
         return {k: _plain(v) for k, v in move.items()}
     out: dict[str, Any] = {"id": _id(move.id)}
@@ -170,6 +207,17 @@ class ScenarioWriter:
     Notes
     -----
     Not thread-safe. Lines are JSON with non-ASCII text kept as UTF-8.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from collideworld.scenario import read_scenario
+    >>> path = os.path.join(tempfile.mkdtemp(), "scene.jsonl.gz")
+    >>> with ScenarioWriter(path, dim=3, name="empty") as w:
+    ...     w.write_frame(expect=[])      # one step, checked: no contacts
+    ...     w.write_frame()               # one step, not checked
+    >>> w.frames_written, w.closed, [frame.expect for frame in read_scenario(path)]
+    (2, True, [frozenset(), None])
     """
 
     def __init__(self, path: str | os.PathLike[str], dim: int, name: str | None = None,
