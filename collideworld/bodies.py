@@ -327,8 +327,8 @@ class BodyStore:
 
     def _pose_simple(self, slots: NDArray[np.int64]) -> None:
         """Refresh the posed vertices of simple polygons (the arithmetic of :func:`_pose_points_2d`)."""
-        rot = self.rotation[slots]
-        pos = self.position[slots]
+        rot = self.rotation.take(slots, axis=0)
+        pos = self.position.take(slots, axis=0)
         # np.take, not [:, slots]: fancy indexing on the second axis returns a
         # Fortran-ordered array, on which every later reduction over the
         # vertex axis runs along a short contiguous axis, ~20x slower
@@ -337,6 +337,23 @@ class BodyStore:
         self.world_y[:, slots] = rot[:, 1, 0] * lx + rot[:, 1, 1] * ly + pos[:, 1]
 
     # -- geometry gathered per slot -------------------------------------------------
+    #
+    # Gathers use ``take(..., axis=0)``: for (n, D) and (n, D, D) arrays numpy's
+    # fancy indexing is an order of magnitude slower (measured with numpy 2.4:
+    # 144 us against 7 us for 10,000 rows of an (n, 2) array).
+
+    def ball_rows(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """(position (m, D), radius (m,)) of balls ``slots``, as the ball kernels take them."""
+        return self.position.take(slots, axis=0), self.radius.take(slots)
+
+    def box_rows(self, slots: NDArray[np.int64]
+                 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """(position (m, D), rotation (m, D, D), half extents (m, D)) of boxes ``slots``."""
+        return self.position.take(slots, axis=0), self.rotation.take(slots, axis=0), self.half.take(slots, axis=0)
+
+    def plane_rows(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """(unit normal (m, D), offset (m,)) of half-spaces ``slots``."""
+        return self.plane_normal.take(slots, axis=0), self.plane_offset.take(slots)
 
     def polygon_planes(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """World vertices of simple polygons ``slots`` as x and y planes, each (8, len(slots))."""
@@ -365,7 +382,7 @@ class BodyStore:
             idx = np.flatnonzero(sizes == size)
             local = self.parts.bucket(size)[row_of[part_ids[idx]]]
             s = slots[idx]
-            out.append((idx, _pose_points_2d(self.rotation[s], self.position[s], local)))
+            out.append((idx, _pose_points_2d(self.rotation.take(s, axis=0), self.position.take(s, axis=0), local)))
         return out
 
     def aabbs(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -382,11 +399,11 @@ class BodyStore:
         sel = np.flatnonzero(kinds == Kind.BALL)
         if len(sel):
             s = slots[sel]
-            lo[sel], hi[sel] = aabb_ball(self.position[s], self.radius[s])
+            lo[sel], hi[sel] = aabb_ball(*self.ball_rows(s))
         sel = np.flatnonzero(kinds == Kind.BOX)
         if len(sel):
             s = slots[sel]
-            lo[sel], hi[sel] = aabb_box(self.position[s], self.rotation[s], self.half[s])
+            lo[sel], hi[sel] = aabb_box(*self.box_rows(s))
         sel = np.flatnonzero(kinds == Kind.POLYGON)
         if len(sel):
             simple = self.simple[slots[sel]]

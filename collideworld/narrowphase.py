@@ -128,17 +128,17 @@ def _run_by_bucket(store: BodyStore, groups: list[tuple[Slots, NDArray[np.int64]
 
 @_register((2, 3), Kind.HALFSPACE, Kind.HALFSPACE)
 def _halfspace_halfspace(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
-    return contact_halfspace_halfspace(s.plane_normal[a], s.plane_offset[a], s.plane_normal[b], s.plane_offset[b])
+    return contact_halfspace_halfspace(*s.plane_rows(a), *s.plane_rows(b))
 
 
 @_register((2, 3), Kind.HALFSPACE, Kind.BALL)
 def _halfspace_ball(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
-    return contact_halfspace_ball(s.plane_normal[a], s.plane_offset[a], s.position[b], s.radius[b])
+    return contact_halfspace_ball(*s.plane_rows(a), *s.ball_rows(b))
 
 
 @_register((2, 3), Kind.HALFSPACE, Kind.BOX)
 def _halfspace_box(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
-    return contact_halfspace_box(s.plane_normal[a], s.plane_offset[a], s.position[b], s.rotation[b], s.half[b])
+    return contact_halfspace_box(*s.plane_rows(a), *s.box_rows(b))
 
 
 @_register((2,), Kind.HALFSPACE, Kind.POLYGON)
@@ -148,19 +148,19 @@ def _halfspace_polygon(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
     n = len(a)
     out = _empty(n, 2)
     for idx, verts in s.polygon_outline_world(b):
-        res = contact_halfspace_points(s.plane_normal[a[idx]], s.plane_offset[a[idx]], verts)
+        res = contact_halfspace_points(*s.plane_rows(a[idx]), verts)
         out.hit[idx], out.normal[idx], out.depth[idx] = res
     return out
 
 
 @_register((2, 3), Kind.BALL, Kind.BALL)
 def _ball_ball(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
-    return contact_ball_ball(s.position[a], s.radius[a], s.position[b], s.radius[b])
+    return contact_ball_ball(*s.ball_rows(a), *s.ball_rows(b))
 
 
 @_register((2, 3), Kind.BALL, Kind.BOX)
 def _ball_box(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
-    return contact_ball_box(s.position[a], s.radius[a], s.position[b], s.rotation[b], s.half[b])
+    return contact_ball_box(*s.ball_rows(a), *s.box_rows(b))
 
 
 def _by_cache(fast: NDArray[np.bool_], n: int, cached: PairKernel, general: PairKernel,
@@ -184,14 +184,14 @@ def _by_cache(fast: NDArray[np.bool_], n: int, cached: PairKernel, general: Pair
 
 def _ball_polygon_cached(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
     px, py = s.polygon_planes(b)
-    return contact_ball_polygon_planes(s.position[a], s.radius[a], px, py)
+    return contact_ball_polygon_planes(*s.ball_rows(a), px, py)
 
 
 def _ball_polygon_parts(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
     row, part = _parts_of(s, b)
     ra, rb = a[row], b[row]
     res = _run_by_bucket(s, [(rb, part)], contact_ball_polygon, len(row), 2,
-                         lambda idx: (s.position[ra[idx]], s.radius[ra[idx]]))
+                         lambda idx: s.ball_rows(ra[idx]))
     return _most_penetrating(row, res, len(a))
 
 
@@ -202,24 +202,24 @@ def _ball_polygon(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
 
 @_register((2,), Kind.BOX, Kind.BOX)
 def _box_box_2d(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
-    return contact_box_box_2d(s.position[a], s.rotation[a], s.half[a], s.position[b], s.rotation[b], s.half[b])
+    return contact_box_box_2d(*s.box_rows(a), *s.box_rows(b))
 
 
 @_register((3,), Kind.BOX, Kind.BOX)
 def _box_box_3d(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
-    return contact_box_box_3d(s.position[a], s.rotation[a], s.half[a], s.position[b], s.rotation[b], s.half[b])
+    return contact_box_box_3d(*s.box_rows(a), *s.box_rows(b))
 
 
 def _box_polygon_cached(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
     bx, by = s.polygon_planes(b)
-    return contact_box_convex_planes(s.position[a], s.rotation[a], s.half[a], bx, by)
+    return contact_box_convex_planes(*s.box_rows(a), bx, by)
 
 
 def _box_polygon_parts(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
     row, part = _parts_of(s, b)
     ra, rb = a[row], b[row]
     res = _run_by_bucket(s, [(rb, part)], contact_box_polygon, len(row), 2,
-                         lambda idx: (s.position[ra[idx]], s.rotation[ra[idx]], s.half[ra[idx]]))
+                         lambda idx: s.box_rows(ra[idx]))
     return _most_penetrating(row, res, len(a))
 
 
@@ -275,8 +275,8 @@ def contact_pairs(store: BodyStore, ia: Slots, ib: Slots) -> ContactArrays:
     # bounding radii are exact maxima over the shapes; the slack (the
     # kernels' touching tolerance, twice, plus a relative 1e-9 for rounding in
     # the radii) means this never drops a pair a kernel would call touching.
-    pa = store.position[ia]
-    gap = pa - store.position[ib]
+    pa = store.position.take(ia, axis=0)
+    gap = pa - store.position.take(ib, axis=0)
     reach = store.bound_radius[ia] + store.bound_radius[ib]
     size = np.abs(pa[:, 0])
     dist2 = gap[:, 0] * gap[:, 0]

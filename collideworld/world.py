@@ -713,7 +713,7 @@ class World:
         self._moved[moved] = False
         finite = moved[self._store.kind[moved] != Kind.HALFSPACE]
         lo, hi = self._tight_bounds(finite)
-        fat_lo, fat_hi = self._fat_lo[finite], self._fat_hi[finite]
+        fat_lo, fat_hi = self._fat_lo.take(finite, axis=0), self._fat_hi.take(finite, axis=0)
         escaped = (fat_lo[:, 0] > lo[:, 0]) | (hi[:, 0] > fat_hi[:, 0])
         for d in range(1, self.dim):
             escaped |= (fat_lo[:, d] > lo[:, d]) | (hi[:, d] > fat_hi[:, d])
@@ -744,8 +744,8 @@ class World:
             dyn = bodies[(kind[bodies] != Kind.HALFSPACE) & ~self._static[bodies]]
         if not len(dyn):
             return np.empty((0, 2), dtype=np.int64)
-        center = 0.5 * (self._fat_lo[dyn] + self._fat_hi[dyn])
-        half = 0.5 * (self._fat_hi[dyn] - self._fat_lo[dyn])
+        center = 0.5 * (self._fat_lo.take(dyn, axis=0) + self._fat_hi.take(dyn, axis=0))
+        half = 0.5 * (self._fat_hi.take(dyn, axis=0) - self._fat_lo.take(dyn, axis=0))
         out = []
         for h in hs.tolist():  # one vectorised test per half-space (there are few)
             normal = np.broadcast_to(self._store.plane_normal[h], center.shape)
@@ -814,16 +814,15 @@ class World:
         return keys[order], a[order], b[order]
 
     def _narrow(self, keys: NDArray[np.int64], a: NDArray[np.int64], b: NDArray[np.int64],
-                fresh: NDArray[np.bool_] | None, hit: NDArray[np.bool_], normal: NDArray[np.float64],
+                rows: NDArray[np.int64] | None, hit: NDArray[np.bool_], normal: NDArray[np.float64],
                 depth: NDArray[np.float64]) -> None:
-        """Fill hit/normal/depth by the narrowphase on the rows flagged ``fresh`` (None: all)."""
-        if fresh is None:
+        """Fill hit/normal/depth by the narrowphase on ``rows`` (None: all rows)."""
+        if rows is None:
             res = contact_pairs(self._store, a, b)
             hit[:], normal[:], depth[:] = res
             return
-        rows = np.flatnonzero(fresh)
         if len(rows):
-            res = contact_pairs(self._store, a[rows], b[rows])
+            res = contact_pairs(self._store, a.take(rows), b.take(rows))
             hit[rows], normal[rows], depth[rows] = res
 
     def _candidates_full(self, moved: NDArray[np.int64]) -> _Candidates:
@@ -848,33 +847,49 @@ class World:
             found = old.keys[pos] == keys[rows]
             rows, pos = rows[found], pos[found]
             hit[rows], normal[rows], depth[rows] = old.hit[pos], old.normal[pos], old.depth[pos]
-            fresh = np.ones(n, dtype=bool)
-            fresh[rows] = False
+            stale_rows = np.ones(n, dtype=bool)
+            stale_rows[rows] = False
+            fresh = np.flatnonzero(stale_rows)
         self._narrow(keys, a, b, fresh, hit, normal, depth)
         return _Candidates(keys, a, b, hit, normal, depth, self._signature())
 
-    def _candidates_patched(self, moved: NDArray[np.int64], changed: NDArray[np.int64]) -> _Candidates:
-        """Last step's candidates with the pairs of the ``changed`` fat boxes queried again."""
+    def _candidates_patched(self, moved: NDArray[np.int64], changed: NDArray[np.int64]
+                            ) -> tuple[_Candidates, NDArray[np.int64]]:
+        """Last step's candidates with the pairs of the ``changed`` fat boxes queried again.
+
+        Returns the candidates and the rows that went through the narrowphase
+        (those with a moved body). Rows are merged by ``take`` with one index
+        array per step: fancy and boolean indexing of (P, D) arrays cost
+        several times more.
+        """
         old = self._cand
         mark = np.zeros(self._cap, dtype=bool)
         mark[changed] = True
-        keep = ~(mark[old.a] | mark[old.b])
+        kept = np.flatnonzero(~(mark[old.a] | mark[old.b]))
         query = self._bp.pairs_touching(changed).reshape(-1, 2)  # type: ignore[attr-defined]
         hs = self._halfspace_candidates(changed)
         qk, qa, qb = self._keyed(np.concatenate([query, hs]) if len(hs) else query, presorted=False)
-        k0 = old.keys[keep]
+        k0 = old.keys.take(kept)
+        # merged rows: kept row i lands after the new rows that sort before it
+        # (np.insert's placement), new row j at searchsorted(k0, qk[j]) + j
         at = np.searchsorted(k0, qk)
-        keys = np.insert(k0, at, qk)
-        a = np.insert(old.a[keep], at, qa)
-        b = np.insert(old.b[keep], at, qb)
-        hit = np.insert(old.hit[keep], at, False)
-        depth = np.insert(old.depth[keep], at, 0.0)
-        normal = np.insert(old.normal[keep], at, 0.0, axis=0)
+        n_kept, n_new = len(kept), len(qk)
+        new_rows = at + np.arange(n_new)
+        src = np.zeros(n_kept + n_new, dtype=np.int64)
+        src[np.arange(n_kept) + np.searchsorted(at, np.arange(n_kept), side="right")] = kept
+        if len(old.keys):
+            keys, a, b = old.keys.take(src), old.a.take(src), old.b.take(src)
+            hit, depth, normal = old.hit.take(src), old.depth.take(src), old.normal.take(src, axis=0)
+        else:  # nothing to take from; every row is new
+            keys, a, b = np.empty_like(src), np.empty_like(src), np.empty_like(src)
+            hit, depth, normal = np.zeros(n_new, dtype=bool), np.zeros(n_new), np.zeros((n_new, self.dim))
+        keys[new_rows], a[new_rows], b[new_rows] = qk, qa, qb
         # every new row has a changed body, and changed bodies moved
         mark[:] = False
         mark[moved] = True
-        self._narrow(keys, a, b, mark[a] | mark[b], hit, normal, depth)
-        return _Candidates(keys, a, b, hit, normal, depth, self._signature())
+        fresh = np.flatnonzero(mark.take(a) | mark.take(b))
+        self._narrow(keys, a, b, fresh, hit, normal, depth)
+        return _Candidates(keys, a, b, hit, normal, depth, self._signature()), fresh
 
     def _patchable(self, changed: NDArray[np.int64]) -> bool:
         if not hasattr(self._bp, "pairs_touching") or self._cand.signature != self._signature():
@@ -895,19 +910,40 @@ class World:
             Sorted by (first-added body, second-added body).
         """
         moved, changed = self._refresh_bounds()
+        old = self._cand
+        fresh: NDArray[np.int64] | None = None
         if self._patchable(changed):
-            cand = self._candidates_patched(moved, changed)
+            cand, fresh = self._candidates_patched(moved, changed)
         else:
             cand = self._candidates_full(moved)
         self._cand = cand
 
-        hit = cand.hit
-        keys, a, b = cand.keys[hit], cand.a[hit], cand.b[hit]
+        rows = np.flatnonzero(cand.hit)
+        keys, a, b = cand.keys.take(rows), cand.a.take(rows), cand.b.take(rows)
         ids_a, ids_b = self._ids[a], self._ids[b]
-        began = ~_member_of_sorted(keys, self._prev_keys)
-        ended = ~_member_of_sorted(self._prev_keys, keys)
-        contacts = Contacts(ids_a, ids_b, cand.normal[hit], cand.depth[hit],
-                            PairList(ids_a[began], ids_b[began]),
+        prev_keys = self._prev_keys
+        if fresh is None:
+            began = np.flatnonzero(~_member_of_sorted(keys, prev_keys))
+            began_a, began_b = ids_a[began], ids_b[began]
+            ended = np.flatnonzero(~_member_of_sorted(prev_keys, keys))
+        else:
+            # Patched: nothing was added or removed, so last step's contacts
+            # are ``old``'s hit rows, and only rows with a moved body were
+            # tested again. Only they can have begun, and only last step's
+            # contacts with a moved body can have ended: both found without
+            # a search over every contact.
+            f = fresh[cand.hit.take(fresh)]
+            f = f[~_member_of_sorted(cand.keys.take(f), prev_keys)]
+            began_a, began_b = self._ids[cand.a.take(f)], self._ids[cand.b.take(f)]
+            was = np.flatnonzero(old.hit)
+            moved_mark = np.zeros(self._cap, dtype=bool)
+            moved_mark[moved] = True
+            was = was[moved_mark.take(old.a.take(was)) | moved_mark.take(old.b.take(was))]
+            gone_keys = old.keys.take(was)
+            gone_keys = gone_keys[~_member_of_sorted(gone_keys, keys)]
+            ended = np.searchsorted(prev_keys, gone_keys)
+        contacts = Contacts(ids_a, ids_b, cand.normal.take(rows, axis=0), cand.depth.take(rows),
+                            PairList(began_a, began_b),
                             PairList(self._prev_a[ended], self._prev_b[ended]))
         self._prev_keys, self._prev_a, self._prev_b = keys, ids_a, ids_b
         self._last = contacts
@@ -1062,11 +1098,11 @@ class World:
             idx = np.flatnonzero(kinds == kind)
             s = cand[idx]
             if kind == Kind.HALFSPACE:
-                r = rc.raycast_halfspace(o, dvec, max_distance, st.plane_normal[s], st.plane_offset[s])
+                r = rc.raycast_halfspace(o, dvec, max_distance, *st.plane_rows(s))
             elif kind == Kind.BALL:
-                r = rc.raycast_ball(o, dvec, max_distance, st.position[s], st.radius[s])
+                r = rc.raycast_ball(o, dvec, max_distance, *st.ball_rows(s))
             elif kind == Kind.BOX:
-                r = rc.raycast_box(o, dvec, max_distance, st.position[s], st.rotation[s], st.half[s])
+                r = rc.raycast_box(o, dvec, max_distance, *st.box_rows(s))
             else:
                 from .narrowphase import _parts_of
 

@@ -21,6 +21,8 @@ from hypothesis.stateful import (
 )
 
 from collideworld.broadphase import Broadphase, BruteForceBroadphase, SweepAndPrune
+from collideworld.broadphase.adaptive import AdaptiveBroadphase
+from collideworld.broadphase.batched_sweep import BatchedSweep
 from collideworld.errors import (
     CollideWorldError,
     DuplicateIdError,
@@ -44,6 +46,20 @@ class SweepAndPruneSlowPaths(SweepAndPrune):
 
 
 IMPLEMENTATIONS = [BruteForceBroadphase, SweepAndPrune, SweepAndPruneSlowPaths]
+
+
+def _adaptive_always_sap(dim):
+    return AdaptiveBroadphase(dim, quiet_calls_before_rebuild=0)
+
+
+def _adaptive_switching(dim):
+    # builds its sweep-and-prune after one quiet call and drops it when a
+    # quarter of the boxes are stale: both strategies answer in turn
+    return AdaptiveBroadphase(dim, quiet_calls_before_rebuild=1)
+
+
+#: Implementations whose handles must be small non-negative ints (array indices).
+INDEXED_IMPLEMENTATIONS = [BatchedSweep, _adaptive_always_sap, _adaptive_switching]
 
 # Handles include a negative one and ones far beyond 32 bits: the
 # broadphase must not assume small handles.
@@ -176,6 +192,15 @@ class BroadphaseMachine(RuleBasedStateMachine):
             assert len(bp) == len(self.model)
             assert all(h in bp for h in self.model)
 
+    @precondition(lambda self: self.model)
+    @rule(data=st.data())
+    def pairs_touching_agrees_with_reference(self, data):
+        handles = data.draw(st.lists(st.sampled_from(sorted(self.model)), min_size=1, max_size=4, unique=True))
+        expected = [p for p in reference_pairs(self.model, self.dim) if p[0] in handles or p[1] in handles]
+        for bp in self.impls:
+            if hasattr(bp, "pairs_touching"):
+                assert bp.pairs_touching(handles).tolist() == expected, type(bp).__name__
+
 
 BroadphaseMachine.TestCase.settings = settings(
     max_examples=50,
@@ -184,6 +209,22 @@ BroadphaseMachine.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow],
 )
 test_sap_matches_brute_force = BroadphaseMachine.TestCase
+
+
+class IndexedBroadphaseMachine(BroadphaseMachine):
+    """The same rules for the broadphases that index arrays by handle: small non-negative handles."""
+
+    @initialize(dim=st.sampled_from([2, 3]))
+    def create(self, dim):
+        self.dim = dim
+        self.impls = [make(dim) for make in INDEXED_IMPLEMENTATIONS]
+
+    def free_handles(self):
+        return [h for h in range(24) if h not in self.model]
+
+
+IndexedBroadphaseMachine.TestCase.settings = BroadphaseMachine.TestCase.settings
+test_batched_and_adaptive_match_brute_force = IndexedBroadphaseMachine.TestCase
 
 
 # -- touching -----------------------------------------------------------------

@@ -40,7 +40,6 @@ MISSING_EXAMPLES = frozenset({
     "collideworld.bodies.Kind",
     "collideworld.bodies.PartTable",
     "collideworld.bodies.kind_of",
-    "collideworld.broadphase.adaptive.AdaptiveBroadphase",
     "collideworld.broadphase.base.Broadphase",
     "collideworld.broadphase.batched_sweep.BatchedSweep",
     "collideworld.contacts.Contact",

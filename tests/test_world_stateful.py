@@ -33,8 +33,12 @@ class _WorldMachine(RuleBasedStateMachine):
         # strategy on its own; all must agree with the brute-force reference
         eager = AdaptiveBroadphase(self.dim, incremental_fraction=0.2, incremental_minimum=1,
                                    quiet_calls_before_rebuild=1)
+        # quiet_calls_before_rebuild=0: its sweep-and-prune answers every call
+        always_sap = AdaptiveBroadphase(self.dim, incremental_fraction=0.2, incremental_minimum=1,
+                                        quiet_calls_before_rebuild=0)
         self.sap = World(self.dim, broadphase=eager)
-        self.others = [World(self.dim, broadphase=name) for name in ("sap", "batched")]
+        self.others = [World(self.dim, broadphase=always_sap),
+                       *(World(self.dim, broadphase=name) for name in ("sap", "batched"))]
         self.ref = World(self.dim, broadphase="brute_force")
         self.worlds = [self.sap, *self.others, self.ref]
         self.model: dict = {}

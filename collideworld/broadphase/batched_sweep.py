@@ -315,7 +315,7 @@ class BatchedSweep(Broadphase):
     def pairs(self) -> NDArray[np.int64]:
         if self._cache is None:
             live = np.flatnonzero(self._alive)
-            rows = overlapping_pairs(self._lo[live], self._hi[live], self._static[live])
+            rows = overlapping_pairs(self._lo.take(live, axis=0), self._hi.take(live, axis=0), self._static[live])
             # live is increasing, so mapping rows to handles keeps i < j and the order
             self._cache = live[rows].reshape(-1, 2)
             self._cache.setflags(write=False)
@@ -331,14 +331,15 @@ class BatchedSweep(Broadphase):
         live = np.flatnonzero(self._alive)
         wanted = np.zeros(len(self._alive), dtype=bool)
         wanted[h] = True
-        rows = overlapping_pairs(self._lo[live], self._hi[live], self._static[live], wanted[live])
+        rows = overlapping_pairs(self._lo.take(live, axis=0), self._hi.take(live, axis=0), self._static[live],
+                                 wanted[live])
         out: NDArray[np.int64] = live[rows].reshape(-1, 2)
         return out
 
     def _check(self) -> None:
         live = np.flatnonzero(self._alive)
         assert len(live) == self._count
-        lo, hi, st = self._lo[live], self._hi[live], self._static[live]
+        lo, hi, st = self._lo.take(live, axis=0), self._hi.take(live, axis=0), self._static[live]
         assert np.all(lo <= hi)
         if len(live) <= 3000:
             ov = np.all((lo[:, None, :] <= hi[None, :, :]) & (lo[None, :, :] <= hi[:, None, :]), axis=2)

@@ -63,6 +63,7 @@ from .base import (
     check_live_handles,
     check_new_handles,
 )
+from .batched_sweep import overlapping_pairs
 
 __all__ = ["SweepAndPrune"]
 
@@ -154,6 +155,9 @@ class SweepAndPrune(Broadphase):
         self._end_key: list[list[int]] = [[] for _ in range(d)]
         self._axes: list[SortedList] = [self._new_axis(()) for _ in range(d)]
         self._pairs: set[int] = set()  # (min_slot << 32) | max_slot
+        # the same pairs by slot, so that the pairs of a few boxes cost their
+        # degree (pairs_touching), not a scan of every pair
+        self._partners: list[set[int]] = []
         self._pairs_cache: NDArray[np.int64] | None = None
 
     # -- small queries --------------------------------------------------------
@@ -220,8 +224,8 @@ class SweepAndPrune(Broadphase):
             self._axes[k].update(new_keys)
 
         # Every box is stored before the query, so pairs among the new boxes
-        # are found too (twice; the set keeps one).
-        self._pairs.update(self._pair_keys_touching(slots).tolist())
+        # are found too (twice; the sets keep one).
+        self._add_pairs(self._pair_keys_touching(slots).tolist())
 
     def update_many(self, handles: ArrayLike, lo: ArrayLike, hi: ArrayLike) -> None:
         """Give live handles new boxes; see :meth:`Broadphase.update_many`.
@@ -257,6 +261,7 @@ class SweepAndPrune(Broadphase):
         adds = [a.add for a in self._axes]
         iranges = [a.irange for a in self._axes]
         pairs = self._pairs
+        partners = self._partners
         # Static flags as a Python list make the per-crossing look-up cheap;
         # converting costs O(capacity), so only for batches worth it.
         static = self._static.tolist() if len(sl) > 8 else None
@@ -291,7 +296,11 @@ class SweepAndPrune(Broadphase):
                         # old end (not moved yet) may be among them; {s, s} is
                         # never in the set, so discarding it is harmless.
                         for c in ends:
-                            pairs.discard((s << 32) | c if s < c else (c << 32) | s)
+                            key = (s << 32) | c if s < c else (c << 32) | s
+                            if key in pairs:
+                                pairs.remove(key)
+                                partners[s].remove(c)
+                                partners[c].remove(s)
                 if new_e != old_e:
                     ek[s] = new_e
                     crossed = _move_key(lists[k], maxes[k], old_e, new_e)
@@ -312,7 +321,11 @@ class SweepAndPrune(Broadphase):
                         # End moved left past a start: overlap ends. Its own
                         # start is at new_s < new_e, never crossed here.
                         for c in starts:
-                            pairs.discard((s << 32) | c if s < c else (c << 32) | s)
+                            key = (s << 32) | c if s < c else (c << 32) | s
+                            if key in pairs:
+                                pairs.remove(key)
+                                partners[s].remove(c)
+                                partners[c].remove(s)
 
     def _begin(
         self, s: int, s_static: bool, crossed: list[int], pairs: set[int], static: list[bool] | None
@@ -324,6 +337,7 @@ class SweepAndPrune(Broadphase):
         """
         start_key, end_key = self._start_key, self._end_key
         static_arr = self._static
+        partners = self._partners
         for c in crossed:
             if c == s:
                 continue
@@ -333,7 +347,11 @@ class SweepAndPrune(Broadphase):
                 if sk[s] > ek[c] or sk[c] > ek[s]:
                     break
             else:
-                pairs.add((s << 32) | c if s < c else (c << 32) | s)
+                key = (s << 32) | c if s < c else (c << 32) | s
+                if key not in pairs:
+                    pairs.add(key)
+                    partners[s].add(c)
+                    partners[c].add(s)
 
     def remove_many(self, handles: ArrayLike) -> None:
         """Forget live handles; see :meth:`Broadphase.remove_many`.
@@ -347,8 +365,14 @@ class SweepAndPrune(Broadphase):
             return
         self._pairs_cache = None
         slots = np.array([self._slot[x] for x in hl], dtype=np.intp)
-        # Boxes are still stored: the query finds exactly the pairs to drop.
-        self._pairs.difference_update(self._pair_keys_touching(slots).tolist())
+        # Each removed box's partners are exactly the pairs to drop.
+        partners = self._partners
+        for s in slots.tolist():
+            for c in partners[s]:
+                self._pairs.discard((s << 32) | c if s < c else (c << 32) | s)
+                if c != s:
+                    partners[c].discard(s)
+            partners[s] = set()
         sl = slots.tolist()
         n = len(self._slot)
         for k in range(self._dim):
@@ -379,15 +403,44 @@ class SweepAndPrune(Broadphase):
         O(P log P) after a mutation, O(1) when called again without one.
         """
         if self._pairs_cache is None:
-            keys = np.fromiter(self._pairs, dtype=np.int64, count=len(self._pairs))
-            ha = self._handle[keys >> 32]
-            hb = self._handle[keys & _SLOT_MASK]
-            first, second = np.minimum(ha, hb), np.maximum(ha, hb)
-            order = np.lexsort((second, first))
-            out = np.stack([first[order], second[order]], axis=1).reshape(-1, 2)
+            out = self._handle_pairs(np.fromiter(self._pairs, dtype=np.int64, count=len(self._pairs)))
             out.setflags(write=False)
             self._pairs_cache = out
         return self._pairs_cache
+
+    def pairs_touching(self, handles: ArrayLike) -> NDArray[np.int64]:
+        """The pairs of :meth:`pairs` that hold at least one of ``handles`` (live).
+
+        O(M + Q log Q) for M handles in Q pairs: read from the per-box partner
+        sets the sweep keeps up to date, without looking at any other box.
+
+        Returns
+        -------
+        ndarray of int64, shape (Q, 2)
+            Handle pairs ``(i, j)``, ``i < j``, sorted lexicographically.
+
+        Examples
+        --------
+        >>> sap = SweepAndPrune(2)
+        >>> sap.insert_many([1, 2, 3], [[0, 0], [1, 0], [5, 5]], [[1, 1], [2, 1], [6, 6]])
+        >>> sap.pairs_touching([2]).tolist()
+        [[1, 2]]
+        """
+        hl = check_live_handles(as_handles(handles), self._slot)
+        slot_of, partners = self._slot, self._partners
+        keys = set()
+        for h in hl:
+            s = slot_of[h]
+            keys.update([(s << 32) | c if s < c else (c << 32) | s for c in partners[s]])
+        return self._handle_pairs(np.fromiter(keys, dtype=np.int64, count=len(keys)))
+
+    def _handle_pairs(self, keys: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Slot pair keys as handle pairs ``(i, j)``, ``i < j``, sorted lexicographically."""
+        ha = self._handle[keys >> 32]
+        hb = self._handle[keys & _SLOT_MASK]
+        first, second = np.minimum(ha, hb), np.maximum(ha, hb)
+        order = np.lexsort((second, first))
+        return np.stack([first[order], second[order]], axis=1).reshape(-1, 2)
 
     # -- internals ------------------------------------------------------------
 
@@ -398,6 +451,15 @@ class SweepAndPrune(Broadphase):
             axis._reset(self._axis_load)
         axis.update(keys)
         return axis
+
+    def _add_pairs(self, keys: list[int]) -> None:
+        """Record pair keys in the pair set and both boxes' partner sets (repeats are harmless)."""
+        self._pairs.update(keys)
+        partners = self._partners
+        for key in keys:
+            a, b = key >> 32, key & _SLOT_MASK
+            partners[a].add(b)
+            partners[b].add(a)
 
     def _allocate(self, m: int) -> NDArray[np.intp]:
         """Reserve m free slots (reused ones first), growing arrays if needed."""
@@ -416,6 +478,7 @@ class SweepAndPrune(Broadphase):
             self._handle = np.concatenate([self._handle, np.zeros(grow, dtype=np.int64)])
         for keys in (*self._start_key, *self._end_key):
             keys.extend([0] * (self._top - len(keys)))
+        self._partners.extend(set() for _ in range(self._top - len(self._partners)))
         return np.array(reuse + new, dtype=np.intp)
 
     def _pair_keys_touching(self, slots: NDArray[np.intp]) -> NDArray[np.int64]:
@@ -446,50 +509,16 @@ class SweepAndPrune(Broadphase):
         return np.concatenate(out)
 
     def _pair_keys_sweep(self, slots: NDArray[np.intp]) -> NDArray[np.int64]:
-        """One numpy sweep over all live boxes: O(n log n + K).
+        """One banded numpy sweep over all live boxes (:func:`.batched_sweep.overlapping_pairs`).
 
-        Two closed intervals overlap exactly when the larger of their two
-        starts lies in the other interval; so sorting by start and pairing
-        each box with the boxes whose start lies in [its start, its end]
-        finds every pair on the sweep axis once. The axis with the fewest
-        such candidates is chosen.
+        O(n log n + pairs); the bands keep a uniform scene from paying the
+        O(n^1.5) overlaps of a single sweep axis.
         """
         live = np.flatnonzero(self._live[: self._top])
-        n = len(live)
-        lo, hi = self._lo[live], self._hi[live]
-        best = None
-        for k in range(self._dim):
-            order = np.argsort(lo[:, k], kind="stable")
-            stop = np.searchsorted(lo[order, k], hi[order, k], side="right")
-            count = stop - np.arange(n) - 1  # >= 0 since lo <= hi
-            total = int(count.sum())
-            if best is None or total < best[0]:
-                best = (total, order, count)
-        assert best is not None
-        _, order, count = best
         wanted = np.zeros(len(self._live), dtype=bool)
         wanted[slots] = True
-        st = self._static
-        out = [np.zeros(0, dtype=np.int64)]
-        # Chunks of consecutive sorted positions with a bounded candidate count.
-        bounds = np.concatenate([[0], np.cumsum(count)])
-        budget = max(1, _BLOCK_ELEMENTS // max(1, self._dim))
-        p0 = 0
-        while p0 < n:
-            p1 = int(np.searchsorted(bounds, bounds[p0] + budget, side="right")) - 1
-            p1 = min(n, max(p1, p0 + 1))
-            c = count[p0:p1]
-            pos = np.arange(p0, p1)
-            first = np.repeat(pos, c)
-            offset = np.arange(len(first)) - np.repeat(bounds[p0:p1] - bounds[p0], c)
-            second = first + 1 + offset
-            a, b = live[order[first]], live[order[second]]
-            keep = ((self._lo[a] <= self._hi[b]) & (self._lo[b] <= self._hi[a])).all(axis=1)
-            keep &= ~(st[a] & st[b])
-            keep &= wanted[a] | wanted[b]
-            out.append(_pair_keys(a[keep], b[keep]))
-            p0 = p1
-        return np.concatenate(out)
+        rows = overlapping_pairs(self._lo[live], self._hi[live], self._static[live], wanted[live])
+        return _pair_keys(live[rows[:, 0]], live[rows[:, 1]])
 
     def _check(self) -> None:
         """Assert every invariant; O(n^2 D) numpy plus O(n D log n). For tests."""
@@ -539,6 +568,12 @@ class SweepAndPrune(Broadphase):
             f"pair set off: missing {sorted(truth - self._pairs)}, "
             f"extra {sorted(self._pairs - truth)}"
         )
+        # Partner sets are the pair set by slot, and empty for free slots.
+        assert len(self._partners) == top
+        by_slot = {(s << 32) | c for s in live.tolist() for c in self._partners[s] if s < c}
+        assert by_slot == self._pairs, "partner sets differ from the pair set"
+        assert all(s in self._partners[c] for s in live.tolist() for c in self._partners[s]), "partners not mutual"
+        assert not any(self._partners[s] for s in np.flatnonzero(~self._live[:top]).tolist())
         if self._pairs_cache is not None:
             cached = self._pairs_cache
             self._pairs_cache = None
