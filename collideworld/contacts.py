@@ -31,6 +31,19 @@ class Contact:
         ends the penetration.
     depth : float
         Penetration depth, ``>= 0`` (0 when only touching).
+
+    Examples
+    --------
+    Indexing the result of a step gives a Contact. Unit circles whose centres
+    are 1.5 apart along x overlap by 0.5:
+
+    >>> from collideworld import World, Circle
+    >>> w = World(dim=2)
+    >>> w.add(Circle(1.0), position=(0, 0), id="a"), w.add(Circle(1.0), position=(1.5, 0), id="b")
+    ('a', 'b')
+    >>> c = w.step()[0]
+    >>> c.a, c.b, c.normal.tolist(), c.depth
+    ('a', 'b', [1.0, 0.0], 0.5)
     """
 
     a: Any
@@ -43,6 +56,20 @@ class PairList:
     """A list of body-id pairs ``(a, b)``, backed by two object arrays.
 
     Iterating yields ``(a, b)`` tuples; ``in`` accepts a pair in either order.
+
+    Parameters
+    ----------
+    a, b : ndarray of object, shape (N,)
+        Body ids: pair i is ``(a[i], b[i])``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = PairList(np.array(["a", "c"], dtype=object), np.array(["b", "d"], dtype=object))
+    >>> len(p), list(p)
+    (2, [('a', 'b'), ('c', 'd')])
+    >>> ("b", "a") in p, ("a", "d") in p
+    (True, False)
     """
 
     __slots__ = ("a", "b")

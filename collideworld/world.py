@@ -461,6 +461,8 @@ class World:
             pos_arr = np.asarray(positions)
         except (TypeError, ValueError):
             raise InvalidPoseError(f"positions must be an array of shape (n, {self.dim}), got {positions!r}") from None
+        if pos_arr.ndim == 1 and pos_arr.size == 0:  # [] adds nothing, like an empty (0, D) array
+            pos_arr = positions = np.zeros((0, self.dim))
         if pos_arr.ndim != 2:
             raise InvalidPoseError(f"positions must have shape (n, {self.dim}), got shape {pos_arr.shape}")
         n = pos_arr.shape[0]
@@ -468,9 +470,12 @@ class World:
         if isinstance(shapes, SHAPE_TYPES):
             shape_list = [self._check_shape(shapes)] * n
         else:
-            if isinstance(shapes, (str, bytes)) or not isinstance(shapes, Iterable):
-                raise InvalidShapeError(f"shapes must be a shape or a sequence of {n} shapes, got {shapes!r}")
-            shape_list = list(shapes)
+            try:
+                if isinstance(shapes, (str, bytes)):
+                    raise TypeError
+                shape_list = list(shapes)
+            except TypeError:  # not iterable, or a 0-d array
+                raise InvalidShapeError(f"shapes must be a shape or a sequence of {n} shapes, got {shapes!r}") from None
             if len(shape_list) != n:
                 raise InvalidArgumentError(f"got {len(shape_list)} shapes for {n} positions")
             for i, sh in enumerate(shape_list):
@@ -960,6 +965,20 @@ class World:
 
     # -- queries -------------------------------------------------------------------------
 
+    def _query_bounds(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Boxes that hold every body now: the fat boxes, with the tight box of each body moved since the step.
+
+        Fat boxes are refreshed by :meth:`step` only, so a query between a
+        move and the next step would miss a body that left its fat box.
+        """
+        moved = np.flatnonzero(self._moved)
+        moved = moved[self._store.kind[moved] != Kind.HALFSPACE]
+        if not len(moved):
+            return self._fat_lo, self._fat_hi
+        lo, hi = self._fat_lo.copy(), self._fat_hi.copy()
+        lo[moved], hi[moved] = self._tight_bounds(moved)
+        return lo, hi
+
     def _probe(self, setup: Any) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
         """Put a query shape into a scratch slot; return (slot array, tight lo, hi)."""
         slots = self._store.allocate(1)
@@ -979,7 +998,8 @@ class World:
         try:
             st = self._store
             live = (st.kind >= 0) & (np.arange(len(st.kind)) != probe[0])
-            near = live & (((self._fat_lo <= hi) & (lo <= self._fat_hi)).all(axis=1) | (st.kind == Kind.HALFSPACE))
+            box_lo, box_hi = self._query_bounds()
+            near = live & (((box_lo <= hi) & (lo <= box_hi)).all(axis=1) | (st.kind == Kind.HALFSPACE))
             near &= ((self._category & np.uint32(msk)) != 0) & ((np.uint32(cat) & self._mask) != 0)
             cand = np.flatnonzero(near)
             res = contact_pairs(st, np.full(len(cand), probe[0]), cand)
@@ -1080,14 +1100,15 @@ class World:
         st = self._store
         live = st.kind >= 0
         live &= ((self._category & np.uint32(msk)) != 0) & ((np.uint32(cat) & self._mask) != 0)
-        # cull by the fat boxes with a slab test before the exact casts
+        # cull by the bodies' boxes with a slab test before the exact casts
+        box_lo, box_hi = self._query_bounds()
         with np.errstate(divide="ignore", invalid="ignore"):
             inv = 1.0 / dvec
-            t1 = (self._fat_lo - o) * inv
-            t2 = (self._fat_hi - o) * inv
+            t1 = (box_lo - o) * inv
+            t2 = (box_hi - o) * inv
         tmin = np.where(np.isnan(t1), -np.inf, np.minimum(t1, t2)).max(axis=1)
         tmax = np.where(np.isnan(t2), np.inf, np.maximum(t1, t2)).min(axis=1)
-        parallel_out = ((dvec == 0) & ((o < self._fat_lo) | (o > self._fat_hi))).any(axis=1)
+        parallel_out = ((dvec == 0) & ((o < box_lo) | (o > box_hi))).any(axis=1)
         near = live & (tmin <= tmax) & (tmax >= 0) & (tmin <= max_distance) & ~parallel_out
         near |= live & (st.kind == Kind.HALFSPACE)
         cand = np.flatnonzero(near)

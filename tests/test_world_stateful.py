@@ -121,6 +121,28 @@ class _WorldMachine(RuleBasedStateMachine):
             self.model[k]["position"] = p
             self.model[k]["rotation"] = float(r) if self.dim == 2 else r
 
+    @rule(data=st.data())
+    def query_point_sees_every_pose(self, data):
+        # queries between a move and the next step must see the new poses
+        finite = [k for k, m in self.model.items() if m["kind"] not in ("halfplane", "plane")]
+        if not finite:
+            return
+        near = self.model[data.draw(st.sampled_from(finite))]["position"]
+        offset = data.draw(st.lists(st.floats(-1.5, 1.5), min_size=self.dim, max_size=self.dim))
+        point = np.asarray(near, float) + np.array(offset)
+        probe = oracle.geometry("circle" if self.dim == 2 else "sphere", 0.0, point)
+        expected, ambiguous = set(), set()
+        for k, m in self.model.items():
+            if m["category"] == 0 or m["mask"] == 0:  # the query's all-ones filter, both ways
+                continue
+            touching, unclear = oracle.pair_touching(probe, self._geom(k))
+            if unclear:
+                ambiguous.add(k)
+            elif touching:
+                expected.add(k)
+        for w in self.worlds:
+            assert set(w.query_point(point)) - ambiguous == expected
+
     @rule(body=consumes(bodies))
     def remove(self, body):
         if body not in self.model:

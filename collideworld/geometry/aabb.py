@@ -15,7 +15,27 @@ Bounds = tuple[NDArray[np.float64], NDArray[np.float64]]
 
 
 def aabb_ball(center: NDArray[np.float64], radius: NDArray[np.float64]) -> Bounds:
-    """Bounds of balls. ``center`` (N, D), ``radius`` (N,)."""
+    """Bounds of balls: ``center -+ radius`` on every axis.
+
+    Parameters
+    ----------
+    center : ndarray, shape (N, D)
+    radius : ndarray, shape (N,)
+
+    Returns
+    -------
+    lo, hi : ndarray, shape (N, D)
+
+    Examples
+    --------
+    A unit circle at the origin spans -1..1; a radius-0.5 circle at (2, 1)
+    spans 1.5..2.5 in x and 0.5..1.5 in y.
+
+    >>> import numpy as np
+    >>> lo, hi = aabb_ball(np.array([[0.0, 0.0], [2.0, 1.0]]), np.array([1.0, 0.5]))
+    >>> lo.tolist(), hi.tolist()
+    ([[-1.0, -1.0], [1.5, 0.5]], [[1.0, 1.0], [2.5, 1.5]])
+    """
     r = radius[:, None]
     return center - r, center + r
 
@@ -24,7 +44,29 @@ def aabb_box(center: NDArray[np.float64], rotation: NDArray[np.float64],
              half: NDArray[np.float64]) -> Bounds:
     """Bounds of oriented boxes: the half-width along world axis i is ``sum_j |R_ij| h_j``.
 
-    ``center`` (N, D), ``rotation`` (N, D, D), ``half`` (N, D).
+    Parameters
+    ----------
+    center : ndarray, shape (N, D)
+    rotation : ndarray, shape (N, D, D)
+        Local-to-world rotations (columns are the box axes).
+    half : ndarray, shape (N, D)
+        Half extents.
+
+    Returns
+    -------
+    lo, hi : ndarray, shape (N, D)
+
+    Examples
+    --------
+    Half extents (2, 1): unrotated at (5, 0) the box spans 3..7 by -1..1; a
+    quarter turn at the origin swaps the extents to 1 wide and 2 tall.
+
+    >>> import numpy as np
+    >>> eye, quarter = [[1.0, 0.0], [0.0, 1.0]], [[0.0, -1.0], [1.0, 0.0]]
+    >>> lo, hi = aabb_box(np.array([[5.0, 0.0], [0.0, 0.0]]), np.array([eye, quarter]),
+    ...                   np.array([[2.0, 1.0], [2.0, 1.0]]))
+    >>> lo.tolist(), hi.tolist()
+    ([[3.0, -1.0], [-1.0, -2.0]], [[7.0, 1.0], [1.0, 2.0]])
     """
     extent = np.einsum("nij,nj->ni", np.abs(rotation), half)
     return center - extent, center + extent
@@ -35,6 +77,27 @@ def max_over_columns(a: NDArray[np.float64], axis: int = -1) -> NDArray[np.float
 
     numpy reduces along a short axis (2-16 entries) an order of magnitude
     slower than it applies ``np.maximum`` to whole columns.
+
+    Parameters
+    ----------
+    a : ndarray, shape (..., K, ...)
+        K entries along ``axis``; longer axes fall back to ``a.max(axis)``.
+    axis : int, optional
+        The axis to reduce; the last by default.
+
+    Returns
+    -------
+    ndarray
+        ``a``'s shape without ``axis``, e.g. (N,) for an (N, K) ``a``.
+
+    Examples
+    --------
+    The largest entry of each row, then of each column:
+
+    >>> import numpy as np
+    >>> a = np.array([[1.0, 5.0, 2.0], [4.0, 0.0, 3.0]])
+    >>> max_over_columns(a).tolist(), max_over_columns(a, axis=0).tolist()
+    ([5.0, 4.0], [4.0, 5.0, 3.0])
     """
     a = np.moveaxis(a, axis, 0)
     if a.shape[0] > 16:
@@ -47,7 +110,29 @@ def max_over_columns(a: NDArray[np.float64], axis: int = -1) -> NDArray[np.float
 
 
 def min_over_columns(a: NDArray[np.float64], axis: int = -1) -> NDArray[np.float64]:
-    """``a.min(axis)`` for a short axis; see :func:`max_over_columns`."""
+    """``a.min(axis)`` for a short axis; see :func:`max_over_columns`.
+
+    Parameters
+    ----------
+    a : ndarray, shape (..., K, ...)
+        K entries along ``axis``; longer axes fall back to ``a.min(axis)``.
+    axis : int, optional
+        The axis to reduce; the last by default.
+
+    Returns
+    -------
+    ndarray
+        ``a``'s shape without ``axis``, e.g. (N,) for an (N, K) ``a``.
+
+    Examples
+    --------
+    The smallest entry of each row, then of each column:
+
+    >>> import numpy as np
+    >>> a = np.array([[1.0, 5.0, 2.0], [4.0, 0.0, 3.0]])
+    >>> min_over_columns(a).tolist(), min_over_columns(a, axis=0).tolist()
+    ([1.0, 0.0], [1.0, 0.0, 2.0])
+    """
     a = np.moveaxis(a, axis, 0)
     if a.shape[0] > 16:
         reduced: NDArray[np.float64] = a.min(axis=0)
@@ -59,5 +144,24 @@ def min_over_columns(a: NDArray[np.float64], axis: int = -1) -> NDArray[np.float
 
 
 def aabb_points(points: NDArray[np.float64]) -> Bounds:
-    """Bounds of point sets (polygon vertices in world space), ``points`` (N, K, D)."""
+    """Bounds of point sets (polygon vertices in world space).
+
+    Parameters
+    ----------
+    points : ndarray, shape (N, K, D)
+        K points per set (padding by repetition is harmless here).
+
+    Returns
+    -------
+    lo, hi : ndarray, shape (N, D)
+
+    Examples
+    --------
+    The triangle (0, 0), (2, 0), (1, 3) spans 0..2 in x and 0..3 in y.
+
+    >>> import numpy as np
+    >>> lo, hi = aabb_points(np.array([[[0.0, 0.0], [2.0, 0.0], [1.0, 3.0]]]))
+    >>> lo.tolist(), hi.tolist()
+    ([[0.0, 0.0]], [[2.0, 3.0]])
+    """
     return min_over_columns(points, axis=1), max_over_columns(points, axis=1)

@@ -250,7 +250,35 @@ def contact_ball_polygon(
 def contact_ball_polygon_planes(
     center_a: NDArray[np.float64], radius_a: NDArray[np.float64], px: NDArray[np.float64], py: NDArray[np.float64]
 ) -> ContactArrays:
-    """:func:`contact_ball_polygon` with the polygons given as (K, N) coordinate planes."""
+    """:func:`contact_ball_polygon` with the polygons given as (K, N) coordinate planes.
+
+    Parameters
+    ----------
+    center_a : ndarray, shape (N, 2)
+    radius_a : ndarray, shape (N,)
+    px, py : ndarray, shape (K, N)
+        x and y of the polygons' vertices, vertex-major: column n is pair
+        n's polygon, counter-clockwise and padded as in
+        :func:`contact_ball_polygon`.
+
+    Returns
+    -------
+    ContactArrays
+        ``normal`` (N, 2) from the circle towards the polygon.
+
+    Examples
+    --------
+    The square -1..1: a radius-0.25 circle at (0, 0.5) is 0.5 inside the top
+    edge (depth 0.25 + 0.5), and a radius-1.5 circle at (2, 0) is 1 right of
+    the square (depth 1.5 - 1).
+
+    >>> import numpy as np
+    >>> square = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+    >>> px, py = np.stack([square, square]).transpose(2, 1, 0)  # each (4, 2)
+    >>> c = contact_ball_polygon_planes(np.array([[0.0, 0.5], [2.0, 0.0]]), np.array([0.25, 1.5]), px, py)
+    >>> c.hit.tolist(), c.normal.tolist(), c.depth.tolist()
+    ([True, True], [[0.0, -1.0], [-1.0, 0.0]], [0.75, 0.5])
+    """
     c, r = center_a, radius_a
     cols = np.arange(len(r))
 

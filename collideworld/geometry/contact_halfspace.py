@@ -52,7 +52,8 @@ def contact_halfspace_ball(normal: NDArray[np.float64], offset: NDArray[np.float
     Returns
     -------
     ContactArrays
-        ``normal`` is the half-space's normal; ``depth = offset - (n.c - r)``.
+        ``normal`` (N, D) is the half-space's normal; ``depth`` (N,) is
+        ``offset - (n.c - r)``.
 
     Examples
     --------
@@ -82,6 +83,20 @@ def lowest_box_support(normal: NDArray[np.float64], center: NDArray[np.float64],
     Returns
     -------
     ndarray, shape (N,)
+
+    Examples
+    --------
+    Along +y, a box at height 2 with half extents (1, 0.5) reaches down to
+    1.5; a quarter turn stands it on its long side, down to 1. Without a
+    rotation the box is axis-aligned.
+
+    >>> import numpy as np
+    >>> eye, quarter = [[1.0, 0.0], [0.0, 1.0]], [[0.0, -1.0], [1.0, 0.0]]
+    >>> n, c, h = np.array([[0.0, 1.0]] * 2), np.array([[0.0, 2.0]] * 2), np.array([[1.0, 0.5]] * 2)
+    >>> lowest_box_support(n, c, np.array([eye, quarter]), h).tolist()
+    [1.5, 1.0]
+    >>> lowest_box_support(n, c, None, h).tolist()
+    [1.5, 1.5]
     """
     if rotation is None:
         along_axes = normal
@@ -109,6 +124,21 @@ def contact_halfspace_box(normal: NDArray[np.float64], offset: NDArray[np.float6
     Returns
     -------
     ContactArrays
+        ``normal`` (N, D) is the half-space's normal; ``depth`` (N,) is
+        ``offset`` minus :func:`lowest_box_support`.
+
+    Examples
+    --------
+    Against the floor ``y <= 0``: a box with half extents (1, 1) centred at
+    height 0.5 sinks 0.5 into it; a (2, 0.5) box turned a quarter turn at
+    height 3 reaches down to 1, 1 above the floor.
+
+    >>> import numpy as np
+    >>> eye, quarter = [[1.0, 0.0], [0.0, 1.0]], [[0.0, -1.0], [1.0, 0.0]]
+    >>> c = contact_halfspace_box(np.array([[0.0, 1.0]] * 2), np.array([0.0, 0.0]), np.array([[0.0, 0.5], [0.0, 3.0]]),
+    ...                           np.array([eye, quarter]), np.array([[1.0, 1.0], [2.0, 0.5]]))
+    >>> c.hit.tolist(), c.normal[0].tolist(), c.depth.tolist()
+    ([True, False], [0.0, 1.0], [0.5, -1.0])
     """
     lowest = lowest_box_support(normal, center, rotation, half)
     scale = np.maximum(np.abs(offset),
@@ -130,6 +160,19 @@ def contact_halfspace_points(normal: NDArray[np.float64], offset: NDArray[np.flo
     Returns
     -------
     ContactArrays
+        ``normal`` (N, D) is the half-space's normal; ``depth`` (N,) is
+        ``offset`` minus the lowest vertex along it.
+
+    Examples
+    --------
+    Against the floor ``y <= 0``: a triangle whose lowest corner is at
+    y = -0.5 sinks 0.5 into it; raised to y = 0.25 it is 0.25 above.
+
+    >>> import numpy as np
+    >>> tris = np.array([[[0.0, -0.5], [2.0, 1.0], [-1.0, 1.0]], [[0.0, 0.25], [2.0, 1.0], [-1.0, 1.0]]])
+    >>> c = contact_halfspace_points(np.array([[0.0, 1.0]] * 2), np.array([0.0, 0.0]), tris)
+    >>> c.hit.tolist(), c.normal[0].tolist(), c.depth.tolist()
+    ([True, False], [0.0, 1.0], [0.5, -0.25])
     """
     lowest = np.min(np.einsum("nkd,nd->nk", vertices, normal), axis=1)
     scale = np.maximum(np.abs(offset), np.max(np.abs(vertices), axis=(1, 2)))
@@ -153,7 +196,19 @@ def contact_halfspace_halfspace(normal_a: NDArray[np.float64], offset_a: NDArray
     Returns
     -------
     ContactArrays
-        ``normal`` is ``normal_a``; ``depth`` may be ``inf``.
+        ``normal`` (N, D) is ``normal_a``; ``depth`` (N,) may be ``inf``.
+
+    Examples
+    --------
+    The floor ``y <= 0`` against ``-y <= 0.5`` (that is ``y >= -0.5``): a
+    slab 0.5 thick. Against the wall ``x <= 0`` no translation separates
+    them.
+
+    >>> import numpy as np
+    >>> c = contact_halfspace_halfspace(np.array([[0.0, 1.0]] * 2), np.array([0.0, 0.0]),
+    ...                                 np.array([[0.0, -1.0], [1.0, 0.0]]), np.array([0.5, 0.0]))
+    >>> c.hit.tolist(), c.normal[0].tolist(), c.depth.tolist()
+    ([True, True], [0.0, 1.0], [0.5, inf])
     """
     cos = np.einsum("nd,nd->n", normal_a, normal_b)
     scale = np.maximum(np.abs(offset_a), np.abs(offset_b))

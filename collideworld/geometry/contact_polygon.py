@@ -173,7 +173,23 @@ def contact_convex_planes(
     Returns
     -------
     ContactArrays
-        As :func:`contact_polygon_polygon`.
+        As :func:`contact_polygon_polygon`: ``normal`` (N, 2) from a
+        towards b, ``depth`` (N,).
+
+    Examples
+    --------
+    The square 0..2 against a triangle whose leftmost edge is at x = 1.5:
+    they overlap by 0.5 along x. Moved 2 to the right, the triangle is 1.5
+    clear of the square.
+
+    >>> import numpy as np
+    >>> square = np.array([[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]])
+    >>> tri = np.array([[1.5, 0.5], [3.0, 1.0], [1.5, 1.5]])
+    >>> ax, ay = np.stack([square, square]).transpose(2, 1, 0)  # each (4, 2)
+    >>> bx, by = np.stack([tri, tri + [2.0, 0.0]]).transpose(2, 1, 0)  # each (3, 2)
+    >>> c = contact_convex_planes(ax, ay, bx, by)
+    >>> c.hit.tolist(), c.normal[0].tolist(), c.depth.tolist()
+    ([True, False], [1.0, 0.0], [0.5, -1.5])
     """
     scale = _plane_scale(ax, ay, bx, by)
 
@@ -246,7 +262,31 @@ def contact_polygon_polygon(vertices_a: ArrayLike, vertices_b: ArrayLike) -> Con
 def box_planes_2d(
     center: NDArray[np.float64], rotation: NDArray[np.float64], half: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """:func:`box_vertices_2d` as x and y planes, each (4, N), with the same arithmetic."""
+    """:func:`box_vertices_2d` as x and y planes, each (4, N), with the same arithmetic.
+
+    Parameters
+    ----------
+    center : ndarray, shape (N, 2)
+    rotation : ndarray, shape (N, 2, 2)
+        Proper rotations (determinant +1).
+    half : ndarray, shape (N, 2)
+        Half extents.
+
+    Returns
+    -------
+    x, y : ndarray, shape (4, N)
+        Corner coordinates, vertex-major: column n holds box n's corners in
+        the counter-clockwise order of :func:`box_vertices_2d`.
+
+    Examples
+    --------
+    A box at (1, 0) with half extents (1, 0.5) spans 0..2 by -0.5..0.5.
+
+    >>> import numpy as np
+    >>> x, y = box_planes_2d(np.array([[1.0, 0.0]]), np.array([[[1.0, 0.0], [0.0, 1.0]]]), np.array([[1.0, 0.5]]))
+    >>> x[:, 0].tolist(), y[:, 0].tolist()
+    ([0.0, 2.0, 2.0, 0.0], [-0.5, -0.5, 0.5, 0.5])
+    """
     lx = _CORNER_SIGNS[:, 0, None] * half[:, 0]
     ly = _CORNER_SIGNS[:, 1, None] * half[:, 1]
     x = center[:, 0] + rotation[:, 0, 0] * lx + rotation[:, 0, 1] * ly
@@ -265,6 +305,39 @@ def contact_box_convex_planes(
     computing edges, and its support along any direction is
     ``hu |u.m| + hv |v.m|``: two projections of b's vertices and two
     reductions replace a loop over b's vertices per box edge.
+
+    Parameters
+    ----------
+    center_a : ndarray, shape (N, 2)
+    rotation_a : ndarray, shape (N, 2, 2)
+        Proper rotations (determinant +1).
+    half_a : ndarray, shape (N, 2)
+        Half extents.
+    bx, by : ndarray, shape (K, N)
+        x and y of the polygons' vertices, vertex-major: column n is pair
+        n's polygon, counter-clockwise and padded as in
+        :func:`contact_box_polygon`.
+
+    Returns
+    -------
+    ContactArrays
+        As :func:`contact_box_polygon`: ``normal`` (N, 2) from the box
+        towards the polygon, ``depth`` (N,).
+
+    Examples
+    --------
+    A triangle whose leftmost edge is at x = 1.5, against a box with half
+    extents (1, 1): centred at (1, 1) the box reaches x = 2, an overlap of
+    0.5; centred at (-1, 1) it reaches x = 0, 1.5 short.
+
+    >>> import numpy as np
+    >>> tri = np.array([[1.5, 0.5], [3.0, 1.0], [1.5, 1.5]])
+    >>> bx, by = np.stack([tri, tri]).transpose(2, 1, 0)  # each (3, 2)
+    >>> eye = [[1.0, 0.0], [0.0, 1.0]]
+    >>> c = contact_box_convex_planes(np.array([[1.0, 1.0], [-1.0, 1.0]]), np.array([eye, eye]),
+    ...                               np.array([[1.0, 1.0], [1.0, 1.0]]), bx, by)
+    >>> c.hit.tolist(), c.normal[0].tolist(), c.depth.tolist()
+    ([True, False], [1.0, 0.0], [0.5, -1.5])
     """
     cx, cy = center_a[:, 0], center_a[:, 1]
     ux, uy = rotation_a[:, 0, 0], rotation_a[:, 1, 0]
@@ -314,8 +387,20 @@ def contact_box_polygon(
     -------
     ContactArrays
         As :func:`contact_polygon_polygon` with a taken as the polygon of
-        its corners (:func:`box_vertices_2d`): ties go to the box's edges
+        its corners (:func:`box_vertices_2d`): ``normal`` (N, 2) from the box
+        towards the polygon, ``depth`` (N,); ties go to the box's edges
         first, in corner order.
+
+    Examples
+    --------
+    A box centred at (1, 1) with half extents (1, 1) reaches x = 2; the
+    triangle's leftmost edge is at x = 1.5, so they overlap by 0.5 along x.
+
+    >>> eye = [[1.0, 0.0], [0.0, 1.0]]
+    >>> tri = [[1.5, 0.5], [3.0, 1.0], [1.5, 1.5]]
+    >>> c = contact_box_polygon([[1.0, 1.0]], [eye], [[1.0, 1.0]], [tri])
+    >>> bool(c.hit[0]), c.normal[0].tolist(), float(c.depth[0])
+    (True, [1.0, 0.0], 0.5)
     """
     bx, by = _coordinate_planes(np.asarray(vertices_b, dtype=np.float64))
     return contact_box_convex_planes(np.asarray(center_a, dtype=np.float64), np.asarray(rotation_a, dtype=np.float64),
