@@ -65,55 +65,134 @@ class PartTable:
 
     Each part lives in one bucket (vertex capacity 4, 8, 16, ...) as a row of
     a padded ``(rows, K, 2)`` array, padded by repeating its last vertex as
-    the kernels expect. Each polygon shape gets a contiguous range of part ids
-    and one extra "outline" part (all its vertices, used for AABBs and
-    half-plane tests; for a convex polygon it is the single part itself).
+    the kernels expect. Each polygon shape gets a contiguous block of part ids:
+    its convex parts, then, for a concave polygon, one extra "outline" part
+    (all its vertices, used for AABBs and half-plane tests; for a convex
+    polygon the outline is its single part).
 
-    Shapes are interned by identity of value: adding the same polygon twice
-    reuses its parts. Parts are never freed (a world that keeps creating new
-    polygon shapes grows this table; noted, not yet a problem in practice).
+    Shapes are interned by value and reference-counted: adding the same
+    polygon twice reuses its parts, and :meth:`release` frees them when the
+    last body (or query probe) using them goes, so a long run that keeps
+    making new polygons does not grow the table. Freed blocks and bucket rows
+    are reused by later shapes.
+
+    Examples
+    --------
+    >>> from collideworld import Polygon
+    >>> table = PartTable()
+    >>> L = Polygon([(0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2)])   # concave: 2 parts + outline
+    >>> i = table.intern(L)
+    >>> first, count, outline = table.shape_arrays()
+    >>> int(count[i]), int(outline[i]) == int(first[i]) + 2
+    (2, True)
+    >>> table.intern(L) == i            # the same polygon again: shared, now used twice
+    True
+    >>> table.release(i); table.release(i)
+    >>> table.live_shapes
+    0
     """
 
     def __init__(self) -> None:
         self._bucket_rows: dict[int, list[NDArray[np.float64]]] = {}
         self._bucket_arrays: dict[int, NDArray[np.float64]] = {}
+        self._free_rows: dict[int, list[int]] = {}  # bucket size -> free rows
         self.part_bucket: list[int] = []
         self.part_row: list[int] = []
+        self._free_blocks: dict[int, list[int]] = {}  # block length -> first part ids
         self._shape_index: dict[Polygon, int] = {}
+        self._shape_of_index: list[Polygon | None] = []
+        self._refs: list[int] = []
+        self._free_shapes: list[int] = []
         self.shape_first_part: list[int] = []
         self.shape_part_count: list[int] = []
         self.shape_outline: list[int] = []
         self._arrays_cache: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
         self._shape_cache: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]] | None = None
 
-    def _add_part(self, verts: NDArray[np.float64]) -> int:
+    @property
+    def live_shapes(self) -> int:
+        """Number of distinct polygons in use."""
+        return len(self._shape_index)
+
+    def _store_part(self, pid: int, verts: NDArray[np.float64]) -> None:
+        """Write part ``pid``'s padded vertices into a row of its bucket."""
         size = _bucket_size(len(verts))
         padded = np.empty((size, 2))
         padded[: len(verts)] = verts
         padded[len(verts):] = verts[-1]
         rows = self._bucket_rows.setdefault(size, [])
-        rows.append(padded)
+        free = self._free_rows.get(size)
+        if free:
+            row = free.pop()
+            rows[row] = padded
+        else:
+            row = len(rows)
+            rows.append(padded)
         self._bucket_arrays.pop(size, None)
-        self.part_bucket.append(size)
-        self.part_row.append(len(rows) - 1)
+        self.part_bucket[pid] = size
+        self.part_row[pid] = row
         self._arrays_cache = None
-        return len(self.part_bucket) - 1
 
     def intern(self, shape: Polygon) -> int:
-        """Index of ``shape`` in the table, adding its parts on first sight."""
+        """Index of ``shape`` in the table, adding its parts on first sight; counts one more user."""
         idx = self._shape_index.get(shape)
         if idx is not None:
+            self._refs[idx] += 1
             return idx
-        first = len(self.part_bucket)
-        for p in shape.parts:
-            self._add_part(p)
-        outline = first if shape.is_convex else self._add_part(_outline(shape))
-        idx = len(self.shape_first_part)
+        pieces = [np.asarray(p, dtype=np.float64) for p in shape.parts]
+        if not shape.is_convex:
+            pieces.append(_outline(shape))
+        blocks = self._free_blocks.get(len(pieces))
+        if blocks:
+            first = blocks.pop()
+        else:
+            first = len(self.part_bucket)
+            self.part_bucket.extend([0] * len(pieces))
+            self.part_row.extend([0] * len(pieces))
+        for k, verts in enumerate(pieces):
+            self._store_part(first + k, verts)
+        outline = first if shape.is_convex else first + len(shape.parts)
+        if self._free_shapes:
+            idx = self._free_shapes.pop()
+            self.shape_first_part[idx] = first
+            self.shape_part_count[idx] = len(shape.parts)
+            self.shape_outline[idx] = outline
+            self._shape_of_index[idx] = shape
+            self._refs[idx] = 1
+        else:
+            idx = len(self.shape_first_part)
+            self.shape_first_part.append(first)
+            self.shape_part_count.append(len(shape.parts))
+            self.shape_outline.append(outline)
+            self._shape_of_index.append(shape)
+            self._refs.append(1)
         self._shape_index[shape] = idx
-        self.shape_first_part.append(first)
-        self.shape_part_count.append(len(shape.parts))
-        self.shape_outline.append(outline)
+        self._shape_cache = None
         return idx
+
+    def release(self, idx: int) -> None:
+        """One user of shape ``idx`` is gone; free its parts when it was the last."""
+        self._refs[idx] -= 1
+        if self._refs[idx]:
+            return
+        shape = self._shape_of_index[idx]
+        assert shape is not None
+        del self._shape_index[shape]
+        self._shape_of_index[idx] = None
+        first, count = self.shape_first_part[idx], self.shape_part_count[idx]
+        length = count + (0 if self.shape_outline[idx] == first else 1)
+        for pid in range(first, first + length):
+            self._free_rows.setdefault(self.part_bucket[pid], []).append(self.part_row[pid])
+        self._free_blocks.setdefault(length, []).append(first)
+        self._free_shapes.append(idx)
+
+    def _check(self, users: NDArray[np.int64]) -> None:
+        """Assert the table's invariants; ``users[i]``: live bodies using shape ``i``."""
+        assert list(users) == self._refs, f"reference counts {self._refs} differ from users {list(users)}"
+        assert sorted(self._shape_index.values()) == [i for i, r in enumerate(self._refs) if r]
+        assert sorted(self._free_shapes) == [i for i, r in enumerate(self._refs) if not r]
+        for shape, i in self._shape_index.items():
+            assert self._shape_of_index[i] is shape
 
     def bucket(self, size: int) -> NDArray[np.float64]:
         """The padded ``(rows, size, 2)`` array of one bucket."""
@@ -132,7 +211,7 @@ class PartTable:
 
     def shape_arrays(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """``(first_part, part_count, outline_part)`` indexed by shape index."""
-        if self._shape_cache is None or len(self._shape_cache[0]) != len(self.shape_first_part):
+        if self._shape_cache is None:
             self._shape_cache = (np.array(self.shape_first_part, dtype=np.int64),
                                  np.array(self.shape_part_count, dtype=np.int64),
                                  np.array(self.shape_outline, dtype=np.int64))
@@ -264,6 +343,9 @@ class BodyStore:
 
     def release(self, slots: NDArray[np.int64]) -> None:
         """Free slots; their rows are reset so stale data cannot leak."""
+        for shape_index in self.poly[slots].tolist():
+            if shape_index >= 0:
+                self.parts.release(shape_index)
         self.kind[slots] = -1
         self.poly[slots] = -1
         self.simple[slots] = False

@@ -1177,4 +1177,7 @@ class World:
         if len(settled):
             lo, hi = self._tight_bounds(settled)
             assert np.all(lo >= self._fat_lo[settled]) and np.all(hi <= self._fat_hi[settled])
+        # every polygon in use is counted once per live body, and only those are kept
+        users = np.bincount(st.poly[live][st.poly[live] >= 0], minlength=len(st.parts.shape_first_part))
+        st.parts._check(users)
         self._bp._check()

@@ -14,6 +14,7 @@ import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial import Delaunay
+from scipy.spatial.transform import Rotation
 
 from collideworld.geometry.predicates import (
     box_corners,
@@ -104,6 +105,19 @@ def test_point_in_convex_polygon_matches_shapely():
         expected = _covers(v, pts)
         assert point_in_convex_polygon(pts, v).tolist() == expected.tolist()
         assert point_in_convex_polygon(pts, v[::-1]).tolist() == expected.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(-10**9, 10**9), st.integers(-10**9, 10**9), st.booleans())
+def test_point_in_convex_polygon_far_from_origin(dx, dy, clockwise):
+    # integer shifts of half-integer points are exact in float64, so the
+    # answer near the origin (checked against shapely) must not change
+    v = np.array([(0, 0), (4, 0), (4, 1), (0, 4)], dtype=float)
+    v = v[::-1] if clockwise else v
+    pts = _grid(-1, 5, 0.5)
+    expected = _covers(v, pts)
+    shift = np.array([dx, dy], dtype=float)
+    assert point_in_convex_polygon(pts + shift, v + shift).tolist() == expected.tolist()
 
 
 def test_point_in_convex_polygon_boundary_and_padding():
@@ -332,7 +346,9 @@ def test_point_in_box_3d_matches_delaunay():
         q /= np.linalg.norm(q)
         r = rotation_matrix_3d(q)
         c, h = rng.uniform(-5, 5, 3), rng.uniform(0.2, 2, 3)
-        hull = Delaunay(box_corners(c, r, h))
+        # corners from scipy's rotation (quaternion as [x, y, z, w]), not from collideworld
+        signs = np.array(list(itertools.product([-1, 1], repeat=3)), dtype=float)
+        hull = Delaunay(c + Rotation.from_quat([*q[1:], q[0]]).apply(signs * h))
         pts = c + rng.uniform(-3, 3, (500, 3))
         expected = hull.find_simplex(pts) >= 0
         assert point_in_box(pts, c, r, h).tolist() == expected.tolist()

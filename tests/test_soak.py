@@ -354,6 +354,7 @@ class Soak:
         assert len(contacts.a) == 0 and len(contacts.began) == 0
         assert {frozenset(p) for p in contacts.ended} == {frozenset(p) for p in before}
         assert len(w._bp) == 0, "broadphase entries left behind"
+        assert w._store.parts.live_shapes == 0, "polygon parts left behind"
         w._check()
         assert w.step().ended.__len__() == 0
         # usable again, with ids that were used before

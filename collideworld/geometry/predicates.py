@@ -190,8 +190,11 @@ def point_in_convex_polygon(
         t = _f64(tol)
     nxt = np.roll(v, -1, axis=-2)
     # Winding from the shoelace sum, so either orientation works; +1 for a
-    # degenerate polygon, which then behaves like a CCW one.
-    area2 = np.sum(_cross(v, nxt), axis=-1)
+    # degenerate polygon, which then behaves like a CCW one. The sum is taken
+    # relative to the first vertex: on absolute coordinates far from the
+    # origin its terms are huge and cancel to noise, or to 0.
+    rel, rel_nxt = v - v[..., :1, :], nxt - v[..., :1, :]
+    area2 = np.sum(_cross(rel, rel_nxt), axis=-1)
     winding = np.where(area2 < 0, -1, 1)
     d = _orient(v, nxt, p[..., None, :]) * winding[..., None]
     length = np.linalg.norm(nxt - v, axis=-1)
