@@ -666,6 +666,13 @@ class World:
         """
         slots = self._slots_of(ids)
         n = len(slots)
+        if n > 1:
+            # an id twice would make the result depend on which pose came last
+            seen = np.zeros(self._cap, dtype=bool)
+            seen[slots] = True
+            if np.count_nonzero(seen) != n:
+                twice = int(np.flatnonzero(np.bincount(slots) > 1)[0])
+                raise InvalidArgumentError(f"move_many: id {self._ids[twice]!r} is given more than once")
         if n and np.any(self._store.kind[slots] == Kind.HALFSPACE):
             bad = self._ids[slots[self._store.kind[slots] == Kind.HALFSPACE][0]]
             raise InvalidPoseError(f"body {bad!r} is a half-plane/plane, which has no pose and cannot move")
@@ -1092,9 +1099,11 @@ class World:
         if not length > 0:
             raise InvalidArgumentError(f"direction must be non-zero, got {dvec.tolist()}")
         dvec = dvec / length
-        if isinstance(max_distance, bool) or not isinstance(max_distance, (int, float)) or math.isnan(max_distance) \
-                or max_distance < 0:
+        real = (int, float, np.integer, np.floating)
+        if (isinstance(max_distance, (bool, np.bool_)) or not isinstance(max_distance, real)
+                or math.isnan(max_distance) or max_distance < 0):
             raise InvalidArgumentError(f"max_distance must be a number >= 0, got {max_distance!r}")
+        max_distance = float(max_distance)
         cat = _check_bits(category, "category")
         msk = _check_bits(mask, "mask")
         st = self._store

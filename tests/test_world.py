@@ -120,21 +120,38 @@ def test_pairs_are_ordered_by_insertion_and_sorted():
     assert w.pairs() == {("z", "y"), ("y", "x"), ("x", "w")}
 
 
-def _random_world(seed, bp="sap", dim=2):
+def _random_scene(seed, dim=2):
+    """(rng, bodies): bodies as (id, shape, kind, params, position, rotation) plain data."""
     rng = np.random.default_rng(seed)
-    w = World(dim, broadphase=bp)
     n = 120
+    bodies = []
     if dim == 2:
-        shapes = [Circle(0.5), Box((0.6, 0.3)), Polygon([(0, 0), (1, 0), (1, 1), (0.5, 0.4), (0, 1)])]
+        kinds = [("circle", 0.5), ("box", (0.6, 0.3)), ("polygon", [(0, 0), (1, 0), (1, 1), (0.5, 0.4), (0, 1)])]
+        make = {"circle": Circle, "box": Box, "polygon": Polygon}
         for i in range(n):
-            w.add(shapes[i % 3], position=rng.uniform(0, 12, 2), angle=rng.uniform(-3, 3), id=i)
-        w.add(HalfPlane((0.2, 1), 1.0), id="ground")
+            kind, params = kinds[i % 3]
+            bodies.append((i, make[kind](params), kind, params, rng.uniform(0, 12, 2), rng.uniform(-3, 3)))
+        bodies.append(("ground", HalfPlane((0.2, 1), 1.0), "halfplane", ((0.2, 1), 1.0), None, None))
     else:
-        shapes = [Sphere(0.6), Box((0.6, 0.3, 0.4))]
+        kinds = [("sphere", 0.6), ("box", (0.6, 0.3, 0.4))]
+        make = {"sphere": Sphere, "box": Box}
         for i in range(n):
+            kind, params = kinds[i % 2]
             q = rng.normal(size=4)
-            w.add(shapes[i % 2], position=rng.uniform(0, 6, 3), quaternion=q / np.linalg.norm(q), id=i)
-        w.add(Plane((0, 0.1, 1), 1.0), id="ground")
+            bodies.append((i, make[kind](params), kind, params, rng.uniform(0, 6, 3), q / np.linalg.norm(q)))
+        bodies.append(("ground", Plane((0, 0.1, 1), 1.0), "plane", ((0, 0.1, 1), 1.0), None, None))
+    return rng, bodies
+
+
+def _random_world(seed, bp="sap", dim=2):
+    rng, bodies = _random_scene(seed, dim)
+    w = World(dim, broadphase=bp)
+    for body_id, shape, _, _, position, rotation in bodies:
+        if position is None:
+            w.add(shape, id=body_id)
+        else:
+            pose = {"angle": rotation} if dim == 2 else {"quaternion": rotation}
+            w.add(shape, position=position, id=body_id, **pose)
     return w, rng
 
 
@@ -156,26 +173,25 @@ def test_same_calls_give_identical_results(dim):
 
 @pytest.mark.parametrize("dim", [2, 3])
 def test_random_scene_matches_oracle(dim):
-    w, rng = _random_world(3, "sap", dim)
+    # the oracle sees the scene as this test made it, never as the world stores it
+    rng, scene = _random_scene(3, dim)
+    w, _ = _random_world(3, "sap", dim)
+    poses = {body_id: (position, rotation) for body_id, _, _, _, position, rotation in scene}
     for _ in range(3):
         bodies = {}
-        for i in w.ids():
-            b = w.body(i)
-            kind = b.shape.kind
-            if kind in ("halfplane", "plane"):
-                params = (b.shape.normal, b.shape.offset)
-                geom = oracle.geometry(kind, params)
-            else:
-                params = {"circle": lambda s: s.radius, "sphere": lambda s: s.radius,
-                          "box": lambda s: s.half_extents, "polygon": lambda s: s.vertices}[kind](b.shape)
-                geom = oracle.geometry(kind, params, b.position, b.angle if dim == 2 else b.quaternion)
-            bodies[i] = dict(geom=geom, static=b.static, category=b.category, mask=b.mask)
+        for body_id, _, kind, params, _, _ in scene:
+            position, rotation = poses[body_id]
+            geom = oracle.geometry(kind, params, position, rotation)
+            bodies[body_id] = dict(geom=geom, static=position is None, category=1, mask=0xFFFFFFFF)
         expected, ambiguous = oracle.expected_pairs(bodies)
         got = fs(w.step().pairs())
         assert len(expected) > 20
         assert got - ambiguous == expected - ambiguous
         ids = list(range(120))
-        w.move_many(ids, positions=rng.uniform(0, 12 if dim == 2 else 6, (120, dim)))
+        new_positions = rng.uniform(0, 12 if dim == 2 else 6, (120, dim))
+        w.move_many(ids, positions=new_positions)
+        for body_id, p in zip(ids, new_positions, strict=True):
+            poses[body_id] = (p, poses[body_id][1])
 
 
 # -- bad input ---------------------------------------------------------------------------
@@ -225,6 +241,7 @@ BAD_CALLS_2D = {
     "move_many unknown": lambda w: w.move_many(["a", "nope"], positions=[[0, 0], [1, 1]]),
     "move_many wrong shape": lambda w: w.move_many(["a", "b"], positions=[[0, 0]]),
     "move_many NaN": lambda w: w.move_many(["a", "b"], positions=[[0, 0], [math.nan, 1]]),
+    "move_many id twice": lambda w: w.move_many(["a", "b", "a"], positions=[[4, 0], [9, 0], [1, 1]]),
     "add_many bad shape mid-list": lambda w: w.add_many([Circle(1), Sphere(1)], positions=[[0, 0], [1, 1]],
                                                       ids=["n1", "n2"]),
     "add_many duplicate id": lambda w: w.add_many(Circle(1), positions=[[0, 0], [1, 1]], ids=["n1", "a"]),
@@ -396,6 +413,7 @@ def test_raycast_hand_computed():
     np.testing.assert_allclose([h.normal for h in hits], [[-1, 0]] * 3, atol=1e-12)
     np.testing.assert_allclose(hits[1].point, [9, 0])
     assert [h.id for h in w.raycast((0, 0), (1, 0), max_distance=9.0)] == ["circle", "box"]
+    assert [h.id for h in w.raycast((0, 0), (1, 0), max_distance=np.float32(9.0))] == ["circle", "box"]
     # from inside the circle: distance 0
     inside = w.raycast((5, 0.5), (0, 1))
     assert [(h.id, h.distance) for h in inside] == [("circle", 0.0)]
