@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
+from collideworld.errors import InvalidArgumentError
 from collideworld.geometry.culling import (
     INSIDE,
     INTERSECTING,
@@ -263,3 +264,27 @@ def test_box_beyond_a_frustum_corner_is_conservatively_intersecting():
 def test_no_planes_means_inside():
     got = classify_box_planes([[0.0, 0.0, 0.0]], None, [[1.0, 1.0, 1.0]], np.zeros((0, 3)), np.zeros(0))
     np.testing.assert_array_equal(got, [INSIDE])
+
+
+@pytest.mark.parametrize("args, message", [
+    (([0, 0, 0], [0, 0, 1], [0, 0, 2], 1.0, 1.0, 1.0, 10.0), "parallel"),
+    (([0, 0, 0], [0, 0, 0], [0, 0, 1], 1.0, 1.0, 1.0, 10.0), "forward must be non-zero"),
+    (([0, 0, 0], [1, 0, 0], [0, 0, 1], -1.0, 1.0, 1.0, 10.0), "fov_y"),
+    (([0, 0, 0], [1, 0, 0], [0, 0, 1], 4.0, 1.0, 1.0, 10.0), "fov_y"),
+    (([0, 0, 0], [1, 0, 0], [0, 0, 1], 1.0, 0.0, 1.0, 10.0), "aspect"),
+    (([0, 0, 0], [1, 0, 0], [0, 0, 1], 1.0, 1.0, 10.0, 1.0), "near < far"),
+    (([0, 0, np.nan], [1, 0, 0], [0, 0, 1], 1.0, 1.0, 1.0, 10.0), "eye"),
+])
+def test_frustum_planes_rejects_degenerate_cameras(args, message):
+    with pytest.raises(InvalidArgumentError, match=message):
+        frustum_planes(*args)
+
+
+@pytest.mark.parametrize("normal", [[0, 0, 0], [np.nan, 0, 1], [np.inf, 0, 0]])
+def test_classify_rejects_planes_without_a_direction(normal):
+    with pytest.raises(InvalidArgumentError, match="non-zero"):
+        classify_box_plane([[0, 0, 0]], None, [[1, 1, 1]], normal, 0.0)
+    with pytest.raises(InvalidArgumentError, match="non-zero"):
+        classify_aabb_plane([[0, 0, 0]], [[1, 1, 1]], normal, 0.0)
+    with pytest.raises(InvalidArgumentError, match="non-zero"):
+        classify_box_planes([[0, 0, 0]], None, [[1, 1, 1]], [normal], [0.0])

@@ -17,6 +17,7 @@ from enum import IntEnum
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..errors import InvalidArgumentError
 from .tolerance import touch_tolerance
 
 __all__ = [
@@ -86,6 +87,14 @@ def _projected_radius(rotation: NDArray[np.float64] | None, half: NDArray[np.flo
     return rotated
 
 
+def _checked_normals(normals: ArrayLike, what: str = "plane_normal") -> NDArray[np.float64]:
+    """``normals`` as float64, refusing non-finite and zero ones (a plane needs a direction)."""
+    n = np.asarray(normals, dtype=np.float64)
+    if not np.all(np.isfinite(n)) or np.any(np.all(n == 0, axis=-1)):
+        raise InvalidArgumentError(f"{what} must be finite and non-zero, got {n.tolist()}")
+    return n
+
+
 def _scale(*arrays: NDArray[np.float64]) -> NDArray[np.float64]:
     """Largest absolute coordinate per row, over (N, k) arrays."""
     scale: NDArray[np.float64] = np.max(np.abs(np.concatenate(arrays, axis=1)), axis=1, initial=0.0)
@@ -135,7 +144,7 @@ def classify_box_plane(
     c = np.atleast_2d(np.asarray(center, dtype=np.float64))
     h = np.atleast_2d(np.asarray(half, dtype=np.float64))
     rot = None if rotation is None else np.asarray(rotation, dtype=np.float64)
-    n = np.asarray(plane_normal, dtype=np.float64)
+    n = _checked_normals(plane_normal)
     off = np.broadcast_to(np.asarray(plane_offset, dtype=np.float64), c.shape[:1])
     dist = np.einsum("ni,ni->n", c, np.broadcast_to(n, c.shape)) - off
     r = _projected_radius(rot, h, n)
@@ -189,7 +198,7 @@ def classify_box_planes(
     c = np.atleast_2d(np.asarray(center, dtype=np.float64))
     h = np.atleast_2d(np.asarray(half, dtype=np.float64))
     rot = None if rotation is None else np.asarray(rotation, dtype=np.float64)
-    nrm = np.atleast_2d(np.asarray(normals, dtype=np.float64))
+    nrm = np.atleast_2d(_checked_normals(normals, "normals"))
     off = np.atleast_1d(np.asarray(offsets, dtype=np.float64))
     if c.shape[0] == 0 or nrm.shape[0] == 0:
         # With no planes the region is everything, so every box is inside.
@@ -241,7 +250,7 @@ def classify_aabb_plane(
     """
     lo_ = np.atleast_2d(np.asarray(lo, dtype=np.float64))
     hi_ = np.atleast_2d(np.asarray(hi, dtype=np.float64))
-    n = np.broadcast_to(np.asarray(plane_normal, dtype=np.float64), lo_.shape)
+    n = np.broadcast_to(_checked_normals(plane_normal), lo_.shape)
     off = np.broadcast_to(np.asarray(plane_offset, dtype=np.float64), lo_.shape[:1])
     positive = n >= 0.0
     p_vertex = np.where(positive, hi_, lo_)
@@ -301,8 +310,28 @@ def frustum_planes(
     """
     eye_ = np.asarray(eye, dtype=np.float64)
     f = np.asarray(forward, dtype=np.float64)
-    f = f / np.linalg.norm(f)
-    right = np.cross(f, np.asarray(up, dtype=np.float64))
+    up_ = np.asarray(up, dtype=np.float64)
+    for name, v in (("eye", eye_), ("forward", f), ("up", up_)):
+        if v.shape != (3,) or not np.all(np.isfinite(v)):
+            raise InvalidArgumentError(f"{name} must be 3 finite numbers, got {v.tolist()}")
+    for name, x in (("fov_y", fov_y), ("aspect", aspect), ("near", near), ("far", far)):
+        if not np.isfinite(x):
+            raise InvalidArgumentError(f"{name} must be finite, got {x!r}")
+    if not 0 < fov_y < np.pi:
+        raise InvalidArgumentError(f"fov_y must be in (0, pi) radians, got {fov_y!r}")
+    if not aspect > 0:
+        raise InvalidArgumentError(f"aspect must be > 0, got {aspect!r}")
+    if not 0 <= near < far:
+        raise InvalidArgumentError(f"need 0 <= near < far, got near={near!r}, far={far!r}")
+    length = np.linalg.norm(f)
+    if not length > 0:
+        raise InvalidArgumentError(f"forward must be non-zero, got {f.tolist()}")
+    f = f / length
+    right = np.cross(f, up_)
+    # up parallel to forward leaves no sideways direction (a cross product
+    # this small relative to |up| is rounding, not a direction)
+    if not np.linalg.norm(right) > 1e-9 * np.linalg.norm(up_):
+        raise InvalidArgumentError(f"up must not be parallel to forward, got forward={f.tolist()}, up={up_.tolist()}")
     right /= np.linalg.norm(right)
     u = np.cross(right, f)
     half_y = 0.5 * fov_y
