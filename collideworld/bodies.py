@@ -27,7 +27,17 @@ __all__ = ["Kind", "kind_of", "PartTable", "BodyStore"]
 
 
 class Kind(IntEnum):
-    """Shape kinds in the canonical pair order of the narrowphase."""
+    """Shape kinds in the canonical pair order of the narrowphase.
+
+    The narrowphase puts each pair in this order (half-space first, polygon
+    last) and flips the normal of the pairs it swapped, so a kernel exists
+    for one order only.
+
+    Examples
+    --------
+    >>> [k.name for k in sorted(Kind)]
+    ['HALFSPACE', 'BALL', 'BOX', 'POLYGON']
+    """
 
     HALFSPACE = 0  # HalfPlane (2D) or Plane (3D)
     BALL = 1  # Circle (2D) or Sphere (3D)
@@ -36,7 +46,14 @@ class Kind(IntEnum):
 
 
 def kind_of(shape: Shape) -> Kind:
-    """The :class:`Kind` of a shape instance."""
+    """The :class:`Kind` of a shape instance.
+
+    Examples
+    --------
+    >>> from collideworld import Circle, Plane
+    >>> kind_of(Circle(1.0)).name, kind_of(Plane((0, 0, 1), 0.0)).name
+    ('BALL', 'HALFSPACE')
+    """
     if isinstance(shape, (HalfPlane, Plane)):
         return Kind.HALFSPACE
     if isinstance(shape, (Circle, Sphere)):
@@ -268,6 +285,21 @@ class BodyStore:
     kernels reduce over, instead of once per kind pair they appear in. Other
     polygons (concave, or with more vertices) are posed per query from
     :attr:`parts`, with the same arithmetic, so both give the same bits.
+
+    Examples
+    --------
+    A 2x1 box turned a quarter turn about its centre at (3, 0) spans
+    x in [2, 4] and y in [-2, 2]:
+
+    >>> import numpy as np
+    >>> from collideworld import Box
+    >>> store = BodyStore(2)
+    >>> slots = store.allocate(1)
+    >>> store.set_shapes(slots, [Box((2.0, 1.0))])
+    >>> store.set_poses(slots, np.array([[3.0, 0.0]]), np.array([np.pi / 2]))
+    >>> lo, hi = store.aabbs(slots)
+    >>> np.round(lo, 12).tolist(), np.round(hi, 12).tolist()
+    ([[2.0, -2.0]], [[4.0, 2.0]])
     """
 
     kind: NDArray[np.int8]

@@ -19,33 +19,6 @@ import pytest
 
 import collideworld
 
-# Files another engineer is optimising; their public names may still lack
-# examples, and only theirs may appear in MISSING_EXAMPLES below.
-UNFINISHED_MODULES = (
-    "collideworld.bodies",
-    "collideworld.narrowphase",
-    "collideworld.contacts",
-    "collideworld.broadphase.",
-    "collideworld.geometry.aabb",
-    "collideworld.geometry.contact_",
-    "collideworld.geometry.box",
-)
-
-# Public names that have no example yet, as "module.name".
-# This list must only shrink: add an example, then delete the name here
-# (test_missing_examples_list_is_honest fails until you do). Never add a
-# name to it; document the new function or class instead.
-MISSING_EXAMPLES = frozenset({
-    "collideworld.bodies.BodyStore",
-    "collideworld.bodies.Kind",
-    "collideworld.bodies.PartTable",
-    "collideworld.bodies.kind_of",
-    "collideworld.broadphase.base.Broadphase",
-    "collideworld.broadphase.batched_sweep.BatchedSweep",
-    "collideworld.narrowphase.contact_pairs",
-    "collideworld.narrowphase.contact_pairs_exact",
-})
-
 # A numpydoc section header: a title line, then a line of dashes.
 _SECTION = re.compile(r"^(\S[^\n]*)\n-{3,}[ \t]*$", re.MULTILINE)
 
@@ -109,22 +82,11 @@ def test_every_module_declares_all(module_name: str) -> None:
     assert not unknown, f"{module_name}.__all__ names what the module does not define: {unknown}"
 
 
-@pytest.mark.parametrize("qualname", sorted(set(PUBLIC) - MISSING_EXAMPLES))
+@pytest.mark.parametrize("qualname", sorted(PUBLIC))
 def test_public_object_has_example(qualname: str) -> None:
     obj = PUBLIC[qualname]
     assert _examples_section(obj) is not None, f"{qualname}: the docstring has no Examples section"
     assert _has_example(obj), f"{qualname}: the Examples section has no >>> example"
-
-
-def test_missing_examples_list_is_honest() -> None:
-    # The allow-list may only name unfinished files, only names that still
-    # exist, and only names that still lack an example: it can only shrink.
-    outside = sorted(n for n in MISSING_EXAMPLES if not n.startswith(UNFINISHED_MODULES))
-    assert not outside, f"only the unfinished files may be excused; document these instead: {outside}"
-    gone = sorted(MISSING_EXAMPLES - set(PUBLIC))
-    assert not gone, f"no longer public functions or classes; remove them from MISSING_EXAMPLES: {gone}"
-    done = sorted(n for n in MISSING_EXAMPLES if _has_example(PUBLIC[n]))
-    assert not done, f"these have an example now; remove them from MISSING_EXAMPLES: {done}"
 
 
 def test_examples_section_parsing() -> None:

@@ -37,9 +37,13 @@ class Broadphase(Protocol):
     """What the World needs from a broadphase.
 
     Implementations: :class:`~collideworld.broadphase.SweepAndPrune`
-    (incremental, the default) and
-    :class:`~collideworld.broadphase.BruteForceBroadphase` (the O(n^2)
-    reference it is tested against).
+    (incremental, over sorted endpoint lists),
+    :class:`~collideworld.broadphase.batched_sweep.BatchedSweep` (one banded
+    numpy sweep from scratch),
+    :class:`~collideworld.broadphase.adaptive.AdaptiveBroadphase` (the
+    world's default: each question answered by whichever of the two is
+    cheaper) and :class:`~collideworld.broadphase.BruteForceBroadphase` (the
+    O(n^2) reference they are all tested against).
 
     Every mutating method validates all of its input before changing any
     state: a call that raises leaves the broadphase exactly as it was.
@@ -47,6 +51,17 @@ class Broadphase(Protocol):
     The single-item methods :meth:`insert`, :meth:`update` and :meth:`remove`
     are thin wrappers over the batch methods; classes that subclass this
     protocol explicitly inherit them.
+
+    Examples
+    --------
+    Any implementation answers the same; boxes that only touch overlap:
+
+    >>> from collideworld.broadphase import BruteForceBroadphase, SweepAndPrune
+    >>> for bp in (SweepAndPrune(2), BruteForceBroadphase(2)):
+    ...     bp.insert_many([7, 8], [[0, 0], [1, 0]], [[1, 1], [2, 1]])
+    ...     print(isinstance(bp, Broadphase), bp.pairs().tolist())
+    True [[7, 8]]
+    True [[7, 8]]
     """
 
     @property

@@ -234,6 +234,16 @@ class BatchedSweep(Broadphase):
     ints, such as a world's slots), so updates are one fancy assignment, O(m);
     :meth:`pairs` costs one banded sort and sweep, O(n log n), cached until
     the next change. The right choice when most bodies move every step.
+
+    Examples
+    --------
+    >>> bp = BatchedSweep(2)
+    >>> bp.insert_many([0, 1, 2], [[0, 0], [1, 1], [5, 5]], [[1, 1], [2, 2], [6, 6]])
+    >>> bp.pairs().tolist()              # boxes 0 and 1 share the corner (1, 1)
+    [[0, 1]]
+    >>> bp.update(2, [1.5, 1.5], [3, 3])
+    >>> bp.pairs_touching([2]).tolist()
+    [[1, 2]]
     """
 
     def __init__(self, dim: int) -> None:
