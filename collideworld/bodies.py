@@ -77,6 +77,11 @@ def _bucket_size(k: int) -> int:
     return size
 
 
+#: Vertex capacity of the posed-vertex cache: convex polygons with at most
+#: this many vertices keep their world vertices per slot (see BodyStore).
+SIMPLE_POLYGON_VERTICES = 8
+
+
 class PartTable:
     """Convex parts of polygons in local coordinates, bucketed by vertex count.
 
@@ -123,6 +128,12 @@ class PartTable:
         self.shape_first_part: list[int] = []
         self.shape_part_count: list[int] = []
         self.shape_outline: list[int] = []
+        # simple polygons' single part by shape index, in the (vertex, shape)
+        # layout the posing arithmetic reads: per shape, not per body, so that
+        # bodies cost nothing here (a quarter of the store's bytes per slot
+        # when this was per slot)
+        self.simple_x = np.zeros((SIMPLE_POLYGON_VERTICES, 16))
+        self.simple_y = np.zeros((SIMPLE_POLYGON_VERTICES, 16))
         self._arrays_cache: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
         self._shape_cache: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]] | None = None
 
@@ -185,6 +196,16 @@ class PartTable:
             self._refs.append(1)
         self._shape_index[shape] = idx
         self._shape_cache = None
+        if shape.is_convex and len(pieces[0]) <= SIMPLE_POLYGON_VERTICES:
+            if idx >= self.simple_x.shape[1]:
+                grow = max(16, self.simple_x.shape[1])
+                self.simple_x = np.concatenate([self.simple_x, np.zeros((SIMPLE_POLYGON_VERTICES, grow))], axis=1)
+                self.simple_y = np.concatenate([self.simple_y, np.zeros((SIMPLE_POLYGON_VERTICES, grow))], axis=1)
+            # padded by the last vertex, as the part buckets are
+            local = pieces[0]
+            k = len(local)
+            self.simple_x[:k, idx], self.simple_y[:k, idx] = local[:, 0], local[:, 1]
+            self.simple_x[k:, idx], self.simple_y[k:, idx] = local[-1, 0], local[-1, 1]
         return idx
 
     def release(self, idx: int) -> None:
@@ -249,9 +270,6 @@ def _pose_points_2d(rotation: NDArray[np.float64], position: NDArray[np.float64]
     return out
 
 
-#: Vertex capacity of the posed-vertex cache: convex polygons with at most
-#: this many vertices keep their world vertices per slot (see BodyStore).
-SIMPLE_POLYGON_VERTICES = 8
 
 
 def _outline(shape: Polygon) -> NDArray[np.float64]:
@@ -277,8 +295,9 @@ class BodyStore:
     poly : int64 (cap,)          polygon shape index in :attr:`parts`, else -1
     bound_radius : (cap,)        radius of a disc/ball about the origin containing the shape
     simple : bool (cap,)         convex polygon of at most :data:`SIMPLE_POLYGON_VERTICES` vertices
-    local_x, local_y : (8, cap)  simple polygons' local vertices, padded by repeating the last one
-    world_x, world_y : (8, cap)  the same vertices posed, refreshed by :meth:`set_poses`
+    world_x, world_y : (8, cap)  simple polygons' vertices posed (padded by repeating the last
+                                 one), refreshed by :meth:`set_poses` from the part table's
+                                 ``simple_x``, ``simple_y``
 
     The posed vertices of simple polygons (every convex polygon of a typical
     scene) are computed once per pose change, in the (vertex, slot) layout the
@@ -314,8 +333,6 @@ class BodyStore:
     poly: NDArray[np.int64]
     bound_radius: NDArray[np.float64]
     simple: NDArray[np.bool_]
-    local_x: NDArray[np.float64]
-    local_y: NDArray[np.float64]
     world_x: NDArray[np.float64]
     world_y: NDArray[np.float64]
 
@@ -356,7 +373,7 @@ class BodyStore:
         grow("simple", (), np.bool_, False)
         if d == 2:
             # (vertex, slot) layout: gathering slots gives (8, N) planes directly
-            for name in ("local_x", "local_y", "world_x", "world_y"):
+            for name in ("world_x", "world_y"):
                 arr = np.zeros((SIMPLE_POLYGON_VERTICES, capacity))
                 if old:
                     arr[:, :old] = getattr(self, name)
@@ -404,15 +421,8 @@ class BodyStore:
             elif isinstance(shape, Polygon):
                 self.poly[s] = self.parts.intern(shape)
                 self.bound_radius[s] = shape.bounding_radius
-                if shape.is_convex and len(shape.parts[0]) <= SIMPLE_POLYGON_VERTICES:
-                    # the single part, padded by its last vertex like the part table pads it
-                    local = np.asarray(shape.parts[0], dtype=np.float64)
-                    k = len(local)
-                    self.local_x[:k, s] = local[:, 0]
-                    self.local_y[:k, s] = local[:, 1]
-                    self.local_x[k:, s] = local[-1, 0]
-                    self.local_y[k:, s] = local[-1, 1]
-                    self.simple[s] = True
+                # its single part is in the part table's simple_x / simple_y
+                self.simple[s] = shape.is_convex and len(shape.parts[0]) <= SIMPLE_POLYGON_VERTICES
             else:
                 self.plane_normal[s] = shape.normal
                 self.plane_offset[s] = shape.offset
@@ -446,7 +456,8 @@ class BodyStore:
         # np.take, not [:, slots]: fancy indexing on the second axis returns a
         # Fortran-ordered array, on which every later reduction over the
         # vertex axis runs along a short contiguous axis, ~20x slower
-        lx, ly = np.take(self.local_x, slots, axis=1), np.take(self.local_y, slots, axis=1)
+        shape = self.poly.take(slots)
+        lx, ly = np.take(self.parts.simple_x, shape, axis=1), np.take(self.parts.simple_y, shape, axis=1)
         self.world_x[:, slots] = rot[:, 0, 0] * lx + rot[:, 0, 1] * ly + pos[:, 0]
         self.world_y[:, slots] = rot[:, 1, 0] * lx + rot[:, 1, 1] * ly + pos[:, 1]
 
