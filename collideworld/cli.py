@@ -92,6 +92,15 @@ def find_scenarios(paths: Sequence[str]) -> list[str]:
     return out
 
 
+def _check_one_file(path: str) -> None:
+    """``info`` and ``render`` take one scenario file, not a folder."""
+    if os.path.isdir(path):
+        raise _UsageError(f"{path} is a directory; this command takes one scenario file "
+                          f"(to replay every file in a folder: collideworld replay {path})")
+    if not os.path.exists(path):
+        raise _UsageError(f"no such file or directory: {path}")
+
+
 def _table(rows: list[list[str]], out: TextIO, right: AbstractSet[int] = frozenset()) -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for n, row in enumerate(rows):
@@ -157,8 +166,7 @@ def _cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .scenario.reader import read_scenario
 
     path = args.path
-    if not os.path.exists(path):
-        raise _UsageError(f"no such file or directory: {path}")
+    _check_one_file(path)
     scenario = read_scenario(path, ignore_truncated_tail=args.ignore_truncated_tail)
     h = scenario.header
     kinds: Counter[str] = Counter()
@@ -226,8 +234,7 @@ def _cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .render import render_frame
 
-    if not os.path.exists(args.path):
-        raise _UsageError(f"no such file or directory: {args.path}")
+    _check_one_file(args.path)
     info = render_frame(args.path, frame=args.frame, output=args.output, aabbs=args.aabbs,
                         ignore_truncated_tail=args.ignore_truncated_tail)
     print(f"wrote {args.output} (frame {info.frame}, {info.bodies} bodies, "

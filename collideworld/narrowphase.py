@@ -46,13 +46,16 @@ from .geometry.contact_polygon import (
 from .geometry.result import ContactArrays
 from .geometry.tolerance import touch_tolerance
 
-__all__ = ["contact_pairs", "contact_pairs_exact", "PAIR_KERNELS"]
+__all__ = ["contact_pairs", "contact_pairs_exact", "PAIR_KERNELS", "MAX_BATCH"]
 
 Slots = NDArray[np.int64]
 PairKernel = Callable[[BodyStore, Slots, Slots], ContactArrays]
 
 #: (dim, kind_a, kind_b) -> function(store, slots_a, slots_b), kind_a <= kind_b.
 PAIR_KERNELS: dict[tuple[int, Kind, Kind], PairKernel] = {}
+
+#: Pairs per batch of kernel calls in :func:`contact_pairs` (larger inputs go in slices).
+MAX_BATCH = 1 << 16
 
 
 def _register(dims: tuple[int, ...], ka: Kind, kb: Kind) -> Callable[[PairKernel], PairKernel]:
@@ -284,6 +287,20 @@ def contact_pairs(store: BodyStore, ia: Slots, ib: Slots) -> ContactArrays:
     >>> res.hit.tolist(), res.normal[:2].tolist(), res.depth[:2].tolist()
     ([True, True, False], [[1.0, 0.0], [-1.0, 0.0]], [0.25, 0.25])
     """
+    n = len(ia)
+    if n > MAX_BATCH:
+        # in slices: the kernels' temporaries (a few hundred bytes per pair)
+        # stay bounded however many pairs there are; each pair's answer
+        # depends on that pair alone, so slicing changes no bit
+        out = _empty(n, store.dim)
+        for start in range(0, n, MAX_BATCH):
+            part = slice(start, start + MAX_BATCH)
+            out.hit[part], out.normal[part], out.depth[part] = _contact_pairs_batch(store, ia[part], ib[part])
+        return out
+    return _contact_pairs_batch(store, ia, ib)
+
+
+def _contact_pairs_batch(store: BodyStore, ia: Slots, ib: Slots) -> ContactArrays:
     n = len(ia)
     dim = store.dim
     if n == 0:

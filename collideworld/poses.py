@@ -50,7 +50,7 @@ def _require_finite(arr: NDArray[np.float64], what: str, given: Any) -> None:
         bad = np.argwhere(~np.isfinite(arr))[0]
         where = f" (first at index {tuple(int(i) for i in bad)})" if arr.ndim else ""
         raise InvalidPoseError(f"{what} must be finite, got {given!r}{where}" if arr.size <= 16
-                               else f"{what} must be finite; found {arr[tuple(bad)]!r}{where}")
+                               else f"{what} must be finite; found {float(arr[tuple(bad)])!r}{where}")
 
 
 def _require_in_range(arr: NDArray[np.float64], what: str) -> None:
@@ -58,7 +58,7 @@ def _require_in_range(arr: NDArray[np.float64], what: str) -> None:
         bad = np.argwhere(np.abs(arr) > MAX_COORDINATE)[0]
         where = f" at index {tuple(int(i) for i in bad)}" if arr.ndim else ""
         raise InvalidPoseError(f"{what} must be at most {MAX_COORDINATE:g} in magnitude, "
-                               f"got {arr[tuple(bad)]!r}{where}")
+                               f"got {float(arr[tuple(bad)])!r}{where}")
 
 
 def check_position(value: Any, dim: int, what: str = "position") -> NDArray[np.float64]:

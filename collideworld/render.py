@@ -85,6 +85,16 @@ def _matplotlib() -> Any:
 # --------------------------------------------------------------------------
 
 
+def _check_image_suffix(output: str | os.PathLike[str], figure: Any) -> None:
+    """An output suffix matplotlib can write (no suffix: its default, PNG)."""
+    suffix = os.path.splitext(os.fspath(output))[1]
+    supported = sorted(figure().canvas.get_supported_filetypes())
+    if suffix and suffix[1:].lower() not in supported:
+        raise InvalidArgumentError(
+            f"cannot write {os.fspath(output)!r}: unsupported image format {suffix!r}; "
+            f"supported: {', '.join('.' + s for s in supported)}")
+
+
 def _rot2(angle: float | None) -> np.ndarray:
     a = float(angle or 0.0)
     c, s = math.cos(a), math.sin(a)
@@ -308,7 +318,8 @@ def render_frame(path: str | os.PathLike[str], frame: int | None = None, output:
     MissingExtraError
         matplotlib is not installed.
     InvalidArgumentError
-        ``frame`` is not a frame of the file.
+        ``frame`` is not a frame of the file, or ``output``'s suffix is not
+        an image format matplotlib can write.
     ScenarioError
         The file is invalid up to that frame.
 
@@ -329,6 +340,7 @@ def render_frame(path: str | os.PathLike[str], frame: int | None = None, output:
 
     if frame is not None and (isinstance(frame, bool) or not isinstance(frame, int) or frame < 1):
         raise InvalidArgumentError(f"frame must be a frame number >= 1, got {frame!r}")
+    _check_image_suffix(output, Figure)  # before the replay, which may take long
     got = None
     count = 0
     for fr, world, contacts in iter_replay(path, world_factory,

@@ -150,6 +150,13 @@ def test_info_missing_file(tmp_path, capsys):
     assert code == 2 and "no such file" in err
 
 
+def test_info_of_a_directory_is_a_usage_error(tmp_path, files, capsys):
+    code, _, err = run(capsys, "info", str(tmp_path))
+    assert code == 2
+    assert f"collideworld info: error: {tmp_path} is a directory; this command takes one scenario file" in err
+    assert "invalid scenario" not in err and "Traceback" not in err
+
+
 # --------------------------------------------------------------------------
 # render
 # --------------------------------------------------------------------------
@@ -181,6 +188,21 @@ def test_render_frame_out_of_range(files, tmp_path, capsys):
 def test_render_invalid_file(files, tmp_path, capsys):
     code, _, err = run(capsys, "render", files["invalid.jsonl"], "--frame", "3", "-o", str(tmp_path / "x.png"))
     assert code == 1 and "unknown id 'zz'" in err
+
+
+def test_render_unsupported_suffix_is_a_usage_error(files, tmp_path, capsys):
+    target = tmp_path / "out.xyz"
+    code, out, err = run(capsys, "render", files["good.jsonl"], "--frame", "1", "-o", str(target))
+    assert code == 2
+    assert f"collideworld render: error: cannot write '{target}': unsupported image format '.xyz'; supported: " in err
+    assert ".png" in err and ".svg" in err and ".pdf" in err
+    assert "Traceback" not in err and "ValueError" not in err
+    assert not target.exists() and out == ""
+
+
+def test_render_of_a_directory_is_a_usage_error(tmp_path, files, capsys):
+    code, _, err = run(capsys, "render", str(tmp_path), "-o", str(tmp_path / "x.png"))
+    assert code == 2 and "is a directory; this command takes one scenario file" in err
 
 
 def test_render_without_matplotlib(files, tmp_path, capsys, monkeypatch):

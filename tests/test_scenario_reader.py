@@ -342,6 +342,36 @@ def test_invalid_complete_lines_are_still_errors_with_ignore_truncated_tail(tmp_
     rejected(tmp_path, lines(H2, '{"add": [}', "{}"), 2, "invalid JSON", ignore_truncated_tail=True)
 
 
+CUT_LINE = ('{"move": [{"id": "a\\u00e9\\ud83d\\ude00\\n", "position": [-1.5e-3, 20, 0.25E+2]}], '
+            '"expect": [], "_c": [true, false, null, {}, "é€😀"]}').encode()
+
+
+def test_every_cut_of_a_line_is_a_truncated_tail(tmp_path):
+    """A writer killed anywhere in a line (bytes, so inside a character too)
+    leaves a proper prefix of it: each one is reported as truncated, and ignorable."""
+    path = tmp_path / "cut.jsonl"
+    for cut in range(1, len(CUT_LINE)):
+        path.write_bytes(lines(H2, "{}").encode() + CUT_LINE[:cut])
+        with pytest.raises(ScenarioError, match="last line is truncated") as info:
+            read_all(str(path))
+        assert info.value.line == 3
+        _, frames = read_all(str(path), ignore_truncated_tail=True)
+        assert len(frames) == 1, CUT_LINE[:cut]
+
+
+@pytest.mark.parametrize("tail, reason", [
+    ('{"expect": []}}', "invalid JSON: Extra data (column 15)"),          # complete JSON, then junk
+    ("hello world", "invalid JSON: Expecting value (column 1)"),
+    ('{"expect": [}', "invalid JSON: Expecting value (column 13)"),
+    ('{"expect": [], "_c": 1.5.', "invalid JSON: Expecting ',' delimiter (column 25)"),
+])
+@pytest.mark.parametrize("ignore", [False, True])
+def test_invalid_last_line_without_newline_is_not_truncated(tmp_path, tail, reason, ignore):
+    text = lines(H2, "{}") + tail
+    err = rejected(tmp_path, text, 3, reason, ignore_truncated_tail=ignore)
+    assert "truncated" not in str(err)
+
+
 def test_truncated_inside_a_utf8_character(tmp_path):
     path = tmp_path / "scene.jsonl"
     path.write_bytes((H2 + "\n{}\n").encode() + '{"_c": "é'.encode()[:-1])

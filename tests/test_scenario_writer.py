@@ -284,6 +284,22 @@ def test_replay_raises_on_invalid_files(tmp_path):
         replay(path)
 
 
+@pytest.mark.parametrize("text, where", [
+    ('{"add": [{"id": "a", "shape": {"type": "circle", "radius": 1}, "position": [1e200, 0]}]}\n', 2),
+    ('{"add": [{"id": "a", "shape": {"type": "circle", "radius": 1}, "position": [0, 0]}]}\n'
+     '{"move": [{"id": "a", "position": [0, -1e200]}]}\n', 3),
+])
+def test_world_rejection_messages_print_plain_numbers(tmp_path, text, where):
+    """1e200 is over the documented coordinate limit of 1e150: the world rejects it,
+    and the message shows the number as the file has it, not a numpy repr."""
+    path = write_text(tmp_path, H2 + "\n" + text)
+    with pytest.raises(ScenarioError) as info:
+        replay(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}:{where}: ") and "the world rejected it" in message, message
+    assert "e+200" in message and "np." not in message and "float64" not in message, message
+
+
 def test_iter_replay_yields_each_step(tmp_path):
     text = H2 + "\n" + CIRCLES + "}\n" + '{"move": [{"id": "b", "position": [3, 0]}]}\n'
     steps = [(f.number, {frozenset(p) for p in c.pairs()}) for f, _, c in iter_replay(write_text(tmp_path, text))]
@@ -346,6 +362,30 @@ def test_recorder_writes_the_net_effect_of_a_frame(tmp_path):
     assert replay(path).ok
 
 
+@pytest.mark.parametrize("make_ids", [
+    pytest.param(lambda ids: (i for i in ids), id="generator"),
+    pytest.param(lambda ids: iter(ids), id="iterator"),
+    pytest.param(lambda ids: np.array(ids), id="numpy-int"),
+    pytest.param(lambda ids: list(ids), id="list"),
+])
+def test_recorder_many_calls_take_one_shot_iterables(tmp_path, make_ids):
+    path = str(tmp_path / "rec.jsonl")
+    with Recorder(World(dim=2), path) as rec:
+        rec.add(Circle(1.0), position=(0.0, 0.0), id=1)
+        rec.add(Circle(1.0), position=(10.0, 0.0), id=2)
+        rec.add_many(Circle(1.0), positions=[[20.0, 0.0]], ids=make_ids([3]))
+        rec.step()                                   # 10 apart, radii 1: no contact
+        rec.move_many(make_ids([2]), positions=[[1.5, 0.0]])
+        rec.step()                                   # 1 and 2 now 1.5 apart < 2: contact
+        rec.remove_many(make_ids([2, 3]))
+        rec.step()
+    rows = read_rows(path)
+    assert [b["id"] for b in rows[1]["add"]] == [1, 2, 3]
+    assert rows[2] == {"move": [{"id": 2, "position": [1.5, 0.0]}], "expect": [[1, 2]]}
+    assert rows[3] == {"remove": [2, 3], "expect": []}
+    assert replay(path).ok
+
+
 @pytest.mark.parametrize("dim, name", [(2, "rec.jsonl"), (3, "rec.jsonl.gz")])
 def test_recorder_round_trip_random_session(tmp_path, dim, name):
     """Record a random session; replaying the file gives the same contacts every frame."""
@@ -361,6 +401,10 @@ def test_recorder_round_trip_random_session(tmp_path, dim, name):
             shapes = [Sphere(0.7), Box((0.6, 0.4, 0.5))]
         alive = []
         next_id = 0
+        # move_many's ids as a list, a one-shot generator and a numpy array in turn
+        # (object dtype: the ids mix str and int)
+        id_forms = [list, lambda ids: (i for i in ids), lambda ids: np.array(ids, dtype=object)]
+        many_calls = 0
         for _ in range(40):
             for _ in range(rng.integers(0, 4)):
                 op = rng.integers(0, 4)
@@ -380,10 +424,11 @@ def test_recorder_round_trip_random_session(tmp_path, dim, name):
                     rec.move(alive[rng.integers(len(alive))], position=rng.uniform(-4, 4, 3),
                              quaternion=q / np.linalg.norm(q) if op == 3 else None)
             if len(alive) > 2 and rng.random() < 0.3:
-                ids = alive[:2]
+                ids = id_forms[many_calls % len(id_forms)](alive[:2])
+                many_calls += 1
                 rec.move_many(ids, positions=rng.uniform(-4, 4, (2, dim)))
             recorded.append(pair_set(rec.step()))
-    assert len(recorded) == 40
+    assert len(recorded) == 40 and many_calls >= len(id_forms)
     replayed = [pair_set(c) for _, _, c in iter_replay(path)]
     assert replayed == recorded
     report = replay(path)

@@ -43,6 +43,8 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from .reader import MoveSpec
 from .writer import ScenarioWriter
 
@@ -141,6 +143,8 @@ class Recorder:
 
     def add_many(self, *args: Any, **kwargs: Any) -> list[Any]:
         """``world.add_many``; returns the ids."""
+        # The bodies are noted from the ids the world returns, so a one-shot
+        # iterable given here is consumed once, by the world.
         ids: list[Any] = self.world.add_many(*args, **kwargs)
         for body_id in ids:
             self._note_add(body_id)
@@ -156,9 +160,10 @@ class Recorder:
     def move_many(self, ids: Any, positions: Any = None, angles: Any = None,
                   quaternions: Any = None) -> None:
         """``world.move_many``."""
+        ids = _materialise(ids)  # a generator would be used up by the world, leaving nothing to note
         self.world.move_many(ids, positions, angles, quaternions)
         given = [f for f, v in zip(_FIELDS, (positions, angles, quaternions), strict=True) if v is not None]
-        for body_id in list(ids):
+        for body_id in ids:
             self._note_move(_plain_id(body_id), given)
 
     def remove(self, body_id: Any) -> None:
@@ -168,10 +173,10 @@ class Recorder:
 
     def remove_many(self, ids: Iterable[Any]) -> None:
         """``world.remove_many``."""
-        id_list = [_plain_id(i) for i in ids]
-        self.world.remove_many(id_list)
-        for body_id in id_list:
-            self._note_remove(body_id)
+        ids = _materialise(ids)  # as in move_many; a str or non-iterable gets the world's error
+        self.world.remove_many(ids)
+        for body_id in ids:
+            self._note_remove(_plain_id(body_id))
 
     def step(self) -> Any:
         """``world.step()``, then write the frame; returns the step's result."""
@@ -233,6 +238,18 @@ class Recorder:
 
     def __repr__(self) -> str:
         return f"Recorder({self.world!r}, {self.writer.path!r}, {self.frames_written} frames)"
+
+
+def _materialise(ids: Any) -> Any:
+    """``ids`` as a list when it is a one-shot iterable (generator, iterator, ...).
+
+    Arrays, lists and tuples are kept as they are (a numpy array keeps the
+    world's fast path); strings, bytes and non-iterables are passed on
+    unchanged so the world reports them with its own error.
+    """
+    if isinstance(ids, (np.ndarray, list, tuple, str, bytes)) or not isinstance(ids, Iterable):
+        return ids
+    return list(ids)
 
 
 def _plain_id(value: Any) -> Any:
