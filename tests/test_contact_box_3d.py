@@ -409,8 +409,9 @@ def test_large_offsets_touching():
     hit, _, depth = contact(a, box(far + [0.0, 2.0, 0.5], quarter))
     assert hit and depth < 1e-9
     assert not contact(a, box(far + [2.0 + 1e-3, 0.5, 0.0]))[0]
-    # Gaps under touch_tolerance(1e6) = 1e-6 count as touching.
-    assert contact(a, box(far + [2.0 + 1e-7, 0.5, 0.0]))[0]
+    # Gaps under touch_tolerance(1e6) = 1e-8 count as touching; ten times that do not.
+    assert contact(a, box(far + [2.0 + 2e-9, 0.5, 0.0]))[0]
+    assert not contact(a, box(far + [2.0 + 1e-7, 0.5, 0.0]))[0]
     # Edge-edge at 1e6 (see test_edge_edge_touching).
     a = box(far, rot_axis([0, 0, 1], math.pi / 4))
     by = rot_axis([0, 1, 0], math.pi / 4)

@@ -165,10 +165,12 @@ def test_sphere_box_touching_turned_box_and_large_offsets():
         np.testing.assert_allclose(c.normal[0], -r[:, 0], atol=1e-9)
     c = contact_ball_box(centre_b + r @ [1.5 + 1e-9, 0.2, -0.7], [0.5], centre_b, r[None], [[1.0, 2.0, 3.0]])
     assert not c.hit[0]
-    # 1e-7 is below touch_tolerance(1e6) = 1e-6: touching.
+    # 2e-9 is below touch_tolerance(1e6) = 1e-8: touching; 1e-7 is not.
     far = centre_b + 1e6
-    c = contact_ball_box(far + [1.5 + 1e-7, 0, 0], [0.5], far, np.eye(3)[None], [[1.0, 2.0, 3.0]])
+    c = contact_ball_box(far + [1.5 + 2e-9, 0, 0], [0.5], far, np.eye(3)[None], [[1.0, 2.0, 3.0]])
     assert c.hit[0]
+    c = contact_ball_box(far + [1.5 + 1e-7, 0, 0], [0.5], far, np.eye(3)[None], [[1.0, 2.0, 3.0]])
+    assert not c.hit[0]
 
 
 def test_sphere_thin_box():

@@ -10,9 +10,11 @@
    * nearly degenerate polygons (thin slivers, nearly collinear vertices).
 
    Wherever the pair is not ambiguous, hit or miss must agree. A pair is
-   ambiguous when it is within ``1e-9 * max(1, scale)`` of touching, ``scale``
-   being the largest coordinate magnitude of the pair (the library's own
-   touching tolerance is 1e-12 relative; rounding at 1e6 is ~1e-10). The
+   ambiguous when it is within ``max(1e-9, 1e-13 * scale)`` of touching,
+   ``scale`` being the largest coordinate magnitude of the pair: 1e-9 as the
+   issue asks up to coordinates of 1e4; beyond, float64 spacing itself grows
+   (1.2e-10 at 1e6) and the band is 10x the library's own touching tolerance
+   (1e-14 relative), 1e-7 at 1e6. The
    oracle is given the scene translated back near the origin by the exact
    offset, so it judges the very same shapes without large coordinates.
    Normals are always finite and unit, depths finite and ``>= 0``.
@@ -51,8 +53,15 @@ MAX_COORDINATE = 1e150
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning",
                                         "ignore:invalid value encountered:RuntimeWarning")
 
-#: Pairs within this of touching, relative to max(1, scale), are not judged.
-REL_AMBIGUOUS = 1e-9
+#: Pairs within ambiguous_band(scale) of touching are not judged.
+ABS_AMBIGUOUS = 1e-9
+REL_AMBIGUOUS = 1e-13
+
+
+def ambiguous_band(scale: float) -> float:
+    """1e-9 near the origin, 1e-13 of the coordinates' magnitude far from it."""
+    return max(ABS_AMBIGUOUS, REL_AMBIGUOUS * scale)
+
 #: HiGHS decides feasibility to ~1e-7; box-box LP slacks closer to 0 than this
 #: (relative) are not used to judge 3D box pairs.
 LP_AMBIGUOUS = 1e-6
@@ -162,7 +171,7 @@ def check_pair(a: Posed, b: Posed) -> Any:
         assert abs(float(np.linalg.norm(normal)) - 1.0) <= 1e-9, f"normal {normal!r} is not unit"
         assert math.isfinite(depth) and depth >= 0.0, f"depth {depth!r}"
     scale = max(a.scale(), b.scale())
-    threshold = REL_AMBIGUOUS * max(1.0, scale)
+    threshold = ambiguous_band(scale)
     touching, ambiguous = oracle_verdict(a, b, threshold)
     event("ambiguous" if ambiguous else ("touching" if touching else "apart"))
     if not ambiguous:
@@ -316,7 +325,7 @@ def test_near_parallel_boxes_agree_with_oracle(data: Any) -> None:
     res = check_pair(a, b)
     # the designed gap decides where it is clear of rounding and of the tiny turn
     scale = max(a.scale(), b.scale())
-    band = REL_AMBIGUOUS * max(1.0, scale) + 4 * abs(tiny) * float(np.max(np.r_[half_a, half_b]))
+    band = ambiguous_band(scale) + 4 * abs(tiny) * float(np.max(np.r_[half_a, half_b]))
     if abs(gap) > band:
         assert (res is not None) == (gap < 0), f"gap {gap!r} across face {k}, but collide says {res}"
         if res is not None and tiny == 0.0:
@@ -440,7 +449,7 @@ def test_near_contact_agrees_with_oracle(data: Any, dim: int) -> None:
         else:
             hi = mid
     # a few times to far beyond the ambiguity band, either side
-    band = REL_AMBIGUOUS * max(1.0, float(np.max(np.abs(origin))) + 10 * scale)
+    band = ambiguous_band(float(np.max(np.abs(origin))) + 10 * scale)
     delta = band * data.draw(st.sampled_from([3.0, 30.0, 1e3, 1e5])) * data.draw(st.sampled_from([1, -1]))
     shift = (lo + delta) * u
     note(f"contact at t = {lo!r} along {u.tolist()}, placed at t + {delta!r}")

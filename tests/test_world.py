@@ -433,3 +433,18 @@ def test_raycast_3d_sphere_box_plane():
     hits = w.raycast((0, 0, 0), (0, 0, 1))
     assert [h.id for h in hits] == ["s", "b", "roof"]
     np.testing.assert_allclose([h.distance for h in hits], [4, 9, 20])
+
+
+@pytest.mark.parametrize("bp", BROADPHASES)
+def test_a_gap_of_many_ulps_is_apart(bp):
+    # unit circles 2 + 1e-12 apart: a gap of ~4,500 ulps of the coordinates,
+    # which a file recorded by another tool expects to replay as apart
+    w = World(2, broadphase=bp)
+    w.add(Circle(1.0), position=(0.0, 0.0), id="a")
+    w.add(Circle(1.0), position=(2.0 + 1e-12, 0.0), id="b")
+    w.add(Box((1.0, 1.0)), position=(1e6, 0.0), id="c")
+    w.add(Box((1.0, 1.0)), position=(1e6 + 2.0 + 1e-7, 0.0), id="d")   # ~860 ulps of 1e6
+    assert w.step().pairs() == set()
+    w.move("b", position=(2.0, 0.0))
+    w.move("d", position=(1e6 + 2.0, 0.0))
+    assert w.step().pairs() == {("a", "b"), ("c", "d")}

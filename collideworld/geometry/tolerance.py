@@ -9,10 +9,12 @@ magnitude of the coordinates of that pair, and clamps the reported depth to
 ``>= 0``. The AABBs handed to the broadphase are widened by the same amount so
 the broadphase can never drop a pair the kernels would call touching.
 
-A gap smaller than this tolerance (1e-12 relative, i.e. ~1e-6 at 1e6 from the
-origin, 1e-12 near the origin) is indistinguishable from touching; that is the
-price of deciding exact touching in floating point, and it is far below any
-physically meaningful distance.
+A gap smaller than this tolerance (1e-14 relative, about 45 ulps: 1e-8 at 1e6
+from the origin, 1e-14 near it) is indistinguishable from touching; that is the
+price of deciding exact touching in floating point. It is kept as small as the
+kernels' rounding allows (exactly touching rotated boxes 1e6 from the origin
+must still touch), so that a file recorded elsewhere, whose bodies are
+separated by more than a few dozen ulps, replays as apart here.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ __all__ = ["MAX_COORDINATE", "REL_TOUCH_TOL", "touch_tolerance"]
 MAX_COORDINATE = 1e150
 
 #: Relative tolerance under which a gap counts as touching.
-REL_TOUCH_TOL = 1e-12
+REL_TOUCH_TOL = 1e-14
 
 
 def touch_tolerance(scale: ArrayLike) -> NDArray[np.float64]:
@@ -47,9 +49,9 @@ def touch_tolerance(scale: ArrayLike) -> NDArray[np.float64]:
 
     Examples
     --------
-    Near the origin the tolerance is 1e-12; a million units out, 1e-6:
+    Near the origin the tolerance is 1e-14; a million units out, 1e-8:
 
     >>> touch_tolerance([0.5, 1e6]).tolist()
-    [1e-12, 1e-06]
+    [1e-14, 1e-08]
     """
     return REL_TOUCH_TOL * np.maximum(1.0, np.asarray(scale, dtype=np.float64))
