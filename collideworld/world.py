@@ -323,11 +323,32 @@ class World:
         return _lookup_key(body_id) in self._slot_of
 
     def ids(self) -> list[Any]:
-        """Ids of the live bodies, in the order they were added."""
+        """Ids of the live bodies, in the order they were added.
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2)
+        >>> w.add(Circle(1.0), id="b"), w.add(Circle(1.0), id="a"), w.add(Circle(1.0))
+        ('b', 'a', 0)
+        >>> w.ids()
+        ['b', 'a', 0]
+        """
         return sorted(self._slot_of, key=lambda i: self._serial[self._slot_of[i]])
 
     def body(self, body_id: Any) -> Body:
-        """A snapshot of one body: shape, pose, flags."""
+        """A snapshot of one body: shape, pose, flags.
+
+        Examples
+        --------
+        >>> from collideworld import Box, World
+        >>> w = World(dim=2)
+        >>> w.add(Box((1.0, 2.0)), position=(3, 4), angle=0.5, static=True, id="crate")
+        'crate'
+        >>> b = w.body("crate")
+        >>> b.position.tolist(), b.angle, b.static
+        ([3.0, 4.0], 0.5, True)
+        """
         s = self._slot(body_id)
         st = self._store
         shape = st.shapes[s]
@@ -395,6 +416,17 @@ class World:
         ------
         InvalidShapeError, InvalidPoseError, InvalidArgumentError, DuplicateIdError
             The world is unchanged.
+
+        Examples
+        --------
+        >>> from collideworld import Box, HalfPlane, Sphere, World
+        >>> w = World(dim=2)
+        >>> w.add(Box((1.0, 0.5)), position=(0, 0.5), angle=0.1, id="crate")
+        'crate'
+        >>> w.add(HalfPlane((0, 1), 0.0))          # no pose; the first free int id
+        0
+        >>> World(dim=3).add(Sphere(1.0), position=(0, 0, 2), quaternion=(1, 0, 0, 0), id=7)
+        7
         """
         shape = self._check_shape(shape)
         if id is None:
@@ -456,6 +488,18 @@ class World:
         ------
         CollideWorldError
             On any invalid entry; nothing is added.
+
+        Examples
+        --------
+        Three unit circles on a line, 1.5 apart: neighbours overlap by 0.5.
+
+        >>> import numpy as np
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2)
+        >>> w.add_many(Circle(1.0), np.array([[0.0, 0.0], [1.5, 0.0], [3.0, 0.0]]))
+        [0, 1, 2]
+        >>> sorted(w.step().pairs()), w.step().depth.tolist()
+        ([(0, 1), (1, 2)], [0.5, 0.5])
         """
         try:
             pos_arr = np.asarray(positions)
@@ -606,6 +650,16 @@ class World:
         ------
         UnknownIdError, InvalidPoseError
             The world is unchanged.
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2)
+        >>> w.add(Circle(1.0), id="a"), w.add(Circle(1.0), position=(5, 0), id="b")
+        ('a', 'b')
+        >>> w.move("b", position=(2, 0))           # the angle keeps its value
+        >>> w.step().pairs()
+        {('a', 'b')}
         """
         s = self._slot(body_id)
         shape = self._store.shapes[s]
@@ -663,6 +717,18 @@ class World:
         ------
         UnknownIdError, InvalidPoseError
             The world is unchanged.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from collideworld import Box, World
+        >>> w = World(dim=2)
+        >>> w.add_many(Box((0.5, 0.5)), np.array([[0.0, 0.0], [5.0, 0.0], [9.0, 0.0]]))
+        [0, 1, 2]
+        >>> w.move_many(np.array([1, 2]), positions=np.array([[1.0, 0.0], [1.0, 1.0]]),
+        ...             angles=np.array([0.0, 0.0]))
+        >>> sorted(w.step().pairs())               # boxes 1 and 2 share an edge: touching counts
+        [(0, 1), (0, 2), (1, 2)]
         """
         slots = self._slots_of(ids)
         n = len(slots)
@@ -690,11 +756,39 @@ class World:
         self._moved[slots] = True
 
     def remove(self, body_id: Any) -> None:
-        """Remove a body; its contacts appear in the next step's ``ended``."""
+        """Remove a body; its contacts appear in the next step's ``ended``.
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2)
+        >>> w.add(Circle(1.0), id="a"), w.add(Circle(1.0), position=(1, 0), id="b")
+        ('a', 'b')
+        >>> w.step().pairs()
+        {('a', 'b')}
+        >>> w.remove("b")
+        >>> list(w.step().ended), "b" in w
+        ([('a', 'b')], False)
+        """
         self.remove_many([body_id])
 
     def remove_many(self, ids: Iterable[Any]) -> None:
-        """Remove many bodies (all known, or nothing is removed)."""
+        """Remove many bodies (all known, or nothing is removed).
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2)
+        >>> w.add(Circle(1.0), id="a"), w.add(Circle(1.0), id="b")
+        ('a', 'b')
+        >>> try:
+        ...     w.remove_many(["a", "ghost"])
+        ... except KeyError as exc:
+        ...     print(exc)
+        ids: no body with id 'ghost'
+        >>> w.remove_many(["a", "b"]); len(w)      # the failed call removed nothing
+        0
+        """
         id_list = _id_sequence(ids, "ids")
         slots = self._slots_of(id_list)
         if len(np.unique(slots)) != len(slots):
@@ -920,6 +1014,21 @@ class World:
         -------
         Contacts
             Sorted by (first-added body, second-added body).
+
+        Examples
+        --------
+        A unit circle resting 0.25 deep in the ground ``y <= 0``; the normal
+        points from the ground (added first) towards the circle:
+
+        >>> from collideworld import Circle, HalfPlane, World
+        >>> w = World(dim=2)
+        >>> w.add(HalfPlane((0, 1), 0.0), id="ground"), w.add(Circle(1.0), position=(0, 0.75), id="ball")
+        ('ground', 'ball')
+        >>> c = w.step()
+        >>> [(x.a, x.b, x.normal.tolist(), x.depth) for x in c]
+        [('ground', 'ball', [0.0, 1.0], 0.25)]
+        >>> list(c.began), list(w.step().began)     # began once, then persisting
+        ([('ground', 'ball')], [])
         """
         moved, changed = self._refresh_bounds()
         old = self._cand
@@ -962,12 +1071,33 @@ class World:
         return contacts
 
     def pairs(self) -> set[tuple[Any, Any]]:
-        """The pairs in contact after the last :meth:`step` (empty before any step)."""
+        """The pairs in contact after the last :meth:`step` (empty before any step).
+
+        Examples
+        --------
+        >>> from collideworld import Box, World
+        >>> w = World(dim=2)
+        >>> w.add(Box((1.0, 1.0)), id="a"), w.add(Box((1.0, 1.0)), position=(2, 0), id="b")
+        ('a', 'b')
+        >>> w.pairs(), w.step() and w.pairs()      # edge to edge: touching counts
+        (set(), {('a', 'b')})
+        """
         return set(zip(self._prev_a.tolist(), self._prev_b.tolist(), strict=False))
 
     @property
     def last_contacts(self) -> Contacts | None:
-        """What the last :meth:`step` returned."""
+        """What the last :meth:`step` returned.
+
+        Examples
+        --------
+        >>> from collideworld import World
+        >>> w = World(dim=2)
+        >>> w.last_contacts is None
+        True
+        >>> c = w.step()
+        >>> w.last_contacts is c
+        True
+        """
         return self._last
 
     # -- queries -------------------------------------------------------------------------
@@ -1059,12 +1189,32 @@ class World:
         return setup
 
     def query_point(self, point: ArrayLike, *, category: int = _U32, mask: int = _U32) -> list[Any]:
-        """Ids of the bodies containing ``point`` (boundary included), in add order."""
+        """Ids of the bodies containing ``point`` (boundary included), in add order.
+
+        Examples
+        --------
+        >>> from collideworld import Box, Circle, World
+        >>> w = World(dim=2)
+        >>> w.add(Circle(1.0), id="disc"), w.add(Box((1.0, 1.0)), position=(1, 0), id="box")
+        ('disc', 'box')
+        >>> w.query_point((1.0, 0.0)), w.query_point((2.0, 1.0)), w.query_point((5.0, 5.0))
+        (['disc', 'box'], ['box'], [])
+        """
         p = check_position(point, self.dim, "point")
         return self._query(self._setup_point_box(p, np.zeros(self.dim), ball=True), category, mask)
 
     def query_aabb(self, lo: ArrayLike, hi: ArrayLike, *, category: int = _U32, mask: int = _U32) -> list[Any]:
-        """Ids of the bodies whose exact shape meets the box ``[lo, hi]``, in add order."""
+        """Ids of the bodies whose exact shape meets the box ``[lo, hi]``, in add order.
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2)
+        >>> w.add(Circle(1.0), position=(0, 0), id="near"), w.add(Circle(1.0), position=(3, 3), id="far")
+        ('near', 'far')
+        >>> w.query_aabb((0.5, 0.5), (1.5, 1.5))   # the corner (0.5, 0.5) is 0.71 from the centre
+        ['near']
+        """
         lo_ = check_position(lo, self.dim, "lo")
         hi_ = check_position(hi, self.dim, "hi")
         if np.any(lo_ > hi_):
@@ -1090,6 +1240,15 @@ class World:
             ``(id, point, normal, distance)`` sorted by distance, then add
             order. A ray that starts inside a body hits it at distance 0 with
             ``normal = -direction``.
+
+        Examples
+        --------
+        >>> from collideworld import Box, Circle, World
+        >>> w = World(dim=2)
+        >>> w.add(Box((1.0, 1.0)), position=(10, 0), id="box"), w.add(Circle(1.0), position=(5, 0), id="disc")
+        ('box', 'disc')
+        >>> [(h.id, h.distance, h.point.tolist()) for h in w.raycast((0, 0), (1, 0))]
+        [('disc', 4.0, [4.0, 0.0]), ('box', 9.0, [9.0, 0.0])]
         """
         from .geometry import raycast as rc
 

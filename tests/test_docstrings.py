@@ -120,3 +120,18 @@ def test_examples_section_parsing() -> None:
     assert _has_example(documented)
     assert _examples_section(example_elsewhere) is not None
     assert not _has_example(example_elsewhere)
+
+
+def _world_methods() -> list[str]:
+    from collideworld import World
+    return sorted(name for name, m in vars(World).items()
+                  if not name.startswith("_") and (inspect.isfunction(m) or isinstance(m, property)))
+
+
+@pytest.mark.parametrize("name", _world_methods())
+def test_world_method_has_example(name: str) -> None:
+    # the World is what users call every frame: each of its methods shows how
+    from collideworld import World
+    member = vars(World)[name]
+    obj = member.fget if isinstance(member, property) else member
+    assert _has_example(obj), f"World.{name}: the docstring has no Examples section with a >>> example"
