@@ -30,7 +30,7 @@ from .geometry.culling import Side, classify_aabb_plane, classify_box_plane, cla
 from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
 from .world import Body, RayHit, World
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "World", "Body", "RayHit", "Contacts", "Contact", "PairList", "collide", "ContactResult",

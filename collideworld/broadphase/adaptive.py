@@ -34,6 +34,7 @@ of measured times, so the choice adapts to the machine and the scene.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -90,7 +91,6 @@ class AdaptiveBroadphase(Broadphase):
         self._n_stale = 0
         self._quiet = 0
         self._recent = 0  # boxes inserted, updated or removed since the last question
-        self._last_recent = 0  # the same, up to the current question
         # priors, replaced by measurements as calls are made (2-core machine,
         # 10,000 boxes: about 14 us per SAP box update, 0.13 us per box swept)
         self._sap_cost = 15e-6
@@ -149,36 +149,36 @@ class AdaptiveBroadphase(Broadphase):
     # -- questions -------------------------------------------------------------------
 
     def pairs(self) -> NDArray[np.int64]:
-        if self._use_sap():
-            assert self._sap is not None
-            self._sync_sap()
-            self.last_strategy = "incremental"
-            return self._sap.pairs()
-        t = time.perf_counter()
-        out = self._all.pairs()
-        self._after_sweep(time.perf_counter() - t)
-        return out
+        return self._answer(lambda sap: sap.pairs(), lambda sweep: sweep.pairs())
 
     def pairs_touching(self, handles: ArrayLike) -> NDArray[np.int64]:
         """Every overlapping pair holding at least one of ``handles`` (live), sorted, ``i < j``."""
-        if self._use_sap():
-            assert self._sap is not None
-            self._sync_sap()
-            self.last_strategy = "incremental"
-            return self._sap.pairs_touching(handles)
-        t = time.perf_counter()
-        out = self._all.pairs_touching(handles)
-        self._after_sweep(time.perf_counter() - t)
-        return out
+        return self._answer(lambda sap: sap.pairs_touching(handles), lambda sweep: sweep.pairs_touching(handles))
 
     # -- the choice ------------------------------------------------------------------
 
-    def _use_sap(self) -> bool:
-        self._recent, recent = 0, self._recent
-        self._last_recent = recent
-        return self._sap is not None and (
-            not self.quiet_calls_before_rebuild
-            or self._sap_cost * self._n_stale <= self._sweep_cost * len(self._all))
+    def _answer(self, by_sap: Callable[[SweepAndPrune], NDArray[np.int64]],
+                by_sweep: Callable[[BatchedSweep], NDArray[np.int64]]) -> NDArray[np.int64]:
+        """Ask the strategy expected to be cheaper; learn from what it cost."""
+        changed, self._recent = self._recent, 0
+        n = len(self._all)
+        if self._sap is not None and (not self.quiet_calls_before_rebuild
+                                      or self._sap_cost * self._n_stale <= self._sweep_cost * n):
+            self._sync_sap()
+            self.last_strategy = "incremental"
+            return by_sap(self._sap)
+        t = time.perf_counter()
+        out = by_sweep(self._all)
+        self.last_strategy = "batched"
+        if n:
+            self._sweep_cost += _COST_SMOOTHING * ((time.perf_counter() - t) / n - self._sweep_cost)
+        if self._sap is None:
+            # would a SAP have been cheaper on this call? (the boxes changed
+            # since the last call are the ones it would have had to replay)
+            self._quiet = self._quiet + 1 if self._sap_cost * changed <= self._sweep_cost * n else 0
+            if self._quiet >= self.quiet_calls_before_rebuild:
+                self._build_sap()
+        return out
 
     def _sync_sap(self) -> None:
         """Replay the changes the SAP has not seen; measure what that cost per box."""
@@ -192,21 +192,6 @@ class AdaptiveBroadphase(Broadphase):
         self._sap.update_many(stale, self._all._lo[stale], self._all._hi[stale])
         per_box = (time.perf_counter() - t) / len(stale)
         self._sap_cost += _COST_SMOOTHING * (per_box - self._sap_cost)
-
-    def _after_sweep(self, seconds: float) -> None:
-        """Learn the sweep's cost; build the SAP after enough calls it would have won."""
-        self.last_strategy = "batched"
-        n = len(self._all)
-        if n:
-            self._sweep_cost += _COST_SMOOTHING * (seconds / n - self._sweep_cost)
-        if self._sap is not None:
-            return
-        # would keeping a SAP have been cheaper on this call? (the changes
-        # since the last call are the ones it would have had to replay)
-        changed = self._last_recent
-        self._quiet = self._quiet + 1 if self._sap_cost * changed <= self._sweep_cost * n else 0
-        if self._quiet >= self.quiet_calls_before_rebuild:
-            self._build_sap()
 
     def _build_sap(self) -> None:
         live = np.flatnonzero(self._all._alive)
