@@ -218,8 +218,9 @@ class World:
     ----------
     dim : {2, 3}
     broadphase : {"auto", "sap", "batched", "brute_force"}
-        ``"auto"`` (default): incremental sweep-and-prune on steps where few
-        bodies left their fat boxes, one batched banded sweep where many did.
+        ``"auto"`` (default): each step asks whichever is measured cheaper,
+        the incremental sweep-and-prune (few bodies left their fat boxes) or
+        one batched banded sweep (many did).
         ``"sap"``: always the incremental sweep-and-prune. ``"batched"``:
         always the batched sweep. ``"brute_force"``: the O(n^2) reference,
         for testing. All four give identical results. A
