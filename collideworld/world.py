@@ -920,9 +920,8 @@ class World:
         order = np.argsort(keys)
         return keys[order], a[order], b[order]
 
-    def _narrow(self, keys: NDArray[np.int64], a: NDArray[np.int64], b: NDArray[np.int64],
-                rows: NDArray[np.int64] | None, hit: NDArray[np.bool_], normal: NDArray[np.float64],
-                depth: NDArray[np.float64]) -> None:
+    def _narrow(self, a: NDArray[np.int64], b: NDArray[np.int64], rows: NDArray[np.int64] | None,
+                hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
         """Fill hit/normal/depth by the narrowphase on ``rows`` (None: all rows)."""
         if rows is None:
             res = contact_pairs(self._store, a, b)
@@ -932,8 +931,11 @@ class World:
             res = contact_pairs(self._store, a.take(rows), b.take(rows))
             hit[rows], normal[rows], depth[rows] = res
 
-    def _candidates_full(self, moved: NDArray[np.int64]) -> _Candidates:
-        """Candidates from the broadphase's full pair list; cached answers for unmoved pairs."""
+    def _candidates_full(self, moved: NDArray[np.bool_], n_moved: int) -> _Candidates:
+        """Candidates from the broadphase's full pair list; cached answers for unmoved pairs.
+
+        ``moved``: by slot, whether the body moved since the last step.
+        """
         pairs = self._bp.pairs().reshape(-1, 2)
         hs = self._halfspace_candidates()
         cand = np.concatenate([pairs, hs]) if len(hs) else pairs
@@ -944,11 +946,9 @@ class World:
         depth = np.empty(n)
         old = self._cand
         fresh = None
-        if len(old.keys) and len(moved) < len(self._slot_of):
+        if len(old.keys) and n_moved < len(self._slot_of):
             # reuse last step's answer for pairs in which neither body moved
-            moved_mask = np.zeros(self._cap, dtype=bool)
-            moved_mask[moved] = True
-            stale = moved_mask[a] | moved_mask[b]
+            stale = moved.take(a) | moved.take(b)
             rows = np.flatnonzero(~stale)
             pos = np.minimum(np.searchsorted(old.keys, keys[rows]), len(old.keys) - 1)
             found = old.keys[pos] == keys[rows]
@@ -957,13 +957,14 @@ class World:
             stale_rows = np.ones(n, dtype=bool)
             stale_rows[rows] = False
             fresh = np.flatnonzero(stale_rows)
-        self._narrow(keys, a, b, fresh, hit, normal, depth)
+        self._narrow(a, b, fresh, hit, normal, depth)
         return _Candidates(keys, a, b, hit, normal, depth, self._signature())
 
-    def _candidates_patched(self, moved: NDArray[np.int64], changed: NDArray[np.int64]
+    def _candidates_patched(self, moved: NDArray[np.bool_], changed: NDArray[np.int64]
                             ) -> tuple[_Candidates, NDArray[np.int64]]:
         """Last step's candidates with the pairs of the ``changed`` fat boxes queried again.
 
+        ``moved``: by slot, whether the body moved since the last step.
         Returns the candidates and the rows that went through the narrowphase
         (those with a moved body). Rows are merged by ``take`` with one index
         array per step: fancy and boolean indexing of (P, D) arrays cost
@@ -992,10 +993,8 @@ class World:
             hit, depth, normal = np.zeros(n_new, dtype=bool), np.zeros(n_new), np.zeros((n_new, self.dim))
         keys[new_rows], a[new_rows], b[new_rows] = qk, qa, qb
         # every new row has a changed body, and changed bodies moved
-        mark[:] = False
-        mark[moved] = True
-        fresh = np.flatnonzero(mark.take(a) | mark.take(b))
-        self._narrow(keys, a, b, fresh, hit, normal, depth)
+        fresh = np.flatnonzero(moved.take(a) | moved.take(b))
+        self._narrow(a, b, fresh, hit, normal, depth)
         return _Candidates(keys, a, b, hit, normal, depth, self._signature()), fresh
 
     def _patchable(self, changed: NDArray[np.int64]) -> bool:
@@ -1031,13 +1030,15 @@ class World:
         >>> list(c.began), list(w.step().began)     # began once, then persisting
         ([('ground', 'ball')], [])
         """
-        moved, changed = self._refresh_bounds()
+        moved_slots, changed = self._refresh_bounds()
+        moved = np.zeros(self._cap, dtype=bool)
+        moved[moved_slots] = True
         old = self._cand
         fresh: NDArray[np.int64] | None = None
         if self._patchable(changed):
             cand, fresh = self._candidates_patched(moved, changed)
         else:
-            cand = self._candidates_full(moved)
+            cand = self._candidates_full(moved, len(moved_slots))
         self._cand = cand
 
         rows = np.flatnonzero(cand.hit)
@@ -1058,9 +1059,7 @@ class World:
             f = f[~_member_of_sorted(cand.keys.take(f), prev_keys)]
             began_a, began_b = self._ids[cand.a.take(f)], self._ids[cand.b.take(f)]
             was = np.flatnonzero(old.hit)
-            moved_mark = np.zeros(self._cap, dtype=bool)
-            moved_mark[moved] = True
-            was = was[moved_mark.take(old.a.take(was)) | moved_mark.take(old.b.take(was))]
+            was = was[moved.take(old.a.take(was)) | moved.take(old.b.take(was))]
             gone_keys = old.keys.take(was)
             gone_keys = gone_keys[~_member_of_sorted(gone_keys, keys)]
             ended = np.searchsorted(prev_keys, gone_keys)

@@ -370,8 +370,7 @@ class SweepAndPrune(Broadphase):
         for s in slots.tolist():
             for c in partners[s]:
                 self._pairs.discard((s << 32) | c if s < c else (c << 32) | s)
-                if c != s:
-                    partners[c].discard(s)
+                partners[c].discard(s)
             partners[s] = set()
         sl = slots.tolist()
         n = len(self._slot)
