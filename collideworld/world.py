@@ -39,7 +39,7 @@ from .errors import (
     UnknownIdError,
 )
 from .geometry.aabb import max_over_columns
-from .geometry.contact_halfspace import lowest_box_support
+from .geometry.contact_halfspace_box import lowest_box_support
 from .geometry.tolerance import touch_tolerance
 from .narrowphase import contact_pairs
 from .poses import (
