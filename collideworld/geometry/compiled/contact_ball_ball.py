@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
@@ -14,11 +14,11 @@ from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row
 __all__ = ["contact_ball_ball"]
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True)
 def _rows(ca: NDArray[np.float64], ra: NDArray[np.float64], cb: NDArray[np.float64], rb: NDArray[np.float64],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     dim = ca.shape[1]
-    for i in prange(ca.shape[0]):
+    for i in range(ca.shape[0]):
         scale = max(abs(ra[i]), abs(rb[i]))
         for k in range(dim):
             scale = max(scale, abs(ca[i, k]), abs(cb[i, k]))

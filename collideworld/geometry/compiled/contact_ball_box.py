@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
@@ -19,12 +19,12 @@ from .kernel_support import as_rows, contact_outputs, finish_row
 __all__ = ["contact_ball_box"]
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True)
 def _rows(ca: NDArray[np.float64], r: NDArray[np.float64], cb: NDArray[np.float64], rot: NDArray[np.float64],
           h: NDArray[np.float64], hit: NDArray[np.bool_], normal: NDArray[np.float64],
           depth: NDArray[np.float64]) -> None:
     dim = ca.shape[1]
-    for i in prange(ca.shape[0]):
+    for i in range(ca.shape[0]):
         # the centre in the box frame, and how far it is outside each slab;
         # fixed-size scalars (D <= 3) rather than per-row arrays
         l0 = l1 = l2 = 0.0

@@ -9,7 +9,7 @@ smallest overlap along them is the exact minimum translation distance
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
@@ -18,11 +18,11 @@ from .kernel_support import as_rows, contact_outputs, finish_row
 __all__ = ["contact_box_box_2d"]
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True)
 def _rows(ca: NDArray[np.float64], ra: NDArray[np.float64], ha: NDArray[np.float64],
           cb: NDArray[np.float64], rb: NDArray[np.float64], hb: NDArray[np.float64],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
-    for i in prange(ca.shape[0]):
+    for i in range(ca.shape[0]):
         a0x, a0y, a1x, a1y = ra[i, 0, 0], ra[i, 1, 0], ra[i, 0, 1], ra[i, 1, 1]
         b0x, b0y, b1x, b1y = rb[i, 0, 0], rb[i, 1, 0], rb[i, 0, 1], rb[i, 1, 1]
         ha0, ha1, hb0, hb1 = ha[i, 0], ha[i, 1], hb[i, 0], hb[i, 1]

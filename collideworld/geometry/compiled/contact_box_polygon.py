@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
@@ -19,12 +19,12 @@ from .kernel_support import as_rows, contact_outputs, finish_row
 __all__ = ["contact_box_convex_planes", "contact_box_polygon"]
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True)
 def _rows(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float64],
           bx: NDArray[np.float64], by: NDArray[np.float64],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     kb = bx.shape[0]
-    for i in prange(bx.shape[1]):
+    for i in range(bx.shape[1]):
         cx, cy = c[i, 0], c[i, 1]
         ux, uy, vx, vy = rot[i, 0, 0], rot[i, 1, 0], rot[i, 0, 1], rot[i, 1, 1]
         hu, hv = h[i, 0], h[i, 1]

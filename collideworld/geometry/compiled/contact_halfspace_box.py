@@ -8,7 +8,7 @@ The box's lowest point along the half-space normal ``n`` is
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from numpy.typing import NDArray
 
 from ..result import ContactArrays
@@ -17,12 +17,12 @@ from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row
 __all__ = ["contact_halfspace_box"]
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True)
 def _rows(n: NDArray[np.float64], off: NDArray[np.float64], c: NDArray[np.float64], rot: NDArray[np.float64],
           h: NDArray[np.float64], hit: NDArray[np.bool_], normal: NDArray[np.float64],
           depth: NDArray[np.float64]) -> None:
     dim = n.shape[1]
-    for i in prange(n.shape[0]):
+    for i in range(n.shape[0]):
         # the box's projected radius: n in the box frame (n . column a of the
         # rotation), weighted by the half extents; scalars, D <= 3
         t0 = t1 = t2 = 0.0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from numpy.typing import NDArray
 
 from ..result import ContactArrays
@@ -13,11 +13,11 @@ from .kernel_support import as_rows, contact_outputs, einsum_sum
 __all__ = ["contact_halfspace_halfspace"]
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True)
 def _rows(na: NDArray[np.float64], oa: NDArray[np.float64], nb: NDArray[np.float64], ob: NDArray[np.float64],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     dim = na.shape[1]
-    for i in prange(na.shape[0]):
+    for i in range(na.shape[0]):
         cos = einsum_sum(na[i, 0] * nb[i, 0], na[i, 1] * nb[i, 1], na[i, dim - 1] * nb[i, dim - 1], dim)
         for k in range(dim):
             normal[i, k] = na[i, k]

@@ -7,7 +7,7 @@ vertex; for a polygon outline that holds concave or not.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from numpy.typing import NDArray
 
 from ..result import ContactArrays
@@ -16,11 +16,11 @@ from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row
 __all__ = ["contact_halfspace_points"]
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True)
 def _rows(n: NDArray[np.float64], off: NDArray[np.float64], v: NDArray[np.float64],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     dim = n.shape[1]
-    for i in prange(n.shape[0]):
+    for i in range(n.shape[0]):
         lowest = np.inf
         reach = 0.0
         for j in range(v.shape[1]):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
@@ -59,10 +59,10 @@ def _lowest_gap(px: NDArray[np.float64], py: NDArray[np.float64], qx: NDArray[np
     return best
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True)
 def _rows(ax: NDArray[np.float64], ay: NDArray[np.float64], bx: NDArray[np.float64], by: NDArray[np.float64],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
-    for i in prange(ax.shape[1]):
+    for i in range(ax.shape[1]):
         scale = 0.0
         for k in range(ax.shape[0]):
             scale = max(scale, abs(ax[k, i]), abs(ay[k, i]))
