@@ -143,7 +143,41 @@ def warm_up(dims: Iterable[int] = (2, 3)) -> None:
         raise InvalidArgumentError(f"warm_up dims must be 2 or 3; got {wanted!r}")
     if not compiled_available():
         return
-    from .geometry.compiled.warm import warm_kernels
-
     for d in sorted(set(wanted)):
-        warm_kernels(d)
+        _warm_dim(d)
+
+
+def _warm_dim(dim: int) -> None:
+    """Run every compiled kernel a ``dim``-D step uses once, on a tiny world of every shape kind.
+
+    Going through :func:`~collideworld.narrowphase.contact_pairs_exact`
+    exercises exactly the argument types a step passes (one compiled
+    specialisation per kernel), including concave polygons split into parts.
+    """
+    import numpy as np
+
+    from .bodies import BodyStore
+    from .geometry.compiled import aabb
+    from .narrowphase import contact_pairs_exact
+    from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
+
+    shapes: list[Shape]
+    if dim == 2:
+        shapes = [HalfPlane((0.0, 1.0), 0.0), Circle(1.0), Box((1.0, 0.5)),
+                  Polygon([(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)]),
+                  Polygon([(0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (1.0, 0.5), (0.0, 2.0)])]  # concave
+    else:
+        shapes = [Plane((0.0, 0.0, 1.0), 0.0), Sphere(1.0), Box((1.0, 0.5, 0.25))]
+    store = BodyStore(dim)
+    slots = store.allocate(len(shapes))
+    store.set_shapes(slots, shapes)
+    n = len(shapes)
+    if dim == 2:
+        store.set_poses(slots, np.zeros((n, 2)), np.full(n, 0.1))
+    else:
+        store.set_poses(slots, np.zeros((n, 3)), quaternion=np.tile([1.0, 0.0, 0.0, 0.0], (n, 1)))
+    ia, ib = np.triu_indices(n)
+    contact_pairs_exact(store, slots[ia], slots[ib], backend="compiled")
+    aabb.aabb_ball(*store.ball_rows(slots[1:2]))
+    aabb.aabb_box(*store.box_rows(slots[2:3]))
+    aabb.aabb_points(np.zeros((1, 3, dim)))

@@ -8,14 +8,18 @@ near-touching pair the same way.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, cast
+
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
 from ..tolerance import REL_TOUCH_TOL
 
-__all__ = ["as_rows", "contact_outputs", "einsum_sum", "finish_row"]
+__all__ = ["as_rows", "contact_outputs", "einsum_sum", "finish_row", "fma"]
 
 
 def as_rows(x: ArrayLike) -> NDArray[np.float64]:
@@ -129,3 +133,21 @@ def einsum_sum(p0: float, p1: float, p2: float, dim: int) -> float:
     if dim == 3:
         return (p0 + p2) + p1
     return p0 + p1
+
+
+def _fma(typingctx: Any, a: Any, b: Any, c: Any) -> tuple[Any, Any]:
+    """Typing and code generation of :data:`fma`: one ``llvm.fma`` on three float64."""
+    sig = types.float64(types.float64, types.float64, types.float64)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.fma(*args)
+
+    return sig, codegen
+
+
+#: ``fma(a, b, c)``: ``a * b + c`` with one rounding, inside compiled code only.
+#: numpy's ``matmul`` of small float64 matrices accumulates with fused
+#: multiply-adds on CPUs that have them, ``fma(a2, b2, fma(a1, b1, a0 b0))``;
+#: a kernel twinning a ``matmul`` uses this to round the same way. ``fastmath``
+#: stays off: this is one explicit, IEEE-exact operation, not a licence to reorder.
+fma = cast(Callable[[float, float, float], float], intrinsic(_fma))
