@@ -164,8 +164,8 @@ def _warm_dim(dim: int) -> None:
     shapes: list[Shape]
     if dim == 2:
         shapes = [HalfPlane((0.0, 1.0), 0.0), Circle(1.0), Box((1.0, 0.5)),
-                  Polygon([(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)]),
-                  Polygon([(0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (1.0, 0.5), (0.0, 2.0)])]  # concave
+                  Polygon(((0.0, 0.0), (1.0, 0.0), (0.0, 1.0))),
+                  Polygon(((0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (1.0, 0.5), (0.0, 2.0)))]  # concave
     else:
         shapes = [Plane((0.0, 0.0, 1.0), 0.0), Sphere(1.0), Box((1.0, 0.5, 0.25))]
     store = BodyStore(dim)
