@@ -1,7 +1,7 @@
 """Shared pieces of the compiled (numba) kernels: the touching rule per row, and input coercion.
 
 The numpy kernels apply the touching rule to whole arrays
-(``geometry/kernel_support``'s ``_finish``); the compiled kernels apply it one
+(``geometry/kernel_support.finish``); the compiled kernels apply it one
 row at a time, with the same arithmetic, so both backends decide every
 near-touching pair the same way.
 """
