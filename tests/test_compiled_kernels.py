@@ -406,6 +406,21 @@ def test_twins_live_under_the_same_module_and_function_names() -> None:
         assert twin.__module__ == ref.__module__.replace("collideworld.geometry.", "collideworld.geometry.compiled.")
 
 
+def test_touch_rule_reproduces_touch_tolerance() -> None:
+    from collideworld.geometry.compiled.kernel_support import finish_row, touch_rule
+    from collideworld.geometry.tolerance import touch_tolerance
+
+    scales = np.array([0.0, 1e-300, 2.0**-50, 1e-16, 0.3, 1.0, 7.0, 1e6, 1e150])
+    tol = touch_tolerance(scales)
+    for sign in (-1.0, 1.0):
+        for nudge in (0.5, 1.0, 2.0):  # inside, exactly at, and outside the tolerance
+            signed = sign * tol * nudge
+            hit, depth = np.empty(len(scales), dtype=bool), np.empty(len(scales))
+            for i, (d, s) in enumerate(zip(signed, scales, strict=True)):
+                finish_row(float(d), float(s), touch_rule(), i, hit, depth)
+            assert hit.tolist() == (signed >= -tol).tolist()
+
+
 # -- AABB twins ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("dim", [2, 3])

@@ -9,13 +9,14 @@ from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
-from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row
+from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row, touch_rule
 
 __all__ = ["contact_ball_ball"]
 
 
 @njit(cache=True)
 def _rows(ca: NDArray[np.float64], ra: NDArray[np.float64], cb: NDArray[np.float64], rb: NDArray[np.float64],
+          rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     dim = ca.shape[1]
     for i in range(ca.shape[0]):
@@ -34,7 +35,7 @@ def _rows(ca: NDArray[np.float64], ra: NDArray[np.float64], cb: NDArray[np.float
             normal[i, k] = (cb[i, k] - ca[i, k]) / safe + 0.0
         if not dist > 0.0:
             normal[i, 0] = 1.0
-        finish_row(ra[i] + rb[i] - dist, scale, i, hit, depth)
+        finish_row(ra[i] + rb[i] - dist, scale, rule, i, hit, depth)
 
 
 def contact_ball_ball(
@@ -62,5 +63,5 @@ def contact_ball_ball(
     """
     ca = as_rows(center_a)
     out = contact_outputs(ca.shape[0], ca.shape[1])
-    _rows(ca, as_rows(radius_a), as_rows(center_b), as_rows(radius_b), *out)
+    _rows(ca, as_rows(radius_a), as_rows(center_b), as_rows(radius_b), touch_rule(), *out)
     return out

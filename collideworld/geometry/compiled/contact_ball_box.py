@@ -14,14 +14,15 @@ from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
-from .kernel_support import as_rows, contact_outputs, finish_row
+from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
 __all__ = ["contact_ball_box"]
 
 
 @njit(cache=True)
 def _rows(ca: NDArray[np.float64], r: NDArray[np.float64], cb: NDArray[np.float64], rot: NDArray[np.float64],
-          h: NDArray[np.float64], hit: NDArray[np.bool_], normal: NDArray[np.float64],
+          h: NDArray[np.float64], rule: tuple[float, float],
+          hit: NDArray[np.bool_], normal: NDArray[np.float64],
           depth: NDArray[np.float64]) -> None:
     dim = ca.shape[1]
     for i in range(ca.shape[0]):
@@ -72,7 +73,7 @@ def _rows(ca: NDArray[np.float64], r: NDArray[np.float64], cb: NDArray[np.float6
                     n = 0.0
                 acc = rot[i, k, a] * n if a == 0 else acc + rot[i, k, a] * n
             normal[i, k] = acc + 0.0
-        finish_row(r[i] - dist if outside else r[i] + inner_gap, scale, i, hit, depth)
+        finish_row(r[i] - dist if outside else r[i] + inner_gap, scale, rule, i, hit, depth)
 
 
 def contact_ball_box(
@@ -108,5 +109,5 @@ def contact_ball_box(
     """
     ca = as_rows(center_a)
     out = contact_outputs(ca.shape[0], ca.shape[1])
-    _rows(ca, as_rows(radius_a), as_rows(center_b), as_rows(rotation_b), as_rows(half_b), *out)
+    _rows(ca, as_rows(radius_a), as_rows(center_b), as_rows(rotation_b), as_rows(half_b), touch_rule(), *out)
     return out

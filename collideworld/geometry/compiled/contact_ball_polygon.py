@@ -22,13 +22,14 @@ from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
-from .kernel_support import as_rows, contact_outputs, finish_row
+from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
 __all__ = ["contact_ball_polygon", "contact_ball_polygon_planes"]
 
 
 @njit(cache=True)
 def _rows(c: NDArray[np.float64], r: NDArray[np.float64], px: NDArray[np.float64], py: NDArray[np.float64],
+          rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     kk = px.shape[0]
     for i in range(px.shape[1]):
@@ -79,7 +80,7 @@ def _rows(c: NDArray[np.float64], r: NDArray[np.float64], px: NDArray[np.float64
             normal[i, 0] = -edge_y / edge_len + 0.0
             normal[i, 1] = edge_x / edge_len + 0.0
             signed = r[i] + inner_min
-        finish_row(signed, scale, i, hit, depth)
+        finish_row(signed, scale, rule, i, hit, depth)
 
 
 def contact_ball_polygon_planes(
@@ -115,7 +116,7 @@ def contact_ball_polygon_planes(
     """
     px, py = as_rows(px), as_rows(py)
     out = contact_outputs(px.shape[1], 2)
-    _rows(as_rows(center_a), as_rows(radius_a), px, py, *out)
+    _rows(as_rows(center_a), as_rows(radius_a), px, py, touch_rule(), *out)
     return out
 
 

@@ -13,7 +13,7 @@ from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
-from .kernel_support import as_rows, contact_outputs, finish_row
+from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
 __all__ = ["contact_box_box_2d"]
 
@@ -21,6 +21,7 @@ __all__ = ["contact_box_box_2d"]
 @njit(cache=True)
 def _rows(ca: NDArray[np.float64], ra: NDArray[np.float64], ha: NDArray[np.float64],
           cb: NDArray[np.float64], rb: NDArray[np.float64], hb: NDArray[np.float64],
+          rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     for i in range(ca.shape[0]):
         a0x, a0y, a1x, a1y = ra[i, 0, 0], ra[i, 1, 0], ra[i, 0, 1], ra[i, 1, 1]
@@ -54,7 +55,7 @@ def _rows(ca: NDArray[np.float64], ra: NDArray[np.float64], ha: NDArray[np.float
         normal[i, 1] = ny * sign + 0.0
         scale = max(abs(ca[i, 0]), abs(ca[i, 1]), abs(cb[i, 0]), abs(cb[i, 1]),
                     abs(ha0), abs(ha1), abs(hb0), abs(hb1))
-        finish_row(best, scale, i, hit, depth)
+        finish_row(best, scale, rule, i, hit, depth)
 
 
 def contact_box_box_2d(
@@ -91,5 +92,6 @@ def contact_box_box_2d(
     """
     ca = as_rows(center_a)
     out = contact_outputs(ca.shape[0], 2)
-    _rows(ca, as_rows(rotation_a), as_rows(half_a), as_rows(center_b), as_rows(rotation_b), as_rows(half_b), *out)
+    _rows(ca, as_rows(rotation_a), as_rows(half_a), as_rows(center_b), as_rows(rotation_b), as_rows(half_b),
+          touch_rule(), *out)
     return out

@@ -22,7 +22,7 @@ from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
-from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row, fma
+from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row, fma, touch_rule
 
 __all__ = ["contact_box_box_3d"]
 
@@ -36,6 +36,7 @@ _PARALLEL_SIN = 1e-12
 @njit(cache=True)
 def _rows(ca: NDArray[np.float64], rot_a: NDArray[np.float64], ha: NDArray[np.float64],
           cb: NDArray[np.float64], rot_b: NDArray[np.float64], hb: NDArray[np.float64],
+          rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     r = np.empty((3, 3))
     t = np.empty(3)
@@ -110,7 +111,7 @@ def _rows(ca: NDArray[np.float64], rot_a: NDArray[np.float64], ha: NDArray[np.fl
         scale = 0.0
         for p in range(3):
             scale = max(scale, abs(ca[i, p]), abs(cb[i, p]), abs(ha[i, p]), abs(hb[i, p]))
-        finish_row(-best, scale, i, hit, depth)
+        finish_row(-best, scale, rule, i, hit, depth)
 
 
 def contact_box_box_3d(
@@ -156,5 +157,5 @@ def contact_box_box_3d(
     ca, ra, ha, cb, rb, hb = (as_rows(np.broadcast_to(x, lead + tail).reshape((-1,) + tail))
                               for x, tail in zip(args, tails, strict=True))
     out = contact_outputs(ca.shape[0], 3)
-    _rows(ca, ra, ha, cb, rb, hb, *out)
+    _rows(ca, ra, ha, cb, rb, hb, touch_rule(), *out)
     return ContactArrays(out.hit.reshape(lead), out.normal.reshape(lead + (3,)), out.depth.reshape(lead))

@@ -14,7 +14,7 @@ from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
-from .kernel_support import as_rows, contact_outputs, finish_row
+from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
 __all__ = ["contact_box_convex_planes", "contact_box_polygon"]
 
@@ -22,6 +22,7 @@ __all__ = ["contact_box_convex_planes", "contact_box_polygon"]
 @njit(cache=True)
 def _rows(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float64],
           bx: NDArray[np.float64], by: NDArray[np.float64],
+          rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     kb = bx.shape[0]
     for i in range(bx.shape[1]):
@@ -68,7 +69,7 @@ def _rows(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float6
                 best, nx, ny = gap, -mx, -my
         normal[i, 0] = nx + 0.0
         normal[i, 1] = ny + 0.0
-        finish_row(best, scale, i, hit, depth)
+        finish_row(best, scale, rule, i, hit, depth)
 
 
 def contact_box_convex_planes(
@@ -110,7 +111,7 @@ def contact_box_convex_planes(
     """
     bx, by = as_rows(bx), as_rows(by)
     out = contact_outputs(bx.shape[1], 2)
-    _rows(as_rows(center_a), as_rows(rotation_a), as_rows(half_a), bx, by, *out)
+    _rows(as_rows(center_a), as_rows(rotation_a), as_rows(half_a), bx, by, touch_rule(), *out)
     return out
 
 

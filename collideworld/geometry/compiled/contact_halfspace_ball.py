@@ -11,13 +11,14 @@ from numba import njit
 from numpy.typing import NDArray
 
 from ..result import ContactArrays
-from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row
+from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row, touch_rule
 
 __all__ = ["contact_halfspace_ball"]
 
 
 @njit(cache=True)
 def _rows(n: NDArray[np.float64], off: NDArray[np.float64], c: NDArray[np.float64], r: NDArray[np.float64],
+          rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     dim = n.shape[1]
     for i in range(n.shape[0]):
@@ -30,7 +31,7 @@ def _rows(n: NDArray[np.float64], off: NDArray[np.float64], c: NDArray[np.float6
         lowest = along - r[i]
         reach = reach + r[i]
         a = abs(off[i])
-        finish_row(off[i] - lowest, a if a >= reach else reach, i, hit, depth)
+        finish_row(off[i] - lowest, a if a >= reach else reach, rule, i, hit, depth)
 
 
 def contact_halfspace_ball(normal: NDArray[np.float64], offset: NDArray[np.float64],
@@ -63,5 +64,5 @@ def contact_halfspace_ball(normal: NDArray[np.float64], offset: NDArray[np.float
     """
     n = as_rows(normal)
     out = contact_outputs(n.shape[0], n.shape[1])
-    _rows(n, as_rows(offset), as_rows(center), as_rows(radius), *out)
+    _rows(n, as_rows(offset), as_rows(center), as_rows(radius), touch_rule(), *out)
     return out

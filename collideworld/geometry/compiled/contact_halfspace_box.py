@@ -12,14 +12,15 @@ from numba import njit
 from numpy.typing import NDArray
 
 from ..result import ContactArrays
-from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row
+from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row, touch_rule
 
 __all__ = ["contact_halfspace_box"]
 
 
 @njit(cache=True)
 def _rows(n: NDArray[np.float64], off: NDArray[np.float64], c: NDArray[np.float64], rot: NDArray[np.float64],
-          h: NDArray[np.float64], hit: NDArray[np.bool_], normal: NDArray[np.float64],
+          h: NDArray[np.float64], rule: tuple[float, float],
+          hit: NDArray[np.bool_], normal: NDArray[np.float64],
           depth: NDArray[np.float64]) -> None:
     dim = n.shape[1]
     for i in range(n.shape[0]):
@@ -48,7 +49,7 @@ def _rows(n: NDArray[np.float64], off: NDArray[np.float64], c: NDArray[np.float6
             normal[i, k] = n[i, k]
         reach = max(reach, 0.0) + max(half, 0.0)
         a0 = abs(off[i])
-        finish_row(off[i] - (centre - radius), a0 if a0 >= reach else reach, i, hit, depth)
+        finish_row(off[i] - (centre - radius), a0 if a0 >= reach else reach, rule, i, hit, depth)
 
 
 def contact_halfspace_box(normal: NDArray[np.float64], offset: NDArray[np.float64],
@@ -85,5 +86,5 @@ def contact_halfspace_box(normal: NDArray[np.float64], offset: NDArray[np.float6
     """
     n = as_rows(normal)
     out = contact_outputs(n.shape[0], n.shape[1])
-    _rows(n, as_rows(offset), as_rows(center), as_rows(rotation), as_rows(half), *out)
+    _rows(n, as_rows(offset), as_rows(center), as_rows(rotation), as_rows(half), touch_rule(), *out)
     return out

@@ -7,14 +7,14 @@ from numba import njit
 from numpy.typing import NDArray
 
 from ..result import ContactArrays
-from ..tolerance import REL_TOUCH_TOL
-from .kernel_support import as_rows, contact_outputs, einsum_sum
+from .kernel_support import as_rows, contact_outputs, einsum_sum, touch_rule
 
 __all__ = ["contact_halfspace_halfspace"]
 
 
 @njit(cache=True)
 def _rows(na: NDArray[np.float64], oa: NDArray[np.float64], nb: NDArray[np.float64], ob: NDArray[np.float64],
+          rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     dim = na.shape[1]
     for i in range(na.shape[0]):
@@ -23,10 +23,11 @@ def _rows(na: NDArray[np.float64], oa: NDArray[np.float64], nb: NDArray[np.float
             normal[i, k] = na[i, k]
         a, b = oa[i], ob[i]
         scale = abs(a) if abs(a) >= abs(b) else abs(b)
-        big = 1.0 if 1.0 >= scale else scale
+        rel, floor = rule
+        big = floor if floor >= scale else scale
         slab = a + b
         if cos <= -1.0 + 1e-12:  # opposite normals: a slab, apart or not
-            touching = slab >= -(REL_TOUCH_TOL * big)
+            touching = slab >= -(rel * big)
             hit[i] = touching
             depth[i] = (slab if slab >= 0.0 else 0.0) if touching else slab
         else:  # no translation separates them
@@ -61,5 +62,5 @@ def contact_halfspace_halfspace(normal_a: NDArray[np.float64], offset_a: NDArray
     """
     na, nb = as_rows(normal_a), as_rows(normal_b)
     out = contact_outputs(na.shape[0], na.shape[1])
-    _rows(na, as_rows(offset_a), nb, as_rows(offset_b), *out)
+    _rows(na, as_rows(offset_a), nb, as_rows(offset_b), touch_rule(), *out)
     return out

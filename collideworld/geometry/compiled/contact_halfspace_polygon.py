@@ -11,13 +11,14 @@ from numba import njit
 from numpy.typing import NDArray
 
 from ..result import ContactArrays
-from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row
+from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row, touch_rule
 
 __all__ = ["contact_halfspace_points"]
 
 
 @njit(cache=True)
 def _rows(n: NDArray[np.float64], off: NDArray[np.float64], v: NDArray[np.float64],
+          rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     dim = n.shape[1]
     for i in range(n.shape[0]):
@@ -31,7 +32,7 @@ def _rows(n: NDArray[np.float64], off: NDArray[np.float64], v: NDArray[np.float6
         for k in range(dim):
             normal[i, k] = n[i, k]
         a = abs(off[i])
-        finish_row(off[i] - lowest, a if a >= reach else reach, i, hit, depth)
+        finish_row(off[i] - lowest, a if a >= reach else reach, rule, i, hit, depth)
 
 
 def contact_halfspace_points(normal: NDArray[np.float64], offset: NDArray[np.float64],
@@ -64,5 +65,5 @@ def contact_halfspace_points(normal: NDArray[np.float64], offset: NDArray[np.flo
     """
     n = as_rows(normal)
     out = contact_outputs(n.shape[0], n.shape[1])
-    _rows(n, as_rows(offset), as_rows(vertices), *out)
+    _rows(n, as_rows(offset), as_rows(vertices), touch_rule(), *out)
     return out

@@ -23,7 +23,7 @@ from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
-from .kernel_support import as_rows, contact_outputs, finish_row
+from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
 __all__ = ["contact_convex_planes", "contact_polygon_polygon"]
 
@@ -61,6 +61,7 @@ def _lowest_gap(px: NDArray[np.float64], py: NDArray[np.float64], qx: NDArray[np
 
 @njit(cache=True)
 def _rows(ax: NDArray[np.float64], ay: NDArray[np.float64], bx: NDArray[np.float64], by: NDArray[np.float64],
+          rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     for i in range(ax.shape[1]):
         scale = 0.0
@@ -81,7 +82,7 @@ def _rows(ax: NDArray[np.float64], ay: NDArray[np.float64], bx: NDArray[np.float
             best = -dist
         normal[i, 0] += 0.0
         normal[i, 1] += 0.0
-        finish_row(best, scale, i, hit, depth)
+        finish_row(best, scale, rule, i, hit, depth)
 
 
 def contact_convex_planes(
@@ -117,7 +118,7 @@ def contact_convex_planes(
     """
     ax, ay, bx, by = (as_rows(p) for p in (ax, ay, bx, by))
     out = contact_outputs(ax.shape[1], 2)
-    _rows(ax, ay, bx, by, *out)
+    _rows(ax, ay, bx, by, touch_rule(), *out)
     return out
 
 

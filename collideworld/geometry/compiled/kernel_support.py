@@ -17,9 +17,9 @@ from numba.extending import intrinsic
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
-from ..tolerance import REL_TOUCH_TOL
+from ..tolerance import touch_tolerance
 
-__all__ = ["as_rows", "contact_outputs", "einsum_sum", "finish_row", "fma"]
+__all__ = ["as_rows", "contact_outputs", "einsum_sum", "finish_row", "fma", "touch_rule"]
 
 
 def as_rows(x: ArrayLike) -> NDArray[np.float64]:
@@ -67,21 +67,47 @@ def contact_outputs(n: int, dim: int) -> ContactArrays:
     return ContactArrays(np.empty(n, dtype=np.bool_), np.empty((n, dim)), np.empty(n))
 
 
+def touch_rule() -> tuple[float, float]:
+    """The touching rule of :func:`~collideworld.geometry.tolerance.touch_tolerance` as ``(rel, floor)``.
+
+    ``touch_tolerance(scale) == rel * max(floor, |scale|)``. The compiled
+    kernels take these two numbers as arguments, read here at run time,
+    rather than as globals: numba freezes globals into its cached machine
+    code and does not notice when ``tolerance.py`` changes, so an edited rule
+    would otherwise leave the two backends deciding touching differently.
+
+    Returns
+    -------
+    rel, floor : float
+
+    Examples
+    --------
+    >>> from collideworld.geometry.tolerance import touch_tolerance
+    >>> rel, floor = touch_rule()
+    >>> all(rel * max(floor, s) == float(touch_tolerance(s)) for s in (0.0, 1e-20, 0.5, 1.0, 1e6))
+    True
+    """
+    rel = float(touch_tolerance(1.0))
+    return rel, float(touch_tolerance(0.0)) / rel
+
+
 @njit(cache=True)
-def finish_row(signed: float, scale: float, i: int,
+def finish_row(signed: float, scale: float, rule: tuple[float, float], i: int,
                hit: NDArray[np.bool_], depth: NDArray[np.float64]) -> None:
     """The touching rule for row ``i``: hit when ``signed >= -touch_tolerance(scale)``.
 
-    The same comparisons as the numpy ``_finish``: ``np.maximum(1.0, scale)``
-    and ``np.maximum(signed, 0.0)`` written as the branches numpy takes, so a
-    signed depth exactly at the tolerance goes the same way on both backends.
+    The same comparisons as the numpy ``finish``, with ``np.maximum`` and
+    ``np.where`` written as the branches numpy takes, so a signed depth
+    exactly at the tolerance goes the same way on both backends.
 
     Parameters
     ----------
     signed : float
         Positive when penetrating, minus the gap (or a lower bound) when apart.
     scale : float
-        Coordinate magnitude of the pair.
+        Coordinate magnitude of the pair, ``>= 0``.
+    rule : (float, float)
+        ``(rel, floor)`` from :func:`touch_rule`.
     i : int
         Row to write.
     hit : ndarray of bool, shape (N,)
@@ -91,12 +117,14 @@ def finish_row(signed: float, scale: float, i: int,
     --------
     >>> import numpy as np
     >>> hit, depth = np.zeros(2, dtype=bool), np.zeros(2)
-    >>> finish_row(-1e-15, 1.0, 0, hit, depth); finish_row(-1e-3, 1.0, 1, hit, depth)
+    >>> finish_row(-1e-15, 1.0, touch_rule(), 0, hit, depth)
+    >>> finish_row(-1e-3, 1.0, touch_rule(), 1, hit, depth)
     >>> hit.tolist(), depth.tolist()
     ([True, False], [0.0, -0.001])
     """
-    big = 1.0 if 1.0 >= scale else scale
-    touching = signed >= -(REL_TOUCH_TOL * big)
+    rel, floor = rule
+    big = floor if floor >= scale else scale
+    touching = signed >= -(rel * big)
     hit[i] = touching
     if touching:
         depth[i] = signed if signed >= 0.0 else 0.0
