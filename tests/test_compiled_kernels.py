@@ -142,6 +142,18 @@ def polygons(rng: np.random.Generator, n: int) -> np.ndarray:
     return np.concatenate([convex_polygons(rng, half), concave_parts(rng, n - half)])
 
 
+def tie_rows(rng: np.random.Generator, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows whose every face axis ties: equal cubes, unrotated, offset equally on every axis.
+
+    Returns (rows, centre offsets (T, d), half extents (T, d)) for the first
+    tenth of the rows; which tied axis wins is the kernels' documented tie-break.
+    """
+    t = N // 10
+    size = rng.uniform(0.5, 2.0, t)
+    step = 2 * size * (1 + rng.choice(GAPS, t))
+    return np.arange(t), step[:, None] * np.sign(rng.normal(size=(t, d))), np.repeat(size[:, None], d, axis=1)
+
+
 def box_corners_2d(rot: np.ndarray, half: np.ndarray) -> np.ndarray:
     signs = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
     return np.einsum("nij,nkj->nki", rot, signs[None] * half[:, None, :])
@@ -231,6 +243,9 @@ def case_ball_box(rng: np.random.Generator, d: int) -> tuple[np.ndarray, ...]:
     local += out_dir * (r + gaps(rng, N) * (r + half.max(axis=1)))[:, None]
     inside = rng.random(N) < 0.1  # centre inside, near a face
     local[inside] *= 0.5
+    rows, step, cube = tie_rows(rng, d)  # centre inside a cube, as near to d faces as to one
+    half[rows] = cube
+    local[rows] = step * 0.25
     ca = cb + np.einsum("nij,nj->ni", rot, local)
     return ca, r, cb, rot, half
 
@@ -242,6 +257,10 @@ def case_box_box_2d(rng: np.random.Generator, d: int) -> tuple[np.ndarray, ...]:
     va, vb = box_corners_2d(rot_a, half_a), box_corners_2d(rot_b, half_b)
     face = rot_a[np.arange(N), :, rng.integers(0, 2, N)] * rng.choice([-1.0, 1.0], N)[:, None]
     cb = ca + place_apart(rng, va, vb, face)
+    rows, step, half = tie_rows(rng, 2)
+    rot_a[rows] = rot_b[rows] = np.eye(2)
+    half_a[rows] = half_b[rows] = half
+    cb[rows] = ca[rows] + step
     return ca, rot_a, half_a, cb, rot_b, half_b
 
 
@@ -265,6 +284,10 @@ def case_box_box_3d(rng: np.random.Generator, d: int) -> tuple[np.ndarray, ...]:
     reach = box_support_3d(rot_a, half_a, direction) + box_support_3d(rot_b, half_b, direction)
     size = half_a.max(axis=1) + half_b.max(axis=1)
     cb = ca + direction * (reach + gaps(rng, N) * size)[:, None]
+    rows, step, half = tie_rows(rng, 3)
+    rot_a[rows] = rot_b[rows] = np.eye(3)
+    half_a[rows] = half_b[rows] = half
+    cb[rows] = ca[rows] + step
     return ca, rot_a, half_a, cb, rot_b, half_b
 
 
@@ -287,6 +310,10 @@ def case_ball_polygon(rng: np.random.Generator, d: int) -> tuple[np.ndarray, ...
     c[grazing] = on_edge[grazing] + outward[grazing] * (gaps(rng, int(grazing.sum())) * 2.0)[:, None]
     inside = rng.random(N) < 0.1
     c[inside] = on_edge[inside] * 0.5
+    rows, step, half = tie_rows(rng, 2)  # squares: centre on a diagonal, inside or beyond a corner
+    v[rows] = np.concatenate([box_corners_2d(np.repeat(np.eye(2)[None], len(rows), 0), half),
+                              np.repeat(half[:, None] * [[-1.0, 1.0]], 4, axis=1)], axis=1)
+    c[rows] = step * rng.choice([0.25, 0.75], len(rows))[:, None]
     shift = far_offsets(rng, N, 2)
     return c + shift, r, v + shift[:, None, :]
 
@@ -304,6 +331,10 @@ def case_box_polygon(rng: np.random.Generator, d: int) -> tuple[np.ndarray, ...]
     from_b &= ln > 0
     face[from_b] = ne[from_b] / ln[from_b, None]
     vb = vb + (ca + place_apart(rng, box_corners_2d(rot, half), vb, face))[:, None, :]
+    rows, step, cube = tie_rows(rng, 2)
+    rot[rows], half[rows] = np.eye(2), cube
+    corners = box_corners_2d(rot[rows], cube)
+    vb[rows] = np.concatenate([corners, np.repeat(corners[:, -1:], 4, axis=1)], axis=1) + (ca[rows] + step)[:, None]
     return ca, rot, half, vb
 
 
@@ -318,8 +349,13 @@ def case_polygon_polygon(rng: np.random.Generator, d: int) -> tuple[np.ndarray, 
     shift = far_offsets(rng, N, 2)
     vb = vb + (shift + place_apart(rng, va, vb, direction))[:, None, :]
     va = va + shift[:, None, :]
+    rows, step, half = tie_rows(rng, 2)
+    square = box_corners_2d(np.repeat(np.eye(2)[None], len(rows), 0), half)
+    square = np.concatenate([square, np.repeat(square[:, -1:], 4, axis=1)], axis=1)
+    va[rows] = square + shift[rows, None]
+    vb[rows] = square + (shift[rows] + step)[:, None]
     # a few polygons rounded onto a single point (every edge zero-length)
-    va[: N // 50] = va[: N // 50, :1]
+    va[-(N // 50):] = va[-(N // 50):, :1]
     return va, vb
 
 

@@ -4,6 +4,11 @@ The numpy kernels apply the touching rule to whole arrays
 (``geometry/kernel_support.finish``); the compiled kernels apply it one
 row at a time, with the same arithmetic, so both backends decide every
 near-touching pair the same way.
+
+NOTE: numba's on-disk cache of a kernel is checked against the kernel's own
+source file only; it does not notice edits to the helpers here that the
+kernel calls. After editing this file, delete the cache
+(``find collideworld -name '*.nbi' -delete -o -name '*.nbc' -delete``).
 """
 
 from __future__ import annotations
