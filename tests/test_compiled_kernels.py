@@ -442,6 +442,21 @@ def test_twins_live_under_the_same_module_and_function_names() -> None:
         assert twin.__module__ == ref.__module__.replace("collideworld.geometry.", "collideworld.geometry.compiled.")
 
 
+@pytest.mark.parametrize("family", [
+    "test_circles_near_convex_polygon_edges_and_vertices",
+    "test_circles_near_2d_box_edges_and_corners",
+    "test_spheres_near_3d_box_faces_edges_and_corners",
+    "test_boxes_with_nearly_parallel_edges_match_exact_sat",
+])
+def test_compiled_twins_pass_the_exact_near_touching_families(monkeypatch: pytest.MonkeyPatch, family: str) -> None:
+    """The exact-arithmetic (Fraction) oracle families of test_near_touching.py, run on the compiled twins."""
+    from tests import test_near_touching as families
+
+    for name in ("contact_ball_box", "contact_ball_polygon", "contact_box_box_3d"):
+        monkeypatch.setattr(families, name, getattr(COMPILED, name))
+    getattr(families, family)()
+
+
 def test_touch_rule_reproduces_touch_tolerance() -> None:
     from collideworld.geometry.compiled.kernel_support import finish_row, touch_rule
     from collideworld.geometry.tolerance import touch_tolerance
