@@ -974,7 +974,7 @@ class World:
         mark = np.zeros(self._cap, dtype=bool)
         mark[changed] = True
         kept = np.flatnonzero(~(mark[old.a] | mark[old.b]))
-        query = self._bp.pairs_touching(changed).reshape(-1, 2)  # type: ignore[attr-defined]
+        query = self._bp.pairs_touching(changed).reshape(-1, 2)
         hs = self._halfspace_candidates(changed)
         qk, qa, qb = self._keyed(np.concatenate([query, hs]) if len(hs) else query, presorted=False)
         k0 = old.keys.take(kept)
@@ -1348,4 +1348,4 @@ class World:
         # every polygon in use is counted once per live body, and only those are kept
         users = np.bincount(st.poly[live][st.poly[live] >= 0], minlength=len(st.parts.shape_first_part))
         st.parts._check(users)
-        self._bp._check()
+        self._bp.validate()
