@@ -187,7 +187,7 @@ class BroadphaseMachine(RuleBasedStateMachine):
     def agrees_with_reference(self):
         expected = reference_pairs(self.model, self.dim)
         for bp in self.impls:
-            bp._check()
+            bp.validate()
             assert bp.pairs().tolist() == expected, type(bp).__name__
             assert len(bp) == len(self.model)
             assert all(h in bp for h in self.model)
@@ -296,7 +296,7 @@ def test_moving_into_touching_begins_overlap(cls):
     ]
     for lo, hi, touching in moves:
         bp.update(1, lo, hi)
-        bp._check()
+        bp.validate()
         assert bp.pairs().tolist() == ([[0, 1]] if touching else []), (lo, hi)
 
 
@@ -310,7 +310,7 @@ def test_static_pairs_never_reported(cls):
     assert bp.pairs().tolist() == []
     bp.update(1, (5, 5), (5, 5))  # a static body may still be moved
     assert bp.pairs().tolist() == [[1, 3]]
-    bp._check()
+    bp.validate()
 
 
 # -- errors -------------------------------------------------------------------
@@ -359,7 +359,7 @@ def test_errors_leave_state_unchanged(cls, error, method, args):
         assert isinstance(info.value, KeyError)
     assert snapshot(bp) == before
     assert bp.pairs().tolist() == pairs_before == [[4, 9]]
-    bp._check()
+    bp.validate()
 
 
 # -- interface ----------------------------------------------------------------
@@ -385,7 +385,7 @@ def test_interface(cls):
     assert bp.pairs().tolist() == []
     bp.remove(11)
     assert len(bp) == 1 and 11 not in bp
-    bp._check()
+    bp.validate()
     with pytest.raises(InvalidArgumentError):
         cls(0)
 
@@ -406,7 +406,7 @@ def test_large_batches_match_reference():
         expected = reference_pairs(model, 2)
         assert sap.pairs().tolist() == expected
         assert ref.pairs().tolist() == expected
-        sap._check()
+        sap.validate()
 
     for bp in (sap, ref):
         bp.insert_many(handles, centre - half, centre + half, static)

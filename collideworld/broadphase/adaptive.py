@@ -120,11 +120,8 @@ class AdaptiveBroadphase(Broadphase):
             if 4 * len(h) > len(self._all) and self.quiet_calls_before_rebuild:
                 self._drop_sap()  # rebuilding later is cheaper than inserting this many
             else:
-                self._sap.insert_many(h, self._all._lo[h], self._all._hi[h], self._all._static[h])
-                if len(self._stale) < len(self._all._alive):
-                    grown = np.zeros(len(self._all._alive), dtype=bool)
-                    grown[: len(self._stale)] = self._stale
-                    self._stale = grown
+                self._sap.insert_many(h, *self._all.boxes(h))
+                self._grow_stale(h)
 
     def update_many(self, handles: ArrayLike, lo: ArrayLike, hi: ArrayLike) -> None:
         self._all.update_many(handles, lo, hi)
@@ -192,16 +189,26 @@ class AdaptiveBroadphase(Broadphase):
         t = time.perf_counter()
         self._stale[stale] = False
         self._n_stale = 0
-        self._sap.update_many(stale, self._all._lo[stale], self._all._hi[stale])
+        lo, hi, _ = self._all.boxes(stale)
+        self._sap.update_many(stale, lo, hi)
         per_box = (time.perf_counter() - t) / len(stale)
         self._sap_cost += _COST_SMOOTHING * (per_box - self._sap_cost)
 
+    def _grow_stale(self, handles: NDArray[np.int64]) -> None:
+        """Make the stale marks cover every handle in ``handles`` (ints >= 0)."""
+        top = int(handles.max()) + 1 if len(handles) else 0
+        if len(self._stale) < top:
+            grown = np.zeros(max(top, 2 * len(self._stale)), dtype=bool)
+            grown[: len(self._stale)] = self._stale
+            self._stale = grown
+
     def _build_sap(self) -> None:
-        live = np.flatnonzero(self._all._alive)
+        live = self._all.live_handles()
         sap = SweepAndPrune(self._dim)
-        sap.insert_many(live, self._all._lo[live], self._all._hi[live], self._all._static[live])
+        sap.insert_many(live, *self._all.boxes(live))
         self._sap = sap
-        self._stale = np.zeros(len(self._all._alive), dtype=bool)
+        self._stale = np.zeros(0, dtype=bool)
+        self._grow_stale(live)
         self._n_stale = 0
         self._quiet = 0
 
@@ -211,13 +218,14 @@ class AdaptiveBroadphase(Broadphase):
         self._n_stale = 0
         self._quiet = 0
 
-    def _check(self) -> None:
-        self._all._check()
+    def validate(self) -> None:
+        self._all.validate()
         if self._sap is not None:
-            self._sap._check()
-            assert len(self._stale) >= len(self._all._alive) or not self._n_stale
+            self._sap.validate()
+            live = self._all.live_handles()
+            assert not len(live) or len(self._stale) > live[-1]
             assert int(np.count_nonzero(self._stale)) == self._n_stale
-            fresh = np.flatnonzero(self._all._alive)
+            fresh = live
             fresh = fresh[~self._stale[fresh]] if len(self._stale) else fresh
             assert all(h in self._sap for h in fresh.tolist())
             assert len(self._sap) == len(self._all)

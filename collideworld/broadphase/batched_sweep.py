@@ -322,6 +322,55 @@ class BatchedSweep(Broadphase):
         self._count -= len(h)
         self._cache = None
 
+    def live_handles(self) -> NDArray[np.int64]:
+        """Every live handle, ascending.
+
+        Returns
+        -------
+        ndarray of int64, shape (n,)
+
+        Examples
+        --------
+        >>> bp = BatchedSweep(2)
+        >>> bp.insert_many([5, 2], [[0, 0], [1, 1]], [[1, 1], [2, 2]])
+        >>> bp.live_handles().tolist()
+        [2, 5]
+        """
+        return np.flatnonzero(self._alive).astype(np.int64, copy=False)
+
+    def boxes(self, handles: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+        """The stored boxes of live handles, as fresh arrays (changing them changes nothing here).
+
+        Parameters
+        ----------
+        handles : array_like of int, shape (M,)
+            Live handles (repeats allowed: this only reads).
+
+        Returns
+        -------
+        lo, hi : ndarray of float64, shape (M, D)
+            Box corners, row ``m`` for ``handles[m]``.
+        static : ndarray of bool, shape (M,)
+
+        Raises
+        ------
+        UnknownIdError
+            A handle is not live.
+
+        Examples
+        --------
+        >>> bp = BatchedSweep(2)
+        >>> bp.insert_many([0, 3], [[0, 0], [1, 1]], [[1, 1], [2, 2]], [False, True])
+        >>> lo, hi, static = bp.boxes([3])
+        >>> lo.tolist(), hi.tolist(), static.tolist()
+        ([[1.0, 1.0]], [[2.0, 2.0]], [True])
+        """
+        h = as_handles(handles)
+        if len(h) and (h.min() < 0 or h.max() >= len(self._alive) or not self._alive[h].all()):
+            bad = next(x for x in h.tolist() if x not in self)
+            raise UnknownIdError(f"handle {bad} is not in the broadphase")
+        return self._lo.take(h, axis=0), self._hi.take(h, axis=0), self._static.take(h)
+
     def pairs(self) -> NDArray[np.int64]:
         if self._cache is None:
             live = np.flatnonzero(self._alive)
@@ -346,7 +395,7 @@ class BatchedSweep(Broadphase):
         out: NDArray[np.int64] = live[rows].reshape(-1, 2)
         return out
 
-    def _check(self) -> None:
+    def validate(self) -> None:
         live = np.flatnonzero(self._alive)
         assert len(live) == self._count
         lo, hi, st = self._lo.take(live, axis=0), self._hi.take(live, axis=0), self._static[live]

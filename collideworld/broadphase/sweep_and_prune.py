@@ -519,7 +519,7 @@ class SweepAndPrune(Broadphase):
         rows = overlapping_pairs(self._lo[live], self._hi[live], self._static[live], wanted[live])
         return _pair_keys(live[rows[:, 0]], live[rows[:, 1]])
 
-    def _check(self) -> None:
+    def validate(self) -> None:
         """Assert every invariant; O(n^2 D) numpy plus O(n D log n). For tests."""
         d, top = self._dim, self._top
         live = np.flatnonzero(self._live[:top])
