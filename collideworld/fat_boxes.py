@@ -80,6 +80,21 @@ def refresh_moved(store: BodyStore, broadphase: Broadphase, fat_margin: float) -
 
     Returns ``(moved, changed)``: the slots posed since the last step, and
     those of them whose fat box changed.
+
+    Examples
+    --------
+    A small move stays inside the fat box; a large one leaves it:
+
+    >>> import numpy as np
+    >>> from collideworld.broadphase import BruteForceBroadphase
+    >>> from collideworld import Circle
+    >>> store, bp = BodyStore(2), BruteForceBroadphase(2)
+    >>> s = store.allocate(2)
+    >>> store.set_shapes(s, [Circle(1.0), Circle(1.0)]); store.set_poses(s, np.array([[0.0, 0], [9, 0]]), np.zeros(2))
+    >>> bp.insert_many(s, *set_fat_bounds(store, s, 0.1))
+    >>> store.set_poses(s, np.array([[0.05, 0], [12, 0]])); store.moved[s] = True
+    >>> [a.tolist() for a in refresh_moved(store, bp, 0.1)]
+    [[0, 1], [1]]
     """
     moved = np.flatnonzero(store.moved)
     if not len(moved):
@@ -104,6 +119,19 @@ def query_bounds(store: BodyStore) -> Bounds:
 
     Fat boxes are refreshed by ``step()`` only, so a query between a move
     and the next step would miss a body that left its fat box.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle
+    >>> store = BodyStore(2)
+    >>> s = store.allocate(1)
+    >>> store.set_shapes(s, [Circle(1.0)]); store.set_poses(s, np.zeros((1, 2)), np.zeros(1))
+    >>> _ = set_fat_bounds(store, s, 0.1)
+    >>> store.set_poses(s, np.array([[5.0, 0.0]])); store.moved[s] = True
+    >>> lo, hi = query_bounds(store)
+    >>> np.round(lo[s], 9).tolist()       # where the body is now, not its stale fat box
+    [[4.0, -1.0]]
     """
     moved = np.flatnonzero(store.moved)
     moved = moved[store.kind[moved] != Kind.HALFSPACE]

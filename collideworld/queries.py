@@ -65,7 +65,8 @@ class RayHit(NamedTuple):
 
 
 def _passes_filter(store: BodyStore, category: int, mask: int) -> NDArray[np.bool_]:
-    return ((store.category & np.uint32(mask)) != 0) & ((np.uint32(category) & store.mask) != 0)
+    passes: NDArray[np.bool_] = ((store.category & np.uint32(mask)) != 0) & ((np.uint32(category) & store.mask) != 0)
+    return passes
 
 
 def _in_add_order(store: BodyStore, slots: NDArray[np.int64]) -> list[Any]:
@@ -74,7 +75,23 @@ def _in_add_order(store: BodyStore, slots: NDArray[np.int64]) -> list[Any]:
 
 
 def overlapping_ids(store: BodyStore, setup: Setup, category: int, mask: int) -> list[Any]:
-    """Ids, in add order, of the bodies a probe touches (exact); ``setup(slot)`` writes the probe."""
+    """Ids, in add order, of the bodies a probe touches (exact); ``setup(slot)`` writes the probe.
+
+    Examples
+    --------
+    A unit circle at (1.5, 0) as the probe, against a world's bodies:
+
+    >>> import numpy as np
+    >>> from collideworld import Box, Circle, World
+    >>> w = World(dim=2)
+    >>> w.add(Box((1.0, 1.0)), id="box"), w.add(Circle(1.0), position=(9, 0), id="far")
+    ('box', 'far')
+    >>> def probe(slots):
+    ...     w._store.set_shapes(slots, [Circle(1.0)])
+    ...     w._store.set_poses(slots, np.array([[1.5, 0.0]]), np.zeros(1))
+    >>> overlapping_ids(w._store, probe, 0xFFFFFFFF, 0xFFFFFFFF)
+    ['box']
+    """
     probe = store.allocate(1)
     try:
         setup(probe)
@@ -95,6 +112,18 @@ def ray_hits(store: BodyStore, origin: NDArray[np.float64], direction: NDArray[n
     """Every body a ray meets within ``max_distance``, nearest first (then add order).
 
     ``direction`` is of unit length.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add(Circle(1.0), position=(5, 0), id="disc")
+    'disc'
+    >>> [(h.id, h.distance) for h in ray_hits(w._store, np.zeros(2), np.array([1.0, 0.0]), 3.0, 1, 1)]
+    []
+    >>> [(h.id, h.distance) for h in ray_hits(w._store, np.zeros(2), np.array([1.0, 0.0]), 9.0, 1, 1)]
+    [('disc', 4.0)]
     """
     live = (store.kind >= 0) & _passes_filter(store, category, mask)
     # cull by the bodies' boxes with a slab test before the exact casts
