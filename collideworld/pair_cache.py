@@ -97,6 +97,10 @@ class PairCache:
         """Id pairs in contact after the last step."""
         return set(zip(self._prev_a.tolist(), self._prev_b.tolist(), strict=True))
 
+    def forget_layout(self) -> None:
+        """Filters changed in place: work out again whether every filter passes."""
+        self._layout_cache = None
+
     def renumber(self, new_slot: NDArray[np.int64]) -> None:
         """Follow a compaction of the store (``new_slot``: old slot -> new); keys and answers stay."""
         c = self._cand
@@ -242,8 +246,8 @@ class PairCache:
         ids_a, ids_b = ids[a], ids[b]
         prev_keys = self._prev_keys
         if fresh is None:
-            began = np.flatnonzero(~_member_of_sorted(keys, prev_keys))
-            began_a, began_b = ids_a[began], ids_b[began]
+            began_rows = ~_member_of_sorted(keys, prev_keys)
+            began_a, began_b = ids_a[began_rows], ids_b[began_rows]
             ended = np.flatnonzero(~_member_of_sorted(prev_keys, keys))
         else:
             # Patched: nothing was added or removed, so last step's contacts
@@ -254,6 +258,8 @@ class PairCache:
             f = fresh[cand.hit.take(fresh)]
             f = f[~_member_of_sorted(cand.keys.take(f), prev_keys)]
             began_a, began_b = ids[cand.a.take(f)], ids[cand.b.take(f)]
+            began_rows = np.zeros(len(rows), dtype=bool)
+            began_rows[np.searchsorted(rows, f)] = True
             was = np.flatnonzero(old.hit)
             was = was[moved.take(old.a.take(was)) | moved.take(old.b.take(was))]
             gone_keys = old.keys.take(was)
@@ -261,7 +267,7 @@ class PairCache:
             ended = np.searchsorted(prev_keys, gone_keys)
         contacts = Contacts(ids_a, ids_b, cand.normal.take(rows, axis=0), cand.depth.take(rows),
                             PairList(began_a, began_b),
-                            PairList(self._prev_a[ended], self._prev_b[ended]))
+                            PairList(self._prev_a[ended], self._prev_b[ended]), began_rows)
         self._prev_keys, self._prev_a, self._prev_b = keys, ids_a, ids_b
         self.last = contacts
         return contacts

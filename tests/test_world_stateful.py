@@ -143,6 +143,55 @@ class _WorldMachine(RuleBasedStateMachine):
         for w in self.worlds:
             assert set(w.query_point(point)) - ambiguous == expected
 
+    # -- changes in place: the model changes, and the pairs after them must match a world
+    # that never saw the change (the oracle); events stay the set differences of steps,
+    # so a pair touching through a change is neither ended nor begun
+
+    @rule(body=bodies, static=st.booleans())
+    def set_static(self, body, static):
+        m = self.model.get(body)
+        if m is None or m["kind"] in ("halfplane", "plane"):
+            return
+        for w in self.worlds:
+            w.set_static(body, static)
+        m["static"] = static
+
+    @rule(body=bodies, category=st.one_of(st.none(), categories), mask=st.one_of(st.none(), masks))
+    def set_filter(self, body, category, mask):
+        m = self.model.get(body)
+        if m is None:
+            return
+        for w in self.worlds:
+            w.set_filter(body, category=category, mask=mask)
+        if category is not None:
+            m["category"] = category
+        if mask is not None:
+            m["mask"] = mask
+
+    @rule(body=bodies, data=st.data())
+    def set_shape(self, body, data):
+        m = self.model.get(body)
+        if m is None or m["kind"] in ("halfplane", "plane"):
+            return
+        kind, params = data.draw(shape_data(self.dim))
+        for w in self.worlds:
+            w.set_shape(body, make_shape(kind, params))
+        m["kind"], m["params"] = kind, params
+
+    @rule(body=bodies, offset=st.floats(-6, 6))
+    def move_plane(self, body, offset):
+        m = self.model.get(body)
+        if m is None or m["kind"] not in ("halfplane", "plane"):
+            return
+        normal = m["params"][0]
+        for w in self.worlds:
+            w.move(body, offset=offset / float(np.linalg.norm(normal)))
+        m["params"] = (normal, offset)
+
+    @rule()
+    def compact(self):
+        self.sap.compact()
+
     @rule(body=consumes(bodies))
     def remove(self, body):
         if body not in self.model:
