@@ -23,26 +23,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .bodies import BodyStore, Kind
-from .geometry.contact_ball import (
-    contact_ball_ball,
-    contact_ball_box,
-    contact_ball_polygon,
-    contact_ball_polygon_planes,
-)
-from .geometry.contact_box import contact_box_box_2d
-from .geometry.contact_box_3d import contact_box_box_3d
-from .geometry.contact_halfspace import (
-    contact_halfspace_ball,
-    contact_halfspace_box,
-    contact_halfspace_halfspace,
-    contact_halfspace_points,
-)
-from .geometry.contact_polygon import (
-    contact_box_convex_planes,
-    contact_box_polygon,
-    contact_convex_planes,
-    contact_polygon_polygon,
-)
+from .geometry.contact_ball_ball import contact_ball_ball
+from .geometry.contact_ball_box import contact_ball_box
+from .geometry.contact_ball_polygon import contact_ball_polygon, contact_ball_polygon_planes
+from .geometry.contact_box_box_2d import contact_box_box_2d
+from .geometry.contact_box_box_3d import contact_box_box_3d
+from .geometry.contact_box_polygon import contact_box_convex_planes, contact_box_polygon
+from .geometry.contact_halfspace_ball import contact_halfspace_ball
+from .geometry.contact_halfspace_box import contact_halfspace_box
+from .geometry.contact_halfspace_halfspace import contact_halfspace_halfspace
+from .geometry.contact_halfspace_polygon import contact_halfspace_points
+from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
 from .geometry.raycast import raycast_ball, raycast_box, raycast_halfspace, raycast_polygon
 from .geometry.result import ContactArrays
 from .geometry.tolerance import touch_tolerance
