@@ -13,6 +13,7 @@ broadphase -> narrowphase -> world (contacts and events) -> scenario files.
 [(0, 1)]
 """
 
+from .backend import warm_up
 from .collide import ContactResult, collide
 from .contacts import Contact, Contacts, PairList
 from .errors import (
@@ -38,5 +39,5 @@ __all__ = [
     "Side", "classify_box_plane", "classify_box_planes", "classify_aabb_plane", "frustum_planes",
     "CollideWorldError", "InvalidShapeError", "InvalidPoseError", "InvalidArgumentError",
     "UnsupportedPairError", "DuplicateIdError", "UnknownIdError", "ScenarioError", "MissingExtraError",
-    "__version__",
+    "warm_up", "__version__",
 ]
