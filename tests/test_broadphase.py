@@ -36,13 +36,15 @@ from .strategies import grid_aabbs
 class SweepAndPruneSlowPaths(SweepAndPrune):
     """SAP forced onto its rarer code paths.
 
-    Four-key sublists make endpoint moves leave their sublist (the fallback of
-    the in-place move), and a zero dense-query limit sends every insert and
-    remove through the numpy sweep query.
+    A zero dense-query limit sends every insert and remove through the numpy
+    sweep query; a huge merge ratio makes every insert and remove merge or
+    filter whole axis lists; a zero pair-edit limit makes inserts reload the
+    pair set from arrays instead of editing it pair by pair.
     """
 
-    _axis_load = 4
     _dense_query_max = 0
+    _merge_ratio = 1 << 40
+    _pair_edit_max = 0
 
 
 IMPLEMENTATIONS = [BruteForceBroadphase, SweepAndPrune, SweepAndPruneSlowPaths]
