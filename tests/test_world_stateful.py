@@ -2,7 +2,7 @@
 
 A hypothesis state machine adds, moves (one and in batches) and removes
 bodies of every shape kind, static or not, with filters, and steps. After
-every step: ``_check()`` passes on both worlds; the sweep-and-prune world's
+every step: ``validate()`` passes on both worlds; the sweep-and-prune world's
 contacts equal the brute-force world's exactly (pairs, normals, depths,
 events); the brute-force pairs equal the oracle's (shapely in 2D, LP and
 closed forms in 3D) on every pair that is not within 1e-9 of touching; and
@@ -183,7 +183,7 @@ class _WorldMachine(RuleBasedStateMachine):
     @invariant()
     def internal_invariants_hold(self):
         for w in self.worlds:
-            w._check()
+            w.validate()
 
 
 class WorldMachine2D(_WorldMachine):

@@ -154,6 +154,9 @@ class AdaptiveBroadphase(Broadphase):
 
     # -- the choice ------------------------------------------------------------------
 
+    def prefers_incremental(self, changed: int) -> bool:
+        return changed <= max(self.incremental_minimum, self.incremental_fraction * len(self))
+
     def _answer(self, by_sap: Callable[[SweepAndPrune], NDArray[np.int64]],
                 by_sweep: Callable[[BatchedSweep], NDArray[np.int64]]) -> NDArray[np.int64]:
         """Ask the strategy expected to be cheaper; learn from what it cost."""
