@@ -60,8 +60,17 @@ def _adaptive_switching(dim):
     return AdaptiveBroadphase(dim, quiet_calls_before_rebuild=1)
 
 
+def _batched_compiled(dim):
+    return BatchedSweep(dim, backend="compiled")
+
+
+def _adaptive_switching_compiled(dim):
+    return AdaptiveBroadphase(dim, quiet_calls_before_rebuild=1, backend="compiled")
+
+
 #: Implementations whose handles must be small non-negative ints (array indices).
-INDEXED_IMPLEMENTATIONS = [BatchedSweep, _adaptive_always_sap, _adaptive_switching]
+INDEXED_IMPLEMENTATIONS = [BatchedSweep, _adaptive_always_sap, _adaptive_switching, _batched_compiled,
+                           _adaptive_switching_compiled]
 
 # Handles include a negative one and ones far beyond 32 bits: the
 # broadphase must not assume small handles.
