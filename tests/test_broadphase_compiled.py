@@ -140,3 +140,19 @@ def test_unknown_backend_is_refused():
         BatchedSweep(2, backend="gpu")
     with pytest.raises(InvalidArgumentError, match="backend"):
         overlapping_pairs(np.zeros((2, 2)), np.ones((2, 2)), backend="fortran")
+
+
+@pytest.mark.parametrize("dim", [1, 4])
+def test_sweep_any_dimension(dim):
+    # the sweep-and-prune accepts any D and runs this sweep for large inserts;
+    # D = 1 has no band axis (one cell), D = 4 has three
+    rng = np.random.default_rng(dim)
+    lo = rng.uniform(0, 3, (300, dim))
+    hi = lo + rng.uniform(0, 0.6, (300, dim))
+    assert_backends_agree(lo, hi, rng.random(300) < 0.2)
+    from collideworld.broadphase import SweepAndPrune
+
+    for backend in ("numpy", "compiled"):
+        sap = SweepAndPrune(dim, backend=backend)
+        sap.insert_many(np.arange(300), lo, hi)
+        assert sap.pairs().tolist() == brute_pairs(lo, hi)

@@ -207,7 +207,7 @@ class AdaptiveBroadphase(Broadphase):
 
     def _build_sap(self) -> None:
         live = self._all.live_handles()
-        sap = SweepAndPrune(self._dim)
+        sap = SweepAndPrune(self._dim, backend=self._all.backend)
         sap.insert_many(live, *self._all.boxes(live))
         self._sap = sap
         self._stale = np.zeros(0, dtype=bool)

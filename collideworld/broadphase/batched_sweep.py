@@ -77,6 +77,8 @@ def _band_copies(lo: NDArray[np.float64], hi: NDArray[np.float64], band_axes: li
     no copy. Everything works on contiguous 1-D columns: numpy reduces and
     gathers them far faster than short rows of an (n, D) array.
     """
+    if not band_axes:  # 1-D boxes: one cell, a plain sweep
+        return np.arange(n, dtype=np.int64), np.zeros(n, dtype=np.int64), [], [], np.zeros(n, dtype=bool)
     b_lo, span, nbands = [], [], []
     for a in band_axes:
         blo, bhi = np.ascontiguousarray(lo[:, a]), np.ascontiguousarray(hi[:, a])

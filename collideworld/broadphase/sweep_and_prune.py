@@ -80,7 +80,7 @@ from .base import (
     check_live_handles,
     check_new_handles,
 )
-from .batched_sweep import overlapping_pairs
+from .batched_sweep import check_backend, overlapping_pairs
 from .pair_set import SlotPairSet, pair_keys
 
 __all__ = ["SweepAndPrune"]
@@ -113,6 +113,10 @@ class SweepAndPrune(Broadphase):
     ----------
     dim : int
         Number of axes D of every box (2 or 3 in practice; any D >= 1 works).
+    backend : {"numpy", "compiled"}
+        Backend of the one-off sweeps over all boxes that large inserts run
+        (:func:`.batched_sweep.overlapping_pairs`); the incremental moves are
+        Python either way.
 
     Notes
     -----
@@ -154,9 +158,10 @@ class SweepAndPrune(Broadphase):
     #: arrays. Both are exact (tests set 0 to always reload).
     _pair_edit_max = 256
 
-    def __init__(self, dim: int) -> None:
+    def __init__(self, dim: int, *, backend: str = "numpy") -> None:
         if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
             raise InvalidArgumentError(f"dim must be a positive integer, got {dim!r}")
+        self.backend = check_backend(backend)
         d = int(dim)
         self._dim = d
         self._slot: dict[int, int] = {}  # handle -> slot
@@ -543,7 +548,8 @@ class SweepAndPrune(Broadphase):
         live = np.flatnonzero(self._live[: self._top])
         wanted = np.zeros(len(self._live), dtype=bool)
         wanted[slots] = True
-        rows = overlapping_pairs(self._lo[live], self._hi[live], self._static[live], wanted[live])
+        rows = overlapping_pairs(self._lo[live], self._hi[live], self._static[live], wanted[live],
+                                 backend=self.backend)
         return pair_keys(live[rows[:, 0]], live[rows[:, 1]])
 
     def validate(self) -> None:
