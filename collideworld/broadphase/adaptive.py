@@ -64,6 +64,9 @@ class AdaptiveBroadphase(Broadphase):
         Calls in a row on which the sweep-and-prune would have been cheaper
         before it is built (again). 0 keeps it always (it is never dropped),
         which tests use to exercise it on every call.
+    backend : {"numpy", "compiled"}
+        Backend of the batched sweep (see
+        :class:`~collideworld.broadphase.batched_sweep.BatchedSweep`).
 
     Notes
     -----
@@ -83,9 +86,9 @@ class AdaptiveBroadphase(Broadphase):
     """
 
     def __init__(self, dim: int, *, incremental_fraction: float = 0.2, incremental_minimum: int = 64,
-                 quiet_calls_before_rebuild: int = 3) -> None:
+                 quiet_calls_before_rebuild: int = 3, backend: str = "numpy") -> None:
         self._dim = dim
-        self._all = BatchedSweep(dim)  # always current: holds every box
+        self._all = BatchedSweep(dim, backend=backend)  # always current: holds every box
         self._sap: SweepAndPrune | None = None
         self._stale = np.zeros(0, dtype=bool)  # boxes changed since the SAP last saw them
         self._n_stale = 0
@@ -204,7 +207,7 @@ class AdaptiveBroadphase(Broadphase):
 
     def _build_sap(self) -> None:
         live = self._all.live_handles()
-        sap = SweepAndPrune(self._dim)
+        sap = SweepAndPrune(self._dim, backend=self._all.backend)
         sap.insert_many(live, *self._all.boxes(live))
         self._sap = sap
         self._stale = np.zeros(0, dtype=bool)
