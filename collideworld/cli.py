@@ -24,7 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
-from typing import TextIO
+from typing import Any, TextIO
 
 from .errors import (
     CollideWorldError,
@@ -129,7 +129,8 @@ def _cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     and os.path.getsize(path) >= PROGRESS_MIN_BYTES)
         started = time.perf_counter()
         try:
-            report = replay(path, progress=show_bar, ignore_truncated_tail=args.ignore_truncated_tail)
+            report = replay(path, progress=show_bar, ignore_truncated_tail=args.ignore_truncated_tail,
+                            **_limits(args))
         except ScenarioError as exc:
             failed = True
             rows.append([path, "-", "-", "-", "INVALID", f"{time.perf_counter() - started:.2f}s"])
@@ -167,7 +168,7 @@ def _cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     path = args.path
     _check_one_file(path)
-    scenario = read_scenario(path, ignore_truncated_tail=args.ignore_truncated_tail)
+    scenario = read_scenario(path, ignore_truncated_tail=args.ignore_truncated_tail, **_limits(args))
     h = scenario.header
     kinds: Counter[str] = Counter()
     alive: dict[object, str] = {}
@@ -236,7 +237,7 @@ def _cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     _check_one_file(args.path)
     info = render_frame(args.path, frame=args.frame, output=args.output, aabbs=args.aabbs,
-                        ignore_truncated_tail=args.ignore_truncated_tail)
+                        ignore_truncated_tail=args.ignore_truncated_tail, **_limits(args))
     print(f"wrote {args.output} (frame {info.frame}, {info.bodies} bodies, "
           f"{info.contacts} contacts)", file=out)
     return EXIT_OK
@@ -245,6 +246,30 @@ def _cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 # --------------------------------------------------------------------------
 # entry point
 # --------------------------------------------------------------------------
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _add_limit_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-frames", type=_positive_int, metavar="N",
+                   help="reject a file with more than N frames (default 10,000,000)")
+    p.add_argument("--max-bodies", type=_positive_int, metavar="N",
+                   help="reject a file with more than N bodies alive at once (default 1,000,000)")
+
+
+def _limits(args: argparse.Namespace) -> Any:
+    """The reader limits given on the command line (the others keep their defaults),
+    as keyword arguments of ``read_scenario`` (typed Any: mypy cannot see the keys)."""
+    return {key: value for key in ("max_frames", "max_bodies")
+            if (value := getattr(args, key, None)) is not None}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -266,11 +291,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="list at most N pairs per kind of difference (default 20)")
     p.add_argument("--ignore-truncated-tail", action="store_true",
                    help="stop quietly at a truncated last line (a recording that was cut off)")
+    _add_limit_options(p)
     p.set_defaults(func=_cmd_replay)
 
     p = sub.add_parser("info", help="summarise a scenario file")
     p.add_argument("path", metavar="PATH")
     p.add_argument("--ignore-truncated-tail", action="store_true")
+    _add_limit_options(p)
     p.set_defaults(func=_cmd_info)
 
     p = sub.add_parser("render", help="draw the world after one frame to an image "
@@ -282,6 +309,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="image file to write (format from the suffix, e.g. .png, .svg)")
     p.add_argument("--aabbs", action="store_true", help="also draw axis-aligned bounding boxes")
     p.add_argument("--ignore-truncated-tail", action="store_true")
+    _add_limit_options(p)
     p.set_defaults(func=_cmd_render)
     return parser
 

@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 
 from .errors import InvalidArgumentError, MissingExtraError
 
-__all__ = ["render_frame", "RenderInfo"]
+__all__ = ["render_frame", "RenderInfo", "label_text"]
 
 _INSTALL_HINT = "install the render extra: pip install 'collideworld[render]'"
 
@@ -69,6 +69,58 @@ class RenderInfo:
     frame: int
     bodies: int
     contacts: int
+
+
+#: Longest label drawn; longer ids are cut with an ellipsis.
+_LABEL_CHARS = 24
+_drawable_chars: frozenset[int] | None = None
+
+
+def _drawable() -> frozenset[int]:
+    """Code points the default font has a glyph for (computed once)."""
+    global _drawable_chars
+    if _drawable_chars is None:
+        from matplotlib import font_manager
+
+        font = font_manager.get_font(font_manager.findfont(font_manager.FontProperties()))
+        _drawable_chars = frozenset(font.get_charmap())
+    return _drawable_chars
+
+
+def label_text(body_id: Any) -> str:
+    r"""A body id as text matplotlib can draw.
+
+    A character the font has no glyph for (a lone surrogate, a control
+    character, a script the font lacks) is written as its Python escape
+    (``\ud800``); ``$`` is escaped so it never starts mathtext; an id
+    longer than 24 characters is cut with an ellipsis.
+
+    Parameters
+    ----------
+    body_id : str or int
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> label_text("\ud800"), label_text("cost $5"), label_text(7)
+    ('\\ud800', 'cost \\$5', '7')
+    """
+    text = str(body_id)
+    if len(text) > _LABEL_CHARS:
+        text = text[: _LABEL_CHARS - 1] + "\u2026"
+    drawable = _drawable()
+    out = []
+    for ch in text:
+        if ch == "$":
+            out.append("\\$")
+        elif ord(ch) in drawable and ch.isprintable():
+            out.append(ch)
+        else:
+            out.append(ascii(ch)[1:-1])
+    return "".join(out)
 
 
 def _matplotlib() -> Any:
@@ -265,7 +317,7 @@ def _draw_view(ax: Any, bodies: list[Any], dim: int, axes: tuple[int, int], cont
                                 length_includes_head=True, color="black", zorder=5))
     if labels:
         for body_id, c in centers.items():
-            ax.annotate(str(body_id), (c[i], c[j]), fontsize=7, ha="center", va="center", zorder=6)
+            ax.annotate(label_text(body_id), (c[i], c[j]), fontsize=7, ha="center", va="center", zorder=6)
     ax.set_xlim(view_lo[0], view_hi[0])
     ax.set_ylim(view_lo[1], view_hi[1])
     ax.set_aspect("equal")
@@ -293,7 +345,7 @@ def _scene_bounds(bodies: list[Any], dim: int) -> tuple[np.ndarray, np.ndarray]:
 
 def render_frame(path: str | os.PathLike[str], frame: int | None = None, output: str = "frame.png",
                  aabbs: bool = False, *, world_factory: Callable[[int], Any] | None = None,
-                 ignore_truncated_tail: bool = False, dpi: int = 120) -> RenderInfo:
+                 ignore_truncated_tail: bool = False, dpi: int = 120, **limits: int) -> RenderInfo:
     """Replay a scenario file up to ``frame`` and draw the world to ``output``.
 
     Parameters
@@ -308,6 +360,12 @@ def render_frame(path: str | os.PathLike[str], frame: int | None = None, output:
         Draw each finite body's axis-aligned bounding box.
     world_factory : callable, optional
         As in :func:`~collideworld.scenario.replay`.
+    ignore_truncated_tail : bool
+        As in :func:`~collideworld.scenario.read_scenario`.
+    dpi : int
+        Resolution of the image.
+    **limits
+        Reader limits, as in :func:`~collideworld.scenario.read_scenario`.
 
     Returns
     -------
@@ -344,7 +402,7 @@ def render_frame(path: str | os.PathLike[str], frame: int | None = None, output:
     got = None
     count = 0
     for fr, world, contacts in iter_replay(path, world_factory,
-                                           ignore_truncated_tail=ignore_truncated_tail):
+                                           ignore_truncated_tail=ignore_truncated_tail, **limits):
         count += 1
         if frame is None or fr.number == frame:
             # Snapshot now: the world object goes on changing if we keep reading.

@@ -53,13 +53,14 @@ from .schema import (
     _list,
     _number,
     _object,
+    _position,
     _quaternion,
     _show,
     _vector,
     parse_body,
     parse_header,
 )
-from .source import END, TRUNCATED_TAIL, LineSource, ReaderLimits
+from .source import END, TRUNCATED_TAIL, LineSource, ReaderLimits, check_path
 
 __all__ = ["Frame", "Scenario", "FrameIterator", "read_scenario", "iter_frames"]
 
@@ -247,7 +248,7 @@ class _FrameReader:
             raise _Invalid(f"move: body {bid!r}: a halfplane or plane cannot move")
         position = angle = quaternion = None
         if "position" in raw:
-            position = _vector(raw["position"], dim, lambda: f"move: body {bid!r}: position")
+            position = _position(raw["position"], dim, lambda: f"move: body {bid!r}: position")
         if "angle" in raw:
             if dim != 2:
                 raise _Invalid(f"move: body {bid!r}: 'angle' is only allowed in 2D (use 'quaternion' in 3D)")
@@ -349,7 +350,7 @@ class Scenario:
 
     def __init__(self, path: str | os.PathLike[str], *, ignore_truncated_tail: bool = False,
                  limits: ReaderLimits | None = None):
-        self.path = os.fspath(path)
+        self.path = check_path(path)
         self.limits = limits or ReaderLimits()
         self.ignore_truncated_tail = ignore_truncated_tail
         reader = _FrameReader(self.path, self.limits, ignore_truncated_tail)
@@ -462,7 +463,7 @@ def read_scenario(path: str | os.PathLike[str], *, ignore_truncated_tail: bool =
         text after it, a wrong character) is an error all the same.
     **limits
         ``max_line_bytes``, ``max_polygon_vertices``, ``max_bodies``,
-        ``max_decompressed_bytes``; see :class:`ReaderLimits`.
+        ``max_frames``, ``max_decompressed_bytes``; see :class:`ReaderLimits`.
 
     Returns
     -------

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidShapeError
+from ..geometry.tolerance import MAX_COORDINATE
 from ..shapes import Shape, shape_from_dict
 
 __all__ = [
@@ -263,6 +264,21 @@ def _vector(value: Any, n: int, what: _What) -> tuple[float, ...]:
     return tuple(_number(v, f"{_w(what)}[{i}]") for i, v in enumerate(value))
 
 
+def _position(value: Any, n: int, what: _What) -> tuple[float, ...]:
+    """A position: ``n`` finite numbers, each at most ``MAX_COORDINATE`` in magnitude.
+
+    The world rejects larger coordinates (squared distances would overflow);
+    the reader applies the same rule so a file is valid or not whichever
+    command reads it.
+    """
+    out = _vector(value, n, what)
+    if -MAX_COORDINATE <= min(out) and max(out) <= MAX_COORDINATE:
+        return out
+    i = next(k for k, c in enumerate(out) if not abs(c) <= MAX_COORDINATE)
+    raise _Invalid(f"{_w(what)}[{i}] is {out[i]!r}: coordinates must be at most "
+                   f"{MAX_COORDINATE:g} in magnitude")
+
+
 def _quaternion(value: Any, what: _What) -> tuple[float, float, float, float]:
     q = _vector(value, 4, what)
     norm = math.sqrt(sum(c * c for c in q))
@@ -417,7 +433,7 @@ def parse_body(raw: Any, i: int, dim: int, max_polygon_vertices: int) -> tuple[B
     else:
         if "position" not in body:
             raise _Invalid(f"{where}: missing key 'position'")
-        position = _vector(body["position"], dim, f"{where}: position")
+        position = _position(body["position"], dim, f"{where}: position")
         if "angle" in body:
             if dim != 2:
                 raise _Invalid(f"{where}: 'angle' is only allowed in 2D (use 'quaternion' in 3D)")

@@ -33,7 +33,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, ScenarioFileError
 from ..shapes import shape_to_dict
 from .reader import (
     DEFAULT_TOLERANCE,
@@ -42,8 +42,22 @@ from .reader import (
     ExpectedContact,
     Frame,
 )
+from .source import check_path
 
 __all__ = ["ScenarioWriter", "body_to_dict", "move_to_dict"]
+
+
+def _create(path: str) -> BinaryIO:
+    """Open ``path`` for writing; an OS error becomes a :class:`ScenarioFileError` saying why."""
+    try:
+        return open(path, "wb")  # noqa: SIM115 - closed in ScenarioWriter.close()
+    except OSError as exc:
+        folder = os.path.dirname(os.path.abspath(path))
+        if isinstance(exc, FileNotFoundError) and not os.path.isdir(folder):
+            why = f"folder {os.path.dirname(path) or folder!r} does not exist"
+        else:
+            why = exc.strerror or str(exc)
+        raise ScenarioFileError.from_os_error(exc, f"cannot create {path!r}: {why}") from None
 
 
 def _plain(value: Any) -> Any:
@@ -232,12 +246,12 @@ class ScenarioWriter:
         for key, value in (("name", name), ("description", description)):
             if value is not None and not isinstance(value, str):
                 raise InvalidArgumentError(f"{key} must be a str, got {value!r}")
-        self.path = os.fspath(path)
+        self.path = check_path(path)
         self.dim = dim
         self.tolerance = DEFAULT_TOLERANCE if tolerance is None else float(tolerance)
         self.frames_written = 0
         self._fsync = fsync
-        self._raw: BinaryIO = open(self.path, "wb")  # noqa: SIM115 - closed in close()
+        self._raw: BinaryIO = _create(self.path)
         self._out: Any  # the file itself, or a GzipFile writing into it
         if self.path.endswith(".gz"):
             name_in_gzip = os.path.basename(self.path)[:-3]
