@@ -4,7 +4,7 @@
     python scenarios/generate.py            # writes scenarios/*.jsonl and scenarios/invalid/
     python scenarios/generate.py --out DIR  # writes the same files under DIR instead
 
-The files follow ``shared/scenario-format.md`` (version 1). Every ``expect``
+The files follow ``docs/scenario-format.md`` (version 1). Every ``expect``
 and ``expect_contacts`` below is computed here, by methods that share no code
 with collideworld (this script never imports it):
 
