@@ -92,3 +92,40 @@ def test_repository_never_points_at_the_shared_folder():
             if ".git" in path.parts or "build" in path.parts:
                 continue
             assert needle not in path.read_text(encoding="utf-8", errors="replace"), path
+
+
+# --------------------------------------------------------------------------
+# the generators
+# --------------------------------------------------------------------------
+
+
+def test_generators_never_import_collideworld():
+    """The expectations must come from methods that share no code with the library."""
+    import ast
+
+    sources = [SCENARIOS / "generate.py", *sorted((SCENARIOS / "generators").glob("*.py"))]
+    assert len(sources) >= 12
+    for path in sources:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            assert not any(n.split(".")[0] == "collideworld" for n in names), path
+
+
+def test_regenerating_gives_the_same_bytes(tmp_path):
+    """generate.py, run into an empty folder, writes every file of scenarios/ byte for byte."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("shapely")
+    pytest.importorskip("scipy")
+    done = subprocess.run([sys.executable, str(SCENARIOS / "generate.py"), "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    kept = sorted(p.relative_to(SCENARIOS) for p in SCENARIOS.rglob("*")
+                  if p.is_file() and p.suffix in (".jsonl", ".json"))
+    assert written == kept
+    for rel in written:
+        assert (tmp_path / rel).read_bytes() == (SCENARIOS / rel).read_bytes(), rel
