@@ -19,6 +19,8 @@ Examples
 ``collideworld replay --jobs 4 scenarios/``
     the same with four worker processes: same rows, same order, same exit
     status.
+``collideworld replay --scheduler tcp://host:8786 scenarios/``
+    the same on a Dask cluster (the ``cluster`` extra).
 ``collideworld render scene.jsonl --frame 12 -o frame12.png --aabbs``
     draws the world after frame 12 (needs the ``render`` extra).
 ``collideworld render scene.jsonl --frames 1:200 -o scene.gif``
@@ -47,6 +49,8 @@ from .errors import (
 __all__ = ["main", "find_scenarios", "replay_file", "FileResult", "plural"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+#: How long ``replay --scheduler`` waits for the Dask scheduler to answer.
+SCHEDULER_TIMEOUT_SECONDS = 20.0
 #: In a serial replay, files larger than this get a bar of their own bytes.
 PROGRESS_MIN_BYTES = 4 * 1024 * 1024
 _SUFFIXES = (".jsonl", ".jsonl.gz")
@@ -309,6 +313,39 @@ def _parallel_results(files: list[str], jobs: int, job: Callable[..., FileResult
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _cluster_results(files: list[str], address: str, job: Callable[..., FileResult],
+                     options: dict[str, Any]) -> Iterator[FileResult]:
+    """As :func:`_parallel_results`, on a Dask cluster (the ``cluster`` extra).
+
+    The workers open the files by the paths given here, so they must see the
+    same file system. A task whose worker keeps dying (Dask retries it on
+    another worker, then gives up with ``KilledWorker``) or that raises is
+    reported as that file's ERROR row.
+    """
+    import importlib
+
+    try:
+        # Any: the cluster extra is optional, so its types are not checked here
+        distributed: Any = importlib.import_module("distributed")
+    except ImportError:
+        raise MissingExtraError("--scheduler needs dask.distributed: "
+                                "pip install 'collideworld[cluster]'") from None
+    try:
+        client = distributed.Client(address, timeout=SCHEDULER_TIMEOUT_SECONDS, set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise _UsageError(f"cannot connect to the Dask scheduler at {address}: {exc}") from None
+    try:
+        futures = [client.submit(job, path, pure=False, **options) for path in files]
+        for path, future in zip(files, futures, strict=True):
+            try:
+                yield future.result()
+            except Exception as exc:  # KilledWorker, or the task raised
+                yield FileResult(path, "ERROR", "-", "-", "-", 0.0,
+                                 detail=f"ERROR {path}: worker failed: {type(exc).__name__}: {exc}")
+    finally:
+        client.close()
+
+
 def _isolated(path: str, job: Callable[..., FileResult], options: dict[str, Any]) -> FileResult:
     """Replay one file in a process of its own; its death is this file's ERROR."""
     from concurrent.futures import ProcessPoolExecutor
@@ -346,7 +383,9 @@ def _cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     details: list[str] = []
     failed = 0
     try:
-        if args.jobs > 1 and len(files) > 1:
+        if args.scheduler is not None:
+            results = _cluster_results(files, args.scheduler, job, options)
+        elif args.jobs > 1 and len(files) > 1:
             results = _parallel_results(files, args.jobs, job, options)
         else:
             results = _serial_results(files, job, options, byte_bars=show)
@@ -573,6 +612,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-j", "--jobs", type=_positive_int, default=1, metavar="N",
                    help="replay N files at a time in worker processes (default 1); "
                         "rows, their order and the exit status are those of a serial run")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="replay on a Dask cluster (e.g. tcp://10.0.0.5:8786; needs "
+                        "pip install 'collideworld[cluster]'); its workers must see the same paths")
     p.add_argument("-q", "--quiet", action="store_true", help="print only failures")
     p.add_argument("--max-pairs", type=_positive_int, default=20, metavar="N",
                    help="list at most N pairs per kind of difference (default 20)")

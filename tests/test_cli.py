@@ -379,3 +379,57 @@ def test_render_crop_ids_zoom(files, tmp_path, capsys):
         assert code == 0, (extra, err)
         assert target.read_bytes().startswith(PNG_SIGNATURE)
         target.unlink()
+
+
+# --------------------------------------------------------------------------
+# replay on a Dask cluster (the cluster extra), on loopback
+# --------------------------------------------------------------------------
+
+
+def _raise_on_mismatch(path, **kw):
+    """A task that fails on one file (as a bug in a worker would)."""
+    if path.endswith("mismatch.jsonl"):
+        raise RuntimeError("worker bug")
+    return _real_replay_file(path, **kw)
+
+
+@pytest.fixture(scope="module")
+def dask_cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        yield cluster
+
+
+def test_scheduler_gives_the_serial_result(files, capsys, dask_cluster):
+    paths = [files[n] for n in ("good.jsonl", "mismatch.jsonl", "invalid.jsonl", "good3d.jsonl")]
+    serial = run(capsys, "replay", *paths)
+    cluster = run(capsys, "replay", "--scheduler", dask_cluster.scheduler_address, *paths)
+    assert serial[0] == cluster[0] == 1
+    assert _mask_times(serial[1]) == _mask_times(cluster[1])
+
+
+def test_scheduler_reports_a_failing_task(files, capsys, monkeypatch, dask_cluster):
+    import collideworld.cli as cli
+
+    monkeypatch.setattr(cli, "replay_file", _raise_on_mismatch)
+    paths = [files[n] for n in ("good.jsonl", "mismatch.jsonl", "good3d.jsonl")]
+    code, out, _ = run(capsys, "replay", "--scheduler", dask_cluster.scheduler_address, *paths)
+    assert code == 1
+    status = {line.split()[0]: line.split()[-1] for line in out.splitlines()[2:5]}
+    assert status == {paths[0]: "ok", paths[1]: "ERROR", paths[2]: "ok"}
+    assert f"ERROR {paths[1]}: worker failed: RuntimeError: worker bug" in out
+
+
+def test_scheduler_unreachable_is_a_usage_error(files, capsys, monkeypatch):
+    pytest.importorskip("distributed")
+    import socket
+
+    import collideworld.cli as cli
+
+    monkeypatch.setattr(cli, "SCHEDULER_TIMEOUT_SECONDS", 1.0)
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code, _, err = run(capsys, "replay", "--scheduler", f"tcp://127.0.0.1:{port}", files["good.jsonl"])
+    assert code == 2 and "cannot connect to the Dask scheduler" in err
