@@ -32,7 +32,7 @@ from .geometry import gjk
 from .geometry import time_of_impact as toi
 from .geometry.tolerance import MAX_COORDINATE
 from .poses import check_quaternions
-from .shapes import SHAPE_TYPES, Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
+from .shapes import SHAPE_TYPES, Box, Circle, HalfPlane, Plane, Shape, Sphere
 
 __all__ = ["DistanceResult", "ImpactResult", "TrajectoryResult", "distance", "time_of_impact", "check_trajectory"]
 
@@ -200,7 +200,7 @@ _IDENTITY = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
 def _row(shape: Shape, pose: Any, which: str) -> NDArray[np.float64]:
     """The validated pose as a kernel row of 8 (identity for a half-plane or plane)."""
     pos, ang, quat = _pose(shape, pose, which)
-    row = _IDENTITY.copy()
+    row: NDArray[np.float64] = _IDENTITY.copy()
     if shape.is_infinite:
         return row
     row[:shape.dim] = pos

@@ -194,7 +194,7 @@ def pose_at(p0: NDArray[np.float64], p1: NDArray[np.float64], t: float, dim: int
 def angular_speed(p0: NDArray[np.float64], p1: NDArray[np.float64], dim: int) -> float:
     """Angle turned per unit of ``t`` between two poses, as :func:`pose_at` moves."""
     if dim == 2:
-        return abs(p1[7] - p0[7])
+        return float(abs(p1[7] - p0[7]))
     d = abs(p0[3] * p1[3] + p0[4] * p1[4] + p0[5] * p1[5] + p0[6] * p1[6])
     return 2.0 * math.acos(min(1.0, d))
 
@@ -462,7 +462,7 @@ def piece_distance(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount
                 best = s
                 lowest = k
         r = prad[other]
-        gap = best - r - prad[pl]
+        gap = float(best - r - prad[pl])
         # deepest point of the piece, and its foot on the plane's boundary
         po = 3 if flip else 0
         pp = 0 if flip else 3
@@ -490,7 +490,7 @@ def piece_distance(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount
         out[6] = 0.0
         out[7] = 0.0
         out[8] = 0.0
-    return core - ra - rb
+    return float(core - ra - rb)
 
 
 @_jit

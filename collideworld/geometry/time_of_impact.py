@@ -160,11 +160,11 @@ def _lower_bound(verts: NDArray[np.float64], pplane: NDArray[np.int64], prad: ND
     """A lower bound of the distance of the moving shape (at ``ps``) to obstacle ``s`` (at ``po``)."""
     if pplane[sfirst[s]] == 1:
         v = svfirst[s]
-        return verts[v, 0] * ps[0] + verts[v, 1] * ps[1] + verts[v, 2] * ps[2] - prad[sfirst[s]] - reach_s
+        return float(verts[v, 0] * ps[0] + verts[v, 1] * ps[1] + verts[v, 2] * ps[2] - prad[sfirst[s]] - reach_s)
     dx = po[0] - ps[0]
     dy = po[1] - ps[1]
     dz = po[2] - ps[2]
-    return math.sqrt(dx * dx + dy * dy + dz * dz) - reach[s] - reach_s
+    return float(math.sqrt(dx * dx + dy * dy + dz * dz) - reach[s] - reach_s)
 
 
 @_jit
@@ -174,8 +174,8 @@ def _approach(verts: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: ND
     """How much :func:`_lower_bound` can fall over one interval (rotation does not move bounding discs)."""
     if pplane[sfirst[s]] == 1:
         v = svfirst[s]
-        return abs(verts[v, 0] * (ps1[0] - ps0[0]) + verts[v, 1] * (ps1[1] - ps0[1])
-                   + verts[v, 2] * (ps1[2] - ps0[2]))
+        return float(abs(verts[v, 0] * (ps1[0] - ps0[0]) + verts[v, 1] * (ps1[1] - ps0[1])
+                         + verts[v, 2] * (ps1[2] - ps0[2])))
     dx = (po1[0] - po0[0]) - (ps1[0] - ps0[0])
     dy = (po1[1] - po0[1]) - (ps1[1] - ps0[1])
     dz = (po1[2] - po0[2]) - (ps1[2] - ps0[2])
