@@ -30,9 +30,9 @@ from .collide import _pose, collide
 from .errors import InvalidArgumentError, InvalidPoseError, UnsupportedPairError
 from .geometry import gjk
 from .geometry import time_of_impact as toi
-from .geometry.tolerance import MAX_COORDINATE
+from .geometry.tolerance import MAX_COORDINATE, touch_tolerance
 from .poses import check_quaternions
-from .shapes import SHAPE_TYPES, Box, Circle, HalfPlane, Plane, Shape, Sphere
+from .shapes import SHAPE_TYPES, Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
 
 __all__ = ["DistanceResult", "ImpactResult", "TrajectoryResult", "distance", "time_of_impact", "check_trajectory"]
 
@@ -231,7 +231,7 @@ def _check_shapes(shape_a: Any, shape_b: Any) -> None:
 def _tolerance(rows: list[NDArray[np.float64]], reach: float) -> float:
     """The touching tolerance for coordinates of these poses' magnitude (see geometry.tolerance)."""
     scale = max(float(np.abs(r[:3]).max()) for r in rows) + reach
-    return 1e-14 * max(1.0, scale)
+    return float(touch_tolerance(scale))
 
 
 class _Work:
@@ -277,66 +277,63 @@ def _planes_distance(shape_a: HalfPlane | Plane, shape_b: HalfPlane | Plane, md:
     return DistanceResult(d, both, both.copy(), c.normal)
 
 
-def _deepest_points(p: _Packed, work: _Work, normal: NDArray[np.float64], depth: float, scale: float
-                    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Deepest points (a's into b, b's into a) for an overlap of ``depth`` along ``normal``.
+def _deepest_points(p: _Packed, work: _Work, normal: NDArray[np.float64], depth: float, scale: float,
+                    pieces: tuple[int, int]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Deepest points (on a, on b) of an overlap of ``depth`` along ``normal``; both shapes in ``work.world``.
 
-    Both shapes' vertices are in ``work.world``. The piece pair is the
-    overlapping one whose overlap along ``normal`` is nearest ``depth`` (the
-    only one for convex shapes). Two candidates: the centre of a's deepest
-    feature with its image ``depth`` back along the normal, or the centre of
-    b's deepest feature with its image forward; the one whose image lies
-    in (or nearest to) the other piece wins.
+    Moving b by ``depth * normal`` makes the pieces just touch (that is what
+    the minimum translation distance means), at a point ``q`` where a's
+    extreme feature along the normal meets b's moved extreme feature along
+    minus the normal. Then ``point_a = q`` and ``point_b = q - depth * normal``:
+    on their shapes, and exactly ``depth`` apart along the normal. ``q`` is
+    found by GJK between the two features' vertices, which meet (their
+    closest points when rounding keeps them a hair apart). ``pieces`` are
+    the (0-based) pieces of a and b that give collide's answer.
     """
-    n3 = np.zeros(3)
-    n3[:len(normal)] = normal
-    world = work.world
-    best = (math.inf, 0, 0)
-    slack = 1e-9 * max(1.0, scale)
-    for ia in range(int(p.sfirst[0]), int(p.sfirst[0] + p.scount[0])):
-        for ib in range(int(p.sfirst[1]), int(p.sfirst[1] + p.scount[1])):
-            gap = gjk.piece_distance(world, p.pfirst, p.pcount, p.prad, p.pplane, ia, ib, work.ws, work.tmp)
-            if gap > slack:
-                continue
-            overlap = _extreme(p, world, ia, n3, True)[0] - _extreme(p, world, ib, n3, False)[0]
-            best = min(best, (abs(overlap - depth), ia, ib))
-    _, ia, ib = best
-    cands = []
-    top_a = _extreme(p, world, ia, n3, True)[1]
-    cands.append((top_a, top_a - depth * n3, ib))
-    low_b = _extreme(p, world, ib, n3, False)[1]
-    cands.append((low_b + depth * n3, low_b, ia))
-    scores = []
-    for pa, pb, other in cands:
-        image = pb if other == ib else pa
-        scores.append(_point_gap(p, world, other, image, work))
-    pa, pb, _ = cands[int(np.argmin(scores))]
     d = len(normal)
-    return pa[:d].copy(), pb[:d].copy()
+    if p.pplane[p.sfirst[0]] == 1 or p.pplane[p.sfirst[1]] == 1:
+        # against a half-space, shape_distance's closed form already gives the deepest vertex and its foot
+        return work.out[0:d].copy(), work.out[3:3 + d].copy()
+    n3 = np.zeros(3)
+    n3[:d] = normal
+    world = work.world
+    slack = 1e-9 * max(1.0, scale)
+    ia, ib = int(p.sfirst[0]) + pieces[0], int(p.sfirst[1]) + pieces[1]
+    fa = _feature(p, world, ia, n3, slack)[1]
+    fb = _feature(p, world, ib, -n3, slack)[1] + depth * n3
+    gjk.gjk_closest(np.concatenate([fa, fb]), 0, len(fa), len(fa), len(fb), work.ws, work.tmp)
+    q_a = work.tmp[0:3]
+    q_b = work.tmp[3:6]
+    return q_a[:d].copy(), (q_b - depth * n3)[:d].copy()
 
 
-def _extreme(p: _Packed, world: NDArray[np.float64], piece: int, n3: NDArray[np.float64], highest: bool
+@functools.lru_cache(maxsize=1024)
+def _piece_shapes(shape: Shape) -> tuple[Shape, ...]:
+    """The convex pieces of a shape as shapes of their own (the shape itself unless a concave polygon)."""
+    if isinstance(shape, Polygon) and not shape.is_convex:
+        return tuple(Polygon(tuple(map(tuple, part.tolist()))) for part in shape.parts)
+    return (shape,)
+
+
+def _deepest_pieces(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any) -> tuple[int, int]:
+    """The piece pair with the deepest contact: the one collide() answers with for a concave polygon."""
+    best = (-math.inf, 0, 0)
+    for i, sa in enumerate(_piece_shapes(shape_a)):
+        for j, sb in enumerate(_piece_shapes(shape_b)):
+            c = collide(sa, pose_a, sb, pose_b)
+            if c is not None and c.depth > best[0]:
+                best = (c.depth, i, j)
+    return best[1], best[2]
+
+
+def _feature(p: _Packed, world: NDArray[np.float64], piece: int, n3: NDArray[np.float64], slack: float
              ) -> tuple[float, NDArray[np.float64]]:
-    """(extreme height along n3, centre of the extreme feature) of a piece, radius included."""
+    """(height of a piece's extreme point along ``n3``, its extreme feature's points (k, 3)), radius included."""
     v = world[int(p.pfirst[piece]):int(p.pfirst[piece] + p.pcount[piece])]
-    if p.pplane[piece] == 1:  # a half-space reaches infinitely far down its -normal
-        raise AssertionError("planes are handled by the closed form")
-    h = v @ n3 if highest else -(v @ n3)
+    h = v @ n3
     top = float(h.max())
-    feature = v[h >= top - 1e-12 * max(1.0, float(np.abs(v).max()))].mean(axis=0)
     r = float(p.prad[piece])
-    sign = 1.0 if highest else -1.0
-    return sign * (top + r), feature + sign * r * n3
-
-
-def _point_gap(p: _Packed, world: NDArray[np.float64], piece: int, point: NDArray[np.float64], work: _Work) -> float:
-    if p.pplane[piece] == 1:
-        n = world[int(p.pfirst[piece])]
-        return max(0.0, float(point @ n - p.prad[piece]))
-    v = world[int(p.pfirst[piece]):int(p.pfirst[piece] + p.pcount[piece])]
-    stacked = np.concatenate([point[None], v])
-    core = gjk.gjk_closest(stacked, 0, 1, 1, len(v), work.ws, work.tmp)
-    return max(0.0, float(core) - float(p.prad[piece]))
+    return top + r, v[h >= top - slack] + r * n3
 
 
 def distance(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
@@ -403,7 +400,7 @@ def distance(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
     scale = max(float(np.abs(rows[0][:3]).max()) + float(p.reach[0]), float(np.abs(rows[1][:3]).max())
                 + float(p.reach[1]), abs(float(p.prad[0])) if p.pplane[0] else 0.0,
                 abs(float(p.prad[-1])) if p.pplane[-1] else 0.0)
-    tol = 1e-14 * max(1.0, scale)
+    tol = float(touch_tolerance(scale))
     pa = work.out[0:dim].copy()
     pb = work.out[3:3 + dim].copy()
     normal = work.out[6:6 + dim].copy()
@@ -417,7 +414,10 @@ def distance(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
         if not np.any(normal):
             pa = pb = 0.5 * (pa + pb)
         return DistanceResult(0.0, pa, pb, c.normal)
-    pa, pb = _deepest_points(p, work, c.normal, c.depth, scale)
+    pieces = (0, 0)
+    if len(p.pfirst) > 2:  # a concave polygon: find the piece pair behind collide's answer
+        pieces = _deepest_pieces(shape_a, pose_a, shape_b, pose_b)
+    pa, pb = _deepest_points(p, work, c.normal, c.depth, scale, pieces)
     return DistanceResult(-c.depth, pa, pb, c.normal)
 
 

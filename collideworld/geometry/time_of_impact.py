@@ -46,6 +46,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .gjk import _jit, angular_speed, pose_at, shape_distance, transform_shape
+from .tolerance import REL_TOUCH_TOL
 
 __all__ = ["toi_shapes", "trajectory_kernel", "MAX_ADVANCE_STEPS", "NEAR_MISS"]
 
@@ -185,11 +186,11 @@ def _approach(verts: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: ND
 @_jit
 def _pair_tol(ps: NDArray[np.float64], po: NDArray[np.float64], reach_s: float, reach_o: float,
               offset: float) -> float:
-    """The touching tolerance (1e-14 relative, floor 1e-14) for coordinates of this pair's magnitude."""
+    """The touching tolerance (``REL_TOUCH_TOL`` relative, no floor) for coordinates of this pair's magnitude."""
     scale = abs(offset) + reach_s + reach_o
     for i in range(3):
         scale = max(scale, abs(ps[i]) + reach_s, abs(po[i]) + reach_o)
-    return 1e-14 * max(1.0, scale)
+    return REL_TOUCH_TOL * scale
 
 
 @_jit
