@@ -28,6 +28,7 @@ from .errors import (
     UnsupportedPairError,
 )
 from .geometry.culling import Side, classify_aabb_plane, classify_box_plane, classify_box_planes, frustum_planes
+from .proximity import DistanceResult, ImpactResult, TrajectoryResult, check_trajectory, distance, time_of_impact
 from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
 from .world import Body, RayHit, World
 
@@ -39,5 +40,6 @@ __all__ = [
     "Side", "classify_box_plane", "classify_box_planes", "classify_aabb_plane", "frustum_planes",
     "CollideWorldError", "InvalidShapeError", "InvalidPoseError", "InvalidArgumentError",
     "UnsupportedPairError", "DuplicateIdError", "UnknownIdError", "ScenarioError", "MissingExtraError",
+    "distance", "time_of_impact", "check_trajectory", "DistanceResult", "ImpactResult", "TrajectoryResult",
     "warm_up", "__version__",
 ]
