@@ -68,6 +68,8 @@ class PairCache:
     registry : IdRegistry
     broadphase : Broadphase
         Holds every body (half-spaces included) under its slot.
+    backend : {"numpy", "compiled"}
+        Which kernels the narrowphase runs.
 
     Examples
     --------
@@ -81,8 +83,10 @@ class PairCache:
     ([(0, 1)], [])
     """
 
-    def __init__(self, store: BodyStore, registry: IdRegistry, broadphase: Broadphase) -> None:
+    def __init__(self, store: BodyStore, registry: IdRegistry, broadphase: Broadphase,
+                 backend: str = "numpy") -> None:
         self._store = store
+        self._backend = backend
         self._registry = registry
         self._bp = broadphase
         self.dim = store.dim
@@ -152,11 +156,11 @@ class PairCache:
                 hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
         """Fill hit/normal/depth by the narrowphase on ``rows`` (None: all rows)."""
         if rows is None:
-            res = contact_pairs(self._store, a, b)
+            res = contact_pairs(self._store, a, b, self._backend)
             hit[:], normal[:], depth[:] = res
             return
         if len(rows):
-            res = contact_pairs(self._store, a.take(rows), b.take(rows))
+            res = contact_pairs(self._store, a.take(rows), b.take(rows), self._backend)
             hit[rows], normal[rows], depth[rows] = res
 
     def _candidates_full(self, moved: NDArray[np.bool_], n_moved: int) -> _Candidates:

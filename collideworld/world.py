@@ -38,6 +38,7 @@ from .fat_boxes import refresh_moved, set_fat_bounds, tight_bounds
 from .pair_cache import PairCache
 from .poses import check_pose_arrays, check_position
 from .queries import RayHit, overlapping_ids, ray_hits
+from .backend import resolve_backend
 from .registry import MAX_ADDS, IdRegistry, check_id, id_sequence
 from .shapes import SHAPE_TYPES, HalfPlane, Plane, Shape
 
@@ -124,13 +125,14 @@ def _check_dim(dim: Any) -> int:
     return int(dim)
 
 
-def _make_broadphase(broadphase: Any, dim: int) -> Broadphase:
+def _make_broadphase(broadphase: Any, dim: int, backend: str) -> Broadphase:
     if isinstance(broadphase, str):
         if broadphase not in _STRATEGIES:
             raise InvalidArgumentError(f"broadphase must be one of {sorted(_STRATEGIES)} or a Broadphase "
                                        f"instance, got {broadphase!r}")
         strategy: Any = _STRATEGIES[broadphase]
-        made: Broadphase = strategy(dim)
+        # the brute-force reference has one implementation: it is the reference
+        made: Broadphase = strategy(dim) if broadphase == "brute_force" else strategy(dim, backend=backend)
         return made
     if isinstance(broadphase, type):
         raise InvalidArgumentError(f"broadphase must be a Broadphase instance, not a class: got {broadphase!r} "
@@ -160,6 +162,14 @@ class World:
         :class:`~collideworld.broadphase.Broadphase` instance (empty, of
         this dimension) may be passed instead, e.g. a tuned
         :class:`~collideworld.broadphase.adaptive.AdaptiveBroadphase`.
+    backend : {"auto", "compiled", "numpy"}
+        Which kernels run. ``"compiled"``: the numba core (narrowphase
+        kernels and the busy-step sweep). ``"numpy"``: the numpy
+        implementation, which is also the reference the compiled one is
+        tested against. ``"auto"`` (default): compiled when numba imports,
+        else numpy with one warning per process. Both give the same pairs and
+        events; normals and depths agree to rounding. The chosen one is in
+        :attr:`backend`.
     fat_margin : float
         Fat boxes are the tight boxes grown by ``fat_margin`` times the
         body's bounding radius, so small moves do not touch the broadphase.
@@ -188,9 +198,11 @@ class World:
     #: four times the live bodies (see :meth:`compact`).
     COMPACT_MIN_CAPACITY = 4096
 
-    def __init__(self, dim: int = 2, *, broadphase: str | Broadphase = "auto", fat_margin: float = 0.1) -> None:
+    def __init__(self, dim: int = 2, *, broadphase: str | Broadphase = "auto", backend: str = "auto",
+                 fat_margin: float = 0.1) -> None:
         dim = _check_dim(dim)
-        inner = _make_broadphase(broadphase, dim)
+        self.backend = resolve_backend(backend)
+        inner = _make_broadphase(broadphase, dim, self.backend)
         # the margin is relative to each body's bounding radius; past 100 radii it only
         # adds candidates (and, with huge values, could overflow the fat boxes)
         if (isinstance(fat_margin, bool) or not isinstance(fat_margin, (int, float))
@@ -201,7 +213,7 @@ class World:
         self._store = BodyStore(dim)
         self._registry = IdRegistry(self._store)
         self._bp = HalfSpaceBroadphase(inner)
-        self._pairs = PairCache(self._store, self._registry, self._bp)
+        self._pairs = PairCache(self._store, self._registry, self._bp, self.backend)
         self._changed_in_place: set[int] = set()  # slots changed by set_* since the last step
 
     # -- what is in the world -------------------------------------------------------------
@@ -870,7 +882,7 @@ class World:
             st.set_shapes(slots, [shape])
             st.set_poses(slots, pos, ang, quat)
 
-        return overlapping_ids(st, setup, cat, msk)
+        return overlapping_ids(st, setup, cat, msk, self.backend)
 
     def _box_probe(self, center: NDArray[np.float64], half: NDArray[np.float64], ball: bool) -> Any:
         """A probe writer for a point (a ball of radius 0) or an axis-aligned box."""
@@ -900,7 +912,7 @@ class World:
         """
         p = check_position(point, self.dim, "point")
         cat, msk = _check_bits(category, "category"), _check_bits(mask, "mask")
-        return overlapping_ids(self._store, self._box_probe(p, np.zeros(self.dim), ball=True), cat, msk)
+        return overlapping_ids(self._store, self._box_probe(p, np.zeros(self.dim), ball=True), cat, msk, self.backend)
 
     def query_aabb(self, lo: ArrayLike, hi: ArrayLike, *, category: int = _U32, mask: int = _U32) -> list[Any]:
         """Ids of the bodies whose exact shape meets the box ``[lo, hi]``, in add order.
@@ -921,7 +933,7 @@ class World:
                 f"query_aabb needs lo <= hi on every axis, got lo={lo_.tolist()}, hi={hi_.tolist()}")
         cat, msk = _check_bits(category, "category"), _check_bits(mask, "mask")
         return overlapping_ids(self._store, self._box_probe(0.5 * (lo_ + hi_), 0.5 * (hi_ - lo_), ball=False),
-                               cat, msk)
+                               cat, msk, self.backend)
 
     def raycast(self, origin: ArrayLike, direction: ArrayLike, max_distance: float = math.inf, *,
                 category: int = _U32, mask: int = _U32) -> list[RayHit]:

@@ -2,9 +2,10 @@
 
 A hypothesis state machine adds, moves (one and in batches) and removes
 bodies of every shape kind, static or not, with filters, and steps. After
-every step: ``validate()`` passes on both worlds; the sweep-and-prune world's
-contacts equal the brute-force world's exactly (pairs, normals, depths,
-events); the brute-force pairs equal the oracle's (shapely in 2D, LP and
+every step: ``validate()`` passes on every world; on the compiled backend the
+sweep-and-prune worlds' contacts equal the brute-force world's exactly (pairs,
+normals, depths, events), and the numpy backend's give the same pairs and
+events with normals and depths equal to 1e-12; the brute-force pairs equal the oracle's (shapely in 2D, LP and
 closed forms in 3D) on every pair that is not within 1e-9 of touching; and
 began/ended equal the set differences of consecutive steps.
 """
@@ -36,11 +37,13 @@ class _WorldMachine(RuleBasedStateMachine):
         # quiet_calls_before_rebuild=0: its sweep-and-prune answers every call
         always_sap = AdaptiveBroadphase(self.dim, incremental_fraction=0.2, incremental_minimum=1,
                                         quiet_calls_before_rebuild=0)
-        self.sap = World(self.dim, broadphase=eager)
-        self.others = [World(self.dim, broadphase=always_sap),
-                       *(World(self.dim, broadphase=name) for name in ("sap", "batched"))]
-        self.ref = World(self.dim, broadphase="brute_force")
-        self.worlds = [self.sap, *self.others, self.ref]
+        self.sap = World(self.dim, broadphase=eager, backend="compiled")
+        self.others = [World(self.dim, broadphase=always_sap, backend="compiled"),
+                       *(World(self.dim, broadphase=name, backend="compiled") for name in ("sap", "batched"))]
+        self.ref = World(self.dim, broadphase="brute_force", backend="compiled")
+        # the numpy backend: the reference the compiled kernels are written against
+        self.numpy = [World(self.dim, broadphase=name, backend="numpy") for name in ("batched", "brute_force")]
+        self.worlds = [self.sap, *self.others, self.ref, *self.numpy]
         self.model: dict = {}
         self.prev: set = set()
         self.next_id = 0
@@ -211,6 +214,12 @@ class _WorldMachine(RuleBasedStateMachine):
             assert c.a.tolist() == c_ref.a.tolist() and c.b.tolist() == c_ref.b.tolist()
             np.testing.assert_array_equal(c.normal, c_ref.normal)
             np.testing.assert_array_equal(c.depth, c_ref.depth)
+            assert list(c.began) == list(c_ref.began) and list(c.ended) == list(c_ref.ended)
+        # the numpy backend: the same pairs and events; normals and depths to rounding
+        for c in [w.step() for w in self.numpy]:
+            assert c.a.tolist() == c_ref.a.tolist() and c.b.tolist() == c_ref.b.tolist()
+            np.testing.assert_allclose(c.normal, c_ref.normal, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(c.depth, c_ref.depth, rtol=1e-12, atol=1e-12)
             assert list(c.began) == list(c_ref.began) and list(c.ended) == list(c_ref.ended)
         # the reference against the independent oracle
         got = {frozenset(p) for p in c_ref.pairs()}
