@@ -29,7 +29,7 @@ Density is fixed (see :data:`BODIES_PER_AREA_2D`, :data:`BODIES_PER_VOLUME_3D`)
 so every body overlaps about 2 others on average at any ``n``: the number of
 pairs in contact is about ``n``.
 
-Run ``python benchmarks/workloads.py`` to re-measure the overlap per body.
+Run ``python benchmarks/calibrate_density.py`` to re-measure the overlap per body.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ __all__ = [
 CIRCLE, BOX, POLYGON = 0, 1, 2
 SPHERE = 0  # 3D: 0 sphere, 1 box
 
-# Calibrated once (``python benchmarks/workloads.py``: n = 20,000, pairs counted
+# Calibrated once (``python benchmarks/calibrate_density.py``: n = 20,000, pairs counted
 # by pymunk in 2D and fcl in 3D, 5 frames): 0.330 bodies per unit area gives
 # 2.00 overlapping neighbours per body in 2D, and 0.098 bodies per unit volume
 # gives 1.99 in 3D. Integral geometry agrees: the mean area of the Minkowski sum
@@ -254,29 +254,3 @@ def make_scene_3d(n: int, *, moving_fraction: float = 1.0, seed: int = 0,
     name = f"3d-n{n}" + ("" if moving_fraction == 1 else f"-moving{moving_fraction:g}")
     return Scene(name, 3, n, size, kind, radius, half, {}, bound, positions, quats, moving,
                  moving_fraction, seed, velocity, spin)
-
-
-def _overlaps_per_body(scene: Scene, frames: int) -> float:
-    """Mean number of bodies each body touches over ``frames`` frames (counted by pymunk / fcl)."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from engines import FclEngine, PymunkEngine
-
-    eng = PymunkEngine() if scene.dim == 2 else FclEngine()
-    eng.setup(scene)
-    counts = [len(eng.frame(fr.moved, fr.positions, fr.rotations)) for fr in scene.frames(frames)]
-    return 2.0 * float(np.mean(counts)) / scene.n
-
-
-if __name__ == "__main__":
-    import argparse
-
-    ap = argparse.ArgumentParser(description="Measure the mean overlaps per body at the calibrated density.")
-    ap.add_argument("--n", type=int, default=20_000)
-    ap.add_argument("--frames", type=int, default=5)
-    args = ap.parse_args()
-    for make in (make_scene_2d, make_scene_3d):
-        sc = make(args.n)
-        print(f"{sc.name}: size {sc.size:.2f}, {_overlaps_per_body(sc, args.frames):.3f} overlaps per body")

@@ -12,6 +12,7 @@ body that uses the same (immutable) polygon.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
@@ -80,6 +81,9 @@ def _bucket_size(k: int) -> int:
 #: Vertex capacity of the posed-vertex cache: convex polygons with at most
 #: this many vertices keep their world vertices per slot (see BodyStore).
 SIMPLE_POLYGON_VERTICES = 8
+
+#: What a free slot holds in the columns whose free value is not zero.
+_FREE_FILL: dict[str, Any] = {"kind": -1, "poly": -1, "serial": -1, "ids": None, "data": None}
 
 
 class PartTable:
@@ -299,6 +303,16 @@ class BodyStore:
                                  one), refreshed by :meth:`set_poses` from the part table's
                                  ``simple_x``, ``simple_y``
 
+    Per-body metadata of the world, in the same slots (grown with them):
+
+    ids : object (cap,)          the body's id; None for a free slot
+    serial : int64 (cap,)        insertion serial number (add order); -1 for a free slot
+    static : bool (cap,)         static bodies never contact each other
+    category, mask : uint32      filtering bits
+    moved : bool (cap,)          posed since the last step
+    fat_lo, fat_hi : (cap, D)    the fat box the broadphase holds for the body
+    data : object (cap,)         the user's data, returned untouched
+
     The posed vertices of simple polygons (every convex polygon of a typical
     scene) are computed once per pose change, in the (vertex, slot) layout the
     kernels reduce over, instead of once per kind pair they appear in. Other
@@ -335,6 +349,15 @@ class BodyStore:
     simple: NDArray[np.bool_]
     world_x: NDArray[np.float64]
     world_y: NDArray[np.float64]
+    ids: NDArray[np.object_]
+    serial: NDArray[np.int64]
+    static: NDArray[np.bool_]
+    category: NDArray[np.uint32]
+    mask: NDArray[np.uint32]
+    moved: NDArray[np.bool_]
+    fat_lo: NDArray[np.float64]
+    fat_hi: NDArray[np.float64]
+    data: NDArray[np.object_]
 
     def __init__(self, dim: int, capacity: int = 16) -> None:
         if dim not in (2, 3):
@@ -351,7 +374,7 @@ class BodyStore:
         d = self.dim
         old = self.capacity
 
-        def grow(name: str, shape: tuple[int, ...], dtype: type, fill: float) -> None:
+        def grow(name: str, shape: tuple[int, ...], dtype: Any, fill: Any) -> None:
             arr: NDArray[Any] = np.full((capacity,) + shape, fill, dtype=dtype)
             if old:
                 arr[:old] = getattr(self, name)
@@ -371,6 +394,16 @@ class BodyStore:
         grow("poly", (), np.int64, -1)
         grow("bound_radius", (), np.float64, 0.0)
         grow("simple", (), np.bool_, False)
+        # per-body metadata the world keeps beside the geometry: one place grows every column
+        grow("ids", (), object, None)
+        grow("serial", (), np.int64, -1)
+        grow("static", (), np.bool_, False)
+        grow("category", (), np.uint32, 0)
+        grow("mask", (), np.uint32, 0)
+        grow("moved", (), np.bool_, False)
+        grow("fat_lo", (d,), np.float64, 0.0)
+        grow("fat_hi", (d,), np.float64, 0.0)
+        grow("data", (), object, None)  # the user's, returned untouched; never read here
         if d == 2:
             # (vertex, slot) layout: gathering slots gives (8, N) planes directly
             for name in ("world_x", "world_y"):
@@ -379,14 +412,16 @@ class BodyStore:
                     arr[:, :old] = getattr(self, name)
                 setattr(self, name, arr)
         self.shapes.extend([None] * (capacity - old))
-        self._free.extend(range(capacity - 1, old - 1, -1))
+        # appending larger slots keeps a valid min-heap: every new slot exceeds every old one
+        self._free.extend(range(old, capacity))
         self.capacity = capacity
 
     def allocate(self, n: int) -> NDArray[np.int64]:
         """Reserve ``n`` free slots (lowest first) and return them."""
         if n > len(self._free):
             self._alloc(max(2 * self.capacity, self.capacity + n))
-        slots = [self._free.pop() for _ in range(n)]
+        pop = heapq.heappop
+        slots = [pop(self._free) for _ in range(n)]
         self.count += n
         return np.array(slots, dtype=np.int64)
 
@@ -398,17 +433,67 @@ class BodyStore:
         self.kind[slots] = -1
         self.poly[slots] = -1
         self.simple[slots] = False
+        self.ids[slots] = None
+        self.serial[slots] = -1
+        self.static[slots] = False
+        self.moved[slots] = False
+        self.data[slots] = None
         for s in slots.tolist():
             self.shapes[s] = None
-        # keep the free list a stack whose top is the lowest slot, so slot
-        # assignment is deterministic for a given sequence of calls
-        self._free.extend(slots.tolist())
-        self._free.sort(reverse=True)
+        # the free slots are a min-heap, so the lowest is taken first and slot
+        # assignment is deterministic for a given sequence of calls, in O(log cap)
+        # a slot (a sorted list cost O(cap) per release: a world emptied after
+        # 100,000 bodies paid it on every remove)
+        push = heapq.heappush
+        for s in slots.tolist():
+            push(self._free, s)
         self.count -= len(slots)
 
+    #: Row columns of shape (cap, ...); world_x / world_y are (8, cap) and handled apart.
+    _COLUMNS = ("kind", "position", "angle", "quaternion", "rotation", "radius", "half", "plane_normal",
+                "plane_offset", "poly", "bound_radius", "simple", "ids", "serial", "static", "category",
+                "mask", "moved", "fat_lo", "fat_hi", "data")
+
+    def compact(self, capacity: int | None = None) -> NDArray[np.int64]:
+        """Move the live bodies to slots ``0 .. count - 1`` in add order and shrink the arrays.
+
+        Returns ``new_slot``, of the old capacity: the new slot of every old
+        slot (-1 for a free one), so that callers holding slots (the
+        broadphase, the pair cache) can renumber theirs. ``capacity`` (default:
+        twice the live count, at least 16) must hold the live bodies.
+        """
+        live = np.flatnonzero(self.kind >= 0)
+        live = live[np.argsort(self.serial[live], kind="stable")]
+        n = len(live)
+        cap = max(16, 2 * n) if capacity is None else capacity
+        assert cap >= n
+        new_slot = np.full(self.capacity, -1, dtype=np.int64)
+        new_slot[live] = np.arange(n)
+        for name in self._COLUMNS:
+            if not hasattr(self, name):  # angle (2D) or quaternion (3D) only
+                continue
+            old: NDArray[Any] = getattr(self, name)
+            arr = np.empty((cap,) + old.shape[1:], dtype=old.dtype)
+            arr[:n] = old[live]
+            arr[n:] = _FREE_FILL.get(name, 0)
+            setattr(self, name, arr)
+        if self.dim == 2:
+            for name in ("world_x", "world_y"):
+                plane: NDArray[np.float64] = getattr(self, name)
+                arr2 = np.zeros((SIMPLE_POLYGON_VERTICES, cap))
+                arr2[:, :n] = plane[:, live]
+                setattr(self, name, arr2)
+        self.shapes = [self.shapes[s] for s in live.tolist()] + [None] * (cap - n)
+        self._free = list(range(n, cap))
+        self.capacity = cap
+        return new_slot
+
     def set_shapes(self, slots: NDArray[np.int64], shapes: Sequence[Shape]) -> None:
-        """Write shape parameters of ``shapes`` into ``slots`` (one shape each)."""
+        """Write shape parameters of ``shapes`` into ``slots`` (one shape each), replacing any there."""
         for s, shape in zip(slots.tolist(), shapes, strict=False):
+            if self.poly[s] >= 0:  # a polygon replaced in place: drop its hold on the part table
+                self.parts.release(int(self.poly[s]))
+                self.poly[s] = -1
             self.kind[s] = kind_of(shape)
             self.shapes[s] = shape
             self.simple[s] = False

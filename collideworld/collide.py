@@ -53,14 +53,23 @@ class ContactResult:
 def _pose(shape: Shape, pose: Any, which: str) -> tuple[NDArray[np.float64], NDArray[np.float64] | None,
                                                         NDArray[np.float64] | None]:
     d = shape.dim
+    identity = (np.zeros(1) if d == 2 else None), (np.array([[1.0, 0, 0, 0]]) if d == 3 else None)
     if shape.is_infinite:
         if pose is not None:
             raise InvalidPoseError(f"pose_{which}: a {shape.kind} has no pose; pass None, got {pose!r}")
-        return np.zeros(d), (np.zeros(1) if d == 2 else None), (np.array([[1.0, 0, 0, 0]]) if d == 3 else None)
+        return np.zeros(d), *identity
+    expected = "(position, angle)" if d == 2 else "(position, quaternion)"
+    if isinstance(pose, (tuple, list, np.ndarray)) and len(pose) == d and all(
+            isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+            for v in pose):
+        # a bare position: D numbers, the rotation the identity. It cannot be
+        # mistaken for (position, angle), whose first item is a vector.
+        return check_position(pose, d, f"pose_{which} position"), *identity
     if not isinstance(pose, (tuple, list)) or len(pose) != 2:
-        expected = "(position, angle)" if d == 2 else "(position, quaternion)"
-        raise InvalidPoseError(f"pose_{which} must be {expected}, got {pose!r}")
+        raise InvalidPoseError(f"pose_{which} must be {expected} or a position, got {pose!r}")
     pos = check_position(pose[0], d, f"pose_{which} position")
+    if pose[1] is None:
+        return pos, *identity
     if d == 2:
         return pos, np.array([check_angle(pose[1], f"pose_{which} angle")]), None
     return pos, None, check_quaternion(pose[1], f"pose_{which} quaternion")[None]
@@ -73,10 +82,13 @@ def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any) -> Contact
     ----------
     shape_a, shape_b : Shape
         Of the same dimension.
-    pose_a, pose_b : tuple or None
+    pose_a, pose_b : tuple, array_like or None
         ``(position, angle)`` in 2D, ``(position, quaternion)`` in 3D (a
-        3x3 rotation matrix is accepted for the quaternion); ``None`` for a
-        half-plane or plane.
+        3x3 rotation matrix, or a rotation object with ``as_quat`` such as
+        scipy's ``Rotation``, is accepted for the quaternion). The rotation
+        may be ``None``, and the pose may be a bare position: both mean no
+        rotation (handy for circles and spheres). ``None`` for a half-plane
+        or plane.
 
     Returns
     -------
@@ -91,6 +103,8 @@ def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any) -> Contact
     ([1.0, 0.0], 0.5)
     >>> collide(Box((1, 1)), ((0, 0), 0.0), Circle(1.0), ((3.0, 0), 0.0)) is None
     True
+    >>> collide(Circle(1.0), (0, 0), Circle(1.0), ((1.0, 0), None)).depth   # bare position; no rotation
+    1.0
     """
     for name, s in (("shape_a", shape_a), ("shape_b", shape_b)):
         if not isinstance(s, SHAPE_TYPES):

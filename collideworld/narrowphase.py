@@ -41,11 +41,12 @@ from .geometry.contact_halfspace_box import contact_halfspace_box
 from .geometry.contact_halfspace_halfspace import contact_halfspace_halfspace
 from .geometry.contact_halfspace_polygon import contact_halfspace_points
 from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
+from .geometry.raycast import raycast_ball, raycast_box, raycast_halfspace, raycast_polygon
 from .geometry.result import ContactArrays
 from .geometry.tolerance import touch_tolerance
 
-__all__ = ["contact_pairs", "contact_pairs_exact", "PAIR_KERNELS", "MAX_BATCH", "Kernels", "KERNEL_TWINS",
-           "kernels_for"]
+__all__ = ["contact_pairs", "contact_pairs_exact", "raycast_slots", "PAIR_KERNELS", "RAY_KERNELS", "MAX_BATCH",
+           "Kernels", "KERNEL_TWINS", "kernels_for"]
 
 Slots = NDArray[np.int64]
 Kernel = Callable[..., ContactArrays]
@@ -487,3 +488,102 @@ def _contact_pairs_exact(store: BodyStore, ia: Slots, ib: Slots, kernels: Kernel
     normal += 0.0
     out.normal[order] = normal
     return out
+
+
+# -- ray casts, by kind --------------------------------------------------------------
+#
+# The same table idea for the other question a body answers: where does a ray
+# first meet it. Each entry takes the slots of one kind and returns
+# (distance (n,), normal (n, D)), with distance = inf where the ray misses.
+
+RayAnswer = tuple[NDArray[np.float64], NDArray[np.float64]]
+RayKernel = Callable[[BodyStore, Slots, NDArray[np.float64], NDArray[np.float64], float], RayAnswer]
+
+#: kind -> function(store, slots, origin, unit direction, max_distance).
+RAY_KERNELS: dict[Kind, RayKernel] = {}
+
+
+def _register_ray(kind: Kind) -> Callable[[RayKernel], RayKernel]:
+    def deco(fn: RayKernel) -> RayKernel:
+        RAY_KERNELS[kind] = fn
+        return fn
+    return deco
+
+
+def _ray_answer(r: Any) -> RayAnswer:
+    return np.where(r.hit, r.distance, np.inf), np.asarray(r.normal, dtype=np.float64)
+
+
+@_register_ray(Kind.HALFSPACE)
+def _ray_halfspace(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
+                   max_distance: float) -> RayAnswer:
+    return _ray_answer(raycast_halfspace(o, d, max_distance, *s.plane_rows(slots)))
+
+
+@_register_ray(Kind.BALL)
+def _ray_ball(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
+              max_distance: float) -> RayAnswer:
+    return _ray_answer(raycast_ball(o, d, max_distance, *s.ball_rows(slots)))
+
+
+@_register_ray(Kind.BOX)
+def _ray_box(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
+             max_distance: float) -> RayAnswer:
+    return _ray_answer(raycast_box(o, d, max_distance, *s.box_rows(slots)))
+
+
+@_register_ray(Kind.POLYGON)
+def _ray_polygon(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
+                 max_distance: float) -> RayAnswer:
+    row, part = _parts_of(s, slots)
+    pd = np.full(len(row), np.inf)
+    pn = np.zeros((len(row), 2))
+    for idx, verts in s.part_vertices_world(slots[row], part):
+        r = raycast_polygon(o, d, max_distance, verts)
+        pd[idx] = np.where(r.hit, r.distance, np.inf)
+        pn[idx] = r.normal
+    # the entry into the union of the parts is the nearest entry into any part
+    order = np.lexsort((pd, row))
+    firsts = order[np.r_[True, row[order][1:] != row[order][:-1]]]
+    return pd[firsts], pn[firsts]
+
+
+def raycast_slots(store: BodyStore, slots: Slots, origin: NDArray[np.float64], direction: NDArray[np.float64],
+                  max_distance: float) -> RayAnswer:
+    """Where a ray first meets each body ``slots[k]``, one kernel call per kind.
+
+    Parameters
+    ----------
+    store : BodyStore
+    slots : ndarray of int64, shape (N,)
+    origin, direction : ndarray of float64, shape (D,)
+        ``direction`` of unit length.
+    max_distance : float
+
+    Returns
+    -------
+    distance : ndarray of float64, shape (N,)
+        ``inf`` where the ray misses within ``max_distance``.
+    normal : ndarray of float64, shape (N, D)
+        Outward surface normal at the hit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Box, Circle
+    >>> store = BodyStore(2)
+    >>> s = store.allocate(2)
+    >>> store.set_shapes(s, [Circle(1.0), Box((1.0, 1.0))])
+    >>> store.set_poses(s, np.array([[5.0, 0.0], [0.0, 9.0]]), np.zeros(2))
+    >>> dist, normal = raycast_slots(store, s, np.zeros(2), np.array([1.0, 0.0]), np.inf)
+    >>> dist.tolist(), normal[0].tolist()
+    ([4.0, inf], [-1.0, 0.0])
+    """
+    n = len(slots)
+    dist = np.full(n, np.inf)
+    normal = np.zeros((n, store.dim))
+    kinds = store.kind[slots]
+    for kind in np.unique(kinds).tolist():
+        idx = np.flatnonzero(kinds == kind)
+        dist[idx], normal[idx] = RAY_KERNELS[Kind(kind)](store, slots[idx], origin, direction, max_distance)
+    return dist, normal

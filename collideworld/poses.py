@@ -61,6 +61,30 @@ def _require_in_range(arr: NDArray[np.float64], what: str) -> None:
                                f"got {float(arr[tuple(bad)])!r}{where}")
 
 
+def _norms(q: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Row norms of (n, 4) quaternions, summed in one fixed order for every caller.
+
+    ``np.linalg.norm`` sums a single vector and the rows of a matrix in
+    different orders, so one quaternion normalised alone and in a batch could
+    differ in the last bit; every path here uses this function instead.
+    """
+    norm: NDArray[np.float64] = np.sqrt(q[:, 0] * q[:, 0] + q[:, 1] * q[:, 1] + q[:, 2] * q[:, 2] + q[:, 3] * q[:, 3])
+    return norm
+
+
+def _rotation_object(value: Any) -> Any:
+    """``[w, x, y, z]`` from a rotation object with ``as_quat`` (scipy's ``Rotation``), else ``value``.
+
+    scipy orders its quaternions ``[x, y, z, w]``; collideworld orders them
+    ``[w, x, y, z]``. Taking the object itself, not its ``as_quat()``, avoids
+    the silent mix-up of the two orders.
+    """
+    if isinstance(value, np.ndarray) or not hasattr(value, "as_quat"):
+        return value
+    xyzw = np.asarray(value.as_quat(), dtype=np.float64)
+    return np.concatenate([xyzw[..., 3:], xyzw[..., :3]], axis=-1)
+
+
 def check_position(value: Any, dim: int, what: str = "position") -> NDArray[np.float64]:
     """A single position of ``dim`` finite numbers, each at most ``MAX_COORDINATE`` in magnitude.
 
@@ -121,7 +145,10 @@ def check_angle(value: Any, what: str = "angle") -> float:
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise InvalidPoseError(f"{what} must be a real number (radians), got {value!r}")
-    f = float(value)
+    try:
+        f = float(value)
+    except OverflowError:  # an int beyond float range, e.g. 10**400
+        raise InvalidPoseError(f"{what} must be finite, got an int of {len(str(abs(int(value))))} digits") from None
     if not np.isfinite(f):
         raise InvalidPoseError(f"{what} must be finite, got {value!r}")
     return f
@@ -170,6 +197,7 @@ def check_quaternion(value: Any, what: str = "quaternion") -> NDArray[np.float64
     ...
     collideworld.errors.InvalidPoseError: quaternion must be a unit quaternion (...), got [0, 0, 0, 2] with norm 2
     """
+    value = _rotation_object(value)
     arr = _float_array(value, what)
     _require_finite(arr, what, value)
     if arr.shape == (3, 3):
@@ -177,11 +205,13 @@ def check_quaternion(value: Any, what: str = "quaternion") -> NDArray[np.float64
         return matrix
     if arr.shape != (4,):
         raise InvalidPoseError(f"{what} must be [w, x, y, z] (4 numbers) or a 3x3 rotation matrix, got {value!r}")
-    norm = float(np.linalg.norm(arr))
-    if abs(norm - 1.0) > QUATERNION_NORM_TOL:
+    norm = _norms(arr[None])
+    if abs(norm[0] - 1.0) > QUATERNION_NORM_TOL:
         raise InvalidPoseError(f"{what} must be a unit quaternion (norm within {QUATERNION_NORM_TOL:g} of 1), "
-                               f"got {value!r} with norm {norm:.9g}")
-    return arr / norm
+                               f"got {value!r} with norm {norm[0]:.9g}")
+    # the arithmetic of check_quaternions, so a batch of one stores the same bits
+    unit: NDArray[np.float64] = (arr[None] / norm[:, None])[0]
+    return unit
 
 
 def check_positions(value: Any, n: int, dim: int, what: str = "positions") -> NDArray[np.float64]:
@@ -272,13 +302,14 @@ def check_quaternions(value: Any, n: int, what: str = "quaternions") -> NDArray[
     >>> check_quaternions([np.diag([-1.0, -1.0, 1.0])], 1)
     array([[0., 0., 0., 1.]])
     """
+    value = _rotation_object(value)
     arr = _float_array(value, what)
     _require_finite(arr, what, value)
     if arr.shape == (n, 3, 3):
         return _check_rotation_matrices(arr, what)
     if arr.shape != (n, 4):
         raise InvalidPoseError(f"{what} must have shape ({n}, 4) or ({n}, 3, 3), got shape {arr.shape}")
-    norm = np.linalg.norm(arr, axis=1)
+    norm = _norms(arr)
     bad = np.abs(norm - 1.0) > QUATERNION_NORM_TOL
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])
@@ -286,3 +317,52 @@ def check_quaternions(value: Any, n: int, what: str = "quaternions") -> NDArray[
                                f"got {arr[i].tolist()!r} with norm {norm[i]:.9g}")
     unit: NDArray[np.float64] = arr / norm[:, None]
     return unit
+
+
+PoseArrays = tuple[NDArray[np.float64] | None, NDArray[np.float64] | None, NDArray[np.float64] | None]
+
+
+def check_pose_arrays(dim: int, n: int, positions: Any, angles: Any, quaternions: Any, *,
+                      single: bool = False) -> PoseArrays:
+    """Validated ``(positions (n, D), angles (n,), quaternions (n, 4))`` for ``n`` bodies; None where not given.
+
+    The one pose check of the World: ``add`` and ``move`` pass one body's
+    values with ``single=True`` (a position of D numbers, a scalar angle, one
+    quaternion or rotation), ``add_many`` and ``move_many`` pass arrays. Both
+    give arrays with a leading axis of ``n``, from the same arithmetic, so a
+    batch of one stores the same bits as the single call.
+
+    Parameters
+    ----------
+    dim : {2, 3}
+        2D bodies take angles, 3D bodies quaternions (or rotation matrices, or
+        rotation objects with ``as_quat`` such as scipy's ``Rotation``).
+    n : int
+        Number of bodies (1 when ``single``).
+    positions, angles, quaternions : array_like or None
+
+    Examples
+    --------
+    >>> pos, ang, quat = check_pose_arrays(2, 1, (1, 2), 0.5, None, single=True)
+    >>> pos.tolist(), ang.tolist(), quat
+    ([[1.0, 2.0]], [0.5], None)
+    >>> check_pose_arrays(2, 1, None, None, (1, 0, 0, 0), single=True)
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidPoseError: a 2D body takes an angle, not a quaternion
+    """
+    if dim == 2 and quaternions is not None:
+        raise InvalidPoseError("a 2D body takes an angle, not a quaternion" if single
+                               else "2D bodies take angles, not quaternions")
+    if dim == 3 and angles is not None:
+        raise InvalidPoseError("a 3D body takes a quaternion, not an angle" if single
+                               else "3D bodies take quaternions, not angles")
+    if single:
+        pos = None if positions is None else check_position(positions, dim)[None]
+        ang = None if angles is None else np.array([check_angle(angles)])
+        quat = None if quaternions is None else check_quaternion(quaternions)[None]
+    else:
+        pos = None if positions is None else check_positions(positions, n, dim)
+        ang = None if angles is None else check_angles(angles, n)
+        quat = None if quaternions is None else check_quaternions(quaternions, n)
+    return pos, ang, quat

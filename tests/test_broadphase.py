@@ -36,13 +36,15 @@ from .strategies import grid_aabbs
 class SweepAndPruneSlowPaths(SweepAndPrune):
     """SAP forced onto its rarer code paths.
 
-    Four-key sublists make endpoint moves leave their sublist (the fallback of
-    the in-place move), and a zero dense-query limit sends every insert and
-    remove through the numpy sweep query.
+    A zero dense-query limit sends every insert and remove through the numpy
+    sweep query; a huge merge ratio makes every insert and remove merge or
+    filter whole axis lists; a zero pair-edit limit makes inserts reload the
+    pair set from arrays instead of editing it pair by pair.
     """
 
-    _axis_load = 4
     _dense_query_max = 0
+    _merge_ratio = 1 << 40
+    _pair_edit_max = 0
 
 
 IMPLEMENTATIONS = [BruteForceBroadphase, SweepAndPrune, SweepAndPruneSlowPaths]
@@ -58,8 +60,17 @@ def _adaptive_switching(dim):
     return AdaptiveBroadphase(dim, quiet_calls_before_rebuild=1)
 
 
+def _batched_compiled(dim):
+    return BatchedSweep(dim, backend="compiled")
+
+
+def _adaptive_switching_compiled(dim):
+    return AdaptiveBroadphase(dim, quiet_calls_before_rebuild=1, backend="compiled")
+
+
 #: Implementations whose handles must be small non-negative ints (array indices).
-INDEXED_IMPLEMENTATIONS = [BatchedSweep, _adaptive_always_sap, _adaptive_switching]
+INDEXED_IMPLEMENTATIONS = [BatchedSweep, _adaptive_always_sap, _adaptive_switching, _batched_compiled,
+                           _adaptive_switching_compiled]
 
 # Handles include a negative one and ones far beyond 32 bits: the
 # broadphase must not assume small handles.
@@ -187,7 +198,7 @@ class BroadphaseMachine(RuleBasedStateMachine):
     def agrees_with_reference(self):
         expected = reference_pairs(self.model, self.dim)
         for bp in self.impls:
-            bp._check()
+            bp.validate()
             assert bp.pairs().tolist() == expected, type(bp).__name__
             assert len(bp) == len(self.model)
             assert all(h in bp for h in self.model)
@@ -296,7 +307,7 @@ def test_moving_into_touching_begins_overlap(cls):
     ]
     for lo, hi, touching in moves:
         bp.update(1, lo, hi)
-        bp._check()
+        bp.validate()
         assert bp.pairs().tolist() == ([[0, 1]] if touching else []), (lo, hi)
 
 
@@ -310,7 +321,7 @@ def test_static_pairs_never_reported(cls):
     assert bp.pairs().tolist() == []
     bp.update(1, (5, 5), (5, 5))  # a static body may still be moved
     assert bp.pairs().tolist() == [[1, 3]]
-    bp._check()
+    bp.validate()
 
 
 # -- errors -------------------------------------------------------------------
@@ -359,7 +370,7 @@ def test_errors_leave_state_unchanged(cls, error, method, args):
         assert isinstance(info.value, KeyError)
     assert snapshot(bp) == before
     assert bp.pairs().tolist() == pairs_before == [[4, 9]]
-    bp._check()
+    bp.validate()
 
 
 # -- interface ----------------------------------------------------------------
@@ -385,7 +396,7 @@ def test_interface(cls):
     assert bp.pairs().tolist() == []
     bp.remove(11)
     assert len(bp) == 1 and 11 not in bp
-    bp._check()
+    bp.validate()
     with pytest.raises(InvalidArgumentError):
         cls(0)
 
@@ -406,7 +417,7 @@ def test_large_batches_match_reference():
         expected = reference_pairs(model, 2)
         assert sap.pairs().tolist() == expected
         assert ref.pairs().tolist() == expected
-        sap._check()
+        sap.validate()
 
     for bp in (sap, ref):
         bp.insert_many(handles, centre - half, centre + half, static)
@@ -428,3 +439,67 @@ def test_large_batches_match_reference():
     for h in gone.tolist():
         del model[h]
     check()
+
+
+# -- bulk work stays in numpy (issue 17 item 3) -----------------------------------
+
+
+def test_sap_bulk_insert_of_a_dense_cluster_builds_no_python_pair_sets():
+    # 400 mutually overlapping boxes: 79,800 pairs. Building the pair set
+    # with a Python step per pair is what made a strategy switch in a dense
+    # world cost seconds; the counter shows the work, no clock involved.
+    n = 400
+    rng = np.random.default_rng(7)
+    centre = rng.uniform(-0.25, 0.25, (n, 2))
+    sap = SweepAndPrune(2)
+    sap.insert_many(np.arange(n), centre - 1.0, centre + 1.0)
+    assert len(sap.pairs()) == n * (n - 1) // 2  # every box reaches every other: |dx| <= 0.5 < 2
+    assert sap.partners_materialised == 0
+    # three small moves: only the movers' own partner lists become sets
+    movers = np.array([3, 100, 250])
+    centre[movers] += 0.01
+    sap.update_many(movers, centre[movers] - 1.0, centre[movers] + 1.0)
+    touching = sap.pairs_touching(movers)
+    assert len(touching) == 3 * (n - 1) - 3
+    assert sap.partners_materialised <= 3 * (n - 1)
+    # a large removal drops pairs with arrays too
+    sap.remove_many(np.arange(200))
+    assert sap.partners_materialised <= 3 * (n - 1)
+    assert len(sap.pairs()) == 200 * 199 // 2
+    sap.validate()
+
+
+def test_slot_pair_set_matches_a_set_model():
+    from collideworld.broadphase.pair_set import SlotPairSet, pair_keys
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        n = int(rng.integers(2, 40))
+        ps = SlotPairSet(n)
+        model: set[tuple[int, int]] = set()
+        for _ in range(60):
+            op = rng.integers(0, 5)
+            a, b = (int(x) for x in rng.integers(0, len(ps), 2))
+            if op == 0 and a != b:
+                ps.add(a, b)
+                model.add((min(a, b), max(a, b)))
+            elif op == 1:
+                ps.discard(a, b)
+                model.discard((min(a, b), max(a, b)))
+            elif op == 2:
+                ps.clear_slot(a)
+                model = {p for p in model if a not in p}
+            elif op == 3:
+                m = int(rng.integers(0, 30))
+                x, y = rng.integers(0, len(ps), m), rng.integers(0, len(ps), m)
+                keep = x != y
+                ps.load(pair_keys(x[keep], y[keep]))
+                model = {(min(i, j), max(i, j)) for i, j in zip(x[keep].tolist(), y[keep].tolist(), strict=True)}
+            else:
+                ps.grow(len(ps) + int(rng.integers(0, 3)))
+            got = {(k >> 32, k & 0xFFFFFFFF) for k in ps.keys().tolist()}
+            assert got == model
+            asked = [int(x) for x in rng.integers(0, len(ps), 3)]
+            touching = {(k >> 32, k & 0xFFFFFFFF) for k in ps.keys_touching(asked).tolist()}
+            assert touching == {p for p in model if p[0] in asked or p[1] in asked}
+            ps.validate()

@@ -533,7 +533,7 @@ def _run_scene(scene: dict[str, Any], broadphase: str) -> list[tuple[Any, ...]]:
         for body_id, pos, rot in moves:
             w.move(body_id, position=pos, **{rot_key: rot})
         out.append(_fingerprint(w.step()))
-        w._check()
+        w.validate()
     return out
 
 
@@ -780,7 +780,7 @@ def test_hostile_calls_raise_collideworld_errors_and_leave_the_world_unchanged(r
             event(f"{method}: {type(exc).__name__}")
             assert str(exc).strip(), f"{type(exc).__name__} without a message"
             assert snapshot(w) == before, f"{method} raised {exc!r} but changed the world"
-            w._check()
+            w.validate()
             continue
         except Exception as exc:  # noqa: BLE001 - the property is about the type
             raise AssertionError(f"{method} raised {type(exc).__name__}: {exc} "
@@ -788,11 +788,11 @@ def test_hostile_calls_raise_collideworld_errors_and_leave_the_world_unchanged(r
         event(f"{method}: accepted")
         # the call was accepted: the twin takes it too, and both stay consistent
         getattr(twin, method)(*args, **kw)
-        w._check()
+        w.validate()
         assert snapshot(w) == snapshot(twin)
     got, want = w.step(), twin.step()
     assert _fingerprint(got) == _fingerprint(want), "the world and its twin step differently"
-    w._check()
+    w.validate()
     for c in (got.normal, got.depth):
         assert np.all(np.isfinite(c)), f"non-finite contact values {c!r}"
 
@@ -818,7 +818,7 @@ def test_sizes_and_positions_past_the_coordinate_limit_are_refused_before_any_ch
     with pytest.raises(CollideWorldError, match="at most 1e\\+150"):
         w.move("a", position=(1e300, 0.0))
     assert snapshot(w) == before
-    w._check()
+    w.validate()
 
 
 @pytest.mark.parametrize("broadphase", BROADPHASES)
@@ -829,7 +829,7 @@ def test_largest_accepted_bodies_at_the_largest_positions_give_finite_contacts(b
     w.add(Circle(MAX_COORDINATE), position=(0.0, MAX_COORDINATE), id="b")
     w.add(Box((1e150, 1e150)), position=(-MAX_COORDINATE, -MAX_COORDINATE), angle=0.3, id="c")
     contacts = w.step()
-    w._check()
+    w.validate()
     assert {(c.a, c.b) for c in contacts} >= {("a", "b")}
     assert np.all(np.isfinite(contacts.normal)) and np.all(np.isfinite(contacts.depth))
     ab = [c for c in contacts if (c.a, c.b) == ("a", "b")][0]
@@ -900,7 +900,7 @@ def test_bool_and_float_are_not_aliases_of_int_ids(alias: Any) -> None:
             call()
     assert alias not in w and 1 in w
     assert w.ids() == [1] and w.body(1).position.tolist() == [0.0, 0.0]
-    w._check()
+    w.validate()
 
 
 def test_numpy_integer_ids_name_the_int_id() -> None:
@@ -915,4 +915,4 @@ def test_numpy_integer_ids_name_the_int_id() -> None:
     w.remove_many([np.int64(7)])
     w.remove(np.int16(8))
     assert len(w) == 0
-    w._check()
+    w.validate()

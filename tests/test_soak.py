@@ -2,7 +2,7 @@
 
 Every frame adds, moves (one at a time and in batches) and removes bodies of
 every kind, reuses ids, and steps. Every ``check_every`` frames the world's
-``_check()`` runs; at sampled frames a brute-force twin that received the
+``validate()`` runs; at sampled frames a brute-force twin that received the
 same calls is stepped and must report the same contacts, byte for byte. After
 a warm-up, ``tracemalloc`` measures the memory the process holds: it must
 stay flat (growth below a generous bound; the long soak counts Python's
@@ -104,7 +104,7 @@ class SoakStats:
         text = (f"{self.dim}D: {self.frames} frames in {self.seconds:.1f} s "
                 f"({self.frames / max(self.seconds, 1e-9):.0f}/s); {self.adds} adds, {self.removes} removes, "
                 f"{self.moves} moves, {self.contacts} contacts reported, up to {self.max_bodies} bodies; "
-                f"{self.compared} twin comparisons, {self.checks} _check() runs")
+                f"{self.compared} twin comparisons, {self.checks} validate() runs")
         if self.memory == "tracemalloc":
             text += (f"; traced memory at baseline {self.memory_warm / 1024:.0f} KiB, at end "
                      f"{self.memory_end / 1024:.0f} KiB (growth {self.growth / 1024:+.0f} KiB), "
@@ -287,7 +287,7 @@ class Soak:
         self.stats.compared += 1
 
     def check(self) -> None:
-        self.world._check()
+        self.world.validate()
         assert len(self.world) == len(self.alive) + len(self.planes)
         self.stats.checks += 1
 
@@ -355,7 +355,7 @@ class Soak:
         assert {frozenset(p) for p in contacts.ended} == {frozenset(p) for p in before}
         assert len(w._bp) == 0, "broadphase entries left behind"
         assert w._store.parts.live_shapes == 0, "polygon parts left behind"
-        w._check()
+        w.validate()
         assert w.step().ended.__len__() == 0
         # usable again, with ids that were used before
         old = everything[:3]
@@ -364,7 +364,7 @@ class Soak:
         pairs = {frozenset(p) for p in w.step().pairs()}
         assert pairs == {frozenset(p) for p in zip(old, old[1:], strict=False)} | (
             {frozenset((old[0], old[2]))} if len(old) == 3 else set())
-        w._check()
+        w.validate()
 
 
 #: Bound on traced-memory growth over the 200 measured frames of the short

@@ -269,7 +269,7 @@ def test_rejected_call_leaves_world_unchanged(dim, name):
         call(w)
     assert str(info.value)  # says something
     assert _state(w) == before
-    w._check()
+    w.validate()
     a, b = w.step(), twin.step()
     assert a.pairs() == b.pairs() and list(a.began) == list(b.began) and list(a.ended) == list(b.ended)
 
@@ -319,7 +319,7 @@ def test_removing_everything_leaves_an_empty_world():
     w.remove_many(w.ids())
     c = w.step()
     assert len(w) == 0 and len(c) == 0 and len(c.ended) > 0
-    w._check()
+    w.validate()
     assert len(w.step().ended) == 0
 
 
@@ -379,7 +379,7 @@ def test_query_point_aabb_and_shape_match_shapely():
         assert set(got) - amb == exp
         checked += len(exp)
     assert checked > 30
-    w._check()
+    w.validate()
 
 
 def test_query_results_come_in_add_order_and_respect_filters():

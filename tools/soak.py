@@ -2,7 +2,7 @@
 """Long soak of the World (the engine of tests/test_soak.py), printing memory figures.
 
 Random adds (one at a time and batched), moves, removes, id reuse and
-half-planes/planes, one step per frame; ``_check()`` every ``--check-every``
+half-planes/planes, one step per frame; ``validate()`` every ``--check-every``
 frames; a brute-force twin compared byte for byte every ``--compare-every``
 frames; memory sampled after the warm-up. At the end every body is removed
 and the world must be empty and usable again.

@@ -64,6 +64,9 @@ class AdaptiveBroadphase(Broadphase):
         Calls in a row on which the sweep-and-prune would have been cheaper
         before it is built (again). 0 keeps it always (it is never dropped),
         which tests use to exercise it on every call.
+    backend : {"numpy", "compiled"}
+        Backend of the batched sweep (see
+        :class:`~collideworld.broadphase.batched_sweep.BatchedSweep`).
 
     Notes
     -----
@@ -83,9 +86,9 @@ class AdaptiveBroadphase(Broadphase):
     """
 
     def __init__(self, dim: int, *, incremental_fraction: float = 0.2, incremental_minimum: int = 64,
-                 quiet_calls_before_rebuild: int = 3) -> None:
+                 quiet_calls_before_rebuild: int = 3, backend: str = "numpy") -> None:
         self._dim = dim
-        self._all = BatchedSweep(dim)  # always current: holds every box
+        self._all = BatchedSweep(dim, backend=backend)  # always current: holds every box
         self._sap: SweepAndPrune | None = None
         self._stale = np.zeros(0, dtype=bool)  # boxes changed since the SAP last saw them
         self._n_stale = 0
@@ -120,11 +123,8 @@ class AdaptiveBroadphase(Broadphase):
             if 4 * len(h) > len(self._all) and self.quiet_calls_before_rebuild:
                 self._drop_sap()  # rebuilding later is cheaper than inserting this many
             else:
-                self._sap.insert_many(h, self._all._lo[h], self._all._hi[h], self._all._static[h])
-                if len(self._stale) < len(self._all._alive):
-                    grown = np.zeros(len(self._all._alive), dtype=bool)
-                    grown[: len(self._stale)] = self._stale
-                    self._stale = grown
+                self._sap.insert_many(h, *self._all.boxes(h))
+                self._grow_stale(h)
 
     def update_many(self, handles: ArrayLike, lo: ArrayLike, hi: ArrayLike) -> None:
         self._all.update_many(handles, lo, hi)
@@ -156,6 +156,9 @@ class AdaptiveBroadphase(Broadphase):
         return self._answer(lambda sap: sap.pairs_touching(handles), lambda sweep: sweep.pairs_touching(handles))
 
     # -- the choice ------------------------------------------------------------------
+
+    def prefers_incremental(self, changed: int) -> bool:
+        return changed <= max(self.incremental_minimum, self.incremental_fraction * len(self))
 
     def _answer(self, by_sap: Callable[[SweepAndPrune], NDArray[np.int64]],
                 by_sweep: Callable[[BatchedSweep], NDArray[np.int64]]) -> NDArray[np.int64]:
@@ -189,16 +192,26 @@ class AdaptiveBroadphase(Broadphase):
         t = time.perf_counter()
         self._stale[stale] = False
         self._n_stale = 0
-        self._sap.update_many(stale, self._all._lo[stale], self._all._hi[stale])
+        lo, hi, _ = self._all.boxes(stale)
+        self._sap.update_many(stale, lo, hi)
         per_box = (time.perf_counter() - t) / len(stale)
         self._sap_cost += _COST_SMOOTHING * (per_box - self._sap_cost)
 
+    def _grow_stale(self, handles: NDArray[np.int64]) -> None:
+        """Make the stale marks cover every handle in ``handles`` (ints >= 0)."""
+        top = int(handles.max()) + 1 if len(handles) else 0
+        if len(self._stale) < top:
+            grown = np.zeros(max(top, 2 * len(self._stale)), dtype=bool)
+            grown[: len(self._stale)] = self._stale
+            self._stale = grown
+
     def _build_sap(self) -> None:
-        live = np.flatnonzero(self._all._alive)
-        sap = SweepAndPrune(self._dim)
-        sap.insert_many(live, self._all._lo[live], self._all._hi[live], self._all._static[live])
+        live = self._all.live_handles()
+        sap = SweepAndPrune(self._dim, backend=self._all.backend)
+        sap.insert_many(live, *self._all.boxes(live))
         self._sap = sap
-        self._stale = np.zeros(len(self._all._alive), dtype=bool)
+        self._stale = np.zeros(0, dtype=bool)
+        self._grow_stale(live)
         self._n_stale = 0
         self._quiet = 0
 
@@ -208,13 +221,14 @@ class AdaptiveBroadphase(Broadphase):
         self._n_stale = 0
         self._quiet = 0
 
-    def _check(self) -> None:
-        self._all._check()
+    def validate(self) -> None:
+        self._all.validate()
         if self._sap is not None:
-            self._sap._check()
-            assert len(self._stale) >= len(self._all._alive) or not self._n_stale
+            self._sap.validate()
+            live = self._all.live_handles()
+            assert not len(live) or len(self._stale) > live[-1]
             assert int(np.count_nonzero(self._stale)) == self._n_stale
-            fresh = np.flatnonzero(self._all._alive)
+            fresh = live
             fresh = fresh[~self._stale[fresh]] if len(self._stale) else fresh
             assert all(h in self._sap for h in fresh.tolist())
             assert len(self._sap) == len(self._all)

@@ -150,9 +150,77 @@ class Broadphase(Protocol):
         """
         ...
 
-    def _check(self) -> None:
-        """Assert every internal invariant (for tests; slow)."""
+    def pairs_touching(self, handles: ArrayLike) -> NDArray[np.int64]:
+        """The pairs of :meth:`pairs` that hold at least one of ``handles``.
+
+        This default filters :meth:`pairs`, O(P + M log M); implementations
+        that can answer from the few boxes asked about (the sweep-and-prune's
+        partner sets, a sweep restricted to the wanted boxes) override it.
+
+        Parameters
+        ----------
+        handles : array_like of int, shape (M,)
+            Live, distinct handles.
+
+        Returns
+        -------
+        ndarray of int64, shape (Q, 2)
+            Rows ``(i, j)`` with ``i < j``, sorted lexicographically, each
+            holding at least one of ``handles``; no static-static pairs.
+
+        Raises
+        ------
+        UnknownIdError
+            A handle is not live.
+        InvalidArgumentError
+            A handle appears twice, or ``handles`` is malformed.
+
+        Examples
+        --------
+        >>> from collideworld.broadphase import BruteForceBroadphase
+        >>> bp = BruteForceBroadphase(2)
+        >>> bp.insert_many([1, 2, 3], [[0, 0], [1, 0], [2, 0]], [[1, 1], [2, 1], [3, 1]])
+        >>> bp.pairs().tolist()
+        [[1, 2], [2, 3]]
+        >>> bp.pairs_touching([3]).tolist()
+        [[2, 3]]
+        """
+        h = as_handles(handles)
+        check_live_handles(h, self)
+        p = self.pairs()
+        if not len(h) or not len(p):
+            return np.zeros((0, 2), dtype=np.int64)
+        out: NDArray[np.int64] = p[np.isin(p, h).any(axis=1)]
+        return out
+
+    def validate(self) -> None:
+        """Check every internal invariant, and the pairs against a from-scratch answer.
+
+        For tests and bug hunts, as Box2D's ``b2DynamicTree_Validate``: slow
+        (up to O(n^2) numpy work on small sets), and built from ``assert``
+        statements, so it checks nothing under ``python -O``.
+
+        Raises
+        ------
+        AssertionError
+            An invariant does not hold (a bug in the broadphase).
+
+        Examples
+        --------
+        >>> from collideworld.broadphase import SweepAndPrune
+        >>> sap = SweepAndPrune(2)
+        >>> sap.insert_many([1, 2], [[0, 0], [1, 1]], [[1, 1], [2, 2]])
+        >>> sap.validate()   # silent when everything holds
+        """
         ...
+
+    def prefers_incremental(self, changed: int) -> bool:
+        """Whether asking :meth:`pairs_touching` for ``changed`` boxes is expected to beat one :meth:`pairs`.
+
+        The world patches its candidate pairs when this says yes. The default
+        says yes when at most a fifth of the boxes changed.
+        """
+        return changed <= 0.2 * len(self)
 
     # -- single-item conveniences, inherited by explicit subclasses ---------
 

@@ -29,16 +29,38 @@ comparison.
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..errors import InvalidArgumentError, UnknownIdError
 from .base import Broadphase, as_boxes, as_handles, as_static, check_new_handles
 
-__all__ = ["overlapping_pairs", "BatchedSweep"]
+#: Who walks the candidate runs of the sweep: numpy rounds or a numba loop (same answers).
+BACKENDS = ("numpy", "compiled")
+
+__all__ = ["overlapping_pairs", "BatchedSweep", "check_backend", "BACKENDS"]
 
 #: A box touching more bands than this is tested against all boxes directly.
 MAX_BANDS_PER_BOX = 16
+
+
+def check_backend(backend: str) -> str:
+    """``backend`` if it is one of :data:`BACKENDS` and usable here, else raise InvalidArgumentError.
+
+    Examples
+    --------
+    >>> check_backend("numpy")
+    'numpy'
+    """
+    if backend not in BACKENDS:
+        raise InvalidArgumentError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    # the compiled module imports numba: only when a compiled broadphase is asked for,
+    # so that ``import collideworld`` stays cheap
+    if backend == "compiled" and not importlib.import_module(f"{__package__}.compiled").NUMBA_AVAILABLE:
+        raise InvalidArgumentError("backend='compiled' needs numba, which is not installed; use backend='numpy'")
+    return backend
 
 
 def _expand(counts: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -58,6 +80,8 @@ def _band_copies(lo: NDArray[np.float64], hi: NDArray[np.float64], band_axes: li
     no copy. Everything works on contiguous 1-D columns: numpy reduces and
     gathers them far faster than short rows of an (n, D) array.
     """
+    if not band_axes:  # 1-D boxes: one cell, a plain sweep
+        return np.arange(n, dtype=np.int64), np.zeros(n, dtype=np.int64), [], [], np.zeros(n, dtype=bool)
     b_lo, span, nbands = [], [], []
     for a in band_axes:
         blo, bhi = np.ascontiguousarray(lo[:, a]), np.ascontiguousarray(hi[:, a])
@@ -102,7 +126,8 @@ def _band_copies(lo: NDArray[np.float64], hi: NDArray[np.float64], band_axes: li
 
 def overlapping_pairs(lo: NDArray[np.float64], hi: NDArray[np.float64],
                       static: NDArray[np.bool_] | None = None,
-                      wanted: NDArray[np.bool_] | None = None) -> NDArray[np.int64]:
+                      wanted: NDArray[np.bool_] | None = None, *,
+                      backend: str = "numpy") -> NDArray[np.int64]:
     """Every pair of rows whose closed boxes overlap, not both static.
 
     Parameters
@@ -112,6 +137,9 @@ def overlapping_pairs(lo: NDArray[np.float64], hi: NDArray[np.float64],
     static : ndarray of bool, shape (n,), optional
     wanted : ndarray of bool, shape (n,), optional
         Report only the pairs with at least one wanted row.
+    backend : {"numpy", "compiled"}
+        Who walks the runs of candidates (steps 3 and 4): numpy rounds, or
+        the numba loop of :mod:`.compiled`. Same pairs, same order.
 
     Returns
     -------
@@ -125,6 +153,7 @@ def overlapping_pairs(lo: NDArray[np.float64], hi: NDArray[np.float64],
     >>> overlapping_pairs(lo, lo + 1.0).tolist()
     [[0, 1]]
     """
+    check_backend(backend)
     n, d = lo.shape
     if n < 2:
         return np.empty((0, 2), dtype=np.int64)
@@ -152,6 +181,28 @@ def overlapping_pairs(lo: NDArray[np.float64], hi: NDArray[np.float64],
     end = shi[box]
     start_lo = slo[box]
 
+    if backend == "compiled":
+        # steps 3 and 4 (and the static rule) in one compiled loop per copy
+        from .compiled import banded_sweep_keys
+
+        keys = banded_sweep_keys(
+            box, cell, start_lo, end,
+            np.ascontiguousarray(lo[:, band_axes].T), np.ascontiguousarray(hi[:, band_axes].T),
+            np.array(b_lo, dtype=np.int64).reshape(len(band_axes), n), np.array(nbands, dtype=np.int64),
+            static if static is not None else np.zeros(n, dtype=bool), wanted,
+            float((shi - slo).max()), shift)
+        i, j = keys >> shift, keys & ((1 << shift) - 1)
+    else:
+        i, j = _sweep_numpy(lo, hi, box, cell, start_lo, end, slo, shi, b_lo, nbands, band_axes, wanted)
+    return _finish(lo, hi, i, j, big, static, wanted)
+
+
+def _sweep_numpy(lo: NDArray[np.float64], hi: NDArray[np.float64], box: NDArray[np.int64],
+                 cell: NDArray[np.int64], start_lo: NDArray[np.float64], end: NDArray[np.float64],
+                 slo: NDArray[np.float64], shi: NDArray[np.float64], b_lo: list[NDArray[np.int64]],
+                 nbands: list[int], band_axes: list[int], wanted: NDArray[np.bool_] | None
+                 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Steps 3 and 4 in numpy: (i, j) rows of the banded pairs, unordered."""
     # 3. sweep by offsets: copy p pairs with p + 1, p + 2, ... while they are
     # in its cell and start no later than its end (the touching rule: <=).
     # Runs are short (a cell holds few boxes per unit of sweep length), so a
@@ -199,8 +250,14 @@ def overlapping_pairs(lo: NDArray[np.float64], hi: NDArray[np.float64],
         keep &= (lo_a[i] <= hi_a[j]) & (lo_a[j] <= hi_a[i])
         home = home * nbands[ax] + np.maximum(b_lo[ax][i], b_lo[ax][j])
     keep &= home == cell[p_]
-    i, j = i[keep], j[keep]
+    return i[keep], j[keep]
 
+
+def _finish(lo: NDArray[np.float64], hi: NDArray[np.float64], i: NDArray[np.int64], j: NDArray[np.int64],
+            big: NDArray[np.bool_], static: NDArray[np.bool_] | None, wanted: NDArray[np.bool_] | None
+            ) -> NDArray[np.int64]:
+    """Add the pairs of boxes too big for the bands, drop static pairs, sort: shared by both backends."""
+    n = len(lo)
     if np.any(big):
         # boxes too big for the bands: test against every box directly
         bi = np.flatnonzero(big)
@@ -235,6 +292,14 @@ class BatchedSweep(Broadphase):
     :meth:`pairs` costs one banded sort and sweep, O(n log n), cached until
     the next change. The right choice when most bodies move every step.
 
+    Parameters
+    ----------
+    dim : {2, 3}
+    backend : {"numpy", "compiled"}
+        Who walks the sweep's candidate runs (see :func:`overlapping_pairs`):
+        numpy, or the numba loop of :mod:`.compiled` (needs numba). The
+        answers are the same.
+
     Examples
     --------
     >>> bp = BatchedSweep(2)
@@ -246,9 +311,10 @@ class BatchedSweep(Broadphase):
     [[1, 2]]
     """
 
-    def __init__(self, dim: int) -> None:
+    def __init__(self, dim: int, *, backend: str = "numpy") -> None:
         if dim not in (2, 3):
             raise ValueError(f"dim must be 2 or 3, got {dim!r}")
+        self.backend = check_backend(backend)
         self._dim = dim
         self._alive = np.zeros(0, dtype=bool)
         self._lo = np.zeros((0, dim))
@@ -322,10 +388,60 @@ class BatchedSweep(Broadphase):
         self._count -= len(h)
         self._cache = None
 
+    def live_handles(self) -> NDArray[np.int64]:
+        """Every live handle, ascending.
+
+        Returns
+        -------
+        ndarray of int64, shape (n,)
+
+        Examples
+        --------
+        >>> bp = BatchedSweep(2)
+        >>> bp.insert_many([5, 2], [[0, 0], [1, 1]], [[1, 1], [2, 2]])
+        >>> bp.live_handles().tolist()
+        [2, 5]
+        """
+        return np.flatnonzero(self._alive).astype(np.int64, copy=False)
+
+    def boxes(self, handles: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+        """The stored boxes of live handles, as fresh arrays (changing them changes nothing here).
+
+        Parameters
+        ----------
+        handles : array_like of int, shape (M,)
+            Live handles (repeats allowed: this only reads).
+
+        Returns
+        -------
+        lo, hi : ndarray of float64, shape (M, D)
+            Box corners, row ``m`` for ``handles[m]``.
+        static : ndarray of bool, shape (M,)
+
+        Raises
+        ------
+        UnknownIdError
+            A handle is not live.
+
+        Examples
+        --------
+        >>> bp = BatchedSweep(2)
+        >>> bp.insert_many([0, 3], [[0, 0], [1, 1]], [[1, 1], [2, 2]], [False, True])
+        >>> lo, hi, static = bp.boxes([3])
+        >>> lo.tolist(), hi.tolist(), static.tolist()
+        ([[1.0, 1.0]], [[2.0, 2.0]], [True])
+        """
+        h = as_handles(handles)
+        if len(h) and (h.min() < 0 or h.max() >= len(self._alive) or not self._alive[h].all()):
+            bad = next(x for x in h.tolist() if x not in self)
+            raise UnknownIdError(f"handle {bad} is not in the broadphase")
+        return self._lo.take(h, axis=0), self._hi.take(h, axis=0), self._static.take(h)
+
     def pairs(self) -> NDArray[np.int64]:
         if self._cache is None:
             live = np.flatnonzero(self._alive)
-            rows = overlapping_pairs(self._lo.take(live, axis=0), self._hi.take(live, axis=0), self._static[live])
+            rows = overlapping_pairs(self._lo.take(live, axis=0), self._hi.take(live, axis=0), self._static[live],
+                                     backend=self.backend)
             # live is increasing, so mapping rows to handles keeps i < j and the order
             self._cache = live[rows].reshape(-1, 2)
             self._cache.setflags(write=False)
@@ -342,11 +458,11 @@ class BatchedSweep(Broadphase):
         wanted = np.zeros(len(self._alive), dtype=bool)
         wanted[h] = True
         rows = overlapping_pairs(self._lo.take(live, axis=0), self._hi.take(live, axis=0), self._static[live],
-                                 wanted[live])
+                                 wanted[live], backend=self.backend)
         out: NDArray[np.int64] = live[rows].reshape(-1, 2)
         return out
 
-    def _check(self) -> None:
+    def validate(self) -> None:
         live = np.flatnonzero(self._alive)
         assert len(live) == self._count
         lo, hi, st = self._lo.take(live, axis=0), self._hi.take(live, axis=0), self._static[live]

@@ -143,7 +143,7 @@ class BruteForceBroadphase(Broadphase):
         order = np.lexsort((second, first))
         return _readonly(np.stack([first[order], second[order]], axis=1))
 
-    def _check(self) -> None:
+    def validate(self) -> None:
         """Assert the invariants: arrays aligned with the handle map, boxes valid."""
         n = len(self._row)
         assert self._handles.shape == (n,) and self._static.shape == (n,)

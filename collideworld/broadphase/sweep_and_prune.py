@@ -22,6 +22,16 @@ start_b precedes end_c and start_c precedes end_b in the sorted list. That
 relation changes only when a start and an end swap places; a start passing a
 start (or an end an end) changes nothing.
 
+Endpoint arrays
+---------------
+Each axis owns one sorted Python list of endpoint keys (below), as rapier's
+``SAPAxis`` and Bullet's ``btAxisSweep3`` own theirs. Moving an endpoint is
+one insertion-sort step: two bisections find its old and new places, and the
+keys strictly between are exactly the endpoints it crosses; shifting them by
+one place is a C-level slice copy of just those keys. Inserting or removing
+a few endpoints shifts the list's tail (a memmove, O(n) but fast); large
+batches merge or filter the whole list once.
+
 Endpoint keys
 -------------
 An endpoint is one Python int, ``(ordered_bits(value) << 33) | (is_end << 32)
@@ -31,28 +41,35 @@ before an END at equal values, then breaks remaining ties by slot so that keys
 are unique. START-before-END is the touching rule in key form: start_a
 precedes end_b exactly when ``lo_a <= hi_b``, so boxes that only touch
 overlap, in the sweep as in the reference. Packed ints compare in C without
-the per-element dispatch of tuples: measured on 20,000 keys, a SortedList
-remove+add costs 3.5 us with packed ints against 5.8 us with
-``(value, is_end, slot)`` tuples.
+the per-element dispatch of tuples (measured on 20,000 keys: 3.5 us against
+5.8 us with ``(value, is_end, slot)`` tuples for a remove and an add).
+
+Why own the lists: sortedcontainers' public API moves an endpoint with a
+``remove``, an ``irange`` and an ``add`` (three bisections plus index upkeep
+each). Measured through ``World(dim=2, broadphase="sap")`` on the benchmark
+scenes, broadphase time per step: 100,000 boxes with 20 moving, 2.1 ms
+either way (the moves are cheap next to the per-call checks); 10,000 boxes
+with 5 % moving, 3.3 ms with these lists against 11.3 ms with SortedList's
+public API (and 6.3 ms with the former in-place edit of its private sublists).
 
 NOTE: a body that jumps far crosses many endpoints, and each crossing costs a
 Python-level step; sweep-and-prune pays off when motion is coherent between
 calls. Teleports are correct but cost O(endpoints crossed).
 
-NOTE: the pair set holds internal slot numbers, not handles, packed as
-``(min_slot << 32) | max_slot``; handles are looked up in ``pairs()``.
-Slots are reused after removal, which is safe because removing a body first
-removes every pair it is in.
+NOTE: the pair set (:class:`.pair_set.SlotPairSet`) holds internal slot
+numbers, not handles, packed as ``(min_slot << 32) | max_slot``; handles are
+looked up in ``pairs()``. Slots are reused after removal, which is safe
+because removing a body first removes every pair it is in. Bulk work (the
+first sweep, large inserts and removals) loads the pair set from arrays; only
+the incremental sweep edits it pair by pair.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from collections.abc import Iterable
+from bisect import bisect_left, insort
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sortedcontainers import SortedList
 
 from ..errors import InvalidArgumentError
 from .base import (
@@ -63,7 +80,8 @@ from .base import (
     check_live_handles,
     check_new_handles,
 )
-from .batched_sweep import overlapping_pairs
+from .batched_sweep import check_backend, overlapping_pairs
+from .pair_set import SlotPairSet, pair_keys
 
 __all__ = ["SweepAndPrune"]
 
@@ -95,6 +113,10 @@ class SweepAndPrune(Broadphase):
     ----------
     dim : int
         Number of axes D of every box (2 or 3 in practice; any D >= 1 works).
+    backend : {"numpy", "compiled"}
+        Backend of the one-off sweeps over all boxes that large inserts run
+        (:func:`.batched_sweep.overlapping_pairs`); the incremental moves are
+        Python either way.
 
     Notes
     -----
@@ -126,14 +148,20 @@ class SweepAndPrune(Broadphase):
     #: to exercise the sweep).
     _dense_query_max = 64
 
-    #: Sublist length of the per-axis SortedLists (None: sortedcontainers'
-    #: default, 1000). Tests set it tiny so that moves cross sublist borders,
-    #: exercising the fallback of the in-place endpoint move.
-    _axis_load: int | None = None
+    #: Batches that add or remove more than ``len(axis) / _merge_ratio``
+    #: endpoints merge (or filter) each whole axis list once instead of
+    #: bisecting each endpoint in; both are exact (tests set it huge to always merge).
+    _merge_ratio = 32
 
-    def __init__(self, dim: int) -> None:
+    #: New pairs from an insert go into the pair set one by one up to this
+    #: many (or an eighth of the pairs held), else the set is reloaded from
+    #: arrays. Both are exact (tests set 0 to always reload).
+    _pair_edit_max = 256
+
+    def __init__(self, dim: int, *, backend: str = "numpy") -> None:
         if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
             raise InvalidArgumentError(f"dim must be a positive integer, got {dim!r}")
+        self.backend = check_backend(backend)
         d = int(dim)
         self._dim = d
         self._slot: dict[int, int] = {}  # handle -> slot
@@ -153,11 +181,11 @@ class SweepAndPrune(Broadphase):
         # cheaper than numpy scalar indexing).
         self._start_key: list[list[int]] = [[] for _ in range(d)]
         self._end_key: list[list[int]] = [[] for _ in range(d)]
-        self._axes: list[SortedList] = [self._new_axis(()) for _ in range(d)]
-        self._pairs: set[int] = set()  # (min_slot << 32) | max_slot
-        # the same pairs by slot, so that the pairs of a few boxes cost their
-        # degree (pairs_touching), not a scan of every pair
-        self._partners: list[set[int]] = []
+        # sorted endpoint keys per axis
+        self._axes: list[list[int]] = [[] for _ in range(d)]
+        # overlapping slot pairs, with each slot's partners at hand, so that
+        # the pairs of a few boxes cost their degree (pairs_touching)
+        self._pairs = SlotPairSet(0)
         self._pairs_cache: NDArray[np.int64] | None = None
 
     # -- small queries --------------------------------------------------------
@@ -175,6 +203,27 @@ class SweepAndPrune(Broadphase):
             return handle in self._slot
         except TypeError:  # unhashable
             return False
+
+    @property
+    def partners_materialised(self) -> int:
+        """Partner entries the pair set has copied into Python sets so far (a work counter).
+
+        Bulk work (inserting or removing many boxes, folding edits back in
+        :meth:`pairs`) loads the pair set from arrays and adds nothing; the
+        incremental sweep adds a box's degree the first time it edits one of
+        the box's pairs. Tests read it to check that bulk work stays out of
+        Python loops without timing anything.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> sap = SweepAndPrune(2)
+        >>> lo = np.zeros((100, 2))
+        >>> sap.insert_many(np.arange(100), lo, lo + 1)   # 4,950 pairs, from arrays
+        >>> len(sap.pairs()), sap.partners_materialised
+        (4950, 0)
+        """
+        return self._pairs.materialised
 
     # -- mutation -------------------------------------------------------------
 
@@ -211,21 +260,34 @@ class SweepAndPrune(Broadphase):
         hi_bits = _ordered_bits(hi_a).T.tolist()
         for k in range(self._dim):
             sk, ek = self._start_key[k], self._end_key[k]
-            new_keys = []
-            for s, lb, hb in zip(sl, lo_bits[k], hi_bits[k], strict=True):
-                a = (lb << _VALUE_SHIFT) | s
-                b = (hb << _VALUE_SHIFT) | _END | s
+            starts = [(lb << _VALUE_SHIFT) | s for s, lb in zip(sl, lo_bits[k], strict=True)]
+            ends = [(hb << _VALUE_SHIFT) | _END | s for s, hb in zip(sl, hi_bits[k], strict=True)]
+            for s, a, b in zip(sl, starts, ends, strict=True):
                 sk[s] = a
                 ek[s] = b
-                new_keys.append(a)
-                new_keys.append(b)
-            # SortedList.update merges and re-sorts once when the batch is a
-            # sizeable fraction of the list, else adds one by one.
-            self._axes[k].update(new_keys)
+            axis = self._axes[k]
+            if (2 * m) * self._merge_ratio <= len(axis):
+                for key in starts + ends:
+                    insort(axis, key)
+            else:
+                # timsort merges the sorted list with the sorted new run
+                starts.extend(ends)
+                starts.sort()
+                axis.extend(starts)
+                axis.sort()
 
         # Every box is stored before the query, so pairs among the new boxes
-        # are found too (twice; the sets keep one).
-        self._add_pairs(self._pair_keys_touching(slots).tolist())
+        # are found too (twice: np.unique or the sets keep one).
+        new = self._pair_keys_touching(slots)
+        if len(new) > max(self._pair_edit_max, self._pairs.loaded_pairs // 8):
+            # bulk: numpy sorts, no Python step per pair (a strategy switch
+            # in a dense scene loads millions of pairs here)
+            held = self._pairs.keys()
+            self._pairs.load(np.concatenate([held, new]) if len(held) else new)
+        else:
+            add = self._pairs.add
+            for key in new.tolist():
+                add(key >> 32, key & _SLOT_MASK)
 
     def update_many(self, handles: ArrayLike, lo: ArrayLike, hi: ArrayLike) -> None:
         """Give live handles new boxes; see :meth:`Broadphase.update_many`.
@@ -255,16 +317,11 @@ class SweepAndPrune(Broadphase):
         dim = self._dim
         axes = range(dim)
         start_key, end_key = self._start_key, self._end_key
-        lists = [a._lists for a in self._axes]
-        maxes = [a._maxes for a in self._axes]
-        removes = [a.remove for a in self._axes]
-        adds = [a.add for a in self._axes]
-        iranges = [a.irange for a in self._axes]
-        pairs = self._pairs
-        partners = self._partners
+        axes_keys = self._axes
+        partners = self._pairs.partners
         # Static flags as a Python list make the per-crossing look-up cheap;
         # converting costs O(capacity), so only for batches worth it.
-        static = self._static.tolist() if len(sl) > 8 else None
+        static = self._static.tolist() if 64 * len(sl) > len(self._static) else None
         static_arr = self._static
         end, mask, shift = _END, _SLOT_MASK, _VALUE_SHIFT
 
@@ -277,59 +334,41 @@ class SweepAndPrune(Broadphase):
                 new_e = (hbs[k] << shift) | end | s
                 if new_s != old_s:
                     sk[s] = new_s
-                    crossed = _move_key(lists[k], maxes[k], old_s, new_s)
-                    if crossed is None:
-                        removes[k](old_s)
-                        if new_s < old_s:
-                            crossed = list(iranges[k](new_s, old_s))
-                        else:
-                            crossed = list(iranges[k](old_s, new_s))
-                        adds[k](new_s)
+                    crossed = _move_key(axes_keys[k], old_s, new_s)
                     ends = [c & mask for c in crossed if c & end] if crossed else None
                     if not ends:
                         pass  # passing only starts changes no overlap
                     elif new_s < old_s:
                         # Start moved left past an end: overlap may begin.
-                        self._begin(s, s_static, ends, pairs, static)
+                        self._begin(s, s_static, ends, static)
                     else:
                         # Start moved right past an end: overlap ends. Its own
                         # old end (not moved yet) may be among them; {s, s} is
                         # never in the set, so discarding it is harmless.
+                        mine = partners(s)
                         for c in ends:
-                            key = (s << 32) | c if s < c else (c << 32) | s
-                            if key in pairs:
-                                pairs.remove(key)
-                                partners[s].remove(c)
-                                partners[c].remove(s)
+                            if c in mine:
+                                mine.remove(c)
+                                partners(c).remove(s)
                 if new_e != old_e:
                     ek[s] = new_e
-                    crossed = _move_key(lists[k], maxes[k], old_e, new_e)
-                    if crossed is None:
-                        removes[k](old_e)
-                        if new_e < old_e:
-                            crossed = list(iranges[k](new_e, old_e))
-                        else:
-                            crossed = list(iranges[k](old_e, new_e))
-                        adds[k](new_e)
+                    crossed = _move_key(axes_keys[k], old_e, new_e)
                     starts = [c & mask for c in crossed if not c & end] if crossed else None
                     if not starts:
                         pass  # passing only ends changes no overlap
                     elif new_e > old_e:
                         # End moved right past a start: overlap may begin.
-                        self._begin(s, s_static, starts, pairs, static)
+                        self._begin(s, s_static, starts, static)
                     else:
                         # End moved left past a start: overlap ends. Its own
                         # start is at new_s < new_e, never crossed here.
+                        mine = partners(s)
                         for c in starts:
-                            key = (s << 32) | c if s < c else (c << 32) | s
-                            if key in pairs:
-                                pairs.remove(key)
-                                partners[s].remove(c)
-                                partners[c].remove(s)
+                            if c in mine:
+                                mine.remove(c)
+                                partners(c).remove(s)
 
-    def _begin(
-        self, s: int, s_static: bool, crossed: list[int], pairs: set[int], static: list[bool] | None
-    ) -> None:
+    def _begin(self, s: int, s_static: bool, crossed: list[int], static: list[bool] | None) -> None:
         """Add {s, c} for each crossed slot c whose box now overlaps s's box.
 
         The overlap test compares current keys, which is the closed-box test
@@ -337,7 +376,8 @@ class SweepAndPrune(Broadphase):
         """
         start_key, end_key = self._start_key, self._end_key
         static_arr = self._static
-        partners = self._partners
+        partners = self._pairs.partners
+        mine = partners(s)
         for c in crossed:
             if c == s:
                 continue
@@ -347,11 +387,9 @@ class SweepAndPrune(Broadphase):
                 if sk[s] > ek[c] or sk[c] > ek[s]:
                     break
             else:
-                key = (s << 32) | c if s < c else (c << 32) | s
-                if key not in pairs:
-                    pairs.add(key)
-                    partners[s].add(c)
-                    partners[c].add(s)
+                if c not in mine:
+                    mine.add(c)
+                    partners(c).add(s)
 
     def remove_many(self, handles: ArrayLike) -> None:
         """Forget live handles; see :meth:`Broadphase.remove_many`.
@@ -365,26 +403,29 @@ class SweepAndPrune(Broadphase):
             return
         self._pairs_cache = None
         slots = np.array([self._slot[x] for x in hl], dtype=np.intp)
-        # Each removed box's partners are exactly the pairs to drop.
-        partners = self._partners
-        for s in slots.tolist():
-            for c in partners[s]:
-                self._pairs.discard((s << 32) | c if s < c else (c << 32) | s)
-                partners[c].discard(s)
-            partners[s] = set()
         sl = slots.tolist()
         n = len(self._slot)
+        if 4 * m >= n:
+            # many: drop their pairs from the array of all pairs, reload
+            keys = self._pairs.keys()
+            gone_mark = np.zeros(len(self._pairs), dtype=bool)
+            gone_mark[slots] = True
+            self._pairs.load(keys[~(gone_mark[keys >> 32] | gone_mark[keys & _SLOT_MASK])])
+        else:
+            # few: each removed box's partners are exactly the pairs to drop
+            for s in sl:
+                self._pairs.clear_slot(s)
         for k in range(self._dim):
             sk, ek = self._start_key[k], self._end_key[k]
-            if 4 * m >= n:
-                # Rebuilding is O(n) and beats O(m log n) removals here.
+            axis = self._axes[k]
+            if (2 * m) * self._merge_ratio > len(axis):
+                # filtering is O(n) and beats m O(n) deletions here
                 gone = set(sl)
-                self._axes[k] = self._new_axis(c for c in self._axes[k] if c & _SLOT_MASK not in gone)
+                axis[:] = [c for c in axis if c & _SLOT_MASK not in gone]
             else:
-                rm = self._axes[k].remove
                 for s in sl:
-                    rm(sk[s])
-                    rm(ek[s])
+                    del axis[bisect_left(axis, sk[s])]
+                    del axis[bisect_left(axis, ek[s])]
         for handle in hl:
             del self._slot[handle]
         self._lo[slots] = np.inf
@@ -402,7 +443,11 @@ class SweepAndPrune(Broadphase):
         O(P log P) after a mutation, O(1) when called again without one.
         """
         if self._pairs_cache is None:
-            out = self._handle_pairs(np.fromiter(self._pairs, dtype=np.int64, count=len(self._pairs)))
+            keys = self._pairs.keys()
+            if 8 * self._pairs.edited_slots > len(self._slot):
+                # fold the edited layer back into arrays while they are at hand
+                self._pairs.load(keys)
+            out = self._handle_pairs(keys)
             out.setflags(write=False)
             self._pairs_cache = out
         return self._pairs_cache
@@ -411,7 +456,7 @@ class SweepAndPrune(Broadphase):
         """The pairs of :meth:`pairs` that hold at least one of ``handles`` (live).
 
         O(M + Q log Q) for M handles in Q pairs: read from the per-box partner
-        sets the sweep keeps up to date, without looking at any other box.
+        lists the sweep keeps up to date, without looking at any other box.
 
         Returns
         -------
@@ -426,39 +471,26 @@ class SweepAndPrune(Broadphase):
         [[1, 2]]
         """
         hl = check_live_handles(as_handles(handles), self._slot)
-        slot_of, partners = self._slot, self._partners
-        keys = set()
-        for h in hl:
-            s = slot_of[h]
-            keys.update([(s << 32) | c if s < c else (c << 32) | s for c in partners[s]])
-        return self._handle_pairs(np.fromiter(keys, dtype=np.int64, count=len(keys)))
+        slot_of = self._slot
+        return self._handle_pairs(self._pairs.keys_touching([slot_of[h] for h in hl]))
 
     def _handle_pairs(self, keys: NDArray[np.int64]) -> NDArray[np.int64]:
         """Slot pair keys as handle pairs ``(i, j)``, ``i < j``, sorted lexicographically."""
         ha = self._handle[keys >> 32]
         hb = self._handle[keys & _SLOT_MASK]
         first, second = np.minimum(ha, hb), np.maximum(ha, hb)
+        if len(keys) and first.min() >= 0 and second.max() < 1 << 31:
+            # small non-negative handles (a world's slots): sort one packed
+            # key, several times faster than lexsort on millions of pairs
+            packed = np.sort((first << 32) | second)
+            out = np.empty((len(packed), 2), dtype=np.int64)
+            np.right_shift(packed, 32, out=out[:, 0])
+            np.bitwise_and(packed, _SLOT_MASK, out=out[:, 1])
+            return out
         order = np.lexsort((second, first))
         return np.stack([first[order], second[order]], axis=1).reshape(-1, 2)
 
     # -- internals ------------------------------------------------------------
-
-    def _new_axis(self, keys: Iterable[int]) -> SortedList:
-        """A SortedList of endpoint keys, with the configured load factor."""
-        axis = SortedList()
-        if self._axis_load is not None:
-            axis._reset(self._axis_load)
-        axis.update(keys)
-        return axis
-
-    def _add_pairs(self, keys: list[int]) -> None:
-        """Record pair keys in the pair set and both boxes' partner sets (repeats are harmless)."""
-        self._pairs.update(keys)
-        partners = self._partners
-        for key in keys:
-            a, b = key >> 32, key & _SLOT_MASK
-            partners[a].add(b)
-            partners[b].add(a)
 
     def _allocate(self, m: int) -> NDArray[np.intp]:
         """Reserve m free slots (reused ones first), growing arrays if needed."""
@@ -477,7 +509,7 @@ class SweepAndPrune(Broadphase):
             self._handle = np.concatenate([self._handle, np.zeros(grow, dtype=np.int64)])
         for keys in (*self._start_key, *self._end_key):
             keys.extend([0] * (self._top - len(keys)))
-        self._partners.extend(set() for _ in range(self._top - len(self._partners)))
+        self._pairs.grow(self._top)
         return np.array(reuse + new, dtype=np.intp)
 
     def _pair_keys_touching(self, slots: NDArray[np.intp]) -> NDArray[np.int64]:
@@ -504,7 +536,7 @@ class SweepAndPrune(Broadphase):
             hit[np.arange(len(blk)), blk] = False
             hit &= ~(st[blk, None] & st[None, :])
             i, j = np.nonzero(hit)
-            out.append(_pair_keys(blk[i], j))
+            out.append(pair_keys(blk[i], j))
         return np.concatenate(out)
 
     def _pair_keys_sweep(self, slots: NDArray[np.intp]) -> NDArray[np.int64]:
@@ -516,10 +548,11 @@ class SweepAndPrune(Broadphase):
         live = np.flatnonzero(self._live[: self._top])
         wanted = np.zeros(len(self._live), dtype=bool)
         wanted[slots] = True
-        rows = overlapping_pairs(self._lo[live], self._hi[live], self._static[live], wanted[live])
-        return _pair_keys(live[rows[:, 0]], live[rows[:, 1]])
+        rows = overlapping_pairs(self._lo[live], self._hi[live], self._static[live], wanted[live],
+                                 backend=self.backend)
+        return pair_keys(live[rows[:, 0]], live[rows[:, 1]])
 
-    def _check(self) -> None:
+    def validate(self) -> None:
         """Assert every invariant; O(n^2 D) numpy plus O(n D log n). For tests."""
         d, top = self._dim, self._top
         live = np.flatnonzero(self._live[:top])
@@ -541,7 +574,6 @@ class SweepAndPrune(Broadphase):
         lo_bits, hi_bits = _ordered_bits(lo).tolist(), _ordered_bits(hi).tolist()
         for k in range(d):
             axis = self._axes[k]
-            axis._check()
             assert len(self._start_key[k]) == top and len(self._end_key[k]) == top
             expect = []
             for s, lb, hb in zip(live.tolist(), lo_bits, hi_bits, strict=True):
@@ -562,63 +594,38 @@ class SweepAndPrune(Broadphase):
                 i, j = np.nonzero(hit)
                 a, b = blk[i], live[j]
                 sel = a < b
-                truth.update(_pair_keys(a[sel], b[sel]).tolist())
-        assert self._pairs == truth, (
-            f"pair set off: missing {sorted(truth - self._pairs)}, "
-            f"extra {sorted(self._pairs - truth)}"
+                truth.update(pair_keys(a[sel], b[sel]).tolist())
+        held = set(self._pairs.keys().tolist())
+        assert held == truth, (
+            f"pair set off: missing {sorted(truth - held)}, extra {sorted(held - truth)}"
         )
-        # Partner sets are the pair set by slot, and empty for free slots.
-        assert len(self._partners) == top
-        by_slot = {(s << 32) | c for s in live.tolist() for c in self._partners[s] if s < c}
-        assert by_slot == self._pairs, "partner sets differ from the pair set"
-        assert all(s in self._partners[c] for s in live.tolist() for c in self._partners[s]), "partners not mutual"
-        assert not any(self._partners[s] for s in np.flatnonzero(~self._live[:top]).tolist())
+        # Partner lists are mutual, one slot per live slot, empty for free slots.
+        assert len(self._pairs) == top
+        self._pairs.validate()
+        assert not any(self._pairs.row(s) for s in np.flatnonzero(~self._live[:top]).tolist())
         if self._pairs_cache is not None:
             cached = self._pairs_cache
             self._pairs_cache = None
             assert np.array_equal(cached, self.pairs())
 
 
-def _move_key(lists: list[list[int]], maxes: list[int], old: int, new: int) -> list[int] | None:
-    """Move key ``old`` to ``new`` by an insertion-sort step; return the keys crossed.
+def _move_key(keys: list[int], old: int, new: int) -> list[int]:
+    """Move key ``old`` to ``new`` in the sorted list ``keys`` by an insertion-sort step.
 
-    The keys strictly between ``old`` and ``new`` are exactly the endpoints
-    the moving endpoint passes, i.e. the candidates for pair events. Small
-    moves stay inside one sublist of the SortedList, where shifting the
-    crossed keys by one slot is a C-level slice assignment: far cheaper than a
-    remove, a range scan and an add (each a bisection plus index upkeep).
-    Returns None, changing nothing, when the move would leave the sublist;
-    the caller then falls back to the public remove / irange / add.
-
-    NOTE: this edits SortedList's internal layout (``_lists``: sorted
-    sublists; ``_maxes``: last key of each), stable across sortedcontainers
-    2.x. Sublist lengths do not change, so the positional index
-    (``_index``, lengths only) stays valid; ``SweepAndPrune._check`` runs
-    ``SortedList._check`` to verify the structure.
+    Returns the keys strictly between ``old`` and ``new``: exactly the
+    endpoints the moving endpoint passes, i.e. the candidates for pair events.
+    Two bisections, then the crossed keys shift one place with a C-level
+    slice copy, O(log n + crossed); the rest of the list is untouched.
     """
-    pos = bisect_left(maxes, old)
-    sub = lists[pos]
-    idx = bisect_left(sub, old)
+    idx = bisect_left(keys, old)
     if new < old:
-        j = bisect_left(sub, new, 0, idx)
-        if j == 0 and pos and maxes[pos - 1] > new:
-            return None
-        crossed = sub[j:idx]
-        sub[j + 1 : idx + 1] = crossed
-        sub[j] = new
+        j = bisect_left(keys, new, 0, idx)
+        crossed = keys[j:idx]
+        keys[j + 1 : idx + 1] = crossed
+        keys[j] = new
     else:
-        j = bisect_left(sub, new, idx + 1)
-        if j == len(sub) and pos + 1 < len(lists) and lists[pos + 1][0] < new:
-            return None
-        crossed = sub[idx + 1 : j]
-        sub[idx : j - 1] = crossed
-        sub[j - 1] = new
-    maxes[pos] = sub[-1]
+        j = bisect_left(keys, new, idx + 1)
+        crossed = keys[idx + 1 : j]
+        keys[idx : j - 1] = crossed
+        keys[j - 1] = new
     return crossed
-
-def _pair_keys(a: NDArray[np.integer], b: NDArray[np.integer]) -> NDArray[np.int64]:
-    """Pack slot pairs as ``(min << 32) | max``; order of a and b is irrelevant."""
-    a = a.astype(np.int64, copy=False)
-    b = b.astype(np.int64, copy=False)
-    keys: NDArray[np.int64] = (np.minimum(a, b) << 32) | np.maximum(a, b)
-    return keys

@@ -1,0 +1,142 @@
+"""Fat boxes: the bounds the broadphase holds for each body.
+
+A body's *tight* box is its exact world AABB, widened by the touching
+tolerance so the broadphase never drops a pair the kernels would call
+touching. Its *fat* box is the tight box grown by ``fat_margin`` times the
+body's bounding radius (static bodies get no margin), so that small moves
+leave the broadphase alone: only a body whose tight box left its fat box is
+updated there (Box2D's ``b2_aabbMargin``, relative here because one world may
+hold bodies of very different sizes).
+
+Every function takes the :class:`~collideworld.bodies.BodyStore` whose
+``fat_lo`` / ``fat_hi`` columns it reads or writes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .bodies import BodyStore, Kind
+from .broadphase import Broadphase
+from .geometry.aabb import max_over_columns
+from .geometry.tolerance import touch_tolerance
+
+__all__ = ["tight_bounds", "set_fat_bounds", "refresh_moved", "query_bounds"]
+
+Bounds = tuple[NDArray[np.float64], NDArray[np.float64]]
+
+
+def tight_bounds(store: BodyStore, slots: NDArray[np.int64]) -> Bounds:
+    """Tight boxes ``(lo, hi)``, each (len(slots), D), of finite bodies, widened by the touching tolerance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle
+    >>> store = BodyStore(2)
+    >>> s = store.allocate(1)
+    >>> store.set_shapes(s, [Circle(1.0)]); store.set_poses(s, np.array([[2.0, 0.0]]), np.zeros(1))
+    >>> lo, hi = tight_bounds(store, s)
+    >>> bool(lo[0, 0] < 1.0 < lo[0, 0] + 1e-12), bool(hi[0, 0] > 3.0)
+    (True, True)
+    """
+    lo, hi = store.aabbs(slots)
+    tol = touch_tolerance(np.maximum(max_over_columns(np.abs(lo)), max_over_columns(np.abs(hi))))[:, None]
+    return lo - tol, hi + tol
+
+
+def _grow_by_margin(store: BodyStore, slots: NDArray[np.int64], lo: NDArray[np.float64],
+                    hi: NDArray[np.float64], fat_margin: float) -> None:
+    margin = np.where(store.static[slots], 0.0, fat_margin * store.bound_radius[slots])[:, None]
+    lo -= margin
+    hi += margin
+    store.fat_lo[slots] = lo
+    store.fat_hi[slots] = hi
+
+
+def set_fat_bounds(store: BodyStore, slots: NDArray[np.int64], fat_margin: float) -> Bounds:
+    """Compute, store and return the fat boxes of finite bodies ``slots``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle
+    >>> store = BodyStore(2)
+    >>> s = store.allocate(1)
+    >>> store.set_shapes(s, [Circle(1.0)]); store.set_poses(s, np.zeros((1, 2)), np.zeros(1))
+    >>> lo, hi = set_fat_bounds(store, s, 0.5)
+    >>> np.round(hi, 9).tolist(), bool(np.all(store.fat_hi[s] == hi))
+    ([[1.5, 1.5]], True)
+    """
+    lo, hi = tight_bounds(store, slots)
+    _grow_by_margin(store, slots, lo, hi, fat_margin)
+    return lo, hi
+
+
+def refresh_moved(store: BodyStore, broadphase: Broadphase, fat_margin: float) -> tuple[NDArray[np.int64],
+                                                                                        NDArray[np.int64]]:
+    """Clear the moved marks; refit the fat boxes that moved bodies left, in the store and the broadphase.
+
+    Returns ``(moved, changed)``: the slots posed since the last step, and
+    those of them whose fat box changed.
+
+    Examples
+    --------
+    A small move stays inside the fat box; a large one leaves it:
+
+    >>> import numpy as np
+    >>> from collideworld.broadphase import BruteForceBroadphase
+    >>> from collideworld import Circle
+    >>> store, bp = BodyStore(2), BruteForceBroadphase(2)
+    >>> s = store.allocate(2)
+    >>> store.set_shapes(s, [Circle(1.0), Circle(1.0)]); store.set_poses(s, np.array([[0.0, 0], [9, 0]]), np.zeros(2))
+    >>> bp.insert_many(s, *set_fat_bounds(store, s, 0.1))
+    >>> store.set_poses(s, np.array([[0.05, 0], [12, 0]])); store.moved[s] = True
+    >>> [a.tolist() for a in refresh_moved(store, bp, 0.1)]
+    [[0, 1], [1]]
+    """
+    moved = np.flatnonzero(store.moved)
+    if not len(moved):
+        return moved, moved
+    store.moved[moved] = False
+    finite = moved[store.kind[moved] != Kind.HALFSPACE]
+    lo, hi = tight_bounds(store, finite)
+    fat_lo, fat_hi = store.fat_lo.take(finite, axis=0), store.fat_hi.take(finite, axis=0)
+    escaped = (fat_lo[:, 0] > lo[:, 0]) | (hi[:, 0] > fat_hi[:, 0])
+    for d in range(1, store.dim):
+        escaped |= (fat_lo[:, d] > lo[:, d]) | (hi[:, d] > fat_hi[:, d])
+    esc = finite[escaped]
+    if len(esc):
+        lo, hi = lo[escaped], hi[escaped]
+        _grow_by_margin(store, esc, lo, hi, fat_margin)
+        broadphase.update_many(esc, lo, hi)
+    return moved, esc
+
+
+def query_bounds(store: BodyStore) -> Bounds:
+    """Boxes that hold every finite body now: the fat boxes, with the tight box of each body moved since the step.
+
+    Fat boxes are refreshed by ``step()`` only, so a query between a move
+    and the next step would miss a body that left its fat box.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle
+    >>> store = BodyStore(2)
+    >>> s = store.allocate(1)
+    >>> store.set_shapes(s, [Circle(1.0)]); store.set_poses(s, np.zeros((1, 2)), np.zeros(1))
+    >>> _ = set_fat_bounds(store, s, 0.1)
+    >>> store.set_poses(s, np.array([[5.0, 0.0]])); store.moved[s] = True
+    >>> lo, hi = query_bounds(store)
+    >>> np.round(lo[s], 9).tolist()       # where the body is now, not its stale fat box
+    [[4.0, -1.0]]
+    """
+    moved = np.flatnonzero(store.moved)
+    moved = moved[store.kind[moved] != Kind.HALFSPACE]
+    if not len(moved):
+        return store.fat_lo, store.fat_hi
+    lo, hi = store.fat_lo.copy(), store.fat_hi.copy()
+    lo[moved], hi[moved] = tight_bounds(store, moved)
+    return lo, hi
