@@ -9,8 +9,9 @@ What is drawn, to scale (equal axes), with a legend under the picture:
 * every finite body: red when it is in contact after the step, dark grey
   when static, light grey otherwise;
 * an arrow along the normal of each contact between two finite bodies
-  (from ``a`` to ``b``, at the middle of their centres), as long as the
-  smaller body is wide, so arrows never dwarf the bodies they point between.
+  (from ``a`` to ``b``, at the middle of their centres), 1.5 times the
+  smaller body's half-size long (within 1 % and 12 % of the view), so arrows
+  never dwarf the bodies they point between.
   A contact with a half-plane or plane has no arrow: its normal is the
   plane's, which the hatching shows;
 * a half-plane (2D) or a plane's section (3D) as its boundary line with a
@@ -446,8 +447,9 @@ def _draw_view(ax: Any, bodies: list[Any], dim: int, axes: tuple[int, int], snap
             continue  # the normal points mostly along the view direction
         (ca, sa), (cb, sb) = centers[a], centers[b]
         start = 0.5 * (ca + cb)[[i, j]]
-        # as long as the smaller body is wide, but always visible and never longer than the view
-        length = min(max(1.5 * min(sa, sb), 0.025 * span), 0.12 * span)
+        # 1.5 x the smaller body's half-size: never dwarfs the bodies it points between;
+        # but at least 1 % of the view (a few pixels: still an arrow) and at most 12 %
+        length = min(max(1.5 * min(sa, sb), 0.01 * span), 0.12 * span)
         arrows.append(np.array([start, start + normal * length]))
         ax.add_patch(FancyArrow(start[0], start[1], normal[0] * length, normal[1] * length,
                                 width=0.06 * length, head_width=0.3 * length, head_length=0.3 * length,

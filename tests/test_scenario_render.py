@@ -45,7 +45,7 @@ def test_arrows_are_scaled_to_the_bodies(tmp_path: Path) -> None:
     """Two overlapping pairs along x: radii 0.5 and 2. The scene spans x in
     [-0.5, 25.5], y in [-2, 2]: 26 wide, plus 8 % margins each side, so the view is
     26 * 1.16 = 30.16 wide. Arrow = 1.5 x the smaller radius, kept within
-    [2.5 %, 12 %] of the view: big pair 3.0; small pair 0.75 -> raised to 0.754."""
+    [1 %, 12 %] of the view ([0.30, 3.62]): big pair 3.0, small pair 0.75."""
     path = tmp_path / "two_pairs.jsonl"
     path.write_text(H2 + '{"add": [' + ", ".join([
         _circle("s1", 0.0, 0.5), _circle("s2", 0.8, 0.5), _circle("b1", 20.0, 2.0), _circle("b2", 23.5, 2.0),
@@ -54,7 +54,8 @@ def test_arrows_are_scaled_to_the_bodies(tmp_path: Path) -> None:
     span = 26.0 * 1.16
     small, big = _arrow_lengths(picture)
     assert big == pytest.approx(3.0, rel=1e-9)
-    assert small == pytest.approx(0.025 * span, rel=1e-9)
+    assert small == pytest.approx(0.75, rel=1e-9)
+    assert 0.01 * span < small < big < 0.12 * span
     # the old rule drew both at 6 % of the scene: 1.9 here, longer than the small discs are wide
     assert small < 1.0 < big
 
