@@ -150,13 +150,15 @@ def warm_up(dims: Iterable[int] = (2, 3)) -> None:
 def _warm_dim(dim: int) -> None:
     """Run every compiled kernel a ``dim``-D step uses once, on a tiny world of every shape kind.
 
-    Going through :func:`~collideworld.narrowphase.contact_pairs_exact`
-    exercises exactly the argument types a step passes (one compiled
-    specialisation per kernel), including concave polygons split into parts.
+    Going through :func:`~collideworld.narrowphase.contact_pairs_exact` and
+    the broadphase's ``overlapping_pairs`` exercises exactly the argument
+    types a step passes (one compiled specialisation per kernel), including
+    concave polygons split into parts.
     """
     import numpy as np
 
     from .bodies import BodyStore
+    from .broadphase.batched_sweep import overlapping_pairs
     from .geometry.compiled import aabb
     from .narrowphase import contact_pairs_exact
     from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
@@ -178,6 +180,11 @@ def _warm_dim(dim: int) -> None:
         store.set_poses(slots, np.zeros((n, 3)), quaternion=np.tile([1.0, 0.0, 0.0, 0.0], (n, 1)))
     ia, ib = np.triu_indices(n)
     contact_pairs_exact(store, slots[ia], slots[ib], backend="compiled")
+    # the broadphase's compiled sweep, with and without the static and wanted masks
+    lo = np.arange(4 * dim, dtype=np.float64).reshape(4, dim) * 0.5
+    overlapping_pairs(lo, lo + 1.0, backend="compiled")
+    overlapping_pairs(lo, lo + 1.0, np.array([True, False, True, False]), np.array([False, True, True, False]),
+                      backend="compiled")
     aabb.aabb_ball(*store.ball_rows(slots[1:2]))
     aabb.aabb_box(*store.box_rows(slots[2:3]))
     aabb.aabb_points(np.zeros((1, 3, dim)))
