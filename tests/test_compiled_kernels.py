@@ -574,6 +574,48 @@ def test_warm_up_validates_dims_and_runs() -> None:
         warm_up(dims=(4,))
 
 
+NO_COMPILE_AFTER_WARM_UP = textwrap.dedent("""
+    import importlib, pkgutil
+    import numpy as np
+    import collideworld
+    from collideworld import World, Circle, Box, Polygon, HalfPlane, Plane, Sphere
+    collideworld.warm_up()
+    modules = ["collideworld.broadphase.compiled"] + [
+        "collideworld.geometry.compiled." + m.name
+        for m in pkgutil.iter_modules(importlib.import_module("collideworld.geometry.compiled").__path__)]
+    def signatures():
+        found = {}
+        for name in modules:
+            for attr, obj in vars(importlib.import_module(name)).items():
+                if hasattr(obj, "signatures") and hasattr(obj, "py_func"):
+                    found[name + "." + attr] = len(obj.signatures)
+        return found
+    before = signatures()
+    rng = np.random.default_rng(0)
+    for dim in (2, 3):
+        w = World(dim=dim, backend="compiled")
+        w.add(HalfPlane((0.0, 1.0), 0.0) if dim == 2 else Plane((0.0, 0.0, 1.0), 0.0))
+        for i in range(40):
+            shapes = ([Circle(0.5), Box((0.5, 0.3)), Polygon(((0, 0), (1, 0), (0.5, 0.8))),
+                       Polygon(((0, 0), (2, 0), (2, 2), (1, 0.5), (0, 2)))] if dim == 2
+                      else [Sphere(0.5), Box((0.5, 0.3, 0.2))])
+            w.add(shapes[i % len(shapes)], position=tuple(rng.uniform(0, 6, dim)))
+        for _ in range(3):
+            w.step()
+    after = signatures()
+    grown = {k: (before.get(k), v) for k, v in after.items() if v != before.get(k)}
+    assert not grown, grown
+    print("ok")
+""")
+
+
+def test_no_compilation_in_a_step_after_warm_up() -> None:
+    done = subprocess.run([sys.executable, "-c", NO_COMPILE_AFTER_WARM_UP], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "ok"
+
+
 FALLBACK = textwrap.dedent("""
     import sys, warnings
     sys.modules["numba"] = None  # as if numba were not installed
