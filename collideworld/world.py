@@ -265,6 +265,47 @@ class World:
             data=st.data[s],
         )
 
+    def poses(self, ids: Sequence[Any] | NDArray[Any]) -> tuple[NDArray[np.float64], NDArray[np.float64] | None,
+                                                             NDArray[np.float64] | None]:
+        """The poses of many bodies at once, as arrays in the order of ``ids``.
+
+        Returns
+        -------
+        positions : ndarray of float64, shape (n, D)
+        angles : ndarray of float64, shape (n,), or None in 3D
+        quaternions : ndarray of float64, shape (n, 4), or None in 2D
+            The values :meth:`body` gives, copied. A half-plane or plane has
+            no pose: its rows are NaN.
+
+        Raises
+        ------
+        UnknownIdError
+            An id names no body.
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2)
+        >>> w.add_many(Circle(1.0), [[0, 0], [3, 4]], angles=[0.0, 0.5])
+        [0, 1]
+        >>> pos, ang, quat = w.poses([1, 0])
+        >>> pos.tolist(), ang.tolist(), quat
+        ([[3.0, 4.0], [0.0, 0.0]], [0.5, 0.0], None)
+        """
+        st = self._store
+        slots = self._registry.slots_of(ids)
+        pos = st.position.take(slots, axis=0)
+        ang = st.angle.take(slots) if self.dim == 2 else None
+        quat = st.quaternion.take(slots, axis=0) if self.dim == 3 else None
+        planes = st.kind.take(slots) == Kind.HALFSPACE
+        if planes.any():
+            pos[planes] = np.nan
+            if ang is not None:
+                ang[planes] = np.nan
+            if quat is not None:
+                quat[planes] = np.nan
+        return pos, ang, quat
+
     # -- adding ----------------------------------------------------------------------
 
     def _check_shape(self, shape: Any, what: str = "shape") -> Shape:
