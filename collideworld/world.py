@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .backend import resolve_backend
 from .bodies import BodyStore, Kind
 from .broadphase import Broadphase, BruteForceBroadphase, SweepAndPrune
 from .broadphase.adaptive import AdaptiveBroadphase
@@ -38,7 +39,6 @@ from .fat_boxes import refresh_moved, set_fat_bounds, tight_bounds
 from .pair_cache import PairCache
 from .poses import check_pose_arrays, check_position
 from .queries import RayHit, overlapping_ids, ray_hits
-from .backend import resolve_backend
 from .registry import MAX_ADDS, IdRegistry, check_id, id_sequence
 from .shapes import SHAPE_TYPES, HalfPlane, Plane, Shape
 

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from collideworld import World
-
 from collideworld.cli import find_scenarios
 from collideworld.errors import ScenarioError
 from collideworld.scenario import read_scenario, replay
