@@ -224,7 +224,7 @@ class FileResult:
 
 
 def replay_file(path: str, ignore_truncated_tail: bool = False, max_pairs: int = 20,
-                limits: dict[str, int] | None = None, progress: bool = False) -> FileResult:
+                limits: dict[str, int] | None = None, progress: bool = False, backend: str = "auto") -> FileResult:
     """Replay one file and describe the outcome; never raises for a bad file.
 
     The unit of work of ``collideworld replay``, run in a worker process with
@@ -241,6 +241,8 @@ def replay_file(path: str, ignore_truncated_tail: bool = False, max_pairs: int =
         Reader limits (``max_frames=...``).
     progress : bool
         Show the file's own byte bar on stderr.
+    backend : {"auto", "compiled", "numpy"}
+        The World's backend.
 
     Returns
     -------
@@ -257,13 +259,16 @@ def replay_file(path: str, ignore_truncated_tail: bool = False, max_pairs: int =
     >>> r.status, r.frames, r.checked
     ('ok', '1', '1')
     """
+    import functools
+
     from .scenario.replay import replay
+    from .world import World
 
     started = time.perf_counter()
     reader_limits: Any = limits or {}
     try:
-        report = replay(path, progress=progress, ignore_truncated_tail=ignore_truncated_tail,
-                        **reader_limits)
+        report = replay(path, functools.partial(World, backend=backend), progress=progress,
+                        ignore_truncated_tail=ignore_truncated_tail, **reader_limits)
     except ScenarioError as exc:
         return FileResult(path, "INVALID", "-", "-", "-", time.perf_counter() - started,
                           detail=f"INVALID {exc}")
@@ -369,7 +374,7 @@ def _cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not files:
         raise _UsageError(f"no scenario files (*.jsonl, *.jsonl.gz) in {', '.join(args.paths)}")
     options: dict[str, Any] = {"ignore_truncated_tail": args.ignore_truncated_tail,
-                               "max_pairs": args.max_pairs, "limits": _limits(args)}
+                               "max_pairs": args.max_pairs, "limits": _limits(args), "backend": args.backend}
     job = replay_file  # looked up here, so a test may swap in a failing worker
     show = _progress_wanted(args, err)
     # Columns: every width but the file's and the result's is bounded, so rows
@@ -609,6 +614,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="scenario files or folders (searched for *.jsonl and *.jsonl.gz, "
                         "skipping folders named 'invalid')")
+    p.add_argument("--backend", choices=("auto", "compiled", "numpy"), default="auto",
+                   help="the World's kernels: compiled (numba), numpy, or auto (compiled when numba imports)")
     p.add_argument("-j", "--jobs", type=_positive_int, default=1, metavar="N",
                    help="replay N files at a time in worker processes (default 1); "
                         "rows, their order and the exit status are those of a serial run")

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .backend import resolve_backend
 from .bodies import BodyStore, Kind
 from .broadphase import Broadphase, BruteForceBroadphase, SweepAndPrune
 from .broadphase.adaptive import AdaptiveBroadphase
@@ -38,7 +39,6 @@ from .fat_boxes import refresh_moved, set_fat_bounds, tight_bounds
 from .pair_cache import PairCache
 from .poses import check_pose_arrays, check_position
 from .queries import RayHit, overlapping_ids, ray_hits
-from .backend import resolve_backend
 from .registry import MAX_ADDS, IdRegistry, check_id, id_sequence
 from .shapes import SHAPE_TYPES, HalfPlane, Plane, Shape
 
@@ -264,6 +264,47 @@ class World:
             static=bool(st.static[s]), category=int(st.category[s]), mask=int(st.mask[s]),
             data=st.data[s],
         )
+
+    def poses(self, ids: Sequence[Any] | NDArray[Any]) -> tuple[NDArray[np.float64], NDArray[np.float64] | None,
+                                                             NDArray[np.float64] | None]:
+        """The poses of many bodies at once, as arrays in the order of ``ids``.
+
+        Returns
+        -------
+        positions : ndarray of float64, shape (n, D)
+        angles : ndarray of float64, shape (n,), or None in 3D
+        quaternions : ndarray of float64, shape (n, 4), or None in 2D
+            The values :meth:`body` gives, copied. A half-plane or plane has
+            no pose: its rows are NaN.
+
+        Raises
+        ------
+        UnknownIdError
+            An id names no body.
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2)
+        >>> w.add_many(Circle(1.0), [[0, 0], [3, 4]], angles=[0.0, 0.5])
+        [0, 1]
+        >>> pos, ang, quat = w.poses([1, 0])
+        >>> pos.tolist(), ang.tolist(), quat
+        ([[3.0, 4.0], [0.0, 0.0]], [0.5, 0.0], None)
+        """
+        st = self._store
+        slots = self._registry.slots_of(ids)
+        pos = st.position.take(slots, axis=0)
+        ang = st.angle.take(slots) if self.dim == 2 else None
+        quat = st.quaternion.take(slots, axis=0) if self.dim == 3 else None
+        planes = st.kind.take(slots) == Kind.HALFSPACE
+        if planes.any():
+            pos[planes] = np.nan
+            if ang is not None:
+                ang[planes] = np.nan
+            if quat is not None:
+                quat[planes] = np.nan
+        return pos, ang, quat
 
     # -- adding ----------------------------------------------------------------------
 
@@ -809,7 +850,7 @@ class World:
         st = self._store
         if st.capacity >= self.COMPACT_MIN_CAPACITY and 4 * len(self) <= st.capacity:
             self.compact()
-        moved, changed = refresh_moved(st, self._bp, self.fat_margin)
+        moved, changed = refresh_moved(st, self._bp, self.fat_margin, self.backend)
         if self._changed_in_place:
             changed = np.union1d(changed, np.fromiter(self._changed_in_place, dtype=np.int64))
             self._changed_in_place.clear()

@@ -23,7 +23,7 @@ LAYERS = [
     {"shapes", "poses"},  # validated inputs
     {"bodies", "broadphase"},  # storage of posed shapes; boxes -> pairs (knows no shapes)
     {"narrowphase", "collide", "proximity", "backend"},  # kernels dispatched over the store / over shapes
-    {"registry", "fat_boxes", "contacts", "pair_cache", "queries"},  # the world's parts
+    {"registry", "fat_boxes", "contacts", "pair_cache", "queries", "compiled"},  # the world's parts
     {"world"},  # the front
     {"scenario", "render"},  # files and pictures of worlds
     {"cli", "__main__", "__init__"},  # the command, the package's face

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from collideworld import World
 from collideworld.cli import find_scenarios
 from collideworld.errors import ScenarioError
 from collideworld.scenario import read_scenario, replay
@@ -25,9 +26,10 @@ _expected = json.loads((INVALID / "expected.json").read_text()) if (INVALID / "e
 
 
 @pytest.mark.skipif(not _valid, reason="no scenario files in scenarios/")
+@pytest.mark.parametrize("backend", ["compiled", "numpy"])
 @pytest.mark.parametrize("path", _valid, ids=[Path(p).name for p in _valid])
-def test_scenario_replays(path):
-    report = replay(path)
+def test_scenario_replays(path, backend):
+    report = replay(path, lambda dim: World(dim=dim, backend=backend))
     if not report.ok:
         print(report.format_first_mismatch())
         pytest.fail(f"{report.summary()}\n{report.format_first_mismatch()}", pytrace=False)
