@@ -14,11 +14,11 @@ from __future__ import annotations
 import functools
 import importlib
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .errors import InvalidArgumentError
 
-__all__ = ["BACKENDS", "compiled_available", "resolve_backend", "warm_up"]
+__all__ = ["BACKENDS", "compiled_available", "register_warm_up", "resolve_backend", "warm_up"]
 
 #: The names :func:`resolve_backend` accepts.
 BACKENDS = ("auto", "compiled", "numpy")
@@ -115,6 +115,39 @@ def resolve_backend(name: str) -> str:
     return "numpy"
 
 
+#: Warm-up steps of compiled code above this layer (which this module may not
+#: import), registered by the modules that own that code; each takes the dimension.
+_WARMERS: list[Callable[[int], None]] = []
+
+
+def register_warm_up(fn: Callable[[int], None]) -> Callable[[int], None]:
+    """Have :func:`warm_up` also call ``fn(dim)`` for each dimension it prepares.
+
+    For compiled code in the world's layers (above this one, so not
+    importable from here); ``fn`` compiles it on tiny inputs. Usable as a
+    decorator; returns ``fn``.
+
+    Parameters
+    ----------
+    fn : callable(int) -> None
+
+    Returns
+    -------
+    callable
+        ``fn`` itself.
+
+    Examples
+    --------
+    >>> seen = []
+    >>> hook = register_warm_up(seen.append)
+    >>> warm_up(dims=(2,)); seen == ([2] if compiled_available() else [])
+    True
+    >>> _WARMERS.remove(hook)
+    """
+    _WARMERS.append(fn)
+    return fn
+
+
 def warm_up(dims: Iterable[int] = (2, 3)) -> None:
     """Compile (or load from numba's on-disk cache) every compiled kernel a step uses.
 
@@ -145,6 +178,8 @@ def warm_up(dims: Iterable[int] = (2, 3)) -> None:
         return
     for d in sorted(set(wanted)):
         _warm_dim(d)
+        for warm in _WARMERS:
+            warm(d)
 
 
 def _warm_dim(dim: int) -> None:

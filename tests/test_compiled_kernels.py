@@ -581,8 +581,9 @@ NO_COMPILE_AFTER_WARM_UP = textwrap.dedent("""
     from collideworld import World, Circle, Box, Polygon, HalfPlane, Plane, Sphere
     collideworld.warm_up()
     modules = ["collideworld.broadphase.compiled"] + [
-        "collideworld.geometry.compiled." + m.name
-        for m in pkgutil.iter_modules(importlib.import_module("collideworld.geometry.compiled").__path__)]
+        package + "." + m.name
+        for package in ("collideworld.geometry.compiled", "collideworld.compiled")
+        for m in pkgutil.iter_modules(importlib.import_module(package).__path__)]
     def signatures():
         found = {}
         for name in modules:
@@ -602,6 +603,8 @@ NO_COMPILE_AFTER_WARM_UP = textwrap.dedent("""
             w.add(shapes[i % len(shapes)], position=tuple(rng.uniform(0, 6, dim)))
         for _ in range(3):
             w.step()
+            for body in range(1, 41, 3):  # move some bodies: the moved-body paths run too
+                w.move(body, position=tuple(rng.uniform(0, 6, dim)))
     after = signatures()
     grown = {k: (before.get(k), v) for k, v in after.items() if v != before.get(k)}
     assert not grown, grown
