@@ -185,7 +185,7 @@ def _check_ball(centre, radius, res, shape_query, scale, corner_rounding=False):
 
 def test_circles_near_convex_polygon_edges_and_vertices():
     rng = np.random.default_rng(1701)
-    n = 4000
+    n = 3000
     polys = _convex_polygons(rng, n)
     base, direction, kinds = _feature_placements(rng, polys, n)
     radius = rng.uniform(0.1, 5.0, n)
@@ -204,7 +204,7 @@ def test_circles_near_convex_polygon_edges_and_vertices():
 
 def test_circles_near_2d_box_edges_and_corners():
     rng = np.random.default_rng(1702)
-    n = 3000
+    n = 2000
     centre_b = rng.uniform(-50, 50, (n, 2))
     angle = rng.uniform(-np.pi, np.pi, n)
     rot = np.stack([np.stack([np.cos(angle), -np.sin(angle)], -1), np.stack([np.sin(angle), np.cos(angle)], -1)], 1)
@@ -229,7 +229,7 @@ def test_circles_near_2d_box_edges_and_corners():
 
 def test_spheres_near_3d_box_faces_edges_and_corners():
     rng = np.random.default_rng(1703)
-    n = 3000
+    n = 2000
     centre_b = rng.uniform(-50, 50, (n, 3))
     rot = Rotation.random(n, random_state=rng).as_matrix()
     half = rng.uniform(0.05, 10.0, (n, 3))
@@ -328,7 +328,7 @@ def _near_parallel_boxes(rng, n):
 
 def test_boxes_with_nearly_parallel_edges_match_exact_sat():
     rng = np.random.default_rng(1704)
-    n = 1500
+    n = 1000
     arrays, labels = _near_parallel_boxes(rng, n)
     res = contact_box_box_3d(*arrays)
     ca, ra, ha, cb, rb, hb = arrays

@@ -35,6 +35,7 @@ _PARALLEL_SIN = 1e-16
 #: of at most 26 significant bits, so products of halves are exact.
 _SPLIT = 134217729.0
 
+
 def contact_box_box_3d(
     center_a: ArrayLike,
     rotation_a: ArrayLike,
@@ -133,44 +134,53 @@ def _contact_box_box_3d(
     """The kernel on flat arrays: (N, 3), (N, 3, 3), (N, 3) for each box."""
     n = ca.shape[0]
     rows = np.arange(n)
-    # Face axes in a's frame: a's axes become e_0, e_1, e_2 and b's axes the
-    # columns of R, so every projection is a few products of entries (parry
-    # computes the relative pose of B in A once, up front, likewise). The
-    # difference of centres is taken before rotating: it is exact or
-    # correctly rounded, so a pair far from the origin loses nothing here.
-    # R's entries carry a few ulps of error; on a face axis that moves the
-    # radii by a few ulps of the box size, far below ``touch_tolerance``, and
-    # two exactly aligned boxes that touch get depth exactly 0.
-    d = cb - ca
-    r = np.matmul(np.swapaxes(rot_a, 1, 2), rot_b)
-    t = np.einsum("nki,nk->ni", rot_a, d)
-    abs_r = np.abs(r)
-    t_b = np.einsum("nij,ni->nj", r, t)
-    sep_a = np.abs(t) - (ha + np.einsum("nij,nj->ni", abs_r, hb))
-    sep_b = np.abs(t_b) - (np.einsum("nij,ni->nj", abs_r, ha) + hb)
-
-    # Edge-pair axes L = a_i x b_j in world coordinates, from the boxes' own
-    # axes, laid out component-major: ua[c, i] is component c of a_i, an
-    # (N,) row, so the 9 pairs are (3, 3, N) broadcasts of contiguous rows.
+    # Component-major layout: ua[c, i] is component c of a's axis i, an (N,)
+    # row, and likewise ub; every product below is elementwise over
+    # contiguous rows (batched products of 3x3 matrices cost several times
+    # more in numpy).
     ua = np.ascontiguousarray(rot_a.transpose(1, 2, 0))
     ub = np.ascontiguousarray(rot_b.transpose(1, 2, 0))
+    d = np.ascontiguousarray((cb - ca).T)  # (3, N)
+    ha_, hb_ = np.ascontiguousarray(ha.T), np.ascontiguousarray(hb.T)
+
+    # Face axes in a's frame: a's axes become e_0, e_1, e_2 and b's axes the
+    # columns of R = R_a^T R_b, so every projection is a few products of
+    # entries (parry computes the relative pose of B in A once, up front,
+    # likewise). The difference of centres is taken before rotating: it is
+    # exact or correctly rounded, so a pair far from the origin loses nothing
+    # here. R's entries carry a few ulps of error; on a face axis that moves
+    # the radii by a few ulps of the box size, far below ``touch_tolerance``,
+    # and two exactly aligned boxes that touch get depth exactly 0.
+    r = ua[0][:, None] * ub[0][None] + ua[1][:, None] * ub[1][None] + ua[2][:, None] * ub[2][None]  # (3, 3, N)
+    abs_r = np.abs(r)
+    t = ua[0] * d[0] + ua[1] * d[1] + ua[2] * d[2]  # d in a's frame, (3, N)
+    t_b = r[0] * t[0] + r[1] * t[1] + r[2] * t[2]  # d in b's frame
+    sep_a = np.abs(t) - (ha_ + (abs_r[:, 0] * hb_[0] + abs_r[:, 1] * hb_[1] + abs_r[:, 2] * hb_[2]))
+    sep_b = np.abs(t_b) - ((abs_r[0] * ha_[0] + abs_r[1] * ha_[1] + abs_r[2] * ha_[2]) + hb_)
+
+    # Edge-pair axes L = a_i x b_j in world coordinates, from the boxes' own
+    # axes, as (3, 3, N) broadcasts of the rows above.
     axis = np.empty((3, 3, 3, n))  # [component, i, j, pair]
     for c in range(3):
         c1, c2 = (c + 1) % 3, (c + 2) % 3
         np.subtract(ua[c1][:, None] * ub[c2][None], ua[c2][:, None] * ub[c1][None], out=axis[c])
-    sine2 = np.einsum("cijn,cijn->ijn", axis, axis)
+    sine2 = axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]
     # For nearly parallel edges the cross product is a difference of nearly
     # equal products: rounded, it is off by ~1e-16 against a length of
     # sin(angle), its direction off by ~1e-16 / sin, and along such a tilted
     # axis the gap falls short of the true one by ~1e-16 h / sin, so that
     # separated boxes would be reported touching. Those axes are recomputed
     # with error-free products (Dekker's TwoProduct), good to a few ulps of
-    # the cross product's own length. Above sin = 0.5 the rounded one is
-    # already good to a few ulps of the box size.
-    i, j, m = np.nonzero(sine2 < 0.25)
-    if len(m):
-        axis[:, i, j, m] = _cross_accurately(ua[:, i, m], ub[:, j, m])
-        sine2[i, j, m] = np.einsum("ck,ck->k", axis[:, i, j, m], axis[:, i, j, m])
+    # the cross product's own length. Above sin = 0.5 the rounded one turns
+    # the axis by under ~10 ulps, which moves its gap by well under
+    # touch_tolerance (~45 ulps of the coordinates).
+    redo = np.flatnonzero(sine2.ravel() < 0.25)  # (i, j, pair) flattened: (3 i + j) N + pair
+    if len(redo):
+        pair = redo % n
+        fixed = _cross_accurately(ua.reshape(3, 3 * n)[:, redo // (3 * n) * n + pair],
+                                  ub.reshape(3, 3 * n)[:, redo // n % 3 * n + pair])
+        axis.reshape(3, 9 * n)[:, redo] = fixed
+        sine2.reshape(9 * n)[redo] = fixed[0] * fixed[0] + fixed[1] * fixed[1] + fixed[2] * fixed[2]
     sine = np.sqrt(sine2)
     usable = sine > _PARALLEL_SIN
     axis /= np.where(usable, sine, 1.0)
@@ -179,26 +189,26 @@ def _contact_box_box_3d(
     # consistent gap along a real direction, so never larger than the true
     # distance, and no guard widens the radii. Parallel pairs get -inf, so
     # that they never win the maximum below.
-    along_x = axis[0] * d[:, 0] + axis[1] * d[:, 1] + axis[2] * d[:, 2]
+    along_x = axis[0] * d[0] + axis[1] * d[1] + axis[2] * d[2]
     reach = np.zeros((3, 3, n))
-    for u, h in ((ua, ha), (ub, hb)):
+    for u, h in ((ua, ha_), (ub, hb_)):
         for k in range(3):
-            reach += np.abs(axis[0] * u[0, k] + axis[1] * u[1, k] + axis[2] * u[2, k]) * h[:, k]
-    sep_x = np.where(usable, np.abs(along_x) - reach, -np.inf).reshape(9, n).T
-    sep = np.concatenate([sep_a, sep_b, sep_x], axis=1)
-    best = np.argmax(sep, axis=1)
-    max_sep = sep[rows, best]
+            reach += np.abs(axis[0] * u[0, k] + axis[1] * u[1, k] + axis[2] * u[2, k]) * h[k]
+    sep_x = np.where(usable, np.abs(along_x) - reach, -np.inf).reshape(9, n)
+    sep = np.concatenate([sep_a, sep_b, sep_x])  # (15, N)
+    best = np.argmax(sep, axis=0)
+    max_sep = sep[best, rows]
 
     # The winning axis in world coordinates, from whichever group won.
     k = np.clip(best - 6, 0, 8)
     face_a = np.minimum(best, 2)
     face_b = np.clip(best - 3, 0, 2)
     normal = np.where(
-        (best < 3)[:, None], rot_a[rows, :, face_a],
-        np.where((best < 6)[:, None], rot_b[rows, :, face_b], axis.reshape(3, 9, n)[:, k, rows].T),
-    )
-    along = np.where(best < 3, t[rows, face_a],
-                     np.where(best < 6, t_b[rows, face_b], along_x.reshape(9, n)[k, rows]))
+        best < 3, ua[:, face_a, rows],
+        np.where(best < 6, ub[:, face_b, rows], axis.reshape(3, 9, n)[:, k, rows]),
+    ).T
+    along = np.where(best < 3, t[face_a, rows],
+                     np.where(best < 6, t_b[face_b, rows], along_x.reshape(9, n)[k, rows]))
     # Signed so that it points from a to b; centres level along it give +axis.
     normal = normal * np.where(along < 0.0, -1.0, 1.0)[:, None]
 
@@ -233,12 +243,9 @@ def _cross_accurately(u: NDArray[np.float64], v: NDArray[np.float64]) -> NDArray
     Each component ``u1 v2 - u2 v1`` is ``(p - q) + (e_p - e_q)`` with
     ``p + e_p`` and ``q + e_q`` the exact products: when the two products
     nearly cancel, ``p - q`` is exact (Sterbenz) and the error terms carry
-    what rounding would have lost.
+    what rounding would have lost. The six products go through
+    :func:`_two_product` as one (6, M) array.
     """
-    out = np.empty(np.broadcast_shapes(u.shape, v.shape))
-    for c in range(3):
-        c1, c2 = (c + 1) % 3, (c + 2) % 3
-        p, ep = _two_product(u[c1], v[c2])
-        q, eq = _two_product(u[c2], v[c1])
-        out[c] = (p - q) + (ep - eq)
+    p, e = _two_product(u[[1, 2, 0, 2, 0, 1]], v[[2, 0, 1, 1, 2, 0]])
+    out: NDArray[np.float64] = (p[:3] - p[3:]) + (e[:3] - e[3:])
     return out
