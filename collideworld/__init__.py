@@ -29,7 +29,7 @@ from .errors import (
     UnknownIdError,
     UnsupportedPairError,
 )
-from .geometry.culling import (
+from .culling import (
     Side,
     classify_aabb_plane,
     classify_box_plane,

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
 from collideworld.errors import CollideWorldError, InvalidArgumentError
-from collideworld.geometry.culling import (
+from collideworld.culling import (
     INSIDE,
     INTERSECTING,
     OUTSIDE,

@@ -17,10 +17,10 @@ from enum import IntEnum
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..errors import InvalidArgumentError
-from ..poses import QUATERNION_NORM_TOL, check_angles, check_positions, check_quaternions
-from .rotation import rotation_matrix_2d, rotation_matrix_3d
-from .tolerance import touch_tolerance
+from .errors import InvalidArgumentError
+from .poses import QUATERNION_NORM_TOL, check_angles, check_positions, check_quaternions
+from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
+from .geometry.tolerance import touch_tolerance
 
 __all__ = [
     "INSIDE",
