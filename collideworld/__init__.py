@@ -18,6 +18,14 @@ from typing import TYPE_CHECKING
 from .backend import warm_up
 from .collide import ContactResult, collide
 from .contacts import Contact, Contacts, PairList
+from .culling import (
+    Side,
+    classify_aabb_plane,
+    classify_box_plane,
+    classify_box_planes,
+    frustum_planes,
+    frustum_planes_from_matrix,
+)
 from .errors import (
     CollideWorldError,
     DuplicateIdError,
@@ -28,14 +36,6 @@ from .errors import (
     ScenarioError,
     UnknownIdError,
     UnsupportedPairError,
-)
-from .culling import (
-    Side,
-    classify_aabb_plane,
-    classify_box_plane,
-    classify_box_planes,
-    frustum_planes,
-    frustum_planes_from_matrix,
 )
 from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
 from .world import Body, RayHit, World

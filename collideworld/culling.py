@@ -18,9 +18,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .errors import InvalidArgumentError
-from .poses import QUATERNION_NORM_TOL, check_angles, check_positions, check_quaternions
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
 from .geometry.tolerance import touch_tolerance
+from .poses import QUATERNION_NORM_TOL, check_angles, check_positions, check_quaternions
 
 __all__ = [
     "INSIDE",

@@ -18,7 +18,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
-from collideworld.errors import CollideWorldError, InvalidArgumentError
 from collideworld.culling import (
     INSIDE,
     INTERSECTING,
@@ -30,6 +29,7 @@ from collideworld.culling import (
     frustum_planes,
     frustum_planes_from_matrix,
 )
+from collideworld.errors import CollideWorldError, InvalidArgumentError
 
 from .strategies import rotations_3d
 
