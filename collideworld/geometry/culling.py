@@ -18,8 +18,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..errors import InvalidArgumentError
+from ..poses import QUATERNION_NORM_TOL, check_angles, check_positions, check_quaternions
 from .rotation import rotation_matrix_2d, rotation_matrix_3d
-from .tolerance import MAX_COORDINATE, touch_tolerance
+from .tolerance import touch_tolerance
 
 __all__ = [
     "INSIDE",
@@ -154,12 +155,6 @@ def classify_box_plane(
     return _side(dist - r, dist + r, tol)
 
 
-#: How far from unit a quaternion's norm (or from orthonormal a rotation
-#: matrix) may be: the World's ``QUATERNION_NORM_TOL`` (poses.py), restated
-#: because geometry imports nothing above it.
-_ROTATION_TOL = 1e-6
-
-
 def _float_array(value: ArrayLike | None, what: str) -> NDArray[np.float64]:
     try:
         return np.asarray(value, dtype=np.float64)
@@ -175,10 +170,7 @@ def _checked_boxes(
     if c.ndim != 2 or c.shape[1] not in (2, 3):
         raise InvalidArgumentError(f"center must have shape (N, 2) or (N, 3), got shape {c.shape}")
     n, dim = c.shape
-    wrong = ~(np.abs(c) <= MAX_COORDINATE)  # NaN is wrong too
-    if np.any(wrong):
-        raise InvalidArgumentError(f"center must be finite with |x| <= {MAX_COORDINATE:g}, "
-                                   f"got {c[wrong].tolist()[:3]} at row {int(np.flatnonzero(wrong.any(axis=1))[0])}")
+    c = check_positions(c, n, dim, "center")
     h = _float_array(half, "half")
     if h.shape != (n, dim):
         raise InvalidArgumentError(f"half must have shape ({n}, {dim}), one row per centre, got shape {h.shape}")
@@ -190,20 +182,9 @@ def _checked_boxes(
         return c, None, h
     r = _float_array(rotation, "rotation")
     if dim == 3 and r.shape == (n, 4):
-        norm = np.sqrt(np.einsum("nk,nk->n", r, r))
-        wrong = ~(np.abs(norm - 1.0) <= _ROTATION_TOL)  # NaN is wrong too
-        if np.any(wrong):
-            i = int(np.flatnonzero(wrong)[0])
-            raise InvalidArgumentError(f"rotation: unit quaternions [w, x, y, z] wanted (norm within "
-                                       f"{_ROTATION_TOL:g} of 1), got {r[i].tolist()} with norm {norm[i]:.9g} "
-                                       f"at index {i}")
-        return c, rotation_matrix_3d(r / norm[:, None]), h
+        return c, rotation_matrix_3d(check_quaternions(r, n, "rotation")), h
     if dim == 2 and r.shape in ((n,), ()):
-        angle = np.broadcast_to(r, (n,))
-        if not np.all(np.isfinite(angle)):
-            bad = angle[~np.isfinite(angle)].tolist()[:3]
-            raise InvalidArgumentError(f"rotation: angles must be finite, got {bad}")
-        return c, rotation_matrix_2d(angle), h
+        return c, rotation_matrix_2d(check_angles(r, n, "rotation")), h
     if r.shape == (n, dim, dim):
         if dim == 3:
             # orthonormal with determinant +1, to the World's tolerance; written out rather than
@@ -214,7 +195,7 @@ def _checked_boxes(
             det = (x[0] * (y[1] * z[2] - y[2] * z[1]) - x[1] * (y[0] * z[2] - y[2] * z[0])
                    + x[2] * (y[0] * z[1] - y[1] * z[0]))
             off = np.maximum(np.abs(gram).max(axis=(0, 1)), np.abs(det - 1.0))
-            wrong = ~(off <= _ROTATION_TOL)  # NaN is wrong too
+            wrong = ~(off <= QUATERNION_NORM_TOL)  # NaN is wrong too
             if np.any(wrong):
                 i = int(np.flatnonzero(wrong)[0])
                 raise InvalidArgumentError(f"rotation: a 3x3 rotation matrix must be orthonormal with determinant +1,"
@@ -223,7 +204,7 @@ def _checked_boxes(
             # [[c, -s], [s, c]] with c^2 + s^2 = 1, to the World's tolerance
             off = np.maximum(np.abs(r[:, 0, 0] - r[:, 1, 1]), np.abs(r[:, 0, 1] + r[:, 1, 0]))
             off = np.maximum(off, np.abs(r[:, 0, 0] ** 2 + r[:, 1, 0] ** 2 - 1.0))
-            wrong = ~(off <= _ROTATION_TOL)  # NaN is wrong too
+            wrong = ~(off <= QUATERNION_NORM_TOL)  # NaN is wrong too
             if np.any(wrong):
                 i = int(np.flatnonzero(wrong)[0])
                 raise InvalidArgumentError(f"rotation: a 2x2 rotation matrix must be [[c, -s], [s, c]] with "
