@@ -13,6 +13,9 @@ broadphase -> narrowphase -> world (contacts and events) -> scenario files.
 [(0, 1)]
 """
 
+from typing import TYPE_CHECKING
+
+from .backend import warm_up
 from .collide import ContactResult, collide
 from .contacts import Contact, Contacts, PairList
 from .errors import (
@@ -30,7 +33,30 @@ from .geometry.culling import Side, classify_aabb_plane, classify_box_plane, cla
 from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
 from .world import Body, RayHit, World
 
+if TYPE_CHECKING:  # loaded lazily below; named here for type checkers
+    from .proximity import DistanceResult, ImpactResult, TrajectoryResult, check_trajectory, distance, time_of_impact
+
 __version__ = "0.2.0"
+
+# The proximity queries compile their kernels with numba when it imports; they
+# are loaded on first use (PEP 562) so that ``import collideworld`` does not pay
+# for numba's import (about 0.3 s) when they are not used.
+_LAZY = {name: "proximity" for name in
+         ("distance", "time_of_impact", "check_trajectory", "DistanceResult", "ImpactResult", "TrajectoryResult")}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
     "World", "Body", "RayHit", "Contacts", "Contact", "PairList", "collide", "ContactResult",
@@ -38,5 +64,6 @@ __all__ = [
     "Side", "classify_box_plane", "classify_box_planes", "classify_aabb_plane", "frustum_planes",
     "CollideWorldError", "InvalidShapeError", "InvalidPoseError", "InvalidArgumentError",
     "UnsupportedPairError", "DuplicateIdError", "UnknownIdError", "ScenarioError", "MissingExtraError",
-    "__version__",
+    "distance", "time_of_impact", "check_trajectory", "DistanceResult", "ImpactResult", "TrajectoryResult",
+    "warm_up", "__version__",
 ]

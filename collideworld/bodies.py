@@ -83,7 +83,7 @@ def _bucket_size(k: int) -> int:
 SIMPLE_POLYGON_VERTICES = 8
 
 #: What a free slot holds in the columns whose free value is not zero.
-_FREE_FILL: dict[str, Any] = {"kind": -1, "poly": -1, "serial": -1, "ids": None}
+_FREE_FILL: dict[str, Any] = {"kind": -1, "poly": -1, "serial": -1, "ids": None, "data": None}
 
 
 class PartTable:
@@ -311,6 +311,7 @@ class BodyStore:
     category, mask : uint32      filtering bits
     moved : bool (cap,)          posed since the last step
     fat_lo, fat_hi : (cap, D)    the fat box the broadphase holds for the body
+    data : object (cap,)         the user's data, returned untouched
 
     The posed vertices of simple polygons (every convex polygon of a typical
     scene) are computed once per pose change, in the (vertex, slot) layout the
@@ -356,6 +357,7 @@ class BodyStore:
     moved: NDArray[np.bool_]
     fat_lo: NDArray[np.float64]
     fat_hi: NDArray[np.float64]
+    data: NDArray[np.object_]
 
     def __init__(self, dim: int, capacity: int = 16) -> None:
         if dim not in (2, 3):
@@ -401,6 +403,7 @@ class BodyStore:
         grow("moved", (), np.bool_, False)
         grow("fat_lo", (d,), np.float64, 0.0)
         grow("fat_hi", (d,), np.float64, 0.0)
+        grow("data", (), object, None)  # the user's, returned untouched; never read here
         if d == 2:
             # (vertex, slot) layout: gathering slots gives (8, N) planes directly
             for name in ("world_x", "world_y"):
@@ -434,6 +437,7 @@ class BodyStore:
         self.serial[slots] = -1
         self.static[slots] = False
         self.moved[slots] = False
+        self.data[slots] = None
         for s in slots.tolist():
             self.shapes[s] = None
         # the free slots are a min-heap, so the lowest is taken first and slot
@@ -448,7 +452,7 @@ class BodyStore:
     #: Row columns of shape (cap, ...); world_x / world_y are (8, cap) and handled apart.
     _COLUMNS = ("kind", "position", "angle", "quaternion", "rotation", "radius", "half", "plane_normal",
                 "plane_offset", "poly", "bound_radius", "simple", "ids", "serial", "static", "category",
-                "mask", "moved", "fat_lo", "fat_hi")
+                "mask", "moved", "fat_lo", "fat_hi", "data")
 
     def compact(self, capacity: int | None = None) -> NDArray[np.int64]:
         """Move the live bodies to slots ``0 .. count - 1`` in add order and shrink the arrays.
@@ -485,8 +489,11 @@ class BodyStore:
         return new_slot
 
     def set_shapes(self, slots: NDArray[np.int64], shapes: Sequence[Shape]) -> None:
-        """Write shape parameters of ``shapes`` into ``slots`` (one shape each)."""
+        """Write shape parameters of ``shapes`` into ``slots`` (one shape each), replacing any there."""
         for s, shape in zip(slots.tolist(), shapes, strict=False):
+            if self.poly[s] >= 0:  # a polygon replaced in place: drop its hold on the part table
+                self.parts.release(int(self.poly[s]))
+                self.poly[s] = -1
             self.kind[s] = kind_of(shape)
             self.shapes[s] = shape
             self.simple[s] = False

@@ -2,7 +2,12 @@
 
 Exit status: 0 when everything replayed as expected, 1 when a replay did not
 match or a file is invalid (the message names file and line), 2 for a usage
-error such as a missing file or a frame number out of range.
+error such as a missing file, a frame number out of range or a missing
+optional extra.
+
+Long commands show a progress bar (tqdm) on stderr when stderr is a
+terminal, or always with ``--progress``; result lines go to stdout and are
+printed through the bar, so the two never garble each other.
 
 Examples
 --------
@@ -11,8 +16,15 @@ Examples
     a folder named ``invalid``) and prints one row per file.
 ``collideworld info scene.jsonl``
     dimension, frames, bodies by shape kind, contacts per frame.
+``collideworld replay --jobs 4 scenarios/``
+    the same with four worker processes: same rows, same order, same exit
+    status.
+``collideworld replay --scheduler tcp://host:8786 scenarios/``
+    the same on a Dask cluster (the ``cluster`` extra).
 ``collideworld render scene.jsonl --frame 12 -o frame12.png --aabbs``
     draws the world after frame 12 (needs the ``render`` extra).
+``collideworld render scene.jsonl --frames 1:200 -o scene.gif``
+    an animation of frames 1 to 200.
 """
 
 from __future__ import annotations
@@ -21,10 +33,11 @@ import argparse
 import os
 import sys
 import time
+import traceback
 from collections import Counter
-from collections.abc import Sequence
-from collections.abc import Set as AbstractSet
-from typing import TextIO
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
 
 from .errors import (
     CollideWorldError,
@@ -33,16 +46,29 @@ from .errors import (
     ScenarioError,
 )
 
-__all__ = ["main", "find_scenarios"]
+__all__ = ["main", "find_scenarios", "replay_file", "FileResult", "plural"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-#: Files larger than this get a progress bar (when stderr is a terminal).
+#: How long ``replay --scheduler`` waits for the Dask scheduler to answer.
+SCHEDULER_TIMEOUT_SECONDS = 20.0
+#: In a serial replay, files larger than this get a bar of their own bytes.
 PROGRESS_MIN_BYTES = 4 * 1024 * 1024
 _SUFFIXES = (".jsonl", ".jsonl.gz")
 
 
 class _UsageError(Exception):
     pass
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``"1 contact"``, ``"2 contacts"``: a count and the word in the right number.
+
+    Examples
+    --------
+    >>> plural(1, "contact"), plural(0, "contact"), plural(2, "body", "bodies")
+    ('1 contact', '0 contacts', '2 bodies')
+    """
+    return f"{count} {word if count == 1 else (words or word + 's')}"
 
 
 def find_scenarios(paths: Sequence[str]) -> list[str]:
@@ -101,13 +127,47 @@ def _check_one_file(path: str) -> None:
         raise _UsageError(f"no such file or directory: {path}")
 
 
-def _table(rows: list[list[str]], out: TextIO, right: AbstractSet[int] = frozenset()) -> None:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    for n, row in enumerate(rows):
-        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))]
-        print("  ".join(cells).rstrip(), file=out)
-        if n == 0:
-            print("  ".join("-" * w for w in widths), file=out)
+class _Progress:
+    """A tqdm bar on stderr, or nothing; lines are printed through it.
+
+    ``enabled`` is decided once per command: ``--progress`` forces it,
+    ``--no-progress`` forbids it, otherwise it is on when stderr is a
+    terminal. :meth:`line` prints a result line to ``out`` without breaking
+    the bar (tqdm clears it, prints, and redraws it).
+    """
+
+    def __init__(self, enabled: bool, out: TextIO, err: TextIO, **bar: Any):
+        self.out = out
+        self.bar: Any = None
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(file=err, leave=False, dynamic_ncols=True, **bar)
+
+    def line(self, text: str) -> None:
+        if self.bar is not None:
+            self.bar.write(text, file=self.out)
+            self.out.flush()
+        else:
+            print(text, file=self.out, flush=True)
+
+    def update(self, n: float) -> None:
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+def _progress_wanted(args: argparse.Namespace, err: TextIO) -> bool:
+    if getattr(args, "no_progress", False):
+        return False
+    if getattr(args, "progress", False):
+        return True
+    isatty = getattr(err, "isatty", None)
+    return bool(isatty and isatty())
 
 
 # --------------------------------------------------------------------------
@@ -115,51 +175,246 @@ def _table(rows: list[list[str]], out: TextIO, right: AbstractSet[int] = frozens
 # --------------------------------------------------------------------------
 
 
-def _cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .scenario.replay import replay
+@dataclass(frozen=True)
+class FileResult:
+    """The outcome of replaying one file, as a row of the ``replay`` table.
 
+    Built in the process that replayed the file (a worker with ``--jobs``)
+    and sent back whole, so a parallel run prints exactly what a serial one
+    does.
+
+    Attributes
+    ----------
+    path : str
+    status : str
+        ``"ok"``, ``"MISMATCH"``, ``"INVALID"`` or ``"ERROR"``.
+    dim, frames, checked : str
+        Table cells (``"-"`` when the file did not replay).
+    seconds : float
+    mismatched : int
+        Frames that did not match.
+    detail : str
+        The explanation printed after the table ("" when ok).
+
+    Examples
+    --------
+    >>> r = FileResult("a.jsonl", "MISMATCH", "2", "10", "10", 0.5, 1, "MISMATCH a.jsonl:3: ...")
+    >>> r.result, r.failed
+    ('MISMATCH (1 frame)', True)
+    """
+
+    path: str
+    status: str
+    dim: str
+    frames: str
+    checked: str
+    seconds: float
+    mismatched: int = 0
+    detail: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.status != "ok"
+
+    @property
+    def result(self) -> str:
+        if self.status == "MISMATCH":
+            return f"MISMATCH ({plural(self.mismatched, 'frame')})"
+        return self.status
+
+
+def replay_file(path: str, ignore_truncated_tail: bool = False, max_pairs: int = 20,
+                limits: dict[str, int] | None = None, progress: bool = False, backend: str = "auto") -> FileResult:
+    """Replay one file and describe the outcome; never raises for a bad file.
+
+    The unit of work of ``collideworld replay``, run in a worker process with
+    ``--jobs``. An invalid file is ``INVALID``; any other error (a world
+    that rejects the file, a bug) is ``ERROR`` with its message.
+
+    Parameters
+    ----------
+    path : str
+    ignore_truncated_tail : bool
+    max_pairs : int
+        Pairs listed per kind of difference in a mismatch's detail.
+    limits : dict, optional
+        Reader limits (``max_frames=...``).
+    progress : bool
+        Show the file's own byte bar on stderr.
+    backend : {"auto", "compiled", "numpy"}
+        The World's backend.
+
+    Returns
+    -------
+    FileResult
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from collideworld.scenario import ScenarioWriter
+    >>> path = os.path.join(tempfile.mkdtemp(), "empty.jsonl")
+    >>> with ScenarioWriter(path, dim=2) as w:
+    ...     w.write_frame(expect=[])
+    >>> r = replay_file(path)
+    >>> r.status, r.frames, r.checked
+    ('ok', '1', '1')
+    """
+    import functools
+
+    from .scenario.replay import replay
+    from .world import World
+
+    started = time.perf_counter()
+    reader_limits: Any = limits or {}
+    try:
+        report = replay(path, functools.partial(World, backend=backend), progress=progress,
+                        ignore_truncated_tail=ignore_truncated_tail, **reader_limits)
+    except ScenarioError as exc:
+        return FileResult(path, "INVALID", "-", "-", "-", time.perf_counter() - started,
+                          detail=f"INVALID {exc}")
+    except Exception as exc:  # a bug must not stop the other files: report it as this file's result
+        where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+        at = f" (at {os.path.basename(where.filename)}:{where.lineno})" if where else ""
+        kind = "" if isinstance(exc, CollideWorldError) else f"{type(exc).__name__}: "
+        return FileResult(path, "ERROR", "-", "-", "-", time.perf_counter() - started,
+                          detail=f"ERROR {path}: {kind}{exc}{'' if kind == '' else at}")
+    if report.ok:
+        return FileResult(path, "ok", str(report.header.dim), str(report.frames),
+                          str(report.frames_checked), report.seconds)
+    return FileResult(path, "MISMATCH", str(report.header.dim), str(report.frames),
+                      str(report.frames_checked), report.seconds, report.mismatch_count,
+                      "MISMATCH " + report.format_first_mismatch(limit=max_pairs))
+
+
+def _serial_results(files: list[str], job: Callable[..., FileResult], options: dict[str, Any],
+                    byte_bars: bool) -> Iterator[FileResult]:
+    for path in files:
+        big = byte_bars and os.path.getsize(path) >= PROGRESS_MIN_BYTES
+        yield job(path, progress=big, **options)
+
+
+def _parallel_results(files: list[str], jobs: int, job: Callable[..., FileResult],
+                      options: dict[str, Any]) -> Iterator[FileResult]:
+    """Results in the order of ``files``, each yielded as soon as it and all
+    before it are done. A worker that dies (killed, out of memory) breaks the
+    pool: every file it left unfinished is then replayed again in a fresh
+    process of its own, so only the file that kills its worker is reported
+    as ERROR."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    try:
+        futures = [pool.submit(job, path, **options) for path in files]
+        for path, future in zip(files, futures, strict=True):
+            try:
+                yield future.result()
+            except BrokenProcessPool:
+                yield _isolated(path, job, options)
+            except Exception as exc:  # the result could not be sent back
+                yield FileResult(path, "ERROR", "-", "-", "-", 0.0,
+                                 detail=f"ERROR {path}: worker failed: {type(exc).__name__}: {exc}")
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _cluster_results(files: list[str], address: str, job: Callable[..., FileResult],
+                     options: dict[str, Any]) -> Iterator[FileResult]:
+    """As :func:`_parallel_results`, on a Dask cluster (the ``cluster`` extra).
+
+    The workers open the files by the paths given here, so they must see the
+    same file system. A task whose worker keeps dying (Dask retries it on
+    another worker, then gives up with ``KilledWorker``) or that raises is
+    reported as that file's ERROR row.
+    """
+    import importlib
+
+    try:
+        # Any: the cluster extra is optional, so its types are not checked here
+        distributed: Any = importlib.import_module("distributed")
+    except ImportError:
+        raise MissingExtraError("--scheduler needs dask.distributed: "
+                                "pip install 'collideworld[cluster]'") from None
+    try:
+        client = distributed.Client(address, timeout=SCHEDULER_TIMEOUT_SECONDS, set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise _UsageError(f"cannot connect to the Dask scheduler at {address}: {exc}") from None
+    try:
+        futures = [client.submit(job, path, pure=False, **options) for path in files]
+        for path, future in zip(files, futures, strict=True):
+            try:
+                yield future.result()
+            except Exception as exc:  # KilledWorker, or the task raised
+                yield FileResult(path, "ERROR", "-", "-", "-", 0.0,
+                                 detail=f"ERROR {path}: worker failed: {type(exc).__name__}: {exc}")
+    finally:
+        client.close()
+
+
+def _isolated(path: str, job: Callable[..., FileResult], options: dict[str, Any]) -> FileResult:
+    """Replay one file in a process of its own; its death is this file's ERROR."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    started = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        try:
+            return pool.submit(job, path, **options).result()
+        except BrokenProcessPool:
+            return FileResult(path, "ERROR", "-", "-", "-", time.perf_counter() - started,
+                              detail=f"ERROR {path}: the worker process replaying it died "
+                                     "(killed, or out of memory)")
+        except Exception as exc:  # the result could not be sent back
+            return FileResult(path, "ERROR", "-", "-", "-", time.perf_counter() - started,
+                              detail=f"ERROR {path}: worker failed: {type(exc).__name__}: {exc}")
+
+
+def _cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     files = find_scenarios(args.paths)
     if not files:
         raise _UsageError(f"no scenario files (*.jsonl, *.jsonl.gz) in {', '.join(args.paths)}")
-    rows = [["file", "dim", "frames", "checked", "result", "time"]]
+    options: dict[str, Any] = {"ignore_truncated_tail": args.ignore_truncated_tail,
+                               "max_pairs": args.max_pairs, "limits": _limits(args), "backend": args.backend}
+    job = replay_file  # looked up here, so a test may swap in a failing worker
+    show = _progress_wanted(args, err)
+    # Columns: every width but the file's and the result's is bounded, so rows
+    # can be printed as they come and still line up.
+    width = max(len("file"), *(len(p) for p in files))
+    header = ["file".ljust(width), "dim", "frames".rjust(9), "checked".rjust(9), "time".rjust(9),
+              "result"]
+    progress = _Progress(show and len(files) > 1, out, err, total=len(files), unit="file",
+                         desc="replay")
+    printed_header = False
     details: list[str] = []
-    failed = False
-    for path in files:
-        show_bar = (not args.no_progress and err.isatty()
-                    and os.path.getsize(path) >= PROGRESS_MIN_BYTES)
-        started = time.perf_counter()
-        try:
-            report = replay(path, progress=show_bar, ignore_truncated_tail=args.ignore_truncated_tail)
-        except ScenarioError as exc:
-            failed = True
-            rows.append([path, "-", "-", "-", "INVALID", f"{time.perf_counter() - started:.2f}s"])
-            details.append(f"INVALID {exc}")
-            continue
-        except CollideWorldError as exc:
-            failed = True
-            rows.append([path, "-", "-", "-", "ERROR", f"{time.perf_counter() - started:.2f}s"])
-            details.append(f"ERROR {path}: {exc}")
-            continue
-        result = "ok" if report.ok else f"MISMATCH ({report.mismatch_count} frames)"
-        rows.append([path, str(report.header.dim), str(report.frames), str(report.frames_checked),
-                     result, f"{report.seconds:.2f}s"])
-        if not report.ok:
-            failed = True
-            details.append("MISMATCH " + report.format_first_mismatch(limit=args.max_pairs))
-    if not args.quiet or failed:
-        _table(rows, out, right={1, 2, 3, 5})
+    failed = 0
+    try:
+        if args.scheduler is not None:
+            results = _cluster_results(files, args.scheduler, job, options)
+        elif args.jobs > 1 and len(files) > 1:
+            results = _parallel_results(files, args.jobs, job, options)
+        else:
+            results = _serial_results(files, job, options, byte_bars=show)
+        for r in results:
+            progress.update(1)
+            failed += r.failed
+            if r.detail:
+                details.append(r.detail)
+            if args.quiet and not r.failed:
+                continue
+            if not printed_header:
+                progress.line("  ".join(header))
+                progress.line("  ".join("-" * len(h) for h in header))
+                printed_header = True
+            progress.line("  ".join([r.path.ljust(width), r.dim.rjust(3), r.frames.rjust(9),
+                                     r.checked.rjust(9), f"{r.seconds:.2f}s".rjust(9), r.result]))
+    finally:
+        progress.close()
     for text in details:
         print("", file=out)
         print(text, file=out)
-    n_bad = sum(1 for r in rows[1:] if r[4] != "ok")
     if not args.quiet:
-        print(f"\n{len(files)} file(s), {len(files) - n_bad} ok, {n_bad} failed", file=out)
+        print(f"\n{plural(len(files), 'file')}, {len(files) - failed} ok, {failed} failed", file=out)
     return EXIT_FAILED if failed else EXIT_OK
-
-
-# --------------------------------------------------------------------------
-# info
-# --------------------------------------------------------------------------
 
 
 def _cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -167,7 +422,7 @@ def _cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     path = args.path
     _check_one_file(path)
-    scenario = read_scenario(path, ignore_truncated_tail=args.ignore_truncated_tail)
+    scenario = read_scenario(path, ignore_truncated_tail=args.ignore_truncated_tail, **_limits(args))
     h = scenario.header
     kinds: Counter[str] = Counter()
     alive: dict[object, str] = {}
@@ -176,29 +431,40 @@ def _cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     n_sum = 0
     n_min: int | None = None
     n_max = 0
-    for frame in scenario:
-        frames += 1
-        for body_id in frame.remove:
-            alive.pop(body_id, None)
-        removes += len(frame.remove)
-        for spec in frame.add:
-            kinds[spec.shape.kind] += 1
-            alive[spec.id] = spec.shape.kind
-        moves += len(frame.move)
-        max_alive = max(max_alive, len(alive))
-        if frame.expect is not None:
-            checked += 1
-            n = len(frame.expect)
-            n_sum += n
-            n_min = n if n_min is None else min(n_min, n)
-            n_max = max(n_max, n)
-            if len(contact_counts) < 1_000_000:
-                contact_counts.append(n)
-        if frame.expect_contacts:
-            with_contacts += 1
     size = os.path.getsize(path)
+    progress = _Progress(_progress_wanted(args, err), out, err, total=size, unit="B",
+                         unit_scale=True, desc="info")
+    done = 0
+    try:
+        with scenario.frames() as stream:
+            for frame in stream:
+                frames += 1
+                for body_id in frame.remove:
+                    alive.pop(body_id, None)
+                removes += len(frame.remove)
+                for spec in frame.add:
+                    kinds[spec.shape.kind] += 1
+                    alive[spec.id] = spec.shape.kind
+                moves += len(frame.move)
+                max_alive = max(max_alive, len(alive))
+                if frame.expect is not None:
+                    checked += 1
+                    n = len(frame.expect)
+                    n_sum += n
+                    n_min = n if n_min is None else min(n_min, n)
+                    n_max = max(n_max, n)
+                    if len(contact_counts) < 1_000_000:
+                        contact_counts.append(n)
+                if frame.expect_contacts:
+                    with_contacts += 1
+                if progress.bar is not None and frames % 256 == 0:
+                    now = stream.bytes_read
+                    progress.update(now - done)
+                    done = now
+    finally:
+        progress.close()
     lines = [
-        f"file:          {path} ({size:,} bytes)",
+        f"file:          {path} ({size:,} {'byte' if size == 1 else 'bytes'})",
         f"name:          {h.name or '-'}",
     ]
     if h.description:
@@ -231,14 +497,69 @@ def _cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 # --------------------------------------------------------------------------
 
 
+def _frame_range(text: str) -> tuple[int, int, int]:
+    """``A:B`` or ``A:B:S``: frames A to B inclusive, every S-th (1-based numbers)."""
+    parts = text.split(":")
+    try:
+        if len(parts) not in (2, 3):
+            raise ValueError
+        start = int(parts[0]) if parts[0] else 1
+        stop = int(parts[1]) if parts[1] else sys.maxsize
+        step = int(parts[2]) if len(parts) == 3 and parts[2] else 1
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected START:STOP or START:STOP:STEP (frame numbers), got {text!r}") from None
+    if start < 0 or stop < max(start, 1) or step < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected 0 <= START <= STOP and STEP >= 1, got {text!r}")
+    return max(start, 1), stop, step
+
+
+def _crop(text: str) -> tuple[float, float, float, float]:
+    try:
+        x0, y0, x1, y1 = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected x0,y0,x1,y1 (four numbers), got {text!r}") from None
+    if not (x0 < x1 and y0 < y1) or not all(map(lambda v: abs(v) < float("inf"), (x0, y0, x1, y1))):
+        raise argparse.ArgumentTypeError(f"expected finite x0 < x1 and y0 < y1, got {text!r}")
+    return x0, y0, x1, y1
+
+
+def _zoom(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a zoom factor > 0, got {text!r}")
+    return value
+
+
 def _cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .render import render_frame
+    from .render import render_animation, render_frame
 
     _check_one_file(args.path)
-    info = render_frame(args.path, frame=args.frame, output=args.output, aabbs=args.aabbs,
-                        ignore_truncated_tail=args.ignore_truncated_tail)
-    print(f"wrote {args.output} (frame {info.frame}, {info.bodies} bodies, "
-          f"{info.contacts} contacts)", file=out)
+    if args.frames is not None and args.frame is not None:
+        raise _UsageError("give --frame N (one picture) or --frames A:B (an animation), not both")
+    ids = None if args.ids is None else [i for i in args.ids.split(",") if i]
+    target = args.frame if args.frames is None else min(args.frames[1], 2**62)
+    progress = _Progress(_progress_wanted(args, err), out, err, unit="frame", desc="render",
+                         total=target if target is not None and target < 2**62 else None)
+    common: dict[str, Any] = {"aabbs": args.aabbs, "crop": args.crop, "ids": ids, "zoom": args.zoom,
+                              "ignore_truncated_tail": args.ignore_truncated_tail,
+                              "on_frame": (lambda n: progress.update(1)) if progress.bar is not None else None}
+    try:
+        if args.frames is None:
+            info = render_frame(args.path, frame=args.frame, output=args.output, **common, **_limits(args))
+        else:
+            info = render_animation(args.path, frames=args.frames, output=args.output, fps=args.fps,
+                                    **common, **_limits(args))
+    finally:
+        progress.close()
+    what = (f"frame {info.frame}" if info.images == 1
+            else f"{plural(info.images, 'frame')}, {info.first_frame} to {info.frame}")
+    print(f"wrote {args.output} ({what}, {plural(info.bodies, 'body', 'bodies')}, "
+          f"{plural(info.contacts, 'contact')})", file=out)
     return EXIT_OK
 
 
@@ -247,12 +568,45 @@ def _cmd_render(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 # --------------------------------------------------------------------------
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _add_common_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--ignore-truncated-tail", action="store_true",
+                   help="stop quietly at a truncated last line (a recording that was cut off)")
+    p.add_argument("--max-frames", type=_positive_int, metavar="N",
+                   help="reject a file with more than N frames (default 10,000,000)")
+    p.add_argument("--max-bodies", type=_positive_int, metavar="N",
+                   help="reject a file with more than N bodies alive at once (default 1,000,000)")
+    bar = p.add_mutually_exclusive_group()
+    bar.add_argument("--progress", action="store_true",
+                     help="show a progress bar on stderr even when it is not a terminal")
+    bar.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+
+
+def _limits(args: argparse.Namespace) -> Any:
+    """The reader limits given on the command line (the others keep their defaults),
+    as keyword arguments of ``read_scenario`` (typed Any: mypy cannot see the keys)."""
+    return {key: value for key in ("max_frames", "max_bodies")
+            if (value := getattr(args, key, None)) is not None}
+
+
 def _parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     parser = argparse.ArgumentParser(
         prog="collideworld",
         description="Replay, inspect and render collideworld scenario files.",
         epilog="exit status: 0 ok, 1 mismatch or invalid file, 2 usage error (e.g. missing file)",
     )
+    parser.add_argument("--version", action="version", version=f"collideworld {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -260,28 +614,46 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="scenario files or folders (searched for *.jsonl and *.jsonl.gz, "
                         "skipping folders named 'invalid')")
-    p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    p.add_argument("--backend", choices=("auto", "compiled", "numpy"), default="auto",
+                   help="the World's kernels: compiled (numba), numpy, or auto (compiled when numba imports)")
+    p.add_argument("-j", "--jobs", type=_positive_int, default=1, metavar="N",
+                   help="replay N files at a time in worker processes (default 1); "
+                        "rows, their order and the exit status are those of a serial run")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="replay on a Dask cluster (e.g. tcp://10.0.0.5:8786; needs "
+                        "pip install 'collideworld[cluster]'); its workers must see the same paths")
     p.add_argument("-q", "--quiet", action="store_true", help="print only failures")
-    p.add_argument("--max-pairs", type=int, default=20, metavar="N",
+    p.add_argument("--max-pairs", type=_positive_int, default=20, metavar="N",
                    help="list at most N pairs per kind of difference (default 20)")
-    p.add_argument("--ignore-truncated-tail", action="store_true",
-                   help="stop quietly at a truncated last line (a recording that was cut off)")
+    _add_common_options(p)
     p.set_defaults(func=_cmd_replay)
 
     p = sub.add_parser("info", help="summarise a scenario file")
     p.add_argument("path", metavar="PATH")
-    p.add_argument("--ignore-truncated-tail", action="store_true")
+    _add_common_options(p)
     p.set_defaults(func=_cmd_info)
 
-    p = sub.add_parser("render", help="draw the world after one frame to an image "
+    p = sub.add_parser("render", help="draw the world after one frame, or an animation of many "
                                       "(needs: pip install 'collideworld[render]')")
     p.add_argument("path", metavar="PATH")
-    p.add_argument("--frame", type=int, default=None, metavar="N",
+    p.add_argument("--frame", type=_positive_int, default=None, metavar="N",
                    help="frame number, 1-based (frame N is line N+1); default the last frame")
+    p.add_argument("--frames", type=_frame_range, default=None, metavar="A:B[:S]",
+                   help="an animation of frames A to B (every S-th); write it to a .gif")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
-                   help="image file to write (format from the suffix, e.g. .png, .svg)")
+                   help="file to write (format from the suffix: .png, .svg, .pdf; .gif for --frames)")
     p.add_argument("--aabbs", action="store_true", help="also draw axis-aligned bounding boxes")
-    p.add_argument("--ignore-truncated-tail", action="store_true")
+    p.add_argument("--crop", type=_crop, default=None, metavar="x0,y0,x1,y1",
+                   help="show only this rectangle of the world (write --crop=-1,... when x0 is "
+                        "negative; 3D: of the top view, the side "
+                        "view keeps x0..x1)")
+    p.add_argument("--ids", default=None, metavar="a,b,c",
+                   help="draw only these bodies (and their contacts), framed to fit")
+    p.add_argument("--zoom", type=_zoom, default=1.0, metavar="F",
+                   help="magnify the view F times about its centre (default 1)")
+    p.add_argument("--fps", type=_positive_int, default=10, metavar="N",
+                   help="frames per second of an animation (default 10)")
+    _add_common_options(p)
     p.set_defaults(func=_cmd_render)
     return parser
 
@@ -317,18 +689,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     out, err = sys.stdout, sys.stderr
     try:
         return int(args.func(args, out, err))
-    except _UsageError as exc:
+    except (_UsageError, MissingExtraError, InvalidArgumentError) as exc:
+        # InvalidArgumentError: e.g. a frame number out of range, an unknown --ids id
         print(f"collideworld {args.command}: error: {exc}", file=err)
         return EXIT_USAGE
-    except MissingExtraError as exc:
-        print(f"collideworld {args.command}: error: {exc}", file=err)
-        return EXIT_FAILED
     except ScenarioError as exc:
         print(f"collideworld {args.command}: invalid scenario: {exc}", file=err)
         return EXIT_FAILED
-    except InvalidArgumentError as exc:  # e.g. a frame number out of range
-        print(f"collideworld {args.command}: error: {exc}", file=err)
-        return EXIT_USAGE
     except (CollideWorldError, OSError) as exc:
         print(f"collideworld {args.command}: error: {exc}", file=err)
         return EXIT_FAILED

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -116,6 +116,12 @@ class Contacts:
         Pairs in contact after the previous step that are not now (including
         pairs of bodies removed since).
 
+    Indexing with an int gives one :class:`Contact`; with a slice, a boolean
+    mask of length N or an array of row numbers, a new ``Contacts`` of those
+    rows, whose ``began`` holds the began pairs among them and whose
+    ``ended`` is empty (an ended pair is no row). :meth:`of` selects the
+    contacts of one body and keeps its ended pairs too.
+
     Examples
     --------
     >>> from collideworld import World, Circle
@@ -129,24 +135,70 @@ class Contacts:
     (1, [('a', 'b', 0.5)])
     >>> list(c.began), list(c.ended)
     ([('a', 'b')], [])
+    >>> c[c.depth > 0.4].pairs(), c[1:].pairs()
+    ({('a', 'b')}, set())
     """
 
-    __slots__ = ("a", "b", "normal", "depth", "began", "ended")
+    __slots__ = ("a", "b", "normal", "depth", "began", "ended", "_began_rows")
 
     def __init__(self, a: NDArray[Any], b: NDArray[Any], normal: NDArray[np.float64],
-                 depth: NDArray[np.float64], began: PairList, ended: PairList) -> None:
+                 depth: NDArray[np.float64], began: PairList, ended: PairList,
+                 began_rows: NDArray[np.bool_] | None = None) -> None:
         self.a = a
         self.b = b
         self.normal = normal
         self.depth = depth
         self.began = began
         self.ended = ended
+        # which rows began this step (None: worked out from ``began`` when needed)
+        self._began_rows = began_rows
 
     def __len__(self) -> int:
         return len(self.a)
 
-    def __getitem__(self, i: int) -> Contact:
-        return Contact(self.a[i], self.b[i], self.normal[i].copy(), float(self.depth[i]))
+    @overload
+    def __getitem__(self, i: int | np.integer[Any]) -> Contact: ...
+
+    @overload
+    def __getitem__(self, i: slice | NDArray[Any] | list[Any]) -> Contacts: ...
+
+    def __getitem__(self, i: Any) -> Contact | Contacts:
+        if isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)):
+            return Contact(self.a[i], self.b[i], self.normal[i].copy(), float(self.depth[i]))
+        rows = np.arange(len(self.a))[i]
+        if rows.ndim != 1:
+            raise IndexError(f"Contacts takes an int, a slice, a boolean mask of length {len(self)} "
+                             f"or a 1-D array of rows, got {i!r}")
+        return self._select(rows, PairList(np.empty(0, dtype=object), np.empty(0, dtype=object)))
+
+    def _rows_began(self) -> NDArray[np.bool_]:
+        if self._began_rows is None:
+            began = self.began.to_set()
+            self._began_rows = np.array([p in began for p in zip(self.a.tolist(), self.b.tolist(), strict=True)],
+                                        dtype=bool)
+        return self._began_rows
+
+    def _select(self, rows: NDArray[np.intp], ended: PairList) -> Contacts:
+        new = self._rows_began().take(rows)
+        a, b = self.a.take(rows), self.b.take(rows)
+        return Contacts(a, b, self.normal.take(rows, axis=0), self.depth.take(rows), PairList(a[new], b[new]),
+                        ended, new)
+
+    def of(self, body_id: Any) -> Contacts:
+        """The contacts of one body (as ``a`` or ``b``), with its began and ended pairs.
+
+        Examples
+        --------
+        >>> from collideworld import World, Circle
+        >>> w = World(dim=2)
+        >>> w.add_many(Circle(1.0), [[0, 0], [1.5, 0], [3, 0]])
+        [0, 1, 2]
+        >>> sorted(w.step().of(2).pairs())
+        [(1, 2)]
+        """
+        rows = np.flatnonzero((self.a == body_id) | (self.b == body_id))
+        gone = (self.ended.a == body_id) | (self.ended.b == body_id)
+        return self._select(rows, PairList(self.ended.a[gone], self.ended.b[gone]))
 
     def __iter__(self) -> Iterator[Contact]:
         for i in range(len(self.a)):

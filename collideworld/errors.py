@@ -18,6 +18,8 @@ __all__ = [
     "DuplicateIdError",
     "UnknownIdError",
     "ScenarioError",
+    "ScenarioFileError",
+    "InvalidTypeError",
     "MissingExtraError",
 ]
 
@@ -154,6 +156,54 @@ class ScenarioError(CollideWorldError, ValueError):
         if path is not None:
             where = f"{path}:{line}: " if line is not None else f"{path}: "
         super().__init__(f"{where}{reason}")
+
+
+class ScenarioFileError(CollideWorldError, OSError):
+    """A scenario file cannot be created or written (missing folder, no permission).
+
+    Also the ``OSError`` subclass the operating system raised
+    (``FileNotFoundError``, ``PermissionError``, ...), with ``errno`` and
+    ``filename`` set, so code that catches either keeps working.
+
+    Examples
+    --------
+    >>> from collideworld.scenario import ScenarioWriter
+    >>> try:
+    ...     ScenarioWriter("/no/such/folder/scene.jsonl", dim=2)
+    ... except FileNotFoundError as exc:
+    ...     print(type(exc).__name__, "|", exc)
+    ScenarioFileError | cannot create '/no/such/folder/scene.jsonl': folder '/no/such/folder' does not exist
+    """
+
+    def __str__(self) -> str:  # OSError prefixes "[Errno N]"; the message already says it
+        return str(self.strerror)
+
+    @classmethod
+    def from_os_error(cls, exc: OSError, message: str) -> ScenarioFileError:
+        """The error to raise for ``exc``: also an instance of ``type(exc)``."""
+        kind = type(exc)
+        sub = _FILE_ERROR_TYPES.get(kind)
+        if sub is None:
+            sub = cls if kind is OSError else type(cls.__name__, (cls, kind), {"__module__": __name__,
+                                                                             "__doc__": cls.__doc__})
+            _FILE_ERROR_TYPES[kind] = sub
+        return sub(exc.errno, message, exc.filename)
+
+
+_FILE_ERROR_TYPES: dict[type[OSError], type[ScenarioFileError]] = {}
+
+
+class InvalidTypeError(CollideWorldError, TypeError):
+    """An argument has the wrong type (e.g. ``None`` where a path is expected).
+
+    Examples
+    --------
+    >>> from collideworld.scenario import read_scenario
+    >>> read_scenario(None)
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidTypeError: path must be a str or os.PathLike naming a scenario file, got None
+    """
 
 
 class MissingExtraError(CollideWorldError, ImportError):

@@ -9,6 +9,11 @@ batched kernel call per group, flips the normals of the pairs it swapped, and
 scatters the results back. Kernels are registered in one table, filled once
 (Jolt's registration idea); there is no mirrored copy of any kernel.
 
+Every kernel has a compiled (numba) twin of the same name in
+:mod:`collideworld.geometry.compiled`; ``backend="compiled"`` runs the twins
+through the same table (:data:`KERNEL_TWINS` says where each lives), with the
+same grouping, so the two backends differ only inside the kernels.
+
 Polygons enter the kernels as convex parts: a pair involving a concave
 polygon becomes one row per pair of parts; the pair hits if any row hits, and
 its normal and depth are those of its most deeply penetrating row.
@@ -16,43 +21,124 @@ its normal and depth are those of its most deeply penetrating row.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .backend import resolve_backend
 from .bodies import BodyStore, Kind
-from .geometry.contact_ball import (
-    contact_ball_ball,
-    contact_ball_box,
-    contact_ball_polygon,
-    contact_ball_polygon_planes,
-)
-from .geometry.contact_box import contact_box_box_2d
-from .geometry.contact_box_3d import contact_box_box_3d
-from .geometry.contact_halfspace import (
-    contact_halfspace_ball,
-    contact_halfspace_box,
-    contact_halfspace_halfspace,
-    contact_halfspace_points,
-)
-from .geometry.contact_polygon import (
-    contact_box_convex_planes,
-    contact_box_polygon,
-    contact_convex_planes,
-    contact_polygon_polygon,
-)
+from .geometry.contact_ball_ball import contact_ball_ball
+from .geometry.contact_ball_box import contact_ball_box
+from .geometry.contact_ball_polygon import contact_ball_polygon, contact_ball_polygon_planes
+from .geometry.contact_box_box_2d import contact_box_box_2d
+from .geometry.contact_box_box_3d import contact_box_box_3d
+from .geometry.contact_box_polygon import contact_box_convex_planes, contact_box_polygon
+from .geometry.contact_halfspace_ball import contact_halfspace_ball
+from .geometry.contact_halfspace_box import contact_halfspace_box
+from .geometry.contact_halfspace_halfspace import contact_halfspace_halfspace
+from .geometry.contact_halfspace_polygon import contact_halfspace_points
+from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
 from .geometry.raycast import raycast_ball, raycast_box, raycast_halfspace, raycast_polygon
 from .geometry.result import ContactArrays
 from .geometry.tolerance import touch_tolerance
 
-__all__ = ["contact_pairs", "contact_pairs_exact", "raycast_slots", "PAIR_KERNELS", "RAY_KERNELS", "MAX_BATCH"]
+__all__ = ["contact_pairs", "contact_pairs_exact", "raycast_slots", "PAIR_KERNELS", "RAY_KERNELS", "MAX_BATCH",
+           "Kernels", "KERNEL_TWINS", "kernels_for"]
 
 Slots = NDArray[np.int64]
-PairKernel = Callable[[BodyStore, Slots, Slots], ContactArrays]
+Kernel = Callable[..., ContactArrays]
 
-#: (dim, kind_a, kind_b) -> function(store, slots_a, slots_b), kind_a <= kind_b.
+
+class Kernels(NamedTuple):
+    """The geometry kernels one backend provides, by name (numpy's, or their compiled twins).
+
+    Examples
+    --------
+    >>> kernels_for("numpy").contact_ball_ball.__module__.startswith("collideworld.geometry.")
+    True
+    """
+
+    contact_halfspace_halfspace: Kernel
+    contact_halfspace_ball: Kernel
+    contact_halfspace_box: Kernel
+    contact_halfspace_points: Kernel
+    contact_ball_ball: Kernel
+    contact_ball_box: Kernel
+    contact_ball_polygon: Kernel
+    contact_ball_polygon_planes: Kernel
+    contact_box_box_2d: Kernel
+    contact_box_box_3d: Kernel
+    contact_box_polygon: Kernel
+    contact_box_convex_planes: Kernel
+    contact_polygon_polygon: Kernel
+    contact_convex_planes: Kernel
+
+
+_NUMPY_KERNELS = Kernels(
+    contact_halfspace_halfspace, contact_halfspace_ball, contact_halfspace_box, contact_halfspace_points,
+    contact_ball_ball, contact_ball_box, contact_ball_polygon, contact_ball_polygon_planes,
+    contact_box_box_2d, contact_box_box_3d, contact_box_polygon, contact_box_convex_planes,
+    contact_polygon_polygon, contact_convex_planes,
+)
+
+#: kernel name -> module of :mod:`collideworld.geometry.compiled` holding its twin
+#: (the file name of the numpy kernel: one file per shape pair).
+KERNEL_TWINS: dict[str, str] = {
+    "contact_halfspace_halfspace": "contact_halfspace_halfspace",
+    "contact_halfspace_ball": "contact_halfspace_ball",
+    "contact_halfspace_box": "contact_halfspace_box",
+    "contact_halfspace_points": "contact_halfspace_polygon",
+    "contact_ball_ball": "contact_ball_ball",
+    "contact_ball_box": "contact_ball_box",
+    "contact_ball_polygon": "contact_ball_polygon",
+    "contact_ball_polygon_planes": "contact_ball_polygon",
+    "contact_box_box_2d": "contact_box_box_2d",
+    "contact_box_box_3d": "contact_box_box_3d",
+    "contact_box_polygon": "contact_box_polygon",
+    "contact_box_convex_planes": "contact_box_polygon",
+    "contact_polygon_polygon": "contact_polygon_polygon",
+    "contact_convex_planes": "contact_polygon_polygon",
+}
+
+_compiled_kernels: Kernels | None = None
+
+
+def kernels_for(backend: str) -> Kernels:
+    """The kernels of a resolved backend, ``"numpy"`` or ``"compiled"``.
+
+    The compiled twins are imported (with numba) on first use only.
+
+    Parameters
+    ----------
+    backend : {"numpy", "compiled"}
+
+    Returns
+    -------
+    Kernels
+
+    Examples
+    --------
+    >>> kernels_for("numpy").contact_box_box_3d.__name__
+    'contact_box_box_3d'
+    """
+    global _compiled_kernels
+    if backend == "numpy":
+        return _NUMPY_KERNELS
+    if _compiled_kernels is None:
+        _compiled_kernels = Kernels(**{
+            name: getattr(importlib.import_module(f"{__package__}.geometry.compiled.{module}"), name)
+            for name, module in KERNEL_TWINS.items()
+        })
+    return _compiled_kernels
+
+
+PairKernel = Callable[[BodyStore, Slots, Slots, Kernels], ContactArrays]
+
+#: (dim, kind_a, kind_b) -> function(store, slots_a, slots_b, kernels), kind_a <= kind_b;
+#: ``kernels`` is the backend's :class:`Kernels`.
 PAIR_KERNELS: dict[tuple[int, Kind, Kind], PairKernel] = {}
 
 #: Pairs per batch of kernel calls in :func:`contact_pairs` (larger inputs go in slices).
@@ -131,44 +217,44 @@ def _run_by_bucket(store: BodyStore, groups: list[tuple[Slots, NDArray[np.int64]
 # -- the kernels, by kind pair ------------------------------------------------------
 
 @_register((2, 3), Kind.HALFSPACE, Kind.HALFSPACE)
-def _halfspace_halfspace(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
-    return contact_halfspace_halfspace(*s.plane_rows(a), *s.plane_rows(b))
+def _halfspace_halfspace(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return k.contact_halfspace_halfspace(*s.plane_rows(a), *s.plane_rows(b))
 
 
 @_register((2, 3), Kind.HALFSPACE, Kind.BALL)
-def _halfspace_ball(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
-    return contact_halfspace_ball(*s.plane_rows(a), *s.ball_rows(b))
+def _halfspace_ball(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return k.contact_halfspace_ball(*s.plane_rows(a), *s.ball_rows(b))
 
 
 @_register((2, 3), Kind.HALFSPACE, Kind.BOX)
-def _halfspace_box(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
-    return contact_halfspace_box(*s.plane_rows(a), *s.box_rows(b))
+def _halfspace_box(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return k.contact_halfspace_box(*s.plane_rows(a), *s.box_rows(b))
 
 
 @_register((2,), Kind.HALFSPACE, Kind.POLYGON)
-def _halfspace_polygon(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
+def _halfspace_polygon(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     # the lowest vertex of the outline is the lowest point of the polygon,
     # concave or not, so no split into parts is needed against a half-plane
     n = len(a)
     out = _empty(n, 2)
     for idx, verts in s.polygon_outline_world(b):
-        res = contact_halfspace_points(*s.plane_rows(a[idx]), verts)
+        res = k.contact_halfspace_points(*s.plane_rows(a[idx]), verts)
         out.hit[idx], out.normal[idx], out.depth[idx] = res
     return out
 
 
 @_register((2, 3), Kind.BALL, Kind.BALL)
-def _ball_ball(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
-    return contact_ball_ball(*s.ball_rows(a), *s.ball_rows(b))
+def _ball_ball(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return k.contact_ball_ball(*s.ball_rows(a), *s.ball_rows(b))
 
 
 @_register((2, 3), Kind.BALL, Kind.BOX)
-def _ball_box(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
-    return contact_ball_box(*s.ball_rows(a), *s.box_rows(b))
+def _ball_box(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return k.contact_ball_box(*s.ball_rows(a), *s.box_rows(b))
 
 
 def _by_cache(fast: NDArray[np.bool_], n: int, cached: PairKernel, general: PairKernel,
-              s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
+              s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     """Run ``cached`` on the pairs flagged ``fast`` and ``general`` on the rest.
 
     Which path a pair takes depends on that pair alone (are its polygons
@@ -176,88 +262,88 @@ def _by_cache(fast: NDArray[np.bool_], n: int, cached: PairKernel, general: Pair
     which other pairs were tested with it.
     """
     if fast.all():
-        return cached(s, a, b)
+        return cached(s, a, b, k)
     if not fast.any():
-        return general(s, a, b)
+        return general(s, a, b, k)
     out = _empty(n, 2)
     for sel, kernel in ((np.flatnonzero(fast), cached), (np.flatnonzero(~fast), general)):
-        res = kernel(s, a[sel], b[sel])
+        res = kernel(s, a[sel], b[sel], k)
         out.hit[sel], out.normal[sel], out.depth[sel] = res
     return out
 
 
-def _ball_polygon_cached(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
+def _ball_polygon_cached(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     px, py = s.polygon_planes(b)
-    return contact_ball_polygon_planes(*s.ball_rows(a), px, py)
+    return k.contact_ball_polygon_planes(*s.ball_rows(a), px, py)
 
 
-def _ball_polygon_parts(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
+def _ball_polygon_parts(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     row, part = _parts_of(s, b)
     ra, rb = a[row], b[row]
-    res = _run_by_bucket(s, [(rb, part)], contact_ball_polygon, len(row), 2,
+    res = _run_by_bucket(s, [(rb, part)], k.contact_ball_polygon, len(row), 2,
                          lambda idx: s.ball_rows(ra[idx]))
     return _most_penetrating(row, res, len(a))
 
 
 @_register((2,), Kind.BALL, Kind.POLYGON)
-def _ball_polygon(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
-    return _by_cache(s.simple[b], len(a), _ball_polygon_cached, _ball_polygon_parts, s, a, b)
+def _ball_polygon(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return _by_cache(s.simple[b], len(a), _ball_polygon_cached, _ball_polygon_parts, s, a, b, k)
 
 
 @_register((2,), Kind.BOX, Kind.BOX)
-def _box_box_2d(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
-    return contact_box_box_2d(*s.box_rows(a), *s.box_rows(b))
+def _box_box_2d(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return k.contact_box_box_2d(*s.box_rows(a), *s.box_rows(b))
 
 
 @_register((3,), Kind.BOX, Kind.BOX)
-def _box_box_3d(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
-    return contact_box_box_3d(*s.box_rows(a), *s.box_rows(b))
+def _box_box_3d(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return k.contact_box_box_3d(*s.box_rows(a), *s.box_rows(b))
 
 
-def _box_polygon_cached(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
+def _box_polygon_cached(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     bx, by = s.polygon_planes(b)
-    return contact_box_convex_planes(*s.box_rows(a), bx, by)
+    return k.contact_box_convex_planes(*s.box_rows(a), bx, by)
 
 
-def _box_polygon_parts(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
+def _box_polygon_parts(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     row, part = _parts_of(s, b)
     ra, rb = a[row], b[row]
-    res = _run_by_bucket(s, [(rb, part)], contact_box_polygon, len(row), 2,
+    res = _run_by_bucket(s, [(rb, part)], k.contact_box_polygon, len(row), 2,
                          lambda idx: s.box_rows(ra[idx]))
     return _most_penetrating(row, res, len(a))
 
 
 @_register((2,), Kind.BOX, Kind.POLYGON)
-def _box_polygon(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
-    return _by_cache(s.simple[b], len(a), _box_polygon_cached, _box_polygon_parts, s, a, b)
+def _box_polygon(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return _by_cache(s.simple[b], len(a), _box_polygon_cached, _box_polygon_parts, s, a, b, k)
 
 
-def _polygon_polygon_cached(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
+def _polygon_polygon_cached(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     ax, ay = s.polygon_planes(a)
     bx, by = s.polygon_planes(b)
-    return contact_convex_planes(ax, ay, bx, by)
+    return k.contact_convex_planes(ax, ay, bx, by)
 
 
-def _polygon_polygon_parts(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
+def _polygon_polygon_parts(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     row_a, part_a = _parts_of(s, a)
     first, count, _ = s.parts.shape_arrays()
     shape_b = s.poly[b[row_a]]
     row2, child = _expand(count[shape_b])
     part_b = first[shape_b][row2] + child
     pair = row_a[row2]
-    res = _run_by_bucket(s, [(a[pair], part_a[row2]), (b[pair], part_b)], contact_polygon_polygon,
+    res = _run_by_bucket(s, [(a[pair], part_a[row2]), (b[pair], part_b)], k.contact_polygon_polygon,
                          len(pair), 2)
     return _most_penetrating(pair, res, len(a))
 
 
 @_register((2,), Kind.POLYGON, Kind.POLYGON)
-def _polygon_polygon(s: BodyStore, a: Slots, b: Slots) -> ContactArrays:
-    return _by_cache(s.simple[a] & s.simple[b], len(a), _polygon_polygon_cached, _polygon_polygon_parts, s, a, b)
+def _polygon_polygon(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return _by_cache(s.simple[a] & s.simple[b], len(a), _polygon_polygon_cached, _polygon_polygon_parts, s, a, b, k)
 
 
 # -- the dispatcher -------------------------------------------------------------------
 
-def contact_pairs(store: BodyStore, ia: Slots, ib: Slots) -> ContactArrays:
+def contact_pairs(store: BodyStore, ia: Slots, ib: Slots, backend: str = "numpy") -> ContactArrays:
     """Exact contacts of bodies ``ia[k]`` and ``ib[k]`` for every k.
 
     Parameters
@@ -265,6 +351,9 @@ def contact_pairs(store: BodyStore, ia: Slots, ib: Slots) -> ContactArrays:
     store : BodyStore
     ia, ib : ndarray of int64, shape (N,)
         Slots of live bodies.
+    backend : {"numpy", "compiled", "auto"}, optional
+        Which kernels run (see :func:`collideworld.backend.resolve_backend`);
+        the results are the same hit decisions either way.
 
     Returns
     -------
@@ -287,7 +376,10 @@ def contact_pairs(store: BodyStore, ia: Slots, ib: Slots) -> ContactArrays:
     >>> res = contact_pairs(store, s[[0, 1, 0]], s[[1, 0, 2]])
     >>> res.hit.tolist(), res.normal[:2].tolist(), res.depth[:2].tolist()
     ([True, True, False], [[1.0, 0.0], [-1.0, 0.0]], [0.25, 0.25])
+    >>> contact_pairs(store, s[[0, 1, 0]], s[[1, 0, 2]], backend="compiled").depth[:2].tolist()
+    [0.25, 0.25]
     """
+    kernels = kernels_for(resolve_backend(backend))
     n = len(ia)
     if n > MAX_BATCH:
         # in slices: the kernels' temporaries (a few hundred bytes per pair)
@@ -296,12 +388,12 @@ def contact_pairs(store: BodyStore, ia: Slots, ib: Slots) -> ContactArrays:
         out = _empty(n, store.dim)
         for start in range(0, n, MAX_BATCH):
             part = slice(start, start + MAX_BATCH)
-            out.hit[part], out.normal[part], out.depth[part] = _contact_pairs_batch(store, ia[part], ib[part])
+            out.hit[part], out.normal[part], out.depth[part] = _contact_pairs_batch(store, ia[part], ib[part], kernels)
         return out
-    return _contact_pairs_batch(store, ia, ib)
+    return _contact_pairs_batch(store, ia, ib, kernels)
 
 
-def _contact_pairs_batch(store: BodyStore, ia: Slots, ib: Slots) -> ContactArrays:
+def _contact_pairs_batch(store: BodyStore, ia: Slots, ib: Slots, kernels: Kernels) -> ContactArrays:
     n = len(ia)
     dim = store.dim
     if n == 0:
@@ -325,19 +417,19 @@ def _contact_pairs_batch(store: BodyStore, ia: Slots, ib: Slots) -> ContactArray
     near = dist2 <= np.square(reach * (1 + 1e-9) + slack)
     idx = np.flatnonzero(near)
     if len(idx) == n:
-        return contact_pairs_exact(store, ia, ib)
+        return _contact_pairs_exact(store, ia, ib, kernels)
     out = _empty(n, dim)
     out.normal[:, 0] = 1.0
     if len(idx):
-        res = contact_pairs_exact(store, ia[idx], ib[idx])
+        res = _contact_pairs_exact(store, ia[idx], ib[idx], kernels)
         out.hit[idx], out.normal[idx], out.depth[idx] = res
     return out
 
 
-def contact_pairs_exact(store: BodyStore, ia: Slots, ib: Slots) -> ContactArrays:
+def contact_pairs_exact(store: BodyStore, ia: Slots, ib: Slots, backend: str = "numpy") -> ContactArrays:
     """:func:`contact_pairs` without the bounding-ball reject: every pair goes to its kernel.
 
-    Same arguments and results; a pair the reject would settle as apart gets
+    Same arguments (``backend`` included) and results; a pair the reject would settle as apart gets
     the kernel's own normal and depth (negative: the separation) instead.
 
     Examples
@@ -354,6 +446,10 @@ def contact_pairs_exact(store: BodyStore, ia: Slots, ib: Slots) -> ContactArrays
     >>> res.hit.tolist(), res.normal.tolist(), res.depth.tolist()
     ([False], [[1.0, 0.0]], [-1.0])
     """
+    return _contact_pairs_exact(store, ia, ib, kernels_for(resolve_backend(backend)))
+
+
+def _contact_pairs_exact(store: BodyStore, ia: Slots, ib: Slots, kernels: Kernels) -> ContactArrays:
     n = len(ia)
     dim = store.dim
     if n == 0:
@@ -377,7 +473,7 @@ def contact_pairs_exact(store: BodyStore, ia: Slots, ib: Slots) -> ContactArrays
         stop = start + int(counts[c])
         idx = order[start:stop]
         kernel = PAIR_KERNELS[(dim, Kind(c // 4), Kind(c % 4))]
-        res = kernel(store, first[idx], second[idx])
+        res = kernel(store, first[idx], second[idx], kernels)
         hit[start:stop] = res.hit
         normal[start:stop] = res.normal
         depth[start:stop] = res.depth

@@ -68,6 +68,8 @@ class PairCache:
     registry : IdRegistry
     broadphase : Broadphase
         Holds every body (half-spaces included) under its slot.
+    backend : {"numpy", "compiled"}
+        Which kernels the narrowphase runs.
 
     Examples
     --------
@@ -81,8 +83,10 @@ class PairCache:
     ([(0, 1)], [])
     """
 
-    def __init__(self, store: BodyStore, registry: IdRegistry, broadphase: Broadphase) -> None:
+    def __init__(self, store: BodyStore, registry: IdRegistry, broadphase: Broadphase,
+                 backend: str = "numpy") -> None:
         self._store = store
+        self._backend = backend
         self._registry = registry
         self._bp = broadphase
         self.dim = store.dim
@@ -96,6 +100,10 @@ class PairCache:
     def pairs(self) -> set[tuple[object, object]]:
         """Id pairs in contact after the last step."""
         return set(zip(self._prev_a.tolist(), self._prev_b.tolist(), strict=True))
+
+    def forget_layout(self) -> None:
+        """Filters changed in place: work out again whether every filter passes."""
+        self._layout_cache = None
 
     def renumber(self, new_slot: NDArray[np.int64]) -> None:
         """Follow a compaction of the store (``new_slot``: old slot -> new); keys and answers stay."""
@@ -148,11 +156,11 @@ class PairCache:
                 hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
         """Fill hit/normal/depth by the narrowphase on ``rows`` (None: all rows)."""
         if rows is None:
-            res = contact_pairs(self._store, a, b)
+            res = contact_pairs(self._store, a, b, self._backend)
             hit[:], normal[:], depth[:] = res
             return
         if len(rows):
-            res = contact_pairs(self._store, a.take(rows), b.take(rows))
+            res = contact_pairs(self._store, a.take(rows), b.take(rows), self._backend)
             hit[rows], normal[rows], depth[rows] = res
 
     def _candidates_full(self, moved: NDArray[np.bool_], n_moved: int) -> _Candidates:
@@ -242,8 +250,8 @@ class PairCache:
         ids_a, ids_b = ids[a], ids[b]
         prev_keys = self._prev_keys
         if fresh is None:
-            began = np.flatnonzero(~_member_of_sorted(keys, prev_keys))
-            began_a, began_b = ids_a[began], ids_b[began]
+            began_rows = ~_member_of_sorted(keys, prev_keys)
+            began_a, began_b = ids_a[began_rows], ids_b[began_rows]
             ended = np.flatnonzero(~_member_of_sorted(prev_keys, keys))
         else:
             # Patched: nothing was added or removed, so last step's contacts
@@ -254,6 +262,8 @@ class PairCache:
             f = fresh[cand.hit.take(fresh)]
             f = f[~_member_of_sorted(cand.keys.take(f), prev_keys)]
             began_a, began_b = ids[cand.a.take(f)], ids[cand.b.take(f)]
+            began_rows = np.zeros(len(rows), dtype=bool)
+            began_rows[np.searchsorted(rows, f)] = True
             was = np.flatnonzero(old.hit)
             was = was[moved.take(old.a.take(was)) | moved.take(old.b.take(was))]
             gone_keys = old.keys.take(was)
@@ -261,7 +271,7 @@ class PairCache:
             ended = np.searchsorted(prev_keys, gone_keys)
         contacts = Contacts(ids_a, ids_b, cand.normal.take(rows, axis=0), cand.depth.take(rows),
                             PairList(began_a, began_b),
-                            PairList(self._prev_a[ended], self._prev_b[ended]))
+                            PairList(self._prev_a[ended], self._prev_b[ended]), began_rows)
         self._prev_keys, self._prev_a, self._prev_b = keys, ids_a, ids_b
         self.last = contacts
         return contacts

@@ -74,7 +74,7 @@ def _in_add_order(store: BodyStore, slots: NDArray[np.int64]) -> list[Any]:
     return ids
 
 
-def overlapping_ids(store: BodyStore, setup: Setup, category: int, mask: int) -> list[Any]:
+def overlapping_ids(store: BodyStore, setup: Setup, category: int, mask: int, backend: str = "numpy") -> list[Any]:
     """Ids, in add order, of the bodies a probe touches (exact); ``setup(slot)`` writes the probe.
 
     Examples
@@ -101,7 +101,7 @@ def overlapping_ids(store: BodyStore, setup: Setup, category: int, mask: int) ->
         near = live & (((box_lo <= hi[0]) & (lo[0] <= box_hi)).all(axis=1) | (store.kind == Kind.HALFSPACE))
         near &= _passes_filter(store, category, mask)
         cand = np.flatnonzero(near)
-        res = contact_pairs(store, np.full(len(cand), probe[0]), cand)
+        res = contact_pairs(store, np.full(len(cand), probe[0]), cand, backend)
     finally:
         store.release(probe)
     return _in_add_order(store, cand[res.hit])

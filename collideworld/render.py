@@ -1,27 +1,40 @@
-"""Draw the world of a scenario file after one frame (``collideworld render``).
+"""Draw the world of a scenario file: one frame to an image, or an animation.
 
 Needs matplotlib, the ``render`` extra (``pip install 'collideworld[render]'``);
 it is imported only when a picture is drawn, so the rest of collideworld
 works without it.
 
-What is drawn, to scale (equal axes):
+What is drawn, to scale (equal axes), with a legend under the picture:
 
-* every body, filled grey (static bodies darker); bodies in contact after the
-  step are red, with an arrow along each contact normal (from ``a`` to ``b``,
-  drawn between the two bodies, or at the finite body for a plane);
-* half-planes shaded and hatched over the visible area, their boundary drawn;
+* every finite body: red when it is in contact after the step, dark grey
+  when static, light grey otherwise;
+* an arrow along the normal of each contact between two finite bodies
+  (from ``a`` to ``b``, at the middle of their centres), 1.5 times the
+  smaller body's half-size long (within 1 % and 12 % of the view), so arrows
+  never dwarf the bodies they point between.
+  A contact with a half-plane or plane has no arrow: its normal is the
+  plane's, which the hatching shows;
+* a half-plane (2D) or a plane's section (3D) as its boundary line with a
+  hatched band on the solid side (red when something touches it);
+* body ids as labels, placed greedily from the largest body down; a label
+  that would overlap one already drawn tries four nearby spots and is
+  dropped if all are taken; ids the font cannot draw are escaped
+  (:func:`label_text`);
 * with ``aabbs=True``, each finite body's axis-aligned bounding box, dashed;
 * 3D: two views side by side, top (x-y, looking down z) and side (x-z,
   looking along y). Spheres and boxes are drawn as their exact silhouettes;
   a plane is drawn as its section through the middle of the scene (the
   view's missing coordinate at the centre of the bodies' bounds).
+
+The view fits the bodies drawn (all, or those named by ``ids``), or the
+rectangle ``crop``; ``zoom`` then magnifies it about its centre.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,31 +43,38 @@ from numpy.typing import NDArray
 
 from .errors import InvalidArgumentError, MissingExtraError
 
-__all__ = ["render_frame", "RenderInfo"]
+__all__ = ["render_frame", "render_animation", "RenderInfo", "label_text"]
 
 _INSTALL_HINT = "install the render extra: pip install 'collideworld[render]'"
 
-_COLOR_BODY = "#9aa5b1"
+_COLOR_BODY = "#b8c2cc"
 _COLOR_STATIC = "#52606d"
 _COLOR_CONTACT = "#e12d39"
 _COLOR_PLANE = "#7b93db"
 _COLOR_AABB = "#3ebd93"
+_LABEL_SIZE = 7.0
+#: Most images in one animation (each frame's bodies are kept until the file is written).
+MAX_ANIMATION_FRAMES = 2_000
 
 
 @dataclass(frozen=True)
 class RenderInfo:
-    """What :func:`render_frame` drew.
+    """What :func:`render_frame` or :func:`render_animation` drew.
 
     Attributes
     ----------
     output : str
-        The image file written.
+        The file written.
     frame : int
-        1-based number of the frame drawn.
+        1-based number of the (last) frame drawn.
     bodies : int
         Bodies alive after that frame, half-planes and planes included.
     contacts : int
-        Contacts the frame's step returned.
+        Contacts that frame's step returned.
+    images : int
+        Frames drawn: 1 for a picture, more for an animation.
+    first_frame : int
+        1-based number of the first frame drawn.
 
     Examples
     --------
@@ -69,6 +89,64 @@ class RenderInfo:
     frame: int
     bodies: int
     contacts: int
+    images: int = 1
+    first_frame: int = 0
+
+    def __post_init__(self) -> None:
+        if self.first_frame == 0:
+            object.__setattr__(self, "first_frame", self.frame)
+
+
+#: Longest label drawn; longer ids are cut with an ellipsis.
+_LABEL_CHARS = 24
+_drawable_chars: frozenset[int] | None = None
+
+
+def _drawable() -> frozenset[int]:
+    """Code points the default font has a glyph for (computed once)."""
+    global _drawable_chars
+    if _drawable_chars is None:
+        from matplotlib import font_manager
+
+        font = font_manager.get_font(font_manager.findfont(font_manager.FontProperties()))
+        _drawable_chars = frozenset(font.get_charmap())
+    return _drawable_chars
+
+
+def label_text(body_id: Any) -> str:
+    r"""A body id as text matplotlib can draw.
+
+    A character the font has no glyph for (a lone surrogate, a control
+    character, a script the font lacks) is written as its Python escape
+    (``\ud800``); ``$`` is escaped so it never starts mathtext; an id
+    longer than 24 characters is cut with an ellipsis.
+
+    Parameters
+    ----------
+    body_id : str or int
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> label_text("\ud800"), label_text("cost $5"), label_text(7)
+    ('\\ud800', 'cost \\$5', '7')
+    """
+    text = str(body_id)
+    if len(text) > _LABEL_CHARS:
+        text = text[: _LABEL_CHARS - 1] + "\u2026"
+    drawable = _drawable()
+    out = []
+    for ch in text:
+        if ch == "$":
+            out.append("\\$")
+        elif ord(ch) in drawable and ch.isprintable():
+            out.append(ch)
+        else:
+            out.append(ascii(ch)[1:-1])
+    return "".join(out)
 
 
 def _matplotlib() -> Any:
@@ -85,9 +163,14 @@ def _matplotlib() -> Any:
 # --------------------------------------------------------------------------
 
 
-def _check_image_suffix(output: str | os.PathLike[str], figure: Any) -> None:
+def _check_suffix(output: str | os.PathLike[str], figure: Any, animation: bool) -> None:
     """An output suffix matplotlib can write (no suffix: its default, PNG)."""
     suffix = os.path.splitext(os.fspath(output))[1]
+    if animation:
+        if suffix.lower() != ".gif":
+            raise InvalidArgumentError(
+                f"cannot write {os.fspath(output)!r}: an animation is written as a .gif, got {suffix!r}")
+        return
     supported = sorted(figure().canvas.get_supported_filetypes())
     if suffix and suffix[1:].lower() not in supported:
         raise InvalidArgumentError(
@@ -180,102 +263,50 @@ def _clip_halfplane(rect_lo: np.ndarray, rect_hi: np.ndarray, normal: np.ndarray
 
 
 # --------------------------------------------------------------------------
-# drawing
+# what one frame looks like: a snapshot, and the bodies to show
 # --------------------------------------------------------------------------
 
 
-def _draw_view(ax: Any, bodies: list[Any], dim: int, axes: tuple[int, int], contacts: Any,
-               in_contact: set[Any], aabbs: bool, lo: np.ndarray, hi: np.ndarray,
-               slice_at: float | None, missing_axis: int | None, labels: bool) -> None:
-    from matplotlib.collections import PatchCollection
-    from matplotlib.patches import Circle as CirclePatch
-    from matplotlib.patches import FancyArrow, Rectangle
-    from matplotlib.patches import Polygon as PolyPatch
+@dataclass(frozen=True)
+class _Snapshot:
+    """One frame's world, copied out of it (the world goes on changing)."""
 
-    i, j = axes
-    view_lo, view_hi = lo[[i, j]], hi[[i, j]]
-    patches: list[Any] = []
-    faces: list[str] = []
-    edges: list[str] = []
-    centers: dict[Any, np.ndarray] = {}
+    number: int
+    line: int
+    dim: int
+    bodies: list[Any]
+    pairs: list[tuple[Any, Any, NDArray[np.float64]]]  # (a, b, normal) per contact
+    expect: frozenset[frozenset[Any]] | None
+
+    @property
+    def in_contact(self) -> set[Any]:
+        return {a for a, _, _ in self.pairs} | {b for _, b, _ in self.pairs}
+
+
+def _snapshot(frame: Any, world: Any, contacts: Any) -> _Snapshot:
+    normals = np.asarray(contacts.normal, dtype=float).reshape(len(contacts), world.dim)
+    pairs = [(a, b, normals[k]) for k, (a, b) in
+             enumerate(zip(contacts.a.tolist(), contacts.b.tolist(), strict=True))]
+    return _Snapshot(frame.number, frame.line, world.dim, [world.body(i) for i in world.ids()], pairs,
+                     frame.expect)
+
+
+def _select(bodies: list[Any], ids: Sequence[str] | None, frame: int) -> list[Any]:
+    """The bodies named by ``ids`` (matched by their text: ``7`` names the id 7)."""
+    if ids is None:
+        return bodies
+    by_text: dict[str, Any] = {}
     for body in bodies:
-        shape = body.shape
-        if shape.is_infinite:
-            n = np.asarray(shape.normal, dtype=float)
-            d = float(shape.offset)
-            if dim == 3:
-                assert missing_axis is not None and slice_at is not None
-                d -= n[missing_axis] * slice_at  # section through the scene's middle
-            n2 = n[[i, j]]
-            if np.linalg.norm(n2) < 1e-12:
-                region = (_clip_halfplane(view_lo, view_hi, np.array([1.0, 0.0]), np.inf)
-                          if d >= 0 else np.empty((0, 2)))
-            else:
-                region = _clip_halfplane(view_lo, view_hi, n2, d)
-            if len(region) >= 3:
-                hit = body.id in in_contact
-                ax.add_patch(PolyPatch(region, closed=True, facecolor=_COLOR_PLANE, alpha=0.25,
-                                       hatch="//", edgecolor=_COLOR_CONTACT if hit else _COLOR_PLANE,
-                                       linewidth=1.5 if hit else 1.0, zorder=1))
-            continue
-        kind, geom = _outline(body, dim)
-        if kind == "circle":
-            c, r = geom
-            patches.append(CirclePatch((c[i], c[j]), r))
-            centers[body.id] = c
-        else:
-            pts = geom[:, [i, j]]
-            patches.append(PolyPatch(_hull(pts) if dim == 3 else pts, closed=True))
-            centers[body.id] = np.asarray(body.position, dtype=float)
-        if body.id in in_contact:
-            faces.append(_COLOR_CONTACT)
-        else:
-            faces.append(_COLOR_STATIC if body.static else _COLOR_BODY)
-        edges.append("black")
-        if aabbs:
-            blo, bhi = _bounds(kind, geom)
-            ax.add_patch(Rectangle((blo[i], blo[j]), bhi[i] - blo[i], bhi[j] - blo[j], fill=False,
-                                   edgecolor=_COLOR_AABB, linestyle="--", linewidth=0.8, zorder=4))
-        if kind == "circle" and dim == 2:
-            # a radius shows the body's rotation
-            c, r = geom
-            d = _rot2(body.angle) @ np.array([r, 0.0])
-            ax.plot([c[0], c[0] + d[0]], [c[1], c[1] + d[1]], color="black", linewidth=0.6, zorder=3)
-    if patches:
-        ax.add_collection(PatchCollection(patches, facecolors=faces, edgecolors=edges,
-                                          linewidths=0.6, alpha=0.85, zorder=2, match_original=False))
-    span = float(max(np.max(view_hi - view_lo), 1e-9))
-    for k in range(len(contacts)):
-        a, b = contacts.a[k], contacts.b[k]
-        normal = np.asarray(contacts.normal[k], dtype=float)[[i, j]]
-        if np.linalg.norm(normal) < 1e-9:
-            continue  # normal along the view direction
-        ca, cb = centers.get(a), centers.get(b)
-        if ca is not None and cb is not None:
-            start = 0.5 * (ca + cb)[[i, j]]
-        else:
-            # Half-spaces have no centre, but they are always static and two
-            # static bodies are never in contact: the other body has one.
-            only = ca if ca is not None else cb
-            assert only is not None
-            start = only[[i, j]]
-        length = 0.06 * span
-        ax.add_patch(FancyArrow(start[0], start[1], normal[0] * length, normal[1] * length,
-                                width=0.004 * span, head_width=0.02 * span, head_length=0.02 * span,
-                                length_includes_head=True, color="black", zorder=5))
-    if labels:
-        for body_id, c in centers.items():
-            ax.annotate(str(body_id), (c[i], c[j]), fontsize=7, ha="center", va="center", zorder=6)
-    ax.set_xlim(view_lo[0], view_hi[0])
-    ax.set_ylim(view_lo[1], view_hi[1])
-    ax.set_aspect("equal")
-    names = "xyz"
-    ax.set_xlabel(names[i])
-    ax.set_ylabel(names[j])
-    ax.grid(True, linewidth=0.3, alpha=0.5)
+        by_text.setdefault(str(body.id), body)
+    unknown = [i for i in ids if i not in by_text]
+    if unknown:
+        sample = ", ".join(repr(str(b.id)) for b in bodies[:8]) + (", ..." if len(bodies) > 8 else "")
+        raise InvalidArgumentError(f"ids {unknown} are not alive after frame {frame} "
+                                   f"(alive: {sample or 'none'})")
+    return [by_text[i] for i in dict.fromkeys(ids)]
 
 
-def _scene_bounds(bodies: list[Any], dim: int) -> tuple[np.ndarray, np.ndarray]:
+def _scene_bounds(bodies: Iterable[Any], dim: int) -> tuple[np.ndarray, np.ndarray]:
     los, his = [], []
     for body in bodies:
         if body.shape.is_infinite:
@@ -287,13 +318,325 @@ def _scene_bounds(bodies: list[Any], dim: int) -> tuple[np.ndarray, np.ndarray]:
         return np.full(dim, -5.0), np.full(dim, 5.0)
     lo, hi = np.min(los, axis=0), np.max(his, axis=0)
     size = float(np.max(hi - lo))
-    margin = 0.15 * size if size > 0 else 1.0
+    margin = 0.08 * size if size > 0 else 1.0
     return lo - margin, hi + margin
 
 
+def _view(lo: np.ndarray, hi: np.ndarray, crop: Sequence[float] | None, zoom: float
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """The box shown: the bounds, or ``crop`` on x and y, magnified ``zoom`` times about its centre."""
+    lo, hi = lo.astype(float).copy(), hi.astype(float).copy()
+    if crop is not None:
+        x0, y0, x1, y1 = (float(v) for v in crop)
+        lo[0], hi[0] = x0, x1
+        lo[1], hi[1] = y0, y1
+    centre, half = 0.5 * (lo + hi), 0.5 * (hi - lo) / zoom
+    return centre - half, centre + half
+
+
+# --------------------------------------------------------------------------
+# drawing one view
+# --------------------------------------------------------------------------
+
+
+def _plane_band(view_lo: np.ndarray, view_hi: np.ndarray, n: np.ndarray, d: float,
+                width: float) -> tuple[np.ndarray, np.ndarray]:
+    """The part of the view inside the solid within ``width`` of the boundary, and the
+    boundary's segment in the view (``n`` unit length)."""
+    band = _clip_polygon(_clip_halfplane(view_lo, view_hi, n, d), -n, -(d - width))
+    edge = _clip_polygon(_clip_halfplane(view_lo, view_hi, n, d), -n, -d + 1e-12 * max(1.0, abs(d)))
+    return band, edge
+
+
+def _clip_polygon(poly: np.ndarray, normal: np.ndarray, offset: float) -> np.ndarray:
+    """The part of a convex polygon where normal . p <= offset (Sutherland-Hodgman, one plane)."""
+    out = []
+    for k in range(len(poly)):
+        p, q = poly[k], poly[(k + 1) % len(poly)]
+        dp, dq = normal @ p - offset, normal @ q - offset
+        if dp <= 0:
+            out.append(p)
+        if (dp < 0 < dq) or (dq < 0 < dp):
+            out.append(p + dp / (dp - dq) * (q - p))
+    return np.array(out) if out else np.empty((0, 2))
+
+
+def _size(kind: str, geom: Any, i: int, j: int) -> float:
+    """Half the smaller side of a body's box in this view: how big it looks."""
+    blo, bhi = _bounds(kind, geom)
+    return 0.5 * float(min(bhi[i] - blo[i], bhi[j] - blo[j]))
+
+
+def _draw_view(ax: Any, bodies: list[Any], dim: int, axes: tuple[int, int], snap: _Snapshot,
+               aabbs: bool, view_lo: np.ndarray, view_hi: np.ndarray,
+               slice_at: float | None, missing_axis: int | None
+               ) -> tuple[list[tuple[str, np.ndarray, float]], list[np.ndarray]]:
+    """Draw bodies, planes and arrows; return label candidates (text, where, size)
+    and each arrow's two ends (labels keep off them)."""
+    from matplotlib.collections import PatchCollection
+    from matplotlib.patches import Circle as CirclePatch
+    from matplotlib.patches import FancyArrow, Rectangle
+    from matplotlib.patches import Polygon as PolyPatch
+
+    i, j = axes
+    in_contact = snap.in_contact
+    span = float(max(np.max(view_hi - view_lo), 1e-300))
+    patches: list[Any] = []
+    faces: list[str] = []
+    centers: dict[Any, tuple[np.ndarray, float]] = {}
+    labels: list[tuple[str, np.ndarray, float]] = []
+    arrows: list[np.ndarray] = []
+    for body in bodies:
+        shape = body.shape
+        if shape.is_infinite:
+            n = np.asarray(shape.normal, dtype=float)
+            d = float(shape.offset)
+            if dim == 3:
+                assert missing_axis is not None and slice_at is not None
+                d -= n[missing_axis] * slice_at  # section through the scene's middle
+            n2 = n[[i, j]]
+            length = float(np.linalg.norm(n2))
+            if length < 1e-12:
+                continue  # parallel to the view: the whole view is in or out; nothing to draw
+            n2, d = n2 / length, d / length
+            band, edge = _plane_band(view_lo, view_hi, n2, d, 0.035 * span)
+            hit = body.id in in_contact
+            color = _COLOR_CONTACT if hit else _COLOR_PLANE
+            if len(band) >= 3:
+                ax.add_patch(PolyPatch(band, closed=True, facecolor=_COLOR_PLANE, alpha=0.18,
+                                       hatch="///", edgecolor=color, linewidth=0, zorder=1))
+            on_line = edge[np.abs(edge @ n2 - d) <= 1e-9 * max(1.0, abs(d), span)] if len(edge) else edge
+            if len(on_line) >= 2:
+                ax.plot(on_line[:, 0], on_line[:, 1], color=color, linewidth=1.6 if hit else 1.1, zorder=1.5)
+                mid = 0.5 * (on_line.min(axis=0) + on_line.max(axis=0)) - n2 * 0.05 * span
+                labels.append((label_text(body.id), mid, 0.0))
+            continue
+        kind, geom = _outline(body, dim)
+        if kind == "circle":
+            c, r = geom
+            patches.append(CirclePatch((c[i], c[j]), r))
+            center = c
+        else:
+            pts = geom[:, [i, j]]
+            patches.append(PolyPatch(_hull(pts) if dim == 3 else pts, closed=True))
+            center = np.asarray(body.position, dtype=float)
+        size = _size(kind, geom, i, j)
+        centers[body.id] = (center, size)
+        labels.append((label_text(body.id), center[[i, j]], size))
+        if body.id in in_contact:
+            faces.append(_COLOR_CONTACT)
+        else:
+            faces.append(_COLOR_STATIC if body.static else _COLOR_BODY)
+        if aabbs:
+            blo, bhi = _bounds(kind, geom)
+            ax.add_patch(Rectangle((blo[i], blo[j]), bhi[i] - blo[i], bhi[j] - blo[j], fill=False,
+                                   edgecolor=_COLOR_AABB, linestyle="--", linewidth=0.8, zorder=4))
+        if kind == "circle" and dim == 2:
+            # a radius shows the body's rotation
+            c, r = geom
+            d2 = _rot2(body.angle) @ np.array([r, 0.0])
+            ax.plot([c[0], c[0] + d2[0]], [c[1], c[1] + d2[1]], color="black", linewidth=0.6, zorder=3)
+    if patches:
+        ax.add_collection(PatchCollection(patches, facecolors=faces, edgecolors="black",
+                                          linewidths=0.6, alpha=0.9, zorder=2, match_original=False))
+    for a, b, normal3 in snap.pairs:
+        if a not in centers or b not in centers:
+            continue  # a plane contact (its normal is the plane's), or a body not shown
+        normal = normal3[[i, j]]
+        if np.linalg.norm(normal) < 0.2:
+            continue  # the normal points mostly along the view direction
+        (ca, sa), (cb, sb) = centers[a], centers[b]
+        start = 0.5 * (ca + cb)[[i, j]]
+        # 1.5 x the smaller body's half-size: never dwarfs the bodies it points between;
+        # but at least 1 % of the view (a few pixels: still an arrow) and at most 12 %
+        length = min(max(1.5 * min(sa, sb), 0.01 * span), 0.12 * span)
+        arrows.append(np.array([start, start + normal * length]))
+        ax.add_patch(FancyArrow(start[0], start[1], normal[0] * length, normal[1] * length,
+                                width=0.06 * length, head_width=0.3 * length, head_length=0.3 * length,
+                                length_includes_head=True, color="black", zorder=5))
+    ax.set_xlim(view_lo[0], view_hi[0])
+    ax.set_ylim(view_lo[1], view_hi[1])
+    ax.set_aspect("equal")
+    names = "xyz"
+    ax.set_xlabel(names[i])
+    ax.set_ylabel(names[j])
+    ax.grid(True, linewidth=0.3, alpha=0.5)
+    return labels, arrows
+
+
+def _place_labels(ax: Any, labels: list[tuple[str, np.ndarray, float]], arrows: list[np.ndarray],
+                  dpi: float) -> int:
+    """Draw the labels that fit without overlapping; return how many were dropped.
+
+    Greedy, largest body first (planes last): each label tries its body's
+    centre, then just above, below, right and left of it, then two lines
+    above and below; the first spot
+    whose box (estimated from the font size) overlaps no placed label and
+    lies inside the axes and off every arrow wins. A body smaller on screen than a third of the
+    text's height gets no label (it would only hide its neighbours).
+    """
+    to_px = ax.transData.transform
+    box = ax.get_window_extent()
+    height = _LABEL_SIZE * 1.35 * dpi / 72.0
+    placed: list[tuple[float, float, float, float]] = []
+    for ends in arrows:
+        (x0, y0), (x1, y1) = to_px(ends)
+        pad = 3.0
+        placed.append((min(x0, x1) - pad, min(y0, y1) - pad, max(x0, x1) + pad, max(y0, y1) + pad))
+    dropped = 0
+    order = sorted(range(len(labels)), key=lambda k: -labels[k][2] if labels[k][2] > 0 else math.inf)
+    for k in order:
+        text, where, size = labels[k]
+        x, y = to_px(where)
+        if not (box.x0 <= x <= box.x1 and box.y0 <= y <= box.y1):
+            continue
+        if size > 0 and (to_px(where + np.array([size, 0.0]))[0] - x) < height / 3:
+            dropped += 1
+            continue
+        width = 0.62 * _LABEL_SIZE * len(text) * dpi / 72.0 + 4
+        spot = None
+        for dx, dy in ((0, 0), (0, height), (0, -height), (width * 0.6, 0), (-width * 0.6, 0),
+                       (0, 2 * height), (0, -2 * height)):
+            rect = (x + dx - width / 2, y + dy - height / 2, x + dx + width / 2, y + dy + height / 2)
+            inside = rect[0] >= box.x0 and rect[2] <= box.x1 and rect[1] >= box.y0 and rect[3] <= box.y1
+            if inside and all(rect[2] <= p[0] or p[2] <= rect[0] or rect[3] <= p[1] or p[3] <= rect[1]
+                              for p in placed):
+                spot = rect
+                break
+        if spot is None:
+            dropped += 1
+            continue
+        placed.append(spot)
+        cx, cy = ax.transData.inverted().transform(((spot[0] + spot[2]) / 2, (spot[1] + spot[3]) / 2))
+        ax.text(cx, cy, text, fontsize=_LABEL_SIZE, ha="center", va="center", zorder=6,
+                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "alpha": 0.7, "linewidth": 0})
+    return dropped
+
+
+def _legend(fig: Any, dim: int, snaps: Sequence[_Snapshot], shown: Sequence[list[Any]]) -> None:
+    """A legend of what the pictures hold (an entry for planes only if there is one)."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    bodies = [b for group in shown for b in group]
+    static = any(b.static and not b.shape.is_infinite for b in bodies)
+    planes = any(b.shape.is_infinite for b in bodies)
+    finite = [{b.id for b in group if not b.shape.is_infinite} for group in shown]
+    finite_pairs = any(a in ids and b in ids for s, ids in zip(snaps, finite, strict=True) for a, b, _ in s.pairs)
+    plane = "half-plane" if dim == 2 else "plane (section)"
+    handles: list[Any] = [
+        Patch(facecolor=_COLOR_CONTACT, edgecolor="black", linewidth=0.6, label="in contact"),
+        Patch(facecolor=_COLOR_BODY, edgecolor="black", linewidth=0.6, label="moving"),
+    ]
+    if static:
+        handles.append(Patch(facecolor=_COLOR_STATIC, edgecolor="black", linewidth=0.6, label="static"))
+    if planes:
+        handles.append(Patch(facecolor=_COLOR_PLANE, alpha=0.4, hatch="///", edgecolor=_COLOR_PLANE,
+                             label=f"{plane}: hatched on its solid side"))
+    if finite_pairs:
+        handles.append(Line2D([], [], color="black", marker=r"$\rightarrow$", markersize=14, linestyle="None",
+                              label="contact normal a → b"))
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False)
+
+
+# --------------------------------------------------------------------------
+# a whole picture
+# --------------------------------------------------------------------------
+
+
+def _title(path: str | os.PathLike[str], snap: _Snapshot, shown: int) -> str:
+    bodies, contacts = len(snap.bodies), len(snap.pairs)
+    title = (f"{os.path.basename(os.fspath(path))}: frame {snap.number} (line {snap.line}), "
+             f"{bodies} {'body' if bodies == 1 else 'bodies'}"
+             f"{f' ({shown} shown)' if shown != bodies else ''}, "
+             f"{contacts} {'contact' if contacts == 1 else 'contacts'}")
+    if snap.expect is not None:
+        actual = {frozenset((a, b)) for a, b, _ in snap.pairs}
+        if actual != snap.expect:
+            title += (f"\nfile expects {len(snap.expect)} pairs: {len(snap.expect - actual)} missing, "
+                      f"{len(actual - snap.expect)} extra")
+    return title
+
+
+class _Picture:
+    """A figure with one view (2D) or two (3D), redrawn for each snapshot."""
+
+    def __init__(self, figure: Any, dim: int, dpi: int, snaps: Sequence[_Snapshot],
+                 shown: Sequence[list[Any]], lo: np.ndarray, hi: np.ndarray):
+        self.dim = dim
+        self.dpi = dpi
+        # Size the figure to the view's proportions, so equal axes leave little blank paper.
+        span = np.maximum(hi - lo, 1e-300)
+        tall = float(max(span[1:]) / span[0]) if dim == 3 else float(span[1] / span[0])
+        width = 8.0 if dim == 2 else 14.0
+        height = min(max((width if dim == 2 else width / 2) * tall, 3.0), 9.0) + 1.3
+        self.fig = figure(figsize=(width, height), dpi=dpi, layout="constrained")
+        self.axes = [self.fig.add_subplot(1, 1 if dim == 2 else 2, k + 1) for k in range(1 if dim == 2 else 2)]
+        _legend(self.fig, dim, snaps, shown)
+
+    def draw(self, path: str | os.PathLike[str], snap: _Snapshot, bodies: list[Any], aabbs: bool,
+             lo: np.ndarray, hi: np.ndarray) -> None:
+        for ax in self.axes:
+            ax.clear()
+        views = [((0, 1), None, None, "")] if self.dim == 2 else [
+            ((0, 1), 2, float(0.5 * (lo[2] + hi[2])), "top (x-y); planes cut at z={:.3g}"),
+            ((0, 2), 1, float(0.5 * (lo[1] + hi[1])), "side (x-z); planes cut at y={:.3g}"),
+        ]
+        all_labels = []
+        for ax, (axes, missing, at, name) in zip(self.axes, views, strict=True):
+            labels, arrows = _draw_view(ax, bodies, self.dim, axes, snap, aabbs, lo[list(axes)], hi[list(axes)],
+                                at, missing)
+            if name:
+                ax.set_title(name.format(at), fontsize=9)
+            all_labels.append((labels, arrows))
+        self.fig.suptitle(_title(path, snap, len(bodies)), fontsize=10)
+        self.fig.draw_without_rendering()  # lay out, so label sizes in pixels are known
+        for ax, (labels, arrows) in zip(self.axes, all_labels, strict=True):
+            _place_labels(ax, labels, arrows, self.dpi)
+
+
+def _frames(path: str | os.PathLike[str], wanted: Callable[[int], bool], last: int | None,
+            world_factory: Callable[[int], Any] | None, ignore_truncated_tail: bool,
+            on_frame: Callable[[int], None] | None, limits: Any) -> tuple[list[_Snapshot], int]:
+    """Snapshots of the frames ``wanted`` (up to frame ``last``), and how many frames were read."""
+    from .scenario.replay import iter_replay
+
+    got: list[_Snapshot] = []
+    count = 0
+    for fr, world, contacts in iter_replay(path, world_factory, ignore_truncated_tail=ignore_truncated_tail,
+                                           **limits):
+        count += 1
+        if on_frame is not None:
+            on_frame(fr.number)
+        if wanted(fr.number):
+            if len(got) >= MAX_ANIMATION_FRAMES:
+                raise InvalidArgumentError(
+                    f"more than {MAX_ANIMATION_FRAMES} frames to draw; choose a shorter range or a step "
+                    "(--frames A:B:S)")
+            got.append(_snapshot(fr, world, contacts))
+        if last is not None and fr.number >= last:
+            break
+    return got, count
+
+
+def _check_common(crop: Sequence[float] | None, zoom: float, ids: Sequence[str] | None) -> None:
+    if crop is not None:
+        values = [float(v) for v in crop]
+        if len(values) != 4 or not all(map(math.isfinite, values)) or not (
+                values[0] < values[2] and values[1] < values[3]):
+            raise InvalidArgumentError(f"crop must be (x0, y0, x1, y1) with x0 < x1 and y0 < y1, got {crop!r}")
+    if isinstance(zoom, bool) or not isinstance(zoom, (int, float)) or not 0 < zoom < math.inf:
+        raise InvalidArgumentError(f"zoom must be a number > 0, got {zoom!r}")
+    if ids is not None and (isinstance(ids, str) or not all(isinstance(i, str) for i in ids)):
+        raise InvalidArgumentError(f"ids must be a list of id texts, got {ids!r}")
+
+
 def render_frame(path: str | os.PathLike[str], frame: int | None = None, output: str = "frame.png",
-                 aabbs: bool = False, *, world_factory: Callable[[int], Any] | None = None,
-                 ignore_truncated_tail: bool = False, dpi: int = 120) -> RenderInfo:
+                 aabbs: bool = False, *, crop: Sequence[float] | None = None,
+                 ids: Sequence[str] | None = None, zoom: float = 1.0,
+                 world_factory: Callable[[int], Any] | None = None, ignore_truncated_tail: bool = False,
+                 dpi: int = 120, on_frame: Callable[[int], None] | None = None,
+                 **limits: int) -> RenderInfo:
     """Replay a scenario file up to ``frame`` and draw the world to ``output``.
 
     Parameters
@@ -306,8 +649,24 @@ def render_frame(path: str | os.PathLike[str], frame: int | None = None, output:
         Image path; matplotlib picks the format from the suffix.
     aabbs : bool
         Draw each finite body's axis-aligned bounding box.
+    crop : (x0, y0, x1, y1), optional
+        Show this rectangle of the world (3D: of the top view; the side view
+        keeps ``x0..x1``) instead of fitting the bodies.
+    ids : sequence of str, optional
+        Draw only these bodies (an id is matched by its text, so ``"7"``
+        names the integer id 7); the view fits them.
+    zoom : float
+        Magnify the view this many times about its centre.
     world_factory : callable, optional
         As in :func:`~collideworld.scenario.replay`.
+    ignore_truncated_tail : bool
+        As in :func:`~collideworld.scenario.read_scenario`.
+    dpi : int
+        Resolution of the image.
+    on_frame : callable, optional
+        Called with each frame number as the replay reaches it (a progress bar).
+    **limits
+        Reader limits, as in :func:`~collideworld.scenario.read_scenario`.
 
     Returns
     -------
@@ -318,8 +677,9 @@ def render_frame(path: str | os.PathLike[str], frame: int | None = None, output:
     MissingExtraError
         matplotlib is not installed.
     InvalidArgumentError
-        ``frame`` is not a frame of the file, or ``output``'s suffix is not
-        an image format matplotlib can write.
+        ``frame`` is not a frame of the file, ``output``'s suffix is not an
+        image format matplotlib can write, ``crop``/``zoom`` are not valid or
+        an id of ``ids`` is not alive at that frame.
     ScenarioError
         The file is invalid up to that frame.
 
@@ -333,54 +693,122 @@ def render_frame(path: str | os.PathLike[str], frame: int | None = None, output:
     >>> with ScenarioWriter(scene, dim=2) as w:    # two unit circles 1.5 apart: one contact
     ...     w.write_frame(add=[BodySpec("a", Circle(1.0), (0.0, 0.0)), BodySpec("b", Circle(1.0), (1.5, 0.0))])
     >>> render_frame(scene, output=image)  # doctest: +ELLIPSIS
-    RenderInfo(output='...frame.png', frame=1, bodies=2, contacts=1)
+    RenderInfo(output='...frame.png', frame=1, bodies=2, contacts=1, images=1, first_frame=1)
+    >>> render_frame(scene, output=image, ids=["b"], zoom=2).bodies  # only "b" drawn; both alive
+    2
     """
     Figure = _matplotlib()
-    from .scenario.replay import iter_replay
-
     if frame is not None and (isinstance(frame, bool) or not isinstance(frame, int) or frame < 1):
         raise InvalidArgumentError(f"frame must be a frame number >= 1, got {frame!r}")
-    _check_image_suffix(output, Figure)  # before the replay, which may take long
-    got = None
-    count = 0
-    for fr, world, contacts in iter_replay(path, world_factory,
-                                           ignore_truncated_tail=ignore_truncated_tail):
-        count += 1
-        if frame is None or fr.number == frame:
-            # Snapshot now: the world object goes on changing if we keep reading.
-            got = (fr, [world.body(i) for i in world.ids()], contacts, world.dim)
-            if frame is not None:
-                break
-    if got is None:
+    _check_common(crop, zoom, ids)
+    _check_suffix(output, Figure, animation=False)  # before the replay, which may take long
+    if frame is None:
+        # Keep only the latest snapshot: the last frame is not known until the end.
+        latest: list[_Snapshot] = []
+        count = 0
+        from .scenario.replay import iter_replay
+
+        for fr, world, contacts in iter_replay(path, world_factory,
+                                               ignore_truncated_tail=ignore_truncated_tail, **limits):
+            count += 1
+            if on_frame is not None:
+                on_frame(fr.number)
+            latest[:] = [_snapshot(fr, world, contacts)]
+        snaps = latest
+    else:
+        snaps, count = _frames(path, lambda n: n == frame, frame, world_factory, ignore_truncated_tail,
+                               on_frame, limits)
+    if not snaps:
         if count == 0:
             raise InvalidArgumentError(f"{path} has no frames to render")
         raise InvalidArgumentError(f"frame {frame} is out of range: {path} has {count} frames")
-    fr, bodies, contacts, dim = got
-    in_contact = set(contacts.a.tolist()) | set(contacts.b.tolist())
-    lo, hi = _scene_bounds(bodies, dim)
-    finite = sum(1 for b in bodies if not b.shape.is_infinite)
-    labels = finite <= 60
+    snap = snaps[0]
+    shown = _select(snap.bodies, ids, snap.number)
+    lo, hi = _view(*_scene_bounds(shown, snap.dim), crop, zoom)
+    picture = _Picture(Figure, snap.dim, dpi, [snap], [shown], lo, hi)
+    picture.draw(path, snap, shown, aabbs, lo, hi)
+    picture.fig.savefig(output)
+    return RenderInfo(output=str(output), frame=snap.number, bodies=len(snap.bodies), contacts=len(snap.pairs))
 
-    title = f"{os.path.basename(os.fspath(path))}: frame {fr.number} (line {fr.line}), " \
-            f"{len(bodies)} bodies, {len(contacts)} contacts"
-    if fr.expect is not None:
-        actual = {frozenset(p) for p in zip(contacts.a.tolist(), contacts.b.tolist(), strict=True)}
-        if actual != fr.expect:
-            title += (f"\nfile expects {len(fr.expect)} pairs: {len(fr.expect - actual)} missing, "
-                      f"{len(actual - fr.expect)} extra")
-    if dim == 2:
-        fig = Figure(figsize=(8, 7), dpi=dpi, layout="constrained")
-        ax = fig.add_subplot(1, 1, 1)
-        _draw_view(ax, bodies, 2, (0, 1), contacts, in_contact, aabbs, lo, hi, None, None, labels)
-    else:
-        fig = Figure(figsize=(14, 7), dpi=dpi, layout="constrained")
-        mid = 0.5 * (lo + hi)
-        top = fig.add_subplot(1, 2, 1)
-        _draw_view(top, bodies, 3, (0, 1), contacts, in_contact, aabbs, lo, hi, float(mid[2]), 2, labels)
-        top.set_title(f"top (x-y); planes cut at z={mid[2]:.3g}", fontsize=9)
-        side = fig.add_subplot(1, 2, 2)
-        _draw_view(side, bodies, 3, (0, 2), contacts, in_contact, aabbs, lo, hi, float(mid[1]), 1, labels)
-        side.set_title(f"side (x-z); planes cut at y={mid[1]:.3g}", fontsize=9)
-    fig.suptitle(title, fontsize=10)
-    fig.savefig(output)
-    return RenderInfo(output=str(output), frame=fr.number, bodies=len(bodies), contacts=len(contacts))
+
+def render_animation(path: str | os.PathLike[str], frames: tuple[int, int, int] = (1, 200, 1),
+                     output: str = "scene.gif", aabbs: bool = False, *,
+                     crop: Sequence[float] | None = None, ids: Sequence[str] | None = None,
+                     zoom: float = 1.0, fps: int = 10, dpi: int = 80,
+                     world_factory: Callable[[int], Any] | None = None, ignore_truncated_tail: bool = False,
+                     on_frame: Callable[[int], None] | None = None, **limits: int) -> RenderInfo:
+    """Replay a scenario file and write frames ``start..stop`` as an animated GIF.
+
+    One view (fitting every frame drawn, or ``crop``) is kept for the whole
+    animation, so bodies move across a still background. Written with
+    matplotlib's ``PillowWriter``.
+
+    Parameters
+    ----------
+    path : str or path-like
+    frames : (start, stop, step)
+        1-based frame numbers, ``start`` to ``stop`` inclusive, every
+        ``step``-th; ``stop`` past the end stops at the last frame.
+    output : str
+        A ``.gif`` path.
+    aabbs, crop, ids, zoom, world_factory, ignore_truncated_tail, on_frame, **limits
+        As in :func:`render_frame` (``ids`` must be alive in every frame drawn).
+    fps : int
+        Frames per second of the GIF.
+    dpi : int
+        Resolution of each image.
+
+    Returns
+    -------
+    RenderInfo
+        ``frame`` is the last frame drawn, ``images`` how many were drawn.
+
+    Raises
+    ------
+    InvalidArgumentError
+        No frame of the file is in the range, more than
+        ``MAX_ANIMATION_FRAMES`` would be drawn, or an argument is invalid.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from collideworld import Circle
+    >>> from collideworld.scenario import BodySpec, MoveSpec, ScenarioWriter
+    >>> folder = tempfile.mkdtemp()
+    >>> scene, movie = os.path.join(folder, "scene.jsonl"), os.path.join(folder, "scene.gif")
+    >>> with ScenarioWriter(scene, dim=2) as w:    # "b" slides past "a"
+    ...     w.write_frame(add=[BodySpec("a", Circle(1.0), (0.0, 0.0)), BodySpec("b", Circle(0.5), (-3.0, 1.0))])
+    ...     for k in range(1, 4):
+    ...         w.write_frame(move=[MoveSpec("b", position=(-3.0 + 2.0 * k, 1.0))])
+    >>> info = render_animation(scene, frames=(1, 10, 1), output=movie)
+    >>> info.images, info.first_frame, info.frame
+    (4, 1, 4)
+    """
+    Figure = _matplotlib()
+    start, stop, step = (int(v) for v in frames)
+    if start < 1 or stop < start or step < 1:
+        raise InvalidArgumentError(f"frames must be (start, stop, step) with 1 <= start <= stop and step >= 1, "
+                                   f"got {frames!r}")
+    if isinstance(fps, bool) or not isinstance(fps, int) or fps < 1:
+        raise InvalidArgumentError(f"fps must be an integer >= 1, got {fps!r}")
+    _check_common(crop, zoom, ids)
+    _check_suffix(output, Figure, animation=True)
+    snaps, count = _frames(path, lambda n: start <= n <= stop and (n - start) % step == 0, stop,
+                           world_factory, ignore_truncated_tail, on_frame, limits)
+    if not snaps:
+        raise InvalidArgumentError(f"no frame in {start}:{stop}: {path} has {count} frames")
+    from matplotlib.animation import PillowWriter
+
+    shown = [_select(s.bodies, ids, s.number) for s in snaps]
+    lo = np.min([_scene_bounds(b, s.dim)[0] for b, s in zip(shown, snaps, strict=True)], axis=0)
+    hi = np.max([_scene_bounds(b, s.dim)[1] for b, s in zip(shown, snaps, strict=True)], axis=0)
+    lo, hi = _view(lo, hi, crop, zoom)
+    picture = _Picture(Figure, snaps[0].dim, dpi, snaps, shown, lo, hi)
+    writer = PillowWriter(fps=fps)
+    with writer.saving(picture.fig, os.fspath(output), dpi):
+        for snap, bodies in zip(snaps, shown, strict=True):
+            picture.draw(path, snap, bodies, aabbs, lo, hi)
+            writer.grab_frame()
+    last = snaps[-1]
+    return RenderInfo(output=str(output), frame=last.number, bodies=len(last.bodies), contacts=len(last.pairs),
+                      images=len(snaps), first_frame=snaps[0].number)

@@ -1,6 +1,6 @@
 """Shapes: immutable, validated at construction, in the body's local frame.
 
-Semantics follow ``shared/scenario-format.md``: every shape is a closed set.
+Semantics follow ``docs/scenario-format.md``: every shape is a closed set.
 
 2D: :class:`Circle`, :class:`Box` (two half extents), :class:`Polygon` (any
 simple polygon, convex or concave), :class:`HalfPlane`.
@@ -353,7 +353,7 @@ def shape_from_dict(data: Any, dim: int | None = None) -> Shape:
     Parameters
     ----------
     data : dict
-        ``"type"`` plus that type's keys, as in ``shared/scenario-format.md``.
+        ``"type"`` plus that type's keys, as in ``docs/scenario-format.md``.
     dim : {2, 3}, optional
         Dimension of the world the shape is for.
 

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .backend import resolve_backend
 from .bodies import BodyStore, Kind
 from .broadphase import Broadphase, BruteForceBroadphase, SweepAndPrune
 from .broadphase.adaptive import AdaptiveBroadphase
@@ -39,7 +40,7 @@ from .pair_cache import PairCache
 from .poses import check_pose_arrays, check_position
 from .queries import RayHit, overlapping_ids, ray_hits
 from .registry import MAX_ADDS, IdRegistry, check_id, id_sequence
-from .shapes import SHAPE_TYPES, Shape
+from .shapes import SHAPE_TYPES, HalfPlane, Plane, Shape
 
 __all__ = ["World", "Body", "RayHit"]
 
@@ -85,6 +86,7 @@ class Body(NamedTuple):
     static: bool
     category: int
     mask: int
+    data: Any = None
 
 
 def _as_array(value: Any, what: str) -> NDArray[Any]:
@@ -123,13 +125,14 @@ def _check_dim(dim: Any) -> int:
     return int(dim)
 
 
-def _make_broadphase(broadphase: Any, dim: int) -> Broadphase:
+def _make_broadphase(broadphase: Any, dim: int, backend: str) -> Broadphase:
     if isinstance(broadphase, str):
         if broadphase not in _STRATEGIES:
             raise InvalidArgumentError(f"broadphase must be one of {sorted(_STRATEGIES)} or a Broadphase "
                                        f"instance, got {broadphase!r}")
         strategy: Any = _STRATEGIES[broadphase]
-        made: Broadphase = strategy(dim)
+        # the brute-force reference has one implementation: it is the reference
+        made: Broadphase = strategy(dim) if broadphase == "brute_force" else strategy(dim, backend=backend)
         return made
     if isinstance(broadphase, type):
         raise InvalidArgumentError(f"broadphase must be a Broadphase instance, not a class: got {broadphase!r} "
@@ -159,6 +162,14 @@ class World:
         :class:`~collideworld.broadphase.Broadphase` instance (empty, of
         this dimension) may be passed instead, e.g. a tuned
         :class:`~collideworld.broadphase.adaptive.AdaptiveBroadphase`.
+    backend : {"auto", "compiled", "numpy"}
+        Which kernels run. ``"compiled"``: the numba core (narrowphase
+        kernels and the busy-step sweep). ``"numpy"``: the numpy
+        implementation, which is also the reference the compiled one is
+        tested against. ``"auto"`` (default): compiled when numba imports,
+        else numpy with one warning per process. Both give the same pairs and
+        events; normals and depths agree to rounding. The chosen one is in
+        :attr:`backend`.
     fat_margin : float
         Fat boxes are the tight boxes grown by ``fat_margin`` times the
         body's bounding radius, so small moves do not touch the broadphase.
@@ -187,9 +198,11 @@ class World:
     #: four times the live bodies (see :meth:`compact`).
     COMPACT_MIN_CAPACITY = 4096
 
-    def __init__(self, dim: int = 2, *, broadphase: str | Broadphase = "auto", fat_margin: float = 0.1) -> None:
+    def __init__(self, dim: int = 2, *, broadphase: str | Broadphase = "auto", backend: str = "auto",
+                 fat_margin: float = 0.1) -> None:
         dim = _check_dim(dim)
-        inner = _make_broadphase(broadphase, dim)
+        self.backend = resolve_backend(backend)
+        inner = _make_broadphase(broadphase, dim, self.backend)
         # the margin is relative to each body's bounding radius; past 100 radii it only
         # adds candidates (and, with huge values, could overflow the fat boxes)
         if (isinstance(fat_margin, bool) or not isinstance(fat_margin, (int, float))
@@ -200,7 +213,8 @@ class World:
         self._store = BodyStore(dim)
         self._registry = IdRegistry(self._store)
         self._bp = HalfSpaceBroadphase(inner)
-        self._pairs = PairCache(self._store, self._registry, self._bp)
+        self._pairs = PairCache(self._store, self._registry, self._bp, self.backend)
+        self._changed_in_place: set[int] = set()  # slots changed by set_* since the last step
 
     # -- what is in the world -------------------------------------------------------------
 
@@ -248,7 +262,49 @@ class World:
             angle=float(st.angle[s]) if self.dim == 2 and not infinite else None,
             quaternion=st.quaternion[s].copy() if self.dim == 3 and not infinite else None,
             static=bool(st.static[s]), category=int(st.category[s]), mask=int(st.mask[s]),
+            data=st.data[s],
         )
+
+    def poses(self, ids: Sequence[Any] | NDArray[Any]) -> tuple[NDArray[np.float64], NDArray[np.float64] | None,
+                                                             NDArray[np.float64] | None]:
+        """The poses of many bodies at once, as arrays in the order of ``ids``.
+
+        Returns
+        -------
+        positions : ndarray of float64, shape (n, D)
+        angles : ndarray of float64, shape (n,), or None in 3D
+        quaternions : ndarray of float64, shape (n, 4), or None in 2D
+            The values :meth:`body` gives, copied. A half-plane or plane has
+            no pose: its rows are NaN.
+
+        Raises
+        ------
+        UnknownIdError
+            An id names no body.
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2)
+        >>> w.add_many(Circle(1.0), [[0, 0], [3, 4]], angles=[0.0, 0.5])
+        [0, 1]
+        >>> pos, ang, quat = w.poses([1, 0])
+        >>> pos.tolist(), ang.tolist(), quat
+        ([[3.0, 4.0], [0.0, 0.0]], [0.5, 0.0], None)
+        """
+        st = self._store
+        slots = self._registry.slots_of(ids)
+        pos = st.position.take(slots, axis=0)
+        ang = st.angle.take(slots) if self.dim == 2 else None
+        quat = st.quaternion.take(slots, axis=0) if self.dim == 3 else None
+        planes = st.kind.take(slots) == Kind.HALFSPACE
+        if planes.any():
+            pos[planes] = np.nan
+            if ang is not None:
+                ang[planes] = np.nan
+            if quat is not None:
+                quat[planes] = np.nan
+        return pos, ang, quat
 
     # -- adding ----------------------------------------------------------------------
 
@@ -261,7 +317,7 @@ class World:
 
     def add(self, shape: Shape, position: ArrayLike | None = None, angle: float | None = None,
             quaternion: ArrayLike | None = None, *, static: bool = False, category: int = 1,
-            mask: int = _U32, id: Any = None) -> Any:
+            mask: int = _U32, id: Any = None, data: Any = None) -> Any:
         """Add a body; return its id.
 
         Parameters
@@ -284,6 +340,9 @@ class World:
             ``a.category & b.mask`` and ``b.category & a.mask`` are non-zero.
         id : str or int, optional
             The body's id; default the lowest unused int counting up.
+        data : object, optional
+            Anything of yours to keep with the body (see :meth:`data`); never
+            read by collideworld.
 
         Raises
         ------
@@ -317,13 +376,15 @@ class World:
         cat = _check_bits(category, "category")
         msk = _check_bits(mask, "mask")
         [body_id] = self._add_checked([shape], pose, np.array([bool(static)]), np.array([cat], dtype=np.uint32),
-                                      np.array([msk], dtype=np.uint32), None if id is None else [id])
+                                      np.array([msk], dtype=np.uint32), None if id is None else [id],
+                                      None if data is None else [data])
         return body_id
 
     def add_many(self, shapes: Shape | Sequence[Shape], positions: ArrayLike,
                  angles: ArrayLike | None = None, quaternions: ArrayLike | None = None, *,
                  static: bool | ArrayLike = False, category: int | ArrayLike = 1,
-                 mask: int | ArrayLike = _U32, ids: Sequence[Any] | None = None) -> list[Any]:
+                 mask: int | ArrayLike = _U32, ids: Sequence[Any] | None = None,
+                 data: Sequence[Any] | None = None) -> list[Any]:
         """Add many finite bodies at once; return their ids.
 
         Parameters
@@ -337,6 +398,8 @@ class World:
         static, category, mask : scalar or array_like, shape (n,)
         ids : sequence of str or int, optional
             Default: the lowest unused ints.
+        data : sequence of object, length n, optional
+            One object of yours per body (see :meth:`data`).
 
         Raises
         ------
@@ -388,12 +451,17 @@ class World:
             raise InvalidArgumentError(f"static must be a bool or {n} bools, got {static!r}")
         cats = _bits_array(category, n, "category")
         masks = _bits_array(mask, n, "mask")
+        if data is not None:
+            if isinstance(data, (str, bytes)) or not isinstance(data, Sequence | np.ndarray) or len(data) != n:
+                raise InvalidArgumentError(f"data must be a sequence of {n} objects (one per body), got {data!r}")
+            data = list(data)
         if ids is not None:
             ids = self._registry.new_ids(ids, n)
-        return self._add_checked(shape_list, pose, np.broadcast_to(st, (n,)).copy(), cats, masks, ids)
+        return self._add_checked(shape_list, pose, np.broadcast_to(st, (n,)).copy(), cats, masks, ids, data)
 
     def _add_checked(self, shapes: list[Shape], pose: tuple[Any, Any, Any], static: NDArray[np.bool_],
-                     cats: NDArray[np.uint32], masks: NDArray[np.uint32], ids: list[Any] | None) -> list[Any]:
+                     cats: NDArray[np.uint32], masks: NDArray[np.uint32], ids: list[Any] | None,
+                     data: list[Any] | None = None) -> list[Any]:
         """Add bodies whose every argument passed its check; the ids, if given, are new. Returns the ids."""
         n = len(shapes)
         self._registry.check_room(n)
@@ -418,6 +486,9 @@ class World:
         st.category[slots] = cats
         st.mask[slots] = masks
         st.moved[slots] = False
+        if data is not None:
+            # fromiter, not an array of ``data``: numpy would unpack data that are themselves sequences
+            st.data[slots] = np.fromiter(data, dtype=object, count=n)
         planes = slots[infinite]
         if len(planes):
             self._bp.insert_halfspaces(planes, st.plane_normal[planes], st.plane_offset[planes])
@@ -430,8 +501,13 @@ class World:
     # -- moving and removing ----------------------------------------------------------
 
     def move(self, body_id: Any, position: ArrayLike | None = None, angle: float | None = None,
-             quaternion: ArrayLike | None = None) -> None:
+             quaternion: ArrayLike | None = None, *, normal: ArrayLike | None = None,
+             offset: float | None = None) -> None:
         """Set a body's pose; fields not given keep their value.
+
+        A half-plane or plane has no pose; it moves by a new ``normal``
+        and/or ``offset`` instead (validated and normalised as by its
+        constructor).
 
         Raises
         ------
@@ -440,19 +516,37 @@ class World:
 
         Examples
         --------
-        >>> from collideworld import Circle, World
+        >>> from collideworld import Circle, HalfPlane, World
         >>> w = World(dim=2)
         >>> w.add(Circle(1.0), id="a"), w.add(Circle(1.0), position=(5, 0), id="b")
         ('a', 'b')
         >>> w.move("b", position=(2, 0))           # the angle keeps its value
         >>> w.step().pairs()
         {('a', 'b')}
+        >>> w.add(HalfPlane((0, 1), -5.0), id="floor")  # y <= -5: far below
+        'floor'
+        >>> w.move("floor", offset=-0.5)
+        >>> sorted(w.step().began)                   # a and b were added first
+        [('a', 'floor'), ('b', 'floor')]
         """
         s = self._registry.slot(body_id)
         shape = self._store.shapes[s]
         assert shape is not None
         if shape.is_infinite:
-            raise InvalidPoseError(f"body {body_id!r} is a {shape.kind}, which has no pose and cannot move")
+            if position is not None or angle is not None or quaternion is not None:
+                raise InvalidPoseError(f"body {body_id!r} is a {shape.kind}, which has no pose: move it by "
+                                       f"normal and offset")
+            if normal is None and offset is None:
+                return
+            assert isinstance(shape, (HalfPlane, Plane))
+            moved = type(shape)(shape.normal if normal is None else normal,  # type: ignore[arg-type]
+                                shape.offset if offset is None else offset)
+            self._store.set_shapes(np.array([s], dtype=np.int64), [moved])
+            self._rebox(s)
+            return
+        if normal is not None or offset is not None:
+            raise InvalidPoseError(f"body {body_id!r} is a {shape.kind}: only a half-plane or plane moves by "
+                                   f"normal and offset")
         pose = check_pose_arrays(self.dim, 1, position, angle, quaternion, single=True)
         self._move_checked(np.array([s], dtype=np.int64), pose)
 
@@ -503,6 +597,146 @@ class World:
         self._store.set_poses(slots, *pose)
         self._store.moved[slots] = True
 
+    # -- changes in place ---------------------------------------------------------------
+    #
+    # A body keeps its id and serial through these, so a pair that touches
+    # before and after a change is neither ended nor begun by it. Each change
+    # marks the body as moved (its pairs go through the narrowphase again) and
+    # as rebox'd (its broadphase pairs are asked for again on the next step).
+
+    def data(self, body_id: Any) -> Any:
+        """The data given with the body (``add(..., data=...)`` or :meth:`set_data`), untouched; None if none.
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2)
+        >>> unit = {"hp": 10}
+        >>> w.add(Circle(1.0), id="orc", data=unit)
+        'orc'
+        >>> w.data("orc") is unit
+        True
+        """
+        return self._store.data[self._registry.slot(body_id)]
+
+    def set_data(self, body_id: Any, data: Any) -> None:
+        """Replace the data kept with a body.
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2)
+        >>> w.add(Circle(1.0), id="orc")
+        'orc'
+        >>> w.set_data("orc", [1, 2]); w.data("orc")
+        [1, 2]
+        """
+        self._store.data[self._registry.slot(body_id)] = data
+
+    def _rebox(self, s: int) -> None:
+        """After a change in place: refit the body's box in the broadphase, and test its pairs again."""
+        st = self._store
+        st.moved[s] = True
+        self._changed_in_place.add(s)
+        if st.kind[s] == Kind.HALFSPACE:
+            self._bp.update_halfspaces([s], st.plane_normal[s][None], st.plane_offset[s:s + 1])
+            return
+        slots = np.array([s], dtype=np.int64)
+        lo, hi = set_fat_bounds(st, slots, self.fat_margin)
+        self._bp.update_many(slots, lo, hi)
+
+    def set_static(self, body_id: Any, static: bool) -> None:
+        """Make a body static or dynamic in place. Half-planes and planes are always static.
+
+        Examples
+        --------
+        Two static bodies are never in contact:
+
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2)
+        >>> w.add(Circle(1.0), id="a", static=True), w.add(Circle(1.0), position=(1, 0), id="b")
+        ('a', 'b')
+        >>> w.step().pairs()
+        {('a', 'b')}
+        >>> w.set_static("b", True)
+        >>> c = w.step(); c.pairs(), list(c.ended)
+        (set(), [('a', 'b')])
+        """
+        s = self._registry.slot(body_id)
+        if not isinstance(static, (bool, np.bool_)):
+            raise InvalidArgumentError(f"static must be a bool, got {static!r}")
+        st = self._store
+        if st.kind[s] == Kind.HALFSPACE:
+            if not static:
+                raise InvalidArgumentError(f"body {body_id!r} is a half-plane/plane, which is always static")
+            return
+        if bool(st.static[s]) == bool(static):
+            return
+        st.static[s] = bool(static)
+        slots = np.array([s], dtype=np.int64)
+        # the broadphase keeps the static flag of each box: take it out and put it back
+        self._bp.remove_many(slots)
+        lo, hi = set_fat_bounds(st, slots, self.fat_margin)
+        self._bp.insert_many(slots, lo, hi, st.static[slots])
+        st.moved[s] = True
+        self._changed_in_place.add(s)
+
+    def set_filter(self, body_id: Any, *, category: int | None = None, mask: int | None = None) -> None:
+        """Change a body's filtering bits in place (those not given keep their value).
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2)
+        >>> w.add(Circle(1.0), id="a"), w.add(Circle(1.0), position=(1, 0), id="b")
+        ('a', 'b')
+        >>> w.set_filter("b", mask=0)
+        >>> w.step().pairs()
+        set()
+        """
+        s = self._registry.slot(body_id)
+        cat = None if category is None else _check_bits(category, "category")
+        msk = None if mask is None else _check_bits(mask, "mask")
+        st = self._store
+        if cat is not None:
+            st.category[s] = cat
+        if msk is not None:
+            st.mask[s] = msk
+        self._pairs.forget_layout()
+        st.moved[s] = True
+        self._changed_in_place.add(s)
+
+    def set_shape(self, body_id: Any, shape: Shape) -> None:
+        """Give a body a new shape in place, keeping its id, pose and flags.
+
+        A finite body takes a finite shape; a half-plane or plane takes a
+        half-plane or plane (that moves it: see also :meth:`move`'s
+        ``normal`` and ``offset``).
+
+        Examples
+        --------
+        >>> from collideworld import Box, Circle, World
+        >>> w = World(dim=2)
+        >>> w.add(Circle(1.0), id="a"), w.add(Circle(1.0), position=(3, 0), id="b")
+        ('a', 'b')
+        >>> w.set_shape("a", Box((2.5, 1.0)))
+        >>> w.step().pairs()
+        {('a', 'b')}
+        """
+        s = self._registry.slot(body_id)
+        shape = self._check_shape(shape)
+        st = self._store
+        old = st.shapes[s]
+        assert old is not None
+        if old.is_infinite != shape.is_infinite:
+            raise InvalidShapeError(f"body {body_id!r} is a {old.kind}; a {shape.kind} cannot replace it in place "
+                                    f"(remove the body and add a new one)")
+        slots = np.array([s], dtype=np.int64)
+        st.set_shapes(slots, [shape])
+        if not shape.is_infinite:
+            st.set_poses(slots, None)  # refresh derived vertices of the new shape at the kept pose
+        self._rebox(s)
+
     def remove(self, body_id: Any) -> None:
         """Remove a body; its contacts appear in the next step's ``ended``.
 
@@ -546,6 +780,7 @@ class World:
         self._bp.remove_many(slots)
         self._registry.unregister(slots)
         self._store.release(slots)
+        self._changed_in_place.difference_update(slots.tolist())
 
     def compact(self) -> None:
         """Give back the capacity of removed bodies: renumber the live ones into the lowest slots.
@@ -575,6 +810,7 @@ class World:
         new_slot = st.compact()
         self._registry.renumber(new_slot)
         self._pairs.renumber(new_slot)
+        self._changed_in_place = {int(new_slot[s]) for s in self._changed_in_place}
         now = np.sort(new_slot[live])
         planes = now[st.kind[now] == Kind.HALFSPACE]
         if len(planes):
@@ -614,7 +850,10 @@ class World:
         st = self._store
         if st.capacity >= self.COMPACT_MIN_CAPACITY and 4 * len(self) <= st.capacity:
             self.compact()
-        moved, changed = refresh_moved(st, self._bp, self.fat_margin)
+        moved, changed = refresh_moved(st, self._bp, self.fat_margin, self.backend)
+        if self._changed_in_place:
+            changed = np.union1d(changed, np.fromiter(self._changed_in_place, dtype=np.int64))
+            self._changed_in_place.clear()
         return self._pairs.step(moved, changed)
 
     def pairs(self) -> set[tuple[Any, Any]]:
@@ -684,7 +923,7 @@ class World:
             st.set_shapes(slots, [shape])
             st.set_poses(slots, pos, ang, quat)
 
-        return overlapping_ids(st, setup, cat, msk)
+        return overlapping_ids(st, setup, cat, msk, self.backend)
 
     def _box_probe(self, center: NDArray[np.float64], half: NDArray[np.float64], ball: bool) -> Any:
         """A probe writer for a point (a ball of radius 0) or an axis-aligned box."""
@@ -714,7 +953,7 @@ class World:
         """
         p = check_position(point, self.dim, "point")
         cat, msk = _check_bits(category, "category"), _check_bits(mask, "mask")
-        return overlapping_ids(self._store, self._box_probe(p, np.zeros(self.dim), ball=True), cat, msk)
+        return overlapping_ids(self._store, self._box_probe(p, np.zeros(self.dim), ball=True), cat, msk, self.backend)
 
     def query_aabb(self, lo: ArrayLike, hi: ArrayLike, *, category: int = _U32, mask: int = _U32) -> list[Any]:
         """Ids of the bodies whose exact shape meets the box ``[lo, hi]``, in add order.
@@ -735,7 +974,7 @@ class World:
                 f"query_aabb needs lo <= hi on every axis, got lo={lo_.tolist()}, hi={hi_.tolist()}")
         cat, msk = _check_bits(category, "category"), _check_bits(mask, "mask")
         return overlapping_ids(self._store, self._box_probe(0.5 * (lo_ + hi_), 0.5 * (hi_ - lo_), ball=False),
-                               cat, msk)
+                               cat, msk, self.backend)
 
     def raycast(self, origin: ArrayLike, direction: ArrayLike, max_distance: float = math.inf, *,
                 category: int = _U32, mask: int = _U32) -> list[RayHit]:

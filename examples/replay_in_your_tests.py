@@ -1,6 +1,6 @@
 """Replay recorded scenarios inside your own pytest suite, and record new ones.
 
-A scenario file (JSON Lines, see ``shared/scenario-format.md``) records a
+A scenario file (JSON Lines, see ``docs/scenario-format.md``) records a
 world over time: what was added, moved and removed before each step, and
 which pairs were in contact after it. Replaying it checks that the world
 still gives the same answers: a regression test for your game level, your

@@ -61,18 +61,26 @@ def geometry(kind, params, position=None, rotation=None):
 def _box3_lp(b1, b2, shift=None):
     """Max slack s such that a point lies inside both boxes shrunk by s (LP); s >= 0 iff they meet."""
     rows, rhs = [], []
+    # the LP in coordinates centred on the first box: far from the origin the
+    # raw right-hand sides are large and nearly cancel, which HiGHS can fail on
+    origin = b1[1]
     for b, off in ((b1, np.zeros(3)), (b2, np.zeros(3) if shift is None else shift)):
         _, c, R, h, _ = b
         for i in range(3):
             axis = R[:, i]
             # |axis . (x - c - off)| + s <= h_i
             rows.append(np.r_[axis, 1.0])
-            rhs.append(h[i] + axis @ (c + off))
+            rhs.append(h[i] + axis @ (c + off - origin))
             rows.append(np.r_[-axis, 1.0])
-            rhs.append(h[i] - axis @ (c + off))
-    res = linprog(c=[0, 0, 0, -1.0], A_ub=np.array(rows), b_ub=np.array(rhs),
-                  bounds=[(None, None)] * 3 + [(None, 1e9)], method="highs")
-    return -res.fun
+            rhs.append(h[i] - axis @ (c + off - origin))
+    # the LP is always feasible (s may be as negative as needed), so a failure is
+    # numerical: try HiGHS's other solvers before giving up loudly
+    for method in ("highs", "highs-ds", "highs-ipm"):
+        res = linprog(c=[0, 0, 0, -1.0], A_ub=np.array(rows), b_ub=np.array(rhs),
+                      bounds=[(None, None)] * 3 + [(None, 1e9)], method=method)
+        if res.status == 0:
+            return -res.fun
+    raise AssertionError(f"the box-box LP oracle failed ({res.message}) for boxes {b1[1:4]} and {b2[1:4]}")
 
 
 def pair_touching(ga, gb, shift_b=None):

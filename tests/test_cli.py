@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from collideworld.cli import find_scenarios, main
+from collideworld.cli import replay_file as _real_replay_file
 
 H2 = '{"collideworld_scenario": 1, "dim": 2, "name": "two circles"}'
 # radii 1 + 1, centres 1.5 apart: in contact; then 3 apart: not.
@@ -56,7 +57,7 @@ def test_replay_ok(files, capsys):
     code, out, err = run(capsys, "replay", files["good.jsonl"], files["good3d.jsonl"])
     assert code == 0, out + err
     assert "good.jsonl" in out and "good3d.jsonl" in out
-    assert "2 file(s), 2 ok, 0 failed" in out
+    assert "2 files, 2 ok, 0 failed" in out
 
 
 def test_replay_mismatch_exits_1_and_shows_the_first_difference(files, capsys):
@@ -210,7 +211,7 @@ def test_render_without_matplotlib(files, tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     code, _, err = run(capsys, "render", files["good.jsonl"], "-o", str(tmp_path / "x.png"))
-    assert code != 0
+    assert code == 2  # a usage error: the command cannot run as installed
     assert "install the render extra: pip install 'collideworld[render]'" in err
     assert not (tmp_path / "x.png").exists()
 
@@ -228,3 +229,207 @@ def test_python_m_collideworld(files):
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 1
     assert "unknown id 'zz'" in bad.stderr and "Traceback" not in bad.stderr
+
+
+# --------------------------------------------------------------------------
+# the command as users meet it: version, plurals, progress, streaming, jobs
+# --------------------------------------------------------------------------
+
+
+def test_version(capsys):
+    import collideworld
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"collideworld {collideworld.__version__}"
+
+
+def test_plural_forms(files, tmp_path, capsys):
+    code, out, _ = run(capsys, "replay", files["good.jsonl"])
+    assert code == 0 and "\n1 file, 1 ok, 0 failed" in out
+    code, out, _ = run(capsys, "replay", files["mismatch.jsonl"])
+    assert "MISMATCH (1 frame)" in out and "1 file, 0 ok, 1 failed" in out
+    # frame 1: a and b overlap (1 contact); frame 3: both on the half-plane (2 contacts)
+    code, out, _ = run(capsys, "render", files["good.jsonl"], "--frame", "1", "-o", str(tmp_path / "1.png"))
+    assert code == 0 and "2 bodies, 1 contact)" in out
+    code, out, _ = run(capsys, "render", files["good.jsonl"], "--frame", "3", "-o", str(tmp_path / "3.png"))
+    assert code == 0 and "3 bodies, 2 contacts)" in out
+
+
+def test_replay_prints_each_row_as_its_file_finishes(files, capsys, monkeypatch):
+    """When the second file starts, the first file's row is already out."""
+    import collideworld.cli as cli
+
+    seen_before: list[str] = []
+    real = cli.replay_file
+
+    def spy(path, **kw):
+        seen_before.append(capsys.readouterr().out)
+        return real(path, **kw)
+
+    monkeypatch.setattr(cli, "replay_file", spy)
+    assert main(["replay", files["good.jsonl"], files["good3d.jsonl"]]) == 0
+    assert "good.jsonl" not in seen_before[0]
+    assert files["good.jsonl"] in seen_before[1] and "ok" in seen_before[1]
+
+
+def test_progress_bar_only_on_a_terminal_or_when_asked(files, tmp_path, capsys):
+    """capsys's stderr is not a terminal: no bar unless --progress; the bar never
+    reaches stdout, whose rows are the same either way."""
+    args = ["replay", files["good.jsonl"], files["good3d.jsonl"]]
+    code, out_plain, err_plain = run(capsys, *args)
+    assert code == 0 and err_plain == ""
+    code, out_bar, err_bar = run(capsys, *args, "--progress")
+    assert code == 0 and "replay" in err_bar and "file" in err_bar
+    assert "\r" not in out_bar and _mask_times(out_bar) == _mask_times(out_plain)
+    code, out, err = run(capsys, "info", files["good.jsonl"], "--progress")
+    assert code == 0 and "info" in err and "frames:        3" in out
+    code, out, err = run(capsys, "render", files["good.jsonl"], "-o", str(tmp_path / "x.png"), "--progress")
+    assert code == 0 and "render" in err and out.startswith("wrote")
+
+
+def _mask_times(text: str) -> str:
+    import re
+
+    return re.sub(r"\d+\.\d\ds\b", "T", text)
+
+
+def test_jobs_gives_the_serial_result(files, capsys):
+    """Same rows in the same order, same details, same exit status (times masked)."""
+    paths = [files[n] for n in ("good.jsonl", "mismatch.jsonl", "invalid.jsonl", "good3d.jsonl")]
+    serial = run(capsys, "replay", *paths)
+    parallel = run(capsys, "replay", "--jobs", "3", *paths)
+    assert serial[0] == parallel[0] == 1
+    assert _mask_times(serial[1]) == _mask_times(parallel[1])
+    rows = [line.split()[0] for line in serial[1].splitlines()[2:6]]
+    assert rows == paths
+
+
+def _die_on_mismatch(path, **kw):
+    """A worker that dies (as if killed) on one file."""
+    import os
+
+    if path.endswith("mismatch.jsonl"):
+        os._exit(3)
+    return _real_replay_file(path, **kw)
+
+
+def test_jobs_reports_a_dying_worker_and_finishes_the_rest(files, capsys, monkeypatch):
+    import collideworld.cli as cli
+
+    monkeypatch.setattr(cli, "replay_file", _die_on_mismatch)
+    paths = [files[n] for n in ("good.jsonl", "mismatch.jsonl", "good3d.jsonl", "invalid.jsonl")]
+    code, out, err = run(capsys, "replay", "--jobs", "2", *paths)
+    assert code == 1
+    status = {line.split()[0]: line.split()[-1] for line in out.splitlines()[2:6]}
+    assert status == {paths[0]: "ok", paths[1]: "ERROR", paths[2]: "ok", paths[3]: "INVALID"}
+    assert f"ERROR {paths[1]}: the worker process replaying it died" in out
+    assert "2 ok, 2 failed" in out
+
+
+def test_jobs_must_be_positive(files, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["replay", "--jobs", "0", files["good.jsonl"]])
+    assert info.value.code == 2
+
+
+# --------------------------------------------------------------------------
+# render: animation, crop, ids, zoom
+# --------------------------------------------------------------------------
+
+
+def test_render_animation_writes_a_gif(files, tmp_path, capsys):
+    from PIL import Image
+
+    target = tmp_path / "movie.gif"
+    code, out, err = run(capsys, "render", files["good.jsonl"], "--frames", "0:200", "-o", str(target))
+    assert code == 0, err
+    assert "3 frames, 1 to 3" in out
+    with Image.open(target) as im:
+        assert im.format == "GIF" and im.n_frames == 3
+    code, out, _ = run(capsys, "render", files["good.jsonl"], "--frames", "2:3", "-o", str(target))
+    assert code == 0 and "2 frames, 2 to 3" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--frames", "1:2", "-o", "x.png"], "an animation is written as a .gif"),
+    (["--frames", "5:9", "-o", "x.gif"], "no frame in 5:9"),
+    (["--frame", "1", "--frames", "1:2", "-o", "x.gif"], "not both"),
+    (["--ids", "a,nobody", "-o", "x.png"], "['nobody'] are not alive after frame 3"),
+])
+def test_render_usage_errors_exit_2(files, tmp_path, capsys, argv, message):
+    argv = [a if not a.startswith("x.") else str(tmp_path / a) for a in argv]
+    code, out, err = run(capsys, "render", files["good.jsonl"], *argv)
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("option", [["--crop", "1,2,3"], ["--crop", "3,0,1,1"], ["--zoom", "0"],
+                                    ["--frames", "3:1"], ["--frames", "x"]])
+def test_render_bad_option_values_exit_2(files, tmp_path, option):
+    with pytest.raises(SystemExit) as info:
+        main(["render", files["good.jsonl"], *option, "-o", str(tmp_path / "x.png")])
+    assert info.value.code == 2
+
+
+def test_render_crop_ids_zoom(files, tmp_path, capsys):
+    for extra in (["--crop=-1,-1,1,1"], ["--ids", "a,b"], ["--zoom", "3"], ["--ids", "g"]):
+        target = tmp_path / "x.png"
+        code, _, err = run(capsys, "render", files["good.jsonl"], *extra, "-o", str(target))
+        assert code == 0, (extra, err)
+        assert target.read_bytes().startswith(PNG_SIGNATURE)
+        target.unlink()
+
+
+# --------------------------------------------------------------------------
+# replay on a Dask cluster (the cluster extra), on loopback
+# --------------------------------------------------------------------------
+
+
+def _raise_on_mismatch(path, **kw):
+    """A task that fails on one file (as a bug in a worker would)."""
+    if path.endswith("mismatch.jsonl"):
+        raise RuntimeError("worker bug")
+    return _real_replay_file(path, **kw)
+
+
+@pytest.fixture(scope="module")
+def dask_cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        yield cluster
+
+
+def test_scheduler_gives_the_serial_result(files, capsys, dask_cluster):
+    paths = [files[n] for n in ("good.jsonl", "mismatch.jsonl", "invalid.jsonl", "good3d.jsonl")]
+    serial = run(capsys, "replay", *paths)
+    cluster = run(capsys, "replay", "--scheduler", dask_cluster.scheduler_address, *paths)
+    assert serial[0] == cluster[0] == 1
+    assert _mask_times(serial[1]) == _mask_times(cluster[1])
+
+
+def test_scheduler_reports_a_failing_task(files, capsys, monkeypatch, dask_cluster):
+    import collideworld.cli as cli
+
+    monkeypatch.setattr(cli, "replay_file", _raise_on_mismatch)
+    paths = [files[n] for n in ("good.jsonl", "mismatch.jsonl", "good3d.jsonl")]
+    code, out, _ = run(capsys, "replay", "--scheduler", dask_cluster.scheduler_address, *paths)
+    assert code == 1
+    status = {line.split()[0]: line.split()[-1] for line in out.splitlines()[2:5]}
+    assert status == {paths[0]: "ok", paths[1]: "ERROR", paths[2]: "ok"}
+    assert f"ERROR {paths[1]}: worker failed: RuntimeError: worker bug" in out
+
+
+def test_scheduler_unreachable_is_a_usage_error(files, capsys, monkeypatch):
+    pytest.importorskip("distributed")
+    import socket
+
+    import collideworld.cli as cli
+
+    monkeypatch.setattr(cli, "SCHEDULER_TIMEOUT_SECONDS", 1.0)
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code, _, err = run(capsys, "replay", "--scheduler", f"tcp://127.0.0.1:{port}", files["good.jsonl"])
+    assert code == 2 and "cannot connect to the Dask scheduler" in err

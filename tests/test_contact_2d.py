@@ -20,17 +20,13 @@ from hypothesis import strategies as st
 from scipy.optimize import lsq_linear
 from scipy.spatial.transform import Rotation
 
-from collideworld.geometry.contact_ball import (
-    contact_ball_ball,
-    contact_ball_box,
-    contact_ball_polygon,
-)
-from collideworld.geometry.contact_box import contact_box_box_2d
-from collideworld.geometry.contact_polygon import (
-    box_vertices_2d,
-    contact_box_polygon,
-    contact_polygon_polygon,
-)
+from collideworld.geometry.contact_ball_ball import contact_ball_ball
+from collideworld.geometry.contact_ball_box import contact_ball_box
+from collideworld.geometry.contact_ball_polygon import contact_ball_polygon
+from collideworld.geometry.contact_box_box_2d import contact_box_box_2d
+from collideworld.geometry.contact_box_polygon import contact_box_polygon
+from collideworld.geometry.contact_polygon_polygon import contact_polygon_polygon
+from collideworld.geometry.kernel_support import box_vertices_2d
 
 from .strategies import angles, balls, boxes_2d, convex_polygons_2d, coords
 

@@ -20,7 +20,7 @@ from scipy import sparse
 from scipy.optimize import linprog
 from scipy.spatial.transform import Rotation
 
-from collideworld.geometry.contact_box_3d import contact_box_box_3d
+from collideworld.geometry.contact_box_box_3d import contact_box_box_3d
 from collideworld.geometry.rotation import rotation_matrix_3d
 
 from .strategies import box_pairs_3d, rotations_3d

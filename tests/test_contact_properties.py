@@ -35,16 +35,17 @@ from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
 import collideworld as cw
-from collideworld.geometry.contact_ball import contact_ball_ball, contact_ball_box, contact_ball_polygon
-from collideworld.geometry.contact_box import contact_box_box_2d
-from collideworld.geometry.contact_box_3d import contact_box_box_3d
-from collideworld.geometry.contact_halfspace import (
-    contact_halfspace_ball,
-    contact_halfspace_box,
-    contact_halfspace_halfspace,
-    contact_halfspace_points,
-)
-from collideworld.geometry.contact_polygon import contact_box_polygon, contact_polygon_polygon
+from collideworld.geometry.contact_ball_ball import contact_ball_ball
+from collideworld.geometry.contact_ball_box import contact_ball_box
+from collideworld.geometry.contact_ball_polygon import contact_ball_polygon
+from collideworld.geometry.contact_box_box_2d import contact_box_box_2d
+from collideworld.geometry.contact_box_box_3d import contact_box_box_3d
+from collideworld.geometry.contact_box_polygon import contact_box_polygon
+from collideworld.geometry.contact_halfspace_ball import contact_halfspace_ball
+from collideworld.geometry.contact_halfspace_box import contact_halfspace_box
+from collideworld.geometry.contact_halfspace_halfspace import contact_halfspace_halfspace
+from collideworld.geometry.contact_halfspace_polygon import contact_halfspace_points
+from collideworld.geometry.contact_polygon_polygon import contact_polygon_polygon
 from collideworld.geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
 
 from . import oracle

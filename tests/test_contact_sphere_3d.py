@@ -20,7 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
-from collideworld.geometry.contact_ball import contact_ball_ball, contact_ball_box
+from collideworld.geometry.contact_ball_ball import contact_ball_ball
+from collideworld.geometry.contact_ball_box import contact_ball_box
 
 from .strategies import rotations_3d
 

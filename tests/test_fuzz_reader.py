@@ -54,7 +54,9 @@ from hypothesis import strategies as st
 
 from collideworld.errors import ScenarioError
 from collideworld.scenario import ReplayReport, read_scenario, replay
-from collideworld.scenario import reader as reader_module
+from collideworld.scenario import frames as frames_module
+from collideworld.scenario import schema as schema_module
+from collideworld.scenario import source as source_module
 
 # Extreme inputs overflow on purpose; the property is about what is raised.
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning",
@@ -868,8 +870,8 @@ def test_huge_line_is_rejected_without_reading_it_whole(tmp_path: Path, monkeypa
     filler = b" " * (8 * 1024 * 1024)
     path.write_bytes(H2 + b"{}\n" + b'{"_c": "' + filler + b'"}\n' + b"{}\n")
     parsed: list[int] = []
-    real_loads = reader_module._loads
-    monkeypatch.setattr(reader_module, "_loads", lambda text: parsed.append(len(text)) or real_loads(text))
+    real_loads = source_module._loads
+    monkeypatch.setattr(source_module, "_loads", lambda text: parsed.append(len(text)) or real_loads(text))
     with _peak_python_memory() as peak:
         _rejected(path, 3, "max_line_bytes", max_line_bytes=4096)
     assert max(parsed) < 4096, "the over-long line reached the JSON parser"
@@ -911,7 +913,7 @@ def test_polygon_with_too_many_vertices_is_rejected_before_it_is_built(
         return real(data, dim)
 
     real = shapes_module.shape_from_dict
-    monkeypatch.setattr(reader_module, "shape_from_dict", spy)
+    monkeypatch.setattr(schema_module, "shape_from_dict", spy)
     start = time.perf_counter()
     _rejected(path, 2, "max_polygon_vertices")
     assert built == [], "the polygon was handed to the shape constructor"
@@ -949,13 +951,13 @@ def test_too_many_bodies_alive_is_rejected_before_parsing_them(
     second = ",".join(body % i for i in range(4, 100_004))
     path.write_bytes(H2 + f'{{"add": [{first}]}}\n'.encode() + f'{{"add": [{second}]}}\n'.encode())
     parsed: list[Any] = []
-    real = reader_module._FrameReader._parse_body
+    real = frames_module._FrameReader._parse_body
 
     def spy(self: Any, raw: Any, i: int, dim: int) -> Any:
         parsed.append(raw["id"])
         return real(self, raw, i, dim)
 
-    monkeypatch.setattr(reader_module._FrameReader, "_parse_body", spy)
+    monkeypatch.setattr(frames_module._FrameReader, "_parse_body", spy)
     _rejected(path, 3, "max_bodies", max_bodies=5)
     assert parsed == [0, 1, 2, 3], "bodies of the over-limit frame were parsed"
     # removals in the same frame count: 4 alive, remove 2, add 3 -> 5 alive is fine

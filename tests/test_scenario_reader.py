@@ -1,4 +1,4 @@
-"""The scenario reader against hand-written files (shared/scenario-format.md).
+"""The scenario reader against hand-written files (docs/scenario-format.md).
 
 Every expected value here comes from reading the contract, not from running
 collideworld: valid files must parse to what they say, and each kind of

@@ -290,13 +290,14 @@ def test_replay_raises_on_invalid_files(tmp_path):
      '{"move": [{"id": "a", "position": [0, -1e200]}]}\n', 3),
 ])
 def test_world_rejection_messages_print_plain_numbers(tmp_path, text, where):
-    """1e200 is over the documented coordinate limit of 1e150: the world rejects it,
-    and the message shows the number as the file has it, not a numpy repr."""
+    """1e200 is over the documented coordinate limit of 1e150: the reader rejects it
+    (the world's rule, checked at the file's line), and the message shows the number
+    as the file has it, not a numpy repr."""
     path = write_text(tmp_path, H2 + "\n" + text)
     with pytest.raises(ScenarioError) as info:
         replay(path)
     message = str(info.value)
-    assert message.startswith(f"{path}:{where}: ") and "the world rejected it" in message, message
+    assert message.startswith(f"{path}:{where}: ") and "at most 1e+150 in magnitude" in message, message
     assert "e+200" in message and "np." not in message and "float64" not in message, message
 
 

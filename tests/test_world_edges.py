@@ -149,3 +149,24 @@ def test_an_emptied_world_shrinks_and_answers_as_before() -> None:
     # ids and int lookups still work after renumbering
     assert big.ids() == twin.ids()
     assert [big.body(i).position.tolist() for i in ids[:100]] == [twin.body(i).position.tolist() for i in ids[:100]]
+
+
+# -- the touching rule is relative all the way down (item 8) -------------------------------------
+
+
+@pytest.mark.parametrize("scale", [1e-20, 1e-16, 1e-8, 1.0, 1e8, 1e20])
+def test_contact_decisions_do_not_depend_on_the_scene_scale(scale: float) -> None:
+    # unit circles, 2 apart centre to centre, then pushed apart by gaps relative to their size;
+    # the whole scene is scaled by powers of ten, which are exact for the gaps' powers of two
+    # only approximately, so gaps well outside the 1e-14 band are used
+    for gap, touching in ((0.0, True), (-1e-9, True), (1e-12, False), (24 * 2.0, False)):
+        w = World(dim=2)
+        w.add(Circle(scale), position=(0, 0), id="a")
+        w.add(Circle(scale), position=((2 + gap) * scale, 0), id="b")
+        assert (w.step().pairs() == {("a", "b")}) is touching, (scale, gap)
+
+
+def test_two_specks_far_apart_relative_to_their_size_are_apart() -> None:
+    # the case the old absolute floor of 1e-14 got wrong: radius 1e-16, gap 24 diameters
+    assert collide(Circle(1e-16), (0.0, 0.0), Circle(1e-16), (2e-16 + 48e-16, 0.0)) is None
+    assert collide(Circle(1e-16), (0.0, 0.0), Circle(1e-16), (2e-16, 0.0)) is not None

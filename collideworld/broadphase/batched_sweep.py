@@ -29,12 +29,13 @@ comparison.
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..errors import InvalidArgumentError, UnknownIdError
 from .base import Broadphase, as_boxes, as_handles, as_static, check_new_handles
-from .compiled import NUMBA_AVAILABLE, banded_sweep_keys
 
 #: Who walks the candidate runs of the sweep: numpy rounds or a numba loop (same answers).
 BACKENDS = ("numpy", "compiled")
@@ -55,7 +56,9 @@ def check_backend(backend: str) -> str:
     """
     if backend not in BACKENDS:
         raise InvalidArgumentError(f"backend must be one of {BACKENDS}, got {backend!r}")
-    if backend == "compiled" and not NUMBA_AVAILABLE:
+    # the compiled module imports numba: only when a compiled broadphase is asked for,
+    # so that ``import collideworld`` stays cheap
+    if backend == "compiled" and not importlib.import_module(f"{__package__}.compiled").NUMBA_AVAILABLE:
         raise InvalidArgumentError("backend='compiled' needs numba, which is not installed; use backend='numpy'")
     return backend
 
@@ -180,6 +183,8 @@ def overlapping_pairs(lo: NDArray[np.float64], hi: NDArray[np.float64],
 
     if backend == "compiled":
         # steps 3 and 4 (and the static rule) in one compiled loop per copy
+        from .compiled import banded_sweep_keys
+
         keys = banded_sweep_keys(
             box, cell, start_lo, end,
             np.ascontiguousarray(lo[:, band_axes].T), np.ascontiguousarray(hi[:, band_axes].T),

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..geometry.contact_halfspace import lowest_box_support
+from ..geometry.contact_halfspace_box import lowest_box_support
 from .base import Broadphase, as_boxes, as_handles, as_static, check_live_handles, check_new_handles
 
 __all__ = ["HalfSpaceBroadphase"]

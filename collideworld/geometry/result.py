@@ -31,7 +31,7 @@ class ContactArrays(NamedTuple):
     Two pairs of unit circles: centres 1.5 apart overlap by 0.5 along +x;
     centres (3, 4) apart, 5 away, do not touch.
 
-    >>> from collideworld.geometry.contact_ball import contact_ball_ball
+    >>> from collideworld.geometry.contact_ball_ball import contact_ball_ball
     >>> c = contact_ball_ball([[0.0, 0.0], [0.0, 0.0]], [1.0, 1.0], [[1.5, 0.0], [3.0, 4.0]], [1.0, 1.0])
     >>> c.hit.tolist(), c.normal[0].tolist(), float(c.depth[0])
     ([True, False], [1.0, 0.0], 0.5)

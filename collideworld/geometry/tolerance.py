@@ -9,9 +9,13 @@ magnitude of the coordinates of that pair, and clamps the reported depth to
 ``>= 0``. The AABBs handed to the broadphase are widened by the same amount so
 the broadphase can never drop a pair the kernels would call touching.
 
-A gap smaller than this tolerance (1e-14 relative, about 45 ulps: 1e-8 at 1e6
-from the origin, 1e-14 near it) is indistinguishable from touching; that is the
-price of deciding exact touching in floating point. It is kept as small as the
+A gap smaller than this tolerance (1e-14 of the pair's scale, about 45 ulps:
+1e-8 for coordinates of 1e6, 1e-14 for coordinates of 1, 1e-30 for two
+specks of size 1e-16 at the origin) is indistinguishable from touching; that
+is the price of deciding exact touching in floating point. The rule is
+relative all the way down, with no absolute floor, so scaling a whole scene
+by any power of ten (within the coordinate limits) changes no contact
+decision. It is kept as small as the
 kernels' rounding allows (exactly touching rotated boxes 1e6 from the origin
 must still touch), so that a file recorded elsewhere, whose bodies are
 separated by more than a few dozen ulps, replays as apart here.
@@ -45,13 +49,14 @@ def touch_tolerance(scale: ArrayLike) -> NDArray[np.float64]:
     Returns
     -------
     ndarray, shape (...)
-        ``REL_TOUCH_TOL * max(1, scale)``.
+        ``REL_TOUCH_TOL * |scale|``: relative, with no absolute floor.
 
     Examples
     --------
-    Near the origin the tolerance is 1e-14; a million units out, 1e-8:
+    For unit coordinates the tolerance is 1e-14; a million units out, 1e-8;
+    for a speck of 2**-50 (about 9e-16), 2**-50 times as much:
 
-    >>> touch_tolerance([0.5, 1e6]).tolist()
-    [1e-14, 1e-08]
+    >>> touch_tolerance([1.0, 1e6, 2.0**-50]).tolist() == [1e-14, 1e-08, 1e-14 * 2.0**-50]
+    True
     """
-    return REL_TOUCH_TOL * np.maximum(1.0, np.asarray(scale, dtype=np.float64))
+    return REL_TOUCH_TOL * np.abs(np.asarray(scale, dtype=np.float64))

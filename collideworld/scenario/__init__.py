@@ -1,4 +1,4 @@
-"""Scenario files: read, write, record and replay (``shared/scenario-format.md``)."""
+"""Scenario files: read, write, record and replay (``docs/scenario-format.md``)."""
 
 from .reader import (
     DEFAULT_TOLERANCE,

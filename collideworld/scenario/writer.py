@@ -33,7 +33,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, ScenarioFileError
 from ..shapes import shape_to_dict
 from .reader import (
     DEFAULT_TOLERANCE,
@@ -42,8 +42,22 @@ from .reader import (
     ExpectedContact,
     Frame,
 )
+from .source import check_path
 
 __all__ = ["ScenarioWriter", "body_to_dict", "move_to_dict"]
+
+
+def _create(path: str) -> BinaryIO:
+    """Open ``path`` for writing; an OS error becomes a :class:`ScenarioFileError` saying why."""
+    try:
+        return open(path, "wb")  # noqa: SIM115 - closed in ScenarioWriter.close()
+    except OSError as exc:
+        folder = os.path.dirname(os.path.abspath(path))
+        if isinstance(exc, FileNotFoundError) and not os.path.isdir(folder):
+            why = f"folder {os.path.dirname(path) or folder!r} does not exist"
+        else:
+            why = exc.strerror or str(exc)
+        raise ScenarioFileError.from_os_error(exc, f"cannot create {path!r}: {why}") from None
 
 
 def _plain(value: Any) -> Any:
@@ -57,10 +71,24 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _floats(value: Any, what: str) -> list[float]:
-    out = [float(v) for v in np.asarray(value, dtype=np.float64).reshape(-1)]
-    if not all(math.isfinite(v) for v in out):
-        raise InvalidArgumentError(f"{what} must be finite, got {out!r}")
+def _floats(value: Any, what: str | tuple[str, Any, str]) -> list[float]:
+    """``value`` as plain floats, all finite; ``what`` names it in the error
+    (a ``(kind, id, field)`` tuple is formatted only on error: this runs once
+    per moved body per frame when recording)."""
+    kind = type(value)
+    if kind is np.ndarray and value.dtype == np.float64:
+        out: list[float] = value.reshape(-1).tolist()
+    elif kind is float:
+        out = [value]
+    elif (kind is tuple or kind is list) and all(type(v) is float for v in value):
+        out = list(value)
+    else:
+        out = [float(v) for v in np.asarray(value, dtype=np.float64).reshape(-1)]
+    for v in out:
+        if v - v != 0.0:  # NaN or an infinity (inf - inf is NaN)
+            if isinstance(what, tuple):
+                what = f"{what[0]} {what[1]!r} {what[2]}"
+            raise InvalidArgumentError(f"{what} must be finite, got {out!r}")
     return out
 
 
@@ -113,13 +141,13 @@ def body_to_dict(body: Any) -> dict[str, Any]:
     if not shape.is_infinite:
         if body.position is None:
             raise InvalidArgumentError(f"body {body.id!r}: a {shape.kind} needs a position")
-        out["position"] = _floats(body.position, f"body {body.id!r} position")
+        out["position"] = _floats(body.position, ("body", body.id, "position"))
         angle = getattr(body, "angle", None)
         if angle is not None and float(angle) != 0.0:
-            out["angle"] = _floats(angle, f"body {body.id!r} angle")[0]
+            out["angle"] = _floats(angle, ("body", body.id, "angle"))[0]
         quat = getattr(body, "quaternion", None)
         if quat is not None:
-            q = _floats(quat, f"body {body.id!r} quaternion")
+            q = _floats(quat, ("body", body.id, "quaternion"))
             if q != [1.0, 0.0, 0.0, 0.0]:
                 out["quaternion"] = q
         if bool(body.static):
@@ -155,11 +183,11 @@ def move_to_dict(move: Any) -> dict[str, Any]:
         return {k: _plain(v) for k, v in move.items()}
     out: dict[str, Any] = {"id": _id(move.id)}
     if move.position is not None:
-        out["position"] = _floats(move.position, f"move {move.id!r} position")
+        out["position"] = _floats(move.position, ("move", move.id, "position"))
     if getattr(move, "angle", None) is not None:
-        out["angle"] = _floats(move.angle, f"move {move.id!r} angle")[0]
+        out["angle"] = _floats(move.angle, ("move", move.id, "angle"))[0]
     if getattr(move, "quaternion", None) is not None:
-        out["quaternion"] = _floats(move.quaternion, f"move {move.id!r} quaternion")
+        out["quaternion"] = _floats(move.quaternion, ("move", move.id, "quaternion"))
     return out
 
 
@@ -232,12 +260,12 @@ class ScenarioWriter:
         for key, value in (("name", name), ("description", description)):
             if value is not None and not isinstance(value, str):
                 raise InvalidArgumentError(f"{key} must be a str, got {value!r}")
-        self.path = os.fspath(path)
+        self.path = check_path(path)
         self.dim = dim
         self.tolerance = DEFAULT_TOLERANCE if tolerance is None else float(tolerance)
         self.frames_written = 0
         self._fsync = fsync
-        self._raw: BinaryIO = open(self.path, "wb")  # noqa: SIM115 - closed in close()
+        self._raw: BinaryIO = _create(self.path)
         self._out: Any  # the file itself, or a GzipFile writing into it
         if self.path.endswith(".gz"):
             name_in_gzip = os.path.basename(self.path)[:-3]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .contact_ball import _finish, _pair_scale
+from .kernel_support import finish, pair_scale
 from .result import ContactArrays
 
 __all__ = ["contact_box_box_2d"]
@@ -109,5 +109,5 @@ def contact_box_box_2d(
     axis_x = np.stack([a0x, a1x, b0x, b1x])[k, cols]
     axis_y = np.stack([a0y, a1y, b0y, b1y])[k, cols]
     normal = np.stack([axis_x * sign, axis_y * sign], axis=1)
-    scale = _pair_scale(ca, cb, ha, hb)
-    return _finish(overlap[k, cols], normal, scale)
+    scale = pair_scale(ca, cb, ha, hb)
+    return finish(overlap[k, cols], normal, scale)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .contact_ball import _finish
+from .kernel_support import finish
 from .result import ContactArrays
 
 __all__ = ["contact_box_box_3d"]
@@ -207,4 +207,4 @@ def _contact_box_box_3d(
     # Elementwise maxima of (N,) columns rather than a reduction over a short
     # trailing axis: the same result, faster, and fine for N = 0.
     scale = np.maximum.reduce([np.abs(x[:, i]) for x in (ca, cb, ha, hb) for i in range(3)])
-    return _finish(-max_sep, normal, scale)
+    return finish(-max_sep, normal, scale)

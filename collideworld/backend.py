@@ -1,0 +1,183 @@
+"""Which kernels run: the compiled (numba) core or the numpy reference.
+
+Every geometry kernel exists twice under one name: the numpy implementation
+in :mod:`collideworld.geometry` and its compiled twin in
+:mod:`collideworld.geometry.compiled`. Both give the same hit decisions, and
+normals and depths equal to rounding; the compiled one is faster. numba is
+imported only when the compiled backend is first asked for, so
+``import collideworld`` stays cheap; compiled kernels are built on first use
+(or loaded from numba's on-disk cache), or ahead of time by :func:`warm_up`.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import warnings
+from collections.abc import Iterable
+
+from .errors import InvalidArgumentError
+
+__all__ = ["BACKENDS", "compiled_available", "resolve_backend", "warm_up"]
+
+#: The names :func:`resolve_backend` accepts.
+BACKENDS = ("auto", "compiled", "numpy")
+
+#: Oldest numba the compiled kernels are written for (pyproject.toml says the same).
+_MIN_NUMBA = (0, 60)
+
+
+@functools.lru_cache(maxsize=1)
+def _why_not_compiled() -> str | None:
+    """None when the compiled kernels can run, else the reason they cannot (asked once per process)."""
+    try:
+        numba = importlib.import_module("numba")
+    except Exception as exc:  # ImportError, or a broken install failing on import
+        return f"numba cannot be imported ({type(exc).__name__}: {exc})"
+    try:
+        version = tuple(int(p) for p in str(numba.__version__).split(".")[:2])
+    except ValueError:
+        return f"numba's version {numba.__version__!r} cannot be read"
+    if version < _MIN_NUMBA:
+        return f"numba {numba.__version__} is older than {'.'.join(map(str, _MIN_NUMBA))}"
+    return None
+
+
+def compiled_available() -> bool:
+    """Whether the compiled (numba) kernels can run in this process.
+
+    Imports numba on the first call (about 0.3 s), so ``import collideworld``
+    does not have to.
+
+    Returns
+    -------
+    bool
+        True when numba (0.60 or newer) imports.
+
+    Examples
+    --------
+    >>> isinstance(compiled_available(), bool)
+    True
+    """
+    return _why_not_compiled() is None
+
+
+_warned = False
+
+
+def resolve_backend(name: str) -> str:
+    """The backend that will run for a requested ``name``: ``"compiled"`` or ``"numpy"``.
+
+    Parameters
+    ----------
+    name : {"auto", "compiled", "numpy"}
+        ``"auto"`` picks the compiled kernels when numba is available, else
+        the numpy ones, warning once per process that results are identical
+        but slower. ``"compiled"`` insists on the compiled kernels.
+
+    Returns
+    -------
+    str
+        ``"compiled"`` or ``"numpy"``.
+
+    Raises
+    ------
+    InvalidArgumentError
+        For a name not listed above, or ``"compiled"`` without numba.
+
+    Examples
+    --------
+    >>> resolve_backend("numpy")
+    'numpy'
+    >>> resolve_backend("auto") in ("compiled", "numpy")
+    True
+    >>> resolve_backend("fast")
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidArgumentError: backend must be one of 'auto', 'compiled', 'numpy'; got 'fast'
+    """
+    global _warned
+    if not isinstance(name, str) or name not in BACKENDS:
+        raise InvalidArgumentError(
+            f"backend must be one of {', '.join(map(repr, BACKENDS))}; got {name!r}")
+    if name == "numpy":
+        return "numpy"
+    why = _why_not_compiled()
+    if why is None:
+        return "compiled"
+    if name == "compiled":
+        raise InvalidArgumentError(
+            f"backend='compiled' needs numba>=0.60, but {why}; install numba, or use backend='numpy' or 'auto'")
+    if not _warned:
+        _warned = True
+        warnings.warn(f"collideworld: {why}; using the numpy kernels, whose results are identical "
+                      "but slower (install numba>=0.60 for the compiled ones)", RuntimeWarning, stacklevel=2)
+    return "numpy"
+
+
+def warm_up(dims: Iterable[int] = (2, 3)) -> None:
+    """Compile (or load from numba's on-disk cache) every compiled kernel a step uses.
+
+    Call it once, e.g. at start-up, so that no compilation happens inside a
+    frame you time. The first call in a fresh environment compiles (tens of
+    seconds); later processes load the cached machine code (well under a
+    second). Without numba it does nothing.
+
+    Parameters
+    ----------
+    dims : iterable of {2, 3}, optional
+        The dimensions whose kernels to prepare; both by default.
+
+    Raises
+    ------
+    InvalidArgumentError
+        For a dimension other than 2 or 3.
+
+    Examples
+    --------
+    >>> warm_up(dims=(2,))
+    """
+    wanted = tuple(dims)
+    bad = [d for d in wanted if d not in (2, 3)]
+    if bad:
+        raise InvalidArgumentError(f"warm_up dims must be 2 or 3; got {wanted!r}")
+    if not compiled_available():
+        return
+    for d in sorted(set(wanted)):
+        _warm_dim(d)
+
+
+def _warm_dim(dim: int) -> None:
+    """Run every compiled kernel a ``dim``-D step uses once, on a tiny world of every shape kind.
+
+    Going through :func:`~collideworld.narrowphase.contact_pairs_exact`
+    exercises exactly the argument types a step passes (one compiled
+    specialisation per kernel), including concave polygons split into parts.
+    """
+    import numpy as np
+
+    from .bodies import BodyStore
+    from .geometry.compiled import aabb
+    from .narrowphase import contact_pairs_exact
+    from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
+
+    shapes: list[Shape]
+    if dim == 2:
+        shapes = [HalfPlane((0.0, 1.0), 0.0), Circle(1.0), Box((1.0, 0.5)),
+                  Polygon(((0.0, 0.0), (1.0, 0.0), (0.0, 1.0))),
+                  Polygon(((0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (1.0, 0.5), (0.0, 2.0)))]  # concave
+    else:
+        shapes = [Plane((0.0, 0.0, 1.0), 0.0), Sphere(1.0), Box((1.0, 0.5, 0.25))]
+    store = BodyStore(dim)
+    slots = store.allocate(len(shapes))
+    store.set_shapes(slots, shapes)
+    n = len(shapes)
+    if dim == 2:
+        store.set_poses(slots, np.zeros((n, 2)), np.full(n, 0.1))
+    else:
+        store.set_poses(slots, np.zeros((n, 3)), quaternion=np.tile([1.0, 0.0, 0.0, 0.0], (n, 1)))
+    ia, ib = np.triu_indices(n)
+    contact_pairs_exact(store, slots[ia], slots[ib], backend="compiled")
+    aabb.aabb_ball(*store.ball_rows(slots[1:2]))
+    aabb.aabb_box(*store.box_rows(slots[2:3]))
+    aabb.aabb_points(np.zeros((1, 3, dim)))

@@ -1,0 +1,67 @@
+"""Compiled twin of ``geometry/contact_ball_ball.py``: balls against balls (2D and 3D)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+from numpy.typing import ArrayLike, NDArray
+
+from ..result import ContactArrays
+from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row, touch_rule
+
+__all__ = ["contact_ball_ball"]
+
+
+@njit(cache=True)
+def _rows(ca: NDArray[np.float64], ra: NDArray[np.float64], cb: NDArray[np.float64], rb: NDArray[np.float64],
+          rule: tuple[float, float],
+          hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
+    dim = ca.shape[1]
+    for i in range(ca.shape[0]):
+        scale = max(abs(ra[i]), abs(rb[i]))
+        for k in range(dim):
+            scale = max(scale, abs(ca[i, k]), abs(cb[i, k]))
+        d0 = cb[i, 0] - ca[i, 0]
+        d1 = cb[i, 1] - ca[i, 1]
+        d2 = cb[i, dim - 1] - ca[i, dim - 1]
+        dist = math.sqrt(einsum_sum(d0 * d0, d1 * d1, d2 * d2, dim))
+        # concentric (or so close that the distance underflows): every
+        # direction is an MTD; like the numpy twin, the first axis, and the
+        # other components left as the (zero or subnormal) differences
+        safe = dist if dist > 0.0 else 1.0
+        for k in range(dim):
+            normal[i, k] = (cb[i, k] - ca[i, k]) / safe + 0.0
+        if not dist > 0.0:
+            normal[i, 0] = 1.0
+        finish_row(ra[i] + rb[i] - dist, scale, rule, i, hit, depth)
+
+
+def contact_ball_ball(
+    center_a: ArrayLike, radius_a: ArrayLike, center_b: ArrayLike, radius_b: ArrayLike
+) -> ContactArrays:
+    """Contacts between N pairs of balls; the twin of the numpy ``contact_ball_ball``.
+
+    Parameters
+    ----------
+    center_a, center_b : array_like, shape (N, D)
+    radius_a, radius_b : array_like, shape (N,)
+
+    Returns
+    -------
+    ContactArrays
+        ``normal`` (N, D) is the unit vector from centre a to centre b (the
+        first axis for concentric balls); ``depth`` is
+        ``radius_a + radius_b - distance``.
+
+    Examples
+    --------
+    >>> c = contact_ball_ball([[0.0, 0.0]], [1.0], [[3.0, 4.0]], [4.0])
+    >>> bool(c.hit[0]), c.normal[0].tolist(), float(c.depth[0])
+    (True, [0.6, 0.8], 0.0)
+    """
+    ca = as_rows(center_a)
+    out = contact_outputs(ca.shape[0], ca.shape[1])
+    _rows(ca, as_rows(radius_a), as_rows(center_b), as_rows(radius_b), touch_rule(), *out)
+    return out

@@ -1,0 +1,532 @@
+"""Closest points of convex pieces: GJK on support mappings, plus the plane closed form.
+
+Every finite shape is a set of convex *pieces*, each the convex hull of a few
+local vertices grown by a radius (Box2D's "proxy" idea, ``b2ShapeProxy``): a
+circle or sphere is one vertex with its radius, a box its 4 or 8 corners, a
+polygon one piece per convex part. A half-plane or plane is a piece of its
+own kind whose single "vertex" row holds the outward unit normal and whose
+radius holds the offset. Coordinates are always 3D: a 2D shape lies in
+``z = 0`` and turns about z, so one GJK serves both dimensions.
+
+The distance of two pieces is the distance of their vertex hulls (GJK) less
+both radii; a plane against a piece is the closed form ``min n.v - r - offset``.
+
+GJK here (Gilbert, Johnson & Keerthi 1988; Ericson, *Real-Time Collision
+Detection*, §9.5; Box2D v3 ``distance.c``)::
+
+    v = a0 - b0                       # any point of the Minkowski difference A - B
+    repeat:
+        w = support_A(-v) - support_B(v)
+        stop if |v|^2 - v.w <= eps |v|^2   # v is within eps of the lower bound v.w/|v|
+        add w to the simplex
+        v = point of the simplex nearest the origin; drop the vertices it does not use
+        stop if the simplex is a tetrahedron holding the origin, or |v| did not shrink
+
+The nearest point of a simplex of at most 4 vertices is found by trying each
+of its (at most 15) faces: the affine projection of the origin with
+barycentric weights all positive, nearest the origin, wins. That is slower
+than Johnson's recursion but has no case analysis to get wrong and skips
+degenerate faces (a zero Gram determinant) instead of dividing by them,
+which is the robustness concern of Montanari, Petrinic & Barbieri (2017).
+
+All functions are numba-compatible Python: compiled with ``@njit(cache=True)``
+(never fastmath) when numba imports, run as plain Python otherwise.
+:func:`python_twin` returns the plain-Python version of any of them, whose
+callees are plain Python too, for differential tests.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import types
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["COMPILED", "python_twin", "gjk_closest", "piece_distance", "shape_distance",
+           "rotation_into", "transform_shape", "pose_at", "angular_speed"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+try:
+    # imported by name so that mypy (numba ships no stubs) sees a plain module object
+    _numba: Any = importlib.import_module("numba")
+except ImportError:  # the same source then runs as plain Python
+    _numba = None
+
+#: True when the kernels below are compiled by numba.
+COMPILED = _numba is not None
+
+# name -> the plain-Python function, for python_twin
+_PLAIN: dict[str, Callable[..., Any]] = {}
+
+
+def _jit(fn: F) -> F:
+    _PLAIN[fn.__name__] = fn
+    if _numba is None:
+        return fn
+    compiled: F = _numba.njit(cache=True)(fn)
+    return compiled
+
+
+def python_twin(name: str) -> Callable[..., Any]:
+    """The uncompiled version of kernel ``name``, calling uncompiled versions of its callees.
+
+    Parameters
+    ----------
+    name : str
+        Name of a kernel of this module or of :mod:`collideworld.geometry.time_of_impact`.
+
+    Returns
+    -------
+    callable
+        Same signature and results (to rounding) as the compiled kernel.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> world = np.array([[0.0, 0.0, 0.0], [3.0, 4.0, 0.0]])
+    >>> out = np.zeros(6)
+    >>> python_twin("gjk_closest")(world, 0, 1, 1, 1, np.zeros((16, 4)), out)
+    5.0
+    """
+    twins: dict[str, Callable[..., Any]] = {}
+    namespaces: dict[int, dict[str, Any]] = {}
+    for fname, fn in _PLAIN.items():
+        g = fn.__globals__
+        if id(g) not in namespaces:
+            namespaces[id(g)] = dict(g)
+        twins[fname] = types.FunctionType(fn.__code__, namespaces[id(g)], fname, fn.__defaults__, fn.__closure__)
+    for ns in namespaces.values():
+        ns.update(twins)
+    return twins[name]
+
+
+# -- poses -------------------------------------------------------------------------
+#
+# A pose is a row of 8 numbers: position (3), unit quaternion [w, x, y, z] (4)
+# and, for 2D, the angle (1). 2D rotations use the angle, so a motion from 0 to
+# 6 radians turns almost a full circle rather than taking the short way back.
+
+@_jit
+def rotation_into(pose: NDArray[np.float64], dim: int, rot: NDArray[np.float64]) -> None:
+    """Write the (3, 3) rotation matrix of ``pose`` into ``rot``."""
+    if dim == 2:
+        c = math.cos(pose[7])
+        s = math.sin(pose[7])
+        rot[0, 0] = c
+        rot[0, 1] = -s
+        rot[0, 2] = 0.0
+        rot[1, 0] = s
+        rot[1, 1] = c
+        rot[1, 2] = 0.0
+        rot[2, 0] = 0.0
+        rot[2, 1] = 0.0
+        rot[2, 2] = 1.0
+        return
+    w = pose[3]
+    x = pose[4]
+    y = pose[5]
+    z = pose[6]
+    rot[0, 0] = 1.0 - 2.0 * (y * y + z * z)
+    rot[0, 1] = 2.0 * (x * y - w * z)
+    rot[0, 2] = 2.0 * (x * z + w * y)
+    rot[1, 0] = 2.0 * (x * y + w * z)
+    rot[1, 1] = 1.0 - 2.0 * (x * x + z * z)
+    rot[1, 2] = 2.0 * (y * z - w * x)
+    rot[2, 0] = 2.0 * (x * z - w * y)
+    rot[2, 1] = 2.0 * (y * z + w * x)
+    rot[2, 2] = 1.0 - 2.0 * (x * x + y * y)
+
+
+@_jit
+def transform_shape(verts: NDArray[np.float64], first: int, count: int, pose: NDArray[np.float64], dim: int,
+                    rot: NDArray[np.float64], world: NDArray[np.float64]) -> None:
+    """``world[k] = R @ verts[k] + position`` for ``k`` in ``first .. first + count - 1``."""
+    rotation_into(pose, dim, rot)
+    for k in range(first, first + count):
+        x = verts[k, 0]
+        y = verts[k, 1]
+        z = verts[k, 2]
+        for i in range(3):
+            world[k, i] = rot[i, 0] * x + rot[i, 1] * y + rot[i, 2] * z + pose[i]
+
+
+@_jit
+def pose_at(p0: NDArray[np.float64], p1: NDArray[np.float64], t: float, dim: int, out: NDArray[np.float64]) -> None:
+    """The pose a fraction ``t`` of the way from ``p0`` to ``p1``, into ``out`` (8,).
+
+    Positions move linearly; a 2D angle linearly; a 3D rotation along the
+    shortest arc at constant angular speed (slerp).
+    """
+    for i in range(3):
+        out[i] = p0[i] + t * (p1[i] - p0[i])
+    out[7] = p0[7] + t * (p1[7] - p0[7])
+    if dim == 2:
+        return
+    d = p0[3] * p1[3] + p0[4] * p1[4] + p0[5] * p1[5] + p0[6] * p1[6]
+    sign = 1.0
+    if d < 0.0:  # q and -q are the same rotation: take the shorter way round
+        sign = -1.0
+        d = -d
+    if d > 1.0 - 1e-12:
+        # nearly equal: slerp's sin(theta) would vanish; linear blend, renormalised
+        w0 = 1.0 - t
+        w1 = t * sign
+    else:
+        theta = math.acos(d)
+        st = math.sin(theta)
+        w0 = math.sin((1.0 - t) * theta) / st
+        w1 = math.sin(t * theta) / st * sign
+    norm = 0.0
+    for i in range(3, 7):
+        out[i] = w0 * p0[i] + w1 * p1[i]
+        norm += out[i] * out[i]
+    norm = math.sqrt(norm)
+    for i in range(3, 7):
+        out[i] /= norm
+
+
+@_jit
+def angular_speed(p0: NDArray[np.float64], p1: NDArray[np.float64], dim: int) -> float:
+    """Angle turned per unit of ``t`` between two poses, as :func:`pose_at` moves."""
+    if dim == 2:
+        return float(abs(p1[7] - p0[7]))
+    d = abs(p0[3] * p1[3] + p0[4] * p1[4] + p0[5] * p1[5] + p0[6] * p1[6])
+    return 2.0 * math.acos(min(1.0, d))
+
+
+# -- GJK ---------------------------------------------------------------------------
+#
+# Scratch rows of ``ws`` (16, 4), xyz in the first 3 columns: 0-3 simplex
+# points w = a - b, 4-7 their points on A, 8-11 on B; rows 12 and 13 hold 4
+# barycentric weights each. Passing scratch in keeps the per-pair loops free
+# of allocation.
+
+@_jit
+def _face_weights(ws: NDArray[np.float64], i0: int, i1: int, i2: int, i3: int, k: int,
+                  lam: NDArray[np.float64]) -> bool:
+    """Barycentric weights of the origin's projection on the face ``i0..i(k-1)``; False if not inside.
+
+    ``lam`` (4,) receives the weights of the face's vertices in order.
+    """
+    if k == 1:
+        lam[0] = 1.0
+        return True
+    p0x = ws[i0, 0]
+    p0y = ws[i0, 1]
+    p0z = ws[i0, 2]
+    e1x = ws[i1, 0] - p0x
+    e1y = ws[i1, 1] - p0y
+    e1z = ws[i1, 2] - p0z
+    a11 = e1x * e1x + e1y * e1y + e1z * e1z
+    r1 = -(p0x * e1x + p0y * e1y + p0z * e1z)
+    if k == 2:
+        if not a11 > 0.0:
+            return False
+        t = r1 / a11
+        if not (0.0 < t < 1.0):  # end points are faces of their own
+            return False
+        lam[0] = 1.0 - t
+        lam[1] = t
+        return True
+    e2x = ws[i2, 0] - p0x
+    e2y = ws[i2, 1] - p0y
+    e2z = ws[i2, 2] - p0z
+    a12 = e1x * e2x + e1y * e2y + e1z * e2z
+    a22 = e2x * e2x + e2y * e2y + e2z * e2z
+    r2 = -(p0x * e2x + p0y * e2y + p0z * e2z)
+    if k == 3:
+        det = a11 * a22 - a12 * a12
+        # a sliver triangle: its edges answer instead (no division by ~0)
+        if not det > 1e-12 * a11 * a22:
+            return False
+        m1 = (r1 * a22 - a12 * r2) / det
+        m2 = (a11 * r2 - a12 * r1) / det
+        m0 = 1.0 - m1 - m2
+        if not (m0 > 0.0 and m1 > 0.0 and m2 > 0.0):
+            return False
+        lam[0] = m0
+        lam[1] = m1
+        lam[2] = m2
+        return True
+    e3x = ws[i3, 0] - p0x
+    e3y = ws[i3, 1] - p0y
+    e3z = ws[i3, 2] - p0z
+    a13 = e1x * e3x + e1y * e3y + e1z * e3z
+    a23 = e2x * e3x + e2y * e3y + e2z * e3z
+    a33 = e3x * e3x + e3y * e3y + e3z * e3z
+    r3 = -(p0x * e3x + p0y * e3y + p0z * e3z)
+    c11 = a22 * a33 - a23 * a23
+    c12 = a13 * a23 - a12 * a33
+    c13 = a12 * a23 - a13 * a22
+    det = a11 * c11 + a12 * c12 + a13 * c13
+    if not det > 1e-12 * a11 * a22 * a33:  # flat tetrahedron (always in 2D)
+        return False
+    c22 = a11 * a33 - a13 * a13
+    c23 = a12 * a13 - a11 * a23
+    c33 = a11 * a22 - a12 * a12
+    m1 = (c11 * r1 + c12 * r2 + c13 * r3) / det
+    m2 = (c12 * r1 + c22 * r2 + c23 * r3) / det
+    m3 = (c13 * r1 + c23 * r2 + c33 * r3) / det
+    m0 = 1.0 - m1 - m2 - m3
+    if not (m0 > 0.0 and m1 > 0.0 and m2 > 0.0 and m3 > 0.0):
+        return False
+    lam[0] = m0
+    lam[1] = m1
+    lam[2] = m2
+    lam[3] = m3
+    return True
+
+
+@_jit
+def _nearest_on_simplex(ws: NDArray[np.float64], m: int, best_lam: NDArray[np.float64],
+                        lam: NDArray[np.float64]) -> tuple[int, float]:
+    """(mask of the face used, squared distance) of the simplex point nearest the origin.
+
+    ``best_lam`` (4,) receives the weight of each simplex vertex (0 off the face).
+    """
+    best = math.inf
+    best_mask = 0
+    for mask in range(1, 1 << m):
+        k = 0
+        i0 = 0
+        i1 = 0
+        i2 = 0
+        i3 = 0
+        for j in range(m):
+            if (mask >> j) & 1:
+                if k == 0:
+                    i0 = j
+                elif k == 1:
+                    i1 = j
+                elif k == 2:
+                    i2 = j
+                else:
+                    i3 = j
+                k += 1
+        if not _face_weights(ws, i0, i1, i2, i3, k, lam):
+            continue
+        x = 0.0
+        y = 0.0
+        z = 0.0
+        for q in range(k):
+            i = i0 if q == 0 else (i1 if q == 1 else (i2 if q == 2 else i3))
+            x += lam[q] * ws[i, 0]
+            y += lam[q] * ws[i, 1]
+            z += lam[q] * ws[i, 2]
+        nn = x * x + y * y + z * z
+        if nn < best:
+            best = nn
+            best_mask = mask
+            for j in range(4):
+                best_lam[j] = 0.0
+            for q in range(k):
+                i = i0 if q == 0 else (i1 if q == 1 else (i2 if q == 2 else i3))
+                best_lam[i] = lam[q]
+    return best_mask, best
+
+
+@_jit
+def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, ws: NDArray[np.float64],
+                out: NDArray[np.float64]) -> float:
+    """Distance between the hulls of ``world[a0:a0+na]`` and ``world[b0:b0+nb]``; 0 when they overlap.
+
+    ``out[0:3]`` and ``out[3:6]`` receive the closest points on A and on B
+    (when overlapping, a common point only if the simplex allows; unspecified).
+    ``ws`` is (16, 4) scratch.
+    """
+    tmp4 = ws[12]
+    # simplex starts as the first vertex pair
+    m = 1
+    for i in range(3):
+        ws[4, i] = world[a0, i]
+        ws[8, i] = world[b0, i]
+        ws[0, i] = world[a0, i] - world[b0, i]
+    wts0 = 1.0
+    wts1 = 0.0
+    wts2 = 0.0
+    wts3 = 0.0
+    vx = ws[0, 0]
+    vy = ws[0, 1]
+    vz = ws[0, 2]
+    vv = vx * vx + vy * vy + vz * vz
+    for _ in range(64):
+        if vv == 0.0:
+            break
+        # supports: A's farthest along -v, B's farthest along v
+        ia = a0
+        best = math.inf
+        for k in range(a0, a0 + na):
+            s = world[k, 0] * vx + world[k, 1] * vy + world[k, 2] * vz
+            if s < best:
+                best = s
+                ia = k
+        ib = b0
+        best = -math.inf
+        for k in range(b0, b0 + nb):
+            s = world[k, 0] * vx + world[k, 1] * vy + world[k, 2] * vz
+            if s > best:
+                best = s
+                ib = k
+        wx = world[ia, 0] - world[ib, 0]
+        wy = world[ia, 1] - world[ib, 1]
+        wz = world[ia, 2] - world[ib, 2]
+        # Ericson 9.5.2: v.w / |v| is a lower bound of the distance; stop when
+        # |v| is within a relative 1e-14 of it
+        if vv - (vx * wx + vy * wy + vz * wz) <= 1e-14 * vv:
+            break
+        duplicate = False
+        for j in range(m):
+            if ws[j, 0] == wx and ws[j, 1] == wy and ws[j, 2] == wz:
+                duplicate = True
+        if duplicate:  # no new support point: v is as good as it gets
+            break
+        ws[m, 0] = wx
+        ws[m, 1] = wy
+        ws[m, 2] = wz
+        for i in range(3):
+            ws[4 + m, i] = world[ia, i]
+            ws[8 + m, i] = world[ib, i]
+        mask, nn = _nearest_on_simplex(ws, m + 1, tmp4, ws[13])
+        if mask == 0 or not nn < vv:
+            break  # rounding stalled the descent: keep the previous simplex and v
+        # keep only the face used, with its weights, packed to the front
+        k = 0
+        for j in range(m + 1):
+            if (mask >> j) & 1:
+                w = tmp4[j]
+                for i in range(3):
+                    ws[k, i] = ws[j, i]
+                    ws[4 + k, i] = ws[4 + j, i]
+                    ws[8 + k, i] = ws[8 + j, i]
+                if k == 0:
+                    wts0 = w
+                elif k == 1:
+                    wts1 = w
+                elif k == 2:
+                    wts2 = w
+                else:
+                    wts3 = w
+                k += 1
+        m = k
+        vx = 0.0
+        vy = 0.0
+        vz = 0.0
+        for j in range(m):
+            w = wts0 if j == 0 else (wts1 if j == 1 else (wts2 if j == 2 else wts3))
+            vx += w * ws[j, 0]
+            vy += w * ws[j, 1]
+            vz += w * ws[j, 2]
+        vv = vx * vx + vy * vy + vz * vz
+        if m == 4:  # a tetrahedron holding the origin in its interior
+            vv = 0.0
+            break
+    for i in range(6):
+        out[i] = 0.0
+    for j in range(m):
+        w = wts0 if j == 0 else (wts1 if j == 1 else (wts2 if j == 2 else wts3))
+        for i in range(3):
+            out[i] += w * ws[4 + j, i]
+            out[3 + i] += w * ws[8 + j, i]
+    return math.sqrt(vv)
+
+
+@_jit
+def piece_distance(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
+                   prad: NDArray[np.float64], pplane: NDArray[np.int64], ia: int, ib: int,
+                   ws: NDArray[np.float64], out: NDArray[np.float64]) -> float:
+    """Signed distance of pieces ``ia`` and ``ib`` (vertices already in ``world``).
+
+    Returns the gap (``<= 0`` when the pieces touch or overlap; when they
+    overlap it is only an upper bound of minus the depth). ``out[0:3]``,
+    ``out[3:6]``: closest points on a and b; ``out[6:9]``: unit normal from a
+    to b (zero when the vertex hulls overlap). A plane piece's normal is its
+    ``world`` row and its offset its radius; two planes are not handled here.
+    """
+    if pplane[ia] == 1 or pplane[ib] == 1:
+        flip = pplane[ia] == 1
+        pl = ia if flip else ib
+        other = ib if flip else ia
+        nx = world[pfirst[pl], 0]
+        ny = world[pfirst[pl], 1]
+        nz = world[pfirst[pl], 2]
+        lowest = pfirst[other]
+        best = math.inf
+        for k in range(pfirst[other], pfirst[other] + pcount[other]):
+            s = world[k, 0] * nx + world[k, 1] * ny + world[k, 2] * nz
+            if s < best:
+                best = s
+                lowest = k
+        r = prad[other]
+        gap = float(best - r - prad[pl])
+        # deepest point of the piece, and its foot on the plane's boundary
+        po = 3 if flip else 0
+        pp = 0 if flip else 3
+        sgn = 1.0 if flip else -1.0  # normal from a to b
+        out[po] = world[lowest, 0] - r * nx
+        out[po + 1] = world[lowest, 1] - r * ny
+        out[po + 2] = world[lowest, 2] - r * nz
+        out[pp] = out[po] - gap * nx
+        out[pp + 1] = out[po + 1] - gap * ny
+        out[pp + 2] = out[po + 2] - gap * nz
+        out[6] = sgn * nx
+        out[7] = sgn * ny
+        out[8] = sgn * nz
+        return gap
+    core = gjk_closest(world, pfirst[ia], pcount[ia], pfirst[ib], pcount[ib], ws, out)
+    ra = prad[ia]
+    rb = prad[ib]
+    if core > 0.0:
+        for i in range(3):
+            n = (out[3 + i] - out[i]) / core
+            out[6 + i] = n
+            out[i] += ra * n
+            out[3 + i] -= rb * n
+    else:
+        out[6] = 0.0
+        out[7] = 0.0
+        out[8] = 0.0
+    return float(core - ra - rb)
+
+
+@_jit
+def shape_distance(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
+                   prad: NDArray[np.float64], pplane: NDArray[np.int64], a_first: int, a_count: int,
+                   b_first: int, b_count: int, ws: NDArray[np.float64], out: NDArray[np.float64],
+                   tmp: NDArray[np.float64]) -> float:
+    """Minimum of :func:`piece_distance` over the piece pairs of two shapes.
+
+    ``out`` (11,) receives the minimising pair's points and normal (as in
+    :func:`piece_distance`) and, in ``out[9]``, ``out[10]``, its pieces;
+    ``tmp`` (11,) is scratch.
+
+    Examples
+    --------
+    A unit circle at the origin and a box of half extents (1, 1) centred at
+    (4, 0) are 2 apart:
+
+    >>> import numpy as np
+    >>> world = np.array([[0, 0, 0], [3, -1, 0], [5, -1, 0], [5, 1, 0], [3, 1, 0]], dtype=float)
+    >>> pfirst, pcount = np.array([0, 1]), np.array([1, 4])
+    >>> prad, pplane = np.array([1.0, 0.0]), np.array([0, 0])
+    >>> out = np.zeros(11)
+    >>> shape_distance(world, pfirst, pcount, prad, pplane, 0, 1, 1, 1, np.zeros((16, 4)), out, np.zeros(11))
+    2.0
+    >>> out[:9].tolist()
+    [1.0, 0.0, 0.0, 3.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+    """
+    best = math.inf
+    for ia in range(a_first, a_first + a_count):
+        for ib in range(b_first, b_first + b_count):
+            d = piece_distance(world, pfirst, pcount, prad, pplane, ia, ib, ws, tmp)
+            if d < best:
+                best = d
+                for i in range(9):
+                    out[i] = tmp[i]
+                out[9] = ia
+                out[10] = ib
+    return best

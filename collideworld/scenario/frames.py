@@ -1,0 +1,530 @@
+r"""Frame semantics of the scenario reader: alive ids, order, expectations.
+
+A frame line applies ``remove``, then ``add``, then ``move``, then one step,
+then its expectations are checked. This module reads frames in that order
+from a :class:`~.source.LineSource`, checks each value with :mod:`.schema`,
+and tracks the set of ids alive after each frame itself, exactly as a world
+would, so it can reject what only makes sense in context: an unknown id in
+``move``/``remove``/``expect``, a duplicate id in ``add``, a move of a
+plane, an ``expect_contacts`` pair that is not in ``expect`` or names a
+concave polygon, more bodies alive than ``max_bodies``.
+
+The public entry points are :func:`read_scenario` (header at once, frames
+streamed: memory stays bounded by the longest line plus the alive-id set),
+:func:`iter_frames`, :class:`Scenario` and :class:`FrameIterator`.
+
+Examples
+--------
+>>> import os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "scene.jsonl")
+>>> with open(path, "w") as f:
+...     _ = f.write('{"collideworld_scenario": 1, "dim": 2}\n'
+...                 '{"add": [{"id": "a", "shape": {"type": "circle", "radius": 1}, "position": [0, 0]}]}\n'
+...                 '{"remove": ["a"]}\n{"remove": ["a"]}\n')
+>>> [frame.remove for frame in read_scenario(path)]  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+collideworld.errors.ScenarioError: ...scene.jsonl:4: remove: unknown id 'a'
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ScenarioError
+from .schema import (
+    _CONCAVE,
+    _CONTACT_KEYS,
+    _FRAME_KEYS,
+    _MOVE_KEYS,
+    _UNBOUNDED,
+    BodyId,
+    BodySpec,
+    ExpectedContact,
+    Header,
+    MoveSpec,
+    _body_id,
+    _check_keys,
+    _Invalid,
+    _list,
+    _number,
+    _object,
+    _position,
+    _quaternion,
+    _show,
+    _vector,
+    parse_body,
+    parse_header,
+)
+from .source import END, TRUNCATED_TAIL, LineSource, ReaderLimits, check_path
+
+__all__ = ["Frame", "Scenario", "FrameIterator", "read_scenario", "iter_frames"]
+
+
+@dataclass(frozen=True)
+class Frame:
+    r"""One frame line: operations to apply (remove, add, move), then one step.
+
+    Attributes
+    ----------
+    number : int
+        1-based frame number; frame ``k`` is on line ``k + 1``.
+    line : int
+        1-based line number in the file.
+    remove : tuple of ids
+    add : tuple of BodySpec
+    move : tuple of MoveSpec
+    expect : frozenset of frozenset pairs, or None
+        The complete set of pairs in contact after the step; None when the
+        frame does not check contacts (``frozenset()`` means "no contacts").
+    expect_contacts : tuple of ExpectedContact, or None
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "scene.jsonl")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('{"collideworld_scenario": 1, "dim": 2}\n{}\n{"remove": [], "expect": []}\n')
+    >>> [(frame.number, frame.line, frame.remove, frame.expect) for frame in read_scenario(path)]
+    [(1, 2, (), None), (2, 3, (), frozenset())]
+    """
+
+    number: int
+    line: int
+    remove: tuple[BodyId, ...] = ()
+    add: tuple[BodySpec, ...] = ()
+    move: tuple[MoveSpec, ...] = ()
+    expect: frozenset[frozenset[BodyId]] | None = None
+    expect_contacts: tuple[ExpectedContact, ...] | None = None
+
+
+
+class _FrameReader:
+    """Iterator of frames over one open file; owns the alive-id set."""
+
+    def __init__(self, path: str, limits: ReaderLimits, ignore_truncated_tail: bool):
+        self.path = path
+        self.limits = limits
+        self.ignore_truncated_tail = ignore_truncated_tail
+        self.alive: dict[BodyId, int] = {}
+        self._done = False
+        self._source = LineSource(path, limits, ignore_truncated_tail)
+        try:
+            self.header = self._read_header()
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def line_no(self) -> int:
+        return self._source.line_no
+
+    def close(self) -> None:
+        self._done = True
+        self._source.close()
+
+    @property
+    def bytes_read(self) -> int:
+        """Bytes of the file on disk consumed so far (compressed bytes for .gz)."""
+        return self._source.bytes_read
+
+    def _error(self, reason: str, line: int | None = None) -> ScenarioError:
+        return self._source.error(reason, line)
+
+    # -- header and frames -----------------------------------------------
+
+    def _read_header(self) -> Header:
+        got = self._source.next_value()
+        if got is END:
+            raise self._error("file is empty (line 1 must be the header)", 1)
+        if got is TRUNCATED_TAIL:
+            raise self._error("the last line is truncated (the header is incomplete)", 1)
+        obj, complete = got
+        try:
+            header = parse_header(obj)
+        except _Invalid as exc:
+            raise self._error(str(exc)) from None
+        if not complete:
+            self._source.check_gzip_end()
+        self.dim = header.dim
+        return header
+
+    def __iter__(self) -> Iterator[Frame]:
+        return self
+
+    def __next__(self) -> Frame:
+        if self._done:
+            raise StopIteration
+        got = self._source.next_value()
+        if got is END or got is TRUNCATED_TAIL:
+            self.close()
+            raise StopIteration
+        obj, complete = got
+        try:
+            frame = self._parse_frame(obj)
+        except _Invalid as exc:
+            raise self._error(str(exc)) from None
+        if not complete:
+            self._source.check_gzip_end()
+        return frame
+
+    def _parse_frame(self, obj: Any) -> Frame:
+        if not isinstance(obj, dict):
+            raise _Invalid(f"a frame must be a JSON object, got {_show(obj)}")
+        _check_keys(obj, _FRAME_KEYS, "frame")
+        alive = self.alive
+        dim = self.dim
+
+        # remove
+        removes: list[BodyId] = []
+        for i, raw in enumerate(_list(obj.get("remove", []), "remove")):
+            bid = _body_id(raw, f"remove[{i}]")
+            if bid not in alive:
+                raise _Invalid(f"remove: unknown id {bid!r}")
+            del alive[bid]
+            removes.append(bid)
+
+        # add (limits first, then validation of each body)
+        add_list = _list(obj.get("add", []), "add")
+        if len(alive) + len(add_list) > self.limits.max_bodies:
+            raise _Invalid(
+                f"add: {len(alive) + len(add_list)} bodies would be alive, more than the limit "
+                f"of {self.limits.max_bodies} (max_bodies)"
+            )
+        adds: list[BodySpec] = []
+        for i, raw in enumerate(add_list):
+            spec, tag = self._parse_body(raw, i, dim)
+            if spec.id in alive:
+                raise _Invalid(f"add: duplicate id {spec.id!r} (a body with this id is alive)")
+            alive[spec.id] = tag
+            adds.append(spec)
+
+        # move
+        moves: list[MoveSpec] = []
+        for i, raw in enumerate(_list(obj.get("move", []), "move")):
+            moves.append(self._parse_move(raw, i, dim))
+
+        # expectations
+        expect = None
+        if "expect" in obj:
+            expect = self._parse_expect(obj["expect"])
+        contacts = None
+        if "expect_contacts" in obj:
+            contacts = self._parse_expect_contacts(obj["expect_contacts"], expect, dim)
+
+        return Frame(
+            number=self.line_no - 1,
+            line=self.line_no,
+            remove=tuple(removes),
+            add=tuple(adds),
+            move=tuple(moves),
+            expect=expect,
+            expect_contacts=contacts,
+        )
+
+    def _parse_body(self, raw: Any, i: int, dim: int) -> tuple[BodySpec, int]:
+        return parse_body(raw, i, dim, self.limits.max_polygon_vertices)
+
+    def _parse_move(self, raw: Any, i: int, dim: int) -> MoveSpec:
+        # The hot path of long recordings: error texts are built only on error.
+        if type(raw) is not dict:
+            raise _Invalid(f"move[{i}] must be an object, got {_show(raw)}")
+        if "id" not in raw:
+            raise _Invalid(f"move[{i}]: missing key 'id'")
+        bid = raw["id"]
+        if type(bid) is not str and type(bid) is not int:
+            bid = _body_id(bid, f"move[{i}]: id")
+        for key in raw:
+            if key not in _MOVE_KEYS and not key.startswith("_"):
+                _check_keys(raw, _MOVE_KEYS, f"move: body {bid!r}")
+        tag = self.alive.get(bid)
+        if tag is None:
+            raise _Invalid(f"move: unknown id {bid!r}")
+        if tag == _UNBOUNDED:
+            raise _Invalid(f"move: body {bid!r}: a halfplane or plane cannot move")
+        position = angle = quaternion = None
+        if "position" in raw:
+            position = _position(raw["position"], dim, lambda: f"move: body {bid!r}: position")
+        if "angle" in raw:
+            if dim != 2:
+                raise _Invalid(f"move: body {bid!r}: 'angle' is only allowed in 2D (use 'quaternion' in 3D)")
+            angle = _number(raw["angle"], lambda: f"move: body {bid!r}: angle")
+        if "quaternion" in raw:
+            if dim != 3:
+                raise _Invalid(f"move: body {bid!r}: 'quaternion' is only allowed in 3D (use 'angle' in 2D)")
+            quaternion = _quaternion(raw["quaternion"], lambda: f"move: body {bid!r}: quaternion")
+        return MoveSpec(id=bid, position=position, angle=angle, quaternion=quaternion)
+
+    def _parse_pair(self, raw: Any, what: str) -> tuple[BodyId, BodyId]:
+        if not isinstance(raw, list) or len(raw) != 2:
+            raise _Invalid(f"{what} must be a list of two ids, got {_show(raw)}")
+        a = _body_id(raw[0], f"{what}[0]")
+        b = _body_id(raw[1], f"{what}[1]")
+        if a == b:
+            raise _Invalid(f"{what} pairs body {a!r} with itself (a body never contacts itself)")
+        for bid in (a, b):
+            if bid not in self.alive:
+                raise _Invalid(f"{what}: unknown id {bid!r} (no alive body has it)")
+        return a, b
+
+    def _parse_expect(self, raw: Any) -> frozenset[frozenset[BodyId]]:
+        pairs = _list(raw, "expect")
+        return frozenset(
+            frozenset(self._parse_pair(p, f"expect[{i}]")) for i, p in enumerate(pairs)
+        )
+
+    def _parse_expect_contacts(
+        self, raw: Any, expect: frozenset[frozenset[BodyId]] | None, dim: int
+    ) -> tuple[ExpectedContact, ...]:
+        out: list[ExpectedContact] = []
+        seen: set[frozenset[BodyId]] = set()
+        for i, item in enumerate(_list(raw, "expect_contacts")):
+            what = f"expect_contacts[{i}]"
+            obj = _object(item, what)
+            _check_keys(obj, _CONTACT_KEYS, what)
+            for key in ("pair", "normal", "depth"):
+                if key not in obj:
+                    raise _Invalid(f"{what}: missing key {key!r}")
+            a, b = self._parse_pair(obj["pair"], f"{what}: pair")
+            pair = frozenset((a, b))
+            if pair in seen:
+                raise _Invalid(f"{what}: pair [{a!r}, {b!r}] is listed twice")
+            seen.add(pair)
+            if expect is not None and pair not in expect:
+                raise _Invalid(f"{what}: pair [{a!r}, {b!r}] is not in this frame's expect list")
+            for bid in (a, b):
+                if self.alive[bid] == _CONCAVE:
+                    raise _Invalid(
+                        f"{what}: body {bid!r} is a concave polygon (expect_contacts is only "
+                        "for pairs of convex shapes)"
+                    )
+            normal = _vector(obj["normal"], dim, f"{what}: normal")
+            norm = math.sqrt(sum(c * c for c in normal))
+            if abs(norm - 1.0) > max(1e-6, self.header_tolerance):
+                raise _Invalid(f"{what}: normal must be a unit vector, got norm {norm!r}")
+            depth = _number(obj["depth"], f"{what}: depth")
+            if depth < 0:
+                raise _Invalid(f"{what}: depth must be >= 0, got {_show(obj['depth'])}")
+            out.append(ExpectedContact(pair=(a, b), normal=normal, depth=depth))
+        return tuple(out)
+
+    @property
+    def header_tolerance(self) -> float:
+        return self.header.tolerance
+
+
+# --------------------------------------------------------------------------
+# public entry points
+# --------------------------------------------------------------------------
+
+
+class Scenario:
+    r"""A scenario file: its header, read at once, and its frames, streamed.
+
+    Iterating a :class:`Scenario` reads the file from the start each time,
+    validating every line and yielding one :class:`Frame` per line; it never
+    holds more than one line in memory. Use :meth:`frames` for an iterator
+    whose :attr:`bytes_read` can drive a progress bar.
+
+    Attributes
+    ----------
+    path : str
+    header : Header
+    limits : ReaderLimits
+    ignore_truncated_tail : bool
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "scene.jsonl")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('{"collideworld_scenario": 1, "dim": 2}\n{}\n{}\n')
+    >>> scenario = Scenario(path)
+    >>> scenario.dim, sum(1 for _ in scenario), sum(1 for _ in scenario)  # each pass rereads the file
+    (2, 2, 2)
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, ignore_truncated_tail: bool = False,
+                 limits: ReaderLimits | None = None):
+        self.path = check_path(path)
+        self.limits = limits or ReaderLimits()
+        self.ignore_truncated_tail = ignore_truncated_tail
+        reader = _FrameReader(self.path, self.limits, ignore_truncated_tail)
+        try:
+            self.header = reader.header
+        finally:
+            reader.close()
+
+    @property
+    def dim(self) -> int:
+        return self.header.dim
+
+    def frames(self) -> FrameIterator:
+        """A fresh iterator over the frames (the file is opened again)."""
+        return FrameIterator(_FrameReader(self.path, self.limits, self.ignore_truncated_tail))
+
+    def __iter__(self) -> FrameIterator:
+        return self.frames()
+
+    def __repr__(self) -> str:
+        return f"Scenario({self.path!r}, dim={self.header.dim}, name={self.header.name!r})"
+
+
+class FrameIterator:
+    r"""Iterator of :class:`Frame`; also a context manager that closes the file.
+
+    Attributes
+    ----------
+    header : Header
+    bytes_read : int
+        Bytes of the file consumed so far (compressed bytes for ``.gz``).
+    size : int or None
+        Size of the file on disk.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "scene.jsonl")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('{"collideworld_scenario": 1, "dim": 2}\n'
+    ...                 '{"add": [{"id": 7, "shape": {"type": "circle", "radius": 1}, "position": [0, 0]}]}\n')
+    >>> with read_scenario(path).frames() as frames:
+    ...     print([frame.number for frame in frames], sorted(frames.alive_ids))
+    [1] [7]
+    """
+
+    def __init__(self, reader: _FrameReader):
+        self._reader = reader
+        self.header = reader.header
+        try:
+            self.size: int | None = os.path.getsize(reader.path)
+        except OSError:
+            self.size = None
+
+    @property
+    def bytes_read(self) -> int:
+        return self._reader.bytes_read
+
+    @property
+    def alive_ids(self) -> frozenset[BodyId]:
+        """Ids alive after the last frame yielded (as the reader tracks them)."""
+        return frozenset(self._reader.alive)
+
+    def __iter__(self) -> FrameIterator:
+        return self
+
+    def __next__(self) -> Frame:
+        try:
+            return next(self._reader)
+        except BaseException:
+            self._reader.close()
+            raise
+
+    def close(self) -> None:
+        self._reader.close()
+
+    def __enter__(self) -> FrameIterator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _limits_from(kwargs: dict[str, Any]) -> ReaderLimits:
+    allowed = set(ReaderLimits.__dataclass_fields__)
+    unknown = set(kwargs) - allowed
+    if unknown:
+        raise TypeError(f"unknown limit(s) {sorted(unknown)}; expected some of {sorted(allowed)}")
+    for key, value in kwargs.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{key} must be a positive integer, got {value!r}")
+    return ReaderLimits(**kwargs)
+
+
+def read_scenario(path: str | os.PathLike[str], *, ignore_truncated_tail: bool = False,
+                  **limits: int) -> Scenario:
+    r"""Open a scenario file: read and check its header, stream its frames.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A ``.jsonl`` file, or a ``.jsonl.gz`` file (any path ending in ``.gz``
+        is read as gzip).
+    ignore_truncated_tail : bool
+        If True, a truncated last line (incomplete JSON at the end of the file
+        with no trailing newline, as left by a writer that was killed) and a
+        gzip stream cut before its end marker end the frames quietly instead
+        of raising. Only a line that is a proper prefix of a JSON object
+        counts as truncated; any other invalid last line (complete JSON with
+        text after it, a wrong character) is an error all the same.
+    **limits
+        ``max_line_bytes``, ``max_polygon_vertices``, ``max_bodies``,
+        ``max_frames``, ``max_decompressed_bytes``; see :class:`ReaderLimits`.
+
+    Returns
+    -------
+    Scenario
+        ``.header`` and an iterable of :class:`Frame`.
+
+    Raises
+    ------
+    ScenarioError
+        The file is missing, unreadable or breaks the format; the message
+        names the file, the line and the problem. Frame errors are raised
+        while iterating, when the bad line is reached.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "scene.jsonl")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('{"collideworld_scenario": 1, "dim": 2, "name": "two steps"}\n{}\n{"expect": []}\n')
+    >>> scenario = read_scenario(path)
+    >>> scenario.header.name, [frame.expect for frame in scenario]
+    ('two steps', [None, frozenset()])
+    """
+    return Scenario(path, ignore_truncated_tail=ignore_truncated_tail, limits=_limits_from(limits))
+
+
+def iter_frames(path: str | os.PathLike[str], *, ignore_truncated_tail: bool = False,
+                **limits: int) -> Iterator[Frame]:
+    r"""Stream the frames of a scenario file (header checked, not yielded).
+
+    Parameters
+    ----------
+    path : str or path-like
+    ignore_truncated_tail : bool
+    **limits
+        As for :func:`read_scenario`.
+
+    Yields
+    ------
+    Frame
+        One per line after the header; the file is closed when the
+        iteration ends.
+
+    Raises
+    ------
+    ScenarioError
+        As :func:`read_scenario`, at the bad line.
+
+    Examples
+    --------
+    The second frame moves a body that was never added:
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "bad.jsonl")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('{"collideworld_scenario": 1, "dim": 2}\n{}\n{"move": [{"id": "b4", "angle": 1}]}\n')
+    >>> [frame.number for frame in iter_frames(path)]  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.ScenarioError: ...bad.jsonl:3: move: unknown id 'b4'
+    """
+    scenario = read_scenario(path, ignore_truncated_tail=ignore_truncated_tail, **limits)
+    with scenario.frames() as frames:
+        yield from frames

@@ -1,0 +1,467 @@
+"""Schema of scenario files: what each JSON value of a line must look like.
+
+This module checks values one at a time against the format (version 1):
+the header's keys, a body (id, shape, pose, flags), a move, an
+``expect_contacts`` entry; numbers finite, vectors of the right length,
+quaternions of unit norm, ids strings or integers, unknown keys rejected
+(keys starting with ``_`` are comments). It builds the immutable records
+the reader yields (:class:`Header`, :class:`BodySpec`, :class:`MoveSpec`,
+:class:`ExpectedContact`).
+
+It knows nothing of files or lines (that is :mod:`.source`) nor of which
+ids are alive (that is :mod:`.frames`): a problem is raised as
+``_Invalid(reason)`` and the caller adds the file and line.
+
+Examples
+--------
+>>> parse_header({"collideworld_scenario": 1, "dim": 2, "name": "drop"})
+Header(version=1, dim=2, name='drop', description=None, tolerance=1e-06, tolerance_given=False)
+>>> parse_header({"collideworld_scenario": 1, "dim": 4})
+Traceback (most recent call last):
+...
+collideworld.scenario.schema._Invalid: header: dim must be 2 or 3, got 4
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InvalidShapeError
+from ..geometry.tolerance import MAX_COORDINATE
+from ..shapes import Shape, shape_from_dict
+
+__all__ = [
+    "FORMAT_VERSION",
+    "DEFAULT_TOLERANCE",
+    "QUATERNION_NORM_TOLERANCE",
+    "UINT32_MAX",
+    "BodyId",
+    "Header",
+    "BodySpec",
+    "MoveSpec",
+    "ExpectedContact",
+    "parse_header",
+    "parse_body",
+]
+
+#: The only version of the format this reader reads.
+FORMAT_VERSION = 1
+#: Tolerance of ``expect_contacts`` checks when the header gives none.
+DEFAULT_TOLERANCE = 1e-6
+#: A quaternion is a unit quaternion when its norm is within this of 1.
+QUATERNION_NORM_TOLERANCE = 1e-6
+UINT32_MAX = 0xFFFFFFFF
+
+BodyId = str | int
+
+_HEADER_KEYS = frozenset({"collideworld_scenario", "dim", "name", "description", "tolerance"})
+_FRAME_KEYS = frozenset({"remove", "add", "move", "expect", "expect_contacts"})
+_BODY_KEYS = frozenset({"id", "shape", "position", "angle", "quaternion", "static", "category", "mask"})
+_MOVE_KEYS = frozenset({"id", "position", "angle", "quaternion"})
+_CONTACT_KEYS = frozenset({"pair", "normal", "depth"})
+_UNBOUNDED_KINDS = frozenset({"halfplane", "plane"})
+
+# What the reader remembers about each alive body: just enough to reject a
+# move of a plane and an expect_contacts entry that names a concave polygon.
+_PLAIN, _UNBOUNDED, _CONCAVE = 0, 1, 2
+
+
+# --------------------------------------------------------------------------
+# data classes
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Header:
+    r"""Line 1 of a scenario file.
+
+    Attributes
+    ----------
+    version : int
+        ``collideworld_scenario``, always 1 here.
+    dim : int
+        2 or 3.
+    name, description : str or None
+    tolerance : float
+        Absolute tolerance of ``expect_contacts`` checks (``1e-6`` if the file
+        gives none).
+    tolerance_given : bool
+        Whether the file set ``tolerance`` explicitly.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "scene.jsonl")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('{"collideworld_scenario": 1, "dim": 3, "name": "drop", "tolerance": 1e-9}\n')
+    >>> from collideworld.scenario import read_scenario
+    >>> read_scenario(path).header
+    Header(version=1, dim=3, name='drop', description=None, tolerance=1e-09, tolerance_given=True)
+    """
+
+    version: int
+    dim: int
+    name: str | None = None
+    description: str | None = None
+    tolerance: float = DEFAULT_TOLERANCE
+    tolerance_given: bool = False
+
+
+@dataclass(frozen=True)
+class BodySpec:
+    """One body of a frame's ``add`` list.
+
+    ``position`` is None only for a ``halfplane``/``plane``; ``angle`` (2D) and
+    ``quaternion`` (3D, ``(w, x, y, z)``) are None when the file does not give
+    them (the world's defaults, 0 and identity, then apply). ``static`` is
+    always True for a ``halfplane``/``plane``.
+
+    Attributes
+    ----------
+    id : str or int
+    shape : Shape
+    position : tuple of float, shape (D,), or None
+    angle : float or None
+    quaternion : tuple of float, shape (4,), or None
+    static : bool
+    category, mask : int
+        Collision filtering bits (defaults 1 and ``0xFFFFFFFF``).
+
+    Examples
+    --------
+    Its file form (:func:`~collideworld.scenario.writer.body_to_dict`)
+    leaves out the fields that keep their defaults:
+
+    >>> from collideworld.shapes import Box
+    >>> from collideworld.scenario.writer import body_to_dict
+    >>> body_to_dict(BodySpec("crate", Box((1, 1)), (0.0, 2.0), static=True))
+    {'id': 'crate', 'shape': {'type': 'box', 'half_extents': [1.0, 1.0]}, 'position': [0.0, 2.0], 'static': True}
+    """
+
+    id: BodyId
+    shape: Shape
+    position: tuple[float, ...] | None = None
+    angle: float | None = None
+    quaternion: tuple[float, float, float, float] | None = None
+    static: bool = False
+    category: int = 1
+    mask: int = UINT32_MAX
+
+
+@dataclass(frozen=True)
+class MoveSpec:
+    """One pose update of a frame's ``move`` list; None means "keep".
+
+    Attributes
+    ----------
+    id : str or int
+    position : tuple of float, shape (D,), or None
+    angle : float or None
+    quaternion : tuple of float, shape (4,), or None
+
+    Examples
+    --------
+    Only the fields given are written, so a turn keeps the position:
+
+    >>> from collideworld.scenario.writer import move_to_dict
+    >>> move_to_dict(MoveSpec("crate", angle=0.5))
+    {'id': 'crate', 'angle': 0.5}
+    """
+
+    id: BodyId
+    position: tuple[float, ...] | None = None
+    angle: float | None = None
+    quaternion: tuple[float, float, float, float] | None = None
+
+
+@dataclass(frozen=True)
+class ExpectedContact:
+    """One ``expect_contacts`` entry: ``normal`` points from ``pair[0]`` to ``pair[1]``.
+
+    Attributes
+    ----------
+    pair : tuple of two ids
+    normal : tuple of float, shape (D,)
+        Unit direction along which ``pair[1]`` must move by ``depth`` to
+        stop penetrating ``pair[0]``.
+    depth : float
+        ``>= 0``.
+
+    Examples
+    --------
+    Unit circles "a" at (0, 0) and "b" at (1.5, 0) overlap by 2 - 1.5 = 0.5
+    along +x:
+
+    >>> c = ExpectedContact(pair=("a", "b"), normal=(1.0, 0.0), depth=0.5)
+    >>> c.pair[1], c.normal, c.depth
+    ('b', (1.0, 0.0), 0.5)
+    """
+
+    pair: tuple[BodyId, BodyId]
+    normal: tuple[float, ...]
+    depth: float
+
+
+# --------------------------------------------------------------------------
+# value checks (raise _Invalid with a reason; the reader adds file:line)
+# --------------------------------------------------------------------------
+
+
+class _Invalid(Exception):
+    pass
+
+
+#: An error-message subject, or a function that builds it (only called on error).
+_What = str | Callable[[], str]
+
+
+def _w(what: _What) -> str:
+    """Error-message subjects may be passed as a lambda, built only on error."""
+    return what() if callable(what) else what
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _number(value: Any, what: _What) -> float:
+    # NaN and Infinity tokens never get here (the decoder rejects them); a
+    # non-finite value is a number literal too large for a double.
+    if not _is_number(value):
+        raise _Invalid(f"{_w(what)} must be a number, got {_show(value)}")
+    try:
+        f = float(value)
+    except OverflowError:
+        f = math.inf
+    if not math.isfinite(f):
+        raise _Invalid(f"{_w(what)} is out of range (numbers must be finite doubles)")
+    return f
+
+
+def _vector(value: Any, n: int, what: _What) -> tuple[float, ...]:
+    # Fast path for the common, valid case: a list of n plain ints/floats.
+    if type(value) is list and len(value) == n:
+        for v in value:
+            tv = type(v)
+            if tv is not float and tv is not int:
+                break
+        else:
+            try:
+                out = tuple(map(float, value))
+            except OverflowError:
+                pass
+            else:
+                if 0.0 * sum(out) == 0.0:  # NaN unless every component is finite
+                    return out
+    if not isinstance(value, list):
+        raise _Invalid(f"{_w(what)} must be a list of {n} numbers, got {_show(value)}")
+    if len(value) != n:
+        raise _Invalid(f"{_w(what)} must have {n} numbers, got {len(value)}: {_show(value)}")
+    return tuple(_number(v, f"{_w(what)}[{i}]") for i, v in enumerate(value))
+
+
+def _position(value: Any, n: int, what: _What) -> tuple[float, ...]:
+    """A position: ``n`` finite numbers, each at most ``MAX_COORDINATE`` in magnitude.
+
+    The world rejects larger coordinates (squared distances would overflow);
+    the reader applies the same rule so a file is valid or not whichever
+    command reads it.
+    """
+    out = _vector(value, n, what)
+    if -MAX_COORDINATE <= min(out) and max(out) <= MAX_COORDINATE:
+        return out
+    i = next(k for k, c in enumerate(out) if not abs(c) <= MAX_COORDINATE)
+    raise _Invalid(f"{_w(what)}[{i}] is {out[i]!r}: coordinates must be at most "
+                   f"{MAX_COORDINATE:g} in magnitude")
+
+
+def _quaternion(value: Any, what: _What) -> tuple[float, float, float, float]:
+    q = _vector(value, 4, what)
+    norm = math.sqrt(sum(c * c for c in q))
+    if abs(norm - 1.0) > QUATERNION_NORM_TOLERANCE:
+        raise _Invalid(f"{_w(what)} must be a unit quaternion (norm within 1e-6 of 1), got norm {norm!r}")
+    w, x, y, z = q
+    return w, x, y, z
+
+
+def _uint32(value: Any, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _Invalid(f"{what} must be an unsigned 32-bit integer, got {_show(value)}")
+    if not 0 <= value <= UINT32_MAX:
+        raise _Invalid(f"{what} must be in 0..4294967295, got {value}")
+    return value
+
+
+def _body_id(value: Any, what: str) -> BodyId:
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise _Invalid(f"{what} must be a string or an integer, got {_show(value)}")
+
+
+def _list(value: Any, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise _Invalid(f"{what} must be a list, got {_show(value)}")
+    return value
+
+
+def _object(value: Any, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _Invalid(f"{what} must be an object, got {_show(value)}")
+    return value
+
+
+def _check_keys(obj: dict[str, Any], allowed: frozenset[str], what: str) -> None:
+    for key in obj:
+        if key not in allowed and not key.startswith("_"):
+            raise _Invalid(
+                f"{what}: unknown key {key!r} (expected one of {', '.join(sorted(allowed))};"
+                " keys starting with '_' are comments)"
+            )
+
+
+def _show(value: Any, limit: int = 80) -> str:
+    """A short, JSON-like rendering of a value for error messages."""
+    try:
+        text = json.dumps(value, allow_nan=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --------------------------------------------------------------------------
+# header and bodies
+# --------------------------------------------------------------------------
+
+
+def parse_header(obj: Any) -> Header:
+    """Check line 1 of a file (its JSON value) and build its :class:`Header`.
+
+    Examples
+    --------
+    >>> parse_header({"collideworld_scenario": 1, "dim": 3, "tolerance": 1e-9}).tolerance
+    1e-09
+    """
+    if not isinstance(obj, dict):
+        raise _Invalid(f"header: line 1 must be a JSON object, got {_show(obj)}")
+    _check_keys(obj, _HEADER_KEYS, "header")
+    if "collideworld_scenario" not in obj:
+        raise _Invalid("header: missing key 'collideworld_scenario' (line 1 must be the header)")
+    version = obj["collideworld_scenario"]
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise _Invalid(f"header: collideworld_scenario must be the integer 1, got {_show(version)}")
+    if version != FORMAT_VERSION:
+        raise _Invalid(
+            f"header: unsupported format version {version} (this reader reads version {FORMAT_VERSION})"
+        )
+    if "dim" not in obj:
+        raise _Invalid("header: missing key 'dim'")
+    dim = obj["dim"]
+    if isinstance(dim, bool) or not isinstance(dim, int) or dim not in (2, 3):
+        raise _Invalid(f"header: dim must be 2 or 3, got {_show(dim)}")
+    for key in ("name", "description"):
+        if key in obj and not isinstance(obj[key], str):
+            raise _Invalid(f"header: {key} must be a string, got {_show(obj[key])}")
+    tolerance = DEFAULT_TOLERANCE
+    if "tolerance" in obj:
+        tolerance = _number(obj["tolerance"], "header: tolerance")
+        if tolerance <= 0:
+            raise _Invalid(f"header: tolerance must be > 0, got {_show(obj['tolerance'])}")
+    return Header(
+        version=version,
+        dim=dim,
+        name=obj.get("name"),
+        description=obj.get("description"),
+        tolerance=tolerance,
+        tolerance_given="tolerance" in obj,
+    )
+
+
+def parse_body(raw: Any, i: int, dim: int, max_polygon_vertices: int) -> tuple[BodySpec, int]:
+    """Check ``add[i]`` and build its :class:`BodySpec`; also return its tag.
+
+    The tag (``_PLAIN``, ``_UNBOUNDED`` for a halfplane/plane, ``_CONCAVE``
+    for a concave polygon) is what the frame reader remembers about an alive
+    body. A polygon with more than ``max_polygon_vertices`` vertices is
+    rejected before it is built (building one is roughly quadratic).
+
+    Examples
+    --------
+    >>> spec, tag = parse_body({"id": "a", "shape": {"type": "circle", "radius": 1},
+    ...                         "position": [0, 2]}, 0, 2, 5000)
+    >>> spec.id, spec.position, tag == _PLAIN
+    ('a', (0.0, 2.0), True)
+    """
+    body = _object(raw, f"add[{i}]")
+    if "id" not in body:
+        raise _Invalid(f"add[{i}]: missing key 'id'")
+    bid = _body_id(body["id"], f"add[{i}]: id")
+    where = f"add: body {bid!r}"
+    _check_keys(body, _BODY_KEYS, where)
+    if "shape" not in body:
+        raise _Invalid(f"{where}: missing key 'shape'")
+    raw_shape = body["shape"]
+    if not isinstance(raw_shape, dict):
+        raise _Invalid(f"{where}: shape must be an object, got {_show(raw_shape)}")
+    kind = raw_shape.get("type")
+    if not isinstance(kind, str):
+        raise _Invalid(f"{where}: shape type must be a string, got {_show(kind)}")
+    if kind == "polygon":
+        verts = raw_shape.get("vertices")
+        if isinstance(verts, list) and len(verts) > max_polygon_vertices:
+            raise _Invalid(
+                f"{where}: polygon has {len(verts)} vertices, more than the limit of "
+                f"{max_polygon_vertices} (max_polygon_vertices)"
+            )
+    try:
+        shape = shape_from_dict(raw_shape, dim)
+    except (InvalidShapeError, TypeError, ValueError) as exc:
+        text = str(exc)  # a polygon's message lists its vertices: keep it short
+        if len(text) > 300:
+            text = text[:297] + "..."
+        raise _Invalid(f"{where}: invalid shape: {text}") from None
+
+    unbounded = kind in _UNBOUNDED_KINDS
+    position = angle = quaternion = None
+    if unbounded:
+        for key in ("position", "angle", "quaternion"):
+            if key in body:
+                raise _Invalid(f"{where}: a {kind} takes no pose, but {key!r} is given")
+    else:
+        if "position" not in body:
+            raise _Invalid(f"{where}: missing key 'position'")
+        position = _position(body["position"], dim, f"{where}: position")
+        if "angle" in body:
+            if dim != 2:
+                raise _Invalid(f"{where}: 'angle' is only allowed in 2D (use 'quaternion' in 3D)")
+            angle = _number(body["angle"], f"{where}: angle")
+        if "quaternion" in body:
+            if dim != 3:
+                raise _Invalid(f"{where}: 'quaternion' is only allowed in 3D (use 'angle' in 2D)")
+            quaternion = _quaternion(body["quaternion"], f"{where}: quaternion")
+    static = body.get("static", False)
+    if not isinstance(static, bool):
+        raise _Invalid(f"{where}: static must be true or false, got {_show(static)}")
+    category = _uint32(body.get("category", 1), f"{where}: category")
+    mask = _uint32(body.get("mask", UINT32_MAX), f"{where}: mask")
+    spec = BodySpec(
+        id=bid,
+        shape=shape,
+        position=position,
+        angle=angle,
+        quaternion=quaternion,
+        static=True if unbounded else static,
+        category=category,
+        mask=mask,
+    )
+    if unbounded:
+        tag = _UNBOUNDED
+    elif kind == "polygon" and not getattr(shape, "is_convex", True):
+        tag = _CONCAVE
+    else:
+        tag = _PLAIN
+    return spec, tag
+

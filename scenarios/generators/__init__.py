@@ -1,0 +1,35 @@
+"""One module per scenario file, each with the function that builds it.
+
+``STORIES`` lists the scenario generators in the order ``generate.py`` runs
+them; :func:`invalid_files` builds the files of ``invalid/``. Shared helpers
+(rounding, shape dictionaries, the independent contact tests, the
+:class:`~generators.common.Scenario` writer) live in :mod:`generators.common`.
+No module here imports collideworld.
+"""
+
+from __future__ import annotations
+
+from .driving import story_driving
+from .filtering_static import story_filtering_static
+from .frustum_culling import story_frustum_culling
+from .id_reuse import story_id_reuse
+from .invalid import invalid_files
+from .mixed_2d import story_mixed_2d
+from .rts_town import story_rts_town
+from .touching_edges_2d import story_touching_edges_2d
+from .touching_edges_3d import story_touching_edges_3d
+from .tumbling_3d import story_tumbling_3d
+
+__all__ = ["STORIES", "invalid_files"]
+
+STORIES = [
+    story_rts_town,
+    story_driving,
+    story_tumbling_3d,
+    story_frustum_culling,
+    story_mixed_2d,
+    story_filtering_static,
+    story_id_reuse,
+    story_touching_edges_2d,
+    story_touching_edges_3d,
+]
