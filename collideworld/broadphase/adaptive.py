@@ -76,7 +76,8 @@ class AdaptiveBroadphase(Broadphase):
     Handles must be small non-negative ints (array indices), as a world's
     slots are. ``sap_builds`` counts the times the sweep-and-prune was
     built: a switch whose pair set is predicted to cost more to load than
-    :data:`SWITCH_BUDGET_CALLS` calls of the batched sweep is not made. ``last_strategy`` says which strategy answered the last call
+    :data:`SWITCH_BUDGET_CALLS` calls of the batched sweep is not made.
+    ``last_strategy`` says which strategy answered the last call
     (``"incremental"`` or ``"batched"``).
 
     Examples
