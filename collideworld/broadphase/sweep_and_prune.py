@@ -260,8 +260,8 @@ class SweepAndPrune(Broadphase):
         for handle, s in zip(hl, sl, strict=True):
             self._slot[handle] = s
 
-        lo_bits = _ordered_bits(lo_a).T.tolist()  # (D, M)
-        hi_bits = _ordered_bits(hi_a).T.tolist()
+        lo_bits_arr, hi_bits_arr = _ordered_bits(lo_a).T, _ordered_bits(hi_a).T  # (D, M)
+        lo_bits, hi_bits = lo_bits_arr.tolist(), hi_bits_arr.tolist()
         for k in range(self._dim):
             sk, ek = self._start_key[k], self._end_key[k]
             starts = [(lb << _VALUE_SHIFT) | s for s, lb in zip(sl, lo_bits[k], strict=True)]
@@ -274,11 +274,22 @@ class SweepAndPrune(Broadphase):
                 for key in starts + ends:
                     insort(axis, key)
             else:
-                # timsort merges the sorted list with the sorted new run
-                starts.extend(ends)
-                starts.sort()
-                axis.extend(starts)
-                axis.sort()
+                # order the new keys with numpy, by (value bits, END flag and
+                # slot): the order of the packed keys without a Python sort
+                # (0.5 s of a 1.4 s build at 100,000 boxes); then timsort
+                # merges the two sorted runs
+                tags = np.concatenate([slots, slots | _END])
+                bits = np.concatenate([lo_bits_arr[k], hi_bits_arr[k]])
+                order = np.lexsort((tags, bits))
+                # made afresh in order: reading the keys above in this order
+                # jumps through memory and measured slower than the sort
+                fresh = [(b << _VALUE_SHIFT) | t
+                         for b, t in zip(bits[order].tolist(), tags[order].tolist(), strict=True)]
+                if axis:
+                    axis.extend(fresh)
+                    axis.sort()
+                else:
+                    axis[:] = fresh
 
         # Every box is stored before the query, so pairs among the new boxes
         # are found too (twice: np.unique or the sets keep one).
