@@ -516,17 +516,18 @@ def _quiet_calls(bp, lo, hi, movers, calls, step=0.01):
 
 
 def test_adaptive_does_not_switch_where_the_pair_set_would_cost_too_much():
-    # 1,500 mutually overlapping boxes: 1.1M pairs. Loading them into the
+    # 2,000 mutually overlapping boxes: 2M pairs. Loading them into the
     # sweep-and-prune costs far more than a few batched answers about three
-    # moving boxes, so the switch is never made (counted, not timed).
-    n = 1500
+    # moving boxes (predicted 0.8 s against a few ms), so the switch is never
+    # made (counted, not timed).
+    n = 2000
     rng = np.random.default_rng(4)
     lo = rng.uniform(0, 0.5, (n, 2))
     hi = lo + 1.0
     bp = AdaptiveBroadphase(2, quiet_calls_before_rebuild=2)
     bp.insert_many(np.arange(n), lo, hi)
     assert len(bp.pairs()) == n * (n - 1) // 2
-    movers = np.array([5, 700, 1499])
+    movers = np.array([5, 700, 1999])
     got = _quiet_calls(bp, lo, hi, movers, 8)
     assert len(got) == 3 * (n - 1) - 3  # still all overlapping
     assert bp.sap_builds == 0 and bp.last_strategy == "batched"
