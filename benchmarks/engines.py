@@ -49,7 +49,8 @@ import numpy as np
 from numpy.typing import NDArray
 from workloads import BOX, CIRCLE, SPHERE, Scene
 
-__all__ = ["Engine", "CollideWorldEngine", "CollideWorldNumpyEngine", "PymunkEngine", "ShapelyEngine", "FclEngine", "ENGINES", "pairs_from_arrays"]
+__all__ = ["Engine", "CollideWorldEngine", "CollideWorldNumpyEngine", "PymunkEngine", "ShapelyEngine", "FclEngine",
+           "ENGINES", "pairs_from_arrays"]
 
 Pairs = set[tuple[int, int]]
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from .backend import register_warm_up
 from .bodies import BodyStore, Kind
 from .broadphase import Broadphase
 from .geometry.aabb import max_over_columns
@@ -169,3 +170,22 @@ def query_bounds(store: BodyStore) -> Bounds:
     lo, hi = store.fat_lo.copy(), store.fat_hi.copy()
     lo[moved], hi[moved] = tight_bounds(store, moved)
     return lo, hi
+
+
+@register_warm_up
+def _warm_up_refit(dim: int) -> None:
+    """Compile :func:`_refit_compiled`'s loop on a one-box store (called by ``collideworld.warm_up``)."""
+    from .compiled.fat_boxes import refit_moved
+    from .shapes import Box
+
+    st = BodyStore(dim)
+    s = st.allocate(1)
+    st.set_shapes(s, [Box((1.0,) * dim)])
+    if dim == 2:
+        st.set_poses(s, np.zeros((1, 2)), np.zeros(1))
+    else:
+        st.set_poses(s, np.zeros((1, 3)), quaternion=np.array([[1.0, 0.0, 0.0, 0.0]]))
+    planes_x = st.world_x if dim == 2 else _NO_PLANES
+    planes_y = st.world_y if dim == 2 else _NO_PLANES
+    refit_moved(s, st.kind, st.simple, st.position, st.rotation, st.radius, st.half, planes_x, planes_y,
+                st.static, st.bound_radius, st.fat_lo.copy(), st.fat_hi.copy(), 0.1, REL_TOUCH_TOL)

@@ -5,3 +5,5 @@ Each module here has the name of the module whose work it compiles
 twins are in :mod:`collideworld.geometry.compiled`. Importing this package
 imports numba: only the compiled backend does.
 """
+
+__all__: list[str] = []
