@@ -503,3 +503,48 @@ def test_slot_pair_set_matches_a_set_model():
             touching = {(k >> 32, k & 0xFFFFFFFF) for k in ps.keys_touching(asked).tolist()}
             assert touching == {p for p in model if p[0] in asked or p[1] in asked}
             ps.validate()
+
+
+def _quiet_calls(bp, lo, hi, movers, calls, step=0.01):
+    """Move ``movers`` a little and ask for their pairs, ``calls`` times (a quiet world)."""
+    for _ in range(calls):
+        lo[movers] += step
+        hi[movers] += step
+        bp.update_many(movers, lo[movers], hi[movers])
+        got = bp.pairs_touching(movers)
+    return got
+
+
+def test_adaptive_does_not_switch_where_the_pair_set_would_cost_too_much():
+    # 2,000 mutually overlapping boxes: 2M pairs. Loading them into the
+    # sweep-and-prune costs far more than a few batched answers about three
+    # moving boxes (predicted 0.8 s against a few ms), so the switch is never
+    # made (counted, not timed).
+    n = 2000
+    rng = np.random.default_rng(4)
+    lo = rng.uniform(0, 0.5, (n, 2))
+    hi = lo + 1.0
+    bp = AdaptiveBroadphase(2, quiet_calls_before_rebuild=2)
+    bp.insert_many(np.arange(n), lo, hi)
+    assert len(bp.pairs()) == n * (n - 1) // 2
+    movers = np.array([5, 700, 1999])
+    got = _quiet_calls(bp, lo, hi, movers, 8)
+    assert len(got) == 3 * (n - 1) - 3  # still all overlapping
+    assert bp.sap_builds == 0 and bp.last_strategy == "batched"
+
+
+def test_adaptive_switches_in_a_sparse_quiet_world():
+    n = 3000
+    rng = np.random.default_rng(5)
+    lo = rng.uniform(0, 300, (n, 2))
+    hi = lo + rng.uniform(0.5, 2.0, (n, 2))
+    bp = AdaptiveBroadphase(2, quiet_calls_before_rebuild=2)
+    bp.insert_many(np.arange(n), lo, hi)
+    bp.pairs()
+    movers = np.array([1, 2, 3])
+    got = _quiet_calls(bp, lo, hi, movers, 6)
+    assert bp.sap_builds == 1 and bp.last_strategy == "incremental"
+    ref = BruteForceBroadphase(2)
+    ref.insert_many(np.arange(n), lo, hi)
+    assert got.tolist() == ref.pairs_touching(movers).tolist()
+    bp.validate()

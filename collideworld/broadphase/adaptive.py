@@ -43,10 +43,13 @@ from .base import Broadphase, as_handles
 from .batched_sweep import BatchedSweep
 from .sweep_and_prune import SweepAndPrune
 
-__all__ = ["AdaptiveBroadphase"]
+__all__ = ["AdaptiveBroadphase", "SWITCH_BUDGET_CALLS"]
 
 #: Weight of the newest measurement in the running mean of a cost.
 _COST_SMOOTHING = 0.3
+
+#: A strategy switch may cost at most this many calls of the strategy it leaves.
+SWITCH_BUDGET_CALLS = 4
 
 
 class AdaptiveBroadphase(Broadphase):
@@ -71,7 +74,10 @@ class AdaptiveBroadphase(Broadphase):
     Notes
     -----
     Handles must be small non-negative ints (array indices), as a world's
-    slots are. ``last_strategy`` says which strategy answered the last call
+    slots are. ``sap_builds`` counts the times the sweep-and-prune was
+    built: a switch whose pair set is predicted to cost more to load than
+    :data:`SWITCH_BUDGET_CALLS` calls of the batched sweep is not made.
+    ``last_strategy`` says which strategy answered the last call
     (``"incremental"`` or ``"batched"``).
 
     Examples
@@ -102,6 +108,11 @@ class AdaptiveBroadphase(Broadphase):
         self.incremental_minimum = incremental_minimum
         self.quiet_calls_before_rebuild = quiet_calls_before_rebuild
         self.last_strategy = "batched"
+        self.sap_builds = 0
+        self._pairs_estimate = 0
+        # measured on the 2-core machine: building the SAP over 3,000
+        # mutually overlapping boxes (4.5M pairs) took 1.4-2.5 s, sweep included
+        self._pair_load_cost = 0.4e-6
 
     @property
     def dim(self) -> int:
@@ -149,11 +160,12 @@ class AdaptiveBroadphase(Broadphase):
     # -- questions -------------------------------------------------------------------
 
     def pairs(self) -> NDArray[np.int64]:
-        return self._answer(lambda sap: sap.pairs(), lambda sweep: sweep.pairs())
+        return self._answer(lambda sap: sap.pairs(), lambda sweep: sweep.pairs(), asked=None)
 
     def pairs_touching(self, handles: ArrayLike) -> NDArray[np.int64]:
         """Every overlapping pair holding at least one of ``handles`` (live), sorted, ``i < j``."""
-        return self._answer(lambda sap: sap.pairs_touching(handles), lambda sweep: sweep.pairs_touching(handles))
+        return self._answer(lambda sap: sap.pairs_touching(handles), lambda sweep: sweep.pairs_touching(handles),
+                            asked=len(as_handles(handles)))
 
     # -- the choice ------------------------------------------------------------------
 
@@ -161,8 +173,12 @@ class AdaptiveBroadphase(Broadphase):
         return changed <= max(self.incremental_minimum, self.incremental_fraction * len(self))
 
     def _answer(self, by_sap: Callable[[SweepAndPrune], NDArray[np.int64]],
-                by_sweep: Callable[[BatchedSweep], NDArray[np.int64]]) -> NDArray[np.int64]:
-        """Ask the strategy expected to be cheaper; learn from what it cost."""
+                by_sweep: Callable[[BatchedSweep], NDArray[np.int64]], asked: int | None) -> NDArray[np.int64]:
+        """Ask the strategy expected to be cheaper; learn from what it cost.
+
+        ``asked``: how many handles a ``pairs_touching`` call asked about
+        (None for ``pairs``), to estimate the total pair count from its answer.
+        """
         changed, self._recent = self._recent, 0
         n = len(self._all)
         if self._sap is not None and (not self.quiet_calls_before_rebuild
@@ -172,16 +188,42 @@ class AdaptiveBroadphase(Broadphase):
             return by_sap(self._sap)
         t = time.perf_counter()
         out = by_sweep(self._all)
+        call = time.perf_counter() - t
         self.last_strategy = "batched"
         if n:
-            self._sweep_cost += _COST_SMOOTHING * ((time.perf_counter() - t) / n - self._sweep_cost)
+            self._sweep_cost += _COST_SMOOTHING * (call / n - self._sweep_cost)
+        # total pairs: counted by a full answer, else the asked boxes' mean degree times n / 2
+        if asked is None:
+            self._pairs_estimate = len(out)
+        elif asked:
+            self._pairs_estimate = len(out) * n // (2 * asked)
         if self._sap is None:
             # would a SAP have been cheaper on this call? (the boxes changed
             # since the last call are the ones it would have had to replay)
             self._quiet = self._quiet + 1 if self._sap_cost * changed <= self._sweep_cost * n else 0
             if self._quiet >= self.quiet_calls_before_rebuild:
-                self._build_sap()
+                # a switch may cost a few calls of the strategy it leaves, no more
+                if not self.quiet_calls_before_rebuild or self._build_cost() <= SWITCH_BUDGET_CALLS * call:
+                    self._build_sap()
+                else:
+                    self._quiet = 0  # too dense to switch now; count quiet calls again
         return out
+
+    def _build_cost(self) -> float:
+        """Predicted seconds to load the SAP's pair set (a fixed per-pair cost times the pairs expected).
+
+        In a dense scene this is what a switch costs: 3,000 mutually
+        overlapping boxes have 4.5M pairs, whose loading costs far more than
+        the batched sweep's answer about the few boxes that moved.
+
+        NOTE: the endpoint lists cost a few microseconds per box on top
+        (Python ints, sorted), about 0.3 s for 100,000 boxes on the 2-core
+        machine: more than four batched calls there. That part is not in
+        the budget; the sweep-and-prune would otherwise never be built in a
+        large quiet world, where it answers in a millisecond what the
+        batched sweep answers in tens.
+        """
+        return self._pair_load_cost * self._pairs_estimate
 
     def _sync_sap(self) -> None:
         """Replay the changes the SAP has not seen; measure what that cost per box."""
@@ -209,6 +251,7 @@ class AdaptiveBroadphase(Broadphase):
         live = self._all.live_handles()
         sap = SweepAndPrune(self._dim, backend=self._all.backend)
         sap.insert_many(live, *self._all.boxes(live))
+        self.sap_builds += 1
         self._sap = sap
         self._stale = np.zeros(0, dtype=bool)
         self._grow_stale(live)

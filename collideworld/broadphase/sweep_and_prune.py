@@ -90,6 +90,10 @@ _SLOT_MASK = _END - 1
 _VALUE_SHIFT = 33
 _MAX_SLOTS = 1 << 32
 
+#: An endpoint's new place is first looked for among this many keys on
+#: either side of its old one (a short bisection), as small moves cross few.
+_NEAR = 8
+
 # Upper bound on the elements of one numpy comparison block, to bound memory.
 _BLOCK_ELEMENTS = 1 << 22
 
@@ -256,8 +260,8 @@ class SweepAndPrune(Broadphase):
         for handle, s in zip(hl, sl, strict=True):
             self._slot[handle] = s
 
-        lo_bits = _ordered_bits(lo_a).T.tolist()  # (D, M)
-        hi_bits = _ordered_bits(hi_a).T.tolist()
+        lo_bits_arr, hi_bits_arr = _ordered_bits(lo_a).T, _ordered_bits(hi_a).T  # (D, M)
+        lo_bits, hi_bits = lo_bits_arr.tolist(), hi_bits_arr.tolist()
         for k in range(self._dim):
             sk, ek = self._start_key[k], self._end_key[k]
             starts = [(lb << _VALUE_SHIFT) | s for s, lb in zip(sl, lo_bits[k], strict=True)]
@@ -270,11 +274,22 @@ class SweepAndPrune(Broadphase):
                 for key in starts + ends:
                     insort(axis, key)
             else:
-                # timsort merges the sorted list with the sorted new run
-                starts.extend(ends)
-                starts.sort()
-                axis.extend(starts)
-                axis.sort()
+                # order the new keys with numpy, by (value bits, END flag and
+                # slot): the order of the packed keys without a Python sort
+                # (0.5 s of a 1.4 s build at 100,000 boxes); then timsort
+                # merges the two sorted runs
+                tags = np.concatenate([slots, slots | _END])
+                bits = np.concatenate([lo_bits_arr[k], hi_bits_arr[k]])
+                order = np.lexsort((tags, bits))
+                # made afresh in order: reading the keys above in this order
+                # jumps through memory and measured slower than the sort
+                fresh = [(b << _VALUE_SHIFT) | t
+                         for b, t in zip(bits[order].tolist(), tags[order].tolist(), strict=True)]
+                if axis:
+                    axis.extend(fresh)
+                    axis.sort()
+                else:
+                    axis[:] = fresh
 
         # Every box is stored before the query, so pairs among the new boxes
         # are found too (twice: np.unique or the sets keep one).
@@ -614,17 +629,24 @@ def _move_key(keys: list[int], old: int, new: int) -> list[int]:
 
     Returns the keys strictly between ``old`` and ``new``: exactly the
     endpoints the moving endpoint passes, i.e. the candidates for pair events.
-    Two bisections, then the crossed keys shift one place with a C-level
-    slice copy, O(log n + crossed); the rest of the list is untouched.
+    One bisection finds ``old``; the new place is looked for first among the
+    few keys next to it (coherent motion crosses few endpoints), then in the
+    rest; the crossed keys shift one place with a C-level slice copy. O(log n
+    + crossed); the rest of the list is untouched.
     """
     idx = bisect_left(keys, old)
     if new < old:
-        j = bisect_left(keys, new, 0, idx)
+        near = idx - _NEAR if idx > _NEAR else 0
+        j = bisect_left(keys, new, near, idx) if keys[near] < new else bisect_left(keys, new, 0, near)
         crossed = keys[j:idx]
         keys[j + 1 : idx + 1] = crossed
         keys[j] = new
     else:
-        j = bisect_left(keys, new, idx + 1)
+        far = idx + _NEAR
+        if far < len(keys) and keys[far] < new:
+            j = bisect_left(keys, new, far + 1)
+        else:
+            j = bisect_left(keys, new, idx + 1, min(far, len(keys)))
         crossed = keys[idx + 1 : j]
         keys[idx : j - 1] = crossed
         keys[j - 1] = new
