@@ -548,3 +548,16 @@ def test_adaptive_switches_in_a_sparse_quiet_world():
     ref.insert_many(np.arange(n), lo, hi)
     assert got.tolist() == ref.pairs_touching(movers).tolist()
     bp.validate()
+
+
+@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+def test_looking_back_survives_a_rounded_extent(backend):
+    # found by the state machine: the box from -1.7e-129 to 2 measures 2.0 exactly, so a
+    # prune by the widest extent alone kept the box starting at 2 from looking back far
+    # enough; the touching pair (they share y = 2) was missed
+    from collideworld.broadphase.batched_sweep import overlapping_pairs
+
+    lo = np.array([[0.0, -1.747831886889097e-129], [0.0, 2.0]])
+    hi = np.array([[0.0, 2.0], [0.0, 2.0]])
+    for wanted in (None, np.array([False, True]), np.array([True, False])):
+        assert overlapping_pairs(lo, hi, None, wanted, backend=backend).tolist() == [[0, 1]]

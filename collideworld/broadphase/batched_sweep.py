@@ -190,11 +190,25 @@ def overlapping_pairs(lo: NDArray[np.float64], hi: NDArray[np.float64],
             np.ascontiguousarray(lo[:, band_axes].T), np.ascontiguousarray(hi[:, band_axes].T),
             np.array(b_lo, dtype=np.int64).reshape(len(band_axes), n), np.array(nbands, dtype=np.int64),
             static if static is not None else np.zeros(n, dtype=bool), wanted,
-            float((shi - slo).max()), shift)
+            _lookback_reach(slo, shi), shift)
         i, j = keys >> shift, keys & ((1 << shift) - 1)
     else:
         i, j = _sweep_numpy(lo, hi, box, cell, start_lo, end, slo, shi, b_lo, nbands, band_axes, wanted)
     return _finish(lo, hi, i, j, big, static, wanted)
+
+
+def _lookback_reach(slo: NDArray[np.float64], shi: NDArray[np.float64]) -> float:
+    """How far back on the sweep axis a box can start and still reach a later one, rounding included.
+
+    The widest extent ``max(hi - lo)`` alone is not enough: ``hi - lo`` and
+    the test ``lo_q >= lo_p - reach`` both round, and a box from -1e-129 to 2
+    measures 2.0 exactly, so the box starting at 2 would not look back far
+    enough to find it. A few ulps of the coordinates' magnitude more make the
+    prune conservative; the exact overlap test follows it anyway.
+    """
+    reach = float((shi - slo).max())
+    magnitude = max(float(np.abs(slo).max()), float(np.abs(shi).max()))
+    return reach + 4.0 * np.finfo(np.float64).eps * (magnitude + reach)
 
 
 def _sweep_numpy(lo: NDArray[np.float64], hi: NDArray[np.float64], box: NDArray[np.int64],
@@ -224,7 +238,7 @@ def _sweep_numpy(lo: NDArray[np.float64], hi: NDArray[np.float64], box: NDArray[
         # only runs starting at wanted copies were swept: also look back from
         # them for unwanted copies whose run reaches them. A copy starting
         # more than the widest box before them cannot reach them.
-        reach = float((shi - slo).max())
+        reach = _lookback_reach(slo, shi)
         active = np.flatnonzero(wanted[box])
         offset = 1
         while len(active):
