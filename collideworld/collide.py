@@ -7,7 +7,7 @@ inside a :class:`~collideworld.world.World`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from .bodies import BodyStore
 from .errors import InvalidPoseError, UnsupportedPairError
-from .narrowphase import contact_pairs
+from .narrowphase import contact_pairs, manifold_pairs
 from .poses import check_angle, check_position, check_quaternion
 from .shapes import SHAPE_TYPES, Shape
 
@@ -34,6 +34,16 @@ class ContactResult:
         deeply penetrating convex piece's).
     depth : float
         Penetration depth ``>= 0``; 0 when the shapes only touch.
+    points : ndarray, shape (P, D)
+        Where the shapes touch: P = 1 or 2 points in 2D, 1 to 4 in 3D (the
+        ends of the touching segment, the corners of the touching face or of
+        its clipped overlap; a concave polygon's deepest convex piece's).
+        Each lies within its own ``|separation|`` of both shapes.
+    separations : ndarray, shape (P,)
+        Each point's signed separation along ``normal`` (<= 0 when penetrating).
+    point_ids : ndarray of int64, shape (P,)
+        Feature ids, ``feature of a << 32 | feature of b``: the same while the
+        same features touch (see :mod:`collideworld.geometry.manifold_support`).
 
     Examples
     --------
@@ -44,10 +54,15 @@ class ContactResult:
     >>> r = collide(Circle(3.0), ((0, 0), 0.0), Circle(3.0), ((3, 4), 0.0))
     >>> r.normal.tolist(), r.depth
     ([0.6, 0.8], 1.0)
+    >>> r.points.tolist(), r.separations.tolist()
+    ([[1.5, 2.0]], [-1.0])
     """
 
     normal: NDArray[np.float64]
     depth: float
+    points: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 2)))
+    separations: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    point_ids: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 def _pose(shape: Shape, pose: Any, which: str) -> tuple[NDArray[np.float64], NDArray[np.float64] | None,
@@ -101,6 +116,8 @@ def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any) -> Contact
     >>> r = collide(Box((1, 1)), ((0, 0), 0.0), Circle(1.0), ((1.5, 0), 0.0))
     >>> r.normal.tolist(), r.depth
     ([1.0, 0.0], 0.5)
+    >>> r.points.tolist()   # halfway between the box's face x = 1 and the circle's deepest point x = 0.5
+    [[0.75, 0.0]]
     >>> collide(Box((1, 1)), ((0, 0), 0.0), Circle(1.0), ((3.0, 0), 0.0)) is None
     True
     >>> collide(Circle(1.0), (0, 0), Circle(1.0), ((1.0, 0), None)).depth   # bare position; no rotation
@@ -122,4 +139,7 @@ def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any) -> Contact
     res = contact_pairs(store, slots[:1], slots[1:], "auto")  # the kernels a default World runs
     if not res.hit[0]:
         return None
-    return ContactResult(res.normal[0].copy(), float(res.depth[0]))
+    m = manifold_pairs(store, slots[:1], slots[1:], res.normal, res.depth)
+    used = int(m.count[0])
+    return ContactResult(res.normal[0].copy(), float(res.depth[0]), m.points[0, :used].copy(),
+                         m.separations[0, :used].copy(), m.ids[0, :used].copy())

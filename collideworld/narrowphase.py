@@ -41,12 +41,14 @@ from .geometry.contact_halfspace_box import contact_halfspace_box
 from .geometry.contact_halfspace_halfspace import contact_halfspace_halfspace
 from .geometry.contact_halfspace_polygon import contact_halfspace_points
 from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
+from .geometry.manifold_support import ManifoldArrays, empty_manifold
 from .geometry.raycast import raycast_ball, raycast_box, raycast_halfspace, raycast_polygon
 from .geometry.result import ContactArrays
 from .geometry.tolerance import touch_tolerance
 
 __all__ = ["contact_pairs", "contact_pairs_exact", "raycast_slots", "PAIR_KERNELS", "RAY_KERNELS", "MAX_BATCH",
-           "Kernels", "KERNEL_TWINS", "kernels_for"]
+           "Kernels", "KERNEL_TWINS", "kernels_for", "MANIFOLD_KERNELS", "MANIFOLD_TWINS", "ManifoldKernels",
+           "manifold_kernels_for", "manifold_pairs"]
 
 Slots = NDArray[np.int64]
 Kernel = Callable[..., ContactArrays]
@@ -587,3 +589,306 @@ def raycast_slots(store: BodyStore, slots: Slots, origin: NDArray[np.float64], d
         idx = np.flatnonzero(kinds == kind)
         dist[idx], normal[idx] = RAY_KERNELS[Kind(kind)](store, slots[idx], origin, direction, max_distance)
     return dist, normal
+
+
+# -- contact manifolds, by kind pair --------------------------------------------------
+#
+# Where the bodies of a touching pair touch: up to K points (2 in 2D, 4 in 3D)
+# with separations and feature ids (geometry/manifold_support.py). The same
+# table idea as PAIR_KERNELS: one entry per canonical kind pair, registered
+# once; a new shape registers its ``manifold_<a>_<b>`` kernels the same way.
+# Each entry gets the pair's contact normal and depth (already computed, so
+# the points never disagree with the contact) in the canonical order.
+
+ManifoldKernel = Callable[..., ManifoldArrays]
+
+
+class ManifoldKernels(NamedTuple):
+    """The manifold kernels one backend provides, by name (numpy's, or their compiled twins).
+
+    Examples
+    --------
+    >>> manifold_kernels_for("numpy").manifold_box_box_3d.__name__
+    'manifold_box_box_3d'
+    """
+
+    manifold_halfspace_ball: ManifoldKernel
+    manifold_halfspace_box: ManifoldKernel
+    manifold_halfspace_points: ManifoldKernel
+    manifold_ball_ball: ManifoldKernel
+    manifold_ball_box: ManifoldKernel
+    manifold_ball_polygon: ManifoldKernel
+    manifold_box_box_2d: ManifoldKernel
+    manifold_box_box_3d: ManifoldKernel
+    manifold_box_polygon: ManifoldKernel
+    manifold_polygon_polygon: ManifoldKernel
+
+
+#: manifold kernel name -> module of :mod:`collideworld.geometry` (and of
+#: :mod:`collideworld.geometry.compiled`, for its twin) holding it.
+MANIFOLD_TWINS: dict[str, str] = {
+    "manifold_halfspace_ball": "manifold_halfspace_ball",
+    "manifold_halfspace_box": "manifold_halfspace_box",
+    "manifold_halfspace_points": "manifold_halfspace_polygon",
+    "manifold_ball_ball": "manifold_ball_ball",
+    "manifold_ball_box": "manifold_ball_box",
+    "manifold_ball_polygon": "manifold_ball_polygon",
+    "manifold_box_box_2d": "manifold_box_box_2d",
+    "manifold_box_box_3d": "manifold_box_box_3d",
+    "manifold_box_polygon": "manifold_box_polygon",
+    "manifold_polygon_polygon": "manifold_polygon_polygon",
+}
+
+_manifold_kernels: dict[str, ManifoldKernels] = {}
+
+
+def manifold_kernels_for(backend: str) -> ManifoldKernels:
+    """The manifold kernels of a resolved backend, ``"numpy"`` or ``"compiled"`` (imported on first use).
+
+    Parameters
+    ----------
+    backend : {"numpy", "compiled"}
+
+    Returns
+    -------
+    ManifoldKernels
+
+    Examples
+    --------
+    >>> manifold_kernels_for("numpy").manifold_ball_ball.__module__
+    'collideworld.geometry.manifold_ball_ball'
+    """
+    if backend not in _manifold_kernels:
+        package = f"{__package__}.geometry" + (".compiled" if backend == "compiled" else "")
+        _manifold_kernels[backend] = ManifoldKernels(**{
+            name: getattr(importlib.import_module(f"{package}.{module}"), name)
+            for name, module in MANIFOLD_TWINS.items()
+        })
+    return _manifold_kernels[backend]
+
+
+PairManifold = Callable[[BodyStore, Slots, Slots, NDArray[np.float64], NDArray[np.float64], ManifoldKernels,
+                         Kernels], ManifoldArrays]
+
+#: (dim, kind_a, kind_b) -> function(store, slots_a, slots_b, normal, depth, manifold kernels,
+#: contact kernels), kind_a <= kind_b, normal from a towards b.
+MANIFOLD_KERNELS: dict[tuple[int, Kind, Kind], PairManifold] = {}
+
+
+def _register_manifold(dims: tuple[int, ...], ka: Kind, kb: Kind) -> Callable[[PairManifold], PairManifold]:
+    def deco(fn: PairManifold) -> PairManifold:
+        for d in dims:
+            MANIFOLD_KERNELS[(d, ka, kb)] = fn
+        return fn
+    return deco
+
+
+def _put(out: ManifoldArrays, idx: NDArray[np.int64], res: ManifoldArrays) -> None:
+    out.points[idx], out.separations[idx], out.ids[idx], out.count[idx] = res
+
+
+def _deepest(pair_of_row: NDArray[np.int64], res: ContactArrays, n: int) -> NDArray[np.int64]:
+    """The row of each pair whose contact is deepest (the row :func:`_most_penetrating` keeps)."""
+    score = np.where(res.hit, res.depth, -np.inf)
+    order = np.lexsort((-score, pair_of_row))
+    sorted_pairs = pair_of_row[order]
+    first: NDArray[np.int64] = order[np.r_[True, sorted_pairs[1:] != sorted_pairs[:-1]]]
+    assert len(first) == n
+    return first
+
+
+def _local_part(s: BodyStore, slots: Slots, part: NDArray[np.int64]) -> NDArray[np.int64]:
+    first, _, _ = s.parts.shape_arrays()
+    local: NDArray[np.int64] = part - first[s.poly[slots]]
+    return local
+
+
+def _deepest_part(s: BodyStore, b: Slots, contact: Callable[[NDArray[np.int64], NDArray[np.int64]], ContactArrays]
+                  ) -> NDArray[np.int64]:
+    """Part of each polygon ``b`` whose contact (``contact(rows, parts)``) with the other body is deepest.
+
+    A concave polygon's manifold is its deepest convex part's, the part whose
+    normal and depth the pair's contact reports.
+    """
+    row, part = _parts_of(s, b)
+    if len(row) == len(b):
+        return part
+    return part[_deepest(row, contact(row, part), len(b))]
+
+
+@_register_manifold((2, 3), Kind.HALFSPACE, Kind.HALFSPACE)
+def _m_halfspace_halfspace(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                           m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    # two half-spaces touch along an unbounded region: no finite points to give
+    return empty_manifold(len(a), s.dim)
+
+
+@_register_manifold((2, 3), Kind.HALFSPACE, Kind.BALL)
+def _m_halfspace_ball(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                      m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_halfspace_ball(*s.plane_rows(a), *s.ball_rows(b), n, d)
+
+
+@_register_manifold((2, 3), Kind.HALFSPACE, Kind.BOX)
+def _m_halfspace_box(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                     m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_halfspace_box(*s.plane_rows(a), *s.box_rows(b), n, d)
+
+
+@_register_manifold((2,), Kind.HALFSPACE, Kind.POLYGON)
+def _m_halfspace_polygon(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                         m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    out = empty_manifold(len(a), 2)
+    for idx, verts in s.polygon_outline_world(b):
+        _put(out, idx, m.manifold_halfspace_points(*s.plane_rows(a[idx]), verts, n[idx], d[idx]))
+    return out
+
+
+@_register_manifold((2, 3), Kind.BALL, Kind.BALL)
+def _m_ball_ball(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                 m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_ball_ball(*s.ball_rows(a), *s.ball_rows(b), n, d)
+
+
+@_register_manifold((2, 3), Kind.BALL, Kind.BOX)
+def _m_ball_box(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_ball_box(*s.ball_rows(a), *s.box_rows(b), n, d)
+
+
+@_register_manifold((2,), Kind.BALL, Kind.POLYGON)
+def _m_ball_polygon(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                    m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    def contact(row: NDArray[np.int64], part: NDArray[np.int64]) -> ContactArrays:
+        return _run_by_bucket(s, [(b[row], part)], k.contact_ball_polygon, len(row), 2,
+                              lambda idx: s.ball_rows(a[row][idx]))
+    part = _deepest_part(s, b, contact)
+    local = _local_part(s, b, part)
+    out = empty_manifold(len(a), 2)
+    for idx, verts in s.part_vertices_world(b, part):
+        _put(out, idx, m.manifold_ball_polygon(*s.ball_rows(a[idx]), verts, n[idx], d[idx], local[idx]))
+    return out
+
+
+@_register_manifold((2,), Kind.BOX, Kind.BOX)
+def _m_box_box_2d(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                  m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_box_box_2d(*s.box_rows(a), *s.box_rows(b), n, d)
+
+
+@_register_manifold((3,), Kind.BOX, Kind.BOX)
+def _m_box_box_3d(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                  m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_box_box_3d(*s.box_rows(a), *s.box_rows(b), n, d)
+
+
+@_register_manifold((2,), Kind.BOX, Kind.POLYGON)
+def _m_box_polygon(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                   m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    def contact(row: NDArray[np.int64], part: NDArray[np.int64]) -> ContactArrays:
+        return _run_by_bucket(s, [(b[row], part)], k.contact_box_polygon, len(row), 2,
+                              lambda idx: s.box_rows(a[row][idx]))
+    part = _deepest_part(s, b, contact)
+    local = _local_part(s, b, part)
+    out = empty_manifold(len(a), 2)
+    for idx, verts in s.part_vertices_world(b, part):
+        _put(out, idx, m.manifold_box_polygon(*s.box_rows(a[idx]), verts, n[idx], d[idx], local[idx]))
+    return out
+
+
+@_register_manifold((2,), Kind.POLYGON, Kind.POLYGON)
+def _m_polygon_polygon(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                       m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    row_a, part_a = _parts_of(s, a)
+    first, count, _ = s.parts.shape_arrays()
+    shape_b = s.poly[b[row_a]]
+    row2, child = _expand(count[shape_b])
+    part_b = first[shape_b][row2] + child
+    pair = row_a[row2]
+    part_a = part_a[row2]
+    if len(pair) != len(a):  # a concave polygon: the deepest pair of parts
+        res = _run_by_bucket(s, [(a[pair], part_a), (b[pair], part_b)], k.contact_polygon_polygon, len(pair), 2)
+        pick = _deepest(pair, res, len(a))
+        part_a, part_b = part_a[pick], part_b[pick]
+    local_a, local_b = _local_part(s, a, part_a), _local_part(s, b, part_b)
+    out = empty_manifold(len(a), 2)
+    bucket_of, _ = s.parts.part_arrays()
+    key = bucket_of[part_a] * 1_000_003 + bucket_of[part_b]
+    for kk in np.unique(key).tolist():
+        idx = np.flatnonzero(key == kk)
+        [(_, va)] = s.part_vertices_world(a[idx], part_a[idx])
+        [(_, vb)] = s.part_vertices_world(b[idx], part_b[idx])
+        _put(out, idx, m.manifold_polygon_polygon(va, vb, n[idx], d[idx], local_a[idx], local_b[idx]))
+    return out
+
+
+def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.float64], depth: NDArray[np.float64],
+                   backend: str = "numpy") -> ManifoldArrays:
+    """Contact points of touching pairs ``(ia[k], ib[k])``, given their contacts.
+
+    Groups the pairs by kind pair like :func:`contact_pairs`, puts each group
+    in the canonical order (flipping the normal of a swapped pair for its
+    kernel) and makes one call per group. A swapped pair's points are world
+    points either way, its separations do not change, and the two halves of
+    its ids are swapped back, so every id reads ``feature of ia << 32 |
+    feature of ib`` whichever order the pair came in.
+
+    Parameters
+    ----------
+    store : BodyStore
+    ia, ib : ndarray of int64, shape (N,)
+        Slots of touching bodies (rows from :func:`contact_pairs` whose ``hit`` is True).
+    normal : ndarray, shape (N, D)
+        The pairs' contact normals, from ``ia`` towards ``ib``.
+    depth : ndarray, shape (N,)
+    backend : {"numpy", "compiled", "auto"}, optional
+
+    Returns
+    -------
+    ManifoldArrays
+        ``points`` (N, K, D), ``separations`` (N, K), ``ids`` (N, K),
+        ``count`` (N,); K = 2 in 2D, 4 in 3D.
+
+    Examples
+    --------
+    A 2x1 box resting on a wider one touches along its bottom edge, from
+    x = -1 to x = 1; the other way round the same points come back:
+
+    >>> import numpy as np
+    >>> from collideworld import Box
+    >>> store = BodyStore(2)
+    >>> s = store.allocate(2)
+    >>> store.set_shapes(s, [Box((5.0, 1.0)), Box((1.0, 0.5))])
+    >>> store.set_poses(s, np.array([[0.0, 0.0], [0.0, 1.5]]), np.zeros(2))
+    >>> c = contact_pairs(store, s[:1], s[1:])
+    >>> m = manifold_pairs(store, s[:1], s[1:], c.normal, c.depth)
+    >>> int(m.count[0]), sorted(m.points[0].tolist())
+    (2, [[-1.0, 1.0], [1.0, 1.0]])
+    >>> sorted(manifold_pairs(store, s[1:], s[:1], -c.normal, c.depth).points[0].tolist())
+    [[-1.0, 1.0], [1.0, 1.0]]
+    """
+    resolved = resolve_backend(backend)
+    mk, ck = manifold_kernels_for(resolved), kernels_for(resolved)
+    n = len(ia)
+    dim = store.dim
+    out = empty_manifold(n, dim)
+    if n == 0:
+        return out
+    normal = np.asarray(normal, dtype=np.float64)
+    depth = np.asarray(depth, dtype=np.float64)
+    ka = store.kind[ia]
+    kb = store.kind[ib]
+    swap = ka > kb
+    first = np.where(swap, ib, ia)
+    second = np.where(swap, ia, ib)
+    flip = np.where(swap, -1.0, 1.0)[:, None]
+    code = np.minimum(ka, kb) * np.int8(4) + np.maximum(ka, kb)
+    for c in np.unique(code).tolist():
+        idx = np.flatnonzero(code == c)
+        kernel = MANIFOLD_KERNELS[(dim, Kind(c // 4), Kind(c % 4))]
+        _put(out, idx, kernel(store, first[idx], second[idx], normal[idx] * flip[idx] + 0.0, depth[idx], mk, ck))
+    # ids of swapped pairs: (feature of first << 32 | feature of second) -> ia's half first again
+    ids = out.ids
+    swapped = swap[:, None] & (ids >= 0)
+    ids[...] = np.where(swapped, ((ids & 0xFFFFFFFF) << 32) | (ids >> 32), ids)
+    return out
