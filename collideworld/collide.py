@@ -54,7 +54,7 @@ class ContactResult:
     >>> r = collide(Circle(3.0), ((0, 0), 0.0), Circle(3.0), ((3, 4), 0.0))
     >>> r.normal.tolist(), r.depth
     ([0.6, 0.8], 1.0)
-    >>> r.points.tolist(), r.separations.tolist()
+    >>> r.points.round(12).tolist(), r.separations.tolist()
     ([[1.5, 2.0]], [-1.0])
     """
 
