@@ -13,6 +13,8 @@ from typing import Any, overload
 import numpy as np
 from numpy.typing import NDArray
 
+from .geometry.manifold_support import ManifoldArrays
+
 __all__ = ["BodyId", "Contact", "PairList", "Contacts"]
 
 BodyId = Hashable
@@ -31,6 +33,13 @@ class Contact:
         ends the penetration.
     depth : float
         Penetration depth, ``>= 0`` (0 when only touching).
+    points : ndarray, shape (P, D), or None
+        Where the bodies touch (1 or 2 points in 2D, 1 to 4 in 3D), when the
+        world computes manifolds (``World(manifolds=True)``), else None.
+    separations : ndarray, shape (P,), or None
+        Each point's signed separation along ``normal`` (<= 0 when penetrating).
+    point_ids : ndarray of int64, shape (P,), or None
+        Feature ids of the points, the same while the same features touch.
 
     Examples
     --------
@@ -50,6 +59,9 @@ class Contact:
     b: Any
     normal: NDArray[np.float64]
     depth: float
+    points: NDArray[np.float64] | None = None
+    separations: NDArray[np.float64] | None = None
+    point_ids: NDArray[np.int64] | None = None
 
 
 class PairList:
@@ -115,6 +127,17 @@ class Contacts:
     ended : PairList
         Pairs in contact after the previous step that are not now (including
         pairs of bodies removed since).
+    points : ndarray, shape (N, K, D), or None
+        Contact points (K = 2 in 2D, 4 in 3D; NaN in unused slots) when the
+        world computes manifolds (``World(manifolds=True)``), else None.
+    point_count : ndarray of int64, shape (N,), or None
+        Points in use per contact (the first ``point_count`` slots).
+    separations : ndarray, shape (N, K), or None
+        Each point's signed separation along the normal (<= 0 when
+        penetrating), NaN in unused slots.
+    point_ids : ndarray of int64, shape (N, K), or None
+        Feature ids of the points (-1 in unused slots): the same on the next
+        step while the same features touch, for warm starting a solver.
 
     Indexing with an int gives one :class:`Contact`; with a slice, a boolean
     mask of length N or an array of row numbers, a new ``Contacts`` of those
@@ -139,11 +162,16 @@ class Contacts:
     ({('a', 'b')}, set())
     """
 
-    __slots__ = ("a", "b", "normal", "depth", "began", "ended", "_began_rows")
+    __slots__ = ("a", "b", "normal", "depth", "began", "ended", "_began_rows", "points", "point_count",
+                 "separations", "point_ids")
 
     def __init__(self, a: NDArray[Any], b: NDArray[Any], normal: NDArray[np.float64],
                  depth: NDArray[np.float64], began: PairList, ended: PairList,
-                 began_rows: NDArray[np.bool_] | None = None) -> None:
+                 began_rows: NDArray[np.bool_] | None = None, manifold: ManifoldArrays | None = None) -> None:
+        self.points = None if manifold is None else manifold.points
+        self.point_count = None if manifold is None else manifold.count
+        self.separations = None if manifold is None else manifold.separations
+        self.point_ids = None if manifold is None else manifold.ids
         self.a = a
         self.b = b
         self.normal = normal
@@ -164,7 +192,12 @@ class Contacts:
 
     def __getitem__(self, i: Any) -> Contact | Contacts:
         if isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)):
-            return Contact(self.a[i], self.b[i], self.normal[i].copy(), float(self.depth[i]))
+            if self.points is None or self.point_count is None or self.separations is None or self.point_ids is None:
+                return Contact(self.a[i], self.b[i], self.normal[i].copy(), float(self.depth[i]))
+            used = int(self.point_count[i])
+            return Contact(self.a[i], self.b[i], self.normal[i].copy(), float(self.depth[i]),
+                           self.points[i, :used].copy(), self.separations[i, :used].copy(),
+                           self.point_ids[i, :used].copy())
         rows = np.arange(len(self.a))[i]
         if rows.ndim != 1:
             raise IndexError(f"Contacts takes an int, a slice, a boolean mask of length {len(self)} "
@@ -181,8 +214,29 @@ class Contacts:
     def _select(self, rows: NDArray[np.intp], ended: PairList) -> Contacts:
         new = self._rows_began().take(rows)
         a, b = self.a.take(rows), self.b.take(rows)
+        m = self.manifold()
+        if m is not None:
+            m = ManifoldArrays(m.points.take(rows, axis=0), m.separations.take(rows, axis=0),
+                               m.ids.take(rows, axis=0), m.count.take(rows))
         return Contacts(a, b, self.normal.take(rows, axis=0), self.depth.take(rows), PairList(a[new], b[new]),
-                        ended, new)
+                        ended, new, m)
+
+    def manifold(self) -> ManifoldArrays | None:
+        """The contact points as one :class:`~collideworld.geometry.manifold_support.ManifoldArrays`, or None.
+
+        Examples
+        --------
+        >>> from collideworld import World, Box
+        >>> w = World(dim=2, manifolds=True)
+        >>> w.add(Box((2.0, 1.0)), id="floor"), w.add(Box((1.0, 1.0)), position=(0.5, 2.0), id="crate")
+        ('floor', 'crate')
+        >>> m = w.step().manifold()
+        >>> m.count.tolist(), sorted(m.points[0].tolist())
+        ([2], [[-0.5, 1.0], [1.5, 1.0]])
+        """
+        if self.points is None or self.point_count is None or self.separations is None or self.point_ids is None:
+            return None
+        return ManifoldArrays(self.points, self.separations, self.point_ids, self.point_count)
 
     def of(self, body_id: Any) -> Contacts:
         """The contacts of one body (as ``a`` or ``b``), with its began and ended pairs.

@@ -25,7 +25,8 @@ from numpy.typing import NDArray
 from .bodies import BodyStore
 from .broadphase import Broadphase
 from .contacts import Contacts, PairList
-from .narrowphase import contact_pairs
+from .geometry.manifold_support import ManifoldArrays, empty_manifold
+from .narrowphase import contact_pairs, manifold_pairs
 from .registry import IdRegistry
 
 __all__ = ["PairCache"]
@@ -43,6 +44,7 @@ class _Candidates(NamedTuple):
     normal: NDArray[np.float64]
     depth: NDArray[np.float64]
     signature: tuple[int, int] | None  # IdRegistry.signature() when built
+    manifold: ManifoldArrays | None = None  # contact points per row (hit rows only), when the world wants them
 
     @staticmethod
     def empty(dim: int) -> _Candidates:
@@ -70,6 +72,9 @@ class PairCache:
         Holds every body (half-spaces included) under its slot.
     backend : {"numpy", "compiled"}
         Which kernels the narrowphase runs.
+    manifolds : bool
+        Also compute contact points (for the rows that hit and were tested
+        this step; unmoved pairs keep theirs).
 
     Examples
     --------
@@ -84,9 +89,10 @@ class PairCache:
     """
 
     def __init__(self, store: BodyStore, registry: IdRegistry, broadphase: Broadphase,
-                 backend: str = "numpy") -> None:
+                 backend: str = "numpy", manifolds: bool = False) -> None:
         self._store = store
         self._backend = backend
+        self.manifolds = manifolds
         self._registry = registry
         self._bp = broadphase
         self.dim = store.dim
@@ -187,7 +193,31 @@ class PairCache:
             stale_rows[rows] = False
             fresh = np.flatnonzero(stale_rows)
         self._narrow(a, b, fresh, hit, normal, depth)
-        return _Candidates(keys, a, b, hit, normal, depth, self._registry.signature())
+        cand = _Candidates(keys, a, b, hit, normal, depth, self._registry.signature())
+        return self._with_manifolds(cand, old, fresh)
+
+    def _with_manifolds(self, cand: _Candidates, old: _Candidates, fresh: NDArray[np.int64] | None) -> _Candidates:
+        """``cand`` with contact points: old ones for hit rows not tested again, new ones for ``fresh`` hit rows."""
+        if not self.manifolds:
+            return cand
+        n = len(cand.keys)
+        out = empty_manifold(n, self.dim)
+        tested = np.ones(n, dtype=bool)
+        if fresh is not None:
+            tested[:] = False
+            tested[fresh] = True
+            kept = np.flatnonzero(~tested & cand.hit)
+            if len(kept) and old.manifold is not None:
+                pos = np.searchsorted(old.keys, cand.keys.take(kept))
+                om = old.manifold
+                out.points[kept], out.separations[kept] = om.points.take(pos, axis=0), om.separations.take(pos, axis=0)
+                out.ids[kept], out.count[kept] = om.ids.take(pos, axis=0), om.count.take(pos)
+        rows = np.flatnonzero(tested & cand.hit)
+        if len(rows):
+            m = manifold_pairs(self._store, cand.a.take(rows), cand.b.take(rows), cand.normal.take(rows, axis=0),
+                               cand.depth.take(rows), self._backend)
+            out.points[rows], out.separations[rows], out.ids[rows], out.count[rows] = m
+        return cand._replace(manifold=out)
 
     def _candidates_patched(self, moved: NDArray[np.bool_], changed: NDArray[np.int64]
                             ) -> tuple[_Candidates, NDArray[np.int64]]:
@@ -222,7 +252,8 @@ class PairCache:
         # every new row has a changed body, and changed bodies moved
         fresh = np.flatnonzero(moved.take(a) | moved.take(b))
         self._narrow(a, b, fresh, hit, normal, depth)
-        return _Candidates(keys, a, b, hit, normal, depth, self._registry.signature()), fresh
+        cand = _Candidates(keys, a, b, hit, normal, depth, self._registry.signature())
+        return self._with_manifolds(cand, old, fresh), fresh
 
     def _patchable(self, changed: NDArray[np.int64]) -> bool:
         if self._cand.signature != self._registry.signature():
@@ -269,9 +300,13 @@ class PairCache:
             gone_keys = old.keys.take(was)
             gone_keys = gone_keys[~_member_of_sorted(gone_keys, keys)]
             ended = np.searchsorted(prev_keys, gone_keys)
+        m = cand.manifold
+        if m is not None:
+            m = ManifoldArrays(m.points.take(rows, axis=0), m.separations.take(rows, axis=0), m.ids.take(rows, axis=0),
+                               m.count.take(rows))
         contacts = Contacts(ids_a, ids_b, cand.normal.take(rows, axis=0), cand.depth.take(rows),
                             PairList(began_a, began_b),
-                            PairList(self._prev_a[ended], self._prev_b[ended]), began_rows)
+                            PairList(self._prev_a[ended], self._prev_b[ended]), began_rows, m)
         self._prev_keys, self._prev_a, self._prev_b = keys, ids_a, ids_b
         self.last = contacts
         return contacts

@@ -173,6 +173,11 @@ class World:
     fat_margin : float
         Fat boxes are the tight boxes grown by ``fat_margin`` times the
         body's bounding radius, so small moves do not touch the broadphase.
+    manifolds : bool
+        Also compute contact points (``Contacts.points``, ``point_count``,
+        ``separations``, ``point_ids``): where each pair touches, up to 2
+        points in 2D and 4 in 3D. Off by default: they cost a measured
+        large share of a busy frame (see ``benchmarks/manifolds.py``).
 
     Examples
     --------
@@ -199,8 +204,10 @@ class World:
     COMPACT_MIN_CAPACITY = 4096
 
     def __init__(self, dim: int = 2, *, broadphase: str | Broadphase = "auto", backend: str = "auto",
-                 fat_margin: float = 0.1) -> None:
+                 fat_margin: float = 0.1, manifolds: bool = False) -> None:
         dim = _check_dim(dim)
+        if not isinstance(manifolds, (bool, np.bool_)):
+            raise InvalidArgumentError(f"manifolds must be True or False, got {manifolds!r}")
         self.backend = resolve_backend(backend)
         inner = _make_broadphase(broadphase, dim, self.backend)
         # the margin is relative to each body's bounding radius; past 100 radii it only
@@ -213,7 +220,7 @@ class World:
         self._store = BodyStore(dim)
         self._registry = IdRegistry(self._store)
         self._bp = HalfSpaceBroadphase(inner)
-        self._pairs = PairCache(self._store, self._registry, self._bp, self.backend)
+        self._pairs = PairCache(self._store, self._registry, self._bp, self.backend, bool(manifolds))
         self._changed_in_place: set[int] = set()  # slots changed by set_* since the last step
 
     # -- what is in the world -------------------------------------------------------------
