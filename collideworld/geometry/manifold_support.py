@@ -91,7 +91,7 @@ class ManifoldArrays(NamedTuple):
     points: NDArray[np.float64]
     separations: NDArray[np.float64]
     ids: NDArray[np.int64]
-    count: NDArray[np.int64]
+    count: NDArray[np.int64]  # type: ignore[assignment]  # (shadows tuple.count, by the API's name)
 
 
 def empty_manifold(n: int, dim: int) -> ManifoldArrays:
@@ -420,7 +420,8 @@ def _segment_distance_2d(q: NDArray[np.float64], p0: NDArray[np.float64], p1: ND
     ee = (e * e).sum(-1)
     s = np.clip(((q - p0) * e).sum(-1) / np.where(ee > 0, ee, 1.0), 0.0, 1.0)
     d = q - (p0 + s[..., None] * e)
-    return np.sqrt((d * d).sum(-1))
+    dist: NDArray[np.float64] = np.sqrt((d * d).sum(-1))
+    return dist
 
 
 def _inside_loop(q: NDArray[np.float64], loop: NDArray[np.float64], is_face: NDArray[np.bool_],

@@ -6,9 +6,9 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from ..kernel_support import box_vertices_2d
 from ..manifold_support import ManifoldArrays
 from .kernel_support import as_rows
-from ..kernel_support import box_vertices_2d
 from .manifold_support import convex_2d_row, manifold_outputs
 
 __all__ = ["manifold_box_polygon"]
@@ -23,7 +23,8 @@ def _rows(va: NDArray[np.float64], vb: NDArray[np.float64], normal: NDArray[np.f
 
 
 def _parts(part: NDArray[np.int64] | int, n: int) -> NDArray[np.int64]:
-    return np.broadcast_to(np.asarray(part, dtype=np.int64), (n,)).copy()
+    out: NDArray[np.int64] = np.broadcast_to(np.asarray(part, dtype=np.int64), (n,)).copy()
+    return out
 
 
 def _corners(c: NDArray[np.float64], r: NDArray[np.float64], h: NDArray[np.float64]) -> NDArray[np.float64]:

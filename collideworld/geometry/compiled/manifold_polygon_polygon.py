@@ -22,7 +22,8 @@ def _rows(va: NDArray[np.float64], vb: NDArray[np.float64], normal: NDArray[np.f
 
 
 def _parts(part: NDArray[np.int64] | int, n: int) -> NDArray[np.int64]:
-    return np.broadcast_to(np.asarray(part, dtype=np.int64), (n,)).copy()
+    out: NDArray[np.int64] = np.broadcast_to(np.asarray(part, dtype=np.int64), (n,)).copy()
+    return out
 
 
 def manifold_polygon_polygon(verts_a: NDArray[np.float64], verts_b: NDArray[np.float64],
