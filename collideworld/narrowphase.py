@@ -716,6 +716,25 @@ def _deepest_part(s: BodyStore, b: Slots, contact: Callable[[NDArray[np.int64], 
     return part[_deepest(row, contact(row, part), len(b))]
 
 
+def _polygon_groups(s: BodyStore, b: Slots, part: NDArray[np.int64]
+                    ) -> list[tuple[NDArray[np.int64], NDArray[np.float64]]]:
+    """World vertices of parts ``part`` of polygons ``b``, grouped: ``(index into b, vertices (m, K, 2))``.
+
+    Simple polygons come from the store's posed-vertex cache (the same bits
+    as posing their part), the rest bucket by bucket.
+    """
+    simple = s.simple[b]
+    groups = []
+    fast = np.flatnonzero(simple)
+    if len(fast):
+        x, y = s.polygon_planes(b[fast])
+        groups.append((fast, np.stack([x.T, y.T], axis=2)))
+    rest = np.flatnonzero(~simple)
+    if len(rest):
+        groups += [(rest[sub], verts) for sub, verts in s.part_vertices_world(b[rest], part[rest])]
+    return groups
+
+
 @_register_manifold((2, 3), Kind.HALFSPACE, Kind.HALFSPACE)
 def _m_halfspace_halfspace(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
                            m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
@@ -765,7 +784,7 @@ def _m_ball_polygon(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d:
     part = _deepest_part(s, b, contact)
     local = _local_part(s, b, part)
     out = empty_manifold(len(a), 2)
-    for idx, verts in s.part_vertices_world(b, part):
+    for idx, verts in _polygon_groups(s, b, part):
         _put(out, idx, m.manifold_ball_polygon(*s.ball_rows(a[idx]), verts, n[idx], d[idx], local[idx]))
     return out
 
@@ -791,7 +810,7 @@ def _m_box_polygon(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: 
     part = _deepest_part(s, b, contact)
     local = _local_part(s, b, part)
     out = empty_manifold(len(a), 2)
-    for idx, verts in s.part_vertices_world(b, part):
+    for idx, verts in _polygon_groups(s, b, part):
         _put(out, idx, m.manifold_box_polygon(*s.box_rows(a[idx]), verts, n[idx], d[idx], local[idx]))
     return out
 
@@ -812,9 +831,16 @@ def _m_polygon_polygon(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64],
         part_a, part_b = part_a[pick], part_b[pick]
     local_a, local_b = _local_part(s, a, part_a), _local_part(s, b, part_b)
     out = empty_manifold(len(a), 2)
+    fast = np.flatnonzero(s.simple[a] & s.simple[b])
+    if len(fast):
+        ax, ay = s.polygon_planes(a[fast])
+        bx, by = s.polygon_planes(b[fast])
+        _put(out, fast, m.manifold_polygon_polygon(np.stack([ax.T, ay.T], axis=2), np.stack([bx.T, by.T], axis=2),
+                                                   n[fast], d[fast], local_a[fast], local_b[fast]))
     bucket_of, _ = s.parts.part_arrays()
     key = bucket_of[part_a] * 1_000_003 + bucket_of[part_b]
-    for kk in np.unique(key).tolist():
+    key[fast] = -1
+    for kk in np.unique(key[key >= 0]).tolist():
         idx = np.flatnonzero(key == kk)
         [(_, va)] = s.part_vertices_world(a[idx], part_a[idx])
         [(_, vb)] = s.part_vertices_world(b[idx], part_b[idx])

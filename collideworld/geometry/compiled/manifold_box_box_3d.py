@@ -25,6 +25,9 @@ def _rows(ca: NDArray[np.float64], ra: NDArray[np.float64], ha: NDArray[np.float
     fna = np.empty(3)
     fnb = np.empty(3)
     cand = np.empty((24, 6))
+    flt = np.empty((12, 3))
+    flags = np.empty((2, 24), dtype=np.bool_)
+    cid = np.empty(28, dtype=np.int64)
     for i in range(ca.shape[0]):
         n = normal[i]
         fra, codea = box_feature_row(ca[i], ra[i], ha[i], n[0], n[1], n[2], fa, ida, fna)
@@ -32,7 +35,7 @@ def _rows(ca: NDArray[np.float64], ra: NDArray[np.float64], ha: NDArray[np.float
         scale = 0.0
         for d in range(3):
             scale = max(scale, abs(ca[i, d]), abs(cb[i, d]), ha[i, d], hb[i, d])
-        features_3d_row(fa, ida, fra, fna, codea, fb, idb, frb, fnb, codeb, n, scale, i, cand,
+        features_3d_row(fa, ida, fra, fna, codea, fb, idb, frb, fnb, codeb, n, scale, i, cand, flt, flags, cid,
                         points, seps, ids, count)
 
 

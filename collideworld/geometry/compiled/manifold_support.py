@@ -156,32 +156,40 @@ _PATTERN = np.array([[-1.0, 1.0, 1.0, -1.0], [-1.0, -1.0, 1.0, 1.0]])
 def box_feature_row(c: NDArray[np.float64], r: NDArray[np.float64], h: NDArray[np.float64], d0: float, d1: float,
                     d2: float, corners: NDArray[np.float64], cids: NDArray[np.int64],
                     fnormal: NDArray[np.float64]) -> tuple[int, int]:
-    """``box_feature_3d`` for one box: fills corners (4, 3), cids (4,), fnormal (3,); returns (free, code)."""
-    along = np.empty(3)
-    for a in range(3):
-        along[a] = r[0, a] * d0 + r[1, a] * d1 + r[2, a] * d2
-    rank = np.empty(3, dtype=np.int64)
-    nfree = 0
-    for a in range(3):
-        if abs(along[a]) <= FEATURE_SLOP:
-            rank[a] = nfree
-            nfree += 1
-        else:
-            rank[a] = -1
-    local = np.empty(3)
+    """``box_feature_3d`` for one box: fills corners (4, 3), cids (4,), fnormal (3,); returns (free, code).
+
+    Scalars only inside: no allocation per call.
+    """
+    along0 = r[0, 0] * d0 + r[1, 0] * d1 + r[2, 0] * d2
+    along1 = r[0, 1] * d0 + r[1, 1] * d1 + r[2, 1] * d2
+    along2 = r[0, 2] * d0 + r[1, 2] * d1 + r[2, 2] * d2
+    along = (along0, along1, along2)
+    rank0 = 0 if abs(along0) <= FEATURE_SLOP else -1
+    nfree = 1 if rank0 == 0 else 0
+    rank1 = nfree if abs(along1) <= FEATURE_SLOP else -1
+    nfree += 1 if rank1 >= 0 else 0
+    rank2 = nfree if abs(along2) <= FEATURE_SLOP else -1
+    nfree += 1 if rank2 >= 0 else 0
+    rank = (rank0, rank1, rank2)
     for k in range(4):
         cid = 0
+        l0 = l1 = l2 = 0.0
         for a in range(3):
             if rank[a] >= 0:
                 s = _PATTERN[min(rank[a], 1), k]
             else:
                 s = -1.0 if along[a] < 0 else 1.0
-            local[a] = s * h[a]
+            if a == 0:
+                l0 = s * h[0]
+            elif a == 1:
+                l1 = s * h[1]
+            else:
+                l2 = s * h[2]
             if s > 0:
                 cid += 1 << a
         cids[k] = cid
         for a in range(3):
-            corners[k, a] = c[a] + (r[a, 0] * local[0] + r[a, 1] * local[1] + r[a, 2] * local[2])
+            corners[k, a] = c[a] + (r[a, 0] * l0 + r[a, 1] * l1 + r[a, 2] * l2)
     fixed = 0
     best = -math.inf
     for a in range(3):
@@ -258,27 +266,29 @@ def _height_on(q3: NDArray[np.float64], qx: float, qy: float, corners: NDArray[n
 def features_3d_row(ca: NDArray[np.float64], ida: NDArray[np.int64], fra: int, fna: NDArray[np.float64], codea: int,
                     cb: NDArray[np.float64], idb: NDArray[np.int64], frb: int, fnb: NDArray[np.float64], codeb: int,
                     n: NDArray[np.float64], scale: float, i: int, cand: NDArray[np.float64],
+                    flt: NDArray[np.float64], flags: NDArray[np.bool_], cid: NDArray[np.int64],
                     points: NDArray[np.float64], seps: NDArray[np.float64], ids: NDArray[np.int64],
                     count: NDArray[np.int64]) -> None:
-    """Row i of ``manifold_features_3d``; ``cand`` is scratch (24, 6) reused across rows."""
+    """Row i of ``manifold_features_3d``.
+
+    Scratch reused across rows (no allocation per pair): ``cand`` (24, 6),
+    ``flt`` (12, 3), ``flags`` (2, 24), ``cid`` (28,).
+    """
     x, y, z = n[0], n[1], n[2]
     s = -1.0 if z < 0 else 1.0
     a = -1.0 / (s + z)
     b = x * y * a
-    t1 = np.array([1.0 + s * x * x * a, s * b, -s * x])
-    t2 = np.array([b, s + y * y * a, -y])
+    t1, t2, pa, pb = flt[0], flt[1], flt[2], flt[3]
+    la, lb = flt[4:8, :2], flt[8:12, :2]
+    t1[0], t1[1], t1[2] = 1.0 + s * x * x * a, s * b, -s * x
+    t2[0], t2[1], t2[2] = b, s + y * y * a, -y
     o = ca[0]
-    la = np.empty((4, 2))
-    lb = np.empty((4, 2))
     for k in range(4):
         la[k, 0], la[k, 1] = _project(ca[k], o, t1, t2)
         lb[k, 0], lb[k, 1] = _project(cb[k], o, t1, t2)
     eps = 1e-9 * scale
-    valid = np.zeros(24, dtype=np.bool_)
-    cid = np.empty(24, dtype=np.int64)
-    pa = np.empty(3)
-    pb = np.empty(3)
-    # cand columns: point (3), projected point (2), separation, unused
+    valid, keep = flags[0], flags[1]
+    # cand columns: point (3), projected point (2), separation
     for k in range(4):
         live_a = k == 0 or (k == 1 and fra >= 1) or (k >= 2 and fra == 2)
         live_b = k == 0 or (k == 1 and frb >= 1) or (k >= 2 and frb == 2)
@@ -321,7 +331,8 @@ def features_3d_row(ca: NDArray[np.float64], ida: NDArray[np.int64], fra: int, f
     for k in range(24):
         cand[k, 3], cand[k, 4] = _project(cand[k, :3], o, t1, t2)
     # drop a candidate at the same place as an earlier valid one (judged on the validity before dropping)
-    keep = valid.copy()
+    for k in range(24):
+        keep[k] = valid[k]
     for k in range(24):
         if not valid[k]:
             continue
@@ -331,7 +342,8 @@ def features_3d_row(ca: NDArray[np.float64], ida: NDArray[np.int64], fra: int, f
                 if math.sqrt(dx * dx + dy * dy) <= eps:
                     keep[k] = False
                     break
-    chosen = _reduce_row(cand, keep)
+    chosen = cid[24:]
+    _reduce_row(cand, keep, chosen)
     used = 0
     for slot in range(4):
         c = chosen[slot]
@@ -362,8 +374,9 @@ def _store(cand: NDArray[np.float64], k: int, pa: NDArray[np.float64], pb: NDArr
 
 
 @njit(cache=True)
-def _reduce_row(cand: NDArray[np.float64], valid: NDArray[np.bool_]) -> NDArray[np.int64]:
-    chosen = np.full(4, -1, dtype=np.int64)
+def _reduce_row(cand: NDArray[np.float64], valid: NDArray[np.bool_], chosen: NDArray[np.int64]) -> None:
+    for k in range(4):
+        chosen[k] = -1
     nvalid = 0
     for k in range(24):
         if valid[k]:
@@ -371,7 +384,7 @@ def _reduce_row(cand: NDArray[np.float64], valid: NDArray[np.bool_]) -> NDArray[
                 chosen[nvalid] = k
             nvalid += 1
     if nvalid <= 4:
-        return chosen
+        return
     p1 = -1
     best = math.inf
     for k in range(24):
@@ -414,4 +427,3 @@ def _reduce_row(cand: NDArray[np.float64], valid: NDArray[np.bool_]) -> NDArray[
             best = added
             p4 = k
     chosen[0], chosen[1], chosen[2], chosen[3] = p1, p2, p3, p4
-    return chosen
