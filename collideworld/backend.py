@@ -195,7 +195,7 @@ def _warm_dim(dim: int) -> None:
     from .bodies import BodyStore
     from .broadphase.batched_sweep import overlapping_pairs
     from .geometry.compiled import aabb
-    from .narrowphase import contact_pairs_exact
+    from .narrowphase import contact_pairs_exact, manifold_pairs
     from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
 
     shapes: list[Shape]
@@ -214,7 +214,9 @@ def _warm_dim(dim: int) -> None:
     else:
         store.set_poses(slots, np.zeros((n, 3)), quaternion=np.tile([1.0, 0.0, 0.0, 0.0], (n, 1)))
     ia, ib = np.triu_indices(n)
-    contact_pairs_exact(store, slots[ia], slots[ib], backend="compiled")
+    res = contact_pairs_exact(store, slots[ia], slots[ib], backend="compiled")
+    # the contact points' kernels too (World(manifolds=True))
+    manifold_pairs(store, slots[ia], slots[ib], res.normal, res.depth, backend="compiled")
     # the broadphase's compiled sweep, with and without the static and wanted masks
     lo = np.arange(4 * dim, dtype=np.float64).reshape(4, dim) * 0.5
     overlapping_pairs(lo, lo + 1.0, backend="compiled")

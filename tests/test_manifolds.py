@@ -405,3 +405,33 @@ def test_world_points_match_manifold_pairs_after_many_steps():
             np.testing.assert_allclose(np.sort(x.points, axis=0), np.sort(r.points, axis=0), atol=1e-12)
             assert sorted(x.point_ids.tolist()) == sorted(r.point_ids.tolist())
             assert c.point_count[k] == len(r.points)
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_compiled_manifolds_match_numpy_near_touching(dim):
+    # boxes resting exactly on each other (depth 0), shifted, tilted around the slop
+    rng = np.random.default_rng(70 + dim)
+    n = 120
+    store = BodyStore(dim)
+    slots = store.allocate(2 * n)
+    ha, hb = rng.uniform(0.3, 2.0, (n, dim)), rng.uniform(0.3, 2.0, (n, dim))
+    store.set_shapes(slots, [Box(tuple(h)) for h in np.concatenate([ha, hb])])
+    shift = rng.uniform(-1, 1, (n, dim)) * (ha + hb)
+    shift[:, -1] = ha[:, -1] + hb[:, -1]
+    tilt = rng.choice([0.0, 0.0099999, 0.0100001, 1e-12], n)
+    if dim == 2:
+        store.set_poses(slots, np.concatenate([np.zeros((n, 2)), shift]), np.concatenate([np.zeros(n), tilt]))
+    else:
+        q = Rotation.from_euler("x", tilt[:, None]).as_quat()[:, [3, 0, 1, 2]]
+        store.set_poses(slots, np.concatenate([np.zeros((n, 3)), shift]), None,
+                        np.concatenate([np.tile([1.0, 0, 0, 0], (n, 1)), q]))
+    ia, ib = slots[:n], slots[n:]
+    c = contact_pairs(store, ia, ib)
+    h = c.hit
+    assert h.sum() > n // 2
+    m1 = manifold_pairs(store, ia[h], ib[h], c.normal[h], c.depth[h], backend="numpy")
+    m2 = manifold_pairs(store, ia[h], ib[h], c.normal[h], c.depth[h], backend="compiled")
+    np.testing.assert_array_equal(m1.count, m2.count)
+    np.testing.assert_array_equal(m1.ids, m2.ids)
+    np.testing.assert_allclose(m1.points, m2.points, rtol=0, atol=1e-12)
+    assert (m1.count >= 2).sum() > n // 4
