@@ -77,7 +77,7 @@ def main() -> None:
         for backend in ("compiled", "numpy"):
             make = make_scene_2d if dim == 2 else make_scene_3d
             engines = {flag: _Engine(backend, flag) for flag in (False, True)}
-            for flag, e in engines.items():
+            for e in engines.values():
                 e.setup(make(n, moving_fraction=moving, seed=1))
             scene = make(n, moving_fraction=moving, seed=1)
             times: dict[bool, list[float]] = {False: [], True: []}

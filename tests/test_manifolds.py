@@ -268,7 +268,8 @@ def test_resting_boxes_touch_along_the_whole_overlap(dim):
 def test_counts_for_resting_shapes():
     # lying flat: 2 points in 2D, 4 in 3D; a ball: 1
     assert len(collide(Box((3.0, 1.0)), ((0, 0), 0.0), Box((1.0, 1.0)), ((0.3, 1.9), 0.0)).points) == 2
-    assert len(collide(Box((3, 3, 1.0)), ((0, 0, 0), np.eye(3)), Box((1, 1, 1.0)), ((0.3, 0.2, 1.9), np.eye(3))).points) == 4
+    slab = Box((3, 3, 1.0)), ((0, 0, 0), np.eye(3))
+    assert len(collide(*slab, Box((1, 1, 1.0)), ((0.3, 0.2, 1.9), np.eye(3))).points) == 4
     assert len(collide(Box((3, 3, 1.0)), ((0, 0, 0), np.eye(3)), Sphere(1.0), (0.3, 0.2, 1.9)).points) == 1
     assert len(collide(Plane((0, 0, 1), 0), None, Sphere(1.0), (0.3, 0.2, 0.9)).points) == 1
 
