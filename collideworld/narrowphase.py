@@ -908,10 +908,11 @@ def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.fl
     first = np.where(swap, ib, ia)
     second = np.where(swap, ia, ib)
     flip = np.where(swap, -1.0, 1.0)[:, None]
-    code = np.minimum(ka, kb) * np.int8(4) + np.maximum(ka, kb)
+    # room for 64 kinds (new shapes register more), unlike the 4 of contact_pairs' code
+    code = np.minimum(ka, kb).astype(np.int64) * 64 + np.maximum(ka, kb)
     for c in np.unique(code).tolist():
         idx = np.flatnonzero(code == c)
-        kernel = MANIFOLD_KERNELS[(dim, Kind(c // 4), Kind(c % 4))]
+        kernel = MANIFOLD_KERNELS[(dim, Kind(c // 64), Kind(c % 64))]
         _put(out, idx, kernel(store, first[idx], second[idx], normal[idx] * flip[idx] + 0.0, depth[idx], mk, ck))
     # ids of swapped pairs: (feature of first << 32 | feature of second) -> ia's half first again
     ids = out.ids
