@@ -416,11 +416,12 @@ def _plane_basis(normal: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDAr
 def _segment_distance_2d(q: NDArray[np.float64], p0: NDArray[np.float64], p1: NDArray[np.float64]
                          ) -> NDArray[np.float64]:
     """Distance from points q (..., 2) to segments p0 p1 (..., 2) (zero-length allowed)."""
-    e = p1 - p0
-    ee = (e * e).sum(-1)
-    s = np.clip(((q - p0) * e).sum(-1) / np.where(ee > 0, ee, 1.0), 0.0, 1.0)
-    d = q - (p0 + s[..., None] * e)
-    dist: NDArray[np.float64] = np.sqrt((d * d).sum(-1))
+    ex, ey = p1[..., 0] - p0[..., 0], p1[..., 1] - p0[..., 1]
+    ee = ex * ex + ey * ey
+    s = np.clip(((q[..., 0] - p0[..., 0]) * ex + (q[..., 1] - p0[..., 1]) * ey) / np.where(ee > 0, ee, 1.0), 0.0, 1.0)
+    dx = q[..., 0] - (p0[..., 0] + s * ex)
+    dy = q[..., 1] - (p0[..., 1] + s * ey)
+    dist: NDArray[np.float64] = np.sqrt(dx * dx + dy * dy)
     return dist
 
 
@@ -506,7 +507,9 @@ def manifold_features_3d(feature_a: tuple[NDArray[np.float64], NDArray[np.int64]
 
     def project(p: NDArray[np.float64]) -> NDArray[np.float64]:
         rel = p - origin[:, None, :]
-        return np.stack([(rel * t1[:, None, :]).sum(-1), (rel * t2[:, None, :]).sum(-1)], axis=-1)
+        r0, r1, r2 = rel[..., 0], rel[..., 1], rel[..., 2]
+        return np.stack([r0 * t1[:, None, 0] + r1 * t1[:, None, 1] + r2 * t1[:, None, 2],
+                         r0 * t2[:, None, 0] + r1 * t2[:, None, 1] + r2 * t2[:, None, 2]], axis=-1)
 
     la, lb = project(ca), project(cb)
     eps = 1e-9 * scale
@@ -554,7 +557,10 @@ def manifold_features_3d(feature_a: tuple[NDArray[np.float64], NDArray[np.int64]
     # drop a candidate at the same place as an earlier one (a corner of one
     # feature lying on the other's edge shows up twice)
     q = project(point)
-    close = np.sqrt(((q[:, :, None, :] - q[:, None, :, :]) ** 2).sum(-1)) <= eps[:, None, None]
+    # per component: a reduction over a trailing axis of 2 costs ~20x more
+    dx = q[:, :, None, 0] - q[:, None, :, 0]
+    dy = q[:, :, None, 1] - q[:, None, :, 1]
+    close = np.sqrt(dx * dx + dy * dy) <= eps[:, None, None]
     earlier = np.tril(np.ones((24, 24), dtype=bool), -1)
     valid &= ~(close & earlier[None] & valid[:, None, :]).any(axis=2)
 
