@@ -20,7 +20,6 @@ def _rows(pn: NDArray[np.float64], off: NDArray[np.float64], c: NDArray[np.float
     dim = c.shape[1]
     low = np.empty(dim)
     for i in range(c.shape[0]):
-        sep = 0.0
         for d in range(dim):
             low[d] = c[i, d] - r[i] * normal[i, d]
         sep = low[0] * pn[i, 0]

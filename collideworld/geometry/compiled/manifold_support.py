@@ -354,8 +354,7 @@ def features_3d_row(ca: NDArray[np.float64], ida: NDArray[np.int64], fra: int, f
         seps[i, slot] = cand[c, 5]
         ids[i, slot] = cid[c]
         used += 1
-    if used == 0:
-        sep = 0.0
+    if used == 0:  # the normal grazes the features: one point between the first corners
         for d in range(3):
             points[i, 0, d] = 0.5 * (ca[0, d] + cb[0, d])
         sep = (cb[0, 0] - ca[0, 0]) * n[0] + (cb[0, 1] - ca[0, 1]) * n[1] + (cb[0, 2] - ca[0, 2]) * n[2]
