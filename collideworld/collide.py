@@ -139,7 +139,7 @@ def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any) -> Contact
     res = contact_pairs(store, slots[:1], slots[1:], "auto")  # the kernels a default World runs
     if not res.hit[0]:
         return None
-    m = manifold_pairs(store, slots[:1], slots[1:], res.normal, res.depth)
+    m = manifold_pairs(store, slots[:1], slots[1:], res.normal, res.depth, "auto")
     used = int(m.count[0])
     return ContactResult(res.normal[0].copy(), float(res.depth[0]), m.points[0, :used].copy(),
                          m.separations[0, :used].copy(), m.ids[0, :used].copy())
