@@ -208,7 +208,7 @@ def _lookback_reach(slo: NDArray[np.float64], shi: NDArray[np.float64]) -> float
     """
     reach = float((shi - slo).max())
     magnitude = max(float(np.abs(slo).max()), float(np.abs(shi).max()))
-    return reach + 4.0 * np.finfo(np.float64).eps * (magnitude + reach)
+    return reach + 4.0 * float(np.finfo(np.float64).eps) * (magnitude + reach)
 
 
 def _sweep_numpy(lo: NDArray[np.float64], hi: NDArray[np.float64], box: NDArray[np.int64],
