@@ -89,7 +89,7 @@ def python_twin(name: str) -> Callable[..., Any]:
     --------
     >>> import numpy as np
     >>> world = np.array([[0.0, 0.0, 0.0], [3.0, 4.0, 0.0]])
-    >>> out = np.zeros(6)
+    >>> out = np.zeros(9)
     >>> python_twin("gjk_closest")(world, 0, 1, 1, 1, np.zeros((16, 4)), out)
     5.0
     """
@@ -336,7 +336,8 @@ def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, 
     """Distance between the hulls of ``world[a0:a0+na]`` and ``world[b0:b0+nb]``; 0 when they overlap.
 
     ``out[0:3]`` and ``out[3:6]`` receive the closest points on A and on B
-    (when overlapping, a common point only if the simplex allows; unspecified).
+    (when overlapping, unspecified), ``out[6:9]`` the unit direction from A
+    to B (zero when overlapping).
     ``ws`` is (16, 4) scratch.
     """
     tmp4 = ws[12]
@@ -432,7 +433,56 @@ def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, 
         for i in range(3):
             out[i] += w * ws[4 + j, i]
             out[3 + i] += w * ws[8 + j, i]
-    return math.sqrt(vv)
+    if vv == 0.0:
+        out[6] = 0.0
+        out[7] = 0.0
+        out[8] = 0.0
+        return 0.0
+    # The direction from A to B. Near touching, v = sum(lambda w) is a tiny
+    # difference of large numbers and its direction is noise; the simplex's
+    # face is not: its normal (an edge's perpendicular in 2D, a triangle's
+    # cross product in 3D) is well conditioned, and the distance is then the
+    # origin's distance to that face (Box2D's b2ComputeSimplexSeparation does
+    # the same for the 2D edge).
+    nx = -vx
+    ny = -vy
+    nz = -vz
+    flat = True  # a 2D pair: every vertex in z = 0
+    for k in range(a0, a0 + na):
+        flat = flat and world[k, 2] == 0.0
+    for k in range(b0, b0 + nb):
+        flat = flat and world[k, 2] == 0.0
+    if m == 2 and flat:
+        nx = -(ws[1, 1] - ws[0, 1])
+        ny = ws[1, 0] - ws[0, 0]
+        nz = 0.0
+    elif m == 3:
+        e1x = ws[1, 0] - ws[0, 0]
+        e1y = ws[1, 1] - ws[0, 1]
+        e1z = ws[1, 2] - ws[0, 2]
+        e2x = ws[2, 0] - ws[0, 0]
+        e2y = ws[2, 1] - ws[0, 1]
+        e2z = ws[2, 2] - ws[0, 2]
+        nx = e1y * e2z - e1z * e2y
+        ny = e1z * e2x - e1x * e2z
+        nz = e1x * e2y - e1y * e2x
+    length = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if not length > 0.0:
+        nx = -vx
+        ny = -vy
+        nz = -vz
+        length = math.sqrt(vv)
+    if nx * vx + ny * vy + nz * vz > 0.0:  # point from A to B, i.e. against v = a - b
+        length = -length
+    nx /= length
+    ny /= length
+    nz /= length
+    out[6] = nx
+    out[7] = ny
+    out[8] = nz
+    if m == 1:
+        return math.sqrt(vv)
+    return max(0.0, -(nx * ws[0, 0] + ny * ws[0, 1] + nz * ws[0, 2]))
 
 
 @_jit
@@ -482,14 +532,9 @@ def piece_distance(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount
     rb = prad[ib]
     if core > 0.0:
         for i in range(3):
-            n = (out[3 + i] - out[i]) / core
-            out[6 + i] = n
+            n = out[6 + i]
             out[i] += ra * n
             out[3 + i] -= rb * n
-    else:
-        out[6] = 0.0
-        out[7] = 0.0
-        out[8] = 0.0
     return float(core - ra - rb)
 
 
