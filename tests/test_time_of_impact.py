@@ -37,13 +37,18 @@ def _pose_at_2d(start, end, t):
     return tuple(np.asarray(p0, float) + t * (np.asarray(p1, float) - np.asarray(p0, float))), a0 + t * (a1 - a0)
 
 
+_SLERPS: dict[bytes, Slerp] = {}
+
+
 def _pose_at_3d(start, end, t):
     (p0, q0), (p1, q1) = start, end
     q0, q1 = np.asarray(q0, float), np.asarray(q1, float)
-    if q0 @ q1 < 0:  # shortest arc
-        q1 = -q1
-    rots = Rotation.from_quat([[*q0[1:], q0[0]], [*q1[1:], q1[0]]])
-    r = Slerp([0.0, 1.0], rots)([t])[0]
+    key = q0.tobytes() + q1.tobytes()
+    if key not in _SLERPS:
+        if q0 @ q1 < 0:  # shortest arc
+            q1 = -q1
+        _SLERPS[key] = Slerp([0.0, 1.0], Rotation.from_quat([[*q0[1:], q0[0]], [*q1[1:], q1[0]]]))
+    r = _SLERPS[key]([t])[0]
     return tuple(np.asarray(p0, float) + t * (np.asarray(p1, float) - np.asarray(p0, float))), _quat(r)
 
 
@@ -270,8 +275,8 @@ def _brute_force_trajectory(shape, poses, obstacles, obstacle_poses, continuous)
     n_steps = len(poses)
     clearance = np.array([min(max(0.0, distance(shape, pose(poses[k]), o, opose(o, obstacle_poses[k][j])).distance)
                               for j, o in enumerate(obstacles)) for k in range(n_steps)])
-    touching = [[j for j, o in enumerate(obstacles) if collide(shape, pose(poses[k]), o, opose(o, obstacle_poses[k][j]))]
-                for k in range(n_steps)]
+    touching = [[j for j, o in enumerate(obstacles)
+                 if collide(shape, pose(poses[k]), o, opose(o, obstacle_poses[k][j]))] for k in range(n_steps)]
     first = next((k for k in range(n_steps) if touching[k]), -1)
     hit = (first, 0.0, touching[first][0]) if first >= 0 else (-1, math.nan, -1)
     if continuous:
