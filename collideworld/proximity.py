@@ -392,11 +392,8 @@ def distance(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
     dim = shape_a.dim
     p = _pack((shape_a, shape_b))
     work = _Work(len(p.verts))
-    for s in (0, 1):
-        gjk.transform_shape(p.verts, int(p.svfirst[s]), int(p.svcount[s]), rows[s], dim, work.rot, work.world)
-    gap = float(gjk.shape_distance(work.world, p.pfirst, p.pcount, p.prad, p.pplane, int(p.sfirst[0]),
-                                   int(p.scount[0]), int(p.sfirst[1]), int(p.scount[1]), work.ws, work.out,
-                                   work.tmp))
+    gap = float(gjk.posed_distance(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount, p.sfirst,
+                                   p.scount, rows[0], rows[1], dim, work.world, work.out))
     scale = max(float(np.abs(rows[0][:3]).max()) + float(p.reach[0]), float(np.abs(rows[1][:3]).max())
                 + float(p.reach[1]), abs(float(p.prad[0])) if p.pplane[0] else 0.0,
                 abs(float(p.prad[-1])) if p.pplane[-1] else 0.0)

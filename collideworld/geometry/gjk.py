@@ -575,3 +575,35 @@ def shape_distance(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount
                 out[9] = ia
                 out[10] = ib
     return best
+
+
+@_jit
+def posed_distance(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
+                   prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
+                   svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
+                   pose_a: NDArray[np.float64], pose_b: NDArray[np.float64], dim: int, world: NDArray[np.float64],
+                   out: NDArray[np.float64]) -> float:
+    """:func:`shape_distance` of packed shapes 0 and 1 at poses (8,) ``pose_a`` and ``pose_b``, in one call.
+
+    Writes the world vertices of both shapes into ``world`` (as ``verts``) and
+    the result into ``out`` (11,). One compiled call instead of three keeps the
+    per-call dispatch cost of the scalar :func:`collideworld.distance` low.
+
+    Examples
+    --------
+    Unit circles (one vertex each, radius 1) at x = 0 and x = 5 are 3 apart:
+
+    >>> import numpy as np
+    >>> one, first = np.ones(2, dtype=np.int64), np.arange(2)
+    >>> a, b = np.array([0.0, 0, 0, 1, 0, 0, 0, 0]), np.array([5.0, 0, 0, 1, 0, 0, 0, 0])
+    >>> posed_distance(np.zeros((2, 3)), first, one, np.ones(2), 0 * one, first, one, first, one, a, b, 2,
+    ...                np.zeros((2, 3)), np.zeros(11))
+    3.0
+    """
+    ws = np.zeros((16, 4))
+    tmp = np.zeros(11)
+    rot = np.zeros((3, 3))
+    transform_shape(verts, svfirst[0], svcount[0], pose_a, dim, rot, world)
+    transform_shape(verts, svfirst[1], svcount[1], pose_b, dim, rot, world)
+    return shape_distance(world, pfirst, pcount, prad, pplane, sfirst[0], scount[0], sfirst[1], scount[1],
+                          ws, out, tmp)
