@@ -482,7 +482,7 @@ def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, 
     out[8] = nz
     if m == 1:
         return math.sqrt(vv)
-    return max(0.0, -(nx * ws[0, 0] + ny * ws[0, 1] + nz * ws[0, 2]))
+    return float(max(0.0, -(nx * ws[0, 0] + ny * ws[0, 1] + nz * ws[0, 2])))
 
 
 @_jit
