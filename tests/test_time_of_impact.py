@@ -196,7 +196,7 @@ def test_spinning_long_box_sweeps_a_small_circle():
     _check_against_sampling(stick, ((-5, 0), 0.0), ((5, 0), 12.0), ball, here, here)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(4))
 def test_random_2d_motions_against_sampling(seed):
     rng = np.random.default_rng(seed)
     kinds = [lambda: Circle(float(rng.uniform(0.05, 1))), lambda: Box(tuple(rng.uniform(0.02, 2, 2))),
@@ -208,12 +208,12 @@ def test_random_2d_motions_against_sampling(seed):
         a1 = (rng.uniform(-5, 5, 2), float(rng.uniform(-8, 8)))
         b0 = (rng.uniform(-2, 2, 2), float(rng.uniform(-3, 3)))
         b1 = (rng.uniform(-2, 2, 2), float(rng.uniform(-3, 3)))
-        res = _check_against_sampling(sa, a0, a1, sb, b0, b1, samples=800)
+        res = _check_against_sampling(sa, a0, a1, sb, b0, b1, samples=600)
         found += res is not None
     assert found >= 3
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(3))
 def test_random_3d_rotations_against_sampling(seed):
     rng = np.random.default_rng(100 + seed)
     found = 0
@@ -223,9 +223,19 @@ def test_random_3d_rotations_against_sampling(seed):
         a0 = (rng.uniform(-1, 1, 3), _quat(Rotation.random(random_state=rng)))
         a1 = (rng.uniform(-1, 1, 3), _quat(Rotation.random(random_state=rng)))
         b0 = b1 = (rng.uniform(-1.0, 1.0, 3), _quat(Rotation.random(random_state=rng)))
-        res = _check_against_sampling(sa, a0, a1, sb, b0, b1, samples=800)
+        res = _check_against_sampling(sa, a0, a1, sb, b0, b1, samples=400)
         found += res is not None
     assert found >= 2
+
+
+def test_planes_as_the_static_side_against_sampling():
+    ground2, ground3 = HalfPlane((0, 1), 0.0), Plane((0, 0, 1), 0.0)
+    u = Polygon([(0, 0), (3, 0), (3, 2), (2, 2), (2, 0.5), (1, 0.5), (1, 2), (0, 2)])
+    res = _check_against_sampling(u, ((0, 4), 0.0), ((1, 1), 5.0), ground2, None, None)
+    assert res is not None and res.normal.tolist() == [0.0, -1.0]
+    q0, q1 = _quat(Rotation.from_euler("x", 0.1)), _quat(Rotation.from_euler("xy", [2.5, 1.0]))
+    res = _check_against_sampling(Box((2.0, 0.1, 0.1)), ((0, 0, 2.5), q0), ((0, 0, 1.5), q1), ground3, None, None)
+    assert res is not None and res.normal.tolist() == [0.0, 0.0, -1.0]
 
 
 def test_symmetry():
