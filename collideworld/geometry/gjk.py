@@ -171,7 +171,7 @@ def pose_at(p0: NDArray[np.float64], p1: NDArray[np.float64], t: float, dim: int
     >>> p1 = np.array([2.0, 0, 0, np.cos(np.pi / 4), 0, 0, np.sin(np.pi / 4), 0])
     >>> out = np.zeros(8)
     >>> pose_at(p0, p1, 0.5, 3, out)
-    >>> out[0], bool(np.allclose(out[3:7], [np.cos(np.pi / 8), 0, 0, np.sin(np.pi / 8)]))
+    >>> float(out[0]), bool(np.allclose(out[3:7], [np.cos(np.pi / 8), 0, 0, np.sin(np.pi / 8)]))
     (1.0, True)
     """
     for i in range(3):
