@@ -167,7 +167,7 @@ def _pieces(shape: Shape) -> tuple[list[NDArray[np.float64]], list[float], int, 
     return parts, [0.0] * len(parts), 0, shape.bounding_radius
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=256)
 def _pack(shapes: tuple[Shape, ...]) -> _Packed:
     verts: list[NDArray[np.float64]] = []
     counts: list[int] = []
@@ -387,6 +387,12 @@ def distance(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
     _check_shapes(shape_a, shape_b)
     md = _check_max_distance(max_distance)
     rows = (_row(shape_a, pose_a, "a"), _row(shape_b, pose_b, "b"))
+    return _distance_checked(shape_a, pose_a, shape_b, pose_b, rows, md)
+
+
+def _distance_checked(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
+                      rows: tuple[NDArray[np.float64], NDArray[np.float64]], md: float) -> DistanceResult | None:
+    """:func:`distance` after validation (``rows``: the poses as kernel rows)."""
     if isinstance(shape_a, (HalfPlane, Plane)) and isinstance(shape_b, (HalfPlane, Plane)):
         return _planes_distance(shape_a, shape_b, md)
     dim = shape_a.dim
@@ -435,8 +441,10 @@ def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, sta
     to end as given (an end angle of 6 turns almost a full circle); a 3D
     rotation moves along the shortest arc at constant speed (slerp).
     Conservative advancement never steps past a touch, however thin the
-    shapes or fast the motion; the time is exact to about 1e-12 (a gap
-    under 1e-12 of the motion's extent counts as touching).
+    shapes or fast the motion; the time is exact to 1e-9 (tested; usually
+    far better) and never later than the first touch by more than that. A
+    gap under 1e-12 of the motion's extent (the farthest any point moves
+    relative to the other shape) counts as touching.
 
     Parameters
     ----------
@@ -504,7 +512,8 @@ def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, sta
     pose_b = np.zeros(8)
     gjk.pose_at(a0, a1, t, dim, pose_a)
     gjk.pose_at(b0, b1, t, dim, pose_b)
-    r = distance(shape_a, _pose_from_row(shape_a, pose_a), shape_b, _pose_from_row(shape_b, pose_b))
+    r = _distance_checked(shape_a, _pose_from_row(shape_a, pose_a), shape_b, _pose_from_row(shape_b, pose_b),
+                          (pose_a, pose_b), math.inf)
     assert r is not None  # no max_distance given
     return ImpactResult(t, r.normal, 0.5 * (r.point_a + r.point_b))
 
