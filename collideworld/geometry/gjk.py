@@ -33,6 +33,12 @@ All functions are numba-compatible Python: compiled with ``@njit(cache=True)``
 (never fastmath) when numba imports, run as plain Python otherwise.
 :func:`python_twin` returns the plain-Python version of any of them, whose
 callees are plain Python too, for differential tests.
+
+NOTE: numba's on-disk cache checks only the source file of the function it
+caches, and compiled callers carry their callees' code, so after editing
+this file the cached kernels of :mod:`collideworld.geometry.time_of_impact`
+are stale until that file changes too (or its ``__pycache__/*.nb[ic]`` are
+removed). Installed packages are not affected.
 """
 
 from __future__ import annotations
