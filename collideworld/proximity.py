@@ -167,7 +167,7 @@ def _pieces(shape: Shape) -> tuple[list[NDArray[np.float64]], list[float], int, 
     return parts, [0.0] * len(parts), 0, shape.bounding_radius
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=256)
 def _pack(shapes: tuple[Shape, ...]) -> _Packed:
     verts: list[NDArray[np.float64]] = []
     counts: list[int] = []
@@ -387,16 +387,19 @@ def distance(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
     _check_shapes(shape_a, shape_b)
     md = _check_max_distance(max_distance)
     rows = (_row(shape_a, pose_a, "a"), _row(shape_b, pose_b, "b"))
+    return _distance_checked(shape_a, pose_a, shape_b, pose_b, rows, md)
+
+
+def _distance_checked(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
+                      rows: tuple[NDArray[np.float64], NDArray[np.float64]], md: float) -> DistanceResult | None:
+    """:func:`distance` after validation (``rows``: the poses as kernel rows)."""
     if isinstance(shape_a, (HalfPlane, Plane)) and isinstance(shape_b, (HalfPlane, Plane)):
         return _planes_distance(shape_a, shape_b, md)
     dim = shape_a.dim
     p = _pack((shape_a, shape_b))
     work = _Work(len(p.verts))
-    for s in (0, 1):
-        gjk.transform_shape(p.verts, int(p.svfirst[s]), int(p.svcount[s]), rows[s], dim, work.rot, work.world)
-    gap = float(gjk.shape_distance(work.world, p.pfirst, p.pcount, p.prad, p.pplane, int(p.sfirst[0]),
-                                   int(p.scount[0]), int(p.sfirst[1]), int(p.scount[1]), work.ws, work.out,
-                                   work.tmp))
+    gap = float(gjk.posed_distance(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount, p.sfirst,
+                                   p.scount, rows[0], rows[1], dim, work.world, work.out))
     scale = max(float(np.abs(rows[0][:3]).max()) + float(p.reach[0]), float(np.abs(rows[1][:3]).max())
                 + float(p.reach[1]), abs(float(p.prad[0])) if p.pplane[0] else 0.0,
                 abs(float(p.prad[-1])) if p.pplane[-1] else 0.0)
@@ -438,8 +441,10 @@ def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, sta
     to end as given (an end angle of 6 turns almost a full circle); a 3D
     rotation moves along the shortest arc at constant speed (slerp).
     Conservative advancement never steps past a touch, however thin the
-    shapes or fast the motion; the time is exact to about 1e-12 (a gap
-    under 1e-12 of the motion's extent counts as touching).
+    shapes or fast the motion; the time is exact to 1e-9 (tested; usually
+    far better) and never later than the first touch by more than that. A
+    gap under 1e-12 of the motion's extent (the farthest any point moves
+    relative to the other shape) counts as touching.
 
     Parameters
     ----------
@@ -507,7 +512,8 @@ def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, sta
     pose_b = np.zeros(8)
     gjk.pose_at(a0, a1, t, dim, pose_a)
     gjk.pose_at(b0, b1, t, dim, pose_b)
-    r = distance(shape_a, _pose_from_row(shape_a, pose_a), shape_b, _pose_from_row(shape_b, pose_b))
+    r = _distance_checked(shape_a, _pose_from_row(shape_a, pose_a), shape_b, _pose_from_row(shape_b, pose_b),
+                          (pose_a, pose_b), math.inf)
     assert r is not None  # no max_distance given
     return ImpactResult(t, r.normal, 0.5 * (r.point_a + r.point_b))
 

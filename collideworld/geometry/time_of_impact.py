@@ -22,7 +22,10 @@ Why it cannot miss: along the fixed direction ``n`` the gap between the
 shapes' projections starts at ``d`` and, since every point moves along ``n``
 at most ``|v . n| + |omega| * reach``, shrinks at most at rate ``B``; the
 projections must meet before the shapes can, so no touch happens before
-``t + d / B``, however thin the shapes or fast the motion.
+``t + d / B``, however thin the shapes or fast the motion. A concave
+polygon is several pieces, each pair with its own gap and normal: the step
+is the smallest ``d / B`` over the pairs (the nearest pair's alone could
+overshoot a pair that closes faster along its own normal).
 
 Advancement converges slowly when rotation dominates ``B`` (each step
 shrinks the remaining time by the factor ``1 - closing speed / B``). Once two
@@ -45,7 +48,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from .gjk import _jit, angular_speed, pose_at, shape_distance, transform_shape
+from .gjk import _jit, angular_speed, piece_distance, pose_at, shape_distance, transform_shape
 from .tolerance import REL_TOUCH_TOL
 
 __all__ = ["toi_shapes", "trajectory_kernel", "MAX_ADVANCE_STEPS", "NEAR_MISS"]
@@ -71,6 +74,22 @@ def _distance_at(t: float, verts: NDArray[np.float64], pfirst: NDArray[np.int64]
     transform_shape(verts, svfirst[b], svcount[b], pose, dim, rot, world)
     return shape_distance(world, pfirst, pcount, prad, pplane, sfirst[a], scount[a], sfirst[b], scount[b],
                           ws, out, tmp)
+
+
+@_jit
+def _safe_step(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
+               prad: NDArray[np.float64], pplane: NDArray[np.int64], a_first: int, a_count: int, b_first: int,
+               b_count: int, vx: float, vy: float, vz: float, spin: float, ws: NDArray[np.float64],
+               tmp: NDArray[np.float64]) -> float:
+    """Smallest ``gap / closing-speed bound`` over the piece pairs (vertices already in ``world``)."""
+    step = math.inf
+    for ia in range(a_first, a_first + a_count):
+        for ib in range(b_first, b_first + b_count):
+            d = piece_distance(world, pfirst, pcount, prad, pplane, ia, ib, ws, tmp)
+            bound = abs(vx * tmp[6] + vy * tmp[7] + vz * tmp[8]) + spin
+            if bound > 0.0:
+                step = min(step, max(d, 0.0) / bound)
+    return step
 
 
 @_jit
@@ -120,7 +139,16 @@ def toi_shapes(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: ND
         if d <= tol or d <= NEAR_MISS * extent:
             return t
         bound = abs(vx * out[6] + vy * out[7] + vz * out[8]) + spin
-        if not bound > 0.0:
+        if scount[a] * scount[b] > 1:
+            # several piece pairs: each may close at its own rate along its own
+            # normal, so the safe step is the smallest over the pairs
+            step = _safe_step(world, pfirst, pcount, prad, pplane, sfirst[a], scount[a], sfirst[b], scount[b],
+                              vx, vy, vz, spin, ws, tmp)
+        elif bound > 0.0:
+            step = d / bound
+        else:
+            step = math.inf
+        if step == math.inf:
             return -1.0  # nothing moves towards anything: the gap stays
         if it >= 1 and d_prev > d:
             # secant probe: where the distance would reach 0 if it kept falling as it did
@@ -146,7 +174,7 @@ def toi_shapes(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: ND
                     return hi
         t_prev = t
         d_prev = d
-        t = t + d / bound
+        t = t + step
         if t > 1.0:
             return -1.0
     # NOTE: only a near miss grazing for a very long time gets here; the last
@@ -258,7 +286,7 @@ def trajectory_kernel(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pco
         touch = -1
         for step in range(m + 1):
             j = seed if step == 0 else step - 1
-            if step > 0 and j == seed:
+            if (step == 0 and seed < 0) or (step > 0 and j == seed):
                 continue
             po = obstacle_poses[k, j]
             s = j + 1
