@@ -55,7 +55,7 @@ _POSITION, _ANGLE, _QUATERNION = 1, 2, 4
 
 
 class Recorder:
-    """Wrap a World; write one scenario frame per :meth:`step`.
+    """Wrap a World; write one scenario frame per :meth:`~Recorder.step`.
 
     Parameters
     ----------

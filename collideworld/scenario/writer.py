@@ -116,7 +116,7 @@ def _id_key(value: Any) -> tuple[int, int, str]:
 
 
 def body_to_dict(body: Any) -> dict[str, Any]:
-    """The file form of a body: a :class:`BodySpec`, a ``World.body()``
+    """The file form of a body: a :class:`~collideworld.scenario.BodySpec`, a ``World.body()``
     snapshot (any object with the same attributes) or a ready dict.
 
     Defaults (angle 0 / identity quaternion, not static, category 1, mask
@@ -169,7 +169,7 @@ def body_to_dict(body: Any) -> dict[str, Any]:
 
 
 def move_to_dict(move: Any) -> dict[str, Any]:
-    """The file form of a pose update: a :class:`MoveSpec` or a ready dict.
+    """The file form of a pose update: a :class:`~collideworld.scenario.MoveSpec` or a ready dict.
 
     Parameters
     ----------
