@@ -24,6 +24,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import math
@@ -294,14 +295,14 @@ def _batch_column(values: ArrayLike, shape: tuple[int, ...], field: str,
     return arr
 
 
-def _move_batch_pieces(batch: MoveBatch, dim: int, id_cache: list[Any]) -> list[str]:
-    """The JSON text of a batch's ``move`` entries, each followed by a comma, as
-    a list of pieces to join (empty for none).
+def _move_batch_bytes(batch: MoveBatch, dim: int, state: dict[str, Any]) -> bytes:
+    """The JSON text of a batch's ``move`` entries, comma separated, UTF-8 (empty for none).
 
-    One entry is cut into constant pieces and slots (the id, a field's
-    numbers); the pieces of all entries are one list, and each slot is filled
-    for every entry at once by a strided slice assignment, so no Python code
-    runs per entry.
+    ``state`` is the writer's: the last batch's ids and their texts, and a
+    scratch buffer, kept from frame to frame.
+
+    With numba the entries are assembled by the compiled loop of
+    :mod:`.compiled_text`; without it by :func:`_move_rows_python`, its twin.
     """
     ids = list(batch.ids)
     n = len(ids)
@@ -317,17 +318,76 @@ def _move_batch_pieces(batch: MoveBatch, dim: int, id_cache: list[Any]) -> list[
         columns.append((field, width, _batch_column(values, shape, field + "s", ids)))
     # A game loop moves the same bodies frame after frame: their ids' text is
     # kept from the last batch (one list comparison instead of n conversions).
-    if id_cache and id_cache[0] == ids and set(map(type, ids)) <= {int, str}:  # not True == 1, 1.0 == 1
-        texts = id_cache[1]
+    if state.get("ids") == ids and set(map(type, ids)) <= {int, str}:  # not True == 1, 1.0 == 1
+        texts = state["texts"]
     else:
         texts = _id_texts(ids)
         if len(set(texts)) != n:
             first: dict[str, int] = {}
             twice = next(ids[i] for i, text in enumerate(texts) if first.setdefault(text, i) != i)
             raise InvalidArgumentError(f"a move batch names each id at most once, got {twice!r} twice")
-        id_cache[:] = [ids, texts]
+        state.update(ids=ids, texts=texts, id_bytes=None)
     if n == 0:
-        return []
+        return b""
+    if not columns:  # ids only: valid entries that change nothing
+        return ",".join(f'{{"id":{text}}}' for text in texts).encode("utf-8")
+    if not _compiled_assembly():
+        return "".join(_move_rows_python(columns, texts))[:-1].encode("utf-8")
+    if state["id_bytes"] is None:
+        encoded = [text.encode("utf-8") for text in texts]
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum([len(e) for e in encoded], out=offsets[1:])
+        state["id_bytes"] = (np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets)
+    id_bytes, id_offsets = state["id_bytes"]
+    return _move_rows_compiled(columns, id_bytes, id_offsets, state)
+
+
+def _gaps(columns: list[tuple[str, int, Any]]) -> list[str]:
+    """The constant texts of one entry around its k numbers: before each, then after the last."""
+    gaps: list[str] = []
+    previous_width = 0  # a list field is closed by the next gap
+    for field, width, _ in columns:
+        gaps.append(("]" if previous_width else "") + f',"{field}":' + ("[" if width else ""))
+        gaps += [","] * (max(width, 1) - 1)
+        previous_width = width
+    gaps.append(("]" if previous_width else "") + "}")
+    return gaps
+
+
+def _move_rows_compiled(columns: list[tuple[str, int, Any]], id_bytes: np.ndarray[Any, Any],
+                        id_offsets: np.ndarray[Any, Any], state: dict[str, Any]) -> bytes:
+    from .compiled_text import assemble_moves
+
+    matrix = np.column_stack([arr for _, _, arr in columns])  # (n, k), C order
+    n, k = matrix.shape
+    if _orjson is not None:
+        numbers = _orjson.dumps(matrix, option=_orjson.OPT_SERIALIZE_NUMPY)
+    else:
+        numbers = json.dumps(matrix.tolist(), separators=(",", ":")).encode("ascii")
+    gaps = _gaps(columns)
+    gap_bytes = "".join(gaps).encode("ascii")
+    gap_offsets = np.zeros(k + 2, dtype=np.int64)
+    np.cumsum([len(g) for g in gaps], out=gap_offsets[1:])
+    row_start = b'{"id":'
+    size = len(numbers) + len(id_bytes) + n * (1 + len(row_start) + len(gap_bytes))
+    out = state.get("scratch")
+    if out is None or len(out) < size:  # kept between frames: no fresh pages to fault in each frame
+        out = state["scratch"] = np.empty(max(size, 2 * len(out) if out is not None else 0), dtype=np.uint8)
+    used = assemble_moves(np.frombuffer(numbers, dtype=np.uint8), n, k, id_bytes, id_offsets,
+                          np.frombuffer(row_start, dtype=np.uint8), np.frombuffer(gap_bytes, dtype=np.uint8),
+                          gap_offsets, out)
+    return out[:used].tobytes()
+
+
+def _move_rows_python(columns: list[tuple[str, int, Any]], texts: list[str]) -> list[str]:
+    """The Python twin of :func:`.compiled_text.assemble_moves`, as pieces to join.
+
+    One entry is cut into constant pieces and slots (the id, a field's
+    numbers); the pieces of all entries are one list, and each slot is filled
+    for every entry at once by a strided slice assignment, so no Python code
+    runs per entry.
+    """
+    n = len(texts)
     # one row's template: constant strings and slots (lists with one text per row)
     template: list[Any] = ['{"id":', texts]
     for field, width, arr in columns:
@@ -345,6 +405,14 @@ def _move_batch_pieces(batch: MoveBatch, dim: int, id_cache: list[Any]) -> list[
         if not isinstance(item, str):
             pieces[offset::k] = item
     return pieces
+
+
+@functools.lru_cache(maxsize=1)
+def _compiled_assembly() -> bool:
+    """Whether MoveBatch text is assembled by the compiled loop (numba imports)."""
+    from ..backend import compiled_available
+
+    return compiled_available()
 
 
 def _pair(pair: Any) -> list[str | int]:
@@ -375,6 +443,11 @@ def _contact_to_dict(contact: Any) -> dict[str, Any]:
         "normal": _floats(contact.normal, "contact normal"),
         "depth": _floats(contact.depth, "contact depth")[0],
     }
+
+
+def _key(key: str, value: Any) -> list[bytes]:
+    """The pieces of one ``"key":value`` member of a frame line."""
+    return [f'"{key}":{_dumps(value)}'.encode()]
 
 
 def _dumps(obj: Any) -> str:
@@ -444,7 +517,7 @@ class ScenarioWriter:
         self.tolerance = DEFAULT_TOLERANCE if tolerance is None else float(tolerance)
         self.frames_written = 0
         self._fsync = fsync
-        self._id_cache: list[Any] = []  # [ids, their JSON texts] of the last MoveBatch
+        self._batch_state: dict[str, Any] = {}  # the last MoveBatch's ids and their texts; a scratch buffer
         self._raw: BinaryIO = _create(self.path)
         self._out: Any  # the file itself, or a GzipFile writing into it
         if self.path.endswith(".gz"):
@@ -467,14 +540,14 @@ class ScenarioWriter:
         return self._raw.closed
 
     def _write_line(self, obj: Mapping[str, Any]) -> None:
-        self._write_text(_dumps(obj))
+        self._write_bytes(_dumps(obj).encode("utf-8") + b"\n")
 
-    def _write_text(self, text: str) -> None:
+    def _write_bytes(self, line: bytes) -> None:
         if self.closed:
             raise ValueError(f"{self.path}: the writer is closed")
         # One write of the whole line, then flush: a kill never leaves a
         # completed frame unwritten (GzipFile.flush is a Z_SYNC_FLUSH).
-        self._out.write(text.encode("utf-8") + b"\n")
+        self._out.write(line)
         self._out.flush()
         if self._out is not self._raw:
             self._raw.flush()
@@ -510,33 +583,37 @@ class ScenarioWriter:
         reads back as exactly the same float.
         """
         # Each key's text is made in turn, in the format's order; nothing is
-        # written until all are made, so a rejected frame leaves no trace.
-        parts: list[str] = []
+        # written until all are made, so a rejected frame leaves no trace. The
+        # line is put together once, as bytes: a recorded frame can be large.
+        parts: list[list[bytes]] = []  # each member's pieces
         if comment is not None:
-            parts.append('"_comment":' + _dumps(str(comment)))
+            parts.append(_key("_comment", str(comment)))
         removes = [_id(i) for i in remove]
         if removes:
-            parts.append('"remove":' + _dumps(removes))
+            parts.append(_key("remove", removes))
         adds = [body_to_dict(b) for b in add]
         if adds:
-            parts.append('"add":' + _dumps(adds))
-        moves: list[str] = []  # pieces of the entries, each entry followed by a comma
+            parts.append(_key("add", adds))
+        moves: list[bytes] = []
         for m in move:
-            if isinstance(m, MoveBatch):
-                moves += _move_batch_pieces(m, self.dim, self._id_cache)
-            else:
-                moves += (_dumps(move_to_dict(m)), ",")
+            text = (_move_batch_bytes(m, self.dim, self._batch_state) if isinstance(m, MoveBatch)
+                    else _dumps(move_to_dict(m)).encode())
+            if text:
+                moves += (b",", text) if moves else (text,)
         if moves:
-            moves[-1] = moves[-1][:-1]  # the last comma
-            parts.append("".join(['"move":[', *moves, "]"]))
+            parts.append([b'"move":[', *moves, b"]"])
         if expect is not None:
             pairs = list(expect)
             if isinstance(expect, (set, frozenset)):
                 pairs.sort(key=lambda p: sorted(map(_id_key, p)))
-            parts.append('"expect":' + _dumps(pairs if _plain_pairs(pairs) else [_pair(p) for p in pairs]))
+            parts.append(_key("expect", pairs if _plain_pairs(pairs) else [_pair(p) for p in pairs]))
         if expect_contacts is not None:
-            parts.append('"expect_contacts":' + _dumps([_contact_to_dict(c) for c in expect_contacts]))
-        self._write_text(",".join(parts).join(("{", "}")))
+            parts.append(_key("expect_contacts", [_contact_to_dict(c) for c in expect_contacts]))
+        pieces = [b"{"]
+        for i, part in enumerate(parts):
+            pieces += (b",", *part) if i else part
+        pieces.append(b"}\n")
+        self._write_bytes(b"".join(pieces))
         self.frames_written += 1
 
     def write(self, frame: Frame) -> None:
