@@ -28,8 +28,9 @@ from collideworld import Box, Circle, World  # noqa: E402
 from collideworld.scenario import Recorder, replay, writer  # noqa: E402
 
 
-def game_loop(target: World | Recorder, units: int, frames: int, seed: int = 0) -> None:
-    """Add ``units`` bodies, then ``frames`` frames of moving all of them and stepping."""
+def game_loop(target: World | Recorder, units: int, frames: int, seed: int = 0, turn: bool = True) -> None:
+    """Add ``units`` bodies, then ``frames`` frames of moving all of them (positions, and
+    angles if ``turn``) and stepping."""
     rng = np.random.default_rng(seed)
     side = np.sqrt(units) * 3.0
     positions = rng.uniform(0.0, side, size=(units, 2))
@@ -44,7 +45,7 @@ def game_loop(target: World | Recorder, units: int, frames: int, seed: int = 0) 
     for _ in range(frames):
         positions += velocity
         angles += spin
-        target.move_many(ids_array, positions=positions, angles=angles)
+        target.move_many(ids_array, positions=positions, angles=angles if turn else None)
         target.step()
 
 
@@ -60,6 +61,7 @@ def main() -> None:
     parser.add_argument("--units", type=int, default=2000)
     parser.add_argument("--frames", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-turn", action="store_true", help="move positions only, not angles")
     parser.add_argument("--no-orjson", action="store_true", help="format numbers with the json module")
     args = parser.parse_args()
     if args.no_orjson:
@@ -68,11 +70,11 @@ def main() -> None:
     paths = {suffix: os.path.join(folder, "loop" + suffix) for suffix in (".jsonl", ".jsonl.gz")}
 
     def bare() -> None:
-        game_loop(World(dim=2), args.units, args.frames)
+        game_loop(World(dim=2), args.units, args.frames, turn=not args.no_turn)
 
     def recorded(path: str) -> None:
         with Recorder(World(dim=2), path) as rec:
-            game_loop(rec, args.units, args.frames)
+            game_loop(rec, args.units, args.frames, turn=not args.no_turn)
 
     game_loop(World(dim=2), 50, 3)  # compile and import everything once, outside the timings
     best: dict[str, float] = {}
@@ -80,7 +82,9 @@ def main() -> None:
         for name, fn in [("bare", bare)] + [(s, lambda p=p: recorded(p)) for s, p in paths.items()]:
             best[name] = min(best.get(name, np.inf), timed(fn))
     formatter = "json module" if writer._orjson is None else f"orjson {writer._orjson.__version__}"
-    print(f"{args.units} units, {args.frames} frames, best of {args.repeat} (CPU seconds), numbers by {formatter}")
+    moves = "positions" if args.no_turn else "positions and angles"
+    print(f"{args.units} units, {args.frames} frames moving {moves}, best of {args.repeat} (CPU seconds), "
+          f"numbers by {formatter}")
     print(f"  bare loop            {best['bare']:7.2f} s")
     for suffix, path in paths.items():
         size = os.path.getsize(path)

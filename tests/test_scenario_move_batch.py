@@ -219,3 +219,15 @@ def test_compiled_assembly_matches_python_twin(tmp_path, monkeypatch, dim):
     first = written_moves(tmp_path / "compiled.jsonl")[0]
     assert np.array_equal(bits([m["position"] for m in first]), bits(values[: n * dim].reshape(n, dim)))
     assert [m["id"] for m in first] == ids
+
+
+def test_expect_with_ids_beyond_64_bits(tmp_path, formatter):
+    # orjson refuses ints beyond 64 bits; the json module writes them (JSON has no limit).
+    path = str(tmp_path / "big.jsonl")
+    big = 2**70 + 1
+    with ScenarioWriter(path, dim=2) as w:
+        w.write_frame(expect=[(big, "a"), (1, 2)])
+        w.write_frame(move=[MoveBatch((big, 3), positions=np.ones((2, 2)))] * 1)
+    lines = open(path).read().splitlines()
+    assert lines[1] == '{"expect":[[%d,"a"],[1,2]]}' % big
+    assert json.loads(lines[2])["move"][0]["id"] == big

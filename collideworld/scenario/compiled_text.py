@@ -88,20 +88,21 @@ def assemble_moves(numbers: np.ndarray, n: int, k: int, id_bytes: np.ndarray, id
             for t in range(gap_offsets[j], gap_offsets[j + 1]):
                 out[o] = gaps[t]
                 o += 1
-            s = p
-            while numbers[p] != _COMMA and numbers[p] != _CLOSE:
+            start = o
+            c = numbers[p]
+            while c != _COMMA and c != _CLOSE:  # copy the number's text as it is scanned
+                out[o] = c
+                o += 1
                 p += 1
-            e = p
+                c = numbers[p]
             p += 1  # past the "," or "]"
             # A shortest round-trip text ending in ".0" is an integral value; the
             # JSON integer is that double's exact value, so it reads back the
             # same. "-0.0" keeps its point: "-0" would read back as the integer 0.
-            if (e - s >= 3 and numbers[e - 2] == _DOT and numbers[e - 1] == _ZERO
-                    and not (e - s == 4 and numbers[s] == _MINUS and numbers[s + 1] == _ZERO)):
-                e -= 2
-            for t in range(s, e):
-                out[o] = numbers[t]
-                o += 1
+            size = o - start
+            if (size >= 3 and out[o - 2] == _DOT and out[o - 1] == _ZERO
+                    and not (size == 4 and out[start] == _MINUS and out[start + 1] == _ZERO)):
+                o -= 2
         for t in range(gap_offsets[k], gap_offsets[k + 1]):
             out[o] = gaps[t]
             o += 1

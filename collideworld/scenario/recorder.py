@@ -115,7 +115,7 @@ class Recorder:
         self._added: dict[Any, None] = {}      # added since the last step (ordered)
         self._removed: list[Any] = []          # known bodies removed since the last step
         self._moved: dict[Any, int] = {}      # known bodies moved: bits of the fields given
-        self._lookup: tuple[list[Any], Any] = ([], [])  # last frame's moved ids, as given to World.poses
+        self._lookup: tuple[list[Any], tuple[Any, ...], Any] = ([], (), [])  # last frame's moved ids
         for body_id in world.ids():
             self._added[body_id] = None
 
@@ -218,15 +218,17 @@ class Recorder:
             return []
         ids = list(moved)
         if ids != self._lookup[0]:
-            # int ids as an array: the world's table lookup, not a dict lookup per id
-            self._lookup = (ids, np.array(ids, dtype=np.int64) if set(map(type, ids)) == {int} else ids)
-        positions, angles, quaternions = self.world.poses(self._lookup[1])
+            # Kept while the same bodies move: the ids as a tuple (the writer
+            # reuses its text of a tuple it has seen) and, for int ids, as an
+            # array (the world's table lookup, not a dict lookup per id).
+            self._lookup = (ids, tuple(ids), np.array(ids, dtype=np.int64) if set(map(type, ids)) == {int} else ids)
+        positions, angles, quaternions = self.world.poses(self._lookup[2])
         kinds = dict.fromkeys(moved.values())  # in order of first use
         batches = []
         for given in kinds:
             if len(kinds) == 1:
                 rows: Any = slice(None)
-                batch_ids = ids
+                batch_ids: Any = self._lookup[1]
             else:
                 rows = np.flatnonzero(np.fromiter(moved.values(), dtype=np.int64, count=len(ids)) == given)
                 batch_ids = [ids[i] for i in rows.tolist()]

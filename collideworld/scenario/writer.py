@@ -288,8 +288,8 @@ def _batch_column(values: ArrayLike, shape: tuple[int, ...], field: str,
         raise InvalidArgumentError(f"move batch {field} must be an array of numbers, got {values!r}") from None
     if arr.shape != shape:
         raise InvalidArgumentError(f"move batch {field} must have shape {shape} for {len(ids)} ids, got {arr.shape}")
-    finite = np.isfinite(arr) if arr.ndim == 1 else np.isfinite(arr).all(axis=1)
-    if not finite.all():
+    if not np.isfinite(arr).all():
+        finite = np.isfinite(arr) if arr.ndim == 1 else np.isfinite(arr).all(axis=1)
         row = int(np.flatnonzero(~finite)[0])
         raise InvalidArgumentError(f"move {ids[row]!r} {field} must be finite, got {arr[row].tolist()!r}")
     return arr
@@ -304,7 +304,11 @@ def _move_batch_bytes(batch: MoveBatch, dim: int, state: dict[str, Any]) -> byte
     With numba the entries are assembled by the compiled loop of
     :mod:`.compiled_text`; without it by :func:`_move_rows_python`, its twin.
     """
-    ids = list(batch.ids)
+    # A game loop moves the same bodies frame after frame: their ids' text is
+    # kept from the last batch. The same tuple again (immutable, so unchanged)
+    # costs nothing; an equal list costs one comparison instead of n conversions.
+    same_tuple = isinstance(batch.ids, tuple) and batch.ids is state.get("ids_tuple")
+    ids = state["ids"] if same_tuple else list(batch.ids)
     n = len(ids)
     columns = []
     for field, values, width, allowed in (("position", batch.positions, dim, True),
@@ -316,9 +320,7 @@ def _move_batch_bytes(batch: MoveBatch, dim: int, state: dict[str, Any]) -> byte
             raise InvalidArgumentError(f"move batch {field}s are not allowed in a {dim}D scenario")
         shape = (n, width) if width else (n,)
         columns.append((field, width, _batch_column(values, shape, field + "s", ids)))
-    # A game loop moves the same bodies frame after frame: their ids' text is
-    # kept from the last batch (one list comparison instead of n conversions).
-    if state.get("ids") == ids and set(map(type, ids)) <= {int, str}:  # not True == 1, 1.0 == 1
+    if same_tuple or (state.get("ids") == ids and set(map(type, ids)) <= {int, str}):  # not True == 1
         texts = state["texts"]
     else:
         texts = _id_texts(ids)
@@ -326,7 +328,8 @@ def _move_batch_bytes(batch: MoveBatch, dim: int, state: dict[str, Any]) -> byte
             first: dict[str, int] = {}
             twice = next(ids[i] for i, text in enumerate(texts) if first.setdefault(text, i) != i)
             raise InvalidArgumentError(f"a move batch names each id at most once, got {twice!r} twice")
-        state.update(ids=ids, texts=texts, id_bytes=None)
+        state.update(ids=ids, texts=texts, id_bytes=None,
+                     ids_tuple=batch.ids if isinstance(batch.ids, tuple) else None)
     if n == 0:
         return b""
     if not columns:  # ids only: valid entries that change nothing
@@ -448,6 +451,17 @@ def _contact_to_dict(contact: Any) -> dict[str, Any]:
 def _key(key: str, value: Any) -> list[bytes]:
     """The pieces of one ``"key":value`` member of a frame line."""
     return [f'"{key}":{_dumps(value)}'.encode()]
+
+
+def _key_fast(key: str, value: Any) -> list[bytes]:
+    """As :func:`_key`, for values of only lists, tuples, str and int: orjson when
+    it can (an int beyond 64 bits is a TypeError there), else the json module."""
+    if _orjson is not None:
+        try:
+            return [f'"{key}":'.encode(), _orjson.dumps(value)]
+        except TypeError:
+            pass
+    return _key(key, value)
 
 
 def _dumps(obj: Any) -> str:
@@ -606,7 +620,8 @@ class ScenarioWriter:
             pairs = list(expect)
             if isinstance(expect, (set, frozenset)):
                 pairs.sort(key=lambda p: sorted(map(_id_key, p)))
-            parts.append(_key("expect", pairs if _plain_pairs(pairs) else [_pair(p) for p in pairs]))
+            parts.append(_key_fast("expect", pairs) if _plain_pairs(pairs) else
+                         _key("expect", [_pair(p) for p in pairs]))
         if expect_contacts is not None:
             parts.append(_key("expect_contacts", [_contact_to_dict(c) for c in expect_contacts]))
         pieces = [b"{"]
