@@ -49,7 +49,8 @@ import numpy as np
 from numpy.typing import NDArray
 from workloads import BOX, CIRCLE, SPHERE, Scene
 
-__all__ = ["Engine", "CollideWorldEngine", "PymunkEngine", "ShapelyEngine", "FclEngine", "ENGINES", "pairs_from_arrays"]
+__all__ = ["Engine", "CollideWorldEngine", "CollideWorldNumpyEngine", "PymunkEngine", "ShapelyEngine", "FclEngine",
+           "ENGINES", "pairs_from_arrays"]
 
 Pairs = set[tuple[int, int]]
 
@@ -102,7 +103,10 @@ class Engine:
 
 
 class CollideWorldEngine(Engine):
+    """collideworld on its compiled (numba) backend: the library as users get it."""
+
     name = "collideworld"
+    backend = "compiled"
 
     def __init__(self, broadphase: str | None = None) -> None:
         self.broadphase = broadphase  # None: the World's default
@@ -125,7 +129,9 @@ class CollideWorldEngine(Engine):
             else:
                 shapes.append(cw.Box(tuple(scene.half_extents[i].tolist())))
         options = {} if self.broadphase is None else {"broadphase": self.broadphase}
-        self.world = cw.World(dim=scene.dim, **options)
+        if self.backend == "compiled":
+            cw.warm_up()  # compile (or load from the cache) before anything is timed
+        self.world = cw.World(dim=scene.dim, backend=self.backend, **options)
         self.dim = scene.dim
         # ids are the body indices: "a is the body added first" then means a < b
         if scene.dim == 2:
@@ -142,6 +148,13 @@ class CollideWorldEngine(Engine):
 
     def _pairs(self, raw: Any) -> Pairs:
         return pairs_from_arrays(raw.a.astype(np.int64), raw.b.astype(np.int64))
+
+
+class CollideWorldNumpyEngine(CollideWorldEngine):
+    """collideworld on its numpy backend: the fallback where numba cannot be imported."""
+
+    name = "collideworld-numpy"
+    backend = "numpy"
 
 
 # -- pymunk ------------------------------------------------------------------------------
@@ -357,5 +370,5 @@ class FclEngine(Engine):
 
 
 ENGINES: dict[str, type[Engine]] = {
-    e.name: e for e in (CollideWorldEngine, PymunkEngine, ShapelyEngine, FclEngine)
+    e.name: e for e in (CollideWorldEngine, CollideWorldNumpyEngine, PymunkEngine, ShapelyEngine, FclEngine)
 }

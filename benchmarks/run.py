@@ -41,6 +41,8 @@ from workloads import BOX, CIRCLE, SPHERE, Frame, Scene, make_scene_2d, make_sce
 
 #: Engines disagreeing on a pair closer than this to touching is not a mismatch.
 TOUCH_EPS = 1e-6
+#: collideworld on its compiled backend (the library as shipped) and on its numpy fallback.
+CW = ("collideworld", "collideworld-numpy")
 PEERS_2D = ("pymunk", "shapely")
 PEERS_3D = ("fcl",)
 #: Examples kept per kind of disagreement ("a only (vs b)") and workload.
@@ -92,7 +94,7 @@ class Result:
         return statistics.median(self.ms[engine])
 
     def fastest_peer(self) -> str | None:
-        peers = [e for e in self.ms if e != "collideworld" and self.ms[e]]
+        peers = [e for e in self.ms if not e.startswith("collideworld") and self.ms[e]]
         return min(peers, key=self.median) if peers else None
 
     def ratio(self) -> float | None:
@@ -174,7 +176,7 @@ class Judge:
 
 
 def _make_engine(name: str, cw_broadphase: str | None) -> Engine:
-    if name == "collideworld":
+    if name.startswith("collideworld"):
         return ENGINES[name](broadphase=cw_broadphase)  # type: ignore[call-arg]
     return ENGINES[name]()
 
@@ -310,12 +312,13 @@ def _environment(cw_broadphase: str | None) -> dict[str, Any]:
 
 
 def markdown(results: list[Result], env: dict[str, Any], frames: int, warmup: int) -> str:
-    engines = ["collideworld", *PEERS_2D, *PEERS_3D]
+    engines = [*CW, *PEERS_2D, *PEERS_3D]
     lines = [
         "# collideworld benchmark",
         "",
         f"Median ms per frame over {frames} frames after {warmup} warm-up frames, engines interleaved "
-        "frame by frame in one process. Ratio = fastest peer ms / collideworld ms (> 1: collideworld "
+        "frame by frame in one process. collideworld runs its compiled (numba) backend; collideworld-numpy "
+        "is the numpy fallback, timed beside it. Ratio = fastest peer ms / collideworld ms (> 1: collideworld "
         "is faster). Pairs = mean pairs in contact per frame. Mismatches = pairs on which two engines "
         f"disagree and the judge says the bodies are more than {TOUCH_EPS:g} from touching "
         "(borderline disagreements in brackets). Memory = collideworld's tracemalloc peak during setup "
@@ -341,11 +344,11 @@ def markdown(results: list[Result], env: dict[str, Any], frames: int, warmup: in
     scaling = [r for r in results if r.workload.scaling]
     if scaling:
         lines += ["", "## Scaling, 2D all moving (ms per frame)", "",
-                  "| n | " + " | ".join(["collideworld", *PEERS_2D]) + " |",
-                  "|---:|" + "---:|" * (1 + len(PEERS_2D))]
+                  "| n | " + " | ".join([*CW, *PEERS_2D]) + " |",
+                  "|---:|" + "---:|" * (len(CW) + len(PEERS_2D))]
         for r in sorted(scaling, key=lambda r: r.workload.n):
             lines.append(f"| {r.workload.n:,} | "
-                         + " | ".join(_fmt_ms(r.median(e)) if r.ms.get(e) else "-" for e in ["collideworld", *PEERS_2D])
+                         + " | ".join(_fmt_ms(r.median(e)) if r.ms.get(e) else "-" for e in [*CW, *PEERS_2D])
                          + " |")
     bad = [r for r in results if r.mismatches]
     if bad:
@@ -395,7 +398,7 @@ def plot(results: list[Result], path: Path) -> None:
 
     scaling = sorted((r for r in results if r.workload.scaling), key=lambda r: r.workload.n)
     fig, ax = plt.subplots(figsize=(6.4, 4.8))
-    for e, marker in zip(["collideworld", *PEERS_2D], "osD", strict=True):
+    for e, marker in zip([*CW, *PEERS_2D], "os^D", strict=True):
         pts = [(r.workload.n, r.median(e)) for r in scaling if r.ms.get(e)]
         if pts:
             ax.plot(*zip(*pts, strict=True), marker=marker, label=e)
@@ -415,8 +418,8 @@ def plot(results: list[Result], path: Path) -> None:
 
 
 def workloads(quick: bool, big: bool) -> list[Workload]:
-    two = ("collideworld", *PEERS_2D)
-    three = ("collideworld", *PEERS_3D)
+    two = (*CW, *PEERS_2D)
+    three = (*CW, *PEERS_3D)
     if quick:
         main = [Workload("2d-200", "2D all moving", 2, 200, 1.0, two, scaling=True),
                 Workload("2d-400", "2D all moving", 2, 400, 1.0, two, scaling=True),
@@ -430,7 +433,7 @@ def workloads(quick: bool, big: bool) -> list[Workload]:
             Workload("3d-5000", "3D all moving", 3, 5_000, 1.0, three)]
     extra = [Workload("2d-1000", "2D all moving", 2, 1_000, 1.0, two, scaling=True, main=False),
              Workload("2d-5000", "2D all moving", 2, 5_000, 1.0, two, scaling=True, main=False)]
-    big = [Workload(BIG_KEY, "2D all moving", 2, 100_000, 1.0, ("collideworld",), scaling=True)] if big else []
+    big = [Workload(BIG_KEY, "2D all moving", 2, 100_000, 1.0, CW, scaling=True)] if big else []
     return extra + main + big
 
 
@@ -486,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
             # collideworld against the fastest 2D peer at n=10,000 (pymunk if that was not run)
             ref = next((r for r in results if r.workload.key == "2d-10000"), None)
             peer = (ref and ref.fastest_peer()) or "pymunk"
-            wl.engines = ("collideworld", peer)
+            wl.engines = (*CW, peer)
         results.append(run(wl))
 
     env = _environment(args.cw_broadphase)

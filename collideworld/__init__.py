@@ -18,6 +18,14 @@ from typing import TYPE_CHECKING
 from .backend import warm_up
 from .collide import ContactResult, collide
 from .contacts import Contact, Contacts, PairList
+from .culling import (
+    Side,
+    classify_aabb_plane,
+    classify_box_plane,
+    classify_box_planes,
+    frustum_planes,
+    frustum_planes_from_matrix,
+)
 from .errors import (
     CollideWorldError,
     DuplicateIdError,
@@ -29,7 +37,6 @@ from .errors import (
     UnknownIdError,
     UnsupportedPairError,
 )
-from .geometry.culling import Side, classify_aabb_plane, classify_box_plane, classify_box_planes, frustum_planes
 from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
 from .world import Body, RayHit, World
 
@@ -62,6 +69,7 @@ __all__ = [
     "World", "Body", "RayHit", "Contacts", "Contact", "PairList", "collide", "ContactResult",
     "Circle", "Box", "Polygon", "HalfPlane", "Sphere", "Plane", "Shape",
     "Side", "classify_box_plane", "classify_box_planes", "classify_aabb_plane", "frustum_planes",
+    "frustum_planes_from_matrix",
     "CollideWorldError", "InvalidShapeError", "InvalidPoseError", "InvalidArgumentError",
     "UnsupportedPairError", "DuplicateIdError", "UnknownIdError", "ScenarioError", "MissingExtraError",
     "distance", "time_of_impact", "check_trajectory", "DistanceResult", "ImpactResult", "TrajectoryResult",

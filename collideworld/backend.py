@@ -14,11 +14,11 @@ from __future__ import annotations
 import functools
 import importlib
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .errors import InvalidArgumentError
 
-__all__ = ["BACKENDS", "compiled_available", "resolve_backend", "warm_up"]
+__all__ = ["BACKENDS", "compiled_available", "register_warm_up", "resolve_backend", "warm_up"]
 
 #: The names :func:`resolve_backend` accepts.
 BACKENDS = ("auto", "compiled", "numpy")
@@ -115,6 +115,39 @@ def resolve_backend(name: str) -> str:
     return "numpy"
 
 
+#: Warm-up steps of compiled code above this layer (which this module may not
+#: import), registered by the modules that own that code; each takes the dimension.
+_WARMERS: list[Callable[[int], None]] = []
+
+
+def register_warm_up(fn: Callable[[int], None]) -> Callable[[int], None]:
+    """Have :func:`warm_up` also call ``fn(dim)`` for each dimension it prepares.
+
+    For compiled code in the world's layers (above this one, so not
+    importable from here); ``fn`` compiles it on tiny inputs. Usable as a
+    decorator; returns ``fn``.
+
+    Parameters
+    ----------
+    fn : callable(int) -> None
+
+    Returns
+    -------
+    callable
+        ``fn`` itself.
+
+    Examples
+    --------
+    >>> seen = []
+    >>> hook = register_warm_up(seen.append)
+    >>> warm_up(dims=(2,)); seen == ([2] if compiled_available() else [])
+    True
+    >>> _WARMERS.remove(hook)
+    """
+    _WARMERS.append(fn)
+    return fn
+
+
 def warm_up(dims: Iterable[int] = (2, 3)) -> None:
     """Compile (or load from numba's on-disk cache) every compiled kernel a step uses.
 
@@ -145,18 +178,22 @@ def warm_up(dims: Iterable[int] = (2, 3)) -> None:
         return
     for d in sorted(set(wanted)):
         _warm_dim(d)
+        for warm in _WARMERS:
+            warm(d)
 
 
 def _warm_dim(dim: int) -> None:
     """Run every compiled kernel a ``dim``-D step uses once, on a tiny world of every shape kind.
 
-    Going through :func:`~collideworld.narrowphase.contact_pairs_exact`
-    exercises exactly the argument types a step passes (one compiled
-    specialisation per kernel), including concave polygons split into parts.
+    Going through :func:`~collideworld.narrowphase.contact_pairs_exact` and
+    the broadphase's ``overlapping_pairs`` exercises exactly the argument
+    types a step passes (one compiled specialisation per kernel), including
+    concave polygons split into parts.
     """
     import numpy as np
 
     from .bodies import BodyStore
+    from .broadphase.batched_sweep import overlapping_pairs
     from .geometry.compiled import aabb
     from .narrowphase import contact_pairs_exact
     from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
@@ -178,6 +215,11 @@ def _warm_dim(dim: int) -> None:
         store.set_poses(slots, np.zeros((n, 3)), quaternion=np.tile([1.0, 0.0, 0.0, 0.0], (n, 1)))
     ia, ib = np.triu_indices(n)
     contact_pairs_exact(store, slots[ia], slots[ib], backend="compiled")
+    # the broadphase's compiled sweep, with and without the static and wanted masks
+    lo = np.arange(4 * dim, dtype=np.float64).reshape(4, dim) * 0.5
+    overlapping_pairs(lo, lo + 1.0, backend="compiled")
+    overlapping_pairs(lo, lo + 1.0, np.array([True, False, True, False]), np.array([False, True, True, False]),
+                      backend="compiled")
     aabb.aabb_ball(*store.ball_rows(slots[1:2]))
     aabb.aabb_box(*store.box_rows(slots[2:3]))
     aabb.aabb_points(np.zeros((1, 3, dim)))

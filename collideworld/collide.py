@@ -119,7 +119,7 @@ def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any) -> Contact
     store.set_shapes(slots, [shape_a, shape_b])
     for k, (pos, ang, quat) in enumerate((pa, pb)):
         store.set_poses(slots[k:k + 1], pos[None], ang, quat)
-    res = contact_pairs(store, slots[:1], slots[1:])
+    res = contact_pairs(store, slots[:1], slots[1:], "auto")  # the kernels a default World runs
     if not res.hit[0]:
         return None
     return ContactResult(res.normal[0].copy(), float(res.depth[0]))

@@ -17,10 +17,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from .backend import register_warm_up
 from .bodies import BodyStore, Kind
 from .broadphase import Broadphase
 from .geometry.aabb import max_over_columns
-from .geometry.tolerance import touch_tolerance
+from .geometry.tolerance import REL_TOUCH_TOL, touch_tolerance
 
 __all__ = ["tight_bounds", "set_fat_bounds", "refresh_moved", "query_bounds"]
 
@@ -74,8 +75,8 @@ def set_fat_bounds(store: BodyStore, slots: NDArray[np.int64], fat_margin: float
     return lo, hi
 
 
-def refresh_moved(store: BodyStore, broadphase: Broadphase, fat_margin: float) -> tuple[NDArray[np.int64],
-                                                                                        NDArray[np.int64]]:
+def refresh_moved(store: BodyStore, broadphase: Broadphase, fat_margin: float,
+                  backend: str = "numpy") -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Clear the moved marks; refit the fat boxes that moved bodies left, in the store and the broadphase.
 
     Returns ``(moved, changed)``: the slots posed since the last step, and
@@ -101,6 +102,8 @@ def refresh_moved(store: BodyStore, broadphase: Broadphase, fat_margin: float) -
         return moved, moved
     store.moved[moved] = False
     finite = moved[store.kind[moved] != Kind.HALFSPACE]
+    if backend == "compiled":
+        return moved, _refit_compiled(store, broadphase, finite, fat_margin)
     lo, hi = tight_bounds(store, finite)
     fat_lo, fat_hi = store.fat_lo.take(finite, axis=0), store.fat_hi.take(finite, axis=0)
     escaped = (fat_lo[:, 0] > lo[:, 0]) | (hi[:, 0] > fat_hi[:, 0])
@@ -112,6 +115,33 @@ def refresh_moved(store: BodyStore, broadphase: Broadphase, fat_margin: float) -
         _grow_by_margin(store, esc, lo, hi, fat_margin)
         broadphase.update_many(esc, lo, hi)
     return moved, esc
+
+
+_NO_PLANES = np.zeros((8, 0))
+
+
+def _refit_compiled(store: BodyStore, broadphase: Broadphase, finite: NDArray[np.int64],
+                    fat_margin: float) -> NDArray[np.int64]:
+    """:func:`refresh_moved`'s refit in one compiled loop; the kinds it does not handle by the numpy path."""
+    from .compiled.fat_boxes import refit_moved
+
+    st = store
+    planes_x = st.world_x if st.dim == 2 else _NO_PLANES
+    planes_y = st.world_y if st.dim == 2 else _NO_PLANES
+    escaped, other = refit_moved(finite, st.kind, st.simple, st.position, st.rotation, st.radius, st.half,
+                                 planes_x, planes_y, st.static, st.bound_radius, st.fat_lo, st.fat_hi,
+                                 fat_margin, REL_TOUCH_TOL)
+    esc = finite[escaped]
+    if other.any():
+        rest = finite[other]
+        lo, hi = tight_bounds(st, rest)
+        out = ((st.fat_lo.take(rest, axis=0) > lo) | (hi > st.fat_hi.take(rest, axis=0))).any(axis=1)
+        if out.any():
+            _grow_by_margin(st, rest[out], lo[out], hi[out], fat_margin)
+            esc = np.sort(np.concatenate([esc, rest[out]]))
+    if len(esc):
+        broadphase.update_many(esc, st.fat_lo.take(esc, axis=0), st.fat_hi.take(esc, axis=0))
+    return esc
 
 
 def query_bounds(store: BodyStore) -> Bounds:
@@ -140,3 +170,22 @@ def query_bounds(store: BodyStore) -> Bounds:
     lo, hi = store.fat_lo.copy(), store.fat_hi.copy()
     lo[moved], hi[moved] = tight_bounds(store, moved)
     return lo, hi
+
+
+@register_warm_up
+def _warm_up_refit(dim: int) -> None:
+    """Compile :func:`_refit_compiled`'s loop on a one-box store (called by ``collideworld.warm_up``)."""
+    from .compiled.fat_boxes import refit_moved
+    from .shapes import Box
+
+    st = BodyStore(dim)
+    s = st.allocate(1)
+    st.set_shapes(s, [Box((1.0,) * dim)])
+    if dim == 2:
+        st.set_poses(s, np.zeros((1, 2)), np.zeros(1))
+    else:
+        st.set_poses(s, np.zeros((1, 3)), quaternion=np.array([[1.0, 0.0, 0.0, 0.0]]))
+    planes_x = st.world_x if dim == 2 else _NO_PLANES
+    planes_y = st.world_y if dim == 2 else _NO_PLANES
+    refit_moved(s, st.kind, st.simple, st.position, st.rotation, st.radius, st.half, planes_x, planes_y,
+                st.static, st.bound_radius, st.fat_lo.copy(), st.fat_hi.copy(), 0.1, REL_TOUCH_TOL)

@@ -850,7 +850,7 @@ class World:
         st = self._store
         if st.capacity >= self.COMPACT_MIN_CAPACITY and 4 * len(self) <= st.capacity:
             self.compact()
-        moved, changed = refresh_moved(st, self._bp, self.fat_margin)
+        moved, changed = refresh_moved(st, self._bp, self.fat_margin, self.backend)
         if self._changed_in_place:
             changed = np.union1d(changed, np.fromiter(self._changed_in_place, dtype=np.int64))
             self._changed_in_place.clear()

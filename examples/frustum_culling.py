@@ -34,7 +34,7 @@ import time
 import numpy as np
 
 from collideworld import Box, Plane, Side, World, classify_box_planes
-from collideworld.geometry.culling import frustum_planes
+from collideworld.culling import frustum_planes
 
 N_FIELD = 1500
 RNG = np.random.default_rng(7)

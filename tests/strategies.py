@@ -208,3 +208,143 @@ def grid_aabbs(draw, dim):
     lo = tuple(draw(aabb_coords) for _ in range(dim))
     hi = tuple(x + w if w else x for x, w in zip(lo, (draw(aabb_widths) for _ in range(dim)), strict=True))
     return lo, hi
+
+
+# --- near-touching convex pairs (tests/test_collide_near_touching.py) ------------------------
+# Two posed convex shapes placed to touch at one point P with a known separating
+# direction u (u is an outward normal of a at P and b lies beyond the plane through
+# P normal to u), then b moved by g * u, g = +-1e-15 .. 1e-6: apart by exactly g for
+# g > 0 (before rounding), pushed together for g < 0. Built with numpy and math only.
+
+NEAR_KINDS_2D = ["circle", "box", "convex", "halfplane"]
+NEAR_KINDS_3D = ["sphere", "box", "plane"]
+near_gaps = st.builds(lambda e, s: s * 10.0 ** e, st.floats(-15.0, -6.0), st.sampled_from([-1.0, 1.0]))
+
+
+def rotation_of(dim, rotation):
+    """Rotation matrix of an angle (2D) or a unit quaternion [w, x, y, z] (3D), by the textbook formulas."""
+    if dim == 2:
+        c, s = np.cos(rotation), np.sin(rotation)
+        return np.array([[c, -s], [s, c]])
+    w, x, y, z = rotation
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+    ])
+
+
+def _unit(v):
+    v = np.asarray(v, dtype=float)
+    return v / np.linalg.norm(v)
+
+
+def ccw(points):
+    """The polygon's vertices (K, 2), counter-clockwise."""
+    p = np.asarray(points, dtype=float)
+    area = np.sum(p[:, 0] * np.roll(p[:, 1], -1) - np.roll(p[:, 0], -1) * p[:, 1])
+    return p if area > 0 else p[::-1]
+
+
+def polytope_world(item):
+    """World vertices of a posed box or convex polygon, as float arrays (K, D)."""
+    dim = len(item["position"])
+    r = rotation_of(dim, item["rotation"])
+    if item["kind"] == "box":
+        h = np.asarray(item["params"], dtype=float)
+        if dim == 2:
+            signs = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+        else:
+            signs = np.array([[x, y, z] for x in (-1.0, 1.0) for y in (-1.0, 1.0) for z in (-1.0, 1.0)])
+        return item["position"] + (signs * h) @ r.T
+    return item["position"] + ccw(item["params"]) @ r.T
+
+
+def _faces(item):
+    """(outward unit normal, vertices of that face) of a posed box or polygon."""
+    dim = len(item["position"])
+    v = polytope_world(item)
+    if dim == 2:
+        out = []
+        for k in range(len(v)):
+            e = v[(k + 1) % len(v)] - v[k]
+            out.append((_unit([e[1], -e[0]]), v[[k, (k + 1) % len(v)]]))
+        return out
+    r = rotation_of(3, item["rotation"])
+    h = np.asarray(item["params"], dtype=float)
+    local = v - item["position"]
+    out = []
+    for i in range(3):
+        for s in (-1.0, 1.0):
+            on = np.isclose((local @ r)[:, i], s * h[i])
+            out.append((s * r[:, i], v[on]))
+    return out
+
+
+def _support(item, u, rng, core=False):
+    """A point of the posed convex shape that is furthest along u (a random one on a face).
+
+    ``core``: for a ball, its centre, so that the ball's centre lands near the
+    other shape's boundary (a deep overlap, where the normal is the hard part).
+    """
+    if item["kind"] in ("circle", "sphere"):
+        return item["position"] + (0.0 if core else item["params"]) * _unit(u)
+    v = polytope_world(item)
+    along = v @ u
+    top = v[along >= along.max() - 1e-12 * max(1.0, np.abs(along).max())]
+    w = rng.dirichlet(np.ones(len(top)))
+    return w @ top
+
+
+@st.composite
+def near_touching_pairs(draw, dim, ka, kb):
+    """Two posed convex shapes of kinds ka, kb (plain dicts) within +-1e-15 .. 1e-6 of touching.
+
+    (Or, half the time, with a ball's centre that near the other shape, a
+    deep overlap by about the radius.)
+
+    Each dict has ``kind``, ``params``, ``position`` and ``rotation`` (None
+    for a half-space, whose ``params`` are ``(normal, offset)``). Half the
+    time the separating direction is a face normal of one of the shapes
+    (face contacts, with nearly parallel edges), otherwise a random one.
+    """
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    g = draw(near_gaps)
+
+    def make(kind):
+        if kind in ("halfplane", "plane"):
+            return {"kind": kind, "params": None, "position": None, "rotation": None}
+        position = rng.uniform(-20, 20, dim)
+        rotation = rng.uniform(-np.pi, np.pi) if dim == 2 else _unit(rng.normal(size=4))
+        if kind in ("circle", "sphere"):
+            params = float(rng.uniform(0.1, 5.0))
+        elif kind == "box":
+            params = tuple(float(x) for x in rng.uniform(0.05, 5.0, dim))
+        else:
+            k = int(rng.integers(3, 8))
+            theta = np.sort(rng.uniform(0, 2 * np.pi, k))
+            if np.min(np.diff(np.r_[theta, theta[0] + 2 * np.pi])) < 0.1:
+                theta = np.linspace(0, 2 * np.pi, k, endpoint=False) + theta[0]
+            axes = rng.uniform(0.2, 5.0, 2)
+            params = [(float(axes[0] * np.cos(t)), float(axes[1] * np.sin(t))) for t in theta]
+        return {"kind": kind, "params": params, "position": position, "rotation": rotation}
+
+    a, b = make(ka), make(kb)
+    core = draw(st.booleans())
+    u = _unit(rng.normal(size=dim))
+    choice = rng.random()
+    if a["position"] is not None and a["kind"] in ("box", "convex") and choice < 0.25:
+        faces = _faces(a)
+        u = faces[rng.integers(len(faces))][0]
+    elif b["position"] is not None and b["kind"] in ("box", "convex") and choice < 0.5:
+        faces = _faces(b)
+        u = -faces[rng.integers(len(faces))][0]
+    if a["position"] is None:
+        # a half-space {p: u.p <= offset}: b's lowest point along u is g beyond its boundary
+        a["params"] = (tuple(u), float(u @ _support(b, -u, rng, core)) - g)
+    elif b["position"] is None:
+        # a half-space {p: -u.p <= offset}: a's highest point along u is g short of its boundary
+        b["params"] = (tuple(-u), float(-u @ _support(a, u, rng, core)) - g)
+    else:
+        b["position"] = b["position"] + (_support(a, u, rng, core) - _support(b, -u, rng, core)) + g * u
+    return a, b

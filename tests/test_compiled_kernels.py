@@ -442,6 +442,21 @@ def test_twins_live_under_the_same_module_and_function_names() -> None:
         assert twin.__module__ == ref.__module__.replace("collideworld.geometry.", "collideworld.geometry.compiled.")
 
 
+@pytest.mark.parametrize("family", [
+    "test_circles_near_convex_polygon_edges_and_vertices",
+    "test_circles_near_2d_box_edges_and_corners",
+    "test_spheres_near_3d_box_faces_edges_and_corners",
+    "test_boxes_with_nearly_parallel_edges_match_exact_sat",
+])
+def test_compiled_twins_pass_the_exact_near_touching_families(monkeypatch: pytest.MonkeyPatch, family: str) -> None:
+    """The exact-arithmetic (Fraction) oracle families of test_near_touching.py, run on the compiled twins."""
+    from tests import test_near_touching as families
+
+    for name in ("contact_ball_box", "contact_ball_polygon", "contact_box_box_3d"):
+        monkeypatch.setattr(families, name, getattr(COMPILED, name))
+    getattr(families, family)()
+
+
 def test_touch_rule_reproduces_touch_tolerance() -> None:
     from collideworld.geometry.compiled.kernel_support import finish_row, touch_rule
     from collideworld.geometry.tolerance import touch_tolerance
@@ -557,6 +572,51 @@ def test_warm_up_validates_dims_and_runs() -> None:
     warm_up(dims=[3])
     with pytest.raises(InvalidArgumentError, match=r"\(4,\)"):
         warm_up(dims=(4,))
+
+
+NO_COMPILE_AFTER_WARM_UP = textwrap.dedent("""
+    import importlib, pkgutil
+    import numpy as np
+    import collideworld
+    from collideworld import World, Circle, Box, Polygon, HalfPlane, Plane, Sphere
+    collideworld.warm_up()
+    modules = ["collideworld.broadphase.compiled"] + [
+        package + "." + m.name
+        for package in ("collideworld.geometry.compiled", "collideworld.compiled")
+        for m in pkgutil.iter_modules(importlib.import_module(package).__path__)]
+    def signatures():
+        found = {}
+        for name in modules:
+            for attr, obj in vars(importlib.import_module(name)).items():
+                if hasattr(obj, "signatures") and hasattr(obj, "py_func"):
+                    found[name + "." + attr] = len(obj.signatures)
+        return found
+    before = signatures()
+    rng = np.random.default_rng(0)
+    for dim in (2, 3):
+        w = World(dim=dim, backend="compiled")
+        w.add(HalfPlane((0.0, 1.0), 0.0) if dim == 2 else Plane((0.0, 0.0, 1.0), 0.0))
+        for i in range(40):
+            shapes = ([Circle(0.5), Box((0.5, 0.3)), Polygon(((0, 0), (1, 0), (0.5, 0.8))),
+                       Polygon(((0, 0), (2, 0), (2, 2), (1, 0.5), (0, 2)))] if dim == 2
+                      else [Sphere(0.5), Box((0.5, 0.3, 0.2))])
+            w.add(shapes[i % len(shapes)], position=tuple(rng.uniform(0, 6, dim)))
+        for _ in range(3):
+            w.step()
+            for body in range(1, 41, 3):  # move some bodies: the moved-body paths run too
+                w.move(body, position=tuple(rng.uniform(0, 6, dim)))
+    after = signatures()
+    grown = {k: (before.get(k), v) for k, v in after.items() if v != before.get(k)}
+    assert not grown, grown
+    print("ok")
+""")
+
+
+def test_no_compilation_in_a_step_after_warm_up() -> None:
+    done = subprocess.run([sys.executable, "-c", NO_COMPILE_AFTER_WARM_UP], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "ok"
 
 
 FALLBACK = textwrap.dedent("""

@@ -449,8 +449,9 @@ def test_nearly_parallel_edges_edge_to_edge(gap, expect_hit):
     """Edge k of b tilted by 1e-15..1e-8 rad from edge k of a, the two edges
     in contact with 1e-6 overlap (or gap) in both other directions. The tilt
     moves b by at most 2 * 1e-8, so the expected answer is never in doubt;
-    but the edge-pair axis e_k x f_k is then a normalised rounding error, and
-    without the parallel-edge guard it reports ~15% of these pairs apart."""
+    but the rounded edge-pair axis e_k x f_k is then a normalised rounding
+    error: gaps along it must be measured along the axis actually used (radii
+    included), or ~15% of these pairs are reported apart."""
     n = 20000
     rng = np.random.default_rng(12)
     ra = Rotation.random(n, random_state=rng).as_matrix()

@@ -18,8 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
-from collideworld.errors import InvalidArgumentError
-from collideworld.geometry.culling import (
+from collideworld.culling import (
     INSIDE,
     INTERSECTING,
     OUTSIDE,
@@ -28,7 +27,9 @@ from collideworld.geometry.culling import (
     classify_box_plane,
     classify_box_planes,
     frustum_planes,
+    frustum_planes_from_matrix,
 )
+from collideworld.errors import CollideWorldError, InvalidArgumentError
 
 from .strategies import rotations_3d
 
@@ -288,3 +289,124 @@ def test_classify_rejects_planes_without_a_direction(normal):
         classify_aabb_plane([[0, 0, 0]], [[1, 1, 1]], normal, 0.0)
     with pytest.raises(InvalidArgumentError, match="non-zero"):
         classify_box_planes([[0, 0, 0]], None, [[1, 1, 1]], [normal], [0.0])
+
+
+# --- classify_box_planes: poses as the World takes them, and validation (issue 16) ----------
+
+
+def test_classify_box_planes_takes_quaternions_and_angles_like_matrices():
+    rng = np.random.default_rng(16)
+    n = 2000
+    normals, offsets = frustum_planes([0.0, 1.0, 0.0], [1.0, -0.1, 0.2], [0.0, 1.0, 0.0], 0.9, 1.3, 0.5, 15.0)
+    center = rng.uniform(-12, 18, (n, 3)) * [1, 0.5, 0.5]
+    half = rng.uniform(0.05, 2.0, (n, 3))
+    rot = Rotation.random(n, random_state=rng)
+    xyzw = rot.as_quat()
+    wxyz = np.c_[xyzw[:, 3], xyzw[:, :3]]
+    values = np.einsum("nkd,pd->npk", box_corners(center, rot.as_matrix(), half), normals) - offsets[None, :, None]
+    per_plane, ambiguous = side_from_values(values)
+    clear = ~ambiguous.any(axis=1)
+    for rotation in (wxyz, rot.as_matrix()):
+        got = classify_box_planes(center, rotation, half, normals, offsets)
+        np.testing.assert_array_equal(got[clear], per_plane.min(axis=1)[clear])
+    # 2D: angles, one per box or one for all, give the matrices' answer
+    angle = rng.uniform(-np.pi, np.pi, n)
+    mats = np.stack([np.stack([np.cos(angle), -np.sin(angle)], 1), np.stack([np.sin(angle), np.cos(angle)], 1)], 1)
+    sq_normals, sq_offsets = np.array([[1.0, 0], [-1, 0], [0, 1], [0, -1]]), np.full(4, 3.0)
+    c2, h2 = center[:, :2] * 0.3, half[:, :2]
+    values = np.einsum("nkd,pd->npk", box_corners(c2, mats, h2), sq_normals) - sq_offsets[None, :, None]
+    per_plane, ambiguous = side_from_values(values)
+    clear = ~ambiguous.any(axis=1)
+    got = classify_box_planes(c2, angle, h2, sq_normals, sq_offsets)
+    np.testing.assert_array_equal(got[clear], per_plane.min(axis=1)[clear])
+    assert (classify_box_planes(c2, 0.0, h2, sq_normals, sq_offsets)
+            == classify_box_planes(c2, None, h2, sq_normals, sq_offsets)).all()
+
+
+BOX = ([[0.0, 0.0, 0.0]], None, [[1.0, 1.0, 1.0]], [[1.0, 0.0, 0.0]], [2.0])
+
+
+@pytest.mark.parametrize("which, value, message", [
+    (0, [0.0, 0.0, 0.0], r"center must have shape \(N, 2\) or \(N, 3\), got shape \(3,\)"),
+    (0, [[0.0, 0.0, 0.0, 0.0]], r"got shape \(1, 4\)"),
+    (0, [[np.nan, 0.0, 0.0]], "center"),
+    (0, [["a", 0.0, 0.0]], "center"),
+    (2, [[1.0, 1.0]], r"half must have shape \(1, 3\)"),
+    (2, [[1.0, -1.0, 1.0]], r"half extents must be finite and >= 0, got \[-1.0\]"),
+    (1, [[2.0, 0.0, 0.0, 0.0]], "unit quaternion"),
+    (1, [[[1.0, 0, 0], [0, 1, 0], [0, 0, -1]]], "determinant"),
+    (1, [[1.0, 0.0, 0.0]], r"rotation must be None, \(N, 4\) quaternions .* got shape \(1, 3\)"),
+    (3, [[1.0, 0.0]], r"normals must have shape \(P, 3\) for 3D boxes, got shape \(1, 2\)"),
+    (3, [[0.0, 0.0, 0.0]], "non-zero"),
+    (4, [2.0, 3.0], r"offsets must be 1 finite numbers .* got shape \(2,\)"),
+    (4, [np.inf], "offsets"),
+])
+def test_classify_box_planes_rejects_bad_input_saying_what_it_got(which, value, message):
+    args = list(BOX)
+    args[which] = value
+    with pytest.raises(CollideWorldError, match=message) as info:
+        classify_box_planes(*args)
+    assert isinstance(info.value, ValueError)
+
+
+def test_classify_box_planes_rejects_a_2d_matrix_that_is_not_a_rotation():
+    with pytest.raises(InvalidArgumentError, match="2x2 rotation matrix"):
+        classify_box_planes([[0.0, 0.0]], [[[1.0, 0.0], [0.0, -1.0]]], [[1.0, 1.0]], [[1.0, 0.0]], [2.0])
+
+
+# --- frustum_planes_from_matrix (Gribb-Hartmann) --------------------------------------------
+
+
+def look_at(eye, forward, up):
+    """An OpenGL view matrix (gluLookAt), built here with numpy."""
+    f = np.asarray(forward, float) / np.linalg.norm(forward)
+    r = np.cross(f, up)
+    r /= np.linalg.norm(r)
+    u = np.cross(r, f)
+    view = np.eye(4)
+    view[0, :3], view[1, :3], view[2, :3] = r, u, -f
+    view[:3, 3] = -view[:3, :3] @ np.asarray(eye, float)
+    return view
+
+
+def perspective(fov_y, aspect, near, far, zero_to_one=False):
+    """gluPerspective, or its depth-[0, 1] variant (glm::perspectiveRH_ZO)."""
+    f = 1.0 / math.tan(fov_y / 2)
+    p = np.zeros((4, 4))
+    p[0, 0], p[1, 1], p[3, 2] = f / aspect, f, -1.0
+    if zero_to_one:
+        p[2, 2], p[2, 3] = far / (near - far), far * near / (near - far)
+    else:
+        p[2, 2], p[2, 3] = (far + near) / (near - far), 2 * far * near / (near - far)
+    return p
+
+
+@pytest.mark.parametrize("zero_to_one", [False, True])
+@pytest.mark.parametrize("camera", [
+    ([1.0, 2.0, -3.0], [0.3, -0.2, 1.0], [0.0, 1.0, 0.0], 1.1, 1.6, 0.5, 20.0),
+    ([0.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0], math.pi / 2, 1.0, 1.0, 10.0),
+    ([-40.0, 7.0, 12.0], [1.0, 1.0, 1.0], [0.0, 0.0, 1.0], 0.4, 2.5, 0.1, 500.0),
+])
+def test_frustum_planes_from_matrix_match_frustum_planes(camera, zero_to_one):
+    eye, forward, up, fov_y, aspect, near, far = camera
+    want_n, want_d = frustum_planes(*camera)
+    got_n, got_d = frustum_planes_from_matrix(perspective(fov_y, aspect, near, far, zero_to_one)
+                                              @ look_at(eye, forward, up), depth_zero_to_one=zero_to_one)
+    np.testing.assert_allclose(got_n, want_n, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got_d, want_d, rtol=0, atol=1e-12 * max(1.0, np.abs(eye).max()) * far)
+    rng = np.random.default_rng(3)
+    center = np.asarray(eye) + rng.uniform(-far, far, (3000, 3))
+    half = rng.uniform(0.05, 2.0, (3000, 3))
+    a = classify_box_planes(center, None, half, got_n, got_d)
+    b = classify_box_planes(center, None, half, want_n, want_d)
+    assert (a == b).mean() > 0.999 and {OUTSIDE, INSIDE, INTERSECTING} <= set(b.tolist())
+
+
+@pytest.mark.parametrize("matrix, message", [
+    (np.eye(3), r"finite 4x4 matrix, got shape \(3, 3\)"),
+    (np.full((4, 4), np.nan), "finite 4x4"),
+    (np.zeros((4, 4)), "near plane no direction"),
+])
+def test_frustum_planes_from_matrix_rejects_bad_matrices(matrix, message):
+    with pytest.raises(InvalidArgumentError, match=message):
+        frustum_planes_from_matrix(matrix)

@@ -22,8 +22,8 @@ LAYERS = [
     {"geometry"},  # pure kernels over arrays
     {"shapes", "poses"},  # validated inputs
     {"bodies", "broadphase"},  # storage of posed shapes; boxes -> pairs (knows no shapes)
-    {"narrowphase", "collide", "proximity", "backend"},  # kernels dispatched over the store / over shapes
-    {"registry", "fat_boxes", "contacts", "pair_cache", "queries"},  # the world's parts
+    {"narrowphase", "collide", "proximity", "culling", "backend"},  # kernels dispatched over the store / over shapes
+    {"registry", "fat_boxes", "contacts", "pair_cache", "queries", "compiled"},  # the world's parts
     {"world"},  # the front
     {"scenario", "render"},  # files and pictures of worlds
     {"cli", "__main__", "__init__"},  # the command, the package's face

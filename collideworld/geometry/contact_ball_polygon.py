@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .kernel_support import coordinate_planes, finish, pair_scale, plane_scale
+from .kernel_support import coordinate_planes, finish, first_argmin, pair_scale, plane_scale
 from .result import ContactArrays
 
 __all__ = ["contact_ball_polygon", "contact_ball_polygon_planes"]
@@ -96,50 +96,80 @@ def contact_ball_polygon_planes(
     c, r = center_a, radius_a
     cols = np.arange(len(r))
 
-    # Vertices relative to the centre: distances then come out of small
-    # differences, not of large world coordinates.
+    # Vertices relative to the centre. A vertex within a few units of the
+    # centre comes out exact (Sterbenz), so the closest-vertex direction
+    # below is exact even when the circle all but touches that vertex.
     x = px - c[:, 0]
     y = py - c[:, 1]
-    ex = np.empty_like(x)
-    np.subtract(x[1:], x[:-1], out=ex[:-1])
-    np.subtract(x[0], x[-1], out=ex[-1])
-    ey = np.empty_like(y)
-    np.subtract(y[1:], y[:-1], out=ey[:-1])
-    np.subtract(y[0], y[-1], out=ey[-1])
+    xn = np.concatenate([x[1:], x[:1]])  # the end vertex of each edge
+    yn = np.concatenate([y[1:], y[:1]])
+    ex = xn - x
+    ey = yn - y
     len2 = ex * ex + ey * ey
     valid = len2 > 0
-    safe_len2 = np.where(valid, len2, 1.0)
-    length = np.sqrt(safe_len2)
+    length = np.sqrt(len2 + ~valid)  # zero-length edges divide by 1; adding the bool keeps others exact
 
     # Signed distance from the centre to each edge line, positive on the
-    # inner (left) side of a counter-clockwise edge.
-    inner = np.where(valid, (ey * x - ex * y) / length, np.inf)
-    edge = np.argmin(inner, axis=0)
-    inner_min = inner[edge, cols]
+    # inner (left) side of a counter-clockwise edge: e x x, written as the
+    # cross product x x xn of the two endpoints (equal in exact arithmetic).
+    # Its rounding is a few ulps of |x| |xn|, so the nearer the centre is to
+    # a vertex, the finer it gets: near a vertex the edge and vertex
+    # distances compared below are both accurate to ulps of the distance
+    # itself, not of the edge's size.
+    inner = x * yn
+    inner -= y * xn
+    inner /= length
+    inner[~valid] = np.inf
+    edge, inner_min = first_argmin(inner)
 
-    # Closest point on each edge segment; a zero-length edge degenerates to
-    # its vertex, which also belongs to the boundary, so it needs no mask.
-    t = np.clip(-(x * ex + y * ey) / safe_len2, 0.0, 1.0)
-    qx = x + t * ex
-    qy = y + t * ey
-    dist2 = qx * qx + qy * qy
-    near = np.argmin(dist2, axis=0)
-    dist = np.sqrt(dist2[near, cols])
+    # Distance from the centre to each edge segment (Ericson, RTCD, §5.1.2),
+    # without a rounded foot point: the line distance and, when the centre is
+    # behind the start vertex (x.e > 0) or beyond the end vertex (xn.e < 0),
+    # how far along the edge it overshoots, combined by Pythagoras. Both parts
+    # are accurate to a few ulps of the distance itself.
+    u_start = x * ex
+    u_start += y * ey
+    u_end = xn * ex
+    u_end += yn * ey
+    along = np.maximum(u_start, -u_end)
+    np.maximum(along, 0.0, out=along)
+    along /= length
+    dist2 = inner * inner
+    dist2 += along * along
+    # For a point outside a convex polygon the nearest segment holds the
+    # nearest point. Ties (a vertex and its edge at equal distance) go to the
+    # lowest edge; either gives the same depth and a normal in the vertex's
+    # normal cone.
+    near, near2 = first_argmin(dist2)
+    # The nearest segment's nearest feature, as Box2D's circle-polygon
+    # manifold picks it: 0 the start vertex, 1 the end vertex, 2 the edge.
+    near_feature = np.where(u_start[near, cols] >= 0, 0, np.where(u_end[near, cols] <= 0, 1, 2))
     # A polygon far smaller than the rounding of its world coordinates can
     # have every vertex rounded onto one point: with no edge it has no inside,
     # and it is that point (within the contact at distance 0, any direction).
     point = ~valid.any(axis=0)
-    # A centre outside by less than the rounding of its own coordinates can
-    # land exactly on the boundary; the inside branch handles it with the
-    # same depth (r + 0) and a well-defined normal.
+    # (there, every segment distance is inf: the distance is the vertex's)
+    dist = np.sqrt(np.where(point, x[0] * x[0] + y[0] * y[0], near2))
+    # A centre on the boundary (distance 0) takes the inside branch: same
+    # depth (r + 0), and the edge's normal is well defined.
     outside = ((inner_min < 0) | point) & (dist > 0)
 
-    safe_dist = np.where(outside, dist, 1.0)
-    edge_len = length[edge, cols]
+    # Outside, the normal comes from the nearest feature: towards the vertex
+    # (an exact difference over its exact length), or the edge's inward
+    # normal, never the direction of a rounded foot point, which is noise
+    # when the centre is within rounding of the edge. Inside, the circle
+    # leaves through the nearest edge line, along that edge's inward normal.
+    from_edge = np.where(outside & (near_feature == 2), near, edge)
+    at_vertex = outside & (near_feature < 2)
+    vertex = np.where(near_feature == 0, near, (near + 1) % len(x))
+    vertex_x = x[vertex, cols]
+    vertex_y = y[vertex, cols]
+    safe_dist = np.where(at_vertex, np.sqrt(vertex_x * vertex_x + vertex_y * vertex_y), 1.0)
+    edge_len = length[from_edge, cols]
     normal = np.stack(
         [
-            np.where(outside, qx[near, cols] / safe_dist, np.where(point, 1.0, -ey[edge, cols] / edge_len)),
-            np.where(outside, qy[near, cols] / safe_dist, np.where(point, 0.0, ex[edge, cols] / edge_len)),
+            np.where(at_vertex, vertex_x / safe_dist, np.where(point, 1.0, -ey[from_edge, cols] / edge_len)),
+            np.where(at_vertex, vertex_y / safe_dist, np.where(point, 0.0, ex[from_edge, cols] / edge_len)),
         ],
         axis=1,
     )

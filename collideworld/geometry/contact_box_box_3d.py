@@ -19,41 +19,21 @@ from .result import ContactArrays
 
 __all__ = ["contact_box_box_3d"]
 
-#: Added to every ``|R_ij|`` in the edge-pair radii (Ericson's parallel-edge
-#: guard). ``R = R_a^T R_b`` is a product of rotation matrices, so each entry
-#: carries a rounding error of a few ulps of 1; the guard must exceed that, so
-#: that a rounded radius is never smaller than the exact one. That matters on
-#: the edge-pair axes only, where normalising divides the error by the sine
-#: between the edges; on a face axis the error stays a few ulps of the box
-#: size, far below ``touch_tolerance``, so face radii use the bare ``|R|`` and
-#: two exactly aligned boxes that touch get depth exactly 0. The guard is a
-#: cosine, not a length: radii grow by ``eps * h``, in proportion to the
-#: boxes, so it neither swallows a 1e-3 box (as an absolute 1e-6 would) nor
-#: vanishes beside a 1e6 one.
-_COS_EPS = 16.0 * np.finfo(np.float64).eps
-
-#: Cross products ``|e_i x f_j|`` (the sine of the angle between two edges)
-#: at or below this are skipped. For exactly parallel edges the computed
-#: cross product is rounding noise, and normalising it would produce an
-#: arbitrary direction. Nothing is lost: with parallel edges the problem
+#: Edge-pair axes ``a_i x b_j`` shorter than this are skipped. The cross
+#: products are computed with error-free products (below), so any longer one
+#: carries its direction to a few ulps; only an exactly parallel pair (a zero
+#: cross product, e.g. two boxes with the same rotation) or one within ~1e-16
+#: of parallel is left out. Nothing is lost: with parallel edges the problem
 #: reduces to the 2D cross-section, whose separating axes are face normals,
-#: already tested. For merely nearly parallel edges the guard above inflates
-#: the normalised radii by ``eps * H / sin`` (``H`` the four cross-section
-#: half extents) while the axis can separate at most
-#: ``2 * (h_edge_a + h_edge_b) * sin`` more than the face axes; below this
-#: threshold the guard outweighs that unless the edges are over ~1e9 times
-#: longer than the cross-sections, so skipping loses nothing.
-_PARALLEL_SIN = 1e-12
+#: already tested, and turning b by an angle ``s`` to make the edges parallel
+#: moves it by at most ``s |h_b|``, so skipping changes the largest
+#: separation by at most ~``2e-16 (|h_a| + |h_b|)``, far inside
+#: ``touch_tolerance``.
+_PARALLEL_SIN = 1e-16
 
-# Index tables for the 9 edge-edge axes e_i x f_j (pair k = 3 * i + j): the
-# two other indices of i and of j, in cyclic order, as in Ericson's listing.
-_I = np.repeat(np.arange(3), 3)
-_J = np.tile(np.arange(3), 3)
-_I1, _I2 = (_I + 1) % 3, (_I + 2) % 3
-_J1, _J2 = (_J + 1) % 3, (_J + 2) % 3
-# The same entries of R as positions in R flattened to 9 (row-major).
-_K_I1J, _K_I2J = 3 * _I1 + _J, 3 * _I2 + _J
-_K_IJ1, _K_IJ2 = 3 * _I + _J1, 3 * _I + _J2
+#: Dekker's splitter for float64 (2^27 + 1): ``x = hi + lo`` with both halves
+#: of at most 26 significant bits, so products of halves are exact.
+_SPLIT = 134217729.0
 
 
 def contact_box_box_3d(
@@ -70,8 +50,9 @@ def contact_box_box_3d(
 
         express b in a's frame once: R = R_a^T R_b, t = R_a^T (c_b - c_a)
         for each of the 15 axes L (a's 3 faces, b's 3 faces, 9 edge pairs):
-            skip L = e_i x f_j if the edges are parallel (|L| ~ 0), else normalise
-            separation(L) = |t . L| - r_a(L) - r_b(L)  (edge pairs: |R| + eps)
+            edge pairs: L = a_i x b_j in world coordinates, error-free products;
+                skip L if the edges are parallel (|L| ~ 0), else normalise
+            separation(L) = |d . L| - r_a(L) - r_b(L), radii from the same L
         s = max separation; hit where s <= touch tolerance
         normal = the maximising L, signed to point from a to b; depth = max(-s, 0)
 
@@ -106,9 +87,11 @@ def contact_box_box_3d(
     depth. Where the centres coincide along the chosen axis the normal is
     the axis itself (not its negation).
 
-    NOTE: for edges within about 1e-7 of parallel, float64 cannot resolve
-    the edge-edge axis much better than ``1e-7 * h``; the guard resolves that
-    ambiguity towards "touching", never towards a false separation.
+    Every separation is the exact support-function gap along the axis it
+    was computed for (up to a few ulps of the coordinates), so no axis can
+    report a separation the boxes do not have, and the edge-pair axes are
+    accurate to ulps even for edges 1e-12 rad from parallel: the hit/miss
+    decision is exact outside the touching tolerance.
 
     Runs in O(N) time and memory, with no Python loop over pairs.
 
@@ -151,60 +134,118 @@ def _contact_box_box_3d(
     """The kernel on flat arrays: (N, 3), (N, 3, 3), (N, 3) for each box."""
     n = ca.shape[0]
     rows = np.arange(n)
-    # Working in a's frame turns a's axes into e_0, e_1, e_2 and b's axes into
-    # the columns of R, so every projection below is a few products of entries
-    # (parry computes the relative pose of B in A once, up front, likewise).
-    # The difference of centres is taken before rotating: it is exact or
-    # correctly rounded, so a pair far from the origin loses nothing here.
-    r = np.matmul(np.swapaxes(rot_a, 1, 2), rot_b)
-    t = np.einsum("nki,nk->ni", rot_a, cb - ca)
+    # Component-major layout: ua[c, i] is component c of a's axis i, an (N,)
+    # row, and likewise ub; every product below is elementwise over
+    # contiguous rows (batched products of 3x3 matrices cost several times
+    # more in numpy).
+    ua = np.ascontiguousarray(rot_a.transpose(1, 2, 0))
+    ub = np.ascontiguousarray(rot_b.transpose(1, 2, 0))
+    d = np.ascontiguousarray((cb - ca).T)  # (3, N)
+    ha_, hb_ = np.ascontiguousarray(ha.T), np.ascontiguousarray(hb.T)
+
+    # Face axes in a's frame: a's axes become e_0, e_1, e_2 and b's axes the
+    # columns of R = R_a^T R_b, so every projection is a few products of
+    # entries (parry computes the relative pose of B in A once, up front,
+    # likewise). The difference of centres is taken before rotating: it is
+    # exact or correctly rounded, so a pair far from the origin loses nothing
+    # here. R's entries carry a few ulps of error; on a face axis that moves
+    # the radii by a few ulps of the box size, far below ``touch_tolerance``,
+    # and two exactly aligned boxes that touch get depth exactly 0.
+    r = ua[0][:, None] * ub[0][None] + ua[1][:, None] * ub[1][None] + ua[2][:, None] * ub[2][None]  # (3, 3, N)
     abs_r = np.abs(r)
-    r_flat = r.reshape(n, 9)
-    guarded = (abs_r + _COS_EPS).reshape(n, 9)
+    t = ua[0] * d[0] + ua[1] * d[1] + ua[2] * d[2]  # d in a's frame, (3, N)
+    t_b = r[0] * t[0] + r[1] * t[1] + r[2] * t[2]  # d in b's frame
+    sep_a = np.abs(t) - (ha_ + (abs_r[:, 0] * hb_[0] + abs_r[:, 1] * hb_[1] + abs_r[:, 2] * hb_[2]))
+    sep_b = np.abs(t_b) - ((abs_r[0] * ha_[0] + abs_r[1] * ha_[1] + abs_r[2] * ha_[2]) + hb_)
 
-    # Separations |t . L| - r_a(L) - r_b(L), one column per axis: 0-2 a's
-    # faces, 3-5 b's faces, 6-14 the edge pairs e_i x f_j (k = 3 i + j).
-    t_b = np.einsum("nij,ni->nj", r, t)
-    sep_a = np.abs(t) - (ha + np.einsum("nij,nj->ni", abs_r, hb))
-    sep_b = np.abs(t_b) - (np.einsum("nij,ni->nj", abs_r, ha) + hb)
-
-    # e_i x f_j has components -R[i2, j] at i1 and R[i1, j] at i2 (0 at i);
-    # its dot products with b's axes f_j1, f_j2 are R[i, j2] and -R[i, j1].
-    r_i1j = r_flat[:, _K_I1J]
-    r_i2j = r_flat[:, _K_I2J]
-    cross_proj = t[:, _I2] * r_i1j - t[:, _I1] * r_i2j
-    cross_ra = ha[:, _I1] * guarded[:, _K_I2J] + ha[:, _I2] * guarded[:, _K_I1J]
-    cross_rb = hb[:, _J1] * guarded[:, _K_IJ2] + hb[:, _J2] * guarded[:, _K_IJ1]
-    # The sine is taken from the cross product's own components rather than
-    # sqrt(1 - R_ij^2), which cancels catastrophically for parallel edges.
-    sine = np.sqrt(r_i1j * r_i1j + r_i2j * r_i2j)
+    # Edge-pair axes L = a_i x b_j in world coordinates, from the boxes' own
+    # axes, as (3, 3, N) broadcasts of the rows above.
+    axis = np.empty((3, 3, 3, n))  # [component, i, j, pair]
+    for c in range(3):
+        c1, c2 = (c + 1) % 3, (c + 2) % 3
+        np.subtract(ua[c1][:, None] * ub[c2][None], ua[c2][:, None] * ub[c1][None], out=axis[c])
+    sine2 = axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]
+    # For nearly parallel edges the cross product is a difference of nearly
+    # equal products: rounded, it is off by ~1e-16 against a length of
+    # sin(angle), its direction off by ~1e-16 / sin, and along such a tilted
+    # axis the gap falls short of the true one by ~1e-16 h / sin, so that
+    # separated boxes would be reported touching. Those axes are recomputed
+    # with error-free products (Dekker's TwoProduct), good to a few ulps of
+    # the cross product's own length. Above sin = 0.5 the rounded one turns
+    # the axis by under ~10 ulps, which moves its gap by well under
+    # touch_tolerance (~45 ulps of the coordinates).
+    redo = np.flatnonzero(sine2.ravel() < 0.25)  # (i, j, pair) flattened: (3 i + j) N + pair
+    if len(redo):
+        pair = redo % n
+        fixed = _cross_accurately(ua.reshape(3, 3 * n)[:, redo // (3 * n) * n + pair],
+                                  ub.reshape(3, 3 * n)[:, redo // n % 3 * n + pair])
+        axis.reshape(3, 9 * n)[:, redo] = fixed
+        sine2.reshape(9 * n)[redo] = fixed[0] * fixed[0] + fixed[1] * fixed[1] + fixed[2] * fixed[2]
+    sine = np.sqrt(sine2)
     usable = sine > _PARALLEL_SIN
-    safe = np.where(usable, sine, 1.0)
-    # Dividing by the sine is what normalises the axis; a skipped axis gets
-    # -inf so that it never wins the maximum below.
-    sep_x = np.where(usable, (np.abs(cross_proj) - cross_ra - cross_rb) / safe, -np.inf)
+    axis /= np.where(usable, sine, 1.0)
+    # The gap along each unit axis, with both radii taken along that same
+    # vector (the support of a box along u is sum_k h_k |u . axis_k|): a
+    # consistent gap along a real direction, so never larger than the true
+    # distance, and no guard widens the radii. Parallel pairs get -inf, so
+    # that they never win the maximum below.
+    along_x = axis[0] * d[0] + axis[1] * d[1] + axis[2] * d[2]
+    reach = np.zeros((3, 3, n))
+    for u, h in ((ua, ha_), (ub, hb_)):
+        for k in range(3):
+            reach += np.abs(axis[0] * u[0, k] + axis[1] * u[1, k] + axis[2] * u[2, k]) * h[k]
+    sep_x = np.where(usable, np.abs(along_x) - reach, -np.inf).reshape(9, n)
+    sep = np.concatenate([sep_a, sep_b, sep_x])  # (15, N)
+    best = np.argmax(sep, axis=0)
+    max_sep = sep[best, rows]
 
-    sep = np.concatenate([sep_a, sep_b, sep_x], axis=1)
-    best = np.argmax(sep, axis=1)
-    max_sep = sep[rows, best]
-
-    # Build the winning axis only, in a's frame, from whichever group won.
+    # The winning axis in world coordinates, from whichever group won.
     k = np.clip(best - 6, 0, 8)
+    face_a = np.minimum(best, 2)
     face_b = np.clip(best - 3, 0, 2)
-    cross_axis = np.zeros((n, 3))
-    cross_axis[rows, _I1[k]] = -r_i2j[rows, k]
-    cross_axis[rows, _I2[k]] = r_i1j[rows, k]
-    local = np.where(
-        (best < 3)[:, None], np.eye(3)[np.minimum(best, 2)],
-        np.where((best < 6)[:, None], r[rows, :, face_b], cross_axis / safe[rows, k, None]),
-    )
-    along = np.where(best < 3, t[rows, np.minimum(best, 2)],
-                     np.where(best < 6, t_b[rows, face_b], cross_proj[rows, k]))
+    normal = np.where(
+        best < 3, ua[:, face_a, rows],
+        np.where(best < 6, ub[:, face_b, rows], axis.reshape(3, 9, n)[:, k, rows]),
+    ).T
+    along = np.where(best < 3, t[face_a, rows],
+                     np.where(best < 6, t_b[face_b, rows], along_x.reshape(9, n)[k, rows]))
     # Signed so that it points from a to b; centres level along it give +axis.
-    local *= np.where(along < 0.0, -1.0, 1.0)[:, None]
-    normal = np.einsum("nij,nj->ni", rot_a, local)
+    normal = normal * np.where(along < 0.0, -1.0, 1.0)[:, None]
 
     # Elementwise maxima of (N,) columns rather than a reduction over a short
     # trailing axis: the same result, faster, and fine for N = 0.
     scale = np.maximum.reduce([np.abs(x[:, i]) for x in (ca, cb, ha, hb) for i in range(3)])
     return finish(-max_sep, normal, scale)
+
+
+def _two_product(a: NDArray[np.float64], b: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``a * b`` as ``p + e`` exactly: the rounded product and its rounding error.
+
+    Dekker's TwoProduct (Dekker 1971; Ogita, Rump and Oishi 2005, "Accurate
+    sum and dot product"): each factor is split into two halves whose
+    products are exact. Valid without overflow or underflow, as here for
+    rotation entries in [-1, 1].
+    """
+    p = a * b
+    ta = _SPLIT * a
+    a_hi = ta - (ta - a)
+    a_lo = a - a_hi
+    tb = _SPLIT * b
+    b_hi = tb - (tb - b)
+    b_lo = b - b_hi
+    e = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    return p, e
+
+
+def _cross_accurately(u: NDArray[np.float64], v: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Cross products ``u x v`` over axis 0 (length 3), to a few ulps of their length.
+
+    Each component ``u1 v2 - u2 v1`` is ``(p - q) + (e_p - e_q)`` with
+    ``p + e_p`` and ``q + e_q`` the exact products: when the two products
+    nearly cancel, ``p - q`` is exact (Sterbenz) and the error terms carry
+    what rounding would have lost. The six products go through
+    :func:`_two_product` as one (6, M) array.
+    """
+    p, e = _two_product(u[[1, 2, 0, 2, 0, 1]], v[[2, 0, 1, 1, 2, 0]])
+    out: NDArray[np.float64] = (p[:3] - p[3:]) + (e[:3] - e[3:])
+    return out

@@ -1,14 +1,18 @@
 """Compiled twin of ``geometry/contact_ball_polygon.py``: circles against convex polygons.
 
-Ericson, *Real-Time Collision Detection*, §5.1.2 (closest point on a
-segment), extended to a centre inside the polygon. Per row::
+Ericson, *Real-Time Collision Detection*, §5.1.2 (distance to a segment),
+extended to a centre inside the polygon; the feature is picked as Box2D's
+circle-polygon manifold picks it. Per row, with vertices relative to the centre::
 
-    for each edge with nonzero length (vertices relative to the centre):
-        inner = signed distance from the centre to the edge line (> 0 inside)
-        q     = closest point of the edge segment to the centre
-    keep the first smallest inner (its edge) and the first nearest q
-    outside (some inner < 0, and q off the centre): normal towards q, depth r - |q|
-    inside: leave through the nearest edge line, depth r + inner
+    for each edge with nonzero length:
+        inner = signed distance from the centre to the edge line (> 0 inside),
+                from the endpoints' cross product (accurate near a vertex)
+        dist  = distance to the segment: the line distance and the overshoot
+                past an endpoint, by Pythagoras (no rounded foot point)
+    keep the first smallest inner (its edge) and the first nearest segment
+    outside: normal towards the nearest vertex, or the nearest edge's inward
+             normal; depth r - dist
+    inside:  leave through the nearest edge line, depth r + inner
 
 No array is allocated per row.
 """
@@ -35,50 +39,59 @@ def _rows(c: NDArray[np.float64], r: NDArray[np.float64], px: NDArray[np.float64
     for i in range(px.shape[1]):
         cx, cy = c[i, 0], c[i, 1]
         scale = max(abs(cx), abs(cy), abs(r[i]))
-        inner_min = np.inf
-        edge_x, edge_y, edge_len = 0.0, 0.0, 1.0
-        near2 = np.inf
-        qx_near = qy_near = 0.0
         point = True
+        # the first smallest inner distance, and its edge
+        inner_min, edge_x, edge_y, edge_len = np.inf, 0.0, 0.0, 1.0
+        # the first nearest segment: its index, edge, length and endpoint projections
+        near2, near, near_x, near_y, near_len, near_start, near_end = np.inf, 0, 0.0, 0.0, 1.0, 0.0, 0.0
         for k in range(kk):
             k1 = k + 1 if k + 1 < kk else 0
             scale = max(scale, abs(px[k, i]), abs(py[k, i]))
-            # vertices relative to the centre: distances come out of small
-            # differences, not of large world coordinates
             x, y = px[k, i] - cx, py[k, i] - cy
-            ex = (px[k1, i] - cx) - x
-            ey = (py[k1, i] - cy) - y
+            xn, yn = px[k1, i] - cx, py[k1, i] - cy
+            ex, ey = xn - x, yn - y
             len2 = ex * ex + ey * ey
             valid = len2 > 0
-            safe_len2 = len2 if valid else 1.0
-            length = math.sqrt(safe_len2)
-            if valid:
-                point = False
-                inner = (ey * x - ex * y) / length
-                if inner < inner_min:
-                    inner_min, edge_x, edge_y, edge_len = inner, ex, ey, length
-            # a zero-length edge degenerates to its vertex, which is on the boundary too
-            t = min(max(-(x * ex + y * ey) / safe_len2, 0.0), 1.0)
-            qx = x + t * ex
-            qy = y + t * ey
-            d2 = qx * qx + qy * qy
-            if d2 < near2:
-                near2, qx_near, qy_near = d2, qx, qy
-        dist = math.sqrt(near2)
-        # a centre within rounding of the boundary lands on it (dist 0): the
-        # inside branch then gives the same depth, r + 0, and a defined normal
+            length = math.sqrt(len2 + (0.0 if valid else 1.0))
+            point = point and not valid
+            inner = (x * yn - y * xn) / length if valid else np.inf
+            u_start = x * ex + y * ey
+            u_end = xn * ex + yn * ey
+            along = u_start if u_start >= -u_end else -u_end
+            along = (along if along >= 0.0 else 0.0) / length
+            dist2 = inner * inner + along * along
+            if k == 0 or inner < inner_min:
+                inner_min, edge_x, edge_y, edge_len = inner, ex, ey, length
+            if k == 0 or dist2 < near2:
+                near2, near, near_x, near_y, near_len, near_start, near_end = dist2, k, ex, ey, length, u_start, u_end
+        feature = 0 if near_start >= 0 else (1 if near_end <= 0 else 2)  # start vertex, end vertex, edge
+        if point:  # every vertex rounded onto one point: the distance is that vertex's
+            x0, y0 = px[0, i] - cx, py[0, i] - cy
+            dist = math.sqrt(x0 * x0 + y0 * y0)
+        else:
+            dist = math.sqrt(near2)
+        # a centre on the boundary (distance 0) takes the inside branch: same depth, a defined normal
         outside = (inner_min < 0 or point) and dist > 0
-        if outside:
-            normal[i, 0] = qx_near / dist + 0.0
-            normal[i, 1] = qy_near / dist + 0.0
-            signed = r[i] - dist
-        elif point:  # every vertex rounded onto one point: any direction
+        if outside and feature < 2:  # towards the nearest vertex: an exact difference over its length
+            v = near if feature == 0 else (near + 1) % kk
+            vx, vy = px[v, i] - cx, py[v, i] - cy
+            length = math.sqrt(vx * vx + vy * vy)
+            normal[i, 0] = vx / length + 0.0
+            normal[i, 1] = vy / length + 0.0
+        elif point:
             normal[i, 0] = 1.0
             normal[i, 1] = 0.0
-            signed = r[i]
-        else:
+        elif outside:  # the nearest edge's inward normal, never a rounded foot point's direction
+            normal[i, 0] = -near_y / near_len + 0.0
+            normal[i, 1] = near_x / near_len + 0.0
+        else:  # inside: out through the nearest edge line
             normal[i, 0] = -edge_y / edge_len + 0.0
             normal[i, 1] = edge_x / edge_len + 0.0
+        if outside:
+            signed = r[i] - dist
+        elif point:
+            signed = r[i]
+        else:
             signed = r[i] + inner_min
         finish_row(signed, scale, rule, i, hit, depth)
 

@@ -4,13 +4,14 @@ The 15 axes of Gottschalk, Lin and Manocha 1996 (Ericson, *Real-Time
 Collision Detection*, §4.4.1): a's 3 face normals, b's 3, and the 9 cross
 products of an edge of a with an edge of b. Per row::
 
-    express b in a's frame once: R = R_a^T R_b, t = R_a^T (c_b - c_a)
-    separation(L) = |t . L| - r_a(L) - r_b(L) for each axis L (edge pairs normalised,
-                    skipped when the edges are parallel)
-    s = first largest separation; normal = its axis, signed from a to b, back in world frame
+    face axes in a's frame: R = R_a^T R_b, t = R_a^T (c_b - c_a)
+    edge axes L = a_i x b_j in world coordinates; nearly parallel ones (sin < 0.5)
+        recomputed with error-free products; parallel ones skipped; normalised
+    separation(L) = |d . L| - r_a(L) - r_b(L), both radii along that same L
+    s = first largest separation; normal = its axis, signed from a to b
 
-The 3x3 ``R`` and the two 3-vectors live in scratch arrays allocated once per
-call, reused by every row.
+``R`` and the two 3-vectors live in scratch arrays allocated once per call and
+reused by every row; each edge axis is built, measured and dropped.
 """
 
 from __future__ import annotations
@@ -26,11 +27,35 @@ from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row, fm
 
 __all__ = ["contact_box_box_3d"]
 
-#: As in the numpy twin: Ericson's parallel-edge guard on the edge-pair radii.
-_COS_EPS = 16.0 * np.finfo(np.float64).eps
+#: As in the numpy twin: edge-pair axes shorter than this are skipped (parallel edges).
+_PARALLEL_SIN = 1e-16
 
-#: As in the numpy twin: edge pairs whose sine is at or below this are skipped.
-_PARALLEL_SIN = 1e-12
+#: Dekker's splitter for float64 (2^27 + 1), as in the numpy twin.
+_SPLIT = 134217729.0
+
+
+@njit(cache=True)
+def _cross_term(a1: float, b2: float, a2: float, b1: float, accurate: bool) -> float:
+    """``a1 b2 - a2 b1``; with ``accurate``, from Dekker's TwoProduct as the numpy twin's ``_cross_accurately``."""
+    if not accurate:
+        return a1 * b2 - a2 * b1
+    p = a1 * b2
+    t = _SPLIT * a1
+    a_hi = t - (t - a1)
+    a_lo = a1 - a_hi
+    t = _SPLIT * b2
+    b_hi = t - (t - b2)
+    b_lo = b2 - b_hi
+    ep = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    q = a2 * b1
+    t = _SPLIT * a2
+    a_hi = t - (t - a2)
+    a_lo = a2 - a_hi
+    t = _SPLIT * b1
+    b_hi = t - (t - b1)
+    b_lo = b1 - b_hi
+    eq = ((a_hi * b_hi - q) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    return (p - q) + (ep - eq)
 
 
 @njit(cache=True)
@@ -41,77 +66,78 @@ def _rows(ca: NDArray[np.float64], rot_a: NDArray[np.float64], ha: NDArray[np.fl
     r = np.empty((3, 3))
     t = np.empty(3)
     t_b = np.empty(3)
-    local = np.empty(3)
-    for i in range(ca.shape[0]):
+    for n in range(ca.shape[0]):
+        d0, d1, d2 = cb[n, 0] - ca[n, 0], cb[n, 1] - ca[n, 1], cb[n, 2] - ca[n, 2]
         for p in range(3):
             for q in range(3):
                 # rounded as numpy's matmul rounds it (fused multiply-adds)
-                r[p, q] = fma(rot_a[i, 2, p], rot_b[i, 2, q],
-                              fma(rot_a[i, 1, p], rot_b[i, 1, q], rot_a[i, 0, p] * rot_b[i, 0, q]))
+                r[p, q] = fma(rot_a[n, 2, p], rot_b[n, 2, q],
+                              fma(rot_a[n, 1, p], rot_b[n, 1, q], rot_a[n, 0, p] * rot_b[n, 0, q]))
             # the centres' difference first: exact or correctly rounded, so a
             # pair far from the origin loses nothing here
-            t[p] = rot_a[i, 0, p] * (cb[i, 0] - ca[i, 0]) + rot_a[i, 1, p] * (cb[i, 1] - ca[i, 1]) \
-                + rot_a[i, 2, p] * (cb[i, 2] - ca[i, 2])
+            t[p] = rot_a[n, 0, p] * d0 + rot_a[n, 1, p] * d1 + rot_a[n, 2, p] * d2
         for q in range(3):
             t_b[q] = r[0, q] * t[0] + r[1, q] * t[1] + r[2, q] * t[2]
 
-        # a's faces, b's faces, then the edge pairs e_i x f_j (k = 3 i + j);
+        # a's faces, b's faces, then the edge pairs a_i x b_j (6 + 3 i + j);
         # the first largest separation wins
         best = -np.inf
         axis = 0
+        lx = ly = lz = along = 0.0
         for p in range(3):
-            ra = abs(t[p]) - (ha[i, p] + einsum_sum(abs(r[p, 0]) * hb[i, 0], abs(r[p, 1]) * hb[i, 1],
-                                                    abs(r[p, 2]) * hb[i, 2], 3))
-            if ra > best or p == 0:
-                best, axis = ra, p
+            sep = abs(t[p]) - (ha[n, p] + einsum_sum(abs(r[p, 0]) * hb[n, 0], abs(r[p, 1]) * hb[n, 1],
+                                                     abs(r[p, 2]) * hb[n, 2], 3))
+            if p == 0 or sep > best:
+                best, axis = sep, p
         for q in range(3):
-            sep = abs(t_b[q]) - (abs(r[0, q]) * ha[i, 0] + abs(r[1, q]) * ha[i, 1] + abs(r[2, q]) * ha[i, 2]
-                                 + hb[i, q])
+            sep = abs(t_b[q]) - (abs(r[0, q]) * ha[n, 0] + abs(r[1, q]) * ha[n, 1] + abs(r[2, q]) * ha[n, 2]
+                                 + hb[n, q])
             if sep > best:
                 best, axis = sep, 3 + q
-        for k in range(9):
-            a, b = k // 3, k % 3
-            a1, a2 = (a + 1) % 3, (a + 2) % 3
-            b1, b2 = (b + 1) % 3, (b + 2) % 3
-            # e_a x f_b has components -R[a2, b] at a1 and R[a1, b] at a2
-            sine = math.sqrt(r[a1, b] * r[a1, b] + r[a2, b] * r[a2, b])
-            if not sine > _PARALLEL_SIN:  # parallel edges: the face axes cover them
-                continue
-            proj = t[a2] * r[a1, b] - t[a1] * r[a2, b]
-            rad_a = ha[i, a1] * (abs(r[a2, b]) + _COS_EPS) + ha[i, a2] * (abs(r[a1, b]) + _COS_EPS)
-            rad_b = hb[i, b1] * (abs(r[a, b2]) + _COS_EPS) + hb[i, b2] * (abs(r[a, b1]) + _COS_EPS)
-            sep = (abs(proj) - rad_a - rad_b) / sine
-            if sep > best:
-                best, axis = sep, 6 + k
+        for i in range(3):
+            a0, a1, a2 = rot_a[n, 0, i], rot_a[n, 1, i], rot_a[n, 2, i]
+            for j in range(3):
+                b0, b1, b2 = rot_b[n, 0, j], rot_b[n, 1, j], rot_b[n, 2, j]
+                x = _cross_term(a1, b2, a2, b1, False)
+                y = _cross_term(a2, b0, a0, b2, False)
+                z = _cross_term(a0, b1, a1, b0, False)
+                sine2 = x * x + y * y + z * z
+                if sine2 < 0.25:  # nearly parallel edges: the rounded cross product's direction is noise
+                    x = _cross_term(a1, b2, a2, b1, True)
+                    y = _cross_term(a2, b0, a0, b2, True)
+                    z = _cross_term(a0, b1, a1, b0, True)
+                    # numpy sums these over a contiguous axis (its fancy-indexed
+                    # copy is component-minor), hence einsum's lane order
+                    sine2 = einsum_sum(x * x, y * y, z * z, 3)
+                sine = math.sqrt(sine2)
+                if not sine > _PARALLEL_SIN:  # parallel edges: the face axes cover them
+                    continue
+                x, y, z = x / sine, y / sine, z / sine
+                proj = x * d0 + y * d1 + z * d2
+                reach = 0.0
+                for k in range(3):
+                    reach += abs(x * rot_a[n, 0, k] + y * rot_a[n, 1, k] + z * rot_a[n, 2, k]) * ha[n, k]
+                for k in range(3):
+                    reach += abs(x * rot_b[n, 0, k] + y * rot_b[n, 1, k] + z * rot_b[n, 2, k]) * hb[n, k]
+                sep = abs(proj) - reach
+                if sep > best:
+                    best, axis = sep, 6 + 3 * i + j
+                    lx, ly, lz, along = x, y, z, proj
 
-        # the winning axis in a's frame, signed to point from a to b
+        # the winning axis in world coordinates, signed to point from a to b
         if axis < 3:
-            local[0] = local[1] = local[2] = 0.0
-            local[axis] = 1.0
-            along = t[axis]
+            lx, ly, lz, along = rot_a[n, 0, axis], rot_a[n, 1, axis], rot_a[n, 2, axis], t[axis]
         elif axis < 6:
-            for p in range(3):
-                local[p] = r[p, axis - 3]
-            along = t_b[axis - 3]
-        else:
-            k = axis - 6
-            a, b = k // 3, k % 3
-            a1, a2 = (a + 1) % 3, (a + 2) % 3
-            sine = math.sqrt(r[a1, b] * r[a1, b] + r[a2, b] * r[a2, b])
-            local[a] = 0.0
-            local[a1] = -r[a2, b] / sine
-            local[a2] = r[a1, b] / sine
-            along = t[a2] * r[a1, b] - t[a1] * r[a2, b]
+            q = axis - 3
+            lx, ly, lz, along = rot_b[n, 0, q], rot_b[n, 1, q], rot_b[n, 2, q], t_b[q]
         sign = -1.0 if along < 0.0 else 1.0
-        for p in range(3):
-            local[p] *= sign
-        for p in range(3):
-            normal[i, p] = einsum_sum(rot_a[i, p, 0] * local[0], rot_a[i, p, 1] * local[1],
-                                      rot_a[i, p, 2] * local[2], 3) + 0.0
+        normal[n, 0] = lx * sign + 0.0
+        normal[n, 1] = ly * sign + 0.0
+        normal[n, 2] = lz * sign + 0.0
         scale = 0.0
         for p in range(3):
-            scale = max(scale, abs(ca[i, p]), abs(cb[i, p]), abs(ha[i, p]), abs(hb[i, p]))
-        finish_row(-best, scale, rule, i, hit, depth)
+            scale = max(scale, abs(ca[n, p]), abs(cb[n, p]), abs(ha[n, p]), abs(hb[n, p]))
+        finish_row(-best, scale, rule, n, hit, depth)
 
 
 def contact_box_box_3d(
