@@ -18,6 +18,12 @@ order. Per body, since the previous step:
 * alive before and moved: written in ``move`` with only the fields that were
   given (position, angle, quaternion), at their value at the step.
 
+Recording is meant to stay cheap in a game loop: the bodies moved in a frame
+are noted as one dict of field bits, their poses at the step are read with
+one ``World.poses`` call, and bodies moved with the same fields are written
+as one :class:`~collideworld.scenario.MoveBatch` (numbers formatted a whole
+array at a time). ``benchmarks/recorder.py`` measures the cost.
+
 Bodies already in the world when the recorder is created are written as the
 first frame's ``add`` list, so the file replays from an empty world. Calls
 made after the last ``step`` are not written (a frame is one step).
@@ -75,7 +81,7 @@ class Recorder:
         ``os.fsync`` after each frame.
     compresslevel : int
         zlib level for a ``.gz`` path: 1 (the default) keeps a game loop fast,
-        9 writes a file about 10 % smaller at about 8 times the cost.
+        9 writes a file 5 to 7 % smaller at about 8 times the cost.
 
     Attributes
     ----------

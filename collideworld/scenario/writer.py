@@ -489,8 +489,8 @@ class ScenarioWriter:
         operating-system crash, not only a killed process (slower).
     compresslevel : int
         zlib level 1 (fastest) to 9 (smallest) for ``.gz`` paths. On
-        recorded poses 1 is about 8 times faster than 9 for a file about
-        10 % larger (the digits of floats barely compress).
+        recorded poses 1 is about 8 times faster than 9 for a file 5 to
+        7 % larger (the digits of floats barely compress).
 
     Attributes
     ----------
