@@ -231,3 +231,20 @@ def test_expect_with_ids_beyond_64_bits(tmp_path, formatter):
     lines = open(path).read().splitlines()
     assert lines[1] == '{"expect":[[%d,"a"],[1,2]]}' % big
     assert json.loads(lines[2])["move"][0]["id"] == big
+
+
+def test_integral_values_written_as_integers_replay(tmp_path):
+    # Grid-aligned units: every number is integral, so the file holds JSON
+    # integers (3, not 3.0); the reader takes them as the same floats. Unit
+    # circles 2 apart touch (depth 0), by hand.
+    path = str(tmp_path / "grid.jsonl")
+    with Recorder(World(dim=2), path) as rec:
+        rec.add_many(Circle(1.0), [[0.0, 0.0], [10.0, 0.0]], ids=[0, 1])
+        rec.step()
+        rec.move_many([0, 1], positions=[[-0.0, 0.0], [2.0, 0.0]], angles=[0.0, 3.0])
+        contacts = rec.step()
+    assert [tuple(p) for p in contacts.pairs()] == [(0, 1)]
+    line = open(path).read().splitlines()[2]
+    assert line == ('{"move":[{"id":0,"position":[-0.0,0],"angle":0},{"id":1,"position":[2,0],"angle":3}],'
+                    '"expect":[[0,1]]}')
+    assert replay(path).ok
