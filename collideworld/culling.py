@@ -111,7 +111,7 @@ def classify_box_plane(
     plane_normal: ArrayLike,
     plane_offset: ArrayLike,
 ) -> NDArray[np.int8]:
-    """Side of each box relative to the solid half-space ``normal . p <= offset``.
+    """Side of each box relative to the solid half-space ``dot(normal, p) <= offset``.
 
     Parameters
     ----------
@@ -129,7 +129,7 @@ def classify_box_plane(
     Returns
     -------
     ndarray of int8, shape (N,)
-        :data:`OUTSIDE`, :data:`INTERSECTING` or :data:`INSIDE` (compare with
+        :attr:`~Side.OUTSIDE`, :attr:`~Side.INTERSECTING` or :attr:`~Side.INSIDE` (compare with
         those constants or wrap in :class:`Side`).
 
     Notes
@@ -248,8 +248,8 @@ def classify_box_planes(
     Returns
     -------
     ndarray of int8, shape (N,)
-        :data:`OUTSIDE` if the box is outside some plane, :data:`INSIDE` if
-        it is inside every plane, else :data:`INTERSECTING`.
+        :attr:`~Side.OUTSIDE` if the box is outside some plane, :attr:`~Side.INSIDE` if
+        it is inside every plane, else :attr:`~Side.INTERSECTING`.
 
     Raises
     ------
@@ -326,7 +326,7 @@ def classify_aabb_plane(
     plane_normal: ArrayLike,
     plane_offset: ArrayLike,
 ) -> NDArray[np.int8]:
-    """Side of each axis-aligned box ``[lo, hi]`` relative to ``normal . p <= offset``.
+    """Side of each axis-aligned box ``[lo, hi]`` relative to ``dot(normal, p) <= offset``.
 
     Parameters
     ----------

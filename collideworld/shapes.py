@@ -264,7 +264,7 @@ def _normalised_plane(normal: Any, offset: Any, dims: tuple[int, ...], name: str
 
 @dataclass(frozen=True)
 class HalfPlane:
-    """All world points ``p`` with ``normal . p <= offset`` (2D); no pose.
+    """All world points ``p`` with ``dot(normal, p) <= offset`` (2D); no pose.
 
     A normal that is not unit length is normalised and ``offset`` divided by
     the same length. The normal points out of the solid.
@@ -297,7 +297,7 @@ class HalfPlane:
 
 @dataclass(frozen=True)
 class Plane:
-    """All world points ``p`` with ``normal . p <= offset`` (3D); no pose.
+    """All world points ``p`` with ``dot(normal, p) <= offset`` (3D); no pose.
 
     Normalised like :class:`HalfPlane`.
 

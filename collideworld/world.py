@@ -169,7 +169,7 @@ class World:
         tested against. ``"auto"`` (default): compiled when numba imports,
         else numpy with one warning per process. Both give the same pairs and
         events; normals and depths agree to rounding. The chosen one is in
-        :attr:`backend`.
+        ``World.backend``.
     fat_margin : float
         Fat boxes are the tight boxes grown by ``fat_margin`` times the
         body's bounding radius, so small moves do not touch the broadphase.

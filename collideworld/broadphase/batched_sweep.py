@@ -139,7 +139,7 @@ def overlapping_pairs(lo: NDArray[np.float64], hi: NDArray[np.float64],
         Report only the pairs with at least one wanted row.
     backend : {"numpy", "compiled"}
         Who walks the runs of candidates (steps 3 and 4): numpy rounds, or
-        the numba loop of :mod:`.compiled`. Same pairs, same order.
+        the numba loop of ``collideworld.broadphase.compiled``. Same pairs, same order.
 
     Returns
     -------
@@ -299,7 +299,7 @@ def _finish(lo: NDArray[np.float64], hi: NDArray[np.float64], i: NDArray[np.int6
 
 
 class BatchedSweep(Broadphase):
-    """A broadphase that recomputes every pair from scratch with :func:`overlapping_pairs`.
+    """A broadphase that recomputes every pair from scratch with :func:`~.batched_sweep.overlapping_pairs`.
 
     Boxes live in arrays indexed by handle (handles are small non-negative
     ints, such as a world's slots), so updates are one fancy assignment, O(m);
@@ -311,7 +311,7 @@ class BatchedSweep(Broadphase):
     dim : {2, 3}
     backend : {"numpy", "compiled"}
         Who walks the sweep's candidate runs (see :func:`overlapping_pairs`):
-        numpy, or the numba loop of :mod:`.compiled` (needs numba). The
+        numpy, or the numba loop of ``collideworld.broadphase.compiled`` (needs numba). The
         answers are the same.
 
     Examples

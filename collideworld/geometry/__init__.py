@@ -16,7 +16,7 @@ Conventions shared by every module here
   zero-length edge carries no axis and is ignored.
 * Half-spaces (half-planes and planes): ``normal`` (N, D) unit, ``offset`` (N,):
   the solid ``normal . p <= offset``.
-* Kernels named ``contact_<a>_<b>`` return :class:`ContactArrays` (hit,
+* Kernels named ``contact_<a>_<b>`` return :class:`~.result.ContactArrays` (hit,
   normal from a towards b, depth); ``intersects_<a>_<b>`` return booleans;
   ``classify_<a>_<b>`` return a side code. Shape pairs are in one canonical
   order (half-space, ball, box, polygon); only the dispatcher swaps and flips.

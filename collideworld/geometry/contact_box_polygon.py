@@ -25,8 +25,9 @@ def contact_box_convex_planes(
 ) -> ContactArrays:
     """:func:`contact_box_polygon` with the polygons given as (K, N) coordinate planes.
 
-    The same separating axes as :func:`contact_convex_planes` on the box's
-    corners, but the box's four normals are its axes, known without
+    The same separating axes as
+    :func:`~collideworld.geometry.contact_polygon_polygon.contact_convex_planes`
+    on the box's corners, but the box's four normals are its axes, known without
     computing edges, and its support along any direction is
     ``hu |u.m| + hv |v.m|``: two projections of b's vertices and two
     reductions replace a loop over b's vertices per box edge.
@@ -111,8 +112,8 @@ def contact_box_polygon(
     Returns
     -------
     ContactArrays
-        As :func:`contact_polygon_polygon` with a taken as the polygon of
-        its corners (:func:`box_vertices_2d`): ``normal`` (N, 2) from the box
+        As :func:`~collideworld.geometry.contact_polygon_polygon.contact_polygon_polygon` with a taken as the polygon of
+        its corners (``kernel_support.box_vertices_2d``): ``normal`` (N, 2) from the box
         towards the polygon, ``depth`` (N,); ties go to the box's edges
         first, in corner order.
 

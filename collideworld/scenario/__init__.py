@@ -16,7 +16,7 @@ from .reader import (
 )
 from .recorder import Recorder
 from .replay import ContactMismatch, FrameMismatch, ReplayReport, iter_replay, replay
-from .writer import ScenarioWriter
+from .writer import MoveBatch, ScenarioWriter
 
 __all__ = [
     "DEFAULT_TOLERANCE",
@@ -32,6 +32,7 @@ __all__ = [
     "iter_frames",
     "read_scenario",
     "ScenarioWriter",
+    "MoveBatch",
     "Recorder",
     "replay",
     "iter_replay",

@@ -328,7 +328,7 @@ class Scenario:
     Iterating a :class:`Scenario` reads the file from the start each time,
     validating every line and yielding one :class:`Frame` per line; it never
     holds more than one line in memory. Use :meth:`frames` for an iterator
-    whose :attr:`bytes_read` can drive a progress bar.
+    whose ``bytes_read`` can drive a progress bar.
 
     Attributes
     ----------
