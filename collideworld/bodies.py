@@ -359,10 +359,13 @@ class BodyStore:
     fat_hi: NDArray[np.float64]
     data: NDArray[np.object_]
 
-    def __init__(self, dim: int, capacity: int = 16) -> None:
+    def __init__(self, dim: int, capacity: int = 16, backend: str = "numpy") -> None:
         if dim not in (2, 3):
             raise ValueError(f"dim must be 2 or 3, got {dim!r}")
         self.dim = dim
+        #: ``"compiled"``: :meth:`set_poses` runs its compiled twin
+        #: (:mod:`collideworld.geometry.compiled.posing`); the same bits either way.
+        self.backend = backend
         self.capacity = 0
         self.parts = PartTable()
         self.shapes: list[Shape | None] = []
@@ -521,6 +524,15 @@ class BodyStore:
                   angle: NDArray[np.float64] | None = None,
                   quaternion: NDArray[np.float64] | None = None) -> None:
         """Write poses (already validated) and refresh rotation matrices."""
+        if self.backend == "compiled":
+            from .geometry.compiled.posing import set_poses_2d, set_poses_3d
+
+            if self.dim == 2:
+                set_poses_2d(slots, position, angle, self.position, self.angle, self.rotation, self.simple, self.poly,
+                             self.parts.simple_x, self.parts.simple_y, self.world_x, self.world_y)
+            else:
+                set_poses_3d(slots, position, quaternion, self.position, self.quaternion, self.rotation)
+            return
         if position is not None:
             self.position[slots] = position
         if self.dim == 2:

@@ -199,7 +199,7 @@ def contact_slots(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np
     dim = position.shape[1]
     out = ContactArrays(np.empty(n, dtype=np.bool_), np.empty((n, dim)), np.empty(n))
     other = np.zeros(n, dtype=np.bool_)
-    _contact_rows(np.ascontiguousarray(ia, dtype=np.int64), np.ascontiguousarray(ib, dtype=np.int64), kind, simple,
+    _contact_rows(np.require(ia, np.int64, ["C", "W"]), np.require(ib, np.int64, ["C", "W"]), kind, simple,
                   position, rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x, world_y,
                   bool(reject), touch_rule(), out.hit, out.normal, out.depth, other)
     return out, other
