@@ -460,7 +460,8 @@ def contact_pairs_exact(store: BodyStore, ia: Slots, ib: Slots, backend: str = "
     return _contact_pairs_exact(store, ia, ib, kernels_for(resolved))
 
 
-_NO_PLANES = np.zeros((8, 0))
+#: 3D stores have no polygons; an empty (8, 0) view of the same layout as the 2D planes below
+_NO_PLANES = np.zeros((0, 8, 2))[:, :, 0].T
 
 
 def _contact_pairs_compiled(store: BodyStore, ia: Slots, ib: Slots, kernels: Kernels, reject: bool) -> ContactArrays:
@@ -475,10 +476,13 @@ def _contact_pairs_compiled(store: BodyStore, ia: Slots, ib: Slots, kernels: Ker
     from .geometry.compiled.contact_slots import contact_slots
 
     st = store
-    planes_x = st.world_x if st.dim == 2 else _NO_PLANES
-    planes_y = st.world_y if st.dim == 2 else _NO_PLANES
+    # the slot-major copy, seen as (8, cap) planes: the row routines index [vertex, slot]
+    # whatever the strides, and a polygon's vertices are then adjacent in memory
+    planes_x = st.world_xy[:, :, 0].T if st.dim == 2 else _NO_PLANES
+    planes_y = st.world_xy[:, :, 1].T if st.dim == 2 else _NO_PLANES
     out, other = contact_slots(ia, ib, st.kind, st.simple, st.position, st.rotation, st.radius, st.half,
-                               st.plane_normal, st.plane_offset, st.bound_radius, planes_x, planes_y, reject)
+                               st.plane_normal, st.plane_offset, st.bound_radius, planes_x, planes_y, st.poly,
+                               st.parts.simple_n, reject)
     if other.any():
         idx = np.flatnonzero(other)
         res = _contact_pairs_exact(st, ia[idx], ib[idx], kernels)

@@ -33,10 +33,13 @@ __all__ = ["contact_ball_polygon", "contact_ball_polygon_planes"]
 
 @njit(cache=True)
 def _row(c: NDArray[np.float64], r: NDArray[np.float64], a: int,
-         px: NDArray[np.float64], py: NDArray[np.float64], b: int, rule: tuple[float, float], i: int,
+         px: NDArray[np.float64], py: NDArray[np.float64], b: int, kk: int, rule: tuple[float, float], i: int,
          hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
-    """Row ``i`` of the output: circle ``a`` (rows of ``c``, ``r``) against polygon column ``b`` of the planes."""
-    kk = px.shape[0]
+    """Row ``i`` of the output: circle ``a`` (rows of ``c``, ``r``) against polygon column ``b`` of the planes.
+
+    ``kk``: the polygon's first ``kk`` vertices; the rest of the column, if
+    any, repeats vertex ``kk - 1`` (padding changes no result, only the work).
+    """
     cx, cy = c[a, 0], c[a, 1]
     scale = max(abs(cx), abs(cy), abs(r[a]))
     point = True
@@ -101,7 +104,7 @@ def _rows(c: NDArray[np.float64], r: NDArray[np.float64], px: NDArray[np.float64
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     for i in range(px.shape[1]):
-        _row(c, r, i, px, py, i, rule, i, hit, normal, depth)
+        _row(c, r, i, px, py, i, px.shape[0], rule, i, hit, normal, depth)
 
 
 def contact_ball_polygon_planes(

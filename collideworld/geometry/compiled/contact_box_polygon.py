@@ -21,10 +21,13 @@ __all__ = ["contact_box_convex_planes", "contact_box_polygon"]
 
 @njit(cache=True)
 def _row(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float64], a: int,
-         bx: NDArray[np.float64], by: NDArray[np.float64], b: int, rule: tuple[float, float], i: int,
+         bx: NDArray[np.float64], by: NDArray[np.float64], b: int, kb: int, rule: tuple[float, float], i: int,
          hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
-    """Row ``i`` of the output: box ``a`` (rows of ``c``, ``rot``, ``h``) against polygon column ``b``."""
-    kb = bx.shape[0]
+    """Row ``i`` of the output: box ``a`` (rows of ``c``, ``rot``, ``h``) against polygon column ``b``.
+
+    ``kb``: the polygon's first ``kb`` vertices; the rest of the column, if
+    any, repeats vertex ``kb - 1`` (padding changes no result, only the work).
+    """
     cx, cy = c[a, 0], c[a, 1]
     ux, uy, vx, vy = rot[a, 0, 0], rot[a, 1, 0], rot[a, 0, 1], rot[a, 1, 1]
     hu, hv = h[a, 0], h[a, 1]
@@ -77,7 +80,7 @@ def _rows(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float6
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     for i in range(bx.shape[1]):
-        _row(c, rot, h, i, bx, by, i, rule, i, hit, normal, depth)
+        _row(c, rot, h, i, bx, by, i, bx.shape[0], rule, i, hit, normal, depth)
 
 
 def contact_box_convex_planes(

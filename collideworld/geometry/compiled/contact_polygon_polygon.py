@@ -29,14 +29,14 @@ __all__ = ["contact_convex_planes", "contact_polygon_polygon"]
 
 
 @njit(cache=True)
-def _lowest_gap(px: NDArray[np.float64], py: NDArray[np.float64], p: int, qx: NDArray[np.float64],
-                qy: NDArray[np.float64], q: int, ox: float, oy: float, best: float,
+def _lowest_gap(px: NDArray[np.float64], py: NDArray[np.float64], p: int, kp: int, qx: NDArray[np.float64],
+                qy: NDArray[np.float64], q: int, kq: int, ox: float, oy: float, best: float,
                 flip: float, i: int, normal: NDArray[np.float64]) -> float:
     """Try every edge normal of polygon p (column ``p``) against polygon q (column ``q``); keep the first smallest gap.
 
+    Only the first ``kp`` (``kq``) vertices are read: the rest repeat the last.
     Returns the new best gap and writes its normal (times ``flip``) to ``normal[i]``.
     """
-    kp = px.shape[0]
     for k in range(kp):
         k1 = k + 1 if k + 1 < kp else 0
         x0, y0 = px[k, p] - ox, py[k, p] - oy
@@ -49,7 +49,7 @@ def _lowest_gap(px: NDArray[np.float64], py: NDArray[np.float64], p: int, qx: ND
         nx = ey / length
         ny = -(ex / length)
         lowest = nx * (qx[0, q] - ox) + ny * (qy[0, q] - oy)
-        for j in range(1, qx.shape[0]):
+        for j in range(1, kq):
             lowest = min(lowest, nx * (qx[j, q] - ox) + ny * (qy[j, q] - oy))
         gap = (x0 * nx + y0 * ny) - lowest
         if gap < best:
@@ -60,18 +60,22 @@ def _lowest_gap(px: NDArray[np.float64], py: NDArray[np.float64], p: int, qx: ND
 
 
 @njit(cache=True)
-def _row(ax: NDArray[np.float64], ay: NDArray[np.float64], a: int,
-         bx: NDArray[np.float64], by: NDArray[np.float64], b: int, rule: tuple[float, float], i: int,
+def _row(ax: NDArray[np.float64], ay: NDArray[np.float64], a: int, ka: int,
+         bx: NDArray[np.float64], by: NDArray[np.float64], b: int, kb: int, rule: tuple[float, float], i: int,
          hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
-    """Row ``i`` of the output: polygon column ``a`` of ``ax``, ``ay`` against column ``b`` of ``bx``, ``by``."""
+    """Row ``i`` of the output: polygon column ``a`` of ``ax``, ``ay`` against column ``b`` of ``bx``, ``by``.
+
+    ``ka``, ``kb``: the polygons' first vertices that count; the rest of each
+    column, if any, repeats its last one (padding changes no result, only the work).
+    """
     scale = 0.0
-    for k in range(ax.shape[0]):
+    for k in range(ka):
         scale = max(scale, abs(ax[k, a]), abs(ay[k, a]))
-    for k in range(bx.shape[0]):
+    for k in range(kb):
         scale = max(scale, abs(bx[k, b]), abs(by[k, b]))
     ox, oy = ax[0, a], ay[0, a]
-    best = _lowest_gap(ax, ay, a, bx, by, b, ox, oy, np.inf, 1.0, i, normal)
-    best = _lowest_gap(bx, by, b, ax, ay, a, ox, oy, best, -1.0, i, normal)
+    best = _lowest_gap(ax, ay, a, ka, bx, by, b, kb, ox, oy, np.inf, 1.0, i, normal)
+    best = _lowest_gap(bx, by, b, kb, ax, ay, a, ka, ox, oy, best, -1.0, i, normal)
     if best == np.inf:
         # no edge on either side: both polygons rounded onto single
         # points, whose separation is their distance
@@ -90,7 +94,7 @@ def _rows(ax: NDArray[np.float64], ay: NDArray[np.float64], bx: NDArray[np.float
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     for i in range(ax.shape[1]):
-        _row(ax, ay, i, bx, by, i, rule, i, hit, normal, depth)
+        _row(ax, ay, i, ax.shape[0], bx, by, i, bx.shape[0], rule, i, hit, normal, depth)
 
 
 def contact_convex_planes(

@@ -67,7 +67,8 @@ def _contact_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np
                   position: NDArray[np.float64], rotation: NDArray[np.float64], radius: NDArray[np.float64],
                   half: NDArray[np.float64], plane_normal: NDArray[np.float64], plane_offset: NDArray[np.float64],
                   bound_radius: NDArray[np.float64], world_x: NDArray[np.float64], world_y: NDArray[np.float64],
-                  reject: bool, rule: tuple[float, float], hit: NDArray[np.bool_], normal: NDArray[np.float64],
+                  poly: NDArray[np.int64], simple_n: NDArray[np.int64], reject: bool, rule: tuple[float, float],
+                  hit: NDArray[np.bool_], normal: NDArray[np.float64],
                   depth: NDArray[np.float64], other: NDArray[np.bool_]) -> None:
     dim = position.shape[1]
     rel = rule[0]
@@ -116,14 +117,16 @@ def _contact_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np
                 _halfspace_box(plane_normal, plane_offset, a, position, rotation, half, b, rule, i,
                                hit, normal, depth)
             else:
-                _halfspace_points(plane_normal, plane_offset, a, world_x, world_y, b, rule, i, hit, normal, depth)
+                _halfspace_points(plane_normal, plane_offset, a, world_x, world_y, b, simple_n[poly[b]], rule, i,
+                                  hit, normal, depth)
         elif ka == BALL:
             if kb == BALL:
                 _ball_ball(position, radius, a, position, radius, b, rule, i, hit, normal, depth)
             elif kb == BOX:
                 _ball_box(position, radius, a, position, rotation, half, b, rule, i, hit, normal, depth)
             else:
-                _ball_polygon(position, radius, a, world_x, world_y, b, rule, i, hit, normal, depth)
+                _ball_polygon(position, radius, a, world_x, world_y, b, simple_n[poly[b]], rule, i,
+                              hit, normal, depth)
         elif ka == BOX:
             if kb == BOX:
                 if dim == 2:
@@ -133,9 +136,11 @@ def _contact_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np
                     _box_box_3d(position, rotation, half, a, position, rotation, half, b, rule, i, r, t, t_b,
                                 hit, normal, depth)
             else:
-                _box_polygon(position, rotation, half, a, world_x, world_y, b, rule, i, hit, normal, depth)
+                _box_polygon(position, rotation, half, a, world_x, world_y, b, simple_n[poly[b]], rule, i,
+                             hit, normal, depth)
         else:
-            _polygon_polygon(world_x, world_y, a, world_x, world_y, b, rule, i, hit, normal, depth)
+            _polygon_polygon(world_x, world_y, a, simple_n[poly[a]], world_x, world_y, b, simple_n[poly[b]], rule, i,
+                             hit, normal, depth)
         # as the numpy dispatcher: normal * (-1 or 1) + 0.0
         sign = -1.0 if swap else 1.0
         for d in range(dim):
@@ -146,6 +151,7 @@ def contact_slots(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np
                   position: NDArray[np.float64], rotation: NDArray[np.float64], radius: NDArray[np.float64],
                   half: NDArray[np.float64], plane_normal: NDArray[np.float64], plane_offset: NDArray[np.float64],
                   bound_radius: NDArray[np.float64], world_x: NDArray[np.float64], world_y: NDArray[np.float64],
+                  poly: NDArray[np.int64], simple_n: NDArray[np.int64],
                   reject: bool = True) -> tuple[ContactArrays, NDArray[np.bool_]]:
     """Contacts of rows ``ia[k]`` and ``ib[k]`` of per-body columns, every kind pair in one loop.
 
@@ -168,6 +174,11 @@ def contact_slots(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np
     world_x, world_y : ndarray, shape (K, S)
         Posed vertices of simple polygons, padded by repeating the last one
         ((K, 0) arrays in 3D).
+    poly : ndarray of int64, shape (S,)
+        Polygon shape index of each row (any value for other kinds).
+    simple_n : ndarray of int64, shape (P,)
+        Vertices of simple polygon shape ``p`` that are its own: columns from
+        ``simple_n[p]`` on repeat the last one, and are not read.
     reject : bool, optional
         Settle pairs whose bounding balls are apart without a kernel (hit
         False, normal along the first axis, depth ``-inf``), as
@@ -190,7 +201,8 @@ def contact_slots(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np
     >>> eye = np.eye(2)[None].repeat(2, 0)
     >>> cols = (np.array([1, 2], dtype=np.int8), np.zeros(2, dtype=bool), np.array([[0.0, 0.0], [1.25, 0.0]]),
     ...         eye, np.array([1.0, 0.0]), np.array([[0.0, 0.0], [0.5, 0.5]]), np.zeros((2, 2)), np.zeros(2),
-    ...         np.array([1.0, 0.5 ** 0.5]), np.zeros((8, 2)), np.zeros((8, 2)))
+    ...         np.array([1.0, 0.5 ** 0.5]), np.zeros((8, 2)), np.zeros((8, 2)), np.full(2, -1),
+    ...         np.zeros(0, dtype=np.int64))
     >>> res, other = contact_slots(np.array([0, 1]), np.array([1, 0]), *cols)
     >>> res.hit.tolist(), res.normal.tolist(), res.depth.tolist(), other.tolist()
     ([True, True], [[1.0, 0.0], [-1.0, 0.0]], [0.25, 0.25], [False, False])
@@ -201,5 +213,5 @@ def contact_slots(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np
     other = np.zeros(n, dtype=np.bool_)
     _contact_rows(np.require(ia, np.int64, ["C", "W"]), np.require(ib, np.int64, ["C", "W"]), kind, simple,
                   position, rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x, world_y,
-                  bool(reject), touch_rule(), out.hit, out.normal, out.depth, other)
+                  poly, simple_n, bool(reject), touch_rule(), out.hit, out.normal, out.depth, other)
     return out, other
