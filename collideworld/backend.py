@@ -205,7 +205,7 @@ def _warm_dim(dim: int) -> None:
                   Polygon(((0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (1.0, 0.5), (0.0, 2.0)))]  # concave
     else:
         shapes = [Plane((0.0, 0.0, 1.0), 0.0), Sphere(1.0), Box((1.0, 0.5, 0.25))]
-    store = BodyStore(dim)
+    store = BodyStore(dim, backend="compiled")  # its set_poses runs the compiled posing
     slots = store.allocate(len(shapes))
     store.set_shapes(slots, shapes)
     n = len(shapes)

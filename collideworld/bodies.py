@@ -138,6 +138,9 @@ class PartTable:
         # when this was per slot)
         self.simple_x = np.zeros((SIMPLE_POLYGON_VERTICES, 16))
         self.simple_y = np.zeros((SIMPLE_POLYGON_VERTICES, 16))
+        # how many of a simple polygon's SIMPLE_POLYGON_VERTICES columns are its own
+        # vertices (the rest repeat the last): loops over vertices may stop there
+        self.simple_n = np.zeros(16, dtype=np.int64)
         self._arrays_cache: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
         self._shape_cache: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]] | None = None
 
@@ -205,11 +208,13 @@ class PartTable:
                 grow = max(16, self.simple_x.shape[1])
                 self.simple_x = np.concatenate([self.simple_x, np.zeros((SIMPLE_POLYGON_VERTICES, grow))], axis=1)
                 self.simple_y = np.concatenate([self.simple_y, np.zeros((SIMPLE_POLYGON_VERTICES, grow))], axis=1)
+                self.simple_n = np.concatenate([self.simple_n, np.zeros(grow, dtype=np.int64)])
             # padded by the last vertex, as the part buckets are
             local = pieces[0]
             k = len(local)
             self.simple_x[:k, idx], self.simple_y[:k, idx] = local[:, 0], local[:, 1]
             self.simple_x[k:, idx], self.simple_y[k:, idx] = local[-1, 0], local[-1, 1]
+            self.simple_n[idx] = k
         return idx
 
     def release(self, idx: int) -> None:
@@ -302,6 +307,9 @@ class BodyStore:
     world_x, world_y : (8, cap)  simple polygons' vertices posed (padded by repeating the last
                                  one), refreshed by :meth:`set_poses` from the part table's
                                  ``simple_x``, ``simple_y``
+    world_xy : (cap, 8, 2)       the same vertices slot-major, for the compiled narrowphase:
+                                 one polygon is two cache lines there, against sixteen in
+                                 ``world_x`` / ``world_y`` (which numpy's reductions want)
 
     Per-body metadata of the world, in the same slots (grown with them):
 
@@ -349,6 +357,7 @@ class BodyStore:
     simple: NDArray[np.bool_]
     world_x: NDArray[np.float64]
     world_y: NDArray[np.float64]
+    world_xy: NDArray[np.float64]
     ids: NDArray[np.object_]
     serial: NDArray[np.int64]
     static: NDArray[np.bool_]
@@ -359,10 +368,13 @@ class BodyStore:
     fat_hi: NDArray[np.float64]
     data: NDArray[np.object_]
 
-    def __init__(self, dim: int, capacity: int = 16) -> None:
+    def __init__(self, dim: int, capacity: int = 16, backend: str = "numpy") -> None:
         if dim not in (2, 3):
             raise ValueError(f"dim must be 2 or 3, got {dim!r}")
         self.dim = dim
+        #: ``"compiled"``: :meth:`set_poses` runs its compiled twin
+        #: (:mod:`collideworld.geometry.compiled.posing`); the same bits either way.
+        self.backend = backend
         self.capacity = 0
         self.parts = PartTable()
         self.shapes: list[Shape | None] = []
@@ -405,6 +417,7 @@ class BodyStore:
         grow("fat_hi", (d,), np.float64, 0.0)
         grow("data", (), object, None)  # the user's, returned untouched; never read here
         if d == 2:
+            grow("world_xy", (SIMPLE_POLYGON_VERTICES, 2), np.float64, 0.0)
             # (vertex, slot) layout: gathering slots gives (8, N) planes directly
             for name in ("world_x", "world_y"):
                 arr = np.zeros((SIMPLE_POLYGON_VERTICES, capacity))
@@ -452,7 +465,7 @@ class BodyStore:
     #: Row columns of shape (cap, ...); world_x / world_y are (8, cap) and handled apart.
     _COLUMNS = ("kind", "position", "angle", "quaternion", "rotation", "radius", "half", "plane_normal",
                 "plane_offset", "poly", "bound_radius", "simple", "ids", "serial", "static", "category",
-                "mask", "moved", "fat_lo", "fat_hi", "data")
+                "mask", "moved", "fat_lo", "fat_hi", "data", "world_xy")
 
     def compact(self, capacity: int | None = None) -> NDArray[np.int64]:
         """Move the live bodies to slots ``0 .. count - 1`` in add order and shrink the arrays.
@@ -470,7 +483,7 @@ class BodyStore:
         new_slot = np.full(self.capacity, -1, dtype=np.int64)
         new_slot[live] = np.arange(n)
         for name in self._COLUMNS:
-            if not hasattr(self, name):  # angle (2D) or quaternion (3D) only
+            if not hasattr(self, name):  # angle, world_xy (2D) or quaternion (3D) only
                 continue
             old: NDArray[Any] = getattr(self, name)
             arr = np.empty((cap,) + old.shape[1:], dtype=old.dtype)
@@ -521,6 +534,15 @@ class BodyStore:
                   angle: NDArray[np.float64] | None = None,
                   quaternion: NDArray[np.float64] | None = None) -> None:
         """Write poses (already validated) and refresh rotation matrices."""
+        if self.backend == "compiled":
+            from .geometry.compiled.posing import set_poses_2d, set_poses_3d
+
+            if self.dim == 2:
+                set_poses_2d(slots, position, angle, self.position, self.angle, self.rotation, self.simple, self.poly,
+                             self.parts.simple_x, self.parts.simple_y, self.world_x, self.world_y, self.world_xy)
+            else:
+                set_poses_3d(slots, position, quaternion, self.position, self.quaternion, self.rotation)
+            return
         if position is not None:
             self.position[slots] = position
         if self.dim == 2:
@@ -543,8 +565,12 @@ class BodyStore:
         # vertex axis runs along a short contiguous axis, ~20x slower
         shape = self.poly.take(slots)
         lx, ly = np.take(self.parts.simple_x, shape, axis=1), np.take(self.parts.simple_y, shape, axis=1)
-        self.world_x[:, slots] = rot[:, 0, 0] * lx + rot[:, 0, 1] * ly + pos[:, 0]
-        self.world_y[:, slots] = rot[:, 1, 0] * lx + rot[:, 1, 1] * ly + pos[:, 1]
+        wx = rot[:, 0, 0] * lx + rot[:, 0, 1] * ly + pos[:, 0]
+        wy = rot[:, 1, 0] * lx + rot[:, 1, 1] * ly + pos[:, 1]
+        self.world_x[:, slots] = wx
+        self.world_y[:, slots] = wy
+        self.world_xy[slots, :, 0] = wx.T
+        self.world_xy[slots, :, 1] = wy.T
 
     # -- geometry gathered per slot -------------------------------------------------
     #

@@ -11,8 +11,13 @@ scatters the results back. Kernels are registered in one table, filled once
 
 Every kernel has a compiled (numba) twin of the same name in
 :mod:`collideworld.geometry.compiled`; ``backend="compiled"`` runs the twins
-through the same table (:data:`KERNEL_TWINS` says where each lives), with the
-same grouping, so the two backends differ only inside the kernels.
+through the same table (:data:`KERNEL_TWINS` says where each lives). On that
+backend :func:`contact_pairs` first runs one compiled loop over all pairs
+(:mod:`collideworld.geometry.compiled.contact_slots`), which reads the
+store's columns by slot and calls the twins' per-row routines: no grouping,
+no gathering, a handful of calls per step. Only pairs with a polygon that is
+not simple (concave, or many vertices) take the grouped path there. Every pair
+gets the same bits either way, so the backends differ only inside the kernels.
 
 Polygons enter the kernels as convex parts: a pair involving a concave
 polygon becomes one row per pair of parts; the pair hits if any row hits, and
@@ -381,7 +386,10 @@ def contact_pairs(store: BodyStore, ia: Slots, ib: Slots, backend: str = "numpy"
     >>> contact_pairs(store, s[[0, 1, 0]], s[[1, 0, 2]], backend="compiled").depth[:2].tolist()
     [0.25, 0.25]
     """
-    kernels = kernels_for(resolve_backend(backend))
+    resolved = resolve_backend(backend)
+    kernels = kernels_for(resolved)
+    if resolved == "compiled":
+        return _contact_pairs_compiled(store, ia, ib, kernels, reject=True)
     n = len(ia)
     if n > MAX_BATCH:
         # in slices: the kernels' temporaries (a few hundred bytes per pair)
@@ -448,7 +456,40 @@ def contact_pairs_exact(store: BodyStore, ia: Slots, ib: Slots, backend: str = "
     >>> res.hit.tolist(), res.normal.tolist(), res.depth.tolist()
     ([False], [[1.0, 0.0]], [-1.0])
     """
-    return _contact_pairs_exact(store, ia, ib, kernels_for(resolve_backend(backend)))
+    resolved = resolve_backend(backend)
+    if resolved == "compiled":
+        return _contact_pairs_compiled(store, ia, ib, kernels_for(resolved), reject=False)
+    return _contact_pairs_exact(store, ia, ib, kernels_for(resolved))
+
+
+#: 3D stores have no polygons; an empty (8, 0) view of the same layout as the 2D planes below
+_NO_PLANES = np.zeros((0, 8, 2))[:, :, 0].T
+
+
+def _contact_pairs_compiled(store: BodyStore, ia: Slots, ib: Slots, kernels: Kernels, reject: bool) -> ContactArrays:
+    """The compiled backend: one compiled loop over all pairs, reading the store's columns by slot.
+
+    Pairs with a polygon that is not simple (concave, or many vertices) come
+    back flagged and go through the grouped path (:func:`_contact_pairs_exact`,
+    polygons split into parts) with the compiled kernels. Each pair gets the
+    bits the grouped path would give it: the loop calls the same per-row
+    routines, after the same reject.
+    """
+    from .geometry.compiled.contact_slots import contact_slots
+
+    st = store
+    # the slot-major copy, seen as (8, cap) planes: the row routines index [vertex, slot]
+    # whatever the strides, and a polygon's vertices are then adjacent in memory
+    planes_x = st.world_xy[:, :, 0].T if st.dim == 2 else _NO_PLANES
+    planes_y = st.world_xy[:, :, 1].T if st.dim == 2 else _NO_PLANES
+    out, other = contact_slots(ia, ib, st.kind, st.simple, st.position, st.rotation, st.radius, st.half,
+                               st.plane_normal, st.plane_offset, st.bound_radius, planes_x, planes_y, st.poly,
+                               st.parts.simple_n, reject)
+    if other.any():
+        idx = np.flatnonzero(other)
+        res = _contact_pairs_exact(st, ia[idx], ib[idx], kernels)
+        out.hit[idx], out.normal[idx], out.depth[idx] = res
+    return out
 
 
 def _contact_pairs_exact(store: BodyStore, ia: Slots, ib: Slots, kernels: Kernels) -> ContactArrays:

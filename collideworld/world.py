@@ -217,7 +217,7 @@ class World:
             raise InvalidArgumentError(f"fat_margin must be a number in [0, 100] (body radii), got {fat_margin!r}")
         self.dim = dim
         self.fat_margin = float(fat_margin)
-        self._store = BodyStore(dim)
+        self._store = BodyStore(dim, backend=self.backend)
         self._registry = IdRegistry(self._store)
         self._bp = HalfSpaceBroadphase(inner)
         self._pairs = PairCache(self._store, self._registry, self._bp, self.backend, bool(manifolds))

@@ -15,27 +15,35 @@ __all__ = ["contact_ball_ball"]
 
 
 @njit(cache=True)
+def _row(ca: NDArray[np.float64], ra: NDArray[np.float64], a: int,
+         cb: NDArray[np.float64], rb: NDArray[np.float64], b: int, rule: tuple[float, float], i: int,
+         hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
+    """Row ``i`` of the output: ball ``a`` (rows of ``ca``, ``ra``) against ball ``b``."""
+    dim = ca.shape[1]
+    scale = max(abs(ra[a]), abs(rb[b]))
+    for k in range(dim):
+        scale = max(scale, abs(ca[a, k]), abs(cb[b, k]))
+    d0 = cb[b, 0] - ca[a, 0]
+    d1 = cb[b, 1] - ca[a, 1]
+    d2 = cb[b, dim - 1] - ca[a, dim - 1]
+    dist = math.sqrt(einsum_sum(d0 * d0, d1 * d1, d2 * d2, dim))
+    # concentric (or so close that the distance underflows): every
+    # direction is an MTD; like the numpy twin, the first axis, and the
+    # other components left as the (zero or subnormal) differences
+    safe = dist if dist > 0.0 else 1.0
+    for k in range(dim):
+        normal[i, k] = (cb[b, k] - ca[a, k]) / safe + 0.0
+    if not dist > 0.0:
+        normal[i, 0] = 1.0
+    finish_row(ra[a] + rb[b] - dist, scale, rule, i, hit, depth)
+
+
+@njit(cache=True)
 def _rows(ca: NDArray[np.float64], ra: NDArray[np.float64], cb: NDArray[np.float64], rb: NDArray[np.float64],
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
-    dim = ca.shape[1]
     for i in range(ca.shape[0]):
-        scale = max(abs(ra[i]), abs(rb[i]))
-        for k in range(dim):
-            scale = max(scale, abs(ca[i, k]), abs(cb[i, k]))
-        d0 = cb[i, 0] - ca[i, 0]
-        d1 = cb[i, 1] - ca[i, 1]
-        d2 = cb[i, dim - 1] - ca[i, dim - 1]
-        dist = math.sqrt(einsum_sum(d0 * d0, d1 * d1, d2 * d2, dim))
-        # concentric (or so close that the distance underflows): every
-        # direction is an MTD; like the numpy twin, the first axis, and the
-        # other components left as the (zero or subnormal) differences
-        safe = dist if dist > 0.0 else 1.0
-        for k in range(dim):
-            normal[i, k] = (cb[i, k] - ca[i, k]) / safe + 0.0
-        if not dist > 0.0:
-            normal[i, 0] = 1.0
-        finish_row(ra[i] + rb[i] - dist, scale, rule, i, hit, depth)
+        _row(ca, ra, i, cb, rb, i, rule, i, hit, normal, depth)
 
 
 def contact_ball_ball(

@@ -20,60 +20,69 @@ __all__ = ["contact_ball_box"]
 
 
 @njit(cache=True)
+def _row(ca: NDArray[np.float64], r: NDArray[np.float64], a: int,
+         cb: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float64], b: int,
+         rule: tuple[float, float], i: int,
+         hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
+    """Row ``i`` of the output: ball ``a`` (rows of ``ca``, ``r``) against box ``b``."""
+    dim = ca.shape[1]
+    # the centre in the box frame, and how far it is outside each slab;
+    # fixed-size scalars (D <= 3) rather than per-row arrays
+    l0 = l1 = l2 = 0.0
+    o0 = o1 = o2 = 0.0
+    dist2 = 0.0
+    scale = abs(r[a])
+    for ax in range(dim):
+        x = rot[b, 0, ax] * (ca[a, 0] - cb[b, 0])
+        for k in range(1, dim):
+            x += rot[b, k, ax] * (ca[a, k] - cb[b, k])
+        lo = -h[b, ax]
+        clipped = min(max(x, lo), h[b, ax])
+        o = x - clipped
+        dist2 = o * o if ax == 0 else dist2 + o * o
+        if ax == 0:
+            l0, o0 = x, o
+        elif ax == 1:
+            l1, o1 = x, o
+        else:
+            l2, o2 = x, o
+        scale = max(scale, abs(ca[a, ax]), abs(cb[b, ax]), abs(h[b, ax]))
+    dist = math.sqrt(dist2)
+    outside = dist > 0.0
+    # nearest face when inside; ties go to the lowest axis
+    face = 0
+    inner_gap = h[b, 0] - abs(l0)
+    if dim > 1:
+        gap = h[b, 1] - abs(l1)
+        if gap < inner_gap:
+            inner_gap, face = gap, 1
+    if dim > 2:
+        gap = h[b, 2] - abs(l2)
+        if gap < inner_gap:
+            inner_gap, face = gap, 2
+    for k in range(dim):
+        acc = 0.0
+        for ax in range(dim):
+            la = l0 if ax == 0 else (l1 if ax == 1 else l2)
+            if outside:
+                oa = o0 if ax == 0 else (o1 if ax == 1 else o2)
+                n = -oa / dist
+            elif face == ax:
+                n = -1.0 if la >= 0 else 1.0
+            else:
+                n = 0.0
+            acc = rot[b, k, ax] * n if ax == 0 else acc + rot[b, k, ax] * n
+        normal[i, k] = acc + 0.0
+    finish_row(r[a] - dist if outside else r[a] + inner_gap, scale, rule, i, hit, depth)
+
+
+@njit(cache=True)
 def _rows(ca: NDArray[np.float64], r: NDArray[np.float64], cb: NDArray[np.float64], rot: NDArray[np.float64],
           h: NDArray[np.float64], rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64],
           depth: NDArray[np.float64]) -> None:
-    dim = ca.shape[1]
     for i in range(ca.shape[0]):
-        # the centre in the box frame, and how far it is outside each slab;
-        # fixed-size scalars (D <= 3) rather than per-row arrays
-        l0 = l1 = l2 = 0.0
-        o0 = o1 = o2 = 0.0
-        dist2 = 0.0
-        scale = abs(r[i])
-        for a in range(dim):
-            x = rot[i, 0, a] * (ca[i, 0] - cb[i, 0])
-            for k in range(1, dim):
-                x += rot[i, k, a] * (ca[i, k] - cb[i, k])
-            lo = -h[i, a]
-            clipped = min(max(x, lo), h[i, a])
-            o = x - clipped
-            dist2 = o * o if a == 0 else dist2 + o * o
-            if a == 0:
-                l0, o0 = x, o
-            elif a == 1:
-                l1, o1 = x, o
-            else:
-                l2, o2 = x, o
-            scale = max(scale, abs(ca[i, a]), abs(cb[i, a]), abs(h[i, a]))
-        dist = math.sqrt(dist2)
-        outside = dist > 0.0
-        # nearest face when inside; ties go to the lowest axis
-        face = 0
-        inner_gap = h[i, 0] - abs(l0)
-        if dim > 1:
-            gap = h[i, 1] - abs(l1)
-            if gap < inner_gap:
-                inner_gap, face = gap, 1
-        if dim > 2:
-            gap = h[i, 2] - abs(l2)
-            if gap < inner_gap:
-                inner_gap, face = gap, 2
-        for k in range(dim):
-            acc = 0.0
-            for a in range(dim):
-                la = l0 if a == 0 else (l1 if a == 1 else l2)
-                if outside:
-                    oa = o0 if a == 0 else (o1 if a == 1 else o2)
-                    n = -oa / dist
-                elif face == a:
-                    n = -1.0 if la >= 0 else 1.0
-                else:
-                    n = 0.0
-                acc = rot[i, k, a] * n if a == 0 else acc + rot[i, k, a] * n
-            normal[i, k] = acc + 0.0
-        finish_row(r[i] - dist if outside else r[i] + inner_gap, scale, rule, i, hit, depth)
+        _row(ca, r, i, cb, rot, h, i, rule, i, hit, normal, depth)
 
 
 def contact_ball_box(

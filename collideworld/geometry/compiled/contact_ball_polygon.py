@@ -32,68 +32,79 @@ __all__ = ["contact_ball_polygon", "contact_ball_polygon_planes"]
 
 
 @njit(cache=True)
+def _row(c: NDArray[np.float64], r: NDArray[np.float64], a: int,
+         px: NDArray[np.float64], py: NDArray[np.float64], b: int, kk: int, rule: tuple[float, float], i: int,
+         hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
+    """Row ``i`` of the output: circle ``a`` (rows of ``c``, ``r``) against polygon column ``b`` of the planes.
+
+    ``kk``: the polygon's first ``kk`` vertices; the rest of the column, if
+    any, repeats vertex ``kk - 1`` (padding changes no result, only the work).
+    """
+    cx, cy = c[a, 0], c[a, 1]
+    scale = max(abs(cx), abs(cy), abs(r[a]))
+    point = True
+    # the first smallest inner distance, and its edge
+    inner_min, edge_x, edge_y, edge_len = np.inf, 0.0, 0.0, 1.0
+    # the first nearest segment: its index, edge, length and endpoint projections
+    near2, near, near_x, near_y, near_len, near_start, near_end = np.inf, 0, 0.0, 0.0, 1.0, 0.0, 0.0
+    for k in range(kk):
+        k1 = k + 1 if k + 1 < kk else 0
+        scale = max(scale, abs(px[k, b]), abs(py[k, b]))
+        x, y = px[k, b] - cx, py[k, b] - cy
+        xn, yn = px[k1, b] - cx, py[k1, b] - cy
+        ex, ey = xn - x, yn - y
+        len2 = ex * ex + ey * ey
+        valid = len2 > 0
+        length = math.sqrt(len2 + (0.0 if valid else 1.0))
+        point = point and not valid
+        inner = (x * yn - y * xn) / length if valid else np.inf
+        u_start = x * ex + y * ey
+        u_end = xn * ex + yn * ey
+        along = u_start if u_start >= -u_end else -u_end
+        along = (along if along >= 0.0 else 0.0) / length
+        dist2 = inner * inner + along * along
+        if k == 0 or inner < inner_min:
+            inner_min, edge_x, edge_y, edge_len = inner, ex, ey, length
+        if k == 0 or dist2 < near2:
+            near2, near, near_x, near_y, near_len, near_start, near_end = dist2, k, ex, ey, length, u_start, u_end
+    feature = 0 if near_start >= 0 else (1 if near_end <= 0 else 2)  # start vertex, end vertex, edge
+    if point:  # every vertex rounded onto one point: the distance is that vertex's
+        x0, y0 = px[0, b] - cx, py[0, b] - cy
+        dist = math.sqrt(x0 * x0 + y0 * y0)
+    else:
+        dist = math.sqrt(near2)
+    # a centre on the boundary (distance 0) takes the inside branch: same depth, a defined normal
+    outside = (inner_min < 0 or point) and dist > 0
+    if outside and feature < 2:  # towards the nearest vertex: an exact difference over its length
+        v = near if feature == 0 else (near + 1) % kk
+        vx, vy = px[v, b] - cx, py[v, b] - cy
+        length = math.sqrt(vx * vx + vy * vy)
+        normal[i, 0] = vx / length + 0.0
+        normal[i, 1] = vy / length + 0.0
+    elif point:
+        normal[i, 0] = 1.0
+        normal[i, 1] = 0.0
+    elif outside:  # the nearest edge's inward normal, never a rounded foot point's direction
+        normal[i, 0] = -near_y / near_len + 0.0
+        normal[i, 1] = near_x / near_len + 0.0
+    else:  # inside: out through the nearest edge line
+        normal[i, 0] = -edge_y / edge_len + 0.0
+        normal[i, 1] = edge_x / edge_len + 0.0
+    if outside:
+        signed = r[a] - dist
+    elif point:
+        signed = r[a]
+    else:
+        signed = r[a] + inner_min
+    finish_row(signed, scale, rule, i, hit, depth)
+
+
+@njit(cache=True)
 def _rows(c: NDArray[np.float64], r: NDArray[np.float64], px: NDArray[np.float64], py: NDArray[np.float64],
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
-    kk = px.shape[0]
     for i in range(px.shape[1]):
-        cx, cy = c[i, 0], c[i, 1]
-        scale = max(abs(cx), abs(cy), abs(r[i]))
-        point = True
-        # the first smallest inner distance, and its edge
-        inner_min, edge_x, edge_y, edge_len = np.inf, 0.0, 0.0, 1.0
-        # the first nearest segment: its index, edge, length and endpoint projections
-        near2, near, near_x, near_y, near_len, near_start, near_end = np.inf, 0, 0.0, 0.0, 1.0, 0.0, 0.0
-        for k in range(kk):
-            k1 = k + 1 if k + 1 < kk else 0
-            scale = max(scale, abs(px[k, i]), abs(py[k, i]))
-            x, y = px[k, i] - cx, py[k, i] - cy
-            xn, yn = px[k1, i] - cx, py[k1, i] - cy
-            ex, ey = xn - x, yn - y
-            len2 = ex * ex + ey * ey
-            valid = len2 > 0
-            length = math.sqrt(len2 + (0.0 if valid else 1.0))
-            point = point and not valid
-            inner = (x * yn - y * xn) / length if valid else np.inf
-            u_start = x * ex + y * ey
-            u_end = xn * ex + yn * ey
-            along = u_start if u_start >= -u_end else -u_end
-            along = (along if along >= 0.0 else 0.0) / length
-            dist2 = inner * inner + along * along
-            if k == 0 or inner < inner_min:
-                inner_min, edge_x, edge_y, edge_len = inner, ex, ey, length
-            if k == 0 or dist2 < near2:
-                near2, near, near_x, near_y, near_len, near_start, near_end = dist2, k, ex, ey, length, u_start, u_end
-        feature = 0 if near_start >= 0 else (1 if near_end <= 0 else 2)  # start vertex, end vertex, edge
-        if point:  # every vertex rounded onto one point: the distance is that vertex's
-            x0, y0 = px[0, i] - cx, py[0, i] - cy
-            dist = math.sqrt(x0 * x0 + y0 * y0)
-        else:
-            dist = math.sqrt(near2)
-        # a centre on the boundary (distance 0) takes the inside branch: same depth, a defined normal
-        outside = (inner_min < 0 or point) and dist > 0
-        if outside and feature < 2:  # towards the nearest vertex: an exact difference over its length
-            v = near if feature == 0 else (near + 1) % kk
-            vx, vy = px[v, i] - cx, py[v, i] - cy
-            length = math.sqrt(vx * vx + vy * vy)
-            normal[i, 0] = vx / length + 0.0
-            normal[i, 1] = vy / length + 0.0
-        elif point:
-            normal[i, 0] = 1.0
-            normal[i, 1] = 0.0
-        elif outside:  # the nearest edge's inward normal, never a rounded foot point's direction
-            normal[i, 0] = -near_y / near_len + 0.0
-            normal[i, 1] = near_x / near_len + 0.0
-        else:  # inside: out through the nearest edge line
-            normal[i, 0] = -edge_y / edge_len + 0.0
-            normal[i, 1] = edge_x / edge_len + 0.0
-        if outside:
-            signed = r[i] - dist
-        elif point:
-            signed = r[i]
-        else:
-            signed = r[i] + inner_min
-        finish_row(signed, scale, rule, i, hit, depth)
+        _row(c, r, i, px, py, i, px.shape[0], rule, i, hit, normal, depth)
 
 
 def contact_ball_polygon_planes(

@@ -19,43 +19,52 @@ __all__ = ["contact_box_box_2d"]
 
 
 @njit(cache=True)
+def _row(ca: NDArray[np.float64], ra: NDArray[np.float64], ha: NDArray[np.float64], a: int,
+         cb: NDArray[np.float64], rb: NDArray[np.float64], hb: NDArray[np.float64], b: int,
+         rule: tuple[float, float], i: int,
+         hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
+    """Row ``i`` of the output: box ``a`` (rows of ``ca``, ``ra``, ``ha``) against box ``b``."""
+    a0x, a0y, a1x, a1y = ra[a, 0, 0], ra[a, 1, 0], ra[a, 0, 1], ra[a, 1, 1]
+    b0x, b0y, b1x, b1y = rb[b, 0, 0], rb[b, 1, 0], rb[b, 0, 1], rb[b, 1, 1]
+    ha0, ha1, hb0, hb1 = ha[a, 0], ha[a, 1], hb[b, 0], hb[b, 1]
+    # relative to a's centre, so large world offsets cancel first
+    dx, dy = cb[b, 0] - ca[a, 0], cb[b, 1] - ca[a, 1]
+    c00 = abs(a0x * b0x + a0y * b0y)
+    c01 = abs(a0x * b1x + a0y * b1y)
+    c10 = abs(a1x * b0x + a1y * b0y)
+    c11 = abs(a1x * b1x + a1y * b1y)
+    # the four candidate axes in order (a's, then b's): the first
+    # smallest overlap wins, as numpy's argmin picks it
+    along = a0x * dx + a0y * dy
+    best = ha0 + c00 * hb0 + c01 * hb1 - abs(along)
+    nx, ny, s = a0x, a0y, along
+    along = a1x * dx + a1y * dy
+    overlap = ha1 + c10 * hb0 + c11 * hb1 - abs(along)
+    if overlap < best:
+        best, nx, ny, s = overlap, a1x, a1y, along
+    along = b0x * dx + b0y * dy
+    overlap = c00 * ha0 + c10 * ha1 + hb0 - abs(along)
+    if overlap < best:
+        best, nx, ny, s = overlap, b0x, b0y, along
+    along = b1x * dx + b1y * dy
+    overlap = c01 * ha0 + c11 * ha1 + hb1 - abs(along)
+    if overlap < best:
+        best, nx, ny, s = overlap, b1x, b1y, along
+    sign = -1.0 if s < 0 else 1.0
+    normal[i, 0] = nx * sign + 0.0
+    normal[i, 1] = ny * sign + 0.0
+    scale = max(abs(ca[a, 0]), abs(ca[a, 1]), abs(cb[b, 0]), abs(cb[b, 1]),
+                abs(ha0), abs(ha1), abs(hb0), abs(hb1))
+    finish_row(best, scale, rule, i, hit, depth)
+
+
+@njit(cache=True)
 def _rows(ca: NDArray[np.float64], ra: NDArray[np.float64], ha: NDArray[np.float64],
           cb: NDArray[np.float64], rb: NDArray[np.float64], hb: NDArray[np.float64],
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     for i in range(ca.shape[0]):
-        a0x, a0y, a1x, a1y = ra[i, 0, 0], ra[i, 1, 0], ra[i, 0, 1], ra[i, 1, 1]
-        b0x, b0y, b1x, b1y = rb[i, 0, 0], rb[i, 1, 0], rb[i, 0, 1], rb[i, 1, 1]
-        ha0, ha1, hb0, hb1 = ha[i, 0], ha[i, 1], hb[i, 0], hb[i, 1]
-        # relative to a's centre, so large world offsets cancel first
-        dx, dy = cb[i, 0] - ca[i, 0], cb[i, 1] - ca[i, 1]
-        c00 = abs(a0x * b0x + a0y * b0y)
-        c01 = abs(a0x * b1x + a0y * b1y)
-        c10 = abs(a1x * b0x + a1y * b0y)
-        c11 = abs(a1x * b1x + a1y * b1y)
-        # the four candidate axes in order (a's, then b's): the first
-        # smallest overlap wins, as numpy's argmin picks it
-        along = a0x * dx + a0y * dy
-        best = ha0 + c00 * hb0 + c01 * hb1 - abs(along)
-        nx, ny, s = a0x, a0y, along
-        along = a1x * dx + a1y * dy
-        overlap = ha1 + c10 * hb0 + c11 * hb1 - abs(along)
-        if overlap < best:
-            best, nx, ny, s = overlap, a1x, a1y, along
-        along = b0x * dx + b0y * dy
-        overlap = c00 * ha0 + c10 * ha1 + hb0 - abs(along)
-        if overlap < best:
-            best, nx, ny, s = overlap, b0x, b0y, along
-        along = b1x * dx + b1y * dy
-        overlap = c01 * ha0 + c11 * ha1 + hb1 - abs(along)
-        if overlap < best:
-            best, nx, ny, s = overlap, b1x, b1y, along
-        sign = -1.0 if s < 0 else 1.0
-        normal[i, 0] = nx * sign + 0.0
-        normal[i, 1] = ny * sign + 0.0
-        scale = max(abs(ca[i, 0]), abs(ca[i, 1]), abs(cb[i, 0]), abs(cb[i, 1]),
-                    abs(ha0), abs(ha1), abs(hb0), abs(hb1))
-        finish_row(best, scale, rule, i, hit, depth)
+        _row(ca, ra, ha, i, cb, rb, hb, i, rule, i, hit, normal, depth)
 
 
 def contact_box_box_2d(

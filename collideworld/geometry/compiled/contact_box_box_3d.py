@@ -59,6 +59,89 @@ def _cross_term(a1: float, b2: float, a2: float, b1: float, accurate: bool) -> f
 
 
 @njit(cache=True)
+def _row(ca: NDArray[np.float64], rot_a: NDArray[np.float64], ha: NDArray[np.float64], a: int,
+         cb: NDArray[np.float64], rot_b: NDArray[np.float64], hb: NDArray[np.float64], b: int,
+         rule: tuple[float, float], out: int, r: NDArray[np.float64], t: NDArray[np.float64],
+         t_b: NDArray[np.float64], hit: NDArray[np.bool_], normal: NDArray[np.float64],
+         depth: NDArray[np.float64]) -> None:
+    """Row ``out`` of the output: box ``a`` (rows of ``ca``, ``rot_a``, ``ha``) against box ``b``.
+
+    ``r`` (3, 3), ``t`` and ``t_b`` (3,) are scratch, allocated once by the caller.
+    """
+    d0, d1, d2 = cb[b, 0] - ca[a, 0], cb[b, 1] - ca[a, 1], cb[b, 2] - ca[a, 2]
+    for p in range(3):
+        for q in range(3):
+            # rounded as numpy's matmul rounds it (fused multiply-adds)
+            r[p, q] = fma(rot_a[a, 2, p], rot_b[b, 2, q],
+                          fma(rot_a[a, 1, p], rot_b[b, 1, q], rot_a[a, 0, p] * rot_b[b, 0, q]))
+        # the centres' difference first: exact or correctly rounded, so a
+        # pair far from the origin loses nothing here
+        t[p] = rot_a[a, 0, p] * d0 + rot_a[a, 1, p] * d1 + rot_a[a, 2, p] * d2
+    for q in range(3):
+        t_b[q] = r[0, q] * t[0] + r[1, q] * t[1] + r[2, q] * t[2]
+
+    # a's faces, b's faces, then the edge pairs a_i x b_j (6 + 3 i + j);
+    # the first largest separation wins
+    best = -np.inf
+    axis = 0
+    lx = ly = lz = along = 0.0
+    for p in range(3):
+        sep = abs(t[p]) - (ha[a, p] + einsum_sum(abs(r[p, 0]) * hb[b, 0], abs(r[p, 1]) * hb[b, 1],
+                                                 abs(r[p, 2]) * hb[b, 2], 3))
+        if p == 0 or sep > best:
+            best, axis = sep, p
+    for q in range(3):
+        sep = abs(t_b[q]) - (abs(r[0, q]) * ha[a, 0] + abs(r[1, q]) * ha[a, 1] + abs(r[2, q]) * ha[a, 2]
+                             + hb[b, q])
+        if sep > best:
+            best, axis = sep, 3 + q
+    for i in range(3):
+        a0, a1, a2 = rot_a[a, 0, i], rot_a[a, 1, i], rot_a[a, 2, i]
+        for j in range(3):
+            b0, b1, b2 = rot_b[b, 0, j], rot_b[b, 1, j], rot_b[b, 2, j]
+            x = _cross_term(a1, b2, a2, b1, False)
+            y = _cross_term(a2, b0, a0, b2, False)
+            z = _cross_term(a0, b1, a1, b0, False)
+            sine2 = x * x + y * y + z * z
+            if sine2 < 0.25:  # nearly parallel edges: the rounded cross product's direction is noise
+                x = _cross_term(a1, b2, a2, b1, True)
+                y = _cross_term(a2, b0, a0, b2, True)
+                z = _cross_term(a0, b1, a1, b0, True)
+                # numpy sums these over a contiguous axis (its fancy-indexed
+                # copy is component-minor), hence einsum's lane order
+                sine2 = einsum_sum(x * x, y * y, z * z, 3)
+            sine = math.sqrt(sine2)
+            if not sine > _PARALLEL_SIN:  # parallel edges: the face axes cover them
+                continue
+            x, y, z = x / sine, y / sine, z / sine
+            proj = x * d0 + y * d1 + z * d2
+            reach = 0.0
+            for k in range(3):
+                reach += abs(x * rot_a[a, 0, k] + y * rot_a[a, 1, k] + z * rot_a[a, 2, k]) * ha[a, k]
+            for k in range(3):
+                reach += abs(x * rot_b[b, 0, k] + y * rot_b[b, 1, k] + z * rot_b[b, 2, k]) * hb[b, k]
+            sep = abs(proj) - reach
+            if sep > best:
+                best, axis = sep, 6 + 3 * i + j
+                lx, ly, lz, along = x, y, z, proj
+
+    # the winning axis in world coordinates, signed to point from a to b
+    if axis < 3:
+        lx, ly, lz, along = rot_a[a, 0, axis], rot_a[a, 1, axis], rot_a[a, 2, axis], t[axis]
+    elif axis < 6:
+        q = axis - 3
+        lx, ly, lz, along = rot_b[b, 0, q], rot_b[b, 1, q], rot_b[b, 2, q], t_b[q]
+    sign = -1.0 if along < 0.0 else 1.0
+    normal[out, 0] = lx * sign + 0.0
+    normal[out, 1] = ly * sign + 0.0
+    normal[out, 2] = lz * sign + 0.0
+    scale = 0.0
+    for p in range(3):
+        scale = max(scale, abs(ca[a, p]), abs(cb[b, p]), abs(ha[a, p]), abs(hb[b, p]))
+    finish_row(-best, scale, rule, out, hit, depth)
+
+
+@njit(cache=True)
 def _rows(ca: NDArray[np.float64], rot_a: NDArray[np.float64], ha: NDArray[np.float64],
           cb: NDArray[np.float64], rot_b: NDArray[np.float64], hb: NDArray[np.float64],
           rule: tuple[float, float],
@@ -67,77 +150,7 @@ def _rows(ca: NDArray[np.float64], rot_a: NDArray[np.float64], ha: NDArray[np.fl
     t = np.empty(3)
     t_b = np.empty(3)
     for n in range(ca.shape[0]):
-        d0, d1, d2 = cb[n, 0] - ca[n, 0], cb[n, 1] - ca[n, 1], cb[n, 2] - ca[n, 2]
-        for p in range(3):
-            for q in range(3):
-                # rounded as numpy's matmul rounds it (fused multiply-adds)
-                r[p, q] = fma(rot_a[n, 2, p], rot_b[n, 2, q],
-                              fma(rot_a[n, 1, p], rot_b[n, 1, q], rot_a[n, 0, p] * rot_b[n, 0, q]))
-            # the centres' difference first: exact or correctly rounded, so a
-            # pair far from the origin loses nothing here
-            t[p] = rot_a[n, 0, p] * d0 + rot_a[n, 1, p] * d1 + rot_a[n, 2, p] * d2
-        for q in range(3):
-            t_b[q] = r[0, q] * t[0] + r[1, q] * t[1] + r[2, q] * t[2]
-
-        # a's faces, b's faces, then the edge pairs a_i x b_j (6 + 3 i + j);
-        # the first largest separation wins
-        best = -np.inf
-        axis = 0
-        lx = ly = lz = along = 0.0
-        for p in range(3):
-            sep = abs(t[p]) - (ha[n, p] + einsum_sum(abs(r[p, 0]) * hb[n, 0], abs(r[p, 1]) * hb[n, 1],
-                                                     abs(r[p, 2]) * hb[n, 2], 3))
-            if p == 0 or sep > best:
-                best, axis = sep, p
-        for q in range(3):
-            sep = abs(t_b[q]) - (abs(r[0, q]) * ha[n, 0] + abs(r[1, q]) * ha[n, 1] + abs(r[2, q]) * ha[n, 2]
-                                 + hb[n, q])
-            if sep > best:
-                best, axis = sep, 3 + q
-        for i in range(3):
-            a0, a1, a2 = rot_a[n, 0, i], rot_a[n, 1, i], rot_a[n, 2, i]
-            for j in range(3):
-                b0, b1, b2 = rot_b[n, 0, j], rot_b[n, 1, j], rot_b[n, 2, j]
-                x = _cross_term(a1, b2, a2, b1, False)
-                y = _cross_term(a2, b0, a0, b2, False)
-                z = _cross_term(a0, b1, a1, b0, False)
-                sine2 = x * x + y * y + z * z
-                if sine2 < 0.25:  # nearly parallel edges: the rounded cross product's direction is noise
-                    x = _cross_term(a1, b2, a2, b1, True)
-                    y = _cross_term(a2, b0, a0, b2, True)
-                    z = _cross_term(a0, b1, a1, b0, True)
-                    # numpy sums these over a contiguous axis (its fancy-indexed
-                    # copy is component-minor), hence einsum's lane order
-                    sine2 = einsum_sum(x * x, y * y, z * z, 3)
-                sine = math.sqrt(sine2)
-                if not sine > _PARALLEL_SIN:  # parallel edges: the face axes cover them
-                    continue
-                x, y, z = x / sine, y / sine, z / sine
-                proj = x * d0 + y * d1 + z * d2
-                reach = 0.0
-                for k in range(3):
-                    reach += abs(x * rot_a[n, 0, k] + y * rot_a[n, 1, k] + z * rot_a[n, 2, k]) * ha[n, k]
-                for k in range(3):
-                    reach += abs(x * rot_b[n, 0, k] + y * rot_b[n, 1, k] + z * rot_b[n, 2, k]) * hb[n, k]
-                sep = abs(proj) - reach
-                if sep > best:
-                    best, axis = sep, 6 + 3 * i + j
-                    lx, ly, lz, along = x, y, z, proj
-
-        # the winning axis in world coordinates, signed to point from a to b
-        if axis < 3:
-            lx, ly, lz, along = rot_a[n, 0, axis], rot_a[n, 1, axis], rot_a[n, 2, axis], t[axis]
-        elif axis < 6:
-            q = axis - 3
-            lx, ly, lz, along = rot_b[n, 0, q], rot_b[n, 1, q], rot_b[n, 2, q], t_b[q]
-        sign = -1.0 if along < 0.0 else 1.0
-        normal[n, 0] = lx * sign + 0.0
-        normal[n, 1] = ly * sign + 0.0
-        normal[n, 2] = lz * sign + 0.0
-        scale = 0.0
-        for p in range(3):
-            scale = max(scale, abs(ca[n, p]), abs(cb[n, p]), abs(ha[n, p]), abs(hb[n, p]))
-        finish_row(-best, scale, rule, n, hit, depth)
+        _row(ca, rot_a, ha, n, cb, rot_b, hb, n, rule, n, r, t, t_b, hit, normal, depth)
 
 
 def contact_box_box_3d(

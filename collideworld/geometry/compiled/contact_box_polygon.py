@@ -20,56 +20,67 @@ __all__ = ["contact_box_convex_planes", "contact_box_polygon"]
 
 
 @njit(cache=True)
+def _row(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float64], a: int,
+         bx: NDArray[np.float64], by: NDArray[np.float64], b: int, kb: int, rule: tuple[float, float], i: int,
+         hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
+    """Row ``i`` of the output: box ``a`` (rows of ``c``, ``rot``, ``h``) against polygon column ``b``.
+
+    ``kb``: the polygon's first ``kb`` vertices; the rest of the column, if
+    any, repeats vertex ``kb - 1`` (padding changes no result, only the work).
+    """
+    cx, cy = c[a, 0], c[a, 1]
+    ux, uy, vx, vy = rot[a, 0, 0], rot[a, 1, 0], rot[a, 0, 1], rot[a, 1, 1]
+    hu, hv = h[a, 0], h[a, 1]
+    scale = max(abs(cx), abs(cy), abs(hu), abs(hv))
+    # b relative to the box centre, projected on the box axes
+    pu_lo = pu_hi = (bx[0, b] - cx) * ux + (by[0, b] - cy) * uy
+    pv_lo = pv_hi = (bx[0, b] - cx) * vx + (by[0, b] - cy) * vy
+    for k in range(kb):
+        dx, dy = bx[k, b] - cx, by[k, b] - cy
+        scale = max(scale, abs(bx[k, b]), abs(by[k, b]))
+        pu = dx * ux + dy * uy
+        pv = dx * vx + dy * vy
+        pu_lo, pu_hi = min(pu_lo, pu), max(pu_hi, pu)
+        pv_lo, pv_hi = min(pv_lo, pv), max(pv_hi, pv)
+    # the box's edges in corner order: outward normals -v, +u, +v, -u
+    best, nx, ny = hv + pv_hi, -vx, -vy
+    gap = hu - pu_lo
+    if gap < best:
+        best, nx, ny = gap, ux, uy
+    gap = hv - pv_lo
+    if gap < best:
+        best, nx, ny = gap, vx, vy
+    gap = hu + pu_hi
+    if gap < best:
+        best, nx, ny = gap, -ux, -uy
+    # b's outward normals m: the box clears b along m, so b leaves along -m
+    for k in range(kb):
+        k1 = k + 1 if k + 1 < kb else 0
+        dx, dy = bx[k, b] - cx, by[k, b] - cy
+        ex = (bx[k1, b] - cx) - dx
+        ey = (by[k1, b] - cy) - dy
+        len2 = ex * ex + ey * ey
+        if not len2 > 0:  # zero-length edge: no direction
+            continue
+        length = math.sqrt(len2)
+        mx = ey / length
+        my = -(ex / length)
+        reach = abs(ux * mx + uy * my) * hu + abs(vx * mx + vy * my) * hv
+        gap = dx * mx + dy * my + reach
+        if gap < best:
+            best, nx, ny = gap, -mx, -my
+    normal[i, 0] = nx + 0.0
+    normal[i, 1] = ny + 0.0
+    finish_row(best, scale, rule, i, hit, depth)
+
+
+@njit(cache=True)
 def _rows(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float64],
           bx: NDArray[np.float64], by: NDArray[np.float64],
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
-    kb = bx.shape[0]
     for i in range(bx.shape[1]):
-        cx, cy = c[i, 0], c[i, 1]
-        ux, uy, vx, vy = rot[i, 0, 0], rot[i, 1, 0], rot[i, 0, 1], rot[i, 1, 1]
-        hu, hv = h[i, 0], h[i, 1]
-        scale = max(abs(cx), abs(cy), abs(hu), abs(hv))
-        # b relative to the box centre, projected on the box axes
-        pu_lo = pu_hi = (bx[0, i] - cx) * ux + (by[0, i] - cy) * uy
-        pv_lo = pv_hi = (bx[0, i] - cx) * vx + (by[0, i] - cy) * vy
-        for k in range(kb):
-            dx, dy = bx[k, i] - cx, by[k, i] - cy
-            scale = max(scale, abs(bx[k, i]), abs(by[k, i]))
-            pu = dx * ux + dy * uy
-            pv = dx * vx + dy * vy
-            pu_lo, pu_hi = min(pu_lo, pu), max(pu_hi, pu)
-            pv_lo, pv_hi = min(pv_lo, pv), max(pv_hi, pv)
-        # the box's edges in corner order: outward normals -v, +u, +v, -u
-        best, nx, ny = hv + pv_hi, -vx, -vy
-        gap = hu - pu_lo
-        if gap < best:
-            best, nx, ny = gap, ux, uy
-        gap = hv - pv_lo
-        if gap < best:
-            best, nx, ny = gap, vx, vy
-        gap = hu + pu_hi
-        if gap < best:
-            best, nx, ny = gap, -ux, -uy
-        # b's outward normals m: the box clears b along m, so b leaves along -m
-        for k in range(kb):
-            k1 = k + 1 if k + 1 < kb else 0
-            dx, dy = bx[k, i] - cx, by[k, i] - cy
-            ex = (bx[k1, i] - cx) - dx
-            ey = (by[k1, i] - cy) - dy
-            len2 = ex * ex + ey * ey
-            if not len2 > 0:  # zero-length edge: no direction
-                continue
-            length = math.sqrt(len2)
-            mx = ey / length
-            my = -(ex / length)
-            reach = abs(ux * mx + uy * my) * hu + abs(vx * mx + vy * my) * hv
-            gap = dx * mx + dy * my + reach
-            if gap < best:
-                best, nx, ny = gap, -mx, -my
-        normal[i, 0] = nx + 0.0
-        normal[i, 1] = ny + 0.0
-        finish_row(best, scale, rule, i, hit, depth)
+        _row(c, rot, h, i, bx, by, i, bx.shape[0], rule, i, hit, normal, depth)
 
 
 def contact_box_convex_planes(

@@ -17,21 +17,29 @@ __all__ = ["contact_halfspace_ball"]
 
 
 @njit(cache=True)
+def _row(n: NDArray[np.float64], off: NDArray[np.float64], a: int,
+         c: NDArray[np.float64], r: NDArray[np.float64], b: int, rule: tuple[float, float], i: int,
+         hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
+    """Row ``i`` of the output: half-space ``a`` (rows of ``n``, ``off``) against ball ``b``."""
+    dim = n.shape[1]
+    reach = abs(c[b, 0])
+    for k in range(1, dim):
+        reach = max(reach, abs(c[b, k]))
+    along = einsum_sum(n[a, 0] * c[b, 0], n[a, 1] * c[b, 1], n[a, dim - 1] * c[b, dim - 1], dim)
+    for k in range(dim):
+        normal[i, k] = n[a, k]
+    lowest = along - r[b]
+    reach = reach + r[b]
+    o = abs(off[a])
+    finish_row(off[a] - lowest, o if o >= reach else reach, rule, i, hit, depth)
+
+
+@njit(cache=True)
 def _rows(n: NDArray[np.float64], off: NDArray[np.float64], c: NDArray[np.float64], r: NDArray[np.float64],
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
-    dim = n.shape[1]
     for i in range(n.shape[0]):
-        reach = abs(c[i, 0])
-        for k in range(1, dim):
-            reach = max(reach, abs(c[i, k]))
-        along = einsum_sum(n[i, 0] * c[i, 0], n[i, 1] * c[i, 1], n[i, dim - 1] * c[i, dim - 1], dim)
-        for k in range(dim):
-            normal[i, k] = n[i, k]
-        lowest = along - r[i]
-        reach = reach + r[i]
-        a = abs(off[i])
-        finish_row(off[i] - lowest, a if a >= reach else reach, rule, i, hit, depth)
+        _row(n, off, i, c, r, i, rule, i, hit, normal, depth)
 
 
 def contact_halfspace_ball(normal: NDArray[np.float64], offset: NDArray[np.float64],

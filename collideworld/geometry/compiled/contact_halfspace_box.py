@@ -18,38 +18,47 @@ __all__ = ["contact_halfspace_box"]
 
 
 @njit(cache=True)
+def _row(n: NDArray[np.float64], off: NDArray[np.float64], a: int,
+         c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float64], b: int,
+         rule: tuple[float, float], i: int,
+         hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
+    """Row ``i`` of the output: half-space ``a`` (rows of ``n``, ``off``) against box ``b``."""
+    dim = n.shape[1]
+    # the box's projected radius: n in the box frame (n . column ax of the
+    # rotation), weighted by the half extents; scalars, D <= 3
+    t0 = t1 = t2 = 0.0
+    for ax in range(dim):
+        along = rot[b, 0, ax] * n[a, 0]
+        for k in range(1, dim):
+            along += rot[b, k, ax] * n[a, k]
+        term = abs(along) * h[b, ax]
+        if ax == 0:
+            t0 = term
+        elif ax == 1:
+            t1 = term
+        else:
+            t2 = term
+    radius = einsum_sum(t0, t1, t2, dim)
+    centre = einsum_sum(n[a, 0] * c[b, 0], n[a, 1] * c[b, 1], n[a, dim - 1] * c[b, dim - 1], dim)
+    reach = abs(c[b, 0])
+    half = h[b, 0]
+    for k in range(1, dim):
+        reach = max(reach, abs(c[b, k]))
+        half = max(half, h[b, k])
+    for k in range(dim):
+        normal[i, k] = n[a, k]
+    reach = max(reach, 0.0) + max(half, 0.0)
+    a0 = abs(off[a])
+    finish_row(off[a] - (centre - radius), a0 if a0 >= reach else reach, rule, i, hit, depth)
+
+
+@njit(cache=True)
 def _rows(n: NDArray[np.float64], off: NDArray[np.float64], c: NDArray[np.float64], rot: NDArray[np.float64],
           h: NDArray[np.float64], rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64],
           depth: NDArray[np.float64]) -> None:
-    dim = n.shape[1]
     for i in range(n.shape[0]):
-        # the box's projected radius: n in the box frame (n . column a of the
-        # rotation), weighted by the half extents; scalars, D <= 3
-        t0 = t1 = t2 = 0.0
-        for a in range(dim):
-            along = rot[i, 0, a] * n[i, 0]
-            for k in range(1, dim):
-                along += rot[i, k, a] * n[i, k]
-            term = abs(along) * h[i, a]
-            if a == 0:
-                t0 = term
-            elif a == 1:
-                t1 = term
-            else:
-                t2 = term
-        radius = einsum_sum(t0, t1, t2, dim)
-        centre = einsum_sum(n[i, 0] * c[i, 0], n[i, 1] * c[i, 1], n[i, dim - 1] * c[i, dim - 1], dim)
-        reach = abs(c[i, 0])
-        half = h[i, 0]
-        for k in range(1, dim):
-            reach = max(reach, abs(c[i, k]))
-            half = max(half, h[i, k])
-        for k in range(dim):
-            normal[i, k] = n[i, k]
-        reach = max(reach, 0.0) + max(half, 0.0)
-        a0 = abs(off[i])
-        finish_row(off[i] - (centre - radius), a0 if a0 >= reach else reach, rule, i, hit, depth)
+        _row(n, off, i, c, rot, h, i, rule, i, hit, normal, depth)
 
 
 def contact_halfspace_box(normal: NDArray[np.float64], offset: NDArray[np.float64],

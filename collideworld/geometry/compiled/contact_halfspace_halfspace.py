@@ -13,26 +13,34 @@ __all__ = ["contact_halfspace_halfspace"]
 
 
 @njit(cache=True)
+def _row(na: NDArray[np.float64], oa: NDArray[np.float64], a: int,
+         nb: NDArray[np.float64], ob: NDArray[np.float64], b: int, rule: tuple[float, float], i: int,
+         hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
+    """Row ``i`` of the output: half-space ``a`` (rows of ``na``, ``oa``) against half-space ``b``."""
+    dim = na.shape[1]
+    cos = einsum_sum(na[a, 0] * nb[b, 0], na[a, 1] * nb[b, 1], na[a, dim - 1] * nb[b, dim - 1], dim)
+    for k in range(dim):
+        normal[i, k] = na[a, k]
+    oa_, ob_ = oa[a], ob[b]
+    scale = abs(oa_) if abs(oa_) >= abs(ob_) else abs(ob_)
+    rel, floor = rule
+    big = floor if floor >= scale else scale
+    slab = oa_ + ob_
+    if cos <= -1.0 + 1e-12:  # opposite normals: a slab, apart or not
+        touching = slab >= -(rel * big)
+        hit[i] = touching
+        depth[i] = (slab if slab >= 0.0 else 0.0) if touching else slab
+    else:  # no translation separates them
+        hit[i] = True
+        depth[i] = np.inf
+
+
+@njit(cache=True)
 def _rows(na: NDArray[np.float64], oa: NDArray[np.float64], nb: NDArray[np.float64], ob: NDArray[np.float64],
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
-    dim = na.shape[1]
     for i in range(na.shape[0]):
-        cos = einsum_sum(na[i, 0] * nb[i, 0], na[i, 1] * nb[i, 1], na[i, dim - 1] * nb[i, dim - 1], dim)
-        for k in range(dim):
-            normal[i, k] = na[i, k]
-        a, b = oa[i], ob[i]
-        scale = abs(a) if abs(a) >= abs(b) else abs(b)
-        rel, floor = rule
-        big = floor if floor >= scale else scale
-        slab = a + b
-        if cos <= -1.0 + 1e-12:  # opposite normals: a slab, apart or not
-            touching = slab >= -(rel * big)
-            hit[i] = touching
-            depth[i] = (slab if slab >= 0.0 else 0.0) if touching else slab
-        else:  # no translation separates them
-            hit[i] = True
-            depth[i] = np.inf
+        _row(na, oa, i, nb, ob, i, rule, i, hit, normal, depth)
 
 
 def contact_halfspace_halfspace(normal_a: NDArray[np.float64], offset_a: NDArray[np.float64],

@@ -35,6 +35,30 @@ def _rows(n: NDArray[np.float64], off: NDArray[np.float64], v: NDArray[np.float6
         finish_row(off[i] - lowest, a if a >= reach else reach, rule, i, hit, depth)
 
 
+@njit(cache=True)
+def _row_planes(n: NDArray[np.float64], off: NDArray[np.float64], a: int,
+                px: NDArray[np.float64], py: NDArray[np.float64], b: int, kk: int, rule: tuple[float, float], i: int,
+                hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
+    """Row ``i`` of the output: half-plane ``a`` against the 2D points in column ``b`` of (K, N) planes.
+
+    The arithmetic of :func:`_rows` in 2D, vertex by vertex in the same
+    order, for the posed planes the narrowphase keeps per slot (padding by
+    repeating the last vertex changes neither the lowest point nor the reach,
+    so only the first ``kk`` vertices are read).
+    """
+    lowest = np.inf
+    reach = 0.0
+    for j in range(kk):
+        reach = max(reach, abs(px[j, b]))
+        reach = max(reach, abs(py[j, b]))
+        along = einsum_sum(px[j, b] * n[a, 0], py[j, b] * n[a, 1], py[j, b] * n[a, 1], 2)
+        lowest = min(lowest, along)
+    normal[i, 0] = n[a, 0]
+    normal[i, 1] = n[a, 1]
+    o = abs(off[a])
+    finish_row(off[a] - lowest, o if o >= reach else reach, rule, i, hit, depth)
+
+
 def contact_halfspace_points(normal: NDArray[np.float64], offset: NDArray[np.float64],
                              vertices: NDArray[np.float64]) -> ContactArrays:
     """Half-spaces (a) against hulls of point sets (b); the twin of the numpy ``contact_halfspace_points``.

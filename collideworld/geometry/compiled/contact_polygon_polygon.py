@@ -29,28 +29,28 @@ __all__ = ["contact_convex_planes", "contact_polygon_polygon"]
 
 
 @njit(cache=True)
-def _lowest_gap(px: NDArray[np.float64], py: NDArray[np.float64], qx: NDArray[np.float64],
-                qy: NDArray[np.float64], i: int, ox: float, oy: float, best: float,
-                flip: float, normal: NDArray[np.float64]) -> float:
-    """Try every edge normal of polygon p (column i) against polygon q; keep the first smallest gap.
+def _lowest_gap(px: NDArray[np.float64], py: NDArray[np.float64], p: int, kp: int, qx: NDArray[np.float64],
+                qy: NDArray[np.float64], q: int, kq: int, ox: float, oy: float, best: float,
+                flip: float, i: int, normal: NDArray[np.float64]) -> float:
+    """Try every edge normal of polygon p (column ``p``) against polygon q (column ``q``); keep the first smallest gap.
 
+    Only the first ``kp`` (``kq``) vertices are read: the rest repeat the last.
     Returns the new best gap and writes its normal (times ``flip``) to ``normal[i]``.
     """
-    kp = px.shape[0]
     for k in range(kp):
         k1 = k + 1 if k + 1 < kp else 0
-        x0, y0 = px[k, i] - ox, py[k, i] - oy
-        ex = (px[k1, i] - ox) - x0
-        ey = (py[k1, i] - oy) - y0
+        x0, y0 = px[k, p] - ox, py[k, p] - oy
+        ex = (px[k1, p] - ox) - x0
+        ey = (py[k1, p] - oy) - y0
         len2 = ex * ex + ey * ey
         if not len2 > 0:  # zero-length edge (padding, repeated vertex): no direction
             continue
         length = math.sqrt(len2)
         nx = ey / length
         ny = -(ex / length)
-        lowest = nx * (qx[0, i] - ox) + ny * (qy[0, i] - oy)
-        for j in range(1, qx.shape[0]):
-            lowest = min(lowest, nx * (qx[j, i] - ox) + ny * (qy[j, i] - oy))
+        lowest = nx * (qx[0, q] - ox) + ny * (qy[0, q] - oy)
+        for j in range(1, kq):
+            lowest = min(lowest, nx * (qx[j, q] - ox) + ny * (qy[j, q] - oy))
         gap = (x0 * nx + y0 * ny) - lowest
         if gap < best:
             best = gap
@@ -60,29 +60,41 @@ def _lowest_gap(px: NDArray[np.float64], py: NDArray[np.float64], qx: NDArray[np
 
 
 @njit(cache=True)
+def _row(ax: NDArray[np.float64], ay: NDArray[np.float64], a: int, ka: int,
+         bx: NDArray[np.float64], by: NDArray[np.float64], b: int, kb: int, rule: tuple[float, float], i: int,
+         hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
+    """Row ``i`` of the output: polygon column ``a`` of ``ax``, ``ay`` against column ``b`` of ``bx``, ``by``.
+
+    ``ka``, ``kb``: the polygons' first vertices that count; the rest of each
+    column, if any, repeats its last one (padding changes no result, only the work).
+    """
+    scale = 0.0
+    for k in range(ka):
+        scale = max(scale, abs(ax[k, a]), abs(ay[k, a]))
+    for k in range(kb):
+        scale = max(scale, abs(bx[k, b]), abs(by[k, b]))
+    ox, oy = ax[0, a], ay[0, a]
+    best = _lowest_gap(ax, ay, a, ka, bx, by, b, kb, ox, oy, np.inf, 1.0, i, normal)
+    best = _lowest_gap(bx, by, b, kb, ax, ay, a, ka, ox, oy, best, -1.0, i, normal)
+    if best == np.inf:
+        # no edge on either side: both polygons rounded onto single
+        # points, whose separation is their distance
+        px, py = bx[0, b] - ox, by[0, b] - oy
+        dist = math.hypot(px, py)
+        normal[i, 0] = px / dist if dist > 0 else 1.0
+        normal[i, 1] = py / dist if dist > 0 else 0.0
+        best = -dist
+    normal[i, 0] += 0.0
+    normal[i, 1] += 0.0
+    finish_row(best, scale, rule, i, hit, depth)
+
+
+@njit(cache=True)
 def _rows(ax: NDArray[np.float64], ay: NDArray[np.float64], bx: NDArray[np.float64], by: NDArray[np.float64],
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     for i in range(ax.shape[1]):
-        scale = 0.0
-        for k in range(ax.shape[0]):
-            scale = max(scale, abs(ax[k, i]), abs(ay[k, i]))
-        for k in range(bx.shape[0]):
-            scale = max(scale, abs(bx[k, i]), abs(by[k, i]))
-        ox, oy = ax[0, i], ay[0, i]
-        best = _lowest_gap(ax, ay, bx, by, i, ox, oy, np.inf, 1.0, normal)
-        best = _lowest_gap(bx, by, ax, ay, i, ox, oy, best, -1.0, normal)
-        if best == np.inf:
-            # no edge on either side: both polygons rounded onto single
-            # points, whose separation is their distance
-            px, py = bx[0, i] - ox, by[0, i] - oy
-            dist = math.hypot(px, py)
-            normal[i, 0] = px / dist if dist > 0 else 1.0
-            normal[i, 1] = py / dist if dist > 0 else 0.0
-            best = -dist
-        normal[i, 0] += 0.0
-        normal[i, 1] += 0.0
-        finish_row(best, scale, rule, i, hit, depth)
+        _row(ax, ay, i, ax.shape[0], bx, by, i, bx.shape[0], rule, i, hit, normal, depth)
 
 
 def contact_convex_planes(
