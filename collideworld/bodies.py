@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .geometry.aabb import aabb_ball, aabb_box, aabb_points
+from .geometry.aabb import aabb_ball, aabb_box, aabb_capsule, aabb_points
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
-from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
+from .shapes import Box, Capsule, Circle, HalfPlane, Plane, Polygon, Segment, Shape, Sphere
 
 __all__ = ["Kind", "kind_of", "PartTable", "BodyStore"]
 
@@ -37,13 +37,14 @@ class Kind(IntEnum):
     Examples
     --------
     >>> [k.name for k in sorted(Kind)]
-    ['HALFSPACE', 'BALL', 'BOX', 'POLYGON']
+    ['HALFSPACE', 'BALL', 'BOX', 'POLYGON', 'CAPSULE']
     """
 
     HALFSPACE = 0  # HalfPlane (2D) or Plane (3D)
     BALL = 1  # Circle (2D) or Sphere (3D)
     BOX = 2
     POLYGON = 3  # 2D only
+    CAPSULE = 4  # Capsule or Segment (radius 0), 2D or 3D
 
 
 def kind_of(shape: Shape) -> Kind:
@@ -63,6 +64,8 @@ def kind_of(shape: Shape) -> Kind:
         return Kind.BOX
     if isinstance(shape, Polygon):
         return Kind.POLYGON
+    if isinstance(shape, (Capsule, Segment)):
+        return Kind.CAPSULE
     raise TypeError(f"not a collideworld shape: {shape!r}")
 
 
@@ -344,6 +347,8 @@ class BodyStore:
     half: NDArray[np.float64]
     plane_normal: NDArray[np.float64]
     plane_offset: NDArray[np.float64]
+    seg0: NDArray[np.float64]
+    seg1: NDArray[np.float64]
     poly: NDArray[np.int64]
     bound_radius: NDArray[np.float64]
     simple: NDArray[np.bool_]
@@ -391,6 +396,9 @@ class BodyStore:
         grow("half", (d,), np.float64, 0.0)
         grow("plane_normal", (d,), np.float64, 0.0)
         grow("plane_offset", (), np.float64, 0.0)
+        # a capsule's (or segment's) core segment in the local frame; its radius is in ``radius``
+        grow("seg0", (d,), np.float64, 0.0)
+        grow("seg1", (d,), np.float64, 0.0)
         grow("poly", (), np.int64, -1)
         grow("bound_radius", (), np.float64, 0.0)
         grow("simple", (), np.bool_, False)
@@ -451,7 +459,7 @@ class BodyStore:
 
     #: Row columns of shape (cap, ...); world_x / world_y are (8, cap) and handled apart.
     _COLUMNS = ("kind", "position", "angle", "quaternion", "rotation", "radius", "half", "plane_normal",
-                "plane_offset", "poly", "bound_radius", "simple", "ids", "serial", "static", "category",
+                "plane_offset", "seg0", "seg1", "poly", "bound_radius", "simple", "ids", "serial", "static", "category",
                 "mask", "moved", "fat_lo", "fat_hi", "data")
 
     def compact(self, capacity: int | None = None) -> NDArray[np.int64]:
@@ -508,6 +516,11 @@ class BodyStore:
                 self.bound_radius[s] = shape.bounding_radius
                 # its single part is in the part table's simple_x / simple_y
                 self.simple[s] = shape.is_convex and len(shape.parts[0]) <= SIMPLE_POLYGON_VERTICES
+            elif isinstance(shape, (Capsule, Segment)):
+                self.seg0[s] = shape.p0
+                self.seg1[s] = shape.p1
+                self.radius[s] = shape.radius
+                self.bound_radius[s] = shape.bounding_radius
             else:
                 self.plane_normal[s] = shape.normal
                 self.plane_offset[s] = shape.offset
@@ -560,6 +573,15 @@ class BodyStore:
                  ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         """(position (m, D), rotation (m, D, D), half extents (m, D)) of boxes ``slots``."""
         return self.position.take(slots, axis=0), self.rotation.take(slots, axis=0), self.half.take(slots, axis=0)
+
+    def capsule_rows(self, slots: NDArray[np.int64]
+                     ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """(world p0 (m, D), world p1 (m, D), radius (m,)) of capsules and segments ``slots``."""
+        pos = self.position.take(slots, axis=0)
+        rot = self.rotation.take(slots, axis=0)
+        p0 = pos + np.einsum("mij,mj->mi", rot, self.seg0.take(slots, axis=0))
+        p1 = pos + np.einsum("mij,mj->mi", rot, self.seg1.take(slots, axis=0))
+        return p0, p1, self.radius.take(slots)
 
     def plane_rows(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(unit normal (m, D), offset (m,)) of half-spaces ``slots``."""
@@ -628,6 +650,9 @@ class BodyStore:
             if len(rest):
                 for idx, verts in self.polygon_outline_world(slots[rest]):
                     lo[rest[idx]], hi[rest[idx]] = aabb_points(verts)
+        sel = np.flatnonzero(kinds == Kind.CAPSULE)
+        if len(sel):
+            lo[sel], hi[sel] = aabb_capsule(*self.capsule_rows(slots[sel]))
         sel = np.flatnonzero(kinds == Kind.HALFSPACE)
         if len(sel):
             lo[sel] = -np.inf

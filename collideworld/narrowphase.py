@@ -32,17 +32,23 @@ from .backend import resolve_backend
 from .bodies import BodyStore, Kind
 from .geometry.contact_ball_ball import contact_ball_ball
 from .geometry.contact_ball_box import contact_ball_box
+from .geometry.contact_ball_capsule import contact_ball_capsule
 from .geometry.contact_ball_polygon import contact_ball_polygon, contact_ball_polygon_planes
 from .geometry.contact_box_box_2d import contact_box_box_2d
 from .geometry.contact_box_box_3d import contact_box_box_3d
+from .geometry.contact_box_capsule_3d import contact_box_capsule_3d
 from .geometry.contact_box_polygon import contact_box_convex_planes, contact_box_polygon
+from .geometry.contact_capsule_capsule import contact_capsule_capsule
 from .geometry.contact_halfspace_ball import contact_halfspace_ball
 from .geometry.contact_halfspace_box import contact_halfspace_box
+from .geometry.contact_halfspace_capsule import contact_halfspace_capsule
 from .geometry.contact_halfspace_halfspace import contact_halfspace_halfspace
 from .geometry.contact_halfspace_polygon import contact_halfspace_points
+from .geometry.contact_polygon_capsule import contact_polygon_capsule
 from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
+from .geometry.kernel_support import box_vertices_2d
 from .geometry.manifold_support import ManifoldArrays, empty_manifold
-from .geometry.raycast import raycast_ball, raycast_box, raycast_halfspace, raycast_polygon
+from .geometry.raycast import raycast_ball, raycast_box, raycast_capsule, raycast_halfspace, raycast_polygon
 from .geometry.result import ContactArrays
 from .geometry.tolerance import touch_tolerance
 
@@ -77,6 +83,12 @@ class Kernels(NamedTuple):
     contact_box_convex_planes: Kernel
     contact_polygon_polygon: Kernel
     contact_convex_planes: Kernel
+    # capsules (and segments), 2D and 3D
+    contact_halfspace_capsule: Kernel
+    contact_ball_capsule: Kernel
+    contact_box_capsule_3d: Kernel
+    contact_polygon_capsule: Kernel
+    contact_capsule_capsule: Kernel
 
 
 _NUMPY_KERNELS = Kernels(
@@ -84,6 +96,8 @@ _NUMPY_KERNELS = Kernels(
     contact_ball_ball, contact_ball_box, contact_ball_polygon, contact_ball_polygon_planes,
     contact_box_box_2d, contact_box_box_3d, contact_box_polygon, contact_box_convex_planes,
     contact_polygon_polygon, contact_convex_planes,
+    contact_halfspace_capsule, contact_ball_capsule, contact_box_capsule_3d, contact_polygon_capsule,
+    contact_capsule_capsule,
 )
 
 #: kernel name -> module of :mod:`collideworld.geometry.compiled` holding its twin
@@ -103,6 +117,11 @@ KERNEL_TWINS: dict[str, str] = {
     "contact_box_convex_planes": "contact_box_polygon",
     "contact_polygon_polygon": "contact_polygon_polygon",
     "contact_convex_planes": "contact_polygon_polygon",
+    "contact_halfspace_capsule": "contact_halfspace_capsule",
+    "contact_ball_capsule": "contact_ball_capsule",
+    "contact_box_capsule_3d": "contact_box_capsule_3d",
+    "contact_polygon_capsule": "contact_polygon_capsule",
+    "contact_capsule_capsule": "contact_capsule_capsule",
 }
 
 _compiled_kernels: Kernels | None = None
@@ -142,6 +161,9 @@ PairKernel = Callable[[BodyStore, Slots, Slots, Kernels], ContactArrays]
 #: (dim, kind_a, kind_b) -> function(store, slots_a, slots_b, kernels), kind_a <= kind_b;
 #: ``kernels`` is the backend's :class:`Kernels`.
 PAIR_KERNELS: dict[tuple[int, Kind, Kind], PairKernel] = {}
+
+#: Number of shape kinds: a kind pair's group code is ``min * _KINDS + max``.
+_KINDS = len(Kind)
 
 #: Pairs per batch of kernel calls in :func:`contact_pairs` (larger inputs go in slices).
 MAX_BATCH = 1 << 16
@@ -343,6 +365,46 @@ def _polygon_polygon(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArr
     return _by_cache(s.simple[a] & s.simple[b], len(a), _polygon_polygon_cached, _polygon_polygon_parts, s, a, b, k)
 
 
+# -- capsules and segments (a segment is a capsule of radius 0) ----------------------
+
+@_register((2, 3), Kind.HALFSPACE, Kind.CAPSULE)
+def _halfspace_capsule(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return k.contact_halfspace_capsule(*s.plane_rows(a), *s.capsule_rows(b))
+
+
+@_register((2, 3), Kind.BALL, Kind.CAPSULE)
+def _ball_capsule(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return k.contact_ball_capsule(*s.ball_rows(a), *s.capsule_rows(b))
+
+
+@_register((2,), Kind.BOX, Kind.CAPSULE)
+def _box_capsule_2d(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    # a rectangle is the convex polygon of its four corners, counter-clockwise
+    return k.contact_polygon_capsule(box_vertices_2d(*s.box_rows(a)), *s.capsule_rows(b))
+
+
+@_register((3,), Kind.BOX, Kind.CAPSULE)
+def _box_capsule_3d(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return k.contact_box_capsule_3d(*s.box_rows(a), *s.capsule_rows(b))
+
+
+@_register((2,), Kind.POLYGON, Kind.CAPSULE)
+def _polygon_capsule(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    row, part = _parts_of(s, a)
+    ra, rb = a[row], b[row]
+    n = len(row)
+    out = _empty(n, 2)
+    for idx, verts in s.part_vertices_world(ra, part):
+        res = k.contact_polygon_capsule(verts, *s.capsule_rows(rb[idx]))
+        out.hit[idx], out.normal[idx], out.depth[idx] = res
+    return _most_penetrating(row, out, len(a))
+
+
+@_register((2, 3), Kind.CAPSULE, Kind.CAPSULE)
+def _capsule_capsule(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return k.contact_capsule_capsule(*s.capsule_rows(a), *s.capsule_rows(b))
+
+
 # -- the dispatcher -------------------------------------------------------------------
 
 def contact_pairs(store: BodyStore, ia: Slots, ib: Slots, backend: str = "numpy") -> ContactArrays:
@@ -461,12 +523,12 @@ def _contact_pairs_exact(store: BodyStore, ia: Slots, ib: Slots, kernels: Kernel
     swap = ka > kb
     first = np.where(swap, ib, ia)
     second = np.where(swap, ia, ib)
-    code = np.minimum(ka, kb) * np.int8(4) + np.maximum(ka, kb)
+    code = np.minimum(ka, kb).astype(np.int64) * _KINDS + np.maximum(ka, kb)
     # Group the pairs by kind pair with one stable sort of small ints (a
     # radix sort in numpy) rather than one scan of all pairs per group; each
     # group is then a contiguous run, whose results land in contiguous slices.
     order = np.argsort(code, kind="stable")
-    counts = np.bincount(code, minlength=16)
+    counts = np.bincount(code, minlength=_KINDS * _KINDS)
     hit = np.empty(n, dtype=bool)
     normal = np.empty((n, dim))
     depth = np.empty(n)
@@ -474,7 +536,7 @@ def _contact_pairs_exact(store: BodyStore, ia: Slots, ib: Slots, kernels: Kernel
     for c in np.flatnonzero(counts).tolist():
         stop = start + int(counts[c])
         idx = order[start:stop]
-        kernel = PAIR_KERNELS[(dim, Kind(c // 4), Kind(c % 4))]
+        kernel = PAIR_KERNELS[(dim, Kind(c // _KINDS), Kind(c % _KINDS))]
         res = kernel(store, first[idx], second[idx], kernels)
         hit[start:stop] = res.hit
         normal[start:stop] = res.normal
@@ -548,6 +610,12 @@ def _ray_polygon(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[
     order = np.lexsort((pd, row))
     firsts = order[np.r_[True, row[order][1:] != row[order][:-1]]]
     return pd[firsts], pn[firsts]
+
+
+@_register_ray(Kind.CAPSULE)
+def _ray_capsule(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
+                 max_distance: float) -> RayAnswer:
+    return _ray_answer(raycast_capsule(o, d, max_distance, *s.capsule_rows(slots)))
 
 
 def raycast_slots(store: BodyStore, slots: Slots, origin: NDArray[np.float64], direction: NDArray[np.float64],

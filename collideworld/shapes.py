@@ -5,6 +5,8 @@ Semantics follow ``docs/scenario-format.md``: every shape is a closed set.
 2D: :class:`Circle`, :class:`Box` (two half extents), :class:`Polygon` (any
 simple polygon, convex or concave), :class:`HalfPlane`.
 3D: :class:`Sphere`, :class:`Box` (three half extents), :class:`Plane`.
+2D or 3D: :class:`Capsule` (the points within a radius of a segment) and
+:class:`Segment` (a capsule of radius 0).
 
 A concave polygon is split into convex pieces once, here, at construction;
 the narrowphase only ever sees convex pieces.
@@ -31,6 +33,8 @@ __all__ = [
     "HalfPlane",
     "Sphere",
     "Plane",
+    "Capsule",
+    "Segment",
     "shape_from_dict",
     "shape_to_dict",
 ]
@@ -329,8 +333,115 @@ class Plane:
         object.__setattr__(self, "offset", d)
 
 
-Shape = Circle | Box | Polygon | HalfPlane | Sphere | Plane
-SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane)
+def _capsule_points(p0: Any, p1: Any, name: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Validated end points of a capsule or segment: 2 or 3 finite coordinates each, the same count."""
+    a = _vector(p0, f"{name} p0", (2, 3))
+    b = _vector(p1, f"{name} p1", (2, 3))
+    if len(a) != len(b):
+        raise InvalidShapeError(f"{name} p0 and p1 must have the same number of coordinates, "
+                                f"got {len(a)} and {len(b)}: {p0!r}, {p1!r}")
+    return a, b
+
+
+@dataclass(frozen=True)
+class Capsule:
+    """All points within ``radius`` of the segment ``p0``-``p1`` (2D or 3D).
+
+    The number of coordinates of the points decides the dimension. ``p0 ==
+    p1`` is allowed: the capsule is then a disc (2D) or a ball (3D) centred
+    on that point. A capsule of radius 0 is a :class:`Segment`.
+
+    Parameters
+    ----------
+    p0, p1 : sequence of float, shape (2,) or (3,)
+        End points of the core segment in the body's local frame, each
+        coordinate finite and at most 1e150 in magnitude.
+    radius : float
+        ``> 0``, at most 1e150.
+
+    Examples
+    --------
+    >>> c = Capsule((-1, 0), (1, 0), 0.5)
+    >>> c.dim, c.bounding_radius
+    (2, 1.5)
+    >>> Capsule((0, 0, 0), (0, 0), 1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidShapeError: Capsule p0 and p1 must have the same number of coordinates, got 3 and 2...
+    """
+
+    p0: tuple[float, ...]
+    p1: tuple[float, ...]
+    radius: float
+    kind: ClassVar[str] = "capsule"
+    is_infinite: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        a, b = _capsule_points(self.p0, self.p1, "Capsule")
+        object.__setattr__(self, "p0", a)
+        object.__setattr__(self, "p1", b)
+        object.__setattr__(self, "radius", _positive(self.radius, "Capsule radius"))
+
+    @property
+    def dim(self) -> int:
+        return len(self.p0)
+
+    @property
+    def bounding_radius(self) -> float:
+        """Radius of the smallest origin-centred ball containing the shape."""
+        return max(math.hypot(*self.p0), math.hypot(*self.p1)) + self.radius
+
+
+@dataclass(frozen=True)
+class Segment:
+    """The segment ``p0``-``p1`` itself (2D or 3D): a capsule of radius 0.
+
+    Parameters
+    ----------
+    p0, p1 : sequence of float, shape (2,) or (3,)
+        Distinct end points in the body's local frame, each coordinate finite
+        and at most 1e150 in magnitude.
+
+    Attributes
+    ----------
+    radius : float
+        Always 0.0 (so a segment goes wherever a capsule goes).
+
+    Examples
+    --------
+    >>> Segment((0, 0, 0), (0, 0, 2)).dim
+    3
+    >>> Segment((1, 1), (1, 1))
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidShapeError: Segment p0 and p1 must differ, got both (1.0, 1.0)
+    """
+
+    p0: tuple[float, ...]
+    p1: tuple[float, ...]
+    kind: ClassVar[str] = "segment"
+    is_infinite: ClassVar[bool] = False
+    radius: ClassVar[float] = 0.0
+
+    def __post_init__(self) -> None:
+        a, b = _capsule_points(self.p0, self.p1, "Segment")
+        if a == b:
+            raise InvalidShapeError(f"Segment p0 and p1 must differ, got both {a!r}")
+        object.__setattr__(self, "p0", a)
+        object.__setattr__(self, "p1", b)
+
+    @property
+    def dim(self) -> int:
+        return len(self.p0)
+
+    @property
+    def bounding_radius(self) -> float:
+        """Radius of the smallest origin-centred ball containing the shape."""
+        return max(math.hypot(*self.p0), math.hypot(*self.p1))
+
+
+Shape = Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment
+SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane, Capsule, Segment)
 
 _TYPE_KEYS: dict[str, set[str]] = {
     "circle": {"radius"},
