@@ -44,11 +44,19 @@ from .geometry.contact_halfspace_box import contact_halfspace_box
 from .geometry.contact_halfspace_capsule import contact_halfspace_capsule
 from .geometry.contact_halfspace_halfspace import contact_halfspace_halfspace
 from .geometry.contact_halfspace_polygon import contact_halfspace_points
+from .geometry.contact_hull import contact_polytopes
 from .geometry.contact_polygon_capsule import contact_polygon_capsule
 from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
 from .geometry.kernel_support import box_vertices_2d
 from .geometry.manifold_support import ManifoldArrays, empty_manifold
-from .geometry.raycast import raycast_ball, raycast_box, raycast_capsule, raycast_halfspace, raycast_polygon
+from .geometry.raycast import (
+    raycast_ball,
+    raycast_box,
+    raycast_capsule,
+    raycast_halfspace,
+    raycast_hull,
+    raycast_polygon,
+)
 from .geometry.result import ContactArrays
 from .geometry.tolerance import touch_tolerance
 
@@ -405,6 +413,57 @@ def _capsule_capsule(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArr
     return k.contact_capsule_capsule(*s.capsule_rows(a), *s.capsule_rows(b))
 
 
+# -- convex hulls (3D): every pair as grown polytopes (geometry/contact_hull.py) ----------
+#
+# No compiled twins yet: both backends run the numpy kernel, except the
+# half-space pair, which is the lowest vertex (contact_halfspace_points).
+
+def _no_faces(n: int) -> NDArray[np.float64]:
+    return np.zeros((n, 0, 3))
+
+
+@_register((3,), Kind.HALFSPACE, Kind.HULL)
+def _halfspace_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return k.contact_halfspace_points(*s.plane_rows(a), s.hull_rows(b)[0])
+
+
+@_register((3,), Kind.BALL, Kind.HULL)
+def _ball_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    center, radius = s.ball_rows(a)
+    n = len(a)
+    verts, normals, edges = s.hull_rows(b)
+    return contact_polytopes(center[:, None, :], _no_faces(n), _no_faces(n), radius, verts, normals, edges,
+                             np.zeros(n))
+
+
+_CORNERS_3D = np.array([[x, y, z] for x in (-1.0, 1.0) for y in (-1.0, 1.0) for z in (-1.0, 1.0)])
+
+
+@_register((3,), Kind.BOX, Kind.HULL)
+def _box_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    center, rot, half = s.box_rows(a)
+    n = len(a)
+    corners = center[:, None, :] + np.einsum("nij,ncj->nci", rot, _CORNERS_3D[None] * half[:, None, :])
+    axes = np.swapaxes(rot, 1, 2)  # the columns of R: the box's face normals and edge directions
+    verts, normals, edges = s.hull_rows(b)
+    return contact_polytopes(corners, axes, axes, np.zeros(n), verts, normals, edges, np.zeros(n))
+
+
+@_register((3,), Kind.CAPSULE, Kind.HULL)
+def _capsule_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    p0, p1, radius = s.capsule_rows(a)
+    n = len(a)
+    verts, normals, edges = s.hull_rows(b)
+    return contact_polytopes(np.stack([p0, p1], axis=1), _no_faces(n), (p1 - p0)[:, None, :], radius,
+                             verts, normals, edges, np.zeros(n))
+
+
+@_register((3,), Kind.HULL, Kind.HULL)
+def _hull_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    n = len(a)
+    return contact_polytopes(*s.hull_rows(a), np.zeros(n), *s.hull_rows(b)[:3], np.zeros(n))
+
+
 # -- the dispatcher -------------------------------------------------------------------
 
 def contact_pairs(store: BodyStore, ia: Slots, ib: Slots, backend: str = "numpy") -> ContactArrays:
@@ -616,6 +675,15 @@ def _ray_polygon(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[
 def _ray_capsule(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
                  max_distance: float) -> RayAnswer:
     return _ray_answer(raycast_capsule(o, d, max_distance, *s.capsule_rows(slots)))
+
+
+@_register_ray(Kind.HULL)
+def _ray_hull(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
+              max_distance: float) -> RayAnswer:
+    h = s.hull.take(slots)
+    return _ray_answer(raycast_hull(o, d, max_distance, s.position.take(slots, axis=0),
+                                    s.rotation.take(slots, axis=0), s.hulls.normals[h], s.hulls.offsets[h],
+                                    s.hulls.reach[h]))
 
 
 def raycast_slots(store: BodyStore, slots: Slots, origin: NDArray[np.float64], direction: NDArray[np.float64],

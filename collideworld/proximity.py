@@ -32,7 +32,7 @@ from .geometry import gjk
 from .geometry import time_of_impact as toi
 from .geometry.tolerance import MAX_COORDINATE, touch_tolerance
 from .poses import check_quaternions
-from .shapes import SHAPE_TYPES, Box, Capsule, Circle, HalfPlane, Plane, Polygon, Segment, Shape, Sphere
+from .shapes import SHAPE_TYPES, Box, Capsule, Circle, ConvexHull, HalfPlane, Plane, Polygon, Segment, Shape, Sphere
 
 __all__ = ["DistanceResult", "ImpactResult", "TrajectoryResult", "distance", "time_of_impact", "check_trajectory"]
 
@@ -165,6 +165,8 @@ def _pieces(shape: Shape) -> tuple[list[NDArray[np.float64]], list[float], int, 
         ends[0, :shape.dim] = shape.p0
         ends[1, :shape.dim] = shape.p1
         return [ends], [shape.radius], 0, shape.bounding_radius
+    if isinstance(shape, ConvexHull):
+        return [np.array(shape.vertices)], [0.0], 0, shape.bounding_radius
     parts = []
     for p in shape.parts:
         v = np.zeros((len(p), 3))

@@ -7,6 +7,7 @@ simple polygon, convex or concave), :class:`HalfPlane`.
 3D: :class:`Sphere`, :class:`Box` (three half extents), :class:`Plane`.
 2D or 3D: :class:`Capsule` (the points within a radius of a segment) and
 :class:`Segment` (a capsule of radius 0).
+3D: :class:`ConvexHull` (the convex hull of points, computed at construction).
 
 A concave polygon is split into convex pieces once, here, at construction;
 the narrowphase only ever sees convex pieces.
@@ -35,6 +36,9 @@ __all__ = [
     "Plane",
     "Capsule",
     "Segment",
+    "ConvexHull",
+    "MAX_HULL_POINTS",
+    "MAX_HULL_VERTICES",
     "shape_from_dict",
     "shape_to_dict",
 ]
@@ -440,8 +444,134 @@ class Segment:
         return max(math.hypot(*self.p0), math.hypot(*self.p1))
 
 
-Shape = Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment
-SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane, Capsule, Segment)
+#: Most points a :class:`ConvexHull` accepts.
+MAX_HULL_POINTS = 100_000
+#: Most vertices a :class:`ConvexHull`'s hull may have: its contact kernels
+#: test every pair of edges of two hulls (a 256-vertex hull has up to 762 edges).
+MAX_HULL_VERTICES = 256
+
+
+@dataclass(frozen=True, eq=False)
+class ConvexHull:
+    """The convex hull of a set of 3D points, in the body's local frame.
+
+    The hull is computed once, here, with Qhull (through scipy, imported on
+    first use; Barber, Dobkin & Huhdanpaa 1996), whose merged facets keep
+    near-coplanar input robust. A hand-written quickhull would have to
+    reproduce that care for inputs up to :data:`MAX_HULL_POINTS`; scipy is a
+    runtime dependency of this shape only.
+
+    Parameters
+    ----------
+    points : sequence of (x, y, z), shape (K, 3)
+        At least 4 points, not all on one plane, at most
+        :data:`MAX_HULL_POINTS`, each coordinate finite and at most 1e150 in
+        magnitude; stored as a tuple of float triples. The hull may have at
+        most :data:`MAX_HULL_VERTICES` vertices.
+
+    Attributes
+    ----------
+    vertices : ndarray, shape (V, 3)
+        The hull's vertices (a subset of ``points``).
+    faces : ndarray of int64, shape (F, 3)
+        Triangles as indices into ``vertices``, counter-clockwise seen from outside.
+    normals : ndarray, shape (F, 3)
+        Unit outward normal of each face.
+    offsets : ndarray, shape (F,)
+        ``normals[f] . p <= offsets[f]`` for every point ``p`` of the hull.
+    edges : ndarray of int64, shape (E, 2)
+        Each edge of the triangulated hull once, as indices into ``vertices``.
+
+    Examples
+    --------
+    The unit cube's eight corners and its centre: the centre is not a vertex.
+
+    >>> import itertools
+    >>> cube = ConvexHull(list(itertools.product((0, 1), repeat=3)) + [(0.5, 0.5, 0.5)])
+    >>> len(cube.vertices), len(cube.faces), len(cube.edges)
+    (8, 12, 18)
+    >>> ConvexHull([(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0)])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidShapeError: ConvexHull points all lie on one plane (or a line): ...
+    """
+
+    points: tuple[tuple[float, float, float], ...]
+    vertices: NDArray[np.float64] = field(init=False, repr=False, compare=False)
+    faces: NDArray[np.int64] = field(init=False, repr=False, compare=False)
+    normals: NDArray[np.float64] = field(init=False, repr=False, compare=False)
+    offsets: NDArray[np.float64] = field(init=False, repr=False, compare=False)
+    edges: NDArray[np.int64] = field(init=False, repr=False, compare=False)
+    dim: ClassVar[int] = 3
+    kind: ClassVar[str] = "convex_hull"
+    is_infinite: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        try:
+            raw = list(self.points)
+        except TypeError:
+            raise InvalidShapeError(
+                f"ConvexHull points must be a sequence of (x, y, z) triples, got {self.points!r}") from None
+        if len(raw) > MAX_HULL_POINTS:
+            raise InvalidShapeError(f"ConvexHull takes at most {MAX_HULL_POINTS} points, got {len(raw)}")
+        pts = tuple(_vector(p, f"ConvexHull point {i}", (3,)) for i, p in enumerate(raw))
+        if len(pts) < 4:
+            raise InvalidShapeError(f"ConvexHull needs at least 4 points not on one plane, got {len(pts)}")
+        object.__setattr__(self, "points", pts)
+        arr = np.array(pts, dtype=np.float64)
+        flat = InvalidShapeError(f"ConvexHull points all lie on one plane (or a line): the hull has no volume; "
+                                 f"got {len(pts)} points")
+        # rank test first: Qhull's own complaint about flat input is long and cryptic
+        centred = arr - arr.mean(axis=0)
+        sv = np.linalg.svd(centred, compute_uv=False)
+        if not sv[-1] > 1e-12 * sv[0]:
+            raise flat
+        try:
+            from scipy.spatial import ConvexHull as _Qhull
+            from scipy.spatial import QhullError
+        except ImportError:  # pragma: no cover - scipy is a dependency
+            from .errors import MissingExtraError
+            raise MissingExtraError("ConvexHull needs scipy: pip install scipy") from None
+        try:
+            hull = _Qhull(arr)
+        except QhullError:
+            raise flat from None
+        used = np.array(sorted(set(hull.simplices.ravel().tolist())), dtype=np.int64)
+        if len(used) > MAX_HULL_VERTICES:
+            raise InvalidShapeError(f"ConvexHull may have at most {MAX_HULL_VERTICES} hull vertices, "
+                                    f"got {len(used)} (from {len(pts)} points)")
+        renumber = np.full(len(arr), -1, dtype=np.int64)
+        renumber[used] = np.arange(len(used))
+        verts = arr[used]
+        faces = renumber[hull.simplices]
+        normals = hull.equations[:, :3] / np.linalg.norm(hull.equations[:, :3], axis=1)[:, None]
+        # orient every triangle counter-clockwise seen from outside
+        a, b, c = verts[faces[:, 0]], verts[faces[:, 1]], verts[faces[:, 2]]
+        wrong = np.einsum("fi,fi->f", np.cross(b - a, c - a), normals) < 0
+        faces[wrong] = faces[wrong][:, ::-1]
+        # the offset from the vertices themselves: every vertex is inside every face plane
+        offsets = (verts @ normals.T).max(axis=0)
+        pairs = np.sort(np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]]), axis=1)
+        edges = np.unique(pairs, axis=0)
+        for name, value in (("vertices", verts), ("faces", faces), ("normals", normals), ("offsets", offsets),
+                            ("edges", edges)):
+            value.setflags(write=False)
+            object.__setattr__(self, name, value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ConvexHull) and self.points == other.points
+
+    def __hash__(self) -> int:
+        return hash(("convex_hull", self.points))
+
+    @property
+    def bounding_radius(self) -> float:
+        """Radius of the smallest origin-centred ball containing the shape."""
+        return float(np.sqrt((self.vertices ** 2).sum(axis=1)).max())
+
+
+Shape = Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment | ConvexHull
+SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane, Capsule, Segment, ConvexHull)
 
 _TYPE_KEYS: dict[str, set[str]] = {
     "circle": {"radius"},
