@@ -97,7 +97,8 @@ class HullTable:
 
     ``verts`` (H, V, 3) pads by repeating the last vertex, ``normals`` (H, F, 3)
     and ``offsets`` (H, F) by repeating the last face, ``edges`` (H, E, 3)
-    (edge vectors) with zero rows, which the kernels skip. Hulls are interned
+    (edge vectors) and ``adjacent`` (H, E, 2, 3) (the normals of the faces
+    beside each edge) with zero rows, which the kernels skip. Hulls are interned
     by value; adding one larger than any before re-pads the table.
 
     NOTE: entries are kept for the table's lifetime (no reference counting
@@ -122,6 +123,7 @@ class HullTable:
         self.normals = np.zeros((0, 1, 3))
         self.offsets = np.zeros((0, 1))
         self.edges = np.zeros((0, 1, 3))
+        self.adjacent = np.zeros((0, 1, 2, 3))
         self.reach = np.zeros(0)
 
     def intern(self, hull: ConvexHull) -> int:
@@ -147,6 +149,8 @@ class HullTable:
                                  for h in hs])
         self.edges = np.stack([np.concatenate([h.vertices[h.edges[:, 1]] - h.vertices[h.edges[:, 0]],
                                                np.zeros((ne - len(h.edges), 3))]) for h in hs])
+        self.adjacent = np.stack([np.concatenate([h.normals[h.edge_faces], np.zeros((ne - len(h.edges), 2, 3))])
+                                  for h in hs])
         self.reach = np.array([h.bounding_radius for h in hs])
 
 
@@ -662,6 +666,12 @@ class BodyStore:
         normals = np.einsum("mij,mfj->mfi", rot, self.hulls.normals[h])
         edges = np.einsum("mij,mej->mei", rot, self.hulls.edges[h])
         return verts, normals, edges
+
+    def hull_adjacent(self, slots: NDArray[np.int64]) -> NDArray[np.float64]:
+        """World normals of the two faces beside each edge of hulls ``slots``, (m, E, 2, 3)."""
+        rot = self.rotation.take(slots, axis=0)
+        adjacent: NDArray[np.float64] = np.einsum("mij,mekj->meki", rot, self.hulls.adjacent[self.hull.take(slots)])
+        return adjacent
 
     def plane_rows(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(unit normal (m, D), offset (m,)) of half-spaces ``slots``."""

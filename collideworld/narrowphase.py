@@ -461,7 +461,8 @@ def _capsule_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays
 @_register((3,), Kind.HULL, Kind.HULL)
 def _hull_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     n = len(a)
-    return contact_polytopes(*s.hull_rows(a), np.zeros(n), *s.hull_rows(b)[:3], np.zeros(n))
+    return contact_polytopes(*s.hull_rows(a), np.zeros(n), *s.hull_rows(b), np.zeros(n),
+                             s.hull_adjacent(a), s.hull_adjacent(b))
 
 
 # -- the dispatcher -------------------------------------------------------------------

@@ -481,6 +481,8 @@ class ConvexHull:
         ``normals[f] . p <= offsets[f]`` for every point ``p`` of the hull.
     edges : ndarray of int64, shape (E, 2)
         Each edge of the triangulated hull once, as indices into ``vertices``.
+    edge_faces : ndarray of int64, shape (E, 2)
+        The two faces beside each edge.
 
     Examples
     --------
@@ -502,6 +504,7 @@ class ConvexHull:
     normals: NDArray[np.float64] = field(init=False, repr=False, compare=False)
     offsets: NDArray[np.float64] = field(init=False, repr=False, compare=False)
     edges: NDArray[np.int64] = field(init=False, repr=False, compare=False)
+    edge_faces: NDArray[np.int64] = field(init=False, repr=False, compare=False)
     dim: ClassVar[int] = 3
     kind: ClassVar[str] = "convex_hull"
     is_infinite: ClassVar[bool] = False
@@ -552,9 +555,13 @@ class ConvexHull:
         # the offset from the vertices themselves: every vertex is inside every face plane
         offsets = (verts @ normals.T).max(axis=0)
         pairs = np.sort(np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]]), axis=1)
-        edges = np.unique(pairs, axis=0)
+        edges, which = np.unique(pairs, axis=0, return_inverse=True)
+        # a closed triangulated surface: every edge lies between exactly two faces
+        face_of = np.tile(np.arange(len(faces)), 3)
+        order = np.argsort(which.ravel(), kind="stable")
+        edge_faces = face_of[order].reshape(len(edges), 2)
         for name, value in (("vertices", verts), ("faces", faces), ("normals", normals), ("offsets", offsets),
-                            ("edges", edges)):
+                            ("edges", edges), ("edge_faces", edge_faces)):
             value.setflags(write=False)
             object.__setattr__(self, name, value)
 

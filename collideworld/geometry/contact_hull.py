@@ -6,11 +6,11 @@ a box or hull itself with radius 0. So one kernel, :func:`contact_polytopes`,
 serves every hull pair; the named ones below only build its inputs.
 Outline::
 
-    SAT over the face normals of a and b and the cross products of their edges
-    if no axis separates the polytopes:  depth = r_a + r_b + least overlap, along its axis
-    elif r_a + r_b == 0:                 apart; depth = minus the largest separation (a lower bound of the gap)
-    else:                                d = GJK distance of the polytopes (gjk.gjk_closest)
-                                         depth = r_a + r_b - d, along the closest points' line
+    d = GJK distance of the polytopes (gjk.gjk_closest, for every pair)
+    if d > 0:   depth = r_a + r_b - d, along the closest points' line
+    else:       SAT over the face normals of a and b and the cross products of
+                their edges (only the pairs crossing on the Gauss map, for two hulls):
+                depth = r_a + r_b + least overlap, along its axis
 
 The SAT step is exact: the face normals of the Minkowski difference of two
 polytopes are among the axes tried (Gottschalk 1996; Ericson RTCD §5.2.1),
@@ -19,12 +19,10 @@ and an axis that is not a face normal can only overlap more, so extra axes
 Outside the polytopes, the distance of the grown shapes is the polytopes'
 distance less both radii, which GJK finds to a relative 1e-14.
 
-NOTE: the SAT tries every pair of edges: ``E_a * E_b`` axes per pair of
-shapes, each projecting every vertex of both. That is why
-:data:`~collideworld.shapes.MAX_HULL_VERTICES` bounds a hull's size; hulls of
-8 to 64 vertices cost 0.1-20 ms per pair (see the report of the branch
-that added them). A Gauss-map pruning of the edge pairs (Gregorius, GDC 2013)
-or an EPA after GJK would lift that bound.
+NOTE: GJK costs ~1 us per pair; the SAT runs only on overlapping pairs and,
+for two hulls, prunes the ``E_a * E_b`` edge pairs on the Gauss map first
+(still ``E_a * E_b`` cheap tests). :data:`~collideworld.shapes.MAX_HULL_VERTICES`
+bounds that. An EPA after GJK would replace the SAT.
 
 There is no compiled twin yet: both backends run these numpy kernels (the
 GJK step is numba-compiled when numba imports).
@@ -46,9 +44,6 @@ from .result import ContactArrays
 __all__ = ["contact_polytopes", "hull_gjk_rows"]
 
 F64 = NDArray[np.float64]
-
-#: Pairs x axes x vertices per numpy slab of the SAT: bounds the temporaries (~64 MB).
-_SLAB = 1 << 23
 
 
 #: Bound per driver to the GJK of :mod:`collideworld.geometry.gjk` (compiled or not), which is
@@ -101,8 +96,75 @@ def _unit_rows(v: F64) -> tuple[F64, NDArray[np.bool_]]:
     return v / np.where(ok, length, 1.0)[..., None], ok
 
 
+def _sat(va: F64, normals_a: F64, ea: F64, adj_a: F64 | None, vb: F64, normals_b: F64, eb: F64,
+         adj_b: F64 | None) -> tuple[F64, F64]:
+    """Least overlap (N,) and its normal (N, 3) over the SAT axes of N pairs of overlapping polytopes.
+
+    Face axes are tried densely; edge pairs only where their arcs cross on
+    the Gauss map (when both sides give their edges' adjacent face normals
+    ``adj`` (N, E, 2, 3)): only those edge pairs span faces of the Minkowski
+    difference (Gregorius, "The Separating Axis Test between Convex
+    Polyhedra", GDC 2013), so the pruned test is still exact.
+    """
+    n = va.shape[0]
+    rows = np.arange(n)
+    best = np.full(n, np.inf)
+    normal = np.zeros((n, 3))
+    normal[:, 0] = 1.0
+
+    vat = np.ascontiguousarray(np.swapaxes(va, 1, 2))
+    vbt = np.ascontiguousarray(np.swapaxes(vb, 1, 2))
+
+    def try_axes(axes: F64) -> None:
+        """Axes (n, M, 3), any length; zero rows are skipped."""
+        nonlocal best, normal
+        axes, ok = _unit_rows(axes)
+        if not axes.shape[1]:
+            return
+        pa = np.matmul(axes, vat)  # (n, M, Va): batched products, no per-axis copies of the vertices
+        pb = np.matmul(axes, vbt)
+        for over, sign in ((pa.max(axis=2) - pb.min(axis=2), 1.0), (pb.max(axis=2) - pa.min(axis=2), -1.0)):
+            over = np.where(ok, over, np.inf)
+            j = np.argmin(over, axis=1)
+            value = over[rows, j]
+            better = value < best
+            best = np.where(better, value, best)
+            normal = np.where(better[:, None], sign * axes[rows, j], normal)
+
+    try_axes(np.concatenate([normals_a, normals_b], axis=1))
+    if ea.shape[1] and eb.shape[1]:
+        if adj_a is not None and adj_b is not None:
+            # arcs (a1, a2) and (-b1, -b2) cross on the unit sphere (Gregorius' IsMinkowskiFace)
+            a1, a2 = adj_a[:, :, 0], adj_a[:, :, 1]
+            c, d = -adj_b[:, :, 0], -adj_b[:, :, 1]
+            bxa = np.cross(a2, a1)  # (n, Ea, 3): per edge of a
+            dxc = np.cross(d, c)  # (n, Eb, 3): per edge of b
+            # each test is a dot of a per-a-edge and a per-b-edge vector: batched matrix products,
+            # with no (n, Ea, Eb, 3) temporaries
+            # (contiguous operands: numpy's matmul is ~8x slower on transposed views)
+            ct = np.ascontiguousarray(np.swapaxes(c, 1, 2))
+            dt = np.ascontiguousarray(np.swapaxes(d, 1, 2))
+            dxct = np.ascontiguousarray(np.swapaxes(dxc, 1, 2))
+            cba = np.matmul(bxa, ct)
+            dba = np.matmul(bxa, dt)
+            adc = np.matmul(np.ascontiguousarray(a1), dxct)
+            bdc = np.matmul(np.ascontiguousarray(a2), dxct)
+            keep = (cba * dba < 0.0) & (adc * bdc < 0.0) & (cba * bdc > 0.0)
+        else:
+            keep = np.ones((n, ea.shape[1], eb.shape[1]), dtype=bool)
+        pair, i, j = np.nonzero(keep)
+        # the kept edge pairs, packed to the front of a dense (n, most kept, 3) block
+        count = np.bincount(pair, minlength=n)
+        slot = np.arange(len(pair)) - (np.cumsum(count) - count)[pair]
+        axes = np.zeros((n, int(count.max(initial=0)), 3))
+        axes[pair, slot] = np.cross(ea[pair, i], eb[pair, j])
+        try_axes(axes)
+    return best, normal
+
+
 def contact_polytopes(verts_a: F64, normals_a: F64, edges_a: F64, radius_a: F64,
-                      verts_b: F64, normals_b: F64, edges_b: F64, radius_b: F64) -> ContactArrays:
+                      verts_b: F64, normals_b: F64, edges_b: F64, radius_b: F64,
+                      adjacent_a: F64 | None = None, adjacent_b: F64 | None = None) -> ContactArrays:
     """Contacts of N pairs of convex polytopes grown by radii, 3D.
 
     Parameters
@@ -118,6 +180,9 @@ def contact_polytopes(verts_a: F64, normals_a: F64, edges_a: F64, radius_a: F64,
         ``>= 0``.
     verts_b, normals_b, edges_b, radius_b
         The same for b.
+    adjacent_a, adjacent_b : ndarray, shape (N, E, 2, 3), optional
+        World normals of the two faces beside each edge. Given for both, only
+        the edge pairs that span a face of the Minkowski difference are tried.
 
     Returns
     -------
@@ -140,49 +205,32 @@ def contact_polytopes(verts_a: F64, normals_a: F64, edges_a: F64, radius_a: F64,
     """
     n = verts_a.shape[0]
     ref = verts_a[:, 0, :]
-    va = verts_a - ref[:, None, :]
-    vb = verts_b - ref[:, None, :]
-    ea, ok_a = _unit_rows(edges_a)
-    eb, ok_b = _unit_rows(edges_b)
-    cross = np.cross(ea[:, :, None, :], eb[:, None, :, :]).reshape(n, -1, 3)
-    axes = np.concatenate([normals_a, normals_b, cross], axis=1)
-    axes, ok = _unit_rows(axes)
-    best = np.full(n, np.inf)
+    va = np.ascontiguousarray(verts_a - ref[:, None, :])
+    vb = np.ascontiguousarray(verts_b - ref[:, None, :])
+    radius = radius_a + radius_b
+    scale = pair_scale(verts_a, verts_b, radius_a, radius_b)
+    # GJK first, for every pair: the exact distance of the polytopes when apart
+    na, nb = va.shape[1], vb.shape[1]
+    world = np.ascontiguousarray(np.concatenate([va.reshape(-1, 3), vb.reshape(-1, 3)]))
+    dist = np.empty(n)
+    points = np.empty((n, 6))
+    hull_gjk_rows()(world, np.arange(n, dtype=np.int64) * na, np.full(n, na, dtype=np.int64),
+                    n * na + np.arange(n, dtype=np.int64) * nb, np.full(n, nb, dtype=np.int64), dist, points)
+    gap = points[:, 3:] - points[:, :3]
+    apart = dist > 0.0
     normal = np.zeros((n, 3))
     normal[:, 0] = 1.0
-    m = axes.shape[1]
-    per_axis = max(1, n * (va.shape[1] + vb.shape[1]))
-    step = max(1, _SLAB // per_axis)
-    for start in range(0, m, step):
-        ax = axes[:, start:start + step]
-        pa = np.einsum("nmk,nvk->nmv", ax, va)
-        pb = np.einsum("nmk,nvk->nmv", ax, vb)
-        plus = pa.max(axis=2) - pb.min(axis=2)  # move b along +u
-        minus = pb.max(axis=2) - pa.min(axis=2)  # move b along -u
-        valid = ok[:, start:start + step]
-        for over, sign in ((plus, 1.0), (minus, -1.0)):
-            over = np.where(valid, over, np.inf)
-            j = np.argmin(over, axis=1)
-            value = over[np.arange(n), j]
-            better = value < best
-            best = np.where(better, value, best)
-            normal = np.where(better[:, None], sign * ax[np.arange(n), j], normal)
-    radius = radius_a + radius_b
-    signed = radius + best
-    # apart polytopes grown by radii: the exact distance, by GJK
-    need = np.flatnonzero((best < 0.0) & (radius > 0.0))
-    if len(need):
-        na, nb = verts_a.shape[1], verts_b.shape[1]
-        world = np.concatenate([va[need].reshape(-1, 3), vb[need].reshape(-1, 3)])
-        k = len(need)
-        a_first = np.arange(k, dtype=np.int64) * na
-        b_first = k * na + np.arange(k, dtype=np.int64) * nb
-        dist = np.empty(k)
-        points = np.empty((k, 6))
-        hull_gjk_rows()(np.ascontiguousarray(world), a_first, np.full(k, na, dtype=np.int64), b_first,
-                      np.full(k, nb, dtype=np.int64), dist, points)
-        gap = points[:, 3:] - points[:, :3]
-        apart = dist > 0.0
-        signed[need] = radius[need] - dist
-        normal[need] = np.where(apart[:, None], gap / np.where(apart, dist, 1.0)[:, None], normal[need])
-    return finish(signed, normal, pair_scale(verts_a, verts_b, radius_a, radius_b))
+    normal = np.where(apart[:, None], gap / np.where(apart, dist, 1.0)[:, None], normal)
+    signed = radius - dist
+    # overlapping (or within rounding of it): the SAT's exact penetration
+    over = np.flatnonzero(dist <= 1e-9 * scale)
+    if len(over):
+        ea, _ = _unit_rows(edges_a[over])
+        eb, _ = _unit_rows(edges_b[over])
+        best, sat_normal = _sat(va[over], normals_a[over], ea, None if adjacent_a is None else adjacent_a[over],
+                                vb[over], normals_b[over], eb, None if adjacent_b is None else adjacent_b[over])
+        inside = best >= 0.0
+        idx = over[inside]
+        signed[idx] = radius[idx] + best[inside]
+        normal[idx] = sat_normal[inside]
+    return finish(signed, normal, scale)
