@@ -529,3 +529,26 @@ def test_store_kind_and_aabb() -> None:
     assert store.kind[s[0]] == Kind.CAPSULE
     np.testing.assert_allclose(lo, [[-0.5, 1.5, 2.5]], atol=1e-15)
     np.testing.assert_allclose(hi, [[2.5, 2.5, 3.5]], atol=1e-15)
+
+
+def test_render_outlines_capsules_and_segments() -> None:
+    """The drawn outline of a capsule lies on its surface; a segment is drawn as its two end points."""
+    from types import SimpleNamespace
+
+    from collideworld.render import _outline
+
+    body = SimpleNamespace(shape=Capsule((-1, 0), (1, 0.5), 0.25), position=(2.0, 1.0), angle=0.7, quaternion=None)
+    kind, pts = _outline(body, 2)
+    core, r = _core_2d(body.shape, np.array(body.position), body.angle)
+    assert kind == "poly" and len(pts) > 20
+    assert all(abs(core.distance(Point(p)) - r) < 1e-12 for p in pts)
+    assert ShapelyPolygon(pts).is_valid  # the stadium in order, not a tangle
+    body3 = SimpleNamespace(shape=Capsule((0, 0, -1), (0, 0, 1), 0.5), position=(0.0, 0.0, 3.0), angle=None,
+                            quaternion=(1.0, 0.0, 0.0, 0.0))
+    _, pts3 = _outline(body3, 3)
+    # in the capsule, and spanning its silhouette (the view draws their projected hull)
+    assert all(_point_segment_distance(p, np.array([0, 0, 2.0]), np.array([0, 0, 4.0])) <= 0.5 + 1e-12 for p in pts3)
+    np.testing.assert_allclose([pts3[:, 0].min(), pts3[:, 0].max(), pts3[:, 2].min(), pts3[:, 2].max()],
+                               [-0.5, 0.5, 1.5, 4.5], atol=1e-12)
+    seg = SimpleNamespace(shape=Segment((0, 0), (1, 0)), position=(0.0, 0.0), angle=math.pi / 2, quaternion=None)
+    np.testing.assert_allclose(_outline(seg, 2)[1], [[0, 0], [0, 1]], atol=1e-15)
