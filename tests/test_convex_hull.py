@@ -342,3 +342,27 @@ def test_gauss_map_pruning_matches_every_edge_pair() -> None:
     assert pruned.hit.sum() > n // 3
     np.testing.assert_array_equal(pruned.hit, every.hit)
     np.testing.assert_allclose(pruned.depth, every.depth, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_world_queries_filters_and_events_with_new_shapes(backend: str) -> None:
+    cube = ConvexHull(list(itertools.product((-1.0, 1.0), repeat=3)))
+    w = World(dim=3, backend=backend)
+    w.add(cube, position=(0, 0, 0), id="hull")
+    w.add(Capsule((0, 0, -1), (0, 0, 1), 0.5), position=(1.25, 0, 0), id="cap")
+    w.add(Capsule((0, 0, 0), (1, 0, 0), 0.5), position=(-3, 0, 0), id="far", category=2, mask=2)
+    first = w.step()
+    assert [(c.a, c.b) for c in first] == [("hull", "cap")] and abs(first[0].depth - 0.25) < 1e-12
+    assert len(first.began) == 1
+    # points: inside the hull's corner region, on the capsule's cap, in neither
+    assert w.query_point((0.99, 0.99, 0.99)) == ["hull"]
+    assert w.query_point((1.25, 0.0, 1.5)) == ["cap"]
+    assert w.query_point((1.25, 0.0, 1.5 + 1e-9)) == []
+    assert w.query_shape(Capsule((0, 0, 0), (2, 0, 0), 0.1), position=(-3.5, 0, 0), quaternion=IDENTITY) == ["far"]
+    assert w.query_aabb((1.5, -0.1, 1.2), (2.0, 0.1, 2.0)) == ["cap"]
+    # a filtered-out pair never touches; moving apart ends the contact
+    w.move("far", position=(-1.4, 0, 0))
+    assert [(c.a, c.b) for c in w.step()] == [("hull", "cap")]
+    w.move("cap", position=(3.0, 0, 0))
+    last = w.step()
+    assert len(last) == 0 and len(last.ended) == 1
