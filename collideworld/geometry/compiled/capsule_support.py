@@ -2,7 +2,10 @@
 
 Each function rounds exactly as its numpy twin does on one row (the same
 operations in the same order), so the capsule kernels of both backends
-decide near-touching pairs alike. Rows are 1-D views of length ``dim``.
+decide near-touching pairs alike. They take 1-D scratch arrays of length
+``dim`` and are inlined: the kernels copy rows into scratch rather than pass
+views like ``a[i]``, because every view costs numba's reference counting
+(measured ~350 ns per row against ~4 ns without).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from numpy.typing import NDArray
 __all__ = ["dot_row", "clip01", "closest_segment_segment_row", "perpendicular_row", "row_max_abs"]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def dot_row(u: NDArray[np.float64], v: NDArray[np.float64], dim: int) -> float:
     """``u . v`` summed left to right, as ``capsule_support.dot``.
 
@@ -32,7 +35,7 @@ def dot_row(u: NDArray[np.float64], v: NDArray[np.float64], dim: int) -> float:
     return acc
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def clip01(x: float) -> float:
     """``np.clip(x, 0, 1)`` for a float.
 
@@ -44,7 +47,7 @@ def clip01(x: float) -> float:
     return min(max(x, 0.0), 1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def closest_segment_segment_row(p0: NDArray[np.float64], dp: NDArray[np.float64], q0: NDArray[np.float64],
                                 dq: NDArray[np.float64], r: NDArray[np.float64], dim: int) -> tuple[float, float]:
     """``(s, t)`` of the closest points of one pair of segments (Ericson RTCD §5.1.9).
@@ -82,7 +85,7 @@ def closest_segment_segment_row(p0: NDArray[np.float64], dp: NDArray[np.float64]
     return 0.0, 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def perpendicular_row(d: NDArray[np.float64], dim: int, out: NDArray[np.float64]) -> None:
     """Write a unit vector perpendicular to ``d`` into ``out``, as ``capsule_support.perpendicular``.
 
@@ -118,7 +121,7 @@ def perpendicular_row(d: NDArray[np.float64], dim: int, out: NDArray[np.float64]
         out[0] = 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def row_max_abs(a: NDArray[np.float64], scale: float) -> float:
     """``max(scale, max |a|)`` over a 1-D row, for the touching rule's scale.
 

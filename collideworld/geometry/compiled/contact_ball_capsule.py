@@ -9,7 +9,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from ..result import ContactArrays
-from .capsule_support import clip01, dot_row, perpendicular_row, row_max_abs
+from .capsule_support import clip01, dot_row, perpendicular_row
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
 __all__ = ["contact_ball_capsule"]
@@ -23,6 +23,7 @@ def _rows(c: NDArray[np.float64], ra: NDArray[np.float64], p0: NDArray[np.float6
     d = np.empty(dim)
     m = np.empty(dim)
     w = np.empty(dim)
+    perp = np.empty(dim)
     for i in range(c.shape[0]):
         for k in range(dim):
             d[k] = p1[i, k] - p0[i, k]
@@ -36,8 +37,12 @@ def _rows(c: NDArray[np.float64], ra: NDArray[np.float64], p0: NDArray[np.float6
             for k in range(dim):
                 normal[i, k] = w[k] / dist + 0.0
         else:
-            perpendicular_row(d, dim, normal[i])
-        scale = row_max_abs(p1[i], row_max_abs(p0[i], row_max_abs(c[i], max(abs(ra[i]), abs(rb[i])))))
+            perpendicular_row(d, dim, perp)
+            for k in range(dim):
+                normal[i, k] = perp[k]
+        scale = max(abs(ra[i]), abs(rb[i]))
+        for k in range(dim):
+            scale = max(scale, max(abs(c[i, k]), max(abs(p0[i, k]), abs(p1[i, k]))))
         finish_row(ra[i] + rb[i] - dist, scale, rule, i, hit, depth)
 
 

@@ -9,7 +9,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from ..result import ContactArrays
-from .capsule_support import clip01, dot_row, row_max_abs
+from .capsule_support import clip01, dot_row
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
 __all__ = ["contact_box_capsule_3d"]
@@ -133,7 +133,9 @@ def _rows(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float6
             signed = rad[i] + best
         for k in range(3):
             normal[i, k] = (rot[i, k, 0] * local_n[0] + rot[i, k, 1] * local_n[1] + rot[i, k, 2] * local_n[2]) + 0.0
-        scale = row_max_abs(p1[i], row_max_abs(p0[i], row_max_abs(h[i], row_max_abs(c[i], abs(rad[i])))))
+        scale = abs(rad[i])
+        for k in range(3):
+            scale = max(scale, max(max(abs(c[i, k]), abs(h[i, k])), max(abs(p0[i, k]), abs(p1[i, k]))))
         finish_row(signed, scale, rule, i, hit, depth)
 
 

@@ -9,13 +9,13 @@ from numba import njit
 from numpy.typing import NDArray
 
 from ..result import ContactArrays
-from .capsule_support import closest_segment_segment_row, dot_row, perpendicular_row, row_max_abs
+from .capsule_support import closest_segment_segment_row, dot_row, perpendicular_row
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
 __all__ = ["contact_capsule_capsule"]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _unit_into(x: float, y: float, z: float, dim: int, out: NDArray[np.float64]) -> bool:
     """``(x, y[, z])`` scaled to unit length into ``out``; False (and zeros) for a zero vector."""
     out[0] = x
@@ -30,7 +30,7 @@ def _unit_into(x: float, y: float, z: float, dim: int, out: NDArray[np.float64])
     return ok
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sat_2d(da: NDArray[np.float64], e0: NDArray[np.float64], e1: NDArray[np.float64],
             u: NDArray[np.float64], normal: NDArray[np.float64]) -> tuple[float, bool]:
     """Least overlap over the four axes, as the numpy ``_sat_2d``; writes its normal."""
@@ -82,12 +82,16 @@ def _rows(a0: NDArray[np.float64], a1: NDArray[np.float64], ra: NDArray[np.float
     e1 = np.empty(dim)
     u = np.empty(dim)
     sat_n = np.empty(dim)
+    pa = np.empty(dim)
+    pb = np.empty(dim)
     for i in range(a0.shape[0]):
         radius = ra[i] + rb[i]
         for k in range(dim):
             da[k] = a1[i, k] - a0[i, k]
             db[k] = b1[i, k] - b0[i, k]
-        s, t = closest_segment_segment_row(a0[i], da, b0[i], db, r, dim)
+            pa[k] = a0[i, k]  # scratch copies: a view a0[i] costs reference counting per row
+            pb[k] = b0[i, k]
+        s, t = closest_segment_segment_row(pa, da, pb, db, r, dim)
         for k in range(dim):
             w[k] = (b0[i, k] + t * db[k]) - (a0[i, k] + s * da[k])
         dist = math.sqrt(dot_row(w, w, dim))
@@ -136,8 +140,9 @@ def _rows(a0: NDArray[np.float64], a1: NDArray[np.float64], ra: NDArray[np.float
                 normal[i, 1] = sat_n[1]
         for k in range(dim):
             normal[i, k] = normal[i, k] + 0.0
-        scale = row_max_abs(b1[i], row_max_abs(b0[i], row_max_abs(a1[i], row_max_abs(a0[i], max(abs(ra[i]),
-                                                                                                abs(rb[i]))))))
+        scale = max(abs(ra[i]), abs(rb[i]))
+        for k in range(dim):
+            scale = max(scale, max(max(abs(a0[i, k]), abs(a1[i, k])), max(abs(b0[i, k]), abs(b1[i, k]))))
         finish_row(signed, scale, rule, i, hit, depth)
 
 

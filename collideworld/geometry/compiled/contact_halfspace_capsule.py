@@ -7,7 +7,6 @@ from numba import njit
 from numpy.typing import NDArray
 
 from ..result import ContactArrays
-from .capsule_support import dot_row, row_max_abs
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
 __all__ = ["contact_halfspace_capsule"]
@@ -19,8 +18,16 @@ def _rows(n: NDArray[np.float64], off: NDArray[np.float64], p0: NDArray[np.float
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     dim = n.shape[1]
     for i in range(n.shape[0]):
-        lowest = min(dot_row(n[i], p0[i], dim), dot_row(n[i], p1[i], dim)) - r[i]
-        reach = row_max_abs(p1[i], row_max_abs(p0[i], 0.0)) + r[i]
+        # indexed, not through row views (each view costs numba's reference counting)
+        d0 = n[i, 0] * p0[i, 0] + n[i, 1] * p0[i, 1]
+        d1 = n[i, 0] * p1[i, 0] + n[i, 1] * p1[i, 1]
+        reach = max(max(abs(p0[i, 0]), abs(p0[i, 1])), max(abs(p1[i, 0]), abs(p1[i, 1])))
+        if dim == 3:
+            d0 = d0 + n[i, 2] * p0[i, 2]
+            d1 = d1 + n[i, 2] * p1[i, 2]
+            reach = max(reach, max(abs(p0[i, 2]), abs(p1[i, 2])))
+        lowest = min(d0, d1) - r[i]
+        reach = reach + r[i]
         a = abs(off[i])
         for k in range(dim):
             normal[i, k] = n[i, k]

@@ -9,7 +9,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from ..result import ContactArrays
-from .capsule_support import closest_segment_segment_row, dot_row, row_max_abs
+from .capsule_support import closest_segment_segment_row, dot_row
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
 __all__ = ["contact_polygon_capsule"]
@@ -31,6 +31,8 @@ def _rows(verts: NDArray[np.float64], p0: NDArray[np.float64], p1: NDArray[np.fl
     g = np.empty(2)
     best_g = np.empty(2)
     sat_n = np.empty(2)
+    vk = np.empty(2)
+    ek = np.empty(2)
     for i in range(verts.shape[0]):
         for k in range(kk):
             v[k, 0] = verts[i, k, 0] - p0[i, 0]
@@ -39,7 +41,7 @@ def _rows(verts: NDArray[np.float64], p0: NDArray[np.float64], p1: NDArray[np.fl
             nxt = k + 1 if k + 1 < kk else 0
             e[k, 0] = v[nxt, 0] - v[k, 0]
             e[k, 1] = v[nxt, 1] - v[k, 1]
-            elen = math.sqrt(dot_row(e[k], e[k], 2))
+            elen = math.sqrt(e[k, 0] * e[k, 0] + e[k, 1] * e[k, 1])
             ok[k] = elen > 0.0
             safe = elen if ok[k] else 1.0
             u[k, 0] = e[k, 1] / safe
@@ -50,7 +52,8 @@ def _rows(verts: NDArray[np.float64], p0: NDArray[np.float64], p1: NDArray[np.fl
         best = np.inf
         kb = 0
         for k in range(kk):
-            over = dot_row(v[k], u[k], 2) - min(0.0, dot_row(d, u[k], 2)) if ok[k] else np.inf
+            over = ((v[k, 0] * u[k, 0] + v[k, 1] * u[k, 1]) - min(0.0, d[0] * u[k, 0] + d[1] * u[k, 1])
+                    if ok[k] else np.inf)
             if over < best:
                 best = over
                 kb = k
@@ -64,7 +67,7 @@ def _rows(verts: NDArray[np.float64], p0: NDArray[np.float64], p1: NDArray[np.fl
         pmax = -np.inf
         pmin = np.inf
         for k in range(kk):
-            pr = dot_row(v[k], w, 2)
+            pr = v[k, 0] * w[0] + v[k, 1] * w[1]
             pmax = max(pmax, pr)
             pmin = min(pmin, pr)
         if seg_ok and pmax < best:
@@ -82,7 +85,12 @@ def _rows(verts: NDArray[np.float64], p0: NDArray[np.float64], p1: NDArray[np.fl
         sj = 0.0
         tj = 0.0
         for k in range(kk):
-            s, t = closest_segment_segment_row(v[k], e[k], zero, d, r, 2)
+            # scratch copies, not the views v[k], e[k]: a view costs reference counting per use
+            vk[0] = v[k, 0]
+            vk[1] = v[k, 1]
+            ek[0] = e[k, 0]
+            ek[1] = e[k, 1]
+            s, t = closest_segment_segment_row(vk, ek, zero, d, r, 2)
             g[0] = t * d[0] - (v[k, 0] + s * e[k, 0])
             g[1] = t * d[1] - (v[k, 1] + s * e[k, 1])
             dist2 = dot_row(g, g, 2)
@@ -115,9 +123,9 @@ def _rows(verts: NDArray[np.float64], p0: NDArray[np.float64], p1: NDArray[np.fl
                 normal[i, 1] = sat_n[1]
         normal[i, 0] = normal[i, 0] + 0.0
         normal[i, 1] = normal[i, 1] + 0.0
-        scale = max(row_max_abs(p1[i], row_max_abs(p0[i], 0.0)), abs(rad[i]))
+        scale = max(max(max(abs(p0[i, 0]), abs(p0[i, 1])), max(abs(p1[i, 0]), abs(p1[i, 1]))), abs(rad[i]))
         for k in range(kk):
-            scale = row_max_abs(verts[i, k], scale)
+            scale = max(scale, max(abs(verts[i, k, 0]), abs(verts[i, k, 1])))
         finish_row(signed, scale, rule, i, hit, depth)
 
 
