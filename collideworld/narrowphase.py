@@ -1049,7 +1049,9 @@ def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.fl
     code = np.minimum(ka, kb).astype(np.int64) * 64 + np.maximum(ka, kb)
     for c in np.unique(code).tolist():
         idx = np.flatnonzero(code == c)
-        kernel = MANIFOLD_KERNELS[(dim, Kind(c // 64), Kind(c % 64))]
+        kernel = MANIFOLD_KERNELS.get((dim, Kind(c // 64), Kind(c % 64)))
+        if kernel is None:  # NOTE: capsules and hulls have no manifold kernels yet: no points for their rows
+            continue
         _put(out, idx, kernel(store, first[idx], second[idx], normal[idx] * flip[idx] + 0.0, depth[idx], mk, ck))
     # ids of swapped pairs: (feature of first << 32 | feature of second) -> ia's half first again
     ids = out.ids
