@@ -458,16 +458,16 @@ class ConvexHull:
     The hull is computed once, here, with Qhull (through scipy, imported on
     first use; Barber, Dobkin & Huhdanpaa 1996), whose merged facets keep
     near-coplanar input robust. A hand-written quickhull would have to
-    reproduce that care for inputs up to :data:`MAX_HULL_POINTS`; scipy is a
+    reproduce that care for inputs up to ``MAX_HULL_POINTS`` (100,000); scipy is a
     runtime dependency of this shape only.
 
     Parameters
     ----------
     points : sequence of (x, y, z), shape (K, 3)
         At least 4 points, not all on one plane, at most
-        :data:`MAX_HULL_POINTS`, each coordinate finite and at most 1e150 in
+        ``MAX_HULL_POINTS`` (100,000), each coordinate finite and at most 1e150 in
         magnitude; stored as a tuple of float triples. The hull may have at
-        most :data:`MAX_HULL_VERTICES` vertices.
+        most ``MAX_HULL_VERTICES`` (256) vertices.
 
     Attributes
     ----------
