@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .geometry.aabb import aabb_ball, aabb_box, aabb_points
+from .geometry.aabb import aabb_ball, aabb_box, aabb_capsule, aabb_points
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
-from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
+from .shapes import Box, Capsule, Circle, ConvexHull, HalfPlane, Plane, Polygon, Segment, Shape, Sphere
 
-__all__ = ["Kind", "kind_of", "PartTable", "BodyStore"]
+__all__ = ["Kind", "kind_of", "PartTable", "HullTable", "BodyStore"]
 
 
 class Kind(IntEnum):
@@ -37,13 +37,15 @@ class Kind(IntEnum):
     Examples
     --------
     >>> [k.name for k in sorted(Kind)]
-    ['HALFSPACE', 'BALL', 'BOX', 'POLYGON']
+    ['HALFSPACE', 'BALL', 'BOX', 'POLYGON', 'CAPSULE', 'HULL']
     """
 
     HALFSPACE = 0  # HalfPlane (2D) or Plane (3D)
     BALL = 1  # Circle (2D) or Sphere (3D)
     BOX = 2
     POLYGON = 3  # 2D only
+    CAPSULE = 4  # Capsule or Segment (radius 0), 2D or 3D
+    HULL = 5  # ConvexHull, 3D only
 
 
 def kind_of(shape: Shape) -> Kind:
@@ -63,6 +65,10 @@ def kind_of(shape: Shape) -> Kind:
         return Kind.BOX
     if isinstance(shape, Polygon):
         return Kind.POLYGON
+    if isinstance(shape, (Capsule, Segment)):
+        return Kind.CAPSULE
+    if isinstance(shape, ConvexHull):
+        return Kind.HULL
     raise TypeError(f"not a collideworld shape: {shape!r}")
 
 
@@ -83,7 +89,69 @@ def _bucket_size(k: int) -> int:
 SIMPLE_POLYGON_VERTICES = 8
 
 #: What a free slot holds in the columns whose free value is not zero.
-_FREE_FILL: dict[str, Any] = {"kind": -1, "poly": -1, "serial": -1, "ids": None, "data": None}
+_FREE_FILL: dict[str, Any] = {"kind": -1, "poly": -1, "hull": -1, "serial": -1, "ids": None, "data": None}
+
+
+class HullTable:
+    """Convex hulls' local geometry, padded to common sizes so pairs gather it with one index.
+
+    ``verts`` (H, V, 3) pads by repeating the last vertex, ``normals`` (H, F, 3)
+    and ``offsets`` (H, F) by repeating the last face, ``edges`` (H, E, 3)
+    (edge vectors) and ``adjacent`` (H, E, 2, 3) (the normals of the faces
+    beside each edge) with zero rows, which the kernels skip. Hulls are interned
+    by value; adding one larger than any before re-pads the table.
+
+    NOTE: entries are kept for the table's lifetime (no reference counting
+    yet, unlike :class:`PartTable`): a run that keeps making new hulls grows it.
+
+    Examples
+    --------
+    >>> import itertools
+    >>> from collideworld import ConvexHull
+    >>> table = HullTable()
+    >>> cube = ConvexHull(list(itertools.product((-1, 1), repeat=3)))
+    >>> table.intern(cube), table.intern(ConvexHull(list(itertools.product((-1, 1), repeat=3))))
+    (0, 0)
+    >>> table.verts.shape, table.edges.shape
+    ((1, 8, 3), (1, 18, 3))
+    """
+
+    def __init__(self) -> None:
+        self._index: dict[ConvexHull, int] = {}
+        self.hulls: list[ConvexHull] = []
+        self.verts = np.zeros((0, 1, 3))
+        self.normals = np.zeros((0, 1, 3))
+        self.offsets = np.zeros((0, 1))
+        self.edges = np.zeros((0, 1, 3))
+        self.adjacent = np.zeros((0, 1, 2, 3))
+        self.reach = np.zeros(0)
+
+    def intern(self, hull: ConvexHull) -> int:
+        """The row of ``hull``, adding it if new."""
+        found = self._index.get(hull)
+        if found is not None:
+            return found
+        self._index[hull] = len(self.hulls)
+        self.hulls.append(hull)
+        self._repad()
+        return len(self.hulls) - 1
+
+    def _repad(self) -> None:
+        hs = self.hulls
+        nv = max(len(h.vertices) for h in hs)
+        nf = max(len(h.normals) for h in hs)
+        ne = max(len(h.edges) for h in hs)
+        self.verts = np.stack([np.concatenate([h.vertices, np.repeat(h.vertices[-1:], nv - len(h.vertices), 0)])
+                               for h in hs])
+        self.normals = np.stack([np.concatenate([h.normals, np.repeat(h.normals[-1:], nf - len(h.normals), 0)])
+                                 for h in hs])
+        self.offsets = np.stack([np.concatenate([h.offsets, np.repeat(h.offsets[-1:], nf - len(h.offsets))])
+                                 for h in hs])
+        self.edges = np.stack([np.concatenate([h.vertices[h.edges[:, 1]] - h.vertices[h.edges[:, 0]],
+                                               np.zeros((ne - len(h.edges), 3))]) for h in hs])
+        self.adjacent = np.stack([np.concatenate([h.normals[h.edge_faces], np.zeros((ne - len(h.edges), 2, 3))])
+                                  for h in hs])
+        self.reach = np.array([h.bounding_radius for h in hs])
 
 
 class PartTable:
@@ -352,7 +420,10 @@ class BodyStore:
     half: NDArray[np.float64]
     plane_normal: NDArray[np.float64]
     plane_offset: NDArray[np.float64]
+    seg0: NDArray[np.float64]
+    seg1: NDArray[np.float64]
     poly: NDArray[np.int64]
+    hull: NDArray[np.int64]
     bound_radius: NDArray[np.float64]
     simple: NDArray[np.bool_]
     world_x: NDArray[np.float64]
@@ -377,6 +448,7 @@ class BodyStore:
         self.backend = backend
         self.capacity = 0
         self.parts = PartTable()
+        self.hulls = HullTable()
         self.shapes: list[Shape | None] = []
         self._free: list[int] = []
         self.count = 0
@@ -403,7 +475,11 @@ class BodyStore:
         grow("half", (d,), np.float64, 0.0)
         grow("plane_normal", (d,), np.float64, 0.0)
         grow("plane_offset", (), np.float64, 0.0)
+        # a capsule's (or segment's) core segment in the local frame; its radius is in ``radius``
+        grow("seg0", (d,), np.float64, 0.0)
+        grow("seg1", (d,), np.float64, 0.0)
         grow("poly", (), np.int64, -1)
+        grow("hull", (), np.int64, -1)  # row of a ConvexHull in ``hulls``
         grow("bound_radius", (), np.float64, 0.0)
         grow("simple", (), np.bool_, False)
         # per-body metadata the world keeps beside the geometry: one place grows every column
@@ -445,6 +521,7 @@ class BodyStore:
                 self.parts.release(shape_index)
         self.kind[slots] = -1
         self.poly[slots] = -1
+        self.hull[slots] = -1
         self.simple[slots] = False
         self.ids[slots] = None
         self.serial[slots] = -1
@@ -464,7 +541,8 @@ class BodyStore:
 
     #: Row columns of shape (cap, ...); world_x / world_y are (8, cap) and handled apart.
     _COLUMNS = ("kind", "position", "angle", "quaternion", "rotation", "radius", "half", "plane_normal",
-                "plane_offset", "poly", "bound_radius", "simple", "ids", "serial", "static", "category",
+                "plane_offset", "seg0", "seg1", "poly", "hull",
+                "bound_radius", "simple", "ids", "serial", "static", "category",
                 "mask", "moved", "fat_lo", "fat_hi", "data", "world_xy")
 
     def compact(self, capacity: int | None = None) -> NDArray[np.int64]:
@@ -521,6 +599,14 @@ class BodyStore:
                 self.bound_radius[s] = shape.bounding_radius
                 # its single part is in the part table's simple_x / simple_y
                 self.simple[s] = shape.is_convex and len(shape.parts[0]) <= SIMPLE_POLYGON_VERTICES
+            elif isinstance(shape, ConvexHull):
+                self.hull[s] = self.hulls.intern(shape)
+                self.bound_radius[s] = shape.bounding_radius
+            elif isinstance(shape, (Capsule, Segment)):
+                self.seg0[s] = shape.p0
+                self.seg1[s] = shape.p1
+                self.radius[s] = shape.radius
+                self.bound_radius[s] = shape.bounding_radius
             else:
                 self.plane_normal[s] = shape.normal
                 self.plane_offset[s] = shape.offset
@@ -586,6 +672,32 @@ class BodyStore:
                  ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         """(position (m, D), rotation (m, D, D), half extents (m, D)) of boxes ``slots``."""
         return self.position.take(slots, axis=0), self.rotation.take(slots, axis=0), self.half.take(slots, axis=0)
+
+    def capsule_rows(self, slots: NDArray[np.int64]
+                     ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """(world p0 (m, D), world p1 (m, D), radius (m,)) of capsules and segments ``slots``."""
+        pos = self.position.take(slots, axis=0)
+        rot = self.rotation.take(slots, axis=0)
+        p0 = pos + np.einsum("mij,mj->mi", rot, self.seg0.take(slots, axis=0))
+        p1 = pos + np.einsum("mij,mj->mi", rot, self.seg1.take(slots, axis=0))
+        return p0, p1, self.radius.take(slots)
+
+    def hull_rows(self, slots: NDArray[np.int64]
+                  ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """(world vertices (m, V, 3), world face normals (m, F, 3), world edge vectors (m, E, 3)) of hulls ``slots``."""
+        h = self.hull.take(slots)
+        pos = self.position.take(slots, axis=0)
+        rot = self.rotation.take(slots, axis=0)
+        verts = np.einsum("mij,mvj->mvi", rot, self.hulls.verts[h]) + pos[:, None, :]
+        normals = np.einsum("mij,mfj->mfi", rot, self.hulls.normals[h])
+        edges = np.einsum("mij,mej->mei", rot, self.hulls.edges[h])
+        return verts, normals, edges
+
+    def hull_adjacent(self, slots: NDArray[np.int64]) -> NDArray[np.float64]:
+        """World normals of the two faces beside each edge of hulls ``slots``, (m, E, 2, 3)."""
+        rot = self.rotation.take(slots, axis=0)
+        adjacent: NDArray[np.float64] = np.einsum("mij,mekj->meki", rot, self.hulls.adjacent[self.hull.take(slots)])
+        return adjacent
 
     def plane_rows(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(unit normal (m, D), offset (m,)) of half-spaces ``slots``."""
@@ -654,6 +766,12 @@ class BodyStore:
             if len(rest):
                 for idx, verts in self.polygon_outline_world(slots[rest]):
                     lo[rest[idx]], hi[rest[idx]] = aabb_points(verts)
+        sel = np.flatnonzero(kinds == Kind.CAPSULE)
+        if len(sel):
+            lo[sel], hi[sel] = aabb_capsule(*self.capsule_rows(slots[sel]))
+        sel = np.flatnonzero(kinds == Kind.HULL)
+        if len(sel):
+            lo[sel], hi[sel] = aabb_points(self.hull_rows(slots[sel])[0])
         sel = np.flatnonzero(kinds == Kind.HALFSPACE)
         if len(sel):
             lo[sel] = -np.inf

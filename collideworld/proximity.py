@@ -32,7 +32,7 @@ from .geometry import gjk
 from .geometry import time_of_impact as toi
 from .geometry.tolerance import MAX_COORDINATE, touch_tolerance
 from .poses import check_quaternions
-from .shapes import SHAPE_TYPES, Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
+from .shapes import SHAPE_TYPES, Box, Capsule, Circle, ConvexHull, HalfPlane, Plane, Polygon, Segment, Shape, Sphere
 
 __all__ = ["DistanceResult", "ImpactResult", "TrajectoryResult", "distance", "time_of_impact", "check_trajectory"]
 
@@ -159,6 +159,14 @@ def _pieces(shape: Shape) -> tuple[list[NDArray[np.float64]], list[float], int, 
         corners = np.zeros((len(signs), 3))
         corners[:, :shape.dim] = signs * he
         return [corners], [0.0], 0, shape.bounding_radius
+    if isinstance(shape, (Capsule, Segment)):
+        # one piece: the core segment's two end points, grown by the radius
+        ends = np.zeros((2, 3))
+        ends[0, :shape.dim] = shape.p0
+        ends[1, :shape.dim] = shape.p1
+        return [ends], [shape.radius], 0, shape.bounding_radius
+    if isinstance(shape, ConvexHull):
+        return [np.array(shape.vertices)], [0.0], 0, shape.bounding_radius
     parts = []
     for p in shape.parts:
         v = np.zeros((len(p), 3))

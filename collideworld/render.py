@@ -227,6 +227,10 @@ def _outline(body: Any, dim: int) -> tuple[str, Any]:
     pos = np.asarray(body.position, dtype=float)
     if shape.kind in ("circle", "sphere"):
         return "circle", (pos, float(shape.radius))
+    if shape.kind in ("capsule", "segment"):
+        return "poly", _capsule_outline(body, dim)
+    if shape.kind == "convex_hull":  # the view takes the hull of the projected vertices
+        return "poly", np.asarray(shape.vertices, dtype=float) @ _rot3(body.quaternion).T + pos
     if dim == 2:
         rot = _rot2(body.angle)
         local = (_box_corners(shape.half_extents)[[0, 2, 3, 1]] if shape.kind == "box"
@@ -235,6 +239,32 @@ def _outline(body: Any, dim: int) -> tuple[str, Any]:
         rot = _rot3(body.quaternion)
         local = _box_corners(shape.half_extents)
     return "poly", local @ rot.T + pos
+
+
+def _capsule_outline(body: Any, dim: int) -> np.ndarray:
+    """World points outlining a capsule: its stadium (2D, in order) or points on its end balls (3D).
+
+    A segment (radius 0) is its two end points: drawn as a line.
+    """
+    shape = body.shape
+    pos = np.asarray(body.position, dtype=float)
+    rot = _rot2(body.angle) if dim == 2 else _rot3(body.quaternion)
+    a = rot @ np.asarray(shape.p0, dtype=float) + pos
+    b = rot @ np.asarray(shape.p1, dtype=float) + pos
+    r = float(shape.radius)
+    if r == 0.0:
+        return np.array([a, b])
+    if dim == 2:
+        axis = b - a
+        phi = math.atan2(axis[1], axis[0]) if np.any(axis) else 0.0
+        half = np.linspace(-math.pi / 2, math.pi / 2, 17)
+        ring_b = np.stack([np.cos(phi + half), np.sin(phi + half)], axis=1) * r + b
+        ring_a = np.stack([np.cos(phi + math.pi + half), np.sin(phi + math.pi + half)], axis=1) * r + a
+        return np.concatenate([ring_b, ring_a])
+    t = np.linspace(0.0, 2 * math.pi, 24, endpoint=False)
+    c, sn, z = np.cos(t), np.sin(t), np.zeros_like(t)
+    circles = np.concatenate([np.stack([c, sn, z], 1), np.stack([c, z, sn], 1), np.stack([z, c, sn], 1)]) * r
+    return np.concatenate([circles + a, circles + b])
 
 
 def _bounds(kind: str, geom: Any) -> tuple[np.ndarray, np.ndarray]:

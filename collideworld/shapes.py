@@ -5,6 +5,9 @@ Semantics follow ``docs/scenario-format.md``: every shape is a closed set.
 2D: :class:`Circle`, :class:`Box` (two half extents), :class:`Polygon` (any
 simple polygon, convex or concave), :class:`HalfPlane`.
 3D: :class:`Sphere`, :class:`Box` (three half extents), :class:`Plane`.
+2D or 3D: :class:`Capsule` (the points within a radius of a segment) and
+:class:`Segment` (a capsule of radius 0).
+3D: :class:`ConvexHull` (the convex hull of points, computed at construction).
 
 A concave polygon is split into convex pieces once, here, at construction;
 the narrowphase only ever sees convex pieces.
@@ -31,6 +34,11 @@ __all__ = [
     "HalfPlane",
     "Sphere",
     "Plane",
+    "Capsule",
+    "Segment",
+    "ConvexHull",
+    "MAX_HULL_POINTS",
+    "MAX_HULL_VERTICES",
     "shape_from_dict",
     "shape_to_dict",
 ]
@@ -329,8 +337,248 @@ class Plane:
         object.__setattr__(self, "offset", d)
 
 
-Shape = Circle | Box | Polygon | HalfPlane | Sphere | Plane
-SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane)
+def _capsule_points(p0: Any, p1: Any, name: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Validated end points of a capsule or segment: 2 or 3 finite coordinates each, the same count."""
+    a = _vector(p0, f"{name} p0", (2, 3))
+    b = _vector(p1, f"{name} p1", (2, 3))
+    if len(a) != len(b):
+        raise InvalidShapeError(f"{name} p0 and p1 must have the same number of coordinates, "
+                                f"got {len(a)} and {len(b)}: {p0!r}, {p1!r}")
+    return a, b
+
+
+@dataclass(frozen=True)
+class Capsule:
+    """All points within ``radius`` of the segment ``p0``-``p1`` (2D or 3D).
+
+    The number of coordinates of the points decides the dimension. ``p0 ==
+    p1`` is allowed: the capsule is then a disc (2D) or a ball (3D) centred
+    on that point. A capsule of radius 0 is a :class:`Segment`.
+
+    Parameters
+    ----------
+    p0, p1 : sequence of float, shape (2,) or (3,)
+        End points of the core segment in the body's local frame, each
+        coordinate finite and at most 1e150 in magnitude.
+    radius : float
+        ``> 0``, at most 1e150.
+
+    Examples
+    --------
+    >>> c = Capsule((-1, 0), (1, 0), 0.5)
+    >>> c.dim, c.bounding_radius
+    (2, 1.5)
+    >>> Capsule((0, 0, 0), (0, 0), 1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidShapeError: Capsule p0 and p1 must have the same number of coordinates, got 3 and 2...
+    """
+
+    p0: tuple[float, ...]
+    p1: tuple[float, ...]
+    radius: float
+    kind: ClassVar[str] = "capsule"
+    is_infinite: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        a, b = _capsule_points(self.p0, self.p1, "Capsule")
+        object.__setattr__(self, "p0", a)
+        object.__setattr__(self, "p1", b)
+        object.__setattr__(self, "radius", _positive(self.radius, "Capsule radius"))
+
+    @property
+    def dim(self) -> int:
+        return len(self.p0)
+
+    @property
+    def bounding_radius(self) -> float:
+        """Radius of the smallest origin-centred ball containing the shape."""
+        return max(math.hypot(*self.p0), math.hypot(*self.p1)) + self.radius
+
+
+@dataclass(frozen=True)
+class Segment:
+    """The segment ``p0``-``p1`` itself (2D or 3D): a capsule of radius 0.
+
+    Parameters
+    ----------
+    p0, p1 : sequence of float, shape (2,) or (3,)
+        Distinct end points in the body's local frame, each coordinate finite
+        and at most 1e150 in magnitude.
+
+    Attributes
+    ----------
+    radius : float
+        Always 0.0 (so a segment goes wherever a capsule goes).
+
+    Examples
+    --------
+    >>> Segment((0, 0, 0), (0, 0, 2)).dim
+    3
+    >>> Segment((1, 1), (1, 1))
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidShapeError: Segment p0 and p1 must differ, got both (1.0, 1.0)
+    """
+
+    p0: tuple[float, ...]
+    p1: tuple[float, ...]
+    kind: ClassVar[str] = "segment"
+    is_infinite: ClassVar[bool] = False
+    radius: ClassVar[float] = 0.0
+
+    def __post_init__(self) -> None:
+        a, b = _capsule_points(self.p0, self.p1, "Segment")
+        if a == b:
+            raise InvalidShapeError(f"Segment p0 and p1 must differ, got both {a!r}")
+        object.__setattr__(self, "p0", a)
+        object.__setattr__(self, "p1", b)
+
+    @property
+    def dim(self) -> int:
+        return len(self.p0)
+
+    @property
+    def bounding_radius(self) -> float:
+        """Radius of the smallest origin-centred ball containing the shape."""
+        return max(math.hypot(*self.p0), math.hypot(*self.p1))
+
+
+#: Most points a :class:`ConvexHull` accepts.
+MAX_HULL_POINTS = 100_000
+#: Most vertices a :class:`ConvexHull`'s hull may have: its contact kernels
+#: test every pair of edges of two hulls (a 256-vertex hull has up to 762 edges).
+MAX_HULL_VERTICES = 256
+
+
+@dataclass(frozen=True, eq=False)
+class ConvexHull:
+    """The convex hull of a set of 3D points, in the body's local frame.
+
+    The hull is computed once, here, with Qhull (through scipy, imported on
+    first use; Barber, Dobkin & Huhdanpaa 1996), whose merged facets keep
+    near-coplanar input robust. A hand-written quickhull would have to
+    reproduce that care for inputs up to ``MAX_HULL_POINTS`` (100,000); scipy is a
+    runtime dependency of this shape only.
+
+    Parameters
+    ----------
+    points : sequence of (x, y, z), shape (K, 3)
+        At least 4 points, not all on one plane, at most
+        ``MAX_HULL_POINTS`` (100,000), each coordinate finite and at most 1e150 in
+        magnitude; stored as a tuple of float triples. The hull may have at
+        most ``MAX_HULL_VERTICES`` (256) vertices.
+
+    Attributes
+    ----------
+    vertices : ndarray, shape (V, 3)
+        The hull's vertices (a subset of ``points``).
+    faces : ndarray of int64, shape (F, 3)
+        Triangles as indices into ``vertices``, counter-clockwise seen from outside.
+    normals : ndarray, shape (F, 3)
+        Unit outward normal of each face.
+    offsets : ndarray, shape (F,)
+        ``normals[f] . p <= offsets[f]`` for every point ``p`` of the hull.
+    edges : ndarray of int64, shape (E, 2)
+        Each edge of the triangulated hull once, as indices into ``vertices``.
+    edge_faces : ndarray of int64, shape (E, 2)
+        The two faces beside each edge.
+
+    Examples
+    --------
+    The unit cube's eight corners and its centre: the centre is not a vertex.
+
+    >>> import itertools
+    >>> cube = ConvexHull(list(itertools.product((0, 1), repeat=3)) + [(0.5, 0.5, 0.5)])
+    >>> len(cube.vertices), len(cube.faces), len(cube.edges)
+    (8, 12, 18)
+    >>> ConvexHull([(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0)])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidShapeError: ConvexHull points all lie on one plane (or a line): ...
+    """
+
+    points: tuple[tuple[float, float, float], ...]
+    vertices: NDArray[np.float64] = field(init=False, repr=False, compare=False)
+    faces: NDArray[np.int64] = field(init=False, repr=False, compare=False)
+    normals: NDArray[np.float64] = field(init=False, repr=False, compare=False)
+    offsets: NDArray[np.float64] = field(init=False, repr=False, compare=False)
+    edges: NDArray[np.int64] = field(init=False, repr=False, compare=False)
+    edge_faces: NDArray[np.int64] = field(init=False, repr=False, compare=False)
+    dim: ClassVar[int] = 3
+    kind: ClassVar[str] = "convex_hull"
+    is_infinite: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        try:
+            raw = list(self.points)
+        except TypeError:
+            raise InvalidShapeError(
+                f"ConvexHull points must be a sequence of (x, y, z) triples, got {self.points!r}") from None
+        if len(raw) > MAX_HULL_POINTS:
+            raise InvalidShapeError(f"ConvexHull takes at most {MAX_HULL_POINTS} points, got {len(raw)}")
+        pts = tuple(_vector(p, f"ConvexHull point {i}", (3,)) for i, p in enumerate(raw))
+        if len(pts) < 4:
+            raise InvalidShapeError(f"ConvexHull needs at least 4 points not on one plane, got {len(pts)}")
+        object.__setattr__(self, "points", pts)
+        arr = np.array(pts, dtype=np.float64)
+        flat = InvalidShapeError(f"ConvexHull points all lie on one plane (or a line): the hull has no volume; "
+                                 f"got {len(pts)} points")
+        # rank test first: Qhull's own complaint about flat input is long and cryptic
+        centred = arr - arr.mean(axis=0)
+        sv = np.linalg.svd(centred, compute_uv=False)
+        if not sv[-1] > 1e-12 * sv[0]:
+            raise flat
+        try:
+            from scipy.spatial import ConvexHull as _Qhull
+            from scipy.spatial import QhullError
+        except ImportError:  # pragma: no cover - scipy is a dependency
+            from .errors import MissingExtraError
+            raise MissingExtraError("ConvexHull needs scipy: pip install scipy") from None
+        try:
+            hull = _Qhull(arr)
+        except QhullError:
+            raise flat from None
+        used = np.array(sorted(set(hull.simplices.ravel().tolist())), dtype=np.int64)
+        if len(used) > MAX_HULL_VERTICES:
+            raise InvalidShapeError(f"ConvexHull may have at most {MAX_HULL_VERTICES} hull vertices, "
+                                    f"got {len(used)} (from {len(pts)} points)")
+        renumber = np.full(len(arr), -1, dtype=np.int64)
+        renumber[used] = np.arange(len(used))
+        verts = arr[used]
+        faces = renumber[hull.simplices]
+        normals = hull.equations[:, :3] / np.linalg.norm(hull.equations[:, :3], axis=1)[:, None]
+        # orient every triangle counter-clockwise seen from outside
+        a, b, c = verts[faces[:, 0]], verts[faces[:, 1]], verts[faces[:, 2]]
+        wrong = np.einsum("fi,fi->f", np.cross(b - a, c - a), normals) < 0
+        faces[wrong] = faces[wrong][:, ::-1]
+        # the offset from the vertices themselves: every vertex is inside every face plane
+        offsets = (verts @ normals.T).max(axis=0)
+        pairs = np.sort(np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]]), axis=1)
+        edges, which = np.unique(pairs, axis=0, return_inverse=True)
+        # a closed triangulated surface: every edge lies between exactly two faces
+        face_of = np.tile(np.arange(len(faces)), 3)
+        order = np.argsort(which.ravel(), kind="stable")
+        edge_faces = face_of[order].reshape(len(edges), 2)
+        for name, value in (("vertices", verts), ("faces", faces), ("normals", normals), ("offsets", offsets),
+                            ("edges", edges), ("edge_faces", edge_faces)):
+            value.setflags(write=False)
+            object.__setattr__(self, name, value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ConvexHull) and self.points == other.points
+
+    def __hash__(self) -> int:
+        return hash(("convex_hull", self.points))
+
+    @property
+    def bounding_radius(self) -> float:
+        """Radius of the smallest origin-centred ball containing the shape."""
+        return float(np.sqrt((self.vertices ** 2).sum(axis=1)).max())
+
+
+Shape = Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment | ConvexHull
+SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane, Capsule, Segment, ConvexHull)
 
 _TYPE_KEYS: dict[str, set[str]] = {
     "circle": {"radius"},

@@ -368,6 +368,74 @@ def as_planes(args: tuple[np.ndarray, ...], first: int) -> tuple[np.ndarray, ...
     return tuple(out)
 
 
+# -- capsules: random configurations, then b slid along the numpy kernel's own
+# normal to a chosen gap (an MTD moves b to touching exactly, so these are near-touching)
+
+def capsule_points(rng: np.random.Generator, d: int, shift: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Capsule end points around ``shift``: a tenth degenerate (p0 == p1), some axis-parallel; radii, a tenth 0."""
+    p0 = rng.uniform(-1.5, 1.5, (N, d))
+    p1 = p0 + rng.normal(size=(N, d)) * rng.uniform(0.0, 2.0, (N, 1))
+    p1[: N // 10] = p0[: N // 10]
+    flat = slice(N // 10, N // 5)
+    p1[flat, 1:] = p0[flat, 1:]  # along the x axis
+    r = rng.uniform(0.05, 1.0, N)
+    r[-(N // 10):] = 0.0  # segments
+    return p0 + shift, p1 + shift, r
+
+
+def slide_near(rng: np.random.Generator, name: str, args: tuple[np.ndarray, ...], moving: tuple[int, ...]) -> None:
+    """Move the arrays ``args[j]`` for ``j`` in ``moving`` (b's points) so that the pair is near touching."""
+    res = getattr(NUMPY, name)(*args)
+    size = row_scale(N, *args)
+    step = (res.depth + gaps(rng, N) * np.minimum(size, 3.0))[:, None] * res.normal
+    for j in moving:
+        args[j][...] += step
+
+
+def case_halfspace_capsule(rng: np.random.Generator, d: int) -> tuple[np.ndarray, ...]:
+    normal = unit(rng, N, d)
+    far = far_offsets(rng, N, d)
+    p0, p1, r = capsule_points(rng, d, far)
+    args = (normal, np.einsum("nd,nd->n", normal, far), p0, p1, r)
+    slide_near(rng, "contact_halfspace_capsule", args, (2, 3))
+    return args
+
+
+def case_ball_capsule(rng: np.random.Generator, d: int) -> tuple[np.ndarray, ...]:
+    far = far_offsets(rng, N, d)
+    c = far + rng.uniform(-1, 1, (N, d))
+    p0, p1, r = capsule_points(rng, d, far)
+    args = (c, rng.uniform(0.05, 1.0, N), p0, p1, r)
+    slide_near(rng, "contact_ball_capsule", args, (2, 3))
+    return args
+
+
+def case_capsule_capsule(rng: np.random.Generator, d: int) -> tuple[np.ndarray, ...]:
+    far = far_offsets(rng, N, d)
+    a0, a1, ra = capsule_points(rng, d, far)
+    b0, b1, rb = capsule_points(rng, d, far)
+    rb = rb[::-1].copy()
+    args = (a0, a1, ra, b0, b1, rb)
+    slide_near(rng, "contact_capsule_capsule", args, (3, 4))
+    return args
+
+
+def case_box_capsule_3d(rng: np.random.Generator, d: int) -> tuple[np.ndarray, ...]:
+    far = far_offsets(rng, N, 3)
+    p0, p1, r = capsule_points(rng, 3, far)
+    args = (far.copy(), rotations(rng, N, 3), rng.uniform(0.05, 1.5, (N, 3)), p0, p1, r)
+    slide_near(rng, "contact_box_capsule_3d", args, (3, 4))
+    return args
+
+
+def case_polygon_capsule(rng: np.random.Generator, d: int) -> tuple[np.ndarray, ...]:
+    far = far_offsets(rng, N, 2)
+    p0, p1, r = capsule_points(rng, 2, far)
+    args = (polygons(rng, N) + far[:, None, :], p0, p1, r)
+    slide_near(rng, "contact_polygon_capsule", args, (1, 2))
+    return args
+
+
 CASES: dict[str, tuple[tuple[int, ...], Callable[..., tuple[np.ndarray, ...]]]] = {
     "contact_halfspace_halfspace": ((2, 3), case_halfspace_halfspace),
     "contact_halfspace_ball": ((2, 3), case_halfspace_ball),
@@ -383,6 +451,11 @@ CASES: dict[str, tuple[tuple[int, ...], Callable[..., tuple[np.ndarray, ...]]]] 
     "contact_box_convex_planes": ((2,), lambda rng, d: as_planes(case_box_polygon(rng, d), 3)),
     "contact_polygon_polygon": ((2,), case_polygon_polygon),
     "contact_convex_planes": ((2,), lambda rng, d: as_planes(case_polygon_polygon(rng, d), 0)),
+    "contact_halfspace_capsule": ((2, 3), case_halfspace_capsule),
+    "contact_ball_capsule": ((2, 3), case_ball_capsule),
+    "contact_capsule_capsule": ((2, 3), case_capsule_capsule),
+    "contact_box_capsule_3d": ((3,), case_box_capsule_3d),
+    "contact_polygon_capsule": ((2,), case_polygon_capsule),
 }
 
 PARAMS = [(name, d) for name, (dims, _) in CASES.items() for d in dims]

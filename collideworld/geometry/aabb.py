@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Bounds", "aabb_ball", "aabb_box", "aabb_points", "max_over_columns", "min_over_columns"]
+__all__ = ["Bounds", "aabb_ball", "aabb_box", "aabb_capsule", "aabb_points", "max_over_columns", "min_over_columns"]
 
 Bounds = tuple[NDArray[np.float64], NDArray[np.float64]]
 
@@ -165,3 +165,29 @@ def aabb_points(points: NDArray[np.float64]) -> Bounds:
     ([[0.0, 0.0]], [[2.0, 3.0]])
     """
     return min_over_columns(points, axis=1), max_over_columns(points, axis=1)
+
+
+def aabb_capsule(p0: NDArray[np.float64], p1: NDArray[np.float64], radius: NDArray[np.float64]) -> Bounds:
+    """Bounds of capsules (segments when the radius is 0): the end points' box grown by the radius.
+
+    Parameters
+    ----------
+    p0, p1 : ndarray, shape (N, D)
+        World end points of the core segments.
+    radius : ndarray, shape (N,)
+
+    Returns
+    -------
+    lo, hi : ndarray, shape (N, D)
+
+    Examples
+    --------
+    The capsule from (0, 0) to (2, 1) of radius 0.5 spans -0.5..2.5 by -0.5..1.5:
+
+    >>> import numpy as np
+    >>> lo, hi = aabb_capsule(np.array([[0.0, 0.0]]), np.array([[2.0, 1.0]]), np.array([0.5]))
+    >>> lo.tolist(), hi.tolist()
+    ([[-0.5, -0.5]], [[2.5, 1.5]])
+    """
+    r = radius[:, None]
+    return np.minimum(p0, p1) - r, np.maximum(p0, p1) + r
