@@ -101,7 +101,8 @@ def _contact_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np
                 continue
         ka = kind[a]
         kb = kind[b]
-        if (ka == POLYGON and not simple[a]) or (kb == POLYGON and not simple[b]):
+        # kinds past POLYGON (capsules, hulls) and polygons that are not simple take the grouped path
+        if ka > POLYGON or kb > POLYGON or (ka == POLYGON and not simple[a]) or (kb == POLYGON and not simple[b]):
             other[i] = True
             continue
         swap = ka > kb
