@@ -1,15 +1,20 @@
-"""Queries against the bodies of a world: shapes, points, boxes and rays.
+"""Queries against the bodies of a world: shapes, points, boxes and rays, single and batched.
 
 A query asks the same kernels as a step (the narrowphase's dispatch tables
 :data:`~collideworld.narrowphase.PAIR_KERNELS` and
-:data:`~collideworld.narrowphase.RAY_KERNELS`), on the bodies whose boxes the
-query reaches. The boxes are the fat boxes, with the tight box of every body
-posed since the last step (:func:`~collideworld.fat_boxes.query_bounds`), so a
-query sees each body where it is now.
+:data:`~collideworld.narrowphase.RAY_KERNELS`), on the bodies near the query
+only. "Near" comes from a :class:`~collideworld.spatial.GridIndex` over the
+boxes of :func:`~collideworld.fat_boxes.query_bounds` (the fat boxes, and the
+tight box of every body posed since the last step), kept by
+:class:`QueryIndex` beside the broadphase and rebuilt lazily: on the first
+query after any body changed (the store's ``version``). A query then costs
+the bodies near it, not the bodies in the world.
 
-Shape, point and box queries put their probe into a scratch slot of the
-store, so that a probe is an ordinary posed shape for the kernels; the slot
-is freed before the query returns, whatever happens.
+Probes (a query's shapes, points and boxes, one row per placement) never
+enter the world's store: they go, with copies of the candidate bodies' rows,
+into a scratch :class:`~collideworld.bodies.BodyStore` (:func:`_probe_store`)
+on which the narrowphase runs as usual. The scratch store shares the world's
+polygon part table, which is left as it was found.
 
 Inputs are checked by the :class:`~collideworld.world.World` methods that
 call these functions.
@@ -17,7 +22,6 @@ call these functions.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -26,11 +30,13 @@ from numpy.typing import NDArray
 from .bodies import BodyStore, Kind
 from .fat_boxes import query_bounds, tight_bounds
 from .narrowphase import contact_pairs, raycast_slots
+from .shapes import Shape
+from .spatial import GridIndex
 
-__all__ = ["RayHit", "overlapping_ids", "ray_hits"]
+__all__ = ["RayHit", "RayHitArrays", "QueryIndex", "overlapping", "ray_hits", "ray_hits_many", "ids_in_order"]
 
-Setup = Callable[[NDArray[np.int64]], None]
-
+Slots = NDArray[np.int64]
+Floats = NDArray[np.float64]
 
 class RayHit(NamedTuple):
     """One body hit by :meth:`World.raycast`.
@@ -64,18 +70,206 @@ class RayHit(NamedTuple):
     distance: float
 
 
-def _passes_filter(store: BodyStore, category: int, mask: int) -> NDArray[np.bool_]:
-    passes: NDArray[np.bool_] = ((store.category & np.uint32(mask)) != 0) & ((np.uint32(category) & store.mask) != 0)
+class RayHitArrays(NamedTuple):
+    """Hits of many rays (:meth:`World.raycast_many`), one row per hit, as arrays.
+
+    Attributes
+    ----------
+    ray : ndarray of int64, shape (K,)
+        Which ray (its index in the input). Rows are sorted by ray, then by
+        distance, then by add order; with first hits only, a ray appears at
+        most once (a ray that hits nothing does not appear).
+    id : ndarray of object, shape (K,)
+        The body hit.
+    distance : ndarray of float64, shape (K,)
+    point : ndarray of float64, shape (K, D)
+    normal : ndarray of float64, shape (K, D)
+        Unit outward surface normal at the hit (``-direction`` from inside).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add(Circle(1.0), position=(5, 0), id="disc")
+    'disc'
+    >>> h = w.raycast_many([[0, 0], [0, 3]], [[1, 0], [1, 0]])
+    >>> h.ray.tolist(), h.id.tolist(), h.distance.tolist()
+    ([0], ['disc'], [4.0])
+    """
+
+    ray: Slots
+    id: NDArray[Any]
+    distance: Floats
+    point: Floats
+    normal: Floats
+
+
+class QueryIndex:
+    """The spatial index the queries use, rebuilt when a body changed since it was built.
+
+    It holds a :class:`~collideworld.spatial.GridIndex` over the
+    :func:`~collideworld.fat_boxes.query_bounds` boxes of the finite bodies,
+    and the slots of the half-spaces (met by every query). "Changed" is the
+    store's ``version``, bumped by every pose, shape and slot change; a step
+    that only refits fat boxes keeps the index, whose boxes still hold every
+    body.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add_many(Circle(0.5), [[0, 0], [10, 0]])
+    [0, 1]
+    >>> index = QueryIndex(w._store, "numpy")
+    >>> grid = index.refresh()
+    >>> grid.query_box(np.array([9.0, -1.0]), np.array([9.6, 1.0])).tolist()   # slot of body 1
+    [1]
+    >>> index.refresh() is grid      # nothing changed: the same index
+    True
+    """
+
+    def __init__(self, store: BodyStore, backend: str) -> None:
+        self.store = store
+        self.backend = backend
+        self._version = -1
+        self._grid: GridIndex | None = None
+        self.planes: Slots = np.zeros(0, dtype=np.int64)
+        self.bounds: tuple[Floats, Floats] = (np.zeros(store.dim), -np.ones(store.dim))
+
+    def refresh(self) -> GridIndex:
+        """The index, rebuilt first if the store changed (O(n) then; O(1) otherwise)."""
+        st = self.store
+        if self._grid is None or self._version != st.version:
+            live = np.flatnonzero(st.kind >= 0)
+            kinds = st.kind[live]
+            finite = live[kinds != Kind.HALFSPACE]
+            self.planes = live[kinds == Kind.HALFSPACE]
+            lo, hi = query_bounds(st)
+            lo, hi = lo.take(finite, axis=0), hi.take(finite, axis=0)
+            self._grid = GridIndex(lo, hi, finite, self.backend)
+            self.bounds = (lo.min(axis=0, initial=np.inf), hi.max(axis=0, initial=-np.inf))
+            self._version = st.version
+        return self._grid
+
+
+def _passes_filter(store: BodyStore, category: int, mask: int, slots: Slots) -> NDArray[np.bool_]:
+    passes: NDArray[np.bool_] = (((store.category.take(slots) & np.uint32(mask)) != 0)
+                                 & ((np.uint32(category) & store.mask.take(slots)) != 0))
     return passes
 
 
-def _in_add_order(store: BodyStore, slots: NDArray[np.int64]) -> list[Any]:
+def ids_in_order(store: BodyStore, slots: Slots) -> list[Any]:
+    """Ids of bodies ``slots`` in add order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add(Circle(1.0), id="a"), w.add(Circle(1.0), id="b")
+    ('a', 'b')
+    >>> ids_in_order(w._store, np.array([1, 0]))
+    ['a', 'b']
+    """
     ids: list[Any] = store.ids[slots[np.argsort(store.serial[slots], kind="stable")]].tolist()
     return ids
 
 
-def overlapping_ids(store: BodyStore, setup: Setup, category: int, mask: int, backend: str = "numpy") -> list[Any]:
-    """Ids, in add order, of the bodies a probe touches (exact); ``setup(slot)`` writes the probe.
+# -- probes -----------------------------------------------------------------------------
+
+#: The store columns the narrowphase reads (besides the polygon planes of 2D stores).
+_ROW_COLUMNS = ("kind", "position", "rotation", "radius", "half", "plane_normal", "plane_offset", "poly",
+                "bound_radius", "simple")
+
+
+def shape_probes(store: BodyStore, shape: Shape, position: Floats, angle: Floats | None,
+                 quaternion: Floats | None) -> BodyStore:
+    """A store whose rows ``0 .. m-1`` are ``shape`` at ``m`` poses (arrays already checked).
+
+    It shares ``store``'s polygon part table; :func:`release_probes` gives
+    back what it took there.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Box, World
+    >>> w = World(dim=2)
+    >>> p = shape_probes(w._store, Box((1.0, 2.0)), np.array([[0.0, 0], [5, 0]]), np.zeros(2), None)
+    >>> p.position[:2].tolist(), p.half[1].tolist()
+    ([[0.0, 0.0], [5.0, 0.0]], [1.0, 2.0])
+    >>> release_probes(p)
+    """
+    m = len(position)
+    probe = BodyStore(store.dim, capacity=m)
+    probe.parts = store.parts
+    probe.set_shapes(np.zeros(1, dtype=np.int64), [shape])
+    for name in _ROW_COLUMNS:
+        col = getattr(probe, name)
+        col[1:m] = col[0]
+    # only row 0 holds the part-table entry: release_probes frees it once
+    probe.set_poses(np.arange(m, dtype=np.int64), position, angle, quaternion)
+    return probe
+
+
+def box_probes(dim: int, center: Floats, half: Floats, ball: bool) -> BodyStore:
+    """A store of ``m`` axis-aligned boxes (``ball``: points, balls of radius 0) centred at ``center`` (m, D).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = box_probes(2, np.array([[1.0, 2.0]]), np.zeros((1, 2)), ball=True)
+    >>> int(p.kind[0]) == Kind.BALL, p.radius[0]
+    (True, np.float64(0.0))
+    """
+    m = len(center)
+    probe = BodyStore(dim, capacity=m)
+    probe.kind[:m] = Kind.BALL if ball else Kind.BOX
+    probe.position[:m] = center
+    probe.rotation[:m] = np.eye(dim)
+    probe.half[:m] = half
+    probe.radius[:m] = 0.0
+    probe.bound_radius[:m] = np.sqrt(np.einsum("nd,nd->n", half, half))
+    return probe
+
+
+def release_probes(probe: BodyStore) -> None:
+    """Give back the part-table entry a :func:`shape_probes` store holds (in its row 0)."""
+    if probe.poly[0] >= 0:
+        probe.parts.release(int(probe.poly[0]))
+        probe.poly[:] = -1
+
+
+def _combined(store: BodyStore, probe: BodyStore, m: int, cand: Slots) -> BodyStore:
+    """A scratch store: rows ``0 .. m-1`` the probes, then the bodies ``cand`` (copied rows)."""
+    n = m + len(cand)
+    # only the columns the narrowphase reads are filled; the rest of a store's
+    # state (ids, free list, flags) is never read by it
+    sc = BodyStore.__new__(BodyStore)
+    sc.dim = store.dim
+    sc.parts = store.parts
+    sc.capacity = sc.count = n
+    sc.version = 0
+    for name in _ROW_COLUMNS:
+        b = getattr(store, name)
+        col = np.empty((n,) + b.shape[1:], dtype=b.dtype)
+        col[:m] = getattr(probe, name)[:m]
+        col[m:] = b.take(cand, axis=0)
+        setattr(sc, name, col)
+    if store.dim == 2:
+        for name in ("world_x", "world_y"):
+            b = getattr(store, name)
+            plane = np.empty((b.shape[0], n))
+            plane[:, :m] = getattr(probe, name)[:, :m]
+            plane[:, m:] = np.take(b, cand, axis=1)
+            setattr(sc, name, plane)
+    return sc
+
+
+def overlapping(store: BodyStore, index: QueryIndex, probe: BodyStore, m: int, category: int, mask: int,
+                backend: str) -> tuple[Slots, Slots]:
+    """``(probe row, slot)`` of every body each probe touches (exact), sorted by probe row then add order.
 
     Examples
     --------
@@ -86,29 +280,38 @@ def overlapping_ids(store: BodyStore, setup: Setup, category: int, mask: int, ba
     >>> w = World(dim=2)
     >>> w.add(Box((1.0, 1.0)), id="box"), w.add(Circle(1.0), position=(9, 0), id="far")
     ('box', 'far')
-    >>> def probe(slots):
-    ...     w._store.set_shapes(slots, [Circle(1.0)])
-    ...     w._store.set_poses(slots, np.array([[1.5, 0.0]]), np.zeros(1))
-    >>> overlapping_ids(w._store, probe, 0xFFFFFFFF, 0xFFFFFFFF)
-    ['box']
+    >>> probe = shape_probes(w._store, Circle(1.0), np.array([[1.5, 0.0]]), np.zeros(1), None)
+    >>> rows, slots = overlapping(w._store, QueryIndex(w._store, "numpy"), probe, 1, 1, 1, "numpy")
+    >>> rows.tolist(), w._store.ids[slots].tolist()
+    ([0], ['box'])
     """
-    probe = store.allocate(1)
-    try:
-        setup(probe)
-        lo, hi = tight_bounds(store, probe)
-        box_lo, box_hi = query_bounds(store)
-        live = (store.kind >= 0) & (np.arange(store.capacity) != probe[0])
-        near = live & (((box_lo <= hi[0]) & (lo[0] <= box_hi)).all(axis=1) | (store.kind == Kind.HALFSPACE))
-        near &= _passes_filter(store, category, mask)
-        cand = np.flatnonzero(near)
-        res = contact_pairs(store, np.full(len(cand), probe[0]), cand, backend)
-    finally:
-        store.release(probe)
-    return _in_add_order(store, cand[res.hit])
+    grid = index.refresh()
+    rows = np.arange(m, dtype=np.int64)
+    if np.any(probe.kind[:m] == Kind.HALFSPACE):  # an unbounded probe meets every box
+        qi = np.repeat(rows, len(grid.handles))
+        cand = np.tile(grid.handles, m)
+    else:
+        lo, hi = tight_bounds(probe, rows)
+        qi, cand = grid.query_boxes(lo, hi)
+    planes = index.planes
+    if len(planes):
+        qi = np.concatenate([qi, np.repeat(rows, len(planes))])
+        cand = np.concatenate([cand, np.tile(planes, m)])
+    keep = _passes_filter(store, category, mask, cand)
+    qi, cand = qi[keep], cand[keep]
+    if not len(cand):
+        return qi, cand
+    u, local = np.unique(cand, return_inverse=True)
+    res = contact_pairs(_combined(store, probe, m, u), qi, m + local, backend)
+    qi, cand = qi[res.hit], cand[res.hit]
+    order = np.lexsort((store.serial[cand], qi))
+    return qi[order], cand[order]
 
 
-def ray_hits(store: BodyStore, origin: NDArray[np.float64], direction: NDArray[np.float64],
-             max_distance: float, category: int, mask: int) -> list[RayHit]:
+# -- rays -------------------------------------------------------------------------------
+
+def ray_hits(store: BodyStore, index: QueryIndex, origin: Floats, direction: Floats, max_distance: float,
+             category: int, mask: int) -> list[RayHit]:
     """Every body a ray meets within ``max_distance``, nearest first (then add order).
 
     ``direction`` is of unit length.
@@ -120,27 +323,218 @@ def ray_hits(store: BodyStore, origin: NDArray[np.float64], direction: NDArray[n
     >>> w = World(dim=2)
     >>> w.add(Circle(1.0), position=(5, 0), id="disc")
     'disc'
-    >>> [(h.id, h.distance) for h in ray_hits(w._store, np.zeros(2), np.array([1.0, 0.0]), 3.0, 1, 1)]
+    >>> index = QueryIndex(w._store, "numpy")
+    >>> [(h.id, h.distance) for h in ray_hits(w._store, index, np.zeros(2), np.array([1.0, 0.0]), 3.0, 1, 1)]
     []
-    >>> [(h.id, h.distance) for h in ray_hits(w._store, np.zeros(2), np.array([1.0, 0.0]), 9.0, 1, 1)]
+    >>> [(h.id, h.distance) for h in ray_hits(w._store, index, np.zeros(2), np.array([1.0, 0.0]), 9.0, 1, 1)]
     [('disc', 4.0)]
     """
-    live = (store.kind >= 0) & _passes_filter(store, category, mask)
-    # cull by the bodies' boxes with a slab test before the exact casts
-    box_lo, box_hi = query_bounds(store)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inv = 1.0 / direction
-        t1 = (box_lo - origin) * inv
-        t2 = (box_hi - origin) * inv
-    tmin = np.where(np.isnan(t1), -np.inf, np.minimum(t1, t2)).max(axis=1)
-    tmax = np.where(np.isnan(t2), np.inf, np.maximum(t1, t2)).min(axis=1)
-    parallel_out = ((direction == 0) & ((origin < box_lo) | (origin > box_hi))).any(axis=1)
-    near = live & (tmin <= tmax) & (tmax >= 0) & (tmin <= max_distance) & ~parallel_out
-    near |= live & (store.kind == Kind.HALFSPACE)
-    cand = np.flatnonzero(near)
+    grid = index.refresh()
+    _, cand = grid.query_segments(origin[None], direction[None], np.array([max_distance]))
+    cand = np.concatenate([cand, index.planes])
+    cand = cand[_passes_filter(store, category, mask, cand)]
     dist, normal = raycast_slots(store, cand, origin, direction, max_distance)
     ok = np.isfinite(dist)
     cand, dist, normal = cand[ok], dist[ok], normal[ok]
     order = np.lexsort((store.serial[cand], dist))
     return [RayHit(store.ids[cand[k]], origin + direction * dist[k], normal[k].copy(), float(dist[k]))
             for k in order.tolist()]
+
+
+def _ray_frames(d: Floats) -> Floats:
+    """Rotations (K, D, D) whose first column is the unit direction ``d[k]`` (K, D).
+
+    3D: the branch-free orthonormal basis of Duff et al., "Building an
+    Orthonormal Basis, Revisited" (JCGT 2017).
+    """
+    k, dim = d.shape
+    frame = np.empty((k, dim, dim))
+    frame[:, :, 0] = d
+    if dim == 2:
+        frame[:, 0, 1] = -d[:, 1]
+        frame[:, 1, 1] = d[:, 0]
+        return frame
+    x, y, z = d[:, 0], d[:, 1], d[:, 2]
+    sign = np.where(z >= 0.0, 1.0, -1.0)
+    a = -1.0 / (sign + z)
+    b = x * y * a
+    frame[:, 0, 1] = 1.0 + sign * x * x * a
+    frame[:, 1, 1] = sign * b
+    frame[:, 2, 1] = -sign * x
+    frame[:, 0, 2] = b
+    frame[:, 1, 2] = sign + y * y * a
+    frame[:, 2, 2] = -y
+    return frame
+
+
+def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Floats,
+              max_distance: float) -> tuple[Floats, Floats]:
+    """Ray ``k`` (origin ``origins[k]``, unit direction ``directions[k]``) against body ``slots[k]``.
+
+    Each row is moved into its ray's frame (origin 0, direction +x), so that
+    the ray kernels, which take one ray for many shapes, run once per kind
+    for rows of many rays; normals are rotated back.
+
+    Returns
+    -------
+    distance : ndarray of float64, shape (K,)
+        ``inf`` where the ray misses within ``max_distance``.
+    normal : ndarray of float64, shape (K, D)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add(Circle(1.0), position=(5, 0))
+    0
+    >>> s = np.array([0, 0])
+    >>> dist, normal = cast_rows(w._store, s, np.array([[0.0, 0], [5, 9]]), np.array([[1.0, 0], [0, -1]]), np.inf)
+    >>> dist.tolist(), normal.round(12).tolist()
+    [[4.0, 8.0], [[-1.0, 0.0], [0.0, 1.0]]]
+    """
+    # (the import is here: the ray kernels sit beside the narrowphase, which imports them the same way)
+    from .geometry.raycast import raycast_ball, raycast_box, raycast_halfspace, raycast_polygon
+    from .narrowphase import _parts_of
+
+    n, dim = len(slots), store.dim
+    dist = np.full(n, np.inf)
+    normal = np.zeros((n, dim))
+    if not n:
+        return dist, normal
+    frame = _ray_frames(directions)
+    zero = np.zeros(dim)
+    e1 = np.zeros(dim)
+    e1[0] = 1.0
+    kinds = store.kind[slots]
+
+    def local(idx: Slots, p: Floats) -> Floats:
+        out: Floats = np.einsum("kji,kj->ki", frame[idx], p - origins[idx])
+        return out
+
+    for kind in np.unique(kinds).tolist():
+        idx = np.flatnonzero(kinds == kind)
+        s = slots[idx]
+        if kind == Kind.BALL:
+            r = raycast_ball(zero, e1, max_distance, local(idx, store.position.take(s, axis=0)), store.radius[s])
+        elif kind == Kind.BOX:
+            rot = np.einsum("kji,kjl->kil", frame[idx], store.rotation.take(s, axis=0))
+            r = raycast_box(zero, e1, max_distance, local(idx, store.position.take(s, axis=0)), rot,
+                            store.half.take(s, axis=0))
+        elif kind == Kind.HALFSPACE:
+            nrm, off = store.plane_rows(s)
+            r = raycast_halfspace(zero, e1, max_distance, np.einsum("kji,kj->ki", frame[idx], nrm),
+                                  off - np.einsum("kd,kd->k", nrm, origins[idx]))
+        else:
+            row, part = _parts_of(store, s)
+            pd = np.full(len(row), np.inf)
+            pn = np.zeros((len(row), dim))
+            for sel, verts in store.part_vertices_world(s[row], part):
+                rows = idx[row[sel]]
+                v = np.einsum("kji,kvj->kvi", frame[rows], verts - origins[rows][:, None, :])
+                rp = raycast_polygon(zero, e1, max_distance, v)
+                pd[sel] = np.where(rp.hit, rp.distance, np.inf)
+                pn[sel] = rp.normal
+            # the entry into the union of the parts is the nearest entry into any part
+            order = np.lexsort((pd, row))
+            firsts = order[np.r_[True, row[order][1:] != row[order][:-1]]]
+            dist[idx] = pd[firsts]
+            normal[idx] = np.einsum("kij,kj->ki", frame[idx], pn[firsts])
+            continue
+        dist[idx] = np.where(r.hit, r.distance, np.inf)
+        normal[idx] = np.einsum("kij,kj->ki", frame[idx], r.normal)
+    normal[~np.isfinite(dist)] = 0.0
+    return dist, normal + 0.0
+
+
+def _first_per_ray(ray: Slots, slot: Slots, dist: Floats, store: BodyStore) -> Slots:
+    """Rows holding each ray's nearest hit (ties: the body added first)."""
+    order = np.lexsort((store.serial[slot], dist, ray))
+    r = ray[order]
+    first: Slots = order[np.r_[True, r[1:] != r[:-1]]] if len(r) else order
+    return first
+
+
+def ray_hits_many(store: BodyStore, index: QueryIndex, origins: Floats, directions: Floats, max_distance: float,
+                  category: int, mask: int, all_hits: bool) -> RayHitArrays:
+    """Hits of many rays (unit ``directions``) within ``max_distance``: the first per ray, or all.
+
+    First hits walk each ray in stretches that double in length (from four
+    grid cells): a ray stops as soon as it has a hit within the stretch
+    already searched, so a ray that hits something near its origin never
+    looks further, however long it is.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add_many(Circle(1.0), [[5, 0], [9, 0]])
+    [0, 1]
+    >>> o, d = np.zeros((1, 2)), np.array([[1.0, 0.0]])
+    >>> ray_hits_many(w._store, QueryIndex(w._store, "numpy"), o, d, np.inf, 1, 1, True).distance.tolist()
+    [4.0, 8.0]
+    """
+    grid = index.refresh()
+    m, dim = origins.shape
+    rays: list[Slots] = []
+    slots: list[Slots] = []
+    dists: list[Floats] = []
+    normals: list[Floats] = []
+
+    def test(ray: Slots, cand: Slots, limit: float) -> None:
+        keep = _passes_filter(store, category, mask, cand)
+        ray, cand = ray[keep], cand[keep]
+        dist, normal = cast_rows(store, cand, origins[ray], directions[ray], limit)
+        hit = np.isfinite(dist)
+        rays.append(ray[hit])
+        slots.append(cand[hit])
+        dists.append(dist[hit])
+        normals.append(normal[hit])
+
+    planes = index.planes
+    if len(planes):
+        test(np.repeat(np.arange(m, dtype=np.int64), len(planes)), np.tile(planes, m), max_distance)
+    if all_hits:
+        qi, cand = grid.query_segments(origins, directions, np.full(m, max_distance))
+        test(qi, cand, max_distance)
+    else:
+        # where each ray leaves the bounds of every finite body: nothing to find past it
+        blo, bhi = index.bounds
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ta = (blo - origins) / directions
+            tb = (bhi - origins) / directions
+        t_exit = np.where(directions == 0.0, np.inf, np.maximum(ta, tb)).min(axis=1)
+        t_exit = np.where(((directions == 0.0) & ((origins < blo) | (origins > bhi))).any(axis=1), -1.0, t_exit)
+        best = np.full(m, np.inf)
+        if len(planes) and len(dists[0]):
+            np.minimum.at(best, rays[0], dists[0])
+        active = np.flatnonzero(t_exit >= 0) if grid.n else np.zeros(0, dtype=np.int64)
+        covered = 0.0
+        stretch = 4.0 * grid.cell
+        while len(active):
+            upto = min(covered + stretch, max_distance)
+            qi, cand = grid.query_segments(origins[active] + covered * directions[active], directions[active],
+                                           np.full(len(active), upto - covered))
+            ray = active[qi]
+            before = len(dists)
+            test(ray, cand, upto)
+            if len(dists) > before and len(dists[-1]):
+                np.minimum.at(best, rays[-1], dists[-1])
+            covered = upto
+            if covered >= max_distance:
+                break
+            active = active[(best[active] > covered) & (t_exit[active] > covered)]
+            stretch *= 2.0
+    ray = np.concatenate(rays) if rays else np.zeros(0, dtype=np.int64)
+    slot = np.concatenate(slots) if slots else np.zeros(0, dtype=np.int64)
+    dist = np.concatenate(dists) if dists else np.zeros(0)
+    normal = np.concatenate(normals) if normals else np.zeros((0, dim))
+    if all_hits:
+        rows = np.lexsort((store.serial[slot], dist, ray))
+    else:
+        # a body may be found again in a later stretch: the same hit, kept once by taking the first per ray
+        rows = _first_per_ray(ray, slot, dist, store)
+    ray, slot, dist, normal = ray[rows], slot[rows], dist[rows], normal[rows]
+    point = origins[ray] + directions[ray] * dist[:, None]
+    return RayHitArrays(ray, store.ids[slot], dist, point, normal)
