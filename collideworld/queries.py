@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 
 from .bodies import BodyStore, Kind
 from .fat_boxes import query_bounds, tight_bounds
+from .geometry.tolerance import touch_tolerance
 from .narrowphase import contact_pairs, raycast_slots
 from .shapes import Shape
 from .spatial import GridIndex
@@ -137,6 +138,8 @@ class QueryIndex:
         self._grid: GridIndex | None = None
         self.planes: Slots = np.zeros(0, dtype=np.int64)
         self.bounds: tuple[Floats, Floats] = (np.zeros(store.dim), -np.ones(store.dim))
+        #: a small probe store single queries fill again and again (see shape_probes)
+        self.probe: BodyStore | None = None
 
     def refresh(self) -> GridIndex:
         """The index, rebuilt first if the store changed (O(n) then; O(1) otherwise)."""
@@ -184,12 +187,23 @@ _ROW_COLUMNS = ("kind", "position", "rotation", "radius", "half", "plane_normal"
                 "bound_radius", "simple")
 
 
+def _scratch(store: BodyStore, m: int, reuse: BodyStore | None) -> BodyStore:
+    """A store of at least ``m`` rows sharing ``store``'s part table: ``reuse`` if it is large enough."""
+    if reuse is not None and reuse.capacity >= m:
+        return reuse
+    probe = BodyStore(store.dim, capacity=m)
+    probe.parts = store.parts
+    return probe
+
+
 def shape_probes(store: BodyStore, shape: Shape, position: Floats, angle: Floats | None,
-                 quaternion: Floats | None) -> BodyStore:
+                 quaternion: Floats | None, reuse: BodyStore | None = None) -> BodyStore:
     """A store whose rows ``0 .. m-1`` are ``shape`` at ``m`` poses (arrays already checked).
 
     It shares ``store``'s polygon part table; :func:`release_probes` gives
-    back what it took there.
+    back what it took there. ``reuse``: a store made here before (for the
+    same ``store``), filled again if it holds ``m`` rows (single queries reuse
+    one and skip the allocation of a store per call).
 
     Examples
     --------
@@ -202,8 +216,7 @@ def shape_probes(store: BodyStore, shape: Shape, position: Floats, angle: Floats
     >>> release_probes(p)
     """
     m = len(position)
-    probe = BodyStore(store.dim, capacity=m)
-    probe.parts = store.parts
+    probe = _scratch(store, m, reuse)
     probe.set_shapes(np.zeros(1, dtype=np.int64), [shape])
     for name in _ROW_COLUMNS:
         col = getattr(probe, name)
@@ -213,7 +226,40 @@ def shape_probes(store: BodyStore, shape: Shape, position: Floats, angle: Floats
     return probe
 
 
-def box_probes(dim: int, center: Floats, half: Floats, ball: bool) -> BodyStore:
+def probe_bounds(probe: BodyStore, m: int) -> tuple[Floats, Floats]:
+    """Boxes ``(lo, hi)`` (m, D) holding probe rows ``0 .. m-1``, all of one finite kind, widened like tight boxes.
+
+    The arithmetic of :meth:`BodyStore.aabbs` for one kind, without its
+    grouping (a single query pays for every numpy call).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = box_probes(2, np.array([[1.0, 2.0]]), np.full((1, 2), 0.5), ball=False)
+    >>> lo, hi = probe_bounds(p, 1)
+    >>> np.round(lo, 9).tolist(), np.round(hi, 9).tolist()
+    [[[0.5, 1.5]], [[1.5, 2.5]]]
+    """
+    kind = int(probe.kind[0])
+    if kind == Kind.POLYGON and not probe.simple[0]:
+        return tight_bounds(probe, np.arange(m, dtype=np.int64))
+    if kind == Kind.POLYGON:
+        xs, ys = probe.world_x[:, :m], probe.world_y[:, :m]
+        lo = np.stack([xs.min(axis=0), ys.min(axis=0)], axis=1)
+        hi = np.stack([xs.max(axis=0), ys.max(axis=0)], axis=1)
+    else:
+        c = probe.position[:m]
+        if kind == Kind.BALL:
+            ext = np.repeat(probe.radius[:m, None], probe.dim, axis=1)
+        else:  # half-width along world axis k: sum_j |R_kj| h_j
+            ext = np.einsum("nkj,nj->nk", np.abs(probe.rotation[:m]), probe.half[:m])
+        lo, hi = c - ext, c + ext
+    tol = touch_tolerance(np.maximum(np.abs(lo).max(axis=1), np.abs(hi).max(axis=1)))[:, None]
+    return lo - tol, hi + tol
+
+
+def box_probes(dim: int, center: Floats, half: Floats, ball: bool, store: BodyStore | None = None,
+               reuse: BodyStore | None = None) -> BodyStore:
     """A store of ``m`` axis-aligned boxes (``ball``: points, balls of radius 0) centred at ``center`` (m, D).
 
     Examples
@@ -224,12 +270,14 @@ def box_probes(dim: int, center: Floats, half: Floats, ball: bool) -> BodyStore:
     (True, np.float64(0.0))
     """
     m = len(center)
-    probe = BodyStore(dim, capacity=m)
+    probe = BodyStore(dim, capacity=m) if store is None else _scratch(store, m, reuse)
     probe.kind[:m] = Kind.BALL if ball else Kind.BOX
     probe.position[:m] = center
     probe.rotation[:m] = np.eye(dim)
     probe.half[:m] = half
     probe.radius[:m] = 0.0
+    probe.poly[:m] = -1
+    probe.simple[:m] = False
     probe.bound_radius[:m] = np.sqrt(np.einsum("nd,nd->n", half, half))
     return probe
 
@@ -291,8 +339,7 @@ def overlapping(store: BodyStore, index: QueryIndex, probe: BodyStore, m: int, c
         qi = np.repeat(rows, len(grid.handles))
         cand = np.tile(grid.handles, m)
     else:
-        lo, hi = tight_bounds(probe, rows)
-        qi, cand = grid.query_boxes(lo, hi)
+        qi, cand = grid.query_boxes(*probe_bounds(probe, m))
     planes = index.planes
     if len(planes):
         qi = np.concatenate([qi, np.repeat(rows, len(planes))])

@@ -935,7 +935,9 @@ class World:
     def _shape_hits(self, shape: Shape, pos: NDArray[np.float64], ang: Any, quat: Any, cat: int,
                     msk: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         st = self._store
-        probe = shape_probes(st, shape, pos, ang, quat)
+        probe = shape_probes(st, shape, pos, ang, quat, self._index.probe)
+        if len(pos) <= 4:
+            self._index.probe = probe
         try:
             return overlapping(st, self._index, probe, len(pos), cat, msk, self.backend)
         finally:
@@ -1020,7 +1022,9 @@ class World:
 
     def _box_hits(self, center: NDArray[np.float64], half: NDArray[np.float64], ball: bool, cat: int,
                   msk: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        probe = box_probes(self.dim, center, half, ball)
+        probe = box_probes(self.dim, center, half, ball, self._store, self._index.probe)
+        if len(center) <= 4:
+            self._index.probe = probe
         return overlapping(self._store, self._index, probe, len(center), cat, msk, self.backend)
 
     def query_point(self, point: ArrayLike, *, category: int = _U32, mask: int = _U32) -> list[Any]:
