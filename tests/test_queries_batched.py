@@ -39,7 +39,7 @@ def _concave(r):
     return [[0, 0], [2 * r, 0], [2 * r, r], [r, r], [r, 2 * r], [0, 2 * r]]
 
 
-def make_world(dim, backend, seed, n=300, span=40.0):
+def make_world(dim, backend, seed, n=200, span=40.0):
     """A random world plus its description as oracle data: {id: (kind, params, pos, rot)}."""
     rng = np.random.default_rng(seed)
     w = World(dim, backend=backend)
@@ -116,11 +116,29 @@ def brute_shape(w, shape, pose, category=U32, mask=U32):
     return out
 
 
-def oracle_judge(spec, query_geom, category=U32, mask=U32):
-    """(ids that must be reported, ids that may go either way) by the oracle."""
+def _reach(kind, params):
+    """Radius about the origin of a shape given as oracle data (inf for planes)."""
+    if kind in ("circle", "sphere"):
+        return float(params)
+    if kind == "box":
+        return float(np.linalg.norm(params))
+    if kind == "polygon":
+        return float(np.linalg.norm(np.asarray(params, float), axis=1).max())
+    return math.inf
+
+
+def oracle_judge(spec, query_geom, category=U32, mask=U32, centre=None, reach=math.inf):
+    """(ids that must be reported, ids that may go either way) by the oracle.
+
+    ``centre``/``reach``: a ball holding the query; bodies whose bounding balls
+    are clearly apart from it are settled without the (slow, in 3D) oracle.
+    """
     must, either = set(), set()
     for i, (kind, params, pos, rot, _, _) in spec.items():
         if not passes(spec[i], category, mask):
+            continue
+        if centre is not None and pos is not None and \
+                np.linalg.norm(np.asarray(pos) - centre) > _reach(kind, params) + reach + 1e-6:
             continue
         g = oracle.geometry(kind, params, pos, rot)
         touching, ambiguous = oracle.pair_touching(g, query_geom)
@@ -149,7 +167,7 @@ def test_query_point_and_points(backend, dim, moved):
     w.step()
     if moved:
         move_some(w, spec, rng)
-    pts = rng.uniform(-2, 42, (250, dim))
+    pts = rng.uniform(-2, 42, (120, dim))
     # points on bodies' centres and right on a box corner: near-touching cases
     pts[:20] = [spec[i][2] for i in range(20)]
     idx, ids = w.query_points(pts)
@@ -157,7 +175,7 @@ def test_query_point_and_points(backend, dim, moved):
     for k, p in enumerate(pts):
         single = w.query_point(p)
         assert ids[idx == k].tolist() == single
-        must, either = oracle_judge(spec, point_geom(dim, p))
+        must, either = oracle_judge(spec, point_geom(dim, p), centre=p, reach=0.0)
         check_against_oracle(single, must, either)
     w.validate()
 
@@ -170,7 +188,7 @@ def test_query_points_filters(backend, dim):
     for category, mask in ((1, U32), (2, 1), (U32, 2), (1, 0)):
         idx, ids = w.query_points(pts, category=category, mask=mask)
         for k, p in enumerate(pts):
-            must, either = oracle_judge(spec, point_geom(dim, p), category, mask)
+            must, either = oracle_judge(spec, point_geom(dim, p), category, mask, centre=p, reach=0.0)
             check_against_oracle(ids[idx == k].tolist(), must, either)
 
 
@@ -212,12 +230,13 @@ def test_query_shape_against_brute_force_and_oracle(backend, dim, moved):
     w.step()
     if moved:
         move_some(w, spec, rng)
-    for _ in range(25):
+    for _ in range(15):
         shape, data = (_probe_2d if dim == 2 else _probe_3d)(rng)
         pos, rot = rng.uniform(-2, 42, dim), _rotation(rng, dim)
         got = (w.query_shape(shape, pos, angle=rot) if dim == 2 else w.query_shape(shape, pos, quaternion=rot))
         assert got == brute_shape(w, shape, (pos, rot))
-        must, either = oracle_judge(spec, oracle.geometry(data[0], data[1], pos, rot))
+        must, either = oracle_judge(spec, oracle.geometry(data[0], data[1], pos, rot), centre=pos,
+                                    reach=_reach(*data))
         check_against_oracle(got, must, either)
 
 
@@ -228,7 +247,7 @@ def test_query_shapes_batch_equals_singles(backend, dim):
     w.step()
     move_some(w, spec, rng, frac=0.1)
     shape, _ = (_probe_2d if dim == 2 else _probe_3d)(rng)
-    m = 120
+    m = 60
     pos = rng.uniform(-2, 42, (m, dim))
     rots = [_rotation(rng, dim) for _ in range(m)]
     if dim == 2:
@@ -239,7 +258,8 @@ def test_query_shapes_batch_equals_singles(backend, dim):
         single = (w.query_shape(shape, pos[k], angle=rots[k], category=1) if dim == 2
                   else w.query_shape(shape, pos[k], quaternion=rots[k], category=1))
         assert ids[idx == k].tolist() == single
-        assert single == brute_shape(w, shape, (pos[k], rots[k]), category=1)
+        if k % 4 == 0:
+            assert single == brute_shape(w, shape, (pos[k], rots[k]), category=1)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -248,13 +268,13 @@ def test_query_aabb_against_oracle(backend, dim):
     w, spec, rng = make_world(dim, backend, seed=300 + dim)
     w.step()
     move_some(w, spec, rng)
-    for _ in range(30):
+    for _ in range(20):
         lo = rng.uniform(-2, 40, dim)
         hi = lo + rng.uniform(0, 6, dim)
         got = w.query_aabb(lo, hi)
         h = tuple((hi - lo) / 2)
         g = oracle.geometry("box", h, (lo + hi) / 2, 0.0 if dim == 2 else np.array([1.0, 0, 0, 0]))
-        must, either = oracle_judge(spec, g)
+        must, either = oracle_judge(spec, g, centre=(lo + hi) / 2, reach=float(np.linalg.norm(hi - lo) / 2))
         check_against_oracle(got, must, either)
 
 
@@ -298,7 +318,7 @@ def test_raycast_many_against_brute_force(backend, dim, moved):
     w.step()
     if moved:
         move_some(w, spec, rng)
-    m = 150
+    m = 80
     o = rng.uniform(-5, 45, (m, dim))
     o[:10] = [spec[i][2] for i in range(10)]  # starting inside a body
     d = rng.normal(size=(m, dim))
