@@ -16,7 +16,7 @@ broadphase -> narrowphase -> world (contacts and events) -> scenario files.
 from typing import TYPE_CHECKING
 
 from .backend import warm_up
-from .collide import ContactResult, collide
+from .collide import ContactResult, collide, collide_many
 from .contacts import Contact, Contacts, PairList
 from .culling import (
     Side,
@@ -66,7 +66,8 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
-    "World", "Body", "RayHit", "RayHitArrays", "Contacts", "Contact", "PairList", "collide", "ContactResult",
+    "World", "Body", "RayHit", "RayHitArrays", "Contacts", "Contact", "PairList",
+    "collide", "collide_many", "ContactResult",
     "Circle", "Box", "Polygon", "HalfPlane", "Sphere", "Plane", "Shape",
     "Side", "classify_box_plane", "classify_box_planes", "classify_aabb_plane", "frustum_planes",
     "frustum_planes_from_matrix",

@@ -19,7 +19,7 @@ import math
 import numpy as np
 import pytest
 
-from collideworld import (Box, Circle, CollideWorldError, HalfPlane, Plane, Polygon, Sphere, World, collide)
+from collideworld import Box, Circle, CollideWorldError, HalfPlane, Plane, Polygon, Sphere, World, collide
 from collideworld.narrowphase import raycast_slots
 
 from . import oracle
