@@ -38,7 +38,7 @@ from .errors import (
     UnsupportedPairError,
 )
 from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
-from .world import Body, RayHit, RayHitArrays, World
+from .world import Body, CastHit, NearHit, RayHit, RayHitArrays, World
 
 if TYPE_CHECKING:  # loaded lazily below; named here for type checkers
     from .proximity import DistanceResult, ImpactResult, TrajectoryResult, check_trajectory, distance, time_of_impact
@@ -66,7 +66,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
-    "World", "Body", "RayHit", "RayHitArrays", "Contacts", "Contact", "PairList",
+    "World", "Body", "RayHit", "RayHitArrays", "NearHit", "CastHit", "Contacts", "Contact", "PairList",
     "collide", "collide_many", "ContactResult",
     "Circle", "Box", "Polygon", "HalfPlane", "Sphere", "Plane", "Shape",
     "Side", "classify_box_plane", "classify_box_planes", "classify_aabb_plane", "frustum_planes",

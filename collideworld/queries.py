@@ -22,6 +22,7 @@ call these functions.
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -34,7 +35,8 @@ from .narrowphase import contact_pairs, raycast_slots
 from .shapes import Shape
 from .spatial import GridIndex
 
-__all__ = ["RayHit", "RayHitArrays", "QueryIndex", "overlapping", "ray_hits", "ray_hits_many", "ids_in_order"]
+__all__ = ["RayHit", "RayHitArrays", "NearHit", "CastHit", "QueryIndex", "overlapping", "ray_hits", "ray_hits_many",
+           "ids_in_order", "nearest", "within", "cast_hits"]
 
 Slots = NDArray[np.int64]
 Floats = NDArray[np.float64]
@@ -238,7 +240,7 @@ def probe_bounds(probe: BodyStore, m: int) -> tuple[Floats, Floats]:
     >>> p = box_probes(2, np.array([[1.0, 2.0]]), np.full((1, 2), 0.5), ball=False)
     >>> lo, hi = probe_bounds(p, 1)
     >>> np.round(lo, 9).tolist(), np.round(hi, 9).tolist()
-    [[[0.5, 1.5]], [[1.5, 2.5]]]
+    ([[0.5, 1.5]], [[1.5, 2.5]])
     """
     kind = int(probe.kind[0])
     if kind == Kind.POLYGON and not probe.simple[0]:
@@ -438,7 +440,7 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
     >>> s = np.array([0, 0])
     >>> dist, normal = cast_rows(w._store, s, np.array([[0.0, 0], [5, 9]]), np.array([[1.0, 0], [0, -1]]), np.inf)
     >>> dist.tolist(), normal.round(12).tolist()
-    [[4.0, 8.0], [[-1.0, 0.0], [0.0, 1.0]]]
+    ([4.0, 8.0], [[-1.0, 0.0], [0.0, 1.0]])
     """
     # (the import is here: the ray kernels sit beside the narrowphase, which imports them the same way)
     from .geometry.raycast import raycast_ball, raycast_box, raycast_halfspace, raycast_polygon
@@ -585,3 +587,199 @@ def ray_hits_many(store: BodyStore, index: QueryIndex, origins: Floats, directio
     ray, slot, dist, normal = ray[rows], slot[rows], dist[rows], normal[rows]
     point = origins[ray] + directions[ray] * dist[:, None]
     return RayHitArrays(ray, store.ids[slot], dist, point, normal)
+
+
+# -- proximity: nearest, within, casts ---------------------------------------------------
+
+class NearHit(NamedTuple):
+    """A body near a query shape or point (:meth:`World.query_nearest`, :meth:`World.query_within`).
+
+    Attributes
+    ----------
+    id : str or int
+    distance : float
+        The gap; 0 when touching; minus the penetration depth when
+        overlapping (as :func:`~collideworld.proximity.distance`).
+    point : ndarray of float64, shape (D,)
+        The closest (or deepest) point on the body.
+    query_point : ndarray of float64, shape (D,)
+        The closest (or deepest) point on the query shape (the point itself
+        for a point query).
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add(Circle(1.0), position=(5, 0), id="disc")
+    'disc'
+    >>> [hit] = w.query_nearest((0.0, 0.0))
+    >>> hit.id, round(hit.distance, 9), hit.point.round(9).tolist()
+    ('disc', 4.0, [4.0, 0.0])
+    """
+
+    id: Any
+    distance: float
+    point: Floats
+    query_point: Floats
+
+
+class CastHit(NamedTuple):
+    """A body a moving shape hits (:meth:`World.cast`).
+
+    Attributes
+    ----------
+    id : str or int
+    t : float
+        In [0, 1]: the fraction of the motion at the first touch.
+    normal : ndarray of float64, shape (D,)
+        Unit contact normal from the moving shape towards the body.
+    point : ndarray of float64, shape (D,)
+        The contact point at that time.
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add(Circle(1.0), position=(5, 0), id="disc")
+    'disc'
+    >>> [hit] = w.cast(Circle(1.0), ((0, 0), 0.0), ((10, 0), 0.0))
+    >>> hit.id, round(hit.t, 9), hit.normal.tolist()
+    ('disc', 0.3, [1.0, 0.0])
+    """
+
+    id: Any
+    t: float
+    normal: Floats
+    point: Floats
+
+
+def _body_pose(store: BodyStore, s: int) -> Any:
+    if store.kind[s] == Kind.HALFSPACE:
+        return None
+    rot = float(store.angle[s]) if store.dim == 2 else store.quaternion[s].copy()
+    return store.position[s].copy(), rot
+
+
+def _filtered(store: BodyStore, cand: Slots, category: int, mask: int) -> Slots:
+    out: Slots = cand[_passes_filter(store, category, mask, cand)]
+    return out
+
+
+def _near_candidates(store: BodyStore, index: QueryIndex, lo: Floats, hi: Floats, reach: float) -> Slots:
+    grid = index.refresh()
+    if math.isinf(reach):
+        return np.concatenate([grid.handles, index.planes])
+    cand = grid.query_box(lo - reach, hi + reach)
+    return np.concatenate([cand, index.planes])
+
+
+def _distances(store: BodyStore, cand: Slots, shape: Shape, pose: Any, limit: float,
+               pad: float) -> list[tuple[float, int, Floats, Floats]]:
+    """(signed distance, slot, point on body, point on query) of the candidates within ``limit``."""
+    from .proximity import distance
+
+    out = []
+    for s in cand.tolist():
+        body = store.shapes[s]
+        assert body is not None
+        r = distance(body, _body_pose(store, s), shape, pose, max_distance=limit + pad if math.isfinite(limit)
+                     else math.inf)
+        if r is not None and r.distance + pad <= limit:
+            out.append((r.distance + pad, s, r.point_a, r.point_b))
+    return out
+
+
+def nearest(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Floats, hi: Floats, k: int,
+            max_distance: float, category: int, mask: int, pad: float = 0.0) -> list[NearHit]:
+    """The ``k`` bodies nearest a posed shape whose box is ``[lo, hi]``, nearest first (then add order).
+
+    The search box grows (doubling from one grid cell) until it holds ``k``
+    bodies no farther than its margin: a body at distance ``d`` has its box
+    within ``d`` of the query's box, so none nearer can be outside. ``pad``
+    is added to every distance (a point query is a tiny ball of radius ``pad``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add_many(Circle(0.5), [[3, 0], [9, 0]])
+    [0, 1]
+    >>> hits = nearest(w._store, QueryIndex(w._store, "numpy"), Circle(1.0), ((0.0, 0.0), 0.0),
+    ...                np.array([-1.0, -1]), np.array([1.0, 1]), 2, np.inf, 1, 1)
+    >>> [(h.id, round(h.distance, 9)) for h in hits]
+    [(0, 1.5), (1, 7.5)]
+    """
+    grid = index.refresh()
+    blo, bhi = index.bounds
+    # past this margin the search box holds every finite body
+    whole = float(max(np.max(bhi - lo, initial=0.0), np.max(hi - blo, initial=0.0), 0.0))
+    reach = min(max_distance, max(grid.cell, 1e-12))
+    seen: dict[int, tuple[float, int, Floats, Floats]] = {}
+    while True:
+        cand = _filtered(store, _near_candidates(store, index, lo, hi, reach if reach < whole else math.inf),
+                         category, mask)
+        fresh = np.array([c for c in cand.tolist() if c not in seen], dtype=np.int64)
+        for row in _distances(store, fresh, shape, pose, max_distance, pad):
+            seen[row[1]] = row
+        found = sorted(seen.values(), key=lambda r: (r[0], store.serial[r[1]]))
+        close = [r for r in found if r[0] <= reach]
+        if len(close) >= k or reach >= max_distance or reach >= whole:
+            break
+        reach = min(2.0 * reach, max_distance)
+    return [NearHit(store.ids[s], float(d), pa, pb) for d, s, pa, pb in found[:k]]
+
+
+def within(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Floats, hi: Floats, limit: float,
+           category: int, mask: int) -> list[NearHit]:
+    """Bodies no farther than ``limit`` from a posed shape (box ``[lo, hi]``), in add order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add_many(Circle(0.5), [[3, 0], [9, 0]])
+    [0, 1]
+    >>> hits = within(w._store, QueryIndex(w._store, "numpy"), Circle(1.0), ((0.0, 0.0), 0.0),
+    ...               np.array([-1.0, -1]), np.array([1.0, 1]), 2.0, 1, 1)
+    >>> [h.id for h in hits]
+    [0]
+    """
+    cand = _filtered(store, _near_candidates(store, index, lo, hi, limit), category, mask)
+    rows = sorted(_distances(store, cand, shape, pose, limit, 0.0), key=lambda r: store.serial[r[1]])
+    return [NearHit(store.ids[s], float(d), pa, pb) for d, s, pa, pb in rows]
+
+
+def cast_hits(store: BodyStore, index: QueryIndex, shape: Shape, start: Any, end: Any, lo: Floats, hi: Floats,
+              category: int, mask: int) -> list[CastHit]:
+    """Every body a shape moving from ``start`` to ``end`` touches, by time of first touch (then add order).
+
+    ``[lo, hi]`` holds the shape all along its motion (the swept box).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add_many(Circle(1.0), [[5, 0], [0, 9]])
+    [0, 1]
+    >>> hits = cast_hits(w._store, QueryIndex(w._store, "numpy"), Circle(1.0), ((0.0, 0.0), 0.0),
+    ...                  ((10.0, 0.0), 0.0), np.array([-1.0, -1]), np.array([11.0, 1]), 1, 1)
+    >>> [(h.id, round(h.t, 9)) for h in hits]
+    [(0, 0.3)]
+    """
+    from .proximity import time_of_impact
+
+    grid = index.refresh()
+    cand = _filtered(store, np.concatenate([grid.query_box(lo, hi), index.planes]), category, mask)
+    rows = []
+    for s in cand.tolist():
+        body = store.shapes[s]
+        assert body is not None
+        bp = _body_pose(store, s)
+        r = time_of_impact(shape, start, end, body, bp, bp)
+        if r is not None:
+            rows.append((r.t, int(store.serial[s]), s, r))
+    rows.sort(key=lambda x: (x[0], x[1]))
+    return [CastHit(store.ids[s], float(r.t), r.normal, r.point) for _, _, s, r in rows]

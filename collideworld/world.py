@@ -33,26 +33,33 @@ from .broadphase import Broadphase, BruteForceBroadphase, SweepAndPrune
 from .broadphase.adaptive import AdaptiveBroadphase
 from .broadphase.batched_sweep import BatchedSweep
 from .broadphase.halfspaces import HalfSpaceBroadphase
+from .collide import _pose as collide_pose
 from .contacts import Contacts
 from .errors import DuplicateIdError, InvalidArgumentError, InvalidPoseError, InvalidShapeError
 from .fat_boxes import refresh_moved, set_fat_bounds, tight_bounds
 from .pair_cache import PairCache
 from .poses import check_pose_arrays, check_position, check_positions
 from .queries import (
+    CastHit,
+    NearHit,
     QueryIndex,
     RayHit,
     RayHitArrays,
     box_probes,
+    cast_hits,
+    nearest,
     overlapping,
+    probe_bounds,
     ray_hits,
     ray_hits_many,
     release_probes,
     shape_probes,
+    within,
 )
 from .registry import MAX_ADDS, IdRegistry, check_id, id_sequence
-from .shapes import SHAPE_TYPES, HalfPlane, Plane, Shape
+from .shapes import SHAPE_TYPES, Circle, HalfPlane, Plane, Shape, Sphere
 
-__all__ = ["World", "Body", "RayHit", "RayHitArrays"]
+__all__ = ["World", "Body", "RayHit", "RayHitArrays", "NearHit", "CastHit"]
 
 _U32 = 0xFFFFFFFF
 _IDENTITY_Q = np.array([1.0, 0.0, 0.0, 0.0])
@@ -124,6 +131,12 @@ def _bits_array(value: Any, n: int, what: str) -> NDArray[np.uint32]:
         raise InvalidArgumentError(f"{what} must be in [0, {_U32}], got {value!r}")
     bits: NDArray[np.uint32] = np.broadcast_to(arr.astype(np.uint32), (n,)).copy()
     return bits
+
+
+def _check_count(value: Any, what: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidArgumentError(f"{what} must be an int >= 1, got {value!r}")
+    return int(value)
 
 
 def _check_dim(dim: Any) -> int:
@@ -1197,6 +1210,128 @@ class World:
             raise InvalidArgumentError(f"all_hits must be True or False, got {all_hits!r}")
         cat, msk = self._filters(category, mask)
         return ray_hits_many(self._store, self._index, o, dvec / length[:, None], limit, cat, msk, bool(all_hits))
+
+    # -- proximity queries -----------------------------------------------------------------
+
+    def _posed(self, shape: Any, pose: Any, what: str) -> tuple[Shape, Any, NDArray[np.float64], NDArray[np.float64]]:
+        """A checked finite shape, its pose as given, and its tight box ``(lo, hi)`` (D,) each."""
+        shape = self._check_shape(shape)
+        if shape.is_infinite:
+            raise InvalidShapeError(f"{what} takes a finite shape, got a {shape.kind}")
+        pos, ang, quat = collide_pose(shape, pose, "query")
+        probe = shape_probes(self._store, shape, pos[None], ang, quat)
+        try:
+            lo, hi = probe_bounds(probe, 1)
+        finally:
+            release_probes(probe)
+        return shape, pose, lo[0], hi[0]
+
+    def query_nearest(self, shape_or_point: Shape | ArrayLike, pose: Any = None, k: int = 1,
+                      max_distance: float = math.inf, *, category: int = _U32, mask: int = _U32) -> list[NearHit]:
+        """The ``k`` bodies nearest a point or a posed shape, nearest first (then add order).
+
+        Parameters
+        ----------
+        shape_or_point : Shape or array_like, shape (D,)
+            A finite shape (then ``pose`` places it) or a point.
+        pose : tuple or array_like, optional
+            As for :func:`~collideworld.collide`: ``(position, angle)`` /
+            ``(position, quaternion)``, ``(position, None)`` or a bare
+            position; default the origin. Not given for a point.
+        k : int
+            How many bodies, ``>= 1`` (fewer if fewer are within reach).
+        max_distance : float
+            Bodies farther than this are not returned.
+
+        Returns
+        -------
+        list of NearHit
+            ``(id, distance, point, query_point)``; ``distance`` is negative
+            for a body the shape overlaps (minus the depth). Found through
+            the query grid: the search box grows until it holds ``k`` bodies
+            nearer than its margin, so only nearby bodies are measured.
+
+        Examples
+        --------
+        >>> from collideworld import Box, Circle, World
+        >>> w = World(dim=2)
+        >>> w.add_many(Circle(0.5), [[3, 0], [0, 6], [-10, 0]])
+        [0, 1, 2]
+        >>> [(h.id, round(h.distance, 6)) for h in w.query_nearest((0.0, 0.0), k=2)]
+        [(0, 2.5), (1, 5.5)]
+        >>> [h.id for h in w.query_nearest(Box((1.0, 1.0)), ((0, 4), 0.0))]
+        [1]
+        """
+        count = _check_count(k, "k")
+        limit = self._max_distance(max_distance)
+        cat, msk = self._filters(category, mask)
+        if isinstance(shape_or_point, SHAPE_TYPES):
+            shape, pose, lo, hi = self._posed(shape_or_point, pose, "query_nearest")
+            return nearest(self._store, self._index, shape, pose, lo, hi, count, limit, cat, msk)
+        if pose is not None:
+            raise InvalidPoseError(f"a point query takes no pose, got pose={pose!r}")
+        p = check_position(shape_or_point, self.dim, "point")
+        # a point is a ball of a radius far below any tolerance the kernels use; the
+        # distances are given back from the point itself (the radius added back)
+        tiny = 1e-12 * max(1.0, float(np.abs(p).max()))
+        ball = Circle(tiny) if self.dim == 2 else Sphere(tiny)
+        hits = nearest(self._store, self._index, ball, (tuple(p.tolist()), None), p - tiny, p + tiny, count, limit,
+                       cat, msk, pad=tiny)
+        return [h._replace(query_point=p.copy()) for h in hits]
+
+    def query_within(self, shape: Shape, pose: Any, distance: float, *, category: int = _U32,
+                     mask: int = _U32) -> list[NearHit]:
+        """Bodies no farther than ``distance`` from a posed shape (overlapping ones included), in add order.
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2)
+        >>> w.add_many(Circle(0.5), [[3, 0], [0, 6]])
+        [0, 1]
+        >>> [(h.id, round(h.distance, 6)) for h in w.query_within(Circle(1.0), (0.0, 0.0), 2.0)]
+        [(0, 1.5)]
+        """
+        limit = self._max_distance(distance)
+        cat, msk = self._filters(category, mask)
+        shape, pose, lo, hi = self._posed(shape, pose, "query_within")
+        return within(self._store, self._index, shape, pose, lo, hi, limit, cat, msk)
+
+    def cast(self, shape: Shape, start_pose: Any, end_pose: Any, *, category: int = _U32,
+             mask: int = _U32) -> list[CastHit]:
+        """Every body a shape moving from ``start_pose`` to ``end_pose`` hits, by time of first touch.
+
+        Motion as in :func:`~collideworld.proximity.time_of_impact` (linear
+        position, angle linear in 2D, slerp in 3D). Candidates are the bodies
+        in the swept box (the path of the shape's origin grown by its
+        bounding radius), each then given to ``time_of_impact``.
+
+        Returns
+        -------
+        list of CastHit
+            ``(id, t, normal, point)``, ``t`` in [0, 1], sorted by ``t`` then
+            add order; the normal points from the moving shape to the body.
+
+        Examples
+        --------
+        >>> from collideworld import Box, Circle, World
+        >>> w = World(dim=2)
+        >>> w.add(Circle(1.0), position=(5, 0), id="disc"), w.add(Box((1.0, 1.0)), position=(9, 0), id="box")
+        ('disc', 'box')
+        >>> [(h.id, round(h.t, 6)) for h in w.cast(Circle(0.5), (0.0, 0.0), (10.0, 0.0))]
+        [('disc', 0.35), ('box', 0.75)]
+        """
+        cat, msk = self._filters(category, mask)
+        shape, start, lo0, hi0 = self._posed(shape, start_pose, "cast")
+        _, end, lo1, hi1 = self._posed(shape, end_pose, "cast")
+        # the shape stays within its bounding radius of its origin, which moves on a line
+        p0, p1 = 0.5 * (lo0 + hi0), 0.5 * (lo1 + hi1)
+        r = shape.bounding_radius if hasattr(shape, "bounding_radius") else 0.0
+        reach = float(max(r, np.max(hi0 - lo0) / 2, np.max(hi1 - lo1) / 2)) * (1 + 1e-9) + 1e-12
+        lo = np.minimum(lo0, np.minimum(p0, p1) - reach)
+        hi = np.maximum(hi0, np.maximum(p0, p1) + reach)
+        lo, hi = np.minimum(lo, lo1), np.maximum(hi, hi1)
+        return cast_hits(self._store, self._index, shape, start, end, lo, hi, cat, msk)
 
     # -- invariants ----------------------------------------------------------------------
 

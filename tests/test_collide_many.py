@@ -13,8 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from collideworld import (Box, Circle, CollideWorldError, HalfPlane, Plane, Polygon, Sphere, World, collide,
-                          collide_many)
+from collideworld import Box, Circle, CollideWorldError, HalfPlane, Plane, Polygon, Sphere, World, collide, collide_many
 
 from . import oracle
 
@@ -112,7 +111,8 @@ def test_collide_many_matches_collide_and_oracle(backend, dim):
         da, db = made[k][1], made[n + k][1]
         if da is None or db is None:
             continue
-        touching, ambiguous = oracle.pair_touching(oracle.geometry(*da, pa[k], ra[k]), oracle.geometry(*db, pb[k], rb[k]))
+        ga, gb = oracle.geometry(*da, pa[k], ra[k]), oracle.geometry(*db, pb[k], rb[k])
+        touching, ambiguous = oracle.pair_touching(ga, gb)
         if not ambiguous:
             assert bool(res.hit[k]) == touching
 
