@@ -23,6 +23,7 @@ call these functions.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -317,9 +318,14 @@ def _combined(store: BodyStore, probe: BodyStore, m: int, cand: Slots) -> BodySt
     return sc
 
 
-def overlapping(store: BodyStore, index: QueryIndex, probe: BodyStore, m: int, category: int, mask: int,
-                backend: str) -> tuple[Slots, Slots]:
+def overlapping(store: BodyStore, index: QueryIndex, probe: BodyStore | Callable[[], BodyStore], m: int,
+                category: int, mask: int, backend: str,
+                bounds: tuple[Floats, Floats] | None = None) -> tuple[Slots, Slots]:
     """``(probe row, slot)`` of every body each probe touches (exact), sorted by probe row then add order.
+
+    ``probe`` may be a function making the probe store, called only when some
+    body is near, with ``bounds`` the probes' boxes: a point or box query
+    that meets no box then costs the grid lookup alone.
 
     Examples
     --------
@@ -337,10 +343,14 @@ def overlapping(store: BodyStore, index: QueryIndex, probe: BodyStore, m: int, c
     """
     grid = index.refresh()
     rows = np.arange(m, dtype=np.int64)
-    if np.any(probe.kind[:m] == Kind.HALFSPACE):  # an unbounded probe meets every box
+    if bounds is not None:
+        qi, cand = grid.query_boxes(*bounds)
+    elif isinstance(probe, BodyStore) and np.any(probe.kind[:m] == Kind.HALFSPACE):
+        # an unbounded probe meets every box
         qi = np.repeat(rows, len(grid.handles))
         cand = np.tile(grid.handles, m)
     else:
+        assert isinstance(probe, BodyStore)
         qi, cand = grid.query_boxes(*probe_bounds(probe, m))
     planes = index.planes
     if len(planes):
@@ -350,6 +360,8 @@ def overlapping(store: BodyStore, index: QueryIndex, probe: BodyStore, m: int, c
     qi, cand = qi[keep], cand[keep]
     if not len(cand):
         return qi, cand
+    if not isinstance(probe, BodyStore):
+        probe = probe()
     u, local = np.unique(cand, return_inverse=True)
     res = contact_pairs(_combined(store, probe, m, u), qi, m + local, backend)
     qi, cand = qi[res.hit], cand[res.hit]

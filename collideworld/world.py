@@ -37,6 +37,7 @@ from .collide import _pose as collide_pose
 from .contacts import Contacts
 from .errors import DuplicateIdError, InvalidArgumentError, InvalidPoseError, InvalidShapeError
 from .fat_boxes import refresh_moved, set_fat_bounds, tight_bounds
+from .geometry.tolerance import touch_tolerance
 from .pair_cache import PairCache
 from .poses import check_pose_arrays, check_position, check_positions
 from .queries import (
@@ -1035,10 +1036,17 @@ class World:
 
     def _box_hits(self, center: NDArray[np.float64], half: NDArray[np.float64], ball: bool, cat: int,
                   msk: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        probe = box_probes(self.dim, center, half, ball, self._store, self._index.probe)
-        if len(center) <= 4:
-            self._index.probe = probe
-        return overlapping(self._store, self._index, probe, len(center), cat, msk, self.backend)
+        # the probes' boxes, widened by the touching tolerance like a body's tight box
+        tol = touch_tolerance(np.abs(center).max(axis=1) + half.max(axis=1))[:, None]
+
+        def make() -> BodyStore:
+            probe = box_probes(self.dim, center, half, ball, self._store, self._index.probe)
+            if len(center) <= 4:
+                self._index.probe = probe
+            return probe
+
+        return overlapping(self._store, self._index, make, len(center), cat, msk, self.backend,
+                           bounds=(center - half - tol, center + half + tol))
 
     def query_point(self, point: ArrayLike, *, category: int = _U32, mask: int = _U32) -> list[Any]:
         """Ids of the bodies containing ``point`` (boundary included), in add order.
