@@ -143,6 +143,7 @@ class QueryIndex:
         self.bounds: tuple[Floats, Floats] = (np.zeros(store.dim), -np.ones(store.dim))
         #: a small probe store single queries fill again and again (see shape_probes)
         self.probe: BodyStore | None = None
+        self.bodies: tuple[Any, ...] | None = None
 
     def refresh(self) -> GridIndex:
         """The index, rebuilt first if the store changed (O(n) then; O(1) otherwise)."""
@@ -155,6 +156,13 @@ class QueryIndex:
             lo, hi = query_bounds(st)
             lo, hi = lo.take(finite, axis=0), hi.take(finite, axis=0)
             self._grid = GridIndex(lo, hi, finite, self.backend)
+            # balls and boxes by grid index, for the compiled first-hit walk (not with polygons)
+            fk = st.kind[finite]
+            self.bodies = None
+            if self.backend == "compiled" and not np.any(fk == Kind.POLYGON):
+                self.bodies = (fk.astype(np.int64), st.position.take(finite, axis=0),
+                               st.rotation.take(finite, axis=0), st.half.take(finite, axis=0),
+                               st.radius.take(finite), st.serial.take(finite))
             self.bounds = (lo.min(axis=0, initial=np.inf), hi.max(axis=0, initial=-np.inf))
             self._version = st.version
         return self._grid
@@ -516,6 +524,37 @@ def _first_per_ray(ray: Slots, slot: Slots, dist: Floats, store: BodyStore) -> S
     return first
 
 
+def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, origins: Floats, directions: Floats,
+                         max_distance: float, category: int, mask: int) -> RayHitArrays:
+    """First hits in one compiled walk per ray (balls and boxes), the half-spaces beside it."""
+    from .spatial.compiled import first_hits
+
+    assert index.bodies is not None
+    m = len(origins)
+    passes = _passes_filter(store, category, mask, grid.handles)
+    local, dist, normal = first_hits(grid.arrays(), index.bodies, passes, origins, directions, max_distance,
+                                     grid.stamp, grid._tags(m))
+    slot = grid.handles[local] if grid.n else np.full(m, -1, dtype=np.int64)
+    slot[local < 0] = -1
+    planes = index.planes[_passes_filter(store, category, mask, index.planes)]
+    if len(planes):
+        ray = np.repeat(np.arange(m, dtype=np.int64), len(planes))
+        cand = np.tile(planes, m)
+        pd, pn = cast_rows(store, cand, origins[ray], directions[ray], max_distance)
+        serial = np.where(slot >= 0, store.serial[np.maximum(slot, 0)], np.iinfo(np.int64).max)
+        for k in range(len(planes)):  # few planes: one pass each
+            rows = np.arange(k, len(ray), len(planes))
+            better = (pd[rows] < dist) | ((pd[rows] == dist) & np.isfinite(dist)
+                                          & (store.serial[planes[k]] < serial))
+            slot = np.where(better, planes[k], slot)
+            dist = np.where(better, pd[rows], dist)
+            normal = np.where(better[:, None], pn[rows], normal)
+            serial = np.where(better, store.serial[planes[k]], serial)
+    ray = np.flatnonzero(np.isfinite(dist))
+    slot, dist, normal = slot[ray], dist[ray], normal[ray]
+    return RayHitArrays(ray, store.ids[slot], dist, origins[ray] + directions[ray] * dist[:, None], normal)
+
+
 def ray_hits_many(store: BodyStore, index: QueryIndex, origins: Floats, directions: Floats, max_distance: float,
                   category: int, mask: int, all_hits: bool) -> RayHitArrays:
     """Hits of many rays (unit ``directions``) within ``max_distance``: the first per ray, or all.
@@ -538,6 +577,8 @@ def ray_hits_many(store: BodyStore, index: QueryIndex, origins: Floats, directio
     """
     grid = index.refresh()
     m, dim = origins.shape
+    if not all_hits and index.bodies is not None:
+        return _first_hits_compiled(store, index, grid, origins, directions, max_distance, category, mask)
     rays: list[Slots] = []
     slots: list[Slots] = []
     dists: list[Floats] = []

@@ -347,6 +347,18 @@ class GridIndex:
         out: Index = cand[segment_meets_boxes(o, d, tmax, self.lo[cand], self.hi[cand])]
         return out
 
+    def arrays(self) -> tuple[Any, ...]:
+        """``(lo, hi, cell, pad, mask, starts, entries, big, n_gridded, glo, ghi)``, for compiled walks.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> len(GridIndex(np.zeros((1, 2)), np.ones((1, 2)), np.array([0])).arrays())
+        11
+        """
+        return (self.lo, self.hi, self.cell, self.pad, self.mask, self.starts, self.entries, self.big,
+                len(self.gridded), self.glo, self.ghi)
+
     def _check(self) -> None:
         """Assert the invariants: every gridded box is in the bucket of every cell it meets."""
         assert self.starts[-1] == len(self.entries)
