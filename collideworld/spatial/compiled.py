@@ -531,8 +531,8 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
     return best_j, best_t, best_n
 
 
-def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: NDArray[np.bool_], o: Floats, d: Floats, maxd: float,
-               stamp: Index, base: int) -> tuple[Index, Floats, Floats]:
+def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: NDArray[np.bool_], o: Floats,
+               d: Floats, maxd: float, stamp: Index, base: int) -> tuple[Index, Floats, Floats]:
     """The nearest ball or box each ray meets, walking the grid and stopping at the first cell past the best hit.
 
     ``grid_arrays`` are a :class:`~collideworld.spatial.grid.GridIndex`'s
