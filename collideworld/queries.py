@@ -399,10 +399,19 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Floats, direction: Flo
     [('disc', 4.0)]
     """
     grid = index.refresh()
-    _, cand = grid.query_segments(origin[None], direction[None], np.array([max_distance]))
-    cand = np.concatenate([cand, index.planes])
-    cand = cand[_passes_filter(store, category, mask, cand)]
-    dist, normal = raycast_slots(store, cand, origin, direction, max_distance)
+    _, local = grid.query_segments_local(origin[None], direction[None], np.array([max_distance]))
+    local = local[_passes_filter(store, category, mask, grid.handles[local])]
+    planes = index.planes[_passes_filter(store, category, mask, index.planes)]
+    if index.bodies is not None:
+        # balls and boxes only: the compiled casts, then the half-spaces with numpy's
+        from .spatial.compiled import cast_candidates
+        dist, normal = cast_candidates(local, index.bodies, origin, direction, max_distance)
+        pd, pn = raycast_slots(store, planes, origin, direction, max_distance)
+        cand = np.concatenate([grid.handles[local], planes])
+        dist, normal = np.concatenate([dist, pd]), np.concatenate([normal, pn])
+    else:
+        cand = np.concatenate([grid.handles[local], planes])
+        dist, normal = raycast_slots(store, cand, origin, direction, max_distance)
     ok = np.isfinite(dist)
     cand, dist, normal = cand[ok], dist[ok], normal[ok]
     order = np.lexsort((store.serial[cand], dist))

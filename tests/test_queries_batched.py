@@ -306,7 +306,11 @@ def test_raycast_against_brute_force(backend, dim, moved):
         limit = math.inf if k % 2 else float(rng.uniform(1, 20))
         hits = w.raycast(o, d, limit)
         want = brute_rays(w, o, d, limit)
-        assert {h.id: h.distance for h in hits} == want
+        got = {h.id: h.distance for h in hits}
+        # the compiled backend casts balls and boxes with its own loops: the same arithmetic, to rounding
+        assert got.keys() == want.keys()
+        for i in got:
+            assert got[i] == pytest.approx(want[i], rel=1e-12, abs=1e-12)
         assert [h.distance for h in hits] == sorted(h.distance for h in hits)
 
 
@@ -479,6 +483,12 @@ def test_raycast_many_compiled_walk_matches_numpy(dim):
     d[:10] = np.r_[1.0, np.zeros(dim - 1)]
     o[10:20] = np.r_[45.0, -0.5, np.zeros(dim - 2)][:dim]
     d[10:20] = np.r_[1.0, np.zeros(dim - 1)]
+    for k in range(0, m, 15):  # single rays: every hit, compiled casts against numpy's kernels
+        ha, hb = (w.raycast(o[k], d[k], 30.0) for w in worlds)
+        assert [h.id for h in ha] == [h.id for h in hb]
+        np.testing.assert_allclose([h.distance for h in ha], [h.distance for h in hb], rtol=1e-12, atol=1e-12)
+        for x, y in zip(ha, hb, strict=True):
+            np.testing.assert_allclose(x.normal, y.normal, atol=1e-12)
     for limit in (math.inf, 6.0):
         a, b = (w.raycast_many(o, d, limit) for w in worlds)
         assert a.ray.tolist() == b.ray.tolist() and a.id.tolist() == b.id.tolist()

@@ -565,3 +565,47 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
     rel, floor = touch_rule()
     return _first_hits(*grid_arrays, *bodies, passes, o, d, maxd, rel, floor,  # type: ignore[call-arg]
                        _PARALLEL_RATE, stamp, base)
+
+
+@njit(cache=True)
+def _cast_candidates(local: Index, o: Floats, d: Floats, maxd: float, kind: Index, center: Floats, rot: Floats,
+                     half: Floats, radius: Floats, rel: float, floor: float,
+                     parallel_rate: float) -> tuple[Floats, Floats]:
+    dim = o.shape[0]
+    n = local.shape[0]
+    dist = np.empty(n)
+    normal = np.zeros((n, dim))
+    signed = np.empty(2 * dim)
+    rate = np.empty(2 * dim)
+    nrm = np.zeros(dim)
+    for r in range(n):
+        t = _ray_body(local[r], o, d, maxd, kind, center, rot, half, radius, rel, floor, parallel_rate, signed,
+                      rate, nrm)
+        dist[r] = t
+        if t < np.inf:
+            normal[r] = nrm
+    return dist, normal
+
+
+def cast_candidates(local: Index, bodies: tuple[Any, ...], o: Floats, d: Floats,
+                    maxd: float) -> tuple[Floats, Floats]:
+    """One ray against the balls and boxes ``local`` (indices into ``bodies``): distances (inf: miss), normals.
+
+    The arithmetic of the numpy ``raycast_ball`` / ``raycast_box``, row by row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = np.array([[5.0, 0.0]])
+    >>> bodies = (np.array([2]), c, np.eye(2)[None], np.ones((1, 2)), np.zeros(1), np.array([0]))
+    >>> dist, normal = cast_candidates(np.array([0]), bodies, np.zeros(2), np.array([1.0, 0.0]), np.inf)
+    >>> dist.tolist(), normal.tolist()
+    ([4.0], [[-1.0, 0.0]])
+    """
+    from ..geometry.compiled.kernel_support import touch_rule
+    from ..geometry.raycast import _PARALLEL_RATE
+
+    rel, floor = touch_rule()
+    kind, center, rot, half, radius, _ = bodies
+    return _cast_candidates(local, o, d, maxd, kind, center, rot, half, radius,
+                            rel, floor, _PARALLEL_RATE)
