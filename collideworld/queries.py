@@ -661,7 +661,7 @@ class NearHit(NamedTuple):
     id : str or int
     distance : float
         The gap; 0 when touching; minus the penetration depth when
-        overlapping (as :func:`~collideworld.proximity.distance`).
+        overlapping (as :func:`~collideworld.distance`).
     point : ndarray of float64, shape (D,)
         The closest (or deepest) point on the body.
     query_point : ndarray of float64, shape (D,)

@@ -1309,7 +1309,7 @@ class World:
              mask: int = _U32) -> list[CastHit]:
         """Every body a shape moving from ``start_pose`` to ``end_pose`` hits, by time of first touch.
 
-        Motion as in :func:`~collideworld.proximity.time_of_impact` (linear
+        Motion as in :func:`~collideworld.time_of_impact` (linear
         position, angle linear in 2D, slerp in 3D). Candidates are the bodies
         in the swept box (the path of the shape's origin grown by its
         bounding radius), each then given to ``time_of_impact``.
