@@ -16,7 +16,7 @@ broadphase -> narrowphase -> world (contacts and events) -> scenario files.
 from typing import TYPE_CHECKING
 
 from .backend import warm_up
-from .collide import ContactResult, collide
+from .collide import ContactResult, collide, collide_many
 from .contacts import Contact, Contacts, PairList
 from .culling import (
     Side,
@@ -38,7 +38,7 @@ from .errors import (
     UnsupportedPairError,
 )
 from .shapes import Box, Capsule, Circle, ConvexHull, HalfPlane, Plane, Polygon, Segment, Shape, Sphere
-from .world import Body, RayHit, World
+from .world import Body, CastHit, NearHit, RayHit, RayHitArrays, World
 
 if TYPE_CHECKING:  # loaded lazily below; named here for type checkers
     from .proximity import DistanceResult, ImpactResult, TrajectoryResult, check_trajectory, distance, time_of_impact
@@ -66,7 +66,8 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
-    "World", "Body", "RayHit", "Contacts", "Contact", "PairList", "collide", "ContactResult",
+    "World", "Body", "RayHit", "RayHitArrays", "NearHit", "CastHit", "Contacts", "Contact", "PairList",
+    "collide", "collide_many", "ContactResult",
     "Circle", "Box", "Polygon", "HalfPlane", "Sphere", "Plane", "Capsule", "Segment", "ConvexHull", "Shape",
     "Side", "classify_box_plane", "classify_box_planes", "classify_aabb_plane", "frustum_planes",
     "frustum_planes_from_matrix",

@@ -452,6 +452,9 @@ class BodyStore:
         self.shapes: list[Shape | None] = []
         self._free: list[int] = []
         self.count = 0
+        #: bumped by every change of a body's geometry or of which slots are live
+        #: (set_shapes, set_poses, release, compact): the query index rebuilds when it differs
+        self.version = 0
         self._alloc(max(4, capacity))
 
     def _alloc(self, capacity: int) -> None:
@@ -516,6 +519,7 @@ class BodyStore:
 
     def release(self, slots: NDArray[np.int64]) -> None:
         """Free slots; their rows are reset so stale data cannot leak."""
+        self.version += 1
         for shape_index in self.poly[slots].tolist():
             if shape_index >= 0:
                 self.parts.release(shape_index)
@@ -553,6 +557,7 @@ class BodyStore:
         broadphase, the pair cache) can renumber theirs. ``capacity`` (default:
         twice the live count, at least 16) must hold the live bodies.
         """
+        self.version += 1
         live = np.flatnonzero(self.kind >= 0)
         live = live[np.argsort(self.serial[live], kind="stable")]
         n = len(live)
@@ -581,6 +586,7 @@ class BodyStore:
 
     def set_shapes(self, slots: NDArray[np.int64], shapes: Sequence[Shape]) -> None:
         """Write shape parameters of ``shapes`` into ``slots`` (one shape each), replacing any there."""
+        self.version += 1
         for s, shape in zip(slots.tolist(), shapes, strict=False):
             if self.poly[s] >= 0:  # a polygon replaced in place: drop its hold on the part table
                 self.parts.release(int(self.poly[s]))
@@ -620,6 +626,7 @@ class BodyStore:
                   angle: NDArray[np.float64] | None = None,
                   quaternion: NDArray[np.float64] | None = None) -> None:
         """Write poses (already validated) and refresh rotation matrices."""
+        self.version += 1
         if self.backend == "compiled":
             from .geometry.compiled.posing import set_poses_2d, set_poses_3d
 

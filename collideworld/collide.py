@@ -1,25 +1,34 @@
-"""``collide()``: the contact of two posed shapes, without a world.
+"""``collide()`` and ``collide_many()``: contacts of posed shapes, without a world.
 
-For placement checks and tests. It runs the very same batched narrowphase as
-the world, on a store of two bodies, so a pair gives the same answer here as
-inside a :class:`~collideworld.world.World`.
+For placement checks, planners and tests. They run the very same kernels as
+the world, so a pair gives the same answer here as inside a
+:class:`~collideworld.world.World`:
+
+* ``collide`` runs the batched narrowphase (and the contact points) on a
+  store of two bodies;
+* ``collide_many`` writes all shapes and poses into one scratch store (one
+  row per distinct shape, then gathered) and makes one narrowphase call.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .backend import resolve_backend
 from .bodies import BodyStore
 from .errors import InvalidPoseError, UnsupportedPairError
+from .geometry.result import ContactArrays
+from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
 from .narrowphase import contact_pairs, manifold_pairs
-from .poses import check_angle, check_position, check_quaternion
+from .poses import check_angle, check_angles, check_position, check_positions, check_quaternion, check_quaternions
 from .shapes import SHAPE_TYPES, Shape
 
-__all__ = ["ContactResult", "collide"]
+__all__ = ["ContactResult", "collide", "collide_many"]
 
 
 @dataclass(frozen=True)
@@ -90,7 +99,8 @@ def _pose(shape: Shape, pose: Any, which: str) -> tuple[NDArray[np.float64], NDA
     return pos, None, check_quaternion(pose[1], f"pose_{which} quaternion")[None]
 
 
-def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any) -> ContactResult | None:
+def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, *,
+            backend: str = "auto") -> ContactResult | None:
     """Contact of two posed shapes, or None when they are apart.
 
     Parameters
@@ -104,6 +114,9 @@ def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any) -> Contact
         may be ``None``, and the pose may be a bare position: both mean no
         rotation (handy for circles and spheres). ``None`` for a half-plane
         or plane.
+    backend : {"auto", "compiled", "numpy"}
+        Which kernels run (see :class:`~collideworld.world.World`); the
+        same contacts either way.
 
     Returns
     -------
@@ -131,15 +144,143 @@ def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any) -> Contact
             f"cannot collide a {shape_a.dim}D {shape_a.kind} with a {shape_b.dim}D {shape_b.kind}")
     pa = _pose(shape_a, pose_a, "a")
     pb = _pose(shape_b, pose_b, "b")
+    resolved = resolve_backend(backend)
     store = BodyStore(shape_a.dim, capacity=2)
     slots = store.allocate(2)
     store.set_shapes(slots, [shape_a, shape_b])
     for k, (pos, ang, quat) in enumerate((pa, pb)):
         store.set_poses(slots[k:k + 1], pos[None], ang, quat)
-    res = contact_pairs(store, slots[:1], slots[1:], "auto")  # the kernels a default World runs
+    res = contact_pairs(store, slots[:1], slots[1:], resolved)  # by default the kernels a default World runs
     if not res.hit[0]:
         return None
-    m = manifold_pairs(store, slots[:1], slots[1:], res.normal, res.depth, "auto")
+    m = manifold_pairs(store, slots[:1], slots[1:], res.normal, res.depth, resolved)
     used = int(m.count[0])
     return ContactResult(res.normal[0].copy(), float(res.depth[0]), m.points[0, :used].copy(),
                          m.separations[0, :used].copy(), m.ids[0, :used].copy())
+
+
+def _shape_list(shapes: Any, n: int | None, which: str) -> list[Shape]:
+    if isinstance(shapes, SHAPE_TYPES):
+        return [shapes]
+    if isinstance(shapes, (str, bytes)) or not isinstance(shapes, Sequence):
+        raise UnsupportedPairError(f"shapes_{which} must be a shape or a sequence of shapes, got {shapes!r}")
+    out = list(shapes)
+    for k, s in enumerate(out):
+        if not isinstance(s, SHAPE_TYPES):
+            raise UnsupportedPairError(f"shapes_{which}[{k}] must be a collideworld shape, got {s!r}")
+    return out
+
+
+def _pose_arrays(poses: Any, n: int, dim: int, which: str) -> tuple[NDArray[np.float64], NDArray[np.float64] | None,
+                                                                      NDArray[np.float64] | None]:
+    """(positions (n, D), angles (n,) or None, quaternions (n, 4) or None) from ``poses_a``/``poses_b``."""
+    what = f"poses_{which}"
+    if isinstance(poses, tuple) and len(poses) == 2:
+        positions, rotations = poses
+    else:
+        positions, rotations = poses, None
+    arr = np.asarray(positions, dtype=object) if not isinstance(positions, np.ndarray) else positions
+    if arr.ndim == 1 and len(arr) == dim:  # one position for every pair
+        pos = np.broadcast_to(check_position(positions, dim, f"{what} position"), (n, dim))
+    else:
+        pos = check_positions(positions, n, dim, f"{what} positions")
+    if rotations is None:
+        return pos, None, None
+    if dim == 2:
+        return pos, check_angles(rotations, n, f"{what} angles"), None
+    quat = np.asarray(rotations, dtype=np.float64) if isinstance(rotations, np.ndarray) else rotations
+    if isinstance(quat, np.ndarray) and quat.shape in ((4,), (3, 3)):
+        return pos, None, np.broadcast_to(check_quaternion(quat, f"{what} quaternion"), (n, 4))
+    return pos, None, check_quaternions(rotations, n, f"{what} quaternions")
+
+
+def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shape | Sequence[Shape], poses_b: Any,
+                 *, backend: str = "auto") -> ContactArrays:
+    """Contacts of many pairs of posed shapes at once: pair ``k`` is ``shapes_a[k]`` against ``shapes_b[k]``.
+
+    Parameters
+    ----------
+    shapes_a, shapes_b : Shape or sequence of Shape
+        One shape (used for every pair) or N shapes, all of one dimension;
+        pairs may mix kinds.
+    poses_a, poses_b : array_like or tuple
+        ``positions`` (N, D), or ``(positions, angles)`` in 2D (angles (N,)
+        or a scalar), ``(positions, quaternions)`` in 3D (quaternions (N, 4)
+        or one), rotation None for none. A single position (D,) is used for
+        every pair. Half-planes and planes ignore their rows' poses.
+    backend : {"auto", "compiled", "numpy"}
+
+    Returns
+    -------
+    ContactArrays
+        ``hit`` (N,), ``normal`` (N, D) from a towards b, ``depth`` (N,):
+        what :func:`collide` gives for each pair (normal and depth are
+        meaningful where ``hit``).
+
+    Raises
+    ------
+    UnsupportedPairError, InvalidPoseError
+        A shape that is not one, mixed dimensions, or poses of the wrong shape.
+
+    Examples
+    --------
+    An ego box at three time steps against two obstacles (pairs spelled out):
+
+    >>> import numpy as np
+    >>> from collideworld import Box, Circle, collide_many
+    >>> ego = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]])
+    >>> obstacles = [Circle(0.5), Box((0.5, 0.5))]
+    >>> where = np.array([[2.0, 0.0], [0.0, 3.0]])
+    >>> a_pos = np.repeat(ego, 2, axis=0)            # each step against each obstacle
+    >>> res = collide_many(Box((1.0, 0.5)), (a_pos, 0.0), obstacles * 3, np.tile(where, (3, 1)))
+    >>> res.hit.reshape(3, 2).tolist()
+    [[False, False], [True, False], [True, False]]
+    >>> res.depth[2].item()
+    0.5
+    """
+    list_a = _shape_list(shapes_a, None, "a")
+    list_b = _shape_list(shapes_b, None, "b")
+    lengths = {len(x) for x in (list_a, list_b) if len(x) != 1}
+    if len(lengths) > 1:
+        raise UnsupportedPairError(f"shapes_a and shapes_b must have one length or be one shape, got "
+                                   f"{len(list_a)} and {len(list_b)}")
+    dims = {s.dim for s in list_a + list_b}
+    if len(dims) > 1:
+        raise UnsupportedPairError(f"every shape must have one dimension, got {sorted(dims)}D shapes")
+    dim = dims.pop() if dims else 2
+    n = lengths.pop() if lengths else None
+    if n is None:  # one shape each side: the poses say how many pairs
+        arr = poses_a[0] if isinstance(poses_a, tuple) and len(poses_a) == 2 else poses_a
+        shape_ = np.shape(arr)
+        n = shape_[0] if len(shape_) == 2 else 1
+    pa = _pose_arrays(poses_a, n, dim, "a")
+    pb = _pose_arrays(poses_b, n, dim, "b")
+    resolved = resolve_backend(backend)
+    if n == 0:
+        return ContactArrays(np.zeros(0, dtype=bool), np.zeros((0, dim)), np.zeros(0))
+    # one template row per distinct shape, then gathered into the pairs' rows
+    distinct: dict[int, Shape] = {}
+    for s in list_a + list_b:
+        distinct.setdefault(id(s), s)
+    order = {key: k for k, key in enumerate(distinct)}
+    template = BodyStore(dim, capacity=len(distinct))
+    sc = BodyStore(dim, capacity=2 * n)
+    template.parts = sc.parts
+    template.set_shapes(np.arange(len(distinct), dtype=np.int64), list(distinct.values()))
+    for rows, shapes, pose in ((slice(0, n), list_a, pa), (slice(n, 2 * n), list_b, pb)):
+        which = (np.full(n, order[id(shapes[0])], dtype=np.int64) if len(shapes) == 1
+                 else np.array([order[id(s)] for s in shapes], dtype=np.int64))
+        for name in ("kind", "radius", "half", "plane_normal", "plane_offset", "poly", "bound_radius", "simple"):
+            getattr(sc, name)[rows] = getattr(template, name).take(which, axis=0)
+        pos, ang, quat = pose
+        sc.position[rows] = pos
+        if dim == 2:
+            sc.rotation[rows] = rotation_matrix_2d(np.zeros(n) if ang is None else ang)
+        else:
+            sc.rotation[rows] = np.eye(3) if quat is None else rotation_matrix_3d(quat)
+    if dim == 2:
+        simple = np.flatnonzero(sc.simple[:2 * n])
+        if len(simple):
+            sc._pose_simple(simple)
+    idx = np.arange(n, dtype=np.int64)
+    return contact_pairs(sc, idx, idx + n, resolved)

@@ -1,15 +1,20 @@
-"""Queries against the bodies of a world: shapes, points, boxes and rays.
+"""Queries against the bodies of a world: shapes, points, boxes and rays, single and batched.
 
 A query asks the same kernels as a step (the narrowphase's dispatch tables
 :data:`~collideworld.narrowphase.PAIR_KERNELS` and
-:data:`~collideworld.narrowphase.RAY_KERNELS`), on the bodies whose boxes the
-query reaches. The boxes are the fat boxes, with the tight box of every body
-posed since the last step (:func:`~collideworld.fat_boxes.query_bounds`), so a
-query sees each body where it is now.
+:data:`~collideworld.narrowphase.RAY_KERNELS`), on the bodies near the query
+only. "Near" comes from a :class:`~collideworld.spatial.GridIndex` over the
+boxes of :func:`~collideworld.fat_boxes.query_bounds` (the fat boxes, and the
+tight box of every body posed since the last step), kept by
+:class:`QueryIndex` beside the broadphase and rebuilt lazily: on the first
+query after any body changed (the store's ``version``). A query then costs
+the bodies near it, not the bodies in the world.
 
-Shape, point and box queries put their probe into a scratch slot of the
-store, so that a probe is an ordinary posed shape for the kernels; the slot
-is freed before the query returns, whatever happens.
+Probes (a query's shapes, points and boxes, one row per placement) never
+enter the world's store: they go, with copies of the candidate bodies' rows,
+into a scratch :class:`~collideworld.bodies.BodyStore` (:func:`_probe_store`)
+on which the narrowphase runs as usual. The scratch store shares the world's
+polygon part table, which is left as it was found.
 
 Inputs are checked by the :class:`~collideworld.world.World` methods that
 call these functions.
@@ -17,6 +22,7 @@ call these functions.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -25,12 +31,16 @@ from numpy.typing import NDArray
 
 from .bodies import BodyStore, Kind
 from .fat_boxes import query_bounds, tight_bounds
+from .geometry.tolerance import touch_tolerance
 from .narrowphase import contact_pairs, raycast_slots
+from .shapes import Shape
+from .spatial import GridIndex
 
-__all__ = ["RayHit", "overlapping_ids", "ray_hits"]
+__all__ = ["RayHit", "RayHitArrays", "NearHit", "CastHit", "QueryIndex", "overlapping", "ray_hits", "ray_hits_many",
+           "ids_in_order", "nearest", "within", "cast_hits"]
 
-Setup = Callable[[NDArray[np.int64]], None]
-
+Slots = NDArray[np.int64]
+Floats = NDArray[np.float64]
 
 class RayHit(NamedTuple):
     """One body hit by :meth:`World.raycast`.
@@ -64,18 +74,266 @@ class RayHit(NamedTuple):
     distance: float
 
 
-def _passes_filter(store: BodyStore, category: int, mask: int) -> NDArray[np.bool_]:
-    passes: NDArray[np.bool_] = ((store.category & np.uint32(mask)) != 0) & ((np.uint32(category) & store.mask) != 0)
+class RayHitArrays(NamedTuple):
+    """Hits of many rays (:meth:`World.raycast_many`), one row per hit, as arrays.
+
+    Attributes
+    ----------
+    ray : ndarray of int64, shape (K,)
+        Which ray (its index in the input). Rows are sorted by ray, then by
+        distance, then by add order; with first hits only, a ray appears at
+        most once (a ray that hits nothing does not appear).
+    id : ndarray of object, shape (K,)
+        The body hit.
+    distance : ndarray of float64, shape (K,)
+    point : ndarray of float64, shape (K, D)
+    normal : ndarray of float64, shape (K, D)
+        Unit outward surface normal at the hit (``-direction`` from inside).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add(Circle(1.0), position=(5, 0), id="disc")
+    'disc'
+    >>> h = w.raycast_many([[0, 0], [0, 3]], [[1, 0], [1, 0]])
+    >>> h.ray.tolist(), h.id.tolist(), h.distance.tolist()
+    ([0], ['disc'], [4.0])
+    """
+
+    ray: Slots
+    id: NDArray[Any]
+    distance: Floats
+    point: Floats
+    normal: Floats
+
+
+class QueryIndex:
+    """The spatial index the queries use, rebuilt when a body changed since it was built.
+
+    It holds a :class:`~collideworld.spatial.GridIndex` over the
+    :func:`~collideworld.fat_boxes.query_bounds` boxes of the finite bodies,
+    and the slots of the half-spaces (met by every query). "Changed" is the
+    store's ``version``, bumped by every pose, shape and slot change; a step
+    that only refits fat boxes keeps the index, whose boxes still hold every
+    body.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add_many(Circle(0.5), [[0, 0], [10, 0]])
+    [0, 1]
+    >>> index = QueryIndex(w._store, "numpy")
+    >>> grid = index.refresh()
+    >>> grid.query_box(np.array([9.0, -1.0]), np.array([9.6, 1.0])).tolist()   # slot of body 1
+    [1]
+    >>> index.refresh() is grid      # nothing changed: the same index
+    True
+    """
+
+    def __init__(self, store: BodyStore, backend: str) -> None:
+        self.store = store
+        self.backend = backend
+        self._version = -1
+        self._grid: GridIndex | None = None
+        self.planes: Slots = np.zeros(0, dtype=np.int64)
+        self.bounds: tuple[Floats, Floats] = (np.zeros(store.dim), -np.ones(store.dim))
+        #: a small probe store single queries fill again and again (see shape_probes)
+        self.probe: BodyStore | None = None
+        self.bodies: tuple[Any, ...] | None = None
+
+    def refresh(self) -> GridIndex:
+        """The index, rebuilt first if the store changed (O(n) then; O(1) otherwise)."""
+        st = self.store
+        if self._grid is None or self._version != st.version:
+            live = np.flatnonzero(st.kind >= 0)
+            kinds = st.kind[live]
+            finite = live[kinds != Kind.HALFSPACE]
+            self.planes = live[kinds == Kind.HALFSPACE]
+            lo, hi = query_bounds(st)
+            lo, hi = lo.take(finite, axis=0), hi.take(finite, axis=0)
+            self._grid = GridIndex(lo, hi, finite, self.backend)
+            # balls and boxes by grid index, for the compiled first-hit walk (not with polygons)
+            fk = st.kind[finite]
+            self.bodies = None
+            if self.backend == "compiled" and not np.any(fk == Kind.POLYGON):
+                self.bodies = (fk.astype(np.int64), st.position.take(finite, axis=0),
+                               st.rotation.take(finite, axis=0), st.half.take(finite, axis=0),
+                               st.radius.take(finite), st.serial.take(finite))
+            self.bounds = (lo.min(axis=0, initial=np.inf), hi.max(axis=0, initial=-np.inf))
+            self._version = st.version
+        return self._grid
+
+
+def _passes_filter(store: BodyStore, category: int, mask: int, slots: Slots) -> NDArray[np.bool_]:
+    passes: NDArray[np.bool_] = (((store.category.take(slots) & np.uint32(mask)) != 0)
+                                 & ((np.uint32(category) & store.mask.take(slots)) != 0))
     return passes
 
 
-def _in_add_order(store: BodyStore, slots: NDArray[np.int64]) -> list[Any]:
+def ids_in_order(store: BodyStore, slots: Slots) -> list[Any]:
+    """Ids of bodies ``slots`` in add order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add(Circle(1.0), id="a"), w.add(Circle(1.0), id="b")
+    ('a', 'b')
+    >>> ids_in_order(w._store, np.array([1, 0]))
+    ['a', 'b']
+    """
     ids: list[Any] = store.ids[slots[np.argsort(store.serial[slots], kind="stable")]].tolist()
     return ids
 
 
-def overlapping_ids(store: BodyStore, setup: Setup, category: int, mask: int, backend: str = "numpy") -> list[Any]:
-    """Ids, in add order, of the bodies a probe touches (exact); ``setup(slot)`` writes the probe.
+# -- probes -----------------------------------------------------------------------------
+
+#: The store columns the narrowphase reads (besides the polygon planes of 2D stores).
+_ROW_COLUMNS = ("kind", "position", "rotation", "radius", "half", "plane_normal", "plane_offset", "poly",
+                "bound_radius", "simple")
+
+
+def _scratch(store: BodyStore, m: int, reuse: BodyStore | None) -> BodyStore:
+    """A store of at least ``m`` rows sharing ``store``'s part table: ``reuse`` if it is large enough."""
+    if reuse is not None and reuse.capacity >= m:
+        return reuse
+    probe = BodyStore(store.dim, capacity=m)
+    probe.parts = store.parts
+    return probe
+
+
+def shape_probes(store: BodyStore, shape: Shape, position: Floats, angle: Floats | None,
+                 quaternion: Floats | None, reuse: BodyStore | None = None) -> BodyStore:
+    """A store whose rows ``0 .. m-1`` are ``shape`` at ``m`` poses (arrays already checked).
+
+    It shares ``store``'s polygon part table; :func:`release_probes` gives
+    back what it took there. ``reuse``: a store made here before (for the
+    same ``store``), filled again if it holds ``m`` rows (single queries reuse
+    one and skip the allocation of a store per call).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Box, World
+    >>> w = World(dim=2)
+    >>> p = shape_probes(w._store, Box((1.0, 2.0)), np.array([[0.0, 0], [5, 0]]), np.zeros(2), None)
+    >>> p.position[:2].tolist(), p.half[1].tolist()
+    ([[0.0, 0.0], [5.0, 0.0]], [1.0, 2.0])
+    >>> release_probes(p)
+    """
+    m = len(position)
+    probe = _scratch(store, m, reuse)
+    probe.set_shapes(np.zeros(1, dtype=np.int64), [shape])
+    for name in _ROW_COLUMNS:
+        col = getattr(probe, name)
+        col[1:m] = col[0]
+    # only row 0 holds the part-table entry: release_probes frees it once
+    probe.set_poses(np.arange(m, dtype=np.int64), position, angle, quaternion)
+    return probe
+
+
+def probe_bounds(probe: BodyStore, m: int) -> tuple[Floats, Floats]:
+    """Boxes ``(lo, hi)`` (m, D) holding probe rows ``0 .. m-1``, all of one finite kind, widened like tight boxes.
+
+    The arithmetic of :meth:`BodyStore.aabbs` for one kind, without its
+    grouping (a single query pays for every numpy call).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = box_probes(2, np.array([[1.0, 2.0]]), np.full((1, 2), 0.5), ball=False)
+    >>> lo, hi = probe_bounds(p, 1)
+    >>> np.round(lo, 9).tolist(), np.round(hi, 9).tolist()
+    ([[0.5, 1.5]], [[1.5, 2.5]])
+    """
+    kind = int(probe.kind[0])
+    if kind == Kind.POLYGON and not probe.simple[0]:
+        return tight_bounds(probe, np.arange(m, dtype=np.int64))
+    if kind == Kind.POLYGON:
+        xs, ys = probe.world_x[:, :m], probe.world_y[:, :m]
+        lo = np.stack([xs.min(axis=0), ys.min(axis=0)], axis=1)
+        hi = np.stack([xs.max(axis=0), ys.max(axis=0)], axis=1)
+    else:
+        c = probe.position[:m]
+        if kind == Kind.BALL:
+            ext = np.repeat(probe.radius[:m, None], probe.dim, axis=1)
+        else:  # half-width along world axis k: sum_j |R_kj| h_j
+            ext = np.einsum("nkj,nj->nk", np.abs(probe.rotation[:m]), probe.half[:m])
+        lo, hi = c - ext, c + ext
+    tol = touch_tolerance(np.maximum(np.abs(lo).max(axis=1), np.abs(hi).max(axis=1)))[:, None]
+    return lo - tol, hi + tol
+
+
+def box_probes(dim: int, center: Floats, half: Floats, ball: bool, store: BodyStore | None = None,
+               reuse: BodyStore | None = None) -> BodyStore:
+    """A store of ``m`` axis-aligned boxes (``ball``: points, balls of radius 0) centred at ``center`` (m, D).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = box_probes(2, np.array([[1.0, 2.0]]), np.zeros((1, 2)), ball=True)
+    >>> int(p.kind[0]) == Kind.BALL, p.radius[0]
+    (True, np.float64(0.0))
+    """
+    m = len(center)
+    probe = BodyStore(dim, capacity=m) if store is None else _scratch(store, m, reuse)
+    probe.kind[:m] = Kind.BALL if ball else Kind.BOX
+    probe.position[:m] = center
+    probe.rotation[:m] = np.eye(dim)
+    probe.half[:m] = half
+    probe.radius[:m] = 0.0
+    probe.poly[:m] = -1
+    probe.simple[:m] = False
+    probe.bound_radius[:m] = np.sqrt(np.einsum("nd,nd->n", half, half))
+    return probe
+
+
+def release_probes(probe: BodyStore) -> None:
+    """Give back the part-table entry a :func:`shape_probes` store holds (in its row 0)."""
+    if probe.poly[0] >= 0:
+        probe.parts.release(int(probe.poly[0]))
+        probe.poly[:] = -1
+
+
+def _combined(store: BodyStore, probe: BodyStore, m: int, cand: Slots) -> BodyStore:
+    """A scratch store: rows ``0 .. m-1`` the probes, then the bodies ``cand`` (copied rows)."""
+    n = m + len(cand)
+    # only the columns the narrowphase reads are filled; the rest of a store's
+    # state (ids, free list, flags) is never read by it
+    sc = BodyStore.__new__(BodyStore)
+    sc.dim = store.dim
+    sc.parts = store.parts
+    sc.capacity = sc.count = n
+    sc.version = 0
+    for name in _ROW_COLUMNS:
+        b = getattr(store, name)
+        col = np.empty((n,) + b.shape[1:], dtype=b.dtype)
+        col[:m] = getattr(probe, name)[:m]
+        col[m:] = b.take(cand, axis=0)
+        setattr(sc, name, col)
+    if store.dim == 2:
+        for name in ("world_x", "world_y"):
+            b = getattr(store, name)
+            plane = np.empty((b.shape[0], n))
+            plane[:, :m] = getattr(probe, name)[:, :m]
+            plane[:, m:] = np.take(b, cand, axis=1)
+            setattr(sc, name, plane)
+    return sc
+
+
+def overlapping(store: BodyStore, index: QueryIndex, probe: BodyStore | Callable[[], BodyStore], m: int,
+                category: int, mask: int, backend: str,
+                bounds: tuple[Floats, Floats] | None = None) -> tuple[Slots, Slots]:
+    """``(probe row, slot)`` of every body each probe touches (exact), sorted by probe row then add order.
+
+    ``probe`` may be a function making the probe store, called only when some
+    body is near, with ``bounds`` the probes' boxes: a point or box query
+    that meets no box then costs the grid lookup alone.
 
     Examples
     --------
@@ -86,29 +344,43 @@ def overlapping_ids(store: BodyStore, setup: Setup, category: int, mask: int, ba
     >>> w = World(dim=2)
     >>> w.add(Box((1.0, 1.0)), id="box"), w.add(Circle(1.0), position=(9, 0), id="far")
     ('box', 'far')
-    >>> def probe(slots):
-    ...     w._store.set_shapes(slots, [Circle(1.0)])
-    ...     w._store.set_poses(slots, np.array([[1.5, 0.0]]), np.zeros(1))
-    >>> overlapping_ids(w._store, probe, 0xFFFFFFFF, 0xFFFFFFFF)
-    ['box']
+    >>> probe = shape_probes(w._store, Circle(1.0), np.array([[1.5, 0.0]]), np.zeros(1), None)
+    >>> rows, slots = overlapping(w._store, QueryIndex(w._store, "numpy"), probe, 1, 1, 1, "numpy")
+    >>> rows.tolist(), w._store.ids[slots].tolist()
+    ([0], ['box'])
     """
-    probe = store.allocate(1)
-    try:
-        setup(probe)
-        lo, hi = tight_bounds(store, probe)
-        box_lo, box_hi = query_bounds(store)
-        live = (store.kind >= 0) & (np.arange(store.capacity) != probe[0])
-        near = live & (((box_lo <= hi[0]) & (lo[0] <= box_hi)).all(axis=1) | (store.kind == Kind.HALFSPACE))
-        near &= _passes_filter(store, category, mask)
-        cand = np.flatnonzero(near)
-        res = contact_pairs(store, np.full(len(cand), probe[0]), cand, backend)
-    finally:
-        store.release(probe)
-    return _in_add_order(store, cand[res.hit])
+    grid = index.refresh()
+    rows = np.arange(m, dtype=np.int64)
+    if bounds is not None:
+        qi, cand = grid.query_boxes(*bounds)
+    elif isinstance(probe, BodyStore) and np.any(probe.kind[:m] == Kind.HALFSPACE):
+        # an unbounded probe meets every box
+        qi = np.repeat(rows, len(grid.handles))
+        cand = np.tile(grid.handles, m)
+    else:
+        assert isinstance(probe, BodyStore)
+        qi, cand = grid.query_boxes(*probe_bounds(probe, m))
+    planes = index.planes
+    if len(planes):
+        qi = np.concatenate([qi, np.repeat(rows, len(planes))])
+        cand = np.concatenate([cand, np.tile(planes, m)])
+    keep = _passes_filter(store, category, mask, cand)
+    qi, cand = qi[keep], cand[keep]
+    if not len(cand):
+        return qi, cand
+    if not isinstance(probe, BodyStore):
+        probe = probe()
+    u, local = np.unique(cand, return_inverse=True)
+    res = contact_pairs(_combined(store, probe, m, u), qi, m + local, backend)
+    qi, cand = qi[res.hit], cand[res.hit]
+    order = np.lexsort((store.serial[cand], qi))
+    return qi[order], cand[order]
 
 
-def ray_hits(store: BodyStore, origin: NDArray[np.float64], direction: NDArray[np.float64],
-             max_distance: float, category: int, mask: int) -> list[RayHit]:
+# -- rays -------------------------------------------------------------------------------
+
+def ray_hits(store: BodyStore, index: QueryIndex, origin: Floats, direction: Floats, max_distance: float,
+             category: int, mask: int) -> list[RayHit]:
     """Every body a ray meets within ``max_distance``, nearest first (then add order).
 
     ``direction`` is of unit length.
@@ -120,27 +392,456 @@ def ray_hits(store: BodyStore, origin: NDArray[np.float64], direction: NDArray[n
     >>> w = World(dim=2)
     >>> w.add(Circle(1.0), position=(5, 0), id="disc")
     'disc'
-    >>> [(h.id, h.distance) for h in ray_hits(w._store, np.zeros(2), np.array([1.0, 0.0]), 3.0, 1, 1)]
+    >>> index = QueryIndex(w._store, "numpy")
+    >>> [(h.id, h.distance) for h in ray_hits(w._store, index, np.zeros(2), np.array([1.0, 0.0]), 3.0, 1, 1)]
     []
-    >>> [(h.id, h.distance) for h in ray_hits(w._store, np.zeros(2), np.array([1.0, 0.0]), 9.0, 1, 1)]
+    >>> [(h.id, h.distance) for h in ray_hits(w._store, index, np.zeros(2), np.array([1.0, 0.0]), 9.0, 1, 1)]
     [('disc', 4.0)]
     """
-    live = (store.kind >= 0) & _passes_filter(store, category, mask)
-    # cull by the bodies' boxes with a slab test before the exact casts
-    box_lo, box_hi = query_bounds(store)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inv = 1.0 / direction
-        t1 = (box_lo - origin) * inv
-        t2 = (box_hi - origin) * inv
-    tmin = np.where(np.isnan(t1), -np.inf, np.minimum(t1, t2)).max(axis=1)
-    tmax = np.where(np.isnan(t2), np.inf, np.maximum(t1, t2)).min(axis=1)
-    parallel_out = ((direction == 0) & ((origin < box_lo) | (origin > box_hi))).any(axis=1)
-    near = live & (tmin <= tmax) & (tmax >= 0) & (tmin <= max_distance) & ~parallel_out
-    near |= live & (store.kind == Kind.HALFSPACE)
-    cand = np.flatnonzero(near)
-    dist, normal = raycast_slots(store, cand, origin, direction, max_distance)
+    grid = index.refresh()
+    _, local = grid.query_segments_local(origin[None], direction[None], np.array([max_distance]))
+    local = local[_passes_filter(store, category, mask, grid.handles[local])]
+    planes = index.planes[_passes_filter(store, category, mask, index.planes)]
+    if index.bodies is not None:
+        # balls and boxes only: the compiled casts, then the half-spaces with numpy's
+        from .spatial.compiled import cast_candidates
+        dist, normal = cast_candidates(local, index.bodies, origin, direction, max_distance)
+        pd, pn = raycast_slots(store, planes, origin, direction, max_distance)
+        cand = np.concatenate([grid.handles[local], planes])
+        dist, normal = np.concatenate([dist, pd]), np.concatenate([normal, pn])
+    else:
+        cand = np.concatenate([grid.handles[local], planes])
+        dist, normal = raycast_slots(store, cand, origin, direction, max_distance)
     ok = np.isfinite(dist)
     cand, dist, normal = cand[ok], dist[ok], normal[ok]
     order = np.lexsort((store.serial[cand], dist))
     return [RayHit(store.ids[cand[k]], origin + direction * dist[k], normal[k].copy(), float(dist[k]))
             for k in order.tolist()]
+
+
+def _ray_frames(d: Floats) -> Floats:
+    """Rotations (K, D, D) whose first column is the unit direction ``d[k]`` (K, D).
+
+    3D: the branch-free orthonormal basis of Duff et al., "Building an
+    Orthonormal Basis, Revisited" (JCGT 2017).
+    """
+    k, dim = d.shape
+    frame = np.empty((k, dim, dim))
+    frame[:, :, 0] = d
+    if dim == 2:
+        frame[:, 0, 1] = -d[:, 1]
+        frame[:, 1, 1] = d[:, 0]
+        return frame
+    x, y, z = d[:, 0], d[:, 1], d[:, 2]
+    sign = np.where(z >= 0.0, 1.0, -1.0)
+    a = -1.0 / (sign + z)
+    b = x * y * a
+    frame[:, 0, 1] = 1.0 + sign * x * x * a
+    frame[:, 1, 1] = sign * b
+    frame[:, 2, 1] = -sign * x
+    frame[:, 0, 2] = b
+    frame[:, 1, 2] = sign + y * y * a
+    frame[:, 2, 2] = -y
+    return frame
+
+
+def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Floats,
+              max_distance: float) -> tuple[Floats, Floats]:
+    """Ray ``k`` (origin ``origins[k]``, unit direction ``directions[k]``) against body ``slots[k]``.
+
+    Each row is moved into its ray's frame (origin 0, direction +x), so that
+    the ray kernels, which take one ray for many shapes, run once per kind
+    for rows of many rays; normals are rotated back.
+
+    Returns
+    -------
+    distance : ndarray of float64, shape (K,)
+        ``inf`` where the ray misses within ``max_distance``.
+    normal : ndarray of float64, shape (K, D)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add(Circle(1.0), position=(5, 0))
+    0
+    >>> s = np.array([0, 0])
+    >>> dist, normal = cast_rows(w._store, s, np.array([[0.0, 0], [5, 9]]), np.array([[1.0, 0], [0, -1]]), np.inf)
+    >>> dist.tolist(), normal.round(12).tolist()
+    ([4.0, 8.0], [[-1.0, 0.0], [0.0, 1.0]])
+    """
+    # (the import is here: the ray kernels sit beside the narrowphase, which imports them the same way)
+    from .geometry.raycast import raycast_ball, raycast_box, raycast_halfspace, raycast_polygon
+    from .narrowphase import _parts_of
+
+    n, dim = len(slots), store.dim
+    dist = np.full(n, np.inf)
+    normal = np.zeros((n, dim))
+    if not n:
+        return dist, normal
+    frame = _ray_frames(directions)
+    zero = np.zeros(dim)
+    e1 = np.zeros(dim)
+    e1[0] = 1.0
+    kinds = store.kind[slots]
+
+    def local(idx: Slots, p: Floats) -> Floats:
+        out: Floats = np.einsum("kji,kj->ki", frame[idx], p - origins[idx])
+        return out
+
+    for kind in np.unique(kinds).tolist():
+        idx = np.flatnonzero(kinds == kind)
+        s = slots[idx]
+        if kind == Kind.BALL:
+            r = raycast_ball(zero, e1, max_distance, local(idx, store.position.take(s, axis=0)), store.radius[s])
+        elif kind == Kind.BOX:
+            rot = np.einsum("kji,kjl->kil", frame[idx], store.rotation.take(s, axis=0))
+            r = raycast_box(zero, e1, max_distance, local(idx, store.position.take(s, axis=0)), rot,
+                            store.half.take(s, axis=0))
+        elif kind == Kind.HALFSPACE:
+            nrm, off = store.plane_rows(s)
+            r = raycast_halfspace(zero, e1, max_distance, np.einsum("kji,kj->ki", frame[idx], nrm),
+                                  off - np.einsum("kd,kd->k", nrm, origins[idx]))
+        else:
+            row, part = _parts_of(store, s)
+            pd = np.full(len(row), np.inf)
+            pn = np.zeros((len(row), dim))
+            for sel, verts in store.part_vertices_world(s[row], part):
+                rows = idx[row[sel]]
+                v = np.einsum("kji,kvj->kvi", frame[rows], verts - origins[rows][:, None, :])
+                rp = raycast_polygon(zero, e1, max_distance, v)
+                pd[sel] = np.where(rp.hit, rp.distance, np.inf)
+                pn[sel] = rp.normal
+            # the entry into the union of the parts is the nearest entry into any part
+            order = np.lexsort((pd, row))
+            firsts = order[np.r_[True, row[order][1:] != row[order][:-1]]]
+            dist[idx] = pd[firsts]
+            normal[idx] = np.einsum("kij,kj->ki", frame[idx], pn[firsts])
+            continue
+        dist[idx] = np.where(r.hit, r.distance, np.inf)
+        normal[idx] = np.einsum("kij,kj->ki", frame[idx], r.normal)
+    normal[~np.isfinite(dist)] = 0.0
+    return dist, normal + 0.0
+
+
+def _first_per_ray(ray: Slots, slot: Slots, dist: Floats, store: BodyStore) -> Slots:
+    """Rows holding each ray's nearest hit (ties: the body added first)."""
+    order = np.lexsort((store.serial[slot], dist, ray))
+    r = ray[order]
+    first: Slots = order[np.r_[True, r[1:] != r[:-1]]] if len(r) else order
+    return first
+
+
+def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, origins: Floats, directions: Floats,
+                         max_distance: float, category: int, mask: int) -> RayHitArrays:
+    """First hits in one compiled walk per ray (balls and boxes), the half-spaces beside it."""
+    from .spatial.compiled import first_hits
+
+    assert index.bodies is not None
+    m = len(origins)
+    passes = _passes_filter(store, category, mask, grid.handles)
+    local, dist, normal = first_hits(grid.arrays(), index.bodies, passes, origins, directions, max_distance,
+                                     grid.stamp, grid._tags(m))
+    slot = grid.handles[local] if grid.n else np.full(m, -1, dtype=np.int64)
+    slot[local < 0] = -1
+    planes = index.planes[_passes_filter(store, category, mask, index.planes)]
+    if len(planes):
+        ray = np.repeat(np.arange(m, dtype=np.int64), len(planes))
+        cand = np.tile(planes, m)
+        pd, pn = cast_rows(store, cand, origins[ray], directions[ray], max_distance)
+        serial = np.where(slot >= 0, store.serial[np.maximum(slot, 0)], np.iinfo(np.int64).max)
+        for k in range(len(planes)):  # few planes: one pass each
+            rows = np.arange(k, len(ray), len(planes))
+            better = (pd[rows] < dist) | ((pd[rows] == dist) & np.isfinite(dist)
+                                          & (store.serial[planes[k]] < serial))
+            slot = np.where(better, planes[k], slot)
+            dist = np.where(better, pd[rows], dist)
+            normal = np.where(better[:, None], pn[rows], normal)
+            serial = np.where(better, store.serial[planes[k]], serial)
+    ray = np.flatnonzero(np.isfinite(dist))
+    slot, dist, normal = slot[ray], dist[ray], normal[ray]
+    return RayHitArrays(ray, store.ids[slot], dist, origins[ray] + directions[ray] * dist[:, None], normal)
+
+
+def ray_hits_many(store: BodyStore, index: QueryIndex, origins: Floats, directions: Floats, max_distance: float,
+                  category: int, mask: int, all_hits: bool) -> RayHitArrays:
+    """Hits of many rays (unit ``directions``) within ``max_distance``: the first per ray, or all.
+
+    First hits walk each ray in stretches that double in length (from four
+    grid cells): a ray stops as soon as it has a hit within the stretch
+    already searched, so a ray that hits something near its origin never
+    looks further, however long it is.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add_many(Circle(1.0), [[5, 0], [9, 0]])
+    [0, 1]
+    >>> o, d = np.zeros((1, 2)), np.array([[1.0, 0.0]])
+    >>> ray_hits_many(w._store, QueryIndex(w._store, "numpy"), o, d, np.inf, 1, 1, True).distance.tolist()
+    [4.0, 8.0]
+    """
+    grid = index.refresh()
+    m, dim = origins.shape
+    if not all_hits and index.bodies is not None:
+        return _first_hits_compiled(store, index, grid, origins, directions, max_distance, category, mask)
+    rays: list[Slots] = []
+    slots: list[Slots] = []
+    dists: list[Floats] = []
+    normals: list[Floats] = []
+
+    def test(ray: Slots, cand: Slots, limit: float) -> None:
+        keep = _passes_filter(store, category, mask, cand)
+        ray, cand = ray[keep], cand[keep]
+        dist, normal = cast_rows(store, cand, origins[ray], directions[ray], limit)
+        hit = np.isfinite(dist)
+        rays.append(ray[hit])
+        slots.append(cand[hit])
+        dists.append(dist[hit])
+        normals.append(normal[hit])
+
+    planes = index.planes
+    if len(planes):
+        test(np.repeat(np.arange(m, dtype=np.int64), len(planes)), np.tile(planes, m), max_distance)
+    if all_hits:
+        qi, cand = grid.query_segments(origins, directions, np.full(m, max_distance))
+        test(qi, cand, max_distance)
+    else:
+        # where each ray leaves the bounds of every finite body: nothing to find past it
+        blo, bhi = index.bounds
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ta = (blo - origins) / directions
+            tb = (bhi - origins) / directions
+        t_exit = np.where(directions == 0.0, np.inf, np.maximum(ta, tb)).min(axis=1)
+        t_exit = np.where(((directions == 0.0) & ((origins < blo) | (origins > bhi))).any(axis=1), -1.0, t_exit)
+        best = np.full(m, np.inf)
+        if len(planes) and len(dists[0]):
+            np.minimum.at(best, rays[0], dists[0])
+        active = np.flatnonzero(t_exit >= 0) if grid.n else np.zeros(0, dtype=np.int64)
+        covered = 0.0
+        stretch = 4.0 * grid.cell
+        while len(active):
+            upto = min(covered + stretch, max_distance)
+            qi, cand = grid.query_segments(origins[active] + covered * directions[active], directions[active],
+                                           np.full(len(active), upto - covered))
+            ray = active[qi]
+            before = len(dists)
+            test(ray, cand, upto)
+            if len(dists) > before and len(dists[-1]):
+                np.minimum.at(best, rays[-1], dists[-1])
+            covered = upto
+            if covered >= max_distance:
+                break
+            active = active[(best[active] > covered) & (t_exit[active] > covered)]
+            stretch *= 2.0
+    ray = np.concatenate(rays) if rays else np.zeros(0, dtype=np.int64)
+    slot = np.concatenate(slots) if slots else np.zeros(0, dtype=np.int64)
+    dist = np.concatenate(dists) if dists else np.zeros(0)
+    normal = np.concatenate(normals) if normals else np.zeros((0, dim))
+    if all_hits:
+        rows = np.lexsort((store.serial[slot], dist, ray))
+    else:
+        # a body may be found again in a later stretch: the same hit, kept once by taking the first per ray
+        rows = _first_per_ray(ray, slot, dist, store)
+    ray, slot, dist, normal = ray[rows], slot[rows], dist[rows], normal[rows]
+    point = origins[ray] + directions[ray] * dist[:, None]
+    return RayHitArrays(ray, store.ids[slot], dist, point, normal)
+
+
+# -- proximity: nearest, within, casts ---------------------------------------------------
+
+class NearHit(NamedTuple):
+    """A body near a query shape or point (:meth:`World.query_nearest`, :meth:`World.query_within`).
+
+    Attributes
+    ----------
+    id : str or int
+    distance : float
+        The gap; 0 when touching; minus the penetration depth when
+        overlapping (as :func:`~collideworld.distance`).
+    point : ndarray of float64, shape (D,)
+        The closest (or deepest) point on the body.
+    query_point : ndarray of float64, shape (D,)
+        The closest (or deepest) point on the query shape (the point itself
+        for a point query).
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add(Circle(1.0), position=(5, 0), id="disc")
+    'disc'
+    >>> [hit] = w.query_nearest((0.0, 0.0))
+    >>> hit.id, round(hit.distance, 9), hit.point.round(9).tolist()
+    ('disc', 4.0, [4.0, 0.0])
+    """
+
+    id: Any
+    distance: float
+    point: Floats
+    query_point: Floats
+
+
+class CastHit(NamedTuple):
+    """A body a moving shape hits (:meth:`World.cast`).
+
+    Attributes
+    ----------
+    id : str or int
+    t : float
+        In [0, 1]: the fraction of the motion at the first touch.
+    normal : ndarray of float64, shape (D,)
+        Unit contact normal from the moving shape towards the body.
+    point : ndarray of float64, shape (D,)
+        The contact point at that time.
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add(Circle(1.0), position=(5, 0), id="disc")
+    'disc'
+    >>> [hit] = w.cast(Circle(1.0), ((0, 0), 0.0), ((10, 0), 0.0))
+    >>> hit.id, round(hit.t, 9), hit.normal.tolist()
+    ('disc', 0.3, [1.0, 0.0])
+    """
+
+    id: Any
+    t: float
+    normal: Floats
+    point: Floats
+
+
+def _body_pose(store: BodyStore, s: int) -> Any:
+    if store.kind[s] == Kind.HALFSPACE:
+        return None
+    rot = float(store.angle[s]) if store.dim == 2 else store.quaternion[s].copy()
+    return store.position[s].copy(), rot
+
+
+def _filtered(store: BodyStore, cand: Slots, category: int, mask: int) -> Slots:
+    out: Slots = cand[_passes_filter(store, category, mask, cand)]
+    return out
+
+
+def _near_candidates(store: BodyStore, index: QueryIndex, lo: Floats, hi: Floats, reach: float) -> Slots:
+    grid = index.refresh()
+    if math.isinf(reach):
+        return np.concatenate([grid.handles, index.planes])
+    cand = grid.query_box(lo - reach, hi + reach)
+    return np.concatenate([cand, index.planes])
+
+
+def _distances(store: BodyStore, cand: Slots, shape: Shape, pose: Any, limit: float,
+               pad: float) -> list[tuple[float, int, Floats, Floats]]:
+    """(signed distance, slot, point on body, point on query) of the candidates within ``limit``."""
+    from .proximity import distance
+
+    out = []
+    for s in cand.tolist():
+        body = store.shapes[s]
+        assert body is not None
+        r = distance(body, _body_pose(store, s), shape, pose, max_distance=limit + pad if math.isfinite(limit)
+                     else math.inf)
+        if r is not None and r.distance + pad <= limit:
+            out.append((r.distance + pad, s, r.point_a, r.point_b))
+    return out
+
+
+def nearest(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Floats, hi: Floats, k: int,
+            max_distance: float, category: int, mask: int, pad: float = 0.0) -> list[NearHit]:
+    """The ``k`` bodies nearest a posed shape whose box is ``[lo, hi]``, nearest first (then add order).
+
+    The search box grows (doubling from one grid cell) until it holds ``k``
+    bodies no farther than its margin: a body at distance ``d`` has its box
+    within ``d`` of the query's box, so none nearer can be outside. ``pad``
+    is added to every distance (a point query is a tiny ball of radius ``pad``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add_many(Circle(0.5), [[3, 0], [9, 0]])
+    [0, 1]
+    >>> hits = nearest(w._store, QueryIndex(w._store, "numpy"), Circle(1.0), ((0.0, 0.0), 0.0),
+    ...                np.array([-1.0, -1]), np.array([1.0, 1]), 2, np.inf, 1, 1)
+    >>> [(h.id, round(h.distance, 9)) for h in hits]
+    [(0, 1.5), (1, 7.5)]
+    """
+    grid = index.refresh()
+    blo, bhi = index.bounds
+    # past this margin the search box holds every finite body
+    whole = float(max(np.max(bhi - lo, initial=0.0), np.max(hi - blo, initial=0.0), 0.0))
+    reach = min(max_distance, max(grid.cell, 1e-12))
+    seen: dict[int, tuple[float, int, Floats, Floats]] = {}
+    while True:
+        cand = _filtered(store, _near_candidates(store, index, lo, hi, reach if reach < whole else math.inf),
+                         category, mask)
+        fresh = np.array([c for c in cand.tolist() if c not in seen], dtype=np.int64)
+        for row in _distances(store, fresh, shape, pose, max_distance, pad):
+            seen[row[1]] = row
+        found = sorted(seen.values(), key=lambda r: (r[0], store.serial[r[1]]))
+        close = [r for r in found if r[0] <= reach]
+        if len(close) >= k or reach >= max_distance or reach >= whole:
+            break
+        reach = min(2.0 * reach, max_distance)
+    return [NearHit(store.ids[s], float(d), pa, pb) for d, s, pa, pb in found[:k]]
+
+
+def within(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Floats, hi: Floats, limit: float,
+           category: int, mask: int) -> list[NearHit]:
+    """Bodies no farther than ``limit`` from a posed shape (box ``[lo, hi]``), in add order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add_many(Circle(0.5), [[3, 0], [9, 0]])
+    [0, 1]
+    >>> hits = within(w._store, QueryIndex(w._store, "numpy"), Circle(1.0), ((0.0, 0.0), 0.0),
+    ...               np.array([-1.0, -1]), np.array([1.0, 1]), 2.0, 1, 1)
+    >>> [h.id for h in hits]
+    [0]
+    """
+    cand = _filtered(store, _near_candidates(store, index, lo, hi, limit), category, mask)
+    rows = sorted(_distances(store, cand, shape, pose, limit, 0.0), key=lambda r: store.serial[r[1]])
+    return [NearHit(store.ids[s], float(d), pa, pb) for d, s, pa, pb in rows]
+
+
+def cast_hits(store: BodyStore, index: QueryIndex, shape: Shape, start: Any, end: Any, lo: Floats, hi: Floats,
+              category: int, mask: int) -> list[CastHit]:
+    """Every body a shape moving from ``start`` to ``end`` touches, by time of first touch (then add order).
+
+    ``[lo, hi]`` holds the shape all along its motion (the swept box).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add_many(Circle(1.0), [[5, 0], [0, 9]])
+    [0, 1]
+    >>> hits = cast_hits(w._store, QueryIndex(w._store, "numpy"), Circle(1.0), ((0.0, 0.0), 0.0),
+    ...                  ((10.0, 0.0), 0.0), np.array([-1.0, -1]), np.array([11.0, 1]), 1, 1)
+    >>> [(h.id, round(h.t, 9)) for h in hits]
+    [(0, 0.3)]
+    """
+    from .proximity import time_of_impact
+
+    grid = index.refresh()
+    cand = _filtered(store, np.concatenate([grid.query_box(lo, hi), index.planes]), category, mask)
+    rows = []
+    for s in cand.tolist():
+        body = store.shapes[s]
+        assert body is not None
+        bp = _body_pose(store, s)
+        r = time_of_impact(shape, start, end, body, bp, bp)
+        if r is not None:
+            rows.append((r.t, int(store.serial[s]), s, r))
+    rows.sort(key=lambda x: (x[0], x[1]))
+    return [CastHit(store.ids[s], float(r.t), r.normal, r.point) for _, _, s, r in rows]

@@ -33,16 +33,34 @@ from .broadphase import Broadphase, BruteForceBroadphase, SweepAndPrune
 from .broadphase.adaptive import AdaptiveBroadphase
 from .broadphase.batched_sweep import BatchedSweep
 from .broadphase.halfspaces import HalfSpaceBroadphase
+from .collide import _pose as collide_pose
 from .contacts import Contacts
 from .errors import DuplicateIdError, InvalidArgumentError, InvalidPoseError, InvalidShapeError
 from .fat_boxes import refresh_moved, set_fat_bounds, tight_bounds
+from .geometry.tolerance import touch_tolerance
 from .pair_cache import PairCache
-from .poses import check_pose_arrays, check_position
-from .queries import RayHit, overlapping_ids, ray_hits
+from .poses import check_pose_arrays, check_position, check_positions
+from .queries import (
+    CastHit,
+    NearHit,
+    QueryIndex,
+    RayHit,
+    RayHitArrays,
+    box_probes,
+    cast_hits,
+    nearest,
+    overlapping,
+    probe_bounds,
+    ray_hits,
+    ray_hits_many,
+    release_probes,
+    shape_probes,
+    within,
+)
 from .registry import MAX_ADDS, IdRegistry, check_id, id_sequence
-from .shapes import SHAPE_TYPES, HalfPlane, Plane, Shape
+from .shapes import SHAPE_TYPES, Circle, HalfPlane, Plane, Shape, Sphere
 
-__all__ = ["World", "Body", "RayHit"]
+__all__ = ["World", "Body", "RayHit", "RayHitArrays", "NearHit", "CastHit"]
 
 _U32 = 0xFFFFFFFF
 _IDENTITY_Q = np.array([1.0, 0.0, 0.0, 0.0])
@@ -114,6 +132,12 @@ def _bits_array(value: Any, n: int, what: str) -> NDArray[np.uint32]:
         raise InvalidArgumentError(f"{what} must be in [0, {_U32}], got {value!r}")
     bits: NDArray[np.uint32] = np.broadcast_to(arr.astype(np.uint32), (n,)).copy()
     return bits
+
+
+def _check_count(value: Any, what: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidArgumentError(f"{what} must be an int >= 1, got {value!r}")
+    return int(value)
 
 
 def _check_dim(dim: Any) -> int:
@@ -222,6 +246,7 @@ class World:
         self._bp = HalfSpaceBroadphase(inner)
         self._pairs = PairCache(self._store, self._registry, self._bp, self.backend, bool(manifolds))
         self._changed_in_place: set[int] = set()  # slots changed by set_* since the last step
+        self._index = QueryIndex(self._store, self.backend)  # the queries' grid, rebuilt lazily
 
     # -- what is in the world -------------------------------------------------------------
 
@@ -894,6 +919,43 @@ class World:
         return self._pairs.last
 
     # -- queries -------------------------------------------------------------------------
+    #
+    # Every query goes through self._index (queries.QueryIndex): a grid over the
+    # bodies' boxes, rebuilt on the first query after a body changed, so a
+    # query touches only the bodies near it.
+
+    def _batch_positions(self, value: Any, what: str) -> NDArray[np.float64]:
+        arr = _as_array(value, what)
+        if arr.ndim != 2 or arr.shape[1] != self.dim:
+            raise InvalidPoseError(f"{what} must have shape (n, {self.dim}), got shape {arr.shape}")
+        return check_positions(value, arr.shape[0], self.dim, what)
+
+    def _filters(self, category: Any, mask: Any) -> tuple[int, int]:
+        return _check_bits(category, "category"), _check_bits(mask, "mask")
+
+    def _placed(self, shape: Any, pos: Any, ang: Any, quat: Any, n: int
+                ) -> tuple[Shape, NDArray[np.float64], Any, Any]:
+        """A checked query shape and its poses as arrays (n, ...), defaults filled in."""
+        shape = self._check_shape(shape)
+        if shape.is_infinite and (pos is not None or ang is not None or quat is not None):
+            raise InvalidPoseError(f"a {shape.kind} has no pose")
+        pos = np.zeros((n, self.dim)) if pos is None else pos
+        if self.dim == 2:
+            ang = np.zeros(n) if ang is None else ang
+        else:
+            quat = np.tile(_IDENTITY_Q, (n, 1)) if quat is None else quat
+        return shape, pos, ang, quat
+
+    def _shape_hits(self, shape: Shape, pos: NDArray[np.float64], ang: Any, quat: Any, cat: int,
+                    msk: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        st = self._store
+        probe = shape_probes(st, shape, pos, ang, quat, self._index.probe)
+        if len(pos) <= 4:
+            self._index.probe = probe
+        try:
+            return overlapping(st, self._index, probe, len(pos), cat, msk, self.backend)
+        finally:
+            release_probes(probe)
 
     def query_shape(self, shape: Shape, position: ArrayLike | None = None, angle: float | None = None,
                     quaternion: ArrayLike | None = None, *, category: int = _U32, mask: int = _U32) -> list[Any]:
@@ -901,7 +963,9 @@ class World:
 
         The shape is not added to the world. This is the placement test
         ("can this building go here?"): an empty list means the spot is free.
-        ``category``/``mask`` filter like a body's, both ways.
+        ``category``/``mask`` filter like a body's, both ways. Only the bodies
+        near the shape are tested (see :meth:`query_shapes` for many
+        placements at once).
 
         Examples
         --------
@@ -914,37 +978,75 @@ class World:
         >>> w.query_shape(Box((1.0, 1.0)), position=(5.0, 0.0))
         []
         """
+        pose = check_pose_arrays(self.dim, 1, position, angle, quaternion, single=True)
+        shape, pos, ang, quat = self._placed(shape, *pose, 1)
+        cat, msk = self._filters(category, mask)
+        _, slots = self._shape_hits(shape, pos, ang, quat, cat, msk)
+        ids: list[Any] = self._store.ids[slots].tolist()
+        return ids
+
+    def query_shapes(self, shape: Shape, positions: ArrayLike, angles: ArrayLike | None = None,
+                     quaternions: ArrayLike | None = None, *, category: int = _U32,
+                     mask: int = _U32) -> tuple[NDArray[np.int64], NDArray[Any]]:
+        """One shape at many placements: which bodies each placement would touch.
+
+        Parameters
+        ----------
+        shape : Shape
+            A finite shape of the world's dimension.
+        positions : array_like, shape (m, D)
+        angles : array_like, shape (m,), optional
+            2D; default 0.
+        quaternions : array_like, shape (m, 4) or (m, 3, 3), optional
+            3D; default identity.
+        category, mask : int
+            Filter like a body's, both ways.
+
+        Returns
+        -------
+        placement : ndarray of int64, shape (K,)
+            Index of the placement, ascending.
+        ids : ndarray of object, shape (K,)
+            The body it touches; for one placement in add order. A placement
+            that touches nothing does not appear.
+
+        Examples
+        --------
+        Where can a 1x1 building go along a row of candidate spots?
+
+        >>> from collideworld import Box, World
+        >>> w = World(dim=2)
+        >>> w.add(Box((1.0, 1.0)), position=(0, 0), id="hall")
+        'hall'
+        >>> spot, ids = w.query_shapes(Box((0.5, 0.5)), [[1.0, 0], [2.0, 0], [-1.5, 0]])
+        >>> spot.tolist(), ids.tolist()
+        ([0, 2], ['hall', 'hall'])
+        """
         shape = self._check_shape(shape)
-        if shape.is_infinite and (position is not None or angle is not None or quaternion is not None):
-            raise InvalidPoseError(f"a {shape.kind} has no pose")
-        pos, ang, quat = check_pose_arrays(self.dim, 1, position, angle, quaternion, single=True)
-        cat, msk = _check_bits(category, "category"), _check_bits(mask, "mask")
-        st = self._store
-        pos = np.zeros((1, self.dim)) if pos is None else pos
-        if self.dim == 2:
-            ang = np.zeros(1) if ang is None else ang
-        else:
-            quat = _IDENTITY_Q[None] if quat is None else quat
+        if shape.is_infinite:
+            raise InvalidShapeError(f"query_shapes places a finite shape, got a {shape.kind} (use query_shape)")
+        pos = self._batch_positions(positions, "positions")
+        pose = check_pose_arrays(self.dim, len(pos), pos, angles, quaternions)
+        shape, pos, ang, quat = self._placed(shape, *pose, len(pos))
+        cat, msk = self._filters(category, mask)
+        if not len(pos):
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object)
+        rows, slots = self._shape_hits(shape, pos, ang, quat, cat, msk)
+        return rows, self._store.ids[slots]
 
-        def setup(slots: NDArray[np.int64]) -> None:
-            st.set_shapes(slots, [shape])
-            st.set_poses(slots, pos, ang, quat)
+    def _box_hits(self, center: NDArray[np.float64], half: NDArray[np.float64], ball: bool, cat: int,
+                  msk: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        # the probes' boxes, widened by the touching tolerance like a body's tight box
+        tol = touch_tolerance(np.abs(center).max(axis=1) + half.max(axis=1))[:, None]
 
-        return overlapping_ids(st, setup, cat, msk, self.backend)
+        def make() -> BodyStore:
+            probe = box_probes(self.dim, center, half, ball, self._store, self._index.probe)
+            if len(center) <= 4:
+                self._index.probe = probe
+            return probe
 
-    def _box_probe(self, center: NDArray[np.float64], half: NDArray[np.float64], ball: bool) -> Any:
-        """A probe writer for a point (a ball of radius 0) or an axis-aligned box."""
-        st = self._store
-
-        def setup(slots: NDArray[np.int64]) -> None:
-            s = int(slots[0])
-            st.kind[s] = Kind.BALL if ball else Kind.BOX
-            st.radius[s] = 0.0
-            st.half[s] = half
-            st.bound_radius[s] = float(np.linalg.norm(half))
-            st.set_poses(slots, center[None], np.zeros(1) if self.dim == 2 else None,
-                         None if self.dim == 2 else _IDENTITY_Q[None])
-        return setup
+        return overlapping(self._store, self._index, make, len(center), cat, msk, self.backend,
+                           bounds=(center - half - tol, center + half + tol))
 
     def query_point(self, point: ArrayLike, *, category: int = _U32, mask: int = _U32) -> list[Any]:
         """Ids of the bodies containing ``point`` (boundary included), in add order.
@@ -959,8 +1061,41 @@ class World:
         (['disc', 'box'], ['box'], [])
         """
         p = check_position(point, self.dim, "point")
-        cat, msk = _check_bits(category, "category"), _check_bits(mask, "mask")
-        return overlapping_ids(self._store, self._box_probe(p, np.zeros(self.dim), ball=True), cat, msk, self.backend)
+        cat, msk = self._filters(category, mask)
+        _, slots = self._box_hits(p[None], np.zeros((1, self.dim)), True, cat, msk)
+        ids: list[Any] = self._store.ids[slots].tolist()
+        return ids
+
+    def query_points(self, points: ArrayLike, *, category: int = _U32,
+                     mask: int = _U32) -> tuple[NDArray[np.int64], NDArray[Any]]:
+        """Which bodies contain each of many points (boundary included).
+
+        Parameters
+        ----------
+        points : array_like, shape (m, D)
+        category, mask : int
+
+        Returns
+        -------
+        point : ndarray of int64, shape (K,)
+            Index of the point, ascending.
+        ids : ndarray of object, shape (K,)
+            A body containing it; for one point in add order.
+
+        Examples
+        --------
+        >>> from collideworld import Box, Circle, World
+        >>> w = World(dim=2)
+        >>> w.add(Circle(1.0), id="disc"), w.add(Box((1.0, 1.0)), position=(1, 0), id="box")
+        ('disc', 'box')
+        >>> point, ids = w.query_points([[1.0, 0.0], [5.0, 5.0], [2.0, 1.0]])
+        >>> point.tolist(), ids.tolist()
+        ([0, 0, 2], ['disc', 'box', 'box'])
+        """
+        p = self._batch_positions(points, "points")
+        cat, msk = self._filters(category, mask)
+        rows, slots = self._box_hits(p, np.zeros_like(p), True, cat, msk)
+        return rows, self._store.ids[slots]
 
     def query_aabb(self, lo: ArrayLike, hi: ArrayLike, *, category: int = _U32, mask: int = _U32) -> list[Any]:
         """Ids of the bodies whose exact shape meets the box ``[lo, hi]``, in add order.
@@ -979,9 +1114,23 @@ class World:
         if np.any(lo_ > hi_):
             raise InvalidArgumentError(
                 f"query_aabb needs lo <= hi on every axis, got lo={lo_.tolist()}, hi={hi_.tolist()}")
-        cat, msk = _check_bits(category, "category"), _check_bits(mask, "mask")
-        return overlapping_ids(self._store, self._box_probe(0.5 * (lo_ + hi_), 0.5 * (hi_ - lo_), ball=False),
-                               cat, msk, self.backend)
+        cat, msk = self._filters(category, mask)
+        _, slots = self._box_hits((0.5 * (lo_ + hi_))[None], (0.5 * (hi_ - lo_))[None], False, cat, msk)
+        ids: list[Any] = self._store.ids[slots].tolist()
+        return ids
+
+    @staticmethod
+    def _max_distance(max_distance: Any) -> float:
+        real = (int, float, np.integer, np.floating)
+        if isinstance(max_distance, (bool, np.bool_)) or not isinstance(max_distance, real):
+            raise InvalidArgumentError(f"max_distance must be a number >= 0, got {max_distance!r}")
+        try:
+            limit = float(max_distance)
+        except OverflowError:  # an int past float range: farther than anything in the world
+            limit = math.inf
+        if math.isnan(limit) or limit < 0:
+            raise InvalidArgumentError(f"max_distance must be a number >= 0, got {max_distance!r}")
+        return limit
 
     def raycast(self, origin: ArrayLike, direction: ArrayLike, max_distance: float = math.inf, *,
                 category: int = _U32, mask: int = _U32) -> list[RayHit]:
@@ -1016,17 +1165,181 @@ class World:
         length = float(np.linalg.norm(dvec))
         if not length > 0:
             raise InvalidArgumentError(f"direction must be non-zero, got {dvec.tolist()}")
-        real = (int, float, np.integer, np.floating)
-        if isinstance(max_distance, (bool, np.bool_)) or not isinstance(max_distance, real):
-            raise InvalidArgumentError(f"max_distance must be a number >= 0, got {max_distance!r}")
+        limit = self._max_distance(max_distance)
+        cat, msk = self._filters(category, mask)
+        return ray_hits(self._store, self._index, o, dvec / length, limit, cat, msk)
+
+    def raycast_many(self, origins: ArrayLike, directions: ArrayLike, max_distance: float = math.inf, *,
+                     all_hits: bool = False, category: int = _U32, mask: int = _U32) -> RayHitArrays:
+        """Many rays at once: the first hit of each (or every hit), as arrays.
+
+        Parameters
+        ----------
+        origins : array_like, shape (m, D)
+        directions : array_like, shape (m, D)
+            Non-zero; normalised here, so distances are in world units.
+        max_distance : float
+            The same for every ray (``inf`` by default).
+        all_hits : bool
+            False (default): at most one row per ray, its nearest hit (ties:
+            the body added first). True: every hit, like :meth:`raycast`.
+
+        Returns
+        -------
+        RayHitArrays
+            ``(ray, id, distance, point, normal)``, one row per hit, sorted
+            by ray, then distance, then add order. Distances and normals
+            agree with :meth:`raycast` to rounding (each ray is cast in its
+            own frame).
+
+        Examples
+        --------
+        >>> from collideworld import Box, Circle, World
+        >>> w = World(dim=2)
+        >>> w.add(Box((1.0, 1.0)), position=(10, 0), id="box"), w.add(Circle(1.0), position=(5, 0), id="disc")
+        ('box', 'disc')
+        >>> h = w.raycast_many([[0, 0], [10, 5]], [[1, 0], [0, -1]])
+        >>> h.ray.tolist(), h.id.tolist(), h.distance.tolist(), h.normal.tolist()
+        ([0, 1], ['disc', 'box'], [4.0, 4.0], [[-1.0, 0.0], [0.0, 1.0]])
+        >>> w.raycast_many([[0, 0]], [[1, 0]], all_hits=True).id.tolist()
+        ['disc', 'box']
+        """
+        o = self._batch_positions(origins, "origins")
+        dvec = self._batch_positions(directions, "directions")
+        if len(dvec) != len(o):
+            raise InvalidArgumentError(f"origins and directions must have the same length, got {len(o)} "
+                                       f"and {len(dvec)}")
+        length = np.sqrt(np.einsum("nd,nd->n", dvec, dvec))
+        if len(length) and not np.all(length > 0):
+            k = int(np.flatnonzero(~(length > 0))[0])
+            raise InvalidArgumentError(f"directions must be non-zero, got directions[{k}] = {dvec[k].tolist()}")
+        limit = self._max_distance(max_distance)
+        if not isinstance(all_hits, (bool, np.bool_)):
+            raise InvalidArgumentError(f"all_hits must be True or False, got {all_hits!r}")
+        cat, msk = self._filters(category, mask)
+        return ray_hits_many(self._store, self._index, o, dvec / length[:, None], limit, cat, msk, bool(all_hits))
+
+    # -- proximity queries -----------------------------------------------------------------
+
+    def _posed(self, shape: Any, pose: Any, what: str) -> tuple[Shape, Any, NDArray[np.float64], NDArray[np.float64]]:
+        """A checked finite shape, its pose as given, and its tight box ``(lo, hi)`` (D,) each."""
+        shape = self._check_shape(shape)
+        if shape.is_infinite:
+            raise InvalidShapeError(f"{what} takes a finite shape, got a {shape.kind}")
+        pos, ang, quat = collide_pose(shape, pose, "query")
+        probe = shape_probes(self._store, shape, pos[None], ang, quat)
         try:
-            limit = float(max_distance)
-        except OverflowError:  # an int past float range: farther than anything in the world
-            limit = math.inf
-        if math.isnan(limit) or limit < 0:
-            raise InvalidArgumentError(f"max_distance must be a number >= 0, got {max_distance!r}")
-        cat, msk = _check_bits(category, "category"), _check_bits(mask, "mask")
-        return ray_hits(self._store, o, dvec / length, limit, cat, msk)
+            lo, hi = probe_bounds(probe, 1)
+        finally:
+            release_probes(probe)
+        return shape, pose, lo[0], hi[0]
+
+    def query_nearest(self, shape_or_point: Shape | ArrayLike, pose: Any = None, k: int = 1,
+                      max_distance: float = math.inf, *, category: int = _U32, mask: int = _U32) -> list[NearHit]:
+        """The ``k`` bodies nearest a point or a posed shape, nearest first (then add order).
+
+        Parameters
+        ----------
+        shape_or_point : Shape or array_like, shape (D,)
+            A finite shape (then ``pose`` places it) or a point.
+        pose : tuple or array_like, optional
+            As for :func:`~collideworld.collide`: ``(position, angle)`` /
+            ``(position, quaternion)``, ``(position, None)`` or a bare
+            position; default the origin. Not given for a point.
+        k : int
+            How many bodies, ``>= 1`` (fewer if fewer are within reach).
+        max_distance : float
+            Bodies farther than this are not returned.
+
+        Returns
+        -------
+        list of NearHit
+            ``(id, distance, point, query_point)``; ``distance`` is negative
+            for a body the shape overlaps (minus the depth). Found through
+            the query grid: the search box grows until it holds ``k`` bodies
+            nearer than its margin, so only nearby bodies are measured.
+
+        Examples
+        --------
+        >>> from collideworld import Box, Circle, World
+        >>> w = World(dim=2)
+        >>> w.add_many(Circle(0.5), [[3, 0], [0, 6], [-10, 0]])
+        [0, 1, 2]
+        >>> [(h.id, round(h.distance, 6)) for h in w.query_nearest((0.0, 0.0), k=2)]
+        [(0, 2.5), (1, 5.5)]
+        >>> [h.id for h in w.query_nearest(Box((1.0, 1.0)), ((0, 4), 0.0))]
+        [1]
+        """
+        count = _check_count(k, "k")
+        limit = self._max_distance(max_distance)
+        cat, msk = self._filters(category, mask)
+        if isinstance(shape_or_point, SHAPE_TYPES):
+            shape, pose, lo, hi = self._posed(shape_or_point, pose, "query_nearest")
+            return nearest(self._store, self._index, shape, pose, lo, hi, count, limit, cat, msk)
+        if pose is not None:
+            raise InvalidPoseError(f"a point query takes no pose, got pose={pose!r}")
+        p = check_position(shape_or_point, self.dim, "point")
+        # a point is a ball of a radius far below any tolerance the kernels use; the
+        # distances are given back from the point itself (the radius added back)
+        tiny = 1e-12 * max(1.0, float(np.abs(p).max()))
+        ball = Circle(tiny) if self.dim == 2 else Sphere(tiny)
+        hits = nearest(self._store, self._index, ball, (tuple(p.tolist()), None), p - tiny, p + tiny, count, limit,
+                       cat, msk, pad=tiny)
+        return [h._replace(query_point=p.copy()) for h in hits]
+
+    def query_within(self, shape: Shape, pose: Any, distance: float, *, category: int = _U32,
+                     mask: int = _U32) -> list[NearHit]:
+        """Bodies no farther than ``distance`` from a posed shape (overlapping ones included), in add order.
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2)
+        >>> w.add_many(Circle(0.5), [[3, 0], [0, 6]])
+        [0, 1]
+        >>> [(h.id, round(h.distance, 6)) for h in w.query_within(Circle(1.0), (0.0, 0.0), 2.0)]
+        [(0, 1.5)]
+        """
+        limit = self._max_distance(distance)
+        cat, msk = self._filters(category, mask)
+        shape, pose, lo, hi = self._posed(shape, pose, "query_within")
+        return within(self._store, self._index, shape, pose, lo, hi, limit, cat, msk)
+
+    def cast(self, shape: Shape, start_pose: Any, end_pose: Any, *, category: int = _U32,
+             mask: int = _U32) -> list[CastHit]:
+        """Every body a shape moving from ``start_pose`` to ``end_pose`` hits, by time of first touch.
+
+        Motion as in :func:`~collideworld.time_of_impact` (linear
+        position, angle linear in 2D, slerp in 3D). Candidates are the bodies
+        in the swept box (the path of the shape's origin grown by its
+        bounding radius), each then given to ``time_of_impact``.
+
+        Returns
+        -------
+        list of CastHit
+            ``(id, t, normal, point)``, ``t`` in [0, 1], sorted by ``t`` then
+            add order; the normal points from the moving shape to the body.
+
+        Examples
+        --------
+        >>> from collideworld import Box, Circle, World
+        >>> w = World(dim=2)
+        >>> w.add(Circle(1.0), position=(5, 0), id="disc"), w.add(Box((1.0, 1.0)), position=(9, 0), id="box")
+        ('disc', 'box')
+        >>> [(h.id, round(h.t, 6)) for h in w.cast(Circle(0.5), (0.0, 0.0), (10.0, 0.0))]
+        [('disc', 0.35), ('box', 0.75)]
+        """
+        cat, msk = self._filters(category, mask)
+        shape, start, lo0, hi0 = self._posed(shape, start_pose, "cast")
+        _, end, lo1, hi1 = self._posed(shape, end_pose, "cast")
+        # the shape stays within its bounding radius of its origin, which moves on a line
+        p0, p1 = 0.5 * (lo0 + hi0), 0.5 * (lo1 + hi1)
+        r = shape.bounding_radius if hasattr(shape, "bounding_radius") else 0.0
+        reach = float(max(r, np.max(hi0 - lo0) / 2, np.max(hi1 - lo1) / 2)) * (1 + 1e-9) + 1e-12
+        lo = np.minimum(lo0, np.minimum(p0, p1) - reach)
+        hi = np.maximum(hi0, np.maximum(p0, p1) + reach)
+        lo, hi = np.minimum(lo, lo1), np.maximum(hi, hi1)
+        return cast_hits(self._store, self._index, shape, start, end, lo, hi, cat, msk)
 
     # -- invariants ----------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ LAYERS = [
     {"errors"},
     {"geometry"},  # pure kernels over arrays
     {"shapes", "poses"},  # validated inputs
-    {"bodies", "broadphase"},  # storage of posed shapes; boxes -> pairs (knows no shapes)
+    {"bodies", "broadphase", "spatial"},  # posed shapes; boxes -> pairs; boxes -> query hits (no shapes)
     {"narrowphase", "collide", "proximity", "culling", "backend"},  # kernels dispatched over the store / over shapes
     {"registry", "fat_boxes", "contacts", "pair_cache", "queries", "compiled"},  # the world's parts
     {"world"},  # the front
@@ -33,6 +33,7 @@ LAYERS = [
 FORBIDDEN = {
     "geometry": {"shapes", "poses", "bodies", "broadphase", "narrowphase", "world", "scenario", "cli", "render"},
     "broadphase": {"world", "narrowphase", "bodies", "shapes", "pair_cache", "queries", "scenario", "cli"},
+    "spatial": {"world", "narrowphase", "bodies", "shapes", "pair_cache", "queries", "scenario", "cli"},
     "world": {"scenario", "cli", "render"},
 }
 

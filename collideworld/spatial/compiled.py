@@ -1,0 +1,611 @@
+"""Compiled twin of :mod:`collideworld.spatial.grid` (numba): building buckets, box and segment queries.
+
+The same sets as the numpy implementation; loops over queries with the
+per-query state in registers, a ``stamp`` array so a box met in several
+cells is reported once, and outputs sized by a counting pass.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+__all__ = ["build_buckets", "query_boxes", "query_segments"]
+
+Index = NDArray[np.int64]
+Floats = NDArray[np.float64]
+
+
+@njit(cache=True)
+def _hash(cx: int, cy: int, cz: int, dim: int, mask: int) -> int:
+    h = cx * 73856093 ^ cy * 19349663
+    if dim == 3:
+        h = h ^ (cz * 83492791)
+    return h & mask
+
+
+@njit(cache=True)
+def _build(c0: Index, span: Index, owner: Index, mask: int, dim: int) -> tuple[Index, Index]:
+    n = c0.shape[0]
+    starts = np.zeros(mask + 2, dtype=np.int64)
+    for pass_ in range(2):
+        if pass_ == 1:
+            for k in range(1, mask + 2):  # counts -> starts (shifted by one: filled below)
+                starts[k] += starts[k - 1]
+            total = starts[mask + 1]
+            entries = np.empty(total, dtype=np.int64)
+            fill = starts[:-1].copy()
+        for i in range(n):
+            sz = span[i, 2] if dim == 3 else 1
+            for a in range(span[i, 0]):
+                for b in range(span[i, 1]):
+                    for c in range(sz):
+                        cz = c0[i, 2] + c if dim == 3 else 0
+                        key = _hash(c0[i, 0] + a, c0[i, 1] + b, cz, dim, mask)
+                        if pass_ == 0:
+                            starts[key + 1] += 1
+                        else:
+                            entries[fill[key]] = owner[i]
+                            fill[key] += 1
+    return starts, entries
+
+
+def build_buckets(c0: Index, span: Index, owner: Index, mask: int, dim: int) -> tuple[Index, Index]:
+    """``(starts (mask + 2,), entries)``: the CSR buckets of boxes ``owner`` over cells ``c0 .. c0 + span - 1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> starts, entries = build_buckets(np.array([[0, 0]]), np.array([[1, 2]]), np.array([5]), 15, 2)
+    >>> sorted(entries.tolist()), int(starts[-1])
+    ([5, 5], 2)
+    """
+    if not len(owner):
+        return np.zeros(mask + 2, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return _build(np.ascontiguousarray(c0), np.ascontiguousarray(span), owner, mask, dim)
+
+
+@njit(cache=True)
+def _meets(lo: Floats, hi: Floats, j: int, qlo: Floats, qhi: Floats, i: int, dim: int) -> bool:
+    for k in range(dim):
+        if lo[j, k] > qhi[i, k] or qlo[i, k] > hi[j, k]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _query_boxes(lo: Floats, hi: Floats, cell: float, mask: int, starts: Index, entries: Index, big: Index,
+                 n_gridded: int, qlo: Floats, qhi: Floats, max_cells: int, stamp: Index,
+                 base: int) -> tuple[Index, Index]:
+    n = lo.shape[0]
+    dim = lo.shape[1]
+    m = qlo.shape[0]
+    counts = np.zeros(m, dtype=np.int64)
+    out_q = np.empty(0, dtype=np.int64)
+    out_b = np.empty(0, dtype=np.int64)
+    c0 = np.zeros(3, dtype=np.int64)
+    c1 = np.zeros(3, dtype=np.int64)
+    pos = 0
+    for pass_ in range(2):
+        if pass_ == 1:
+            total = 0
+            for i in range(m):
+                total += counts[i]
+            out_q = np.empty(total, dtype=np.int64)
+            out_b = np.empty(total, dtype=np.int64)
+        for i in range(m):
+            # a tag no earlier query or pass used: the stamps never need clearing (O(1) per call, not O(n))
+            tag = base + pass_ * m + i
+            found = 0
+            ncells = 1
+            for k in range(dim):
+                c0[k] = math.floor(qlo[i, k] / cell)
+                c1[k] = math.floor(qhi[i, k] / cell)
+                ncells *= c1[k] - c0[k] + 1
+            if n_gridded > 0 and ncells <= max_cells:
+                for a in range(c0[0], c1[0] + 1):
+                    for b in range(c0[1], c1[1] + 1):
+                        for c in range(c0[2], c1[2] + 1):
+                            key = _hash(a, b, c, dim, mask)
+                            for e in range(starts[key], starts[key + 1]):
+                                j = entries[e]
+                                if stamp[j] != tag and _meets(lo, hi, j, qlo, qhi, i, dim):
+                                    stamp[j] = tag
+                                    if pass_ == 1:
+                                        out_q[pos] = i
+                                        out_b[pos] = j
+                                        pos += 1
+                                    found += 1
+                for t in range(big.shape[0]):
+                    j = big[t]
+                    if _meets(lo, hi, j, qlo, qhi, i, dim):
+                        if pass_ == 1:
+                            out_q[pos] = i
+                            out_b[pos] = j
+                            pos += 1
+                        found += 1
+            else:  # a wide query (or no grid): a scan of every box is cheaper than its cells
+                for j in range(n):
+                    if _meets(lo, hi, j, qlo, qhi, i, dim):
+                        if pass_ == 1:
+                            out_q[pos] = i
+                            out_b[pos] = j
+                            pos += 1
+                        found += 1
+            counts[i] = found
+    return out_q, out_b
+
+
+def query_boxes(lo: Floats, hi: Floats, cell: float, mask: int, starts: Index, entries: Index, big: Index,
+                n_gridded: int, qlo: Floats, qhi: Floats, max_cells: int, stamp: Index,
+                base: int) -> tuple[Index, Index]:
+    """``(query index, local box index)`` of every box meeting each query box; the twin of the numpy query.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld.spatial.grid import GridIndex
+    >>> g = GridIndex(np.array([[0.0, 0.0]]), np.array([[1.0, 1.0]]), np.array([3]), backend="compiled")
+    >>> [a.tolist() for a in g.query_boxes_local(np.array([[1.0, 1.0]]), np.array([[2.0, 2.0]]))]
+    [[0], [0]]
+    """
+    return _query_boxes(lo, hi, cell, mask, starts, entries, big, n_gridded, qlo, qhi, max_cells, stamp, base)
+
+
+@njit(cache=True)
+def _segment_meets(lo: Floats, hi: Floats, j: int, o: Floats, d: Floats, i: int, tmax: float, dim: int) -> bool:
+    t0 = 0.0
+    t1 = tmax
+    for k in range(dim):
+        if d[i, k] == 0.0:
+            if o[i, k] < lo[j, k] or o[i, k] > hi[j, k]:
+                return False
+            continue
+        inv = 1.0 / d[i, k]
+        ta = (lo[j, k] - o[i, k]) * inv
+        tb = (hi[j, k] - o[i, k]) * inv
+        t0 = max(t0, min(ta, tb))
+        t1 = min(t1, max(ta, tb))
+    return t0 <= t1
+
+
+@njit(cache=True)
+def _query_segments(lo: Floats, hi: Floats, cell: float, mask: int, starts: Index, entries: Index, big: Index,
+                    n_gridded: int, glo: Floats, ghi: Floats, o: Floats, d: Floats,
+                    tmax: Floats, stamp: Index, base: int) -> tuple[Index, Index]:
+    dim = lo.shape[1]
+    m = o.shape[0]
+    counts = np.zeros(m, dtype=np.int64)
+    out_q = np.empty(0, dtype=np.int64)
+    out_b = np.empty(0, dtype=np.int64)
+    cur = np.zeros(3, dtype=np.int64)
+    last = np.zeros(3, dtype=np.int64)
+    step = np.zeros(3, dtype=np.int64)
+    tnext = np.full(3, np.inf)
+    tdelta = np.full(3, np.inf)
+    pos = 0
+    for pass_ in range(2):
+        if pass_ == 1:
+            total = 0
+            for i in range(m):
+                total += counts[i]
+            out_q = np.empty(total, dtype=np.int64)
+            out_b = np.empty(total, dtype=np.int64)
+        for i in range(m):
+            tag = base + pass_ * m + i
+            found = 0
+            for t in range(big.shape[0]):
+                j = big[t]
+                if _segment_meets(lo, hi, j, o, d, i, tmax[i], dim):
+                    if pass_ == 1:
+                        out_q[pos] = i
+                        out_b[pos] = j
+                        pos += 1
+                    found += 1
+            # clip the segment to the grid's bounds
+            ta = 0.0
+            tb = tmax[i]
+            for k in range(dim):
+                if d[i, k] == 0.0:
+                    if o[i, k] < glo[k] or o[i, k] > ghi[k]:
+                        tb = -1.0
+                    continue
+                u = (glo[k] - o[i, k]) / d[i, k]
+                v = (ghi[k] - o[i, k]) / d[i, k]
+                ta = max(ta, min(u, v))
+                tb = min(tb, max(u, v))
+            if n_gridded > 0 and ta <= tb:
+                # Amanatides-Woo walk from the cell of the entry point to the cell of the exit point
+                for k in range(dim):
+                    cur[k] = math.floor((o[i, k] + ta * d[i, k]) / cell)
+                    last[k] = math.floor((o[i, k] + tb * d[i, k]) / cell)
+                    if d[i, k] > 0.0:
+                        step[k] = 1
+                        tnext[k] = ((cur[k] + 1) * cell - o[i, k]) / d[i, k]
+                        tdelta[k] = cell / d[i, k]
+                    elif d[i, k] < 0.0:
+                        step[k] = -1
+                        tnext[k] = (cur[k] * cell - o[i, k]) / d[i, k]
+                        tdelta[k] = -cell / d[i, k]
+                    else:
+                        step[k] = 0
+                        tnext[k] = np.inf
+                        tdelta[k] = np.inf
+                # at most one step per wall between the two end cells, per axis
+                budget = 1
+                for k in range(dim):
+                    budget += abs(last[k] - cur[k]) + 1
+                for _ in range(budget):
+                    key = _hash(cur[0], cur[1], cur[2] if dim == 3 else 0, dim, mask)
+                    for e in range(starts[key], starts[key + 1]):
+                        j = entries[e]
+                        if stamp[j] != tag and _segment_meets(lo, hi, j, o, d, i, tmax[i], dim):
+                            stamp[j] = tag
+                            if pass_ == 1:
+                                out_q[pos] = i
+                                out_b[pos] = j
+                                pos += 1
+                            found += 1
+                    done = True
+                    for k in range(dim):
+                        if cur[k] != last[k]:
+                            done = False
+                    if done:
+                        break
+                    # step along the axis whose wall comes first, never past the end cell
+                    axis = -1
+                    best = np.inf
+                    for k in range(dim):
+                        if cur[k] != last[k] and tnext[k] <= best:
+                            best = tnext[k]
+                            axis = k
+                    if axis < 0:
+                        break
+                    cur[axis] += step[axis]
+                    tnext[axis] += tdelta[axis]
+            counts[i] = found
+    return out_q, out_b
+
+
+def query_segments(lo: Floats, hi: Floats, cell: float, mask: int, starts: Index, entries: Index, big: Index,
+                   n_gridded: int, glo: Floats, ghi: Floats, o: Floats, d: Floats,
+                   tmax: Floats, stamp: Index, base: int) -> tuple[Index, Index]:
+    """``(segment index, local box index)`` of every box each segment meets; the twin of the numpy walk.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld.spatial.grid import GridIndex
+    >>> lo = np.array([[2.0, -1.0]])
+    >>> g = GridIndex(lo, lo + 1.0, np.array([3]), backend="compiled")
+    >>> [a.tolist() for a in g.query_segments_local(np.zeros((1, 2)), np.array([[1.0, 0.0]]), np.array([9.0]))]
+    [[0], [0]]
+    """
+    return _query_segments(lo, hi, cell, mask, starts, entries, big, n_gridded, glo, ghi, o, d, tmax, stamp, base)
+
+
+# -- first hits of rays against balls and boxes, walking the grid --------------------------
+#
+# The arithmetic of geometry/raycast.py's raycast_ball and raycast_box (the
+# numpy kernels, which are the reference), one row at a time, so that a walk
+# can stop at the first cell past which nothing can be nearer.
+
+_BALL = 1
+_BOX = 2
+
+
+@njit(cache=True)
+def _root(dist_origin: float, b: float, miss_by: float, rad: float) -> float:
+    c_term = (dist_origin - rad) * (dist_origin + rad)
+    half_chord = math.sqrt(max((rad - miss_by) * (rad + miss_by), 0.0))
+    denom = -b + half_chord
+    safe = denom if denom > 0 else 1.0
+    return min(c_term / safe, -b)
+
+
+@njit(cache=True)
+def _ray_ball(o: Floats, d: Floats, maxd: float, c: Floats, r: float, rel: float, floor: float,
+              normal: Floats) -> float:
+    """Distance to the ball (inf: a miss); writes the normal. raycast_ball's arithmetic."""
+    dim = o.shape[0]
+    mo = 0.0
+    mc = 0.0
+    for k in range(dim):
+        mo = max(mo, abs(o[k]))
+        mc = max(mc, abs(c[k]))
+    tol = rel * max(floor, max(mo, mc + r))
+    b = 0.0
+    mm = 0.0
+    for k in range(dim):
+        b += (o[k] - c[k]) * d[k]
+        mm += (o[k] - c[k]) * (o[k] - c[k])
+    dist_origin = math.sqrt(mm)
+    cc = 0.0
+    for k in range(dim):
+        x = (o[k] - c[k]) - b * d[k]
+        cc += x * x
+    miss_by = math.sqrt(cc)
+    inside = dist_origin <= r + tol
+    rg = r + tol
+    t_grown = _root(dist_origin, b, miss_by, rg)
+    hit = inside or (b < 0 and miss_by <= rg and t_grown <= maxd)
+    if not hit:
+        return np.inf
+    if inside:
+        for k in range(dim):
+            normal[k] = -d[k] + 0.0
+        return 0.0
+    entry = _root(dist_origin, b, miss_by, r) if miss_by <= r else -b
+    length2 = 0.0
+    for k in range(dim):
+        p = (o[k] - c[k]) + entry * d[k]
+        normal[k] = p
+        length2 += p * p
+    length = math.sqrt(length2)
+    for k in range(dim):
+        normal[k] = (normal[k] / length if length > 0 else -d[k]) + 0.0
+    return min(max(entry, 0.0), maxd)
+
+
+@njit(cache=True)
+def _entry(signed: Floats, rate: Floats, shift: float, nf: int, parallel_rate: float) -> tuple[float, float, int]:
+    lower_best = -np.inf
+    face = 0
+    upper = np.inf
+    for k in range(nf):
+        s = signed[k] - shift
+        rt = rate[k]
+        if abs(rt) <= parallel_rate:
+            lo_k = np.inf if s > 0 else -np.inf
+            hi_k = -np.inf if s > 0 else np.inf
+        elif rt < 0:
+            lo_k = -s / rt
+            hi_k = np.inf
+        else:
+            lo_k = -np.inf
+            hi_k = -s / rt
+        if k == 0 or lo_k > lower_best:
+            lower_best = lo_k
+            face = k
+        upper = min(upper, hi_k)
+    return lower_best, upper, face
+
+
+@njit(cache=True)
+def _ray_box(o: Floats, d: Floats, maxd: float, c: Floats, rot: Floats, h: Floats, rel: float, floor: float,
+             parallel_rate: float, signed: Floats, rate: Floats, normal: Floats) -> float:
+    """Distance to the oriented box (inf: a miss); writes the normal. raycast_box's arithmetic."""
+    dim = o.shape[0]
+    mo = 0.0
+    mc = 0.0
+    mh = 0.0
+    for k in range(dim):
+        mo = max(mo, abs(o[k]))
+        mc = max(mc, abs(c[k]))
+        mh = max(mh, abs(h[k]))
+    tol = rel * max(floor, max(mo, mc + mh))
+    inside = True
+    for i in range(dim):
+        lo_i = 0.0
+        ld_i = 0.0
+        for j in range(dim):
+            lo_i += rot[j, i] * (o[j] - c[j])
+            ld_i += rot[j, i] * d[j]
+        signed[i] = lo_i - h[i]
+        signed[dim + i] = -lo_i - h[i]
+        rate[i] = ld_i
+        rate[dim + i] = -ld_i
+    for k in range(2 * dim):
+        if signed[k] > tol:
+            inside = False
+    lo, hi, face = _entry(signed, rate, 0.0, 2 * dim, parallel_rate)
+    lo_g, hi_g, face_g = _entry(signed, rate, tol, 2 * dim, parallel_rate)
+    hit = inside or (lo_g <= hi_g and hi_g >= 0.0 and lo_g <= maxd and math.isfinite(lo_g))
+    if not hit:
+        return np.inf
+    if inside:
+        for k in range(dim):
+            normal[k] = -d[k] + 0.0
+        return 0.0
+    if not lo <= hi:
+        lo = lo_g
+        face = face_g
+    axis = face % dim
+    sign = 1.0 if face < dim else -1.0
+    for k in range(dim):
+        normal[k] = sign * rot[k, axis] + 0.0
+    return min(max(lo, 0.0), maxd)
+
+
+@njit(cache=True)
+def _ray_body(j: int, o: Floats, d: Floats, maxd: float, kind: Index, center: Floats, rot: Floats, half: Floats,
+              radius: Floats, rel: float, floor: float, parallel_rate: float, signed: Floats, rate: Floats,
+              normal: Floats) -> float:
+    if kind[j] == _BALL:
+        return _ray_ball(o, d, maxd, center[j], radius[j], rel, floor, normal)
+    return _ray_box(o, d, maxd, center[j], rot[j], half[j], rel, floor, parallel_rate, signed, rate, normal)
+
+
+@njit(cache=True)
+def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, starts: Index, entries: Index,
+                big: Index, n_gridded: int, glo: Floats, ghi: Floats, kind: Index, center: Floats, rot: Floats,
+                half: Floats, radius: Floats, serial: Index, passes: NDArray[np.bool_], o: Floats, d: Floats,
+                maxd: float, rel: float, floor: float, parallel_rate: float, stamp: Index,
+                base: int) -> tuple[Index, Floats, Floats]:
+    dim = lo.shape[1]
+    m = o.shape[0]
+    best_j = np.full(m, -1, dtype=np.int64)
+    best_t = np.full(m, np.inf)
+    best_n = np.zeros((m, dim))
+    signed = np.empty(2 * dim)
+    rate = np.empty(2 * dim)
+    nrm = np.empty(dim)
+    cur = np.zeros(3, dtype=np.int64)
+    last = np.zeros(3, dtype=np.int64)
+    step = np.zeros(3, dtype=np.int64)
+    tnext = np.full(3, np.inf)
+    tdelta = np.full(3, np.inf)
+    for i in range(m):
+        tag = base + i
+        oi = o[i]
+        di = d[i]
+        for t in range(big.shape[0]):
+            j = big[t]
+            if passes[j]:
+                dist = _ray_body(j, oi, di, maxd, kind, center, rot, half, radius, rel, floor, parallel_rate,
+                                 signed, rate, nrm)
+                if dist < best_t[i] or (dist == best_t[i] and dist < np.inf and serial[j] < serial[best_j[i]]):
+                    best_t[i] = dist
+                    best_j[i] = j
+                    best_n[i] = nrm
+        ta = 0.0
+        tb = maxd
+        for k in range(dim):
+            if di[k] == 0.0:
+                if oi[k] < glo[k] or oi[k] > ghi[k]:
+                    tb = -1.0
+                continue
+            u = (glo[k] - oi[k]) / di[k]
+            v = (ghi[k] - oi[k]) / di[k]
+            ta = max(ta, min(u, v))
+            tb = min(tb, max(u, v))
+        if n_gridded == 0 or ta > tb:
+            continue
+        for k in range(dim):
+            cur[k] = math.floor((oi[k] + ta * di[k]) / cell)
+            last[k] = math.floor((oi[k] + tb * di[k]) / cell)
+            if di[k] > 0.0:
+                step[k] = 1
+                tnext[k] = ((cur[k] + 1) * cell - oi[k]) / di[k]
+                tdelta[k] = cell / di[k]
+            elif di[k] < 0.0:
+                step[k] = -1
+                tnext[k] = (cur[k] * cell - oi[k]) / di[k]
+                tdelta[k] = -cell / di[k]
+            else:
+                step[k] = 0
+                tnext[k] = np.inf
+                tdelta[k] = np.inf
+        budget = 1
+        for k in range(dim):
+            budget += abs(last[k] - cur[k]) + 1
+        for _ in range(budget):
+            key = _hash(cur[0], cur[1], cur[2] if dim == 3 else 0, dim, mask)
+            for e in range(starts[key], starts[key + 1]):
+                j = entries[e]
+                if stamp[j] == tag or not passes[j]:
+                    continue
+                stamp[j] = tag
+                if not _segment_meets(lo, hi, j, o, d, i, min(maxd, best_t[i]), dim):
+                    continue
+                dist = _ray_body(j, oi, di, maxd, kind, center, rot, half, radius, rel, floor, parallel_rate,
+                                 signed, rate, nrm)
+                if dist < best_t[i] or (dist == best_t[i] and dist < np.inf and serial[j] < serial[best_j[i]]):
+                    best_t[i] = dist
+                    best_j[i] = j
+                    best_n[i] = nrm
+            done = True
+            for k in range(dim):
+                if cur[k] != last[k]:
+                    done = False
+            if done:
+                break
+            axis = -1
+            exit_t = np.inf
+            for k in range(dim):
+                if cur[k] != last[k] and tnext[k] <= exit_t:
+                    exit_t = tnext[k]
+                    axis = k
+            if axis < 0:
+                break
+            # everything the ray meets before leaving this cell lies in the cells
+            # walked so far (up to the registration pad): a hit that near is final
+            if best_t[i] + pad < exit_t:
+                break
+            cur[axis] += step[axis]
+            tnext[axis] += tdelta[axis]
+    return best_j, best_t, best_n
+
+
+def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: NDArray[np.bool_], o: Floats,
+               d: Floats, maxd: float, stamp: Index, base: int) -> tuple[Index, Floats, Floats]:
+    """The nearest ball or box each ray meets, walking the grid and stopping at the first cell past the best hit.
+
+    ``grid_arrays`` are a :class:`~collideworld.spatial.grid.GridIndex`'s
+    ``(lo, hi, cell, pad, mask, starts, entries, big, n_gridded, glo, ghi)``;
+    ``bodies`` the boxed bodies' ``(kind, center, rotation, half, radius,
+    serial)`` by local index (kind 1 ball, 2 box); ``passes`` the filter.
+
+    Returns
+    -------
+    local : ndarray of int64, shape (M,)
+        Local index of the body hit, -1 for none; ties go to the lower serial.
+    distance : ndarray of float64, shape (M,)
+    normal : ndarray of float64, shape (M, D)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld.spatial.grid import GridIndex
+    >>> c = np.array([[5.0, 0.0]])
+    >>> g = GridIndex(c - 1, c + 1, np.array([0]), backend="compiled")
+    >>> bodies = (np.array([1]), c, np.eye(2)[None], np.zeros((1, 2)), np.array([1.0]), np.array([0]))
+    >>> j, t, n = first_hits(g.arrays(), bodies, np.array([True]), np.zeros((1, 2)), np.array([[1.0, 0.0]]),
+    ...                      np.inf, g.stamp, g._tags(1))
+    >>> j.tolist(), t.tolist(), n.tolist()
+    ([0], [4.0], [[-1.0, 0.0]])
+    """
+    from ..geometry.compiled.kernel_support import touch_rule
+    from ..geometry.raycast import _PARALLEL_RATE
+
+    rel, floor = touch_rule()
+    return _first_hits(*grid_arrays, *bodies, passes, o, d, maxd, rel, floor,  # type: ignore[call-arg]
+                       _PARALLEL_RATE, stamp, base)
+
+
+@njit(cache=True)
+def _cast_candidates(local: Index, o: Floats, d: Floats, maxd: float, kind: Index, center: Floats, rot: Floats,
+                     half: Floats, radius: Floats, rel: float, floor: float,
+                     parallel_rate: float) -> tuple[Floats, Floats]:
+    dim = o.shape[0]
+    n = local.shape[0]
+    dist = np.empty(n)
+    normal = np.zeros((n, dim))
+    signed = np.empty(2 * dim)
+    rate = np.empty(2 * dim)
+    nrm = np.zeros(dim)
+    for r in range(n):
+        t = _ray_body(local[r], o, d, maxd, kind, center, rot, half, radius, rel, floor, parallel_rate, signed,
+                      rate, nrm)
+        dist[r] = t
+        if t < np.inf:
+            normal[r] = nrm
+    return dist, normal
+
+
+def cast_candidates(local: Index, bodies: tuple[Any, ...], o: Floats, d: Floats,
+                    maxd: float) -> tuple[Floats, Floats]:
+    """One ray against the balls and boxes ``local`` (indices into ``bodies``): distances (inf: miss), normals.
+
+    The arithmetic of the numpy ``raycast_ball`` / ``raycast_box``, row by row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = np.array([[5.0, 0.0]])
+    >>> bodies = (np.array([2]), c, np.eye(2)[None], np.ones((1, 2)), np.zeros(1), np.array([0]))
+    >>> dist, normal = cast_candidates(np.array([0]), bodies, np.zeros(2), np.array([1.0, 0.0]), np.inf)
+    >>> dist.tolist(), normal.tolist()
+    ([4.0], [[-1.0, 0.0]])
+    """
+    from ..geometry.compiled.kernel_support import touch_rule
+    from ..geometry.raycast import _PARALLEL_RATE
+
+    rel, floor = touch_rule()
+    kind, center, rot, half, radius, _ = bodies
+    return _cast_candidates(local, o, d, maxd, kind, center, rot, half, radius,
+                            rel, floor, _PARALLEL_RATE)

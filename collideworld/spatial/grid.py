@@ -1,0 +1,382 @@
+"""A hashed uniform grid over boxes, for box and ray queries that touch only nearby boxes.
+
+Outline (the "spatial hashing" of Teschner et al. 2003, and Ericson, *Real-Time
+Collision Detection*, §7.1 for uniform grids and §7.4.2 for walking a ray
+through one, after Amanatides and Woo 1987)::
+
+    build:  cell = twice the median box size (or the 99th percentile, up to 8 medians)
+            boxes larger than a cell        -> the "big" list, tested one by one
+            every other box                 -> each cell its (slightly padded) box meets,
+                                               at most 3 per axis
+            cell (cx, cy[, cz]) -> bucket by a hash into a power-of-two table;
+            buckets are contiguous runs of one array (counting sort: CSR)
+    box:    the cells the query box meets -> their buckets -> boxes that meet the query
+    ray:    the cells the segment passes  -> their buckets -> boxes the segment meets
+
+Two cells may share a bucket (hash collision): a bucket's boxes are always
+tested against the query, so a collision costs a test, never an answer.
+
+Every query result is the set of boxes that meet the query (closed boxes:
+touching counts), each once. Box queries are exact in that sense: a box and
+a query meet iff they share a point ``p``, and ``floor(p / cell)`` is then a
+cell both register (floor and division by a positive cell are monotone).
+Rays reach cells through rounded crossing parameters, so boxes are registered
+in the cells they come within ``pad`` of; ``pad`` exceeds that rounding.
+
+The compiled twin (:mod:`collideworld.spatial.compiled`, numba) returns the
+same sets; this module is the numpy implementation and the reference.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["GridIndex", "hash_cells", "segment_meets_boxes"]
+
+Index = NDArray[np.int64]
+Floats = NDArray[np.float64]
+
+#: Fewer gridded boxes than this: everything is on the "big" list (a scan is cheaper than cells).
+MIN_GRIDDED = 32
+#: A box query over more cells than this scans every box instead.
+MAX_QUERY_CELLS = 256
+_PRIMES = (73856093, 19349663, 83492791)
+
+
+def hash_cells(cells: Index, mask: int) -> Index:
+    """Bucket of each integer cell, shape (N,), from cells (N, D).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> hash_cells(np.array([[0, 0], [1, 0]]), 15).tolist()
+    [0, 13]
+    """
+    h = cells[:, 0] * np.int64(_PRIMES[0])
+    for k in range(1, cells.shape[1]):
+        h = h ^ (cells[:, k] * np.int64(_PRIMES[k]))
+    out: Index = h & np.int64(mask)
+    return out
+
+
+def segment_meets_boxes(o: Floats, d: Floats, tmax: float, lo: Floats, hi: Floats) -> NDArray[np.bool_]:
+    """Whether the segment ``o + t d``, ``0 <= t <= tmax``, meets each closed box (slab test), shape (N,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> segment_meets_boxes(np.zeros(2), np.array([1.0, 0.0]), 2.0,
+    ...                     np.array([[2.0, -1.0], [3.0, -1.0]]), np.array([[3.0, 1.0], [4.0, 1.0]])).tolist()
+    [True, False]
+    """
+    n = len(lo)
+    t0 = np.zeros(n)
+    t1 = np.full(n, tmax)
+    ok = np.ones(n, dtype=bool)
+    for k in range(len(o)):
+        if d[k] == 0.0:
+            ok &= (lo[:, k] <= o[k]) & (o[k] <= hi[:, k])
+            continue
+        inv = 1.0 / d[k]
+        ta = (lo[:, k] - o[k]) * inv
+        tb = (hi[:, k] - o[k]) * inv
+        np.maximum(t0, np.minimum(ta, tb), out=t0)
+        np.minimum(t1, np.maximum(ta, tb), out=t1)
+    out: NDArray[np.bool_] = ok & (t0 <= t1)
+    return out
+
+
+def _expand_ranges(start: Index, stop: Index) -> tuple[Index, Index]:
+    """For ranges ``[start[i], stop[i])``: (i repeated, every position), both (sum of lengths,)."""
+    counts = stop - start
+    total = int(counts.sum())
+    row = np.repeat(np.arange(len(start)), counts)
+    first = np.cumsum(counts) - counts
+    pos = np.arange(total, dtype=np.int64) - np.repeat(first - start, counts)
+    return row, pos
+
+
+class GridIndex:
+    """Boxes under integer handles in a hashed uniform grid (immutable once built).
+
+    Parameters
+    ----------
+    lo, hi : ndarray of float64, shape (N, D)
+        Closed boxes, finite, ``lo <= hi``.
+    handles : ndarray of int64, shape (N,)
+        What the queries return for each box (slots, for the world).
+    backend : {"numpy", "compiled"}
+        Which implementation answers the queries; the sets are the same.
+
+    Notes
+    -----
+    Building is O(N log N) (numpy) or O(N) (compiled). A query costs the
+    cells it covers plus the boxes in their buckets: O(1) per query for boxes
+    and segments a few cells long, whatever N is, when boxes have similar
+    sizes. Boxes much larger than the median are tested by every query.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lo = np.array([[0.0, 0.0], [5.0, 5.0], [0.5, 0.5]])
+    >>> g = GridIndex(lo, lo + 1.0, np.array([10, 11, 12]))
+    >>> g.query_box(np.array([0.9, 0.9]), np.array([1.0, 1.0])).tolist()
+    [10, 12]
+    >>> qi, h = g.query_segments(np.zeros((1, 2)), np.array([[1.0, 1.0]]) / np.sqrt(2), np.array([np.inf]))
+    >>> sorted(h.tolist())
+    [10, 11, 12]
+    """
+
+    def __init__(self, lo: Floats, hi: Floats, handles: Index, backend: str = "numpy") -> None:
+        self.dim = lo.shape[1] if lo.ndim == 2 else 0
+        self.backend = backend
+        self.lo = np.ascontiguousarray(lo, dtype=np.float64)
+        self.hi = np.ascontiguousarray(hi, dtype=np.float64)
+        self.handles = np.asarray(handles, dtype=np.int64)
+        n = len(self.handles)
+        self.n = n
+        size = (self.hi - self.lo).max(axis=1) if n else np.zeros(0)
+        scale = float(max(np.abs(self.lo).max(initial=0.0), np.abs(self.hi).max(initial=0.0)))
+        # twice the median size, grown to hold all but the largest 1 % of boxes
+        # (capped at 8 medians: a few huge boxes must not coarsen the grid)
+        med = float(np.median(size)) if n else 1.0
+        cell = min(max(2.0 * med, float(np.quantile(size, 0.99))), 8.0 * med) if n else 1.0
+        # keep cell indices far inside int64 whatever the coordinates are
+        cell = max(cell, scale * 2.0 ** -40, 1e-300)
+        big = size > cell
+        if n - int(big.sum()) < MIN_GRIDDED:
+            big[:] = True
+        self.cell = cell
+        # registration pad: above the rounding of a ray's crossing parameters
+        self.pad = 1e-6 * cell + 1e-12 * scale
+        self.big: Index = np.flatnonzero(big)
+        gridded = np.flatnonzero(~big)
+        self.gridded = gridded
+        if len(gridded):
+            c0 = np.floor((self.lo[gridded] - self.pad) / cell).astype(np.int64)
+            c1 = np.floor((self.hi[gridded] + self.pad) / cell).astype(np.int64)
+            self.glo = self.lo[gridded].min(axis=0) - self.pad
+            self.ghi = self.hi[gridded].max(axis=0) + self.pad
+        else:
+            c0 = c1 = np.zeros((0, max(self.dim, 1)), dtype=np.int64)
+            self.glo = np.zeros(max(self.dim, 1))
+            self.ghi = -np.ones(max(self.dim, 1))
+        span = c1 - c0 + 1
+        table = 1 << max(4, int(2 * max(len(gridded), 1) * 2).bit_length())
+        self.mask = table - 1
+        if backend == "compiled":
+            from .compiled import build_buckets
+            self.starts, self.entries = build_buckets(c0, span, gridded, self.mask, self.dim)
+        else:
+            cells_list, owners = [], []
+            for off in itertools.product(range(3), repeat=self.dim):
+                sel = np.flatnonzero((span > np.array(off)).all(axis=1))
+                cells_list.append(c0[sel] + np.array(off))
+                owners.append(gridded[sel])
+            cells = np.concatenate(cells_list) if cells_list else np.zeros((0, self.dim), dtype=np.int64)
+            owner = np.concatenate(owners) if owners else np.zeros(0, dtype=np.int64)
+            keys = hash_cells(cells, self.mask)
+            order = np.argsort(keys, kind="stable")
+            self.entries = owner[order].astype(np.int64)
+            self.starts = np.zeros(table + 1, dtype=np.int64)
+            np.cumsum(np.bincount(keys, minlength=table), out=self.starts[1:])
+        # the compiled queries' "seen" marks: each call takes fresh tags (see _tags)
+        self.stamp = np.full(n, -1, dtype=np.int64)
+        self._next_tag = 0
+
+    def _tags(self, m: int) -> int:
+        """The first of ``2 m`` unused stamp tags (two passes of ``m`` queries)."""
+        base = self._next_tag
+        self._next_tag += 2 * m
+        return base
+
+    def __len__(self) -> int:
+        return self.n
+
+    # -- box queries --------------------------------------------------------------------
+
+    def query_box(self, qlo: Floats, qhi: Floats) -> Index:
+        """Handles of the boxes meeting the closed box ``[qlo, qhi]`` (each (D,)), unordered, each once.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> g = GridIndex(np.array([[0.0, 0.0]]), np.array([[1.0, 1.0]]), np.array([7]))
+        >>> g.query_box(np.array([1.0, 1.0]), np.array([2.0, 2.0])).tolist()   # corner to corner
+        [7]
+        """
+        _, local = self.query_boxes_local(qlo[None], qhi[None])
+        out: Index = self.handles[local]
+        return out
+
+    def query_boxes(self, qlo: Floats, qhi: Floats) -> tuple[Index, Index]:
+        """``(query index, handle)`` pairs for queries ``[qlo[i], qhi[i]]`` (each (M, D)), grouped by query.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> g = GridIndex(np.array([[0.0, 0.0], [2.0, 0.0]]), np.array([[1.0, 1.0], [3.0, 1.0]]), np.array([4, 5]))
+        >>> q = np.array([[0.5, 0.5], [2.5, 0.5], [9.0, 9.0]])
+        >>> [a.tolist() for a in g.query_boxes(q, q)]
+        [[0, 1], [4, 5]]
+        """
+        qi, local = self.query_boxes_local(qlo, qhi)
+        return qi, self.handles[local]
+
+    def query_boxes_local(self, qlo: Floats, qhi: Floats) -> tuple[Index, Index]:
+        """:meth:`query_boxes` with local box indices (0 .. N-1) instead of handles."""
+        qlo = np.ascontiguousarray(qlo, dtype=np.float64)
+        qhi = np.ascontiguousarray(qhi, dtype=np.float64)
+        if self.n == 0 or len(qlo) == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        if self.backend == "compiled":
+            from .compiled import query_boxes
+            return query_boxes(self.lo, self.hi, self.cell, self.mask, self.starts, self.entries, self.big,
+                               len(self.gridded), qlo, qhi, MAX_QUERY_CELLS, self.stamp, self._tags(len(qlo)))
+        return self._query_boxes_numpy(qlo, qhi)
+
+    def _query_boxes_numpy(self, qlo: Floats, qhi: Floats) -> tuple[Index, Index]:
+        m = len(qlo)
+        rows_q: list[Index] = []
+        rows_b: list[Index] = []
+        if len(self.gridded):
+            c0 = np.floor(qlo / self.cell).astype(np.int64)
+            c1 = np.floor(qhi / self.cell).astype(np.int64)
+            span = c1 - c0 + 1
+            ncells = span.prod(axis=1)
+            wide = ncells > MAX_QUERY_CELLS
+            narrow = np.flatnonzero(~wide)
+            if len(narrow):
+                max_span = span[narrow].max(axis=0)
+                cq, cc = [], []
+                for off in itertools.product(*(range(int(s)) for s in max_span)):
+                    sel = narrow[(span[narrow] > np.array(off)).all(axis=1)]
+                    cq.append(sel)
+                    cc.append(c0[sel] + np.array(off))
+                q = np.concatenate(cq)
+                keys = hash_cells(np.concatenate(cc), self.mask)
+                row, pos = _expand_ranges(self.starts[keys], self.starts[keys + 1])
+                rows_q.append(q[row])
+                rows_b.append(self.entries[pos])
+            for i in np.flatnonzero(wide).tolist():
+                rows_q.append(np.full(len(self.gridded), i, dtype=np.int64))
+                rows_b.append(self.gridded)
+        if len(self.big):
+            rows_q.append(np.repeat(np.arange(m, dtype=np.int64), len(self.big)))
+            rows_b.append(np.tile(self.big, m))
+        q = np.concatenate(rows_q)
+        b = np.concatenate(rows_b)
+        meets = ((self.lo[b] <= qhi[q]) & (qlo[q] <= self.hi[b])).all(axis=1)
+        key = np.unique(q[meets] * np.int64(self.n) + b[meets])
+        return key // self.n, key % self.n
+
+    # -- segment queries ----------------------------------------------------------------
+
+    def query_segments(self, origins: Floats, directions: Floats, tmax: Floats) -> tuple[Index, Index]:
+        """``(segment index, handle)`` pairs for segments ``o + t d``, ``0 <= t <= tmax`` (may be inf).
+
+        ``origins``, ``directions`` are (M, D), ``tmax`` (M,). Grouped by segment.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> g = GridIndex(np.array([[2.0, -1.0]]), np.array([[3.0, 1.0]]), np.array([9]))
+        >>> [a.tolist() for a in g.query_segments(np.zeros((2, 2)), np.array([[1.0, 0], [-1.0, 0]]),
+        ...                                       np.array([5.0, 5.0]))]
+        [[0], [9]]
+        """
+        _, local = qi_local = self.query_segments_local(origins, directions, tmax)
+        return qi_local[0], self.handles[local]
+
+    def query_segments_local(self, origins: Floats, directions: Floats, tmax: Floats) -> tuple[Index, Index]:
+        """:meth:`query_segments` with local box indices instead of handles."""
+        o = np.ascontiguousarray(origins, dtype=np.float64)
+        d = np.ascontiguousarray(directions, dtype=np.float64)
+        t = np.ascontiguousarray(tmax, dtype=np.float64)
+        if self.n == 0 or len(o) == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        if self.backend == "compiled":
+            from .compiled import query_segments
+            return query_segments(self.lo, self.hi, self.cell, self.mask, self.starts, self.entries, self.big,
+                                  len(self.gridded), self.glo, self.ghi, o, d, t, self.stamp, self._tags(len(o)))
+        qs: list[Index] = []
+        bs: list[Index] = []
+        for i in range(len(o)):
+            local = self._segment_numpy(o[i], d[i], float(t[i]))
+            qs.append(np.full(len(local), i, dtype=np.int64))
+            bs.append(local)
+        return np.concatenate(qs), np.concatenate(bs)
+
+    def _segment_numpy(self, o: Floats, d: Floats, tmax: float) -> Index:
+        found = [self.big]
+        if len(self.gridded):
+            # clip to the grid's bounds, then list every cell the clipped segment
+            # passes: crossings of cell boundaries split it into pieces, each
+            # inside one cell (its midpoint names it); the two ends add theirs
+            ta, tb = 0.0, tmax
+            for k in range(self.dim):
+                if d[k] == 0.0:
+                    if not self.glo[k] <= o[k] <= self.ghi[k]:
+                        ta, tb = 1.0, 0.0
+                    continue
+                u = (self.glo[k] - o[k]) / d[k]
+                v = (self.ghi[k] - o[k]) / d[k]
+                ta, tb = max(ta, min(u, v)), min(tb, max(u, v))
+            if ta <= tb:
+                ts = [np.array([ta, tb])]
+                for k in range(self.dim):
+                    if d[k] == 0.0:
+                        continue
+                    a = np.floor((o[k] + ta * d[k]) / self.cell)
+                    b = np.floor((o[k] + tb * d[k]) / self.cell)
+                    walls = np.arange(min(a, b) + 1, max(a, b) + 1) * self.cell
+                    tw = (walls - o[k]) / d[k]
+                    ts.append(tw[(tw > ta) & (tw < tb)])
+                t = np.sort(np.concatenate(ts))
+                t = np.concatenate([t, 0.5 * (t[1:] + t[:-1])])
+                pts = o + t[:, None] * d
+                cells = np.unique(np.floor(pts / self.cell).astype(np.int64), axis=0)
+                keys = np.unique(hash_cells(cells, self.mask))
+                _, pos = _expand_ranges(self.starts[keys], self.starts[keys + 1])
+                found.append(self.entries[pos])
+        cand = np.unique(np.concatenate(found))
+        out: Index = cand[segment_meets_boxes(o, d, tmax, self.lo[cand], self.hi[cand])]
+        return out
+
+    def arrays(self) -> tuple[Any, ...]:
+        """``(lo, hi, cell, pad, mask, starts, entries, big, n_gridded, glo, ghi)``, for compiled walks.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> len(GridIndex(np.zeros((1, 2)), np.ones((1, 2)), np.array([0])).arrays())
+        11
+        """
+        return (self.lo, self.hi, self.cell, self.pad, self.mask, self.starts, self.entries, self.big,
+                len(self.gridded), self.glo, self.ghi)
+
+    def _check(self) -> None:
+        """Assert the invariants: every gridded box is in the bucket of every cell it meets."""
+        assert self.starts[-1] == len(self.entries)
+        for j in self.gridded.tolist():
+            c0 = np.floor((self.lo[j] - self.pad) / self.cell).astype(np.int64)
+            c1 = np.floor((self.hi[j] + self.pad) / self.cell).astype(np.int64)
+            for off in itertools.product(*(range(int(s)) for s in c1 - c0 + 1)):
+                key = int(hash_cells((c0 + np.array(off))[None], self.mask)[0])
+                assert j in self.entries[self.starts[key]:self.starts[key + 1]]
+
+    def info(self) -> dict[str, Any]:
+        """Sizes, for benchmarks and debugging.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> GridIndex(np.zeros((1, 2)), np.ones((1, 2)), np.array([0])).info()["big"]
+        1
+        """
+        return {"boxes": self.n, "big": len(self.big), "cell": self.cell, "entries": len(self.entries),
+                "buckets": self.mask + 1}
