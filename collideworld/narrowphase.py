@@ -65,7 +65,8 @@ from .geometry.raycast import (
 from .geometry.result import ContactArrays
 from .geometry.tolerance import touch_tolerance
 
-__all__ = ["contact_pairs", "contact_pairs_exact", "raycast_slots", "PAIR_KERNELS", "RAY_KERNELS", "MAX_BATCH",
+__all__ = ["contact_pairs", "contact_pairs_exact", "raycast_slots", "polygon_parts", "PAIR_KERNELS", "RAY_KERNELS",
+           "MAX_BATCH",
            "Kernels", "KERNEL_TWINS", "kernels_for", "MANIFOLD_KERNELS", "MANIFOLD_TWINS", "ManifoldKernels",
            "manifold_kernels_for", "manifold_pairs"]
 
@@ -204,8 +205,20 @@ def _expand(counts: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.in
     return parent, child
 
 
-def _parts_of(store: BodyStore, slots: Slots) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Expand polygon bodies into their parts: (row into ``slots``, part id) per part."""
+def polygon_parts(store: BodyStore, slots: Slots) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Expand polygon bodies into their convex parts: (row into ``slots``, part id) per part.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Polygon
+    >>> store = BodyStore(2)
+    >>> s = store.allocate(1)
+    >>> store.set_shapes(s, [Polygon([(0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2)])])  # an L: 2 parts
+    >>> row, part = polygon_parts(store, s)
+    >>> row.tolist(), len(part)
+    ([0, 0], 2)
+    """
     first, count, _ = store.parts.shape_arrays()
     shape = store.poly[slots]
     counts = count[shape]
@@ -315,7 +328,7 @@ def _ball_polygon_cached(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> Contac
 
 
 def _ball_polygon_parts(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
-    row, part = _parts_of(s, b)
+    row, part = polygon_parts(s, b)
     ra, rb = a[row], b[row]
     res = _run_by_bucket(s, [(rb, part)], k.contact_ball_polygon, len(row), 2,
                          lambda idx: s.ball_rows(ra[idx]))
@@ -343,7 +356,7 @@ def _box_polygon_cached(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> Contact
 
 
 def _box_polygon_parts(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
-    row, part = _parts_of(s, b)
+    row, part = polygon_parts(s, b)
     ra, rb = a[row], b[row]
     res = _run_by_bucket(s, [(rb, part)], k.contact_box_polygon, len(row), 2,
                          lambda idx: s.box_rows(ra[idx]))
@@ -362,7 +375,7 @@ def _polygon_polygon_cached(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> Con
 
 
 def _polygon_polygon_parts(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
-    row_a, part_a = _parts_of(s, a)
+    row_a, part_a = polygon_parts(s, a)
     first, count, _ = s.parts.shape_arrays()
     shape_b = s.poly[b[row_a]]
     row2, child = _expand(count[shape_b])
@@ -403,7 +416,7 @@ def _box_capsule_3d(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArra
 
 @_register((2,), Kind.POLYGON, Kind.CAPSULE)
 def _polygon_capsule(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
-    row, part = _parts_of(s, a)
+    row, part = polygon_parts(s, a)
     ra, rb = a[row], b[row]
     n = len(row)
     out = _empty(n, 2)
@@ -700,7 +713,7 @@ def _ray_box(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.f
 @_register_ray(Kind.POLYGON)
 def _ray_polygon(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
                  max_distance: float) -> RayAnswer:
-    row, part = _parts_of(s, slots)
+    row, part = polygon_parts(s, slots)
     pd = np.full(len(row), np.inf)
     pn = np.zeros((len(row), 2))
     for idx, verts in s.part_vertices_world(slots[row], part):
@@ -888,7 +901,7 @@ def _deepest_part(s: BodyStore, b: Slots, contact: Callable[[NDArray[np.int64], 
     A concave polygon's manifold is its deepest convex part's, the part whose
     normal and depth the pair's contact reports.
     """
-    row, part = _parts_of(s, b)
+    row, part = polygon_parts(s, b)
     if len(row) == len(b):
         return part
     return part[_deepest(row, contact(row, part), len(b))]
@@ -996,7 +1009,7 @@ def _m_box_polygon(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: 
 @_register_manifold((2,), Kind.POLYGON, Kind.POLYGON)
 def _m_polygon_polygon(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
                        m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
-    row_a, part_a = _parts_of(s, a)
+    row_a, part_a = polygon_parts(s, a)
     first, count, _ = s.parts.shape_arrays()
     shape_b = s.poly[b[row_a]]
     row2, child = _expand(count[shape_b])

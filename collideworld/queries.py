@@ -156,10 +156,11 @@ class QueryIndex:
             lo, hi = query_bounds(st)
             lo, hi = lo.take(finite, axis=0), hi.take(finite, axis=0)
             self._grid = GridIndex(lo, hi, finite, self.backend)
-            # balls and boxes by grid index, for the compiled first-hit walk (not with polygons)
+            # balls and boxes by grid index, for the compiled first-hit walk (only when every
+            # finite body is one: its casts know no other kind)
             fk = st.kind[finite]
             self.bodies = None
-            if self.backend == "compiled" and not np.any(fk == Kind.POLYGON):
+            if self.backend == "compiled" and np.all((fk == Kind.BALL) | (fk == Kind.BOX)):
                 self.bodies = (fk.astype(np.int64), st.position.take(finite, axis=0),
                                st.rotation.take(finite, axis=0), st.half.take(finite, axis=0),
                                st.radius.take(finite), st.serial.take(finite))
@@ -195,7 +196,12 @@ def ids_in_order(store: BodyStore, slots: Slots) -> list[Any]:
 
 #: The store columns the narrowphase reads (besides the polygon planes of 2D stores).
 _ROW_COLUMNS = ("kind", "position", "rotation", "radius", "half", "plane_normal", "plane_offset", "poly",
-                "bound_radius", "simple")
+                "bound_radius", "simple", "seg0", "seg1", "hull")
+
+
+def _row_columns(dim: int) -> tuple[str, ...]:
+    """The per-slot columns the narrowphase reads (2D adds the slot-major polygon vertices)."""
+    return _ROW_COLUMNS + (("world_xy",) if dim == 2 else ())
 
 
 def _scratch(store: BodyStore, m: int, reuse: BodyStore | None) -> BodyStore:
@@ -204,6 +210,7 @@ def _scratch(store: BodyStore, m: int, reuse: BodyStore | None) -> BodyStore:
         return reuse
     probe = BodyStore(store.dim, capacity=m)
     probe.parts = store.parts
+    probe.hulls = store.hulls  # a probe's hull row must mean the same in the combined store
     return probe
 
 
@@ -229,7 +236,7 @@ def shape_probes(store: BodyStore, shape: Shape, position: Floats, angle: Floats
     m = len(position)
     probe = _scratch(store, m, reuse)
     probe.set_shapes(np.zeros(1, dtype=np.int64), [shape])
-    for name in _ROW_COLUMNS:
+    for name in _row_columns(store.dim):
         col = getattr(probe, name)
         col[1:m] = col[0]
     # only row 0 holds the part-table entry: release_probes frees it once
@@ -252,7 +259,7 @@ def probe_bounds(probe: BodyStore, m: int) -> tuple[Floats, Floats]:
     ([[0.5, 1.5]], [[1.5, 2.5]])
     """
     kind = int(probe.kind[0])
-    if kind == Kind.POLYGON and not probe.simple[0]:
+    if kind not in (Kind.BALL, Kind.BOX, Kind.POLYGON) or (kind == Kind.POLYGON and not probe.simple[0]):
         return tight_bounds(probe, np.arange(m, dtype=np.int64))
     if kind == Kind.POLYGON:
         xs, ys = probe.world_x[:, :m], probe.world_y[:, :m]
@@ -308,9 +315,11 @@ def _combined(store: BodyStore, probe: BodyStore, m: int, cand: Slots) -> BodySt
     sc = BodyStore.__new__(BodyStore)
     sc.dim = store.dim
     sc.parts = store.parts
+    sc.hulls = store.hulls
+    sc.backend = store.backend
     sc.capacity = sc.count = n
     sc.version = 0
-    for name in _ROW_COLUMNS:
+    for name in _row_columns(store.dim):
         b = getattr(store, name)
         col = np.empty((n,) + b.shape[1:], dtype=b.dtype)
         col[:m] = getattr(probe, name)[:m]
@@ -472,8 +481,15 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
     ([4.0, 8.0], [[-1.0, 0.0], [0.0, 1.0]])
     """
     # (the import is here: the ray kernels sit beside the narrowphase, which imports them the same way)
-    from .geometry.raycast import raycast_ball, raycast_box, raycast_halfspace, raycast_polygon
-    from .narrowphase import _parts_of
+    from .geometry.raycast import (
+        raycast_ball,
+        raycast_box,
+        raycast_capsule,
+        raycast_halfspace,
+        raycast_hull,
+        raycast_polygon,
+    )
+    from .narrowphase import polygon_parts
 
     n, dim = len(slots), store.dim
     dist = np.full(n, np.inf)
@@ -503,8 +519,16 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
             nrm, off = store.plane_rows(s)
             r = raycast_halfspace(zero, e1, max_distance, np.einsum("kji,kj->ki", frame[idx], nrm),
                                   off - np.einsum("kd,kd->k", nrm, origins[idx]))
+        elif kind == Kind.CAPSULE:
+            p0, p1, radius = store.capsule_rows(s)
+            r = raycast_capsule(zero, e1, max_distance, local(idx, p0), local(idx, p1), radius)
+        elif kind == Kind.HULL:
+            h = store.hull.take(s)
+            rot = np.einsum("kji,kjl->kil", frame[idx], store.rotation.take(s, axis=0))
+            r = raycast_hull(zero, e1, max_distance, local(idx, store.position.take(s, axis=0)), rot,
+                             store.hulls.normals[h], store.hulls.offsets[h], store.hulls.reach[h])
         else:
-            row, part = _parts_of(store, s)
+            row, part = polygon_parts(store, s)
             pd = np.full(len(row), np.inf)
             pn = np.zeros((len(row), dim))
             for sel, verts in store.part_vertices_world(s[row], part):
