@@ -842,3 +842,71 @@ def render_animation(path: str | os.PathLike[str], frames: tuple[int, int, int] 
     last = snaps[-1]
     return RenderInfo(output=str(output), frame=last.number, bodies=len(last.bodies), contacts=len(last.pairs),
                       images=len(snaps), first_frame=snaps[0].number)
+
+
+# --------------------------------------------------------------------------
+# a live world
+# --------------------------------------------------------------------------
+
+
+def draw_world(world: Any, ax: Any = None, *, crop: Sequence[float] | None = None,
+               ids: Sequence[str] | None = None, zoom: float = 1.0, aabbs: bool = False) -> Any:
+    """Draw a live world into matplotlib axes: the debug draw of pymunk and Box2D.
+
+    Bodies in contact after the last step are red, static bodies dark grey,
+    half-planes and planes a hatched band on their solid side; contact
+    normals are arrows scaled to the bodies; labels that would overlap are
+    dropped. A 3D world is drawn from the top (x-y), planes cut at the
+    middle height of the bodies.
+
+    Parameters
+    ----------
+    world : World
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure's axes by default.
+    crop, ids, zoom, aabbs
+        As in :func:`render_frame`.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    MissingExtraError
+        matplotlib is not installed.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from collideworld import Box, Circle, World
+    >>> w = World(dim=2)
+    >>> w.add(Box((1.0, 1.0)), id="crate"), w.add(Circle(0.5), position=(1.2, 0), id="ball")
+    ('crate', 'ball')
+    >>> _ = w.step()
+    >>> ax = draw_world(w)
+    >>> sorted(t.get_text() for t in ax.texts)
+    ['ball', 'crate']
+    """
+    figure = _matplotlib()
+    _check_common(crop, zoom, ids)
+    contacts = world.last_contacts
+    dim = world.dim
+    pairs: list[tuple[Any, Any, NDArray[np.float64]]] = []
+    if contacts is not None and len(contacts):
+        normals = np.asarray(contacts.normal, dtype=float).reshape(len(contacts), dim)
+        pairs = [(a, b, normals[k]) for k, (a, b) in
+                 enumerate(zip(contacts.a.tolist(), contacts.b.tolist(), strict=True))]
+    bodies = [world.body(i) for i in world.ids()]
+    snap = _Snapshot(0, 0, dim, bodies, pairs, None)
+    shown = _select(bodies, ids, 0)
+    lo, hi = _view(*_scene_bounds(shown, dim), crop, zoom)
+    if ax is None:
+        ax = figure(figsize=(8.0, 8.0), layout="constrained").add_subplot(1, 1, 1)
+    at = None if dim == 2 else float(0.5 * (lo[2] + hi[2]))
+    labels, arrows = _draw_view(ax, shown, dim, (0, 1), snap, aabbs, lo[[0, 1]], hi[[0, 1]], at,
+                                None if dim == 2 else 2)
+    ax.figure.draw_without_rendering()  # lay out, so label sizes in pixels are known
+    _place_labels(ax, labels, arrows, ax.figure.dpi)
+    return ax

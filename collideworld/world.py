@@ -1341,6 +1341,28 @@ class World:
         lo, hi = np.minimum(lo, lo1), np.maximum(hi, hi1)
         return cast_hits(self._store, self._index, shape, start, end, lo, hi, cat, msk)
 
+    # -- pictures ------------------------------------------------------------------------
+
+    def draw(self, ax: Any = None, **options: Any) -> Any:
+        """Draw the world into matplotlib axes (needs the ``render`` extra); see :func:`collideworld.render.draw_world`.
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2)
+        >>> w.add(Circle(1.0), id="a")
+        'a'
+        >>> w.draw().get_aspect()
+        1.0
+        """
+        # the one import of the world's from a layer above it: matplotlib is optional and
+        # loaded only when a picture is asked for (docs/architecture.md)
+        from .render import draw_world
+
+        return draw_world(self, ax, **options)
+
     # -- invariants ----------------------------------------------------------------------
 
     def validate(self) -> None:
