@@ -55,10 +55,6 @@ from .schema import (
     Header,
     MoveSpec,
     SetSpec,
-    _uint32,
-    parse_pose,
-    parse_shape,
-    shape_tag,
     _body_id,
     _check_keys,
     _Invalid,
@@ -68,9 +64,13 @@ from .schema import (
     _position,
     _quaternion,
     _show,
+    _uint32,
     _vector,
     parse_body,
     parse_header,
+    parse_pose,
+    parse_shape,
+    shape_tag,
 )
 from .source import END, TRUNCATED_TAIL, LineSource, ReaderLimits, check_path
 

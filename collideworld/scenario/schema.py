@@ -628,9 +628,10 @@ def parse_shape(raw: Any, dim: int, where: str, max_polygon_vertices: int, versi
     >>> parse_shape({"type": "box", "half_extents": [1, 2]}, 2, "add: body 'a'", 5000, 1)
     Box(half_extents=(1.0, 2.0))
     >>> parse_shape({"type": "capsule", "points": [[0, 0], [1, 0]], "radius": 1}, 2, "add: body 'a'", 5000, 1)
+    ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    collideworld.scenario.schema._Invalid: add: body 'a': shape type 'capsule' needs format version 2 (the header says 1)
+    collideworld.scenario.schema._Invalid: add: body 'a': shape type 'capsule' needs format version 2 ...
     """
     if not isinstance(raw, dict):
         raise _Invalid(f"{where}: shape must be an object, got {_show(raw)}")
