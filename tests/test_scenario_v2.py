@@ -741,3 +741,15 @@ def test_bullet_wall_tunnels_without_time_of_impact():
     (impact,) = first.expect_impact
     assert impact.t == pytest.approx(0.4999, abs=1e-12)
     assert first.expect == frozenset()
+
+
+def test_a_version_2_shape_makes_a_version_2_file(tmp_path):
+    # the library has capsules; this reader does not read them yet, but the file says the right version
+    from collideworld import Capsule
+
+    path = tmp_path / "capsule.jsonl"
+    with ScenarioWriter(path, dim=2) as w:
+        w.write_frame(add=[BodySpec("c", Capsule((0.0, 0.0), (1.0, 0.0), 0.5), (0.0, 0.0))])
+    assert header_of(path)["collideworld_scenario"] == 2
+    with pytest.raises(ScenarioError, match="not read by this version"):
+        frames(path)

@@ -60,6 +60,7 @@ __all__ = ["MoveBatch", "ScenarioWriter", "body_to_dict", "move_to_dict", "set_t
 
 #: The header's first key: the version digit follows it, so version 1 can become 2 in place.
 _VERSION_KEY = '"collideworld_scenario":'
+_V2_SHAPE_TYPES = frozenset({"capsule", "segment", "convex_hull", "compound"})
 
 
 
@@ -785,7 +786,9 @@ class ScenarioWriter:
         sets = [set_to_dict(c) for c in set]
         if sets:
             parts.append(_key("set", sets))
-        v2 = bool(sets)
+        # a shape only version 2 defines (capsule, segment, convex_hull, compound) makes a version 2 file
+        v2 = bool(sets) or any(isinstance(b.get("shape"), Mapping) and b["shape"].get("type") in _V2_SHAPE_TYPES
+                               for b in adds)
         moves: list[bytes] = []
         for m in move:
             if isinstance(m, MoveBatch):
