@@ -744,12 +744,12 @@ def test_bullet_wall_tunnels_without_time_of_impact():
 
 
 def test_a_version_2_shape_makes_a_version_2_file(tmp_path):
-    # the library has capsules; this reader does not read them yet, but the file says the right version
-    from collideworld import Capsule
-
+    # this reader does not read capsules yet, but a file that has one says the right version
     path = tmp_path / "capsule.jsonl"
+    capsule = {"id": "c", "shape": {"type": "capsule", "points": [[0, 0], [1, 0]], "radius": 0.5},
+               "position": [0, 0]}
     with ScenarioWriter(path, dim=2) as w:
-        w.write_frame(add=[BodySpec("c", Capsule((0.0, 0.0), (1.0, 0.0), 0.5), (0.0, 0.0))])
+        w.write_frame(add=[capsule])
     assert header_of(path)["collideworld_scenario"] == 2
     with pytest.raises(ScenarioError, match="not read by this version"):
         frames(path)
