@@ -5,17 +5,29 @@ from .reader import (
     FORMAT_VERSION,
     BodySpec,
     ExpectedContact,
+    ExpectedDistance,
+    ExpectedImpact,
     Frame,
     FrameIterator,
     Header,
     MoveSpec,
+    PoseSpec,
     ReaderLimits,
     Scenario,
+    SetSpec,
     iter_frames,
     read_scenario,
 )
 from .recorder import Recorder
-from .replay import ContactMismatch, FrameMismatch, ReplayReport, iter_replay, replay
+from .replay import (
+    ContactMismatch,
+    DistanceMismatch,
+    FrameMismatch,
+    ImpactMismatch,
+    ReplayReport,
+    iter_replay,
+    replay,
+)
 from .writer import MoveBatch, ScenarioWriter
 
 __all__ = [
@@ -23,6 +35,10 @@ __all__ = [
     "FORMAT_VERSION",
     "BodySpec",
     "ExpectedContact",
+    "ExpectedDistance",
+    "ExpectedImpact",
+    "PoseSpec",
+    "SetSpec",
     "Frame",
     "FrameIterator",
     "Header",
@@ -39,4 +55,6 @@ __all__ = [
     "ReplayReport",
     "FrameMismatch",
     "ContactMismatch",
+    "DistanceMismatch",
+    "ImpactMismatch",
 ]

@@ -1,6 +1,7 @@
 r"""Frame semantics of the scenario reader: alive ids, order, expectations.
 
-A frame line applies ``remove``, then ``add``, then ``move``, then one step,
+A frame line applies ``remove``, then ``add``, then ``set`` (version 2),
+then ``move``, then one step,
 then its expectations are checked. This module reads frames in that order
 from a :class:`~.source.LineSource`, checks each value with :mod:`.schema`,
 and tracks the set of ids alive after each frame itself, exactly as a world
@@ -39,14 +40,21 @@ from ..errors import ScenarioError
 from .schema import (
     _CONCAVE,
     _CONTACT_KEYS,
+    _DISTANCE_KEYS,
     _FRAME_KEYS,
+    _FRAME_KEYS_V2,
+    _IMPACT_KEYS,
     _MOVE_KEYS,
+    _SET_KEYS,
     _UNBOUNDED,
     BodyId,
     BodySpec,
     ExpectedContact,
+    ExpectedDistance,
+    ExpectedImpact,
     Header,
     MoveSpec,
+    SetSpec,
     _body_id,
     _check_keys,
     _Invalid,
@@ -56,9 +64,13 @@ from .schema import (
     _position,
     _quaternion,
     _show,
+    _uint32,
     _vector,
     parse_body,
     parse_header,
+    parse_pose,
+    parse_shape,
+    shape_tag,
 )
 from .source import END, TRUNCATED_TAIL, LineSource, ReaderLimits, check_path
 
@@ -82,6 +94,10 @@ class Frame:
         The complete set of pairs in contact after the step; None when the
         frame does not check contacts (``frozenset()`` means "no contacts").
     expect_contacts : tuple of ExpectedContact, or None
+    set : tuple of SetSpec
+        In-place changes (version 2), applied after ``add``, before ``move``.
+    expect_distance : tuple of ExpectedDistance, or None
+    expect_impact : tuple of ExpectedImpact, or None
 
     Examples
     --------
@@ -100,6 +116,9 @@ class Frame:
     move: tuple[MoveSpec, ...] = ()
     expect: frozenset[frozenset[BodyId]] | None = None
     expect_contacts: tuple[ExpectedContact, ...] | None = None
+    set: tuple[SetSpec, ...] = ()
+    expect_distance: tuple[ExpectedDistance, ...] | None = None
+    expect_impact: tuple[ExpectedImpact, ...] | None = None
 
 
 
@@ -175,7 +194,13 @@ class _FrameReader:
     def _parse_frame(self, obj: Any) -> Frame:
         if not isinstance(obj, dict):
             raise _Invalid(f"a frame must be a JSON object, got {_show(obj)}")
-        _check_keys(obj, _FRAME_KEYS, "frame")
+        if self.version >= 2:
+            _check_keys(obj, _FRAME_KEYS | _FRAME_KEYS_V2, "frame")
+        else:
+            for key in obj:
+                if key in _FRAME_KEYS_V2:
+                    raise _Invalid(f"frame: {key!r} needs format version 2 (the header says 1)")
+            _check_keys(obj, _FRAME_KEYS, "frame")
         alive = self.alive
         dim = self.dim
 
@@ -203,6 +228,11 @@ class _FrameReader:
             alive[spec.id] = tag
             adds.append(spec)
 
+        # set (version 2): after add, before move
+        sets: list[SetSpec] = []
+        for i, raw in enumerate(_list(obj.get("set", []), "set")):
+            sets.append(self._parse_set(raw, i, dim))
+
         # move
         moves: list[MoveSpec] = []
         for i, raw in enumerate(_list(obj.get("move", []), "move")):
@@ -215,6 +245,12 @@ class _FrameReader:
         contacts = None
         if "expect_contacts" in obj:
             contacts = self._parse_expect_contacts(obj["expect_contacts"], expect, dim)
+        distances = None
+        if "expect_distance" in obj:
+            distances = self._parse_expect_distance(obj["expect_distance"], dim)
+        impacts = None
+        if "expect_impact" in obj:
+            impacts = self._parse_expect_impact(obj["expect_impact"], dim)
 
         return Frame(
             number=self.line_no - 1,
@@ -224,10 +260,67 @@ class _FrameReader:
             move=tuple(moves),
             expect=expect,
             expect_contacts=contacts,
+            set=tuple(sets),
+            expect_distance=distances,
+            expect_impact=impacts,
         )
 
     def _parse_body(self, raw: Any, i: int, dim: int) -> tuple[BodySpec, int]:
-        return parse_body(raw, i, dim, self.limits.max_polygon_vertices)
+        return parse_body(raw, i, dim, self.limits.max_polygon_vertices, self.version)
+
+    @property
+    def version(self) -> int:
+        return self.header.version
+
+    def _parse_set(self, raw: Any, i: int, dim: int) -> SetSpec:
+        obj = _object(raw, f"set[{i}]")
+        if "id" not in obj:
+            raise _Invalid(f"set[{i}]: missing key 'id'")
+        bid = _body_id(obj["id"], f"set[{i}]: id")
+        where = f"set: body {bid!r}"
+        _check_keys(obj, _SET_KEYS, where)
+        tag = self.alive.get(bid)
+        if tag is None:
+            raise _Invalid(f"set: unknown id {bid!r}")
+        if len([k for k in obj if k in _SET_KEYS]) == 1:
+            raise _Invalid(f"{where}: nothing to set (give any of category, mask, shape, static)")
+        static = obj.get("static")
+        if static is not None or "static" in obj:
+            if not isinstance(static, bool):
+                raise _Invalid(f"{where}: static must be true or false, got {_show(static)}")
+            if tag == _UNBOUNDED and not static:
+                raise _Invalid(f"{where}: a halfplane or plane is always static")
+        category = _uint32(obj["category"], f"{where}: category") if "category" in obj else None
+        mask = _uint32(obj["mask"], f"{where}: mask") if "mask" in obj else None
+        shape = None
+        if "shape" in obj:
+            shape = parse_shape(obj["shape"], dim, where, self.limits.max_polygon_vertices, self.version)
+            new_tag = shape_tag(shape)
+            if (new_tag == _UNBOUNDED) != (tag == _UNBOUNDED):
+                was = "a halfplane or plane" if tag == _UNBOUNDED else "a finite shape"
+                raise _Invalid(f"{where}: a {shape.kind} cannot replace {was} in place "
+                               "(remove the body and add a new one)")
+            self.alive[bid] = new_tag
+        return SetSpec(id=bid, static=static, category=category, mask=mask, shape=shape)
+
+    def _parse_plane_move(self, raw: dict[str, Any], bid: BodyId, dim: int) -> MoveSpec:
+        """A move of a halfplane/plane (version 2): by ``normal`` and/or ``offset`` only."""
+        where = f"move: body {bid!r}"
+        if self.version < 2:
+            raise _Invalid(f"{where}: a halfplane or plane cannot move in format version 1 "
+                           "(version 2 moves it by normal and offset)")
+        for key in ("position", "angle", "quaternion"):
+            if key in raw:
+                raise _Invalid(f"{where}: a halfplane or plane cannot move by {key!r}: it has no pose "
+                               "(move it by normal and offset)")
+        normal = offset = None
+        if "normal" in raw:
+            normal = _vector(raw["normal"], dim, f"{where}: normal")
+            if not any(normal):
+                raise _Invalid(f"{where}: normal must not be zero")
+        if "offset" in raw:
+            offset = _number(raw["offset"], f"{where}: offset")
+        return MoveSpec(id=bid, normal=normal, offset=offset)
 
     def _parse_move(self, raw: Any, i: int, dim: int) -> MoveSpec:
         # The hot path of long recordings: error texts are built only on error.
@@ -245,7 +338,10 @@ class _FrameReader:
         if tag is None:
             raise _Invalid(f"move: unknown id {bid!r}")
         if tag == _UNBOUNDED:
-            raise _Invalid(f"move: body {bid!r}: a halfplane or plane cannot move")
+            return self._parse_plane_move(raw, bid, dim)
+        if "normal" in raw or "offset" in raw:
+            key = "normal" if "normal" in raw else "offset"
+            raise _Invalid(f"move: body {bid!r}: {key!r} moves only a halfplane or plane")
         position = angle = quaternion = None
         if "position" in raw:
             position = _position(raw["position"], dim, lambda: f"move: body {bid!r}: position")
@@ -309,7 +405,73 @@ class _FrameReader:
             depth = _number(obj["depth"], f"{what}: depth")
             if depth < 0:
                 raise _Invalid(f"{what}: depth must be >= 0, got {_show(obj['depth'])}")
-            out.append(ExpectedContact(pair=(a, b), normal=normal, depth=depth))
+            points = parts = None
+            for key in ("points", "parts"):
+                if key in obj and self.version < 2:
+                    raise _Invalid(f"{what}: {key!r} needs format version 2 (the header says 1)")
+            if "points" in obj:
+                raw_points = _list(obj["points"], f"{what}: points")
+                if not raw_points:
+                    raise _Invalid(f"{what}: points must list at least one contact point")
+                points = tuple(_position(p, dim, f"{what}: points[{k}]") for k, p in enumerate(raw_points))
+            if "parts" in obj:
+                parts = self._parse_parts(obj["parts"], f"{what}: parts")
+            out.append(ExpectedContact(pair=(a, b), normal=normal, depth=depth, points=points, parts=parts))
+        return tuple(out)
+
+    @staticmethod
+    def _parse_parts(raw: Any, what: str) -> tuple[int, int]:
+        if (not isinstance(raw, list) or len(raw) != 2
+                or any(isinstance(v, bool) or not isinstance(v, int) for v in raw)):
+            raise _Invalid(f"{what} must be a list of two integers, got {_show(raw)}")
+        if raw != [-1, -1]:
+            # Part indices point into compound bodies; until compounds are read,
+            # every body is a simple shape and -1 is the only valid index.
+            raise _Invalid(f"{what} is {_show(raw)}, but neither body is a compound (this reader "
+                           "reads no compound shapes yet): only [-1, -1] is valid")
+        return -1, -1
+
+    def _parse_expect_distance(self, raw: Any, dim: int) -> tuple[ExpectedDistance, ...]:
+        out: list[ExpectedDistance] = []
+        for i, item in enumerate(_list(raw, "expect_distance")):
+            what = f"expect_distance[{i}]"
+            obj = _object(item, what)
+            _check_keys(obj, _DISTANCE_KEYS, what)
+            for key in ("pair", "distance"):
+                if key not in obj:
+                    raise _Invalid(f"{what}: missing key {key!r}")
+            a, b = self._parse_pair(obj["pair"], f"{what}: pair")
+            d = _number(obj["distance"], f"{what}: distance")
+            points = None
+            if "points" in obj:
+                raw_points = obj["points"]
+                if not isinstance(raw_points, list) or len(raw_points) != 2:
+                    raise _Invalid(f"{what}: points must be [point_a, point_b], got {_show(raw_points)}")
+                points = (_position(raw_points[0], dim, f"{what}: points[0]"),
+                          _position(raw_points[1], dim, f"{what}: points[1]"))
+            out.append(ExpectedDistance(pair=(a, b), distance=d, points=points))
+        return tuple(out)
+
+    def _parse_expect_impact(self, raw: Any, dim: int) -> tuple[ExpectedImpact, ...]:
+        out: list[ExpectedImpact] = []
+        for i, item in enumerate(_list(raw, "expect_impact")):
+            what = f"expect_impact[{i}]"
+            obj = _object(item, what)
+            _check_keys(obj, _IMPACT_KEYS, what)
+            for key in ("pair", "end_a", "end_b", "t"):
+                if key not in obj:
+                    raise _Invalid(f"{what}: missing key {key!r}")
+            a, b = self._parse_pair(obj["pair"], f"{what}: pair")
+            if self.alive[a] == _UNBOUNDED and self.alive[b] == _UNBOUNDED:
+                raise _Invalid(f"{what}: both bodies are halfplanes or planes, which never move")
+            end_a = parse_pose(obj["end_a"], dim, self.alive[a] == _UNBOUNDED, f"{what}: end_a")
+            end_b = parse_pose(obj["end_b"], dim, self.alive[b] == _UNBOUNDED, f"{what}: end_b")
+            t = None
+            if obj["t"] is not None:
+                t = _number(obj["t"], f"{what}: t")
+                if not 0.0 <= t <= 1.0:
+                    raise _Invalid(f"{what}: t must be in [0, 1] or null, got {_show(obj['t'])}")
+            out.append(ExpectedImpact(pair=(a, b), end_a=end_a, end_b=end_b, t=t))
         return tuple(out)
 
     @property

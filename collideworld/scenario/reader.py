@@ -1,6 +1,6 @@
 """Streaming reader of scenario files (``.jsonl`` and ``.jsonl.gz``): the public face.
 
-The format is ``docs/scenario-format.md`` (version 1). The reader never
+The format is ``docs/scenario-format.md`` (versions 1 and 2). The reader never
 loads a whole file: it reads one line at a time (a ``.jsonl.gz`` file is
 decompressed incrementally), validates it completely and yields it as a
 :class:`Frame`. Memory therefore stays bounded by the longest line plus the
@@ -10,7 +10,7 @@ Every line is checked against the contract, and anything wrong is a
 :class:`~collideworld.errors.ScenarioError` whose message names the file, the
 line and the problem, e.g. ``scene.jsonl:12: move: unknown id 'b4'``. To do
 that the reader tracks the set of alive ids itself, applying each frame's
-``remove`` list, then ``add``, then ``move``, exactly as a world would.
+``remove`` list, then ``add``, then ``set``, then ``move``, exactly as a world would.
 
 The work is split in three modules, one per layer, and this one
 re-exports their public names:
@@ -50,17 +50,23 @@ from .schema import (
     DEFAULT_TOLERANCE,
     FORMAT_VERSION,
     QUATERNION_NORM_TOLERANCE,
+    SUPPORTED_VERSIONS,
     UINT32_MAX,
     BodyId,
     BodySpec,
     ExpectedContact,
+    ExpectedDistance,
+    ExpectedImpact,
     Header,
     MoveSpec,
+    PoseSpec,
+    SetSpec,
 )
 from .source import ReaderLimits
 
 __all__ = [
     "FORMAT_VERSION",
+    "SUPPORTED_VERSIONS",
     "DEFAULT_TOLERANCE",
     "QUATERNION_NORM_TOLERANCE",
     "UINT32_MAX",
@@ -69,6 +75,10 @@ __all__ = [
     "BodySpec",
     "MoveSpec",
     "ExpectedContact",
+    "ExpectedDistance",
+    "ExpectedImpact",
+    "PoseSpec",
+    "SetSpec",
     "Frame",
     "ReaderLimits",
     "Scenario",

@@ -16,7 +16,16 @@ order. Per body, since the previous step:
   the id was added anew);
 * added and removed again: not written at all;
 * alive before and moved: written in ``move`` with only the fields that were
-  given (position, angle, quaternion), at their value at the step.
+  given (position, angle, quaternion), at their value at the step; a
+  half-plane or plane moved by ``normal``/``offset`` (or given a new one by
+  ``set_shape``) is written with both, at their value at the step
+  (version 2);
+* alive before and changed in place (``set_static``, ``set_filter``,
+  ``set_shape``): written in ``set`` with the fields changed, at their
+  value at the step (version 2).
+
+The file is version 1 unless a frame needs version 2 (a ``set``, a plane's
+move): its header then says 2 (see :class:`~collideworld.scenario.ScenarioWriter`).
 
 Recording is meant to stay cheap in a game loop: the bodies moved in a frame
 are noted as one dict of field bits, their poses at the step are read with
@@ -51,6 +60,7 @@ from typing import Any
 
 import numpy as np
 
+from .reader import MoveSpec, SetSpec
 from .writer import MoveBatch, ScenarioWriter
 
 __all__ = ["Recorder"]
@@ -105,7 +115,7 @@ class Recorder:
     ...     _ = rec.add(Circle(1.0), position=(1.5, 0), id="b")
     ...     _ = rec.step()
     >>> [frame.expect_contacts for frame in read_scenario(path)]
-    [(ExpectedContact(pair=('a', 'b'), normal=(1.0, 0.0), depth=0.5),)]
+    [(ExpectedContact(pair=('a', 'b'), normal=(1.0, 0.0), depth=0.5, points=None, parts=None),)]
     """
 
     def __init__(self, world: Any, path: str | os.PathLike[str], record_expect: bool = True, *,
@@ -121,6 +131,8 @@ class Recorder:
         self._added: dict[Any, None] = {}      # added since the last step (ordered)
         self._removed: list[Any] = []          # known bodies removed since the last step
         self._moved: dict[Any, int] = {}      # known bodies moved: bits of the fields given
+        self._planes_moved: dict[Any, None] = {}  # known half-planes/planes moved (version 2)
+        self._changed: dict[Any, set[str]] = {}  # known bodies changed in place: the fields set
         self._lookup: tuple[list[Any], tuple[Any, ...], Any] = ([], (), [])  # last frame's moved ids
         for body_id in world.ids():
             self._added[body_id] = None
@@ -137,6 +149,17 @@ class Recorder:
         if body_id in self._known and body_id not in self._removed:
             self._removed.append(body_id)
         self._moved.pop(body_id, None)
+        self._planes_moved.pop(body_id, None)
+        self._changed.pop(body_id, None)
+
+    def _note_set(self, body_id: Any, given: Iterable[str]) -> None:
+        if body_id in self._added:
+            return  # its state at the step goes into its add entry
+        self._changed.setdefault(body_id, set()).update(given)
+
+    def _note_plane_move(self, body_id: Any) -> None:
+        if body_id not in self._added:
+            self._planes_moved[body_id] = None
 
     def _note_moves(self, ids: list[Any], given: int) -> None:
         """Note that ``ids`` (plain ids) were moved with the fields ``given`` (bits)."""
@@ -170,10 +193,33 @@ class Recorder:
         return ids
 
     def move(self, body_id: Any, position: Any = None, angle: Any = None,
-             quaternion: Any = None) -> None:
-        """``world.move``."""
-        self.world.move(body_id, position, angle, quaternion)
-        self._note_moves([_plain_id(body_id)], _given(position, angle, quaternion))
+             quaternion: Any = None, *, normal: Any = None, offset: Any = None) -> None:
+        """``world.move`` (``normal``/``offset`` move a half-plane or plane)."""
+        if normal is None and offset is None:
+            self.world.move(body_id, position, angle, quaternion)
+            self._note_moves([_plain_id(body_id)], _given(position, angle, quaternion))
+            return
+        self.world.move(body_id, position, angle, quaternion, normal=normal, offset=offset)
+        self._note_plane_move(_plain_id(body_id))
+
+    def set_static(self, body_id: Any, static: bool) -> None:
+        """``world.set_static``."""
+        self.world.set_static(body_id, static)
+        self._note_set(_plain_id(body_id), ["static"])
+
+    def set_filter(self, body_id: Any, *, category: Any = None, mask: Any = None) -> None:
+        """``world.set_filter``."""
+        self.world.set_filter(body_id, category=category, mask=mask)
+        self._note_set(_plain_id(body_id), [f for f, v in (("category", category), ("mask", mask)) if v is not None])
+
+    def set_shape(self, body_id: Any, shape: Any) -> None:
+        """``world.set_shape``; a half-plane's or plane's new shape is written as its move."""
+        self.world.set_shape(body_id, shape)
+        body_id = _plain_id(body_id)
+        if self.world.body(body_id).shape.is_infinite:
+            self._note_plane_move(body_id)
+        else:
+            self._note_set(body_id, ["shape"])
 
     def move_many(self, ids: Any, positions: Any = None, angles: Any = None,
                   quaternions: Any = None) -> None:
@@ -199,7 +245,20 @@ class Recorder:
         contacts = self.world.step()
         world = self.world
         adds = [world.body(i) for i in self._added]
-        moves = self._move_batches()
+        moves: list[Any] = self._move_batches()
+        for body_id in self._planes_moved:
+            plane = world.body(body_id).shape
+            moves.append(MoveSpec(id=body_id, normal=plane.normal, offset=plane.offset))
+        changes = []
+        for body_id, fields in self._changed.items():
+            body = world.body(body_id)
+            changes.append(SetSpec(
+                id=body_id,
+                static=bool(body.static) if "static" in fields else None,
+                category=int(body.category) if "category" in fields else None,
+                mask=int(body.mask) if "mask" in fields else None,
+                shape=body.shape if "shape" in fields else None,
+            ))
         expect = None
         if self.record_expect:
             expect = list(zip(contacts.a.tolist(), contacts.b.tolist(), strict=True))
@@ -208,12 +267,16 @@ class Recorder:
             expect_contacts = [c for c in contacts
                                if _is_convex(world.body(c.a).shape) and _is_convex(world.body(c.b).shape)]
         self.writer.write_frame(remove=self._removed, add=adds, move=moves, expect=expect,
-                                expect_contacts=expect_contacts)
+                                expect_contacts=expect_contacts, set=changes)
         self._known.difference_update(self._removed)
         self._known.update(self._added)
         self._added = {}
         self._removed = []
         self._moved = {}
+        if self._planes_moved:
+            self._planes_moved = {}
+        if self._changed:
+            self._changed = {}
         return contacts
 
     def _move_batches(self) -> list[MoveBatch]:

@@ -2,8 +2,10 @@
 
 :func:`replay` streams the file (bounded memory), applies each frame's
 ``remove``, ``add`` and ``move`` lists to a fresh world, steps it, and checks
-what the step returned against the frame's ``expect`` and
-``expect_contacts``. It returns a :class:`ReplayReport`; a file that breaks
+what the step returned against the frame's ``expect``,
+``expect_contacts``, ``expect_distance`` and ``expect_impact`` (the last two
+through :func:`collideworld.distance` and :func:`collideworld.time_of_impact`
+on the bodies as the world holds them after the step). It returns a :class:`ReplayReport`; a file that breaks
 the format raises :class:`~collideworld.errors.ScenarioError` instead.
 
 How ``expect_contacts`` are compared
@@ -23,6 +25,20 @@ point from the file's ``pair[0]`` to ``pair[1]``. Then, within the header's
   (``h_a(n) + h_b(-n)``, with ``h`` the support function). If both
   directions separate the bodies by exactly the reported depth, the tie is
   genuine and the contact matches; otherwise it is a mismatch.
+* the **points** (version 2), when given, must match the world's contact
+  points as a set: as many points, each expected point within
+  ``tolerance`` of a different world point. A file with contact points
+  replays in ``World(manifolds=True)`` (the default factory sees them in the
+  file before it builds the world).
+
+How ``expect_distance`` and ``expect_impact`` are compared
+-----------------------------------------------------------
+The signed distance and the time of impact must be within ``tolerance``
+(``t`` null matches only "never"). The closest points of an
+``expect_distance`` entry must match the world's; when they do not, the
+file's points are still accepted if they are a genuine alternative pair
+(closest points are not always unique: parallel edges): each within
+``tolerance`` of its body and as far apart as the distance.
 """
 
 from __future__ import annotations
@@ -38,9 +54,11 @@ import numpy as np
 
 from ..errors import CollideWorldError, ScenarioError
 from ..geometry.rotation import rotation_matrix_3d
-from .reader import BodyId, ExpectedContact, Frame, Header, read_scenario
+from .reader import BodyId, ExpectedContact, ExpectedDistance, ExpectedImpact, Frame, Header, read_scenario
+from .source import ReaderLimits
 
-__all__ = ["replay", "iter_replay", "ReplayReport", "FrameMismatch", "ContactMismatch"]
+__all__ = ["replay", "iter_replay", "ReplayReport", "FrameMismatch", "ContactMismatch", "DistanceMismatch",
+           "ImpactMismatch"]
 
 #: Pairs and contact differences kept per differing frame (all are counted),
 #: so a replay's memory stays bounded whatever the file.
@@ -83,7 +101,10 @@ class ContactMismatch:
     actual_normal : tuple of float, shape (D,), or None
     actual_depth : float or None
     reason : str
-        E.g. ``"depth differs"``, ``"normal differs"``.
+        E.g. ``"depth differs"``, ``"normal differs"``, ``"points differ"``.
+    expected_points, actual_points : tuple of points, or None
+        Set for a ``"points differ"`` mismatch (``actual_points`` None when
+        the world computes no contact points).
 
     Examples
     --------
@@ -108,14 +129,104 @@ class ContactMismatch:
     actual_normal: tuple[float, ...] | None
     actual_depth: float | None
     reason: str
+    expected_points: tuple[tuple[float, ...], ...] | None = None
+    actual_points: tuple[tuple[float, ...], ...] | None = None
 
     def describe(self) -> str:
         a, b = self.pair
         if self.actual_depth is None:
             return f"[{a!r}, {b!r}]: {self.reason}"
+        if self.expected_points is not None:
+            got = "none" if self.actual_points is None else ", ".join(map(_fmt_vec, self.actual_points))
+            return (f"[{a!r}, {b!r}]: {self.reason}: expected points "
+                    f"{', '.join(map(_fmt_vec, self.expected_points))}, got {got}")
         return (f"[{a!r}, {b!r}]: {self.reason}: expected normal {_fmt_vec(self.expected_normal)} "
                 f"depth {self.expected_depth:.9g}, got normal {_fmt_vec(self.actual_normal)} "
                 f"depth {self.actual_depth:.9g}")
+
+
+@dataclass(frozen=True)
+class DistanceMismatch:
+    """One ``expect_distance`` entry the world did not reproduce.
+
+    Attributes
+    ----------
+    pair : tuple of two ids
+    expected_distance, actual_distance : float
+    expected_points, actual_points : tuple of two points, or None
+    reason : str
+        ``"distance differs"`` or ``"points differ"``.
+
+    Examples
+    --------
+    A file claiming that unit circles 3 apart are 0.5 apart (it is 1):
+
+    >>> import os, tempfile
+    >>> from collideworld.shapes import Circle
+    >>> from collideworld.scenario import BodySpec, ExpectedDistance, ScenarioWriter
+    >>> path = os.path.join(tempfile.mkdtemp(), "wrong.jsonl")
+    >>> bodies = [BodySpec("a", Circle(1.0), (0.0, 0.0)), BodySpec("b", Circle(1.0), (3.0, 0.0))]
+    >>> with ScenarioWriter(path, dim=2) as w:
+    ...     w.write_frame(add=bodies, expect_distance=[ExpectedDistance(("a", "b"), 0.5)])
+    >>> print(replay(path).first_mismatch.distances[0].describe())
+    ['a', 'b']: distance differs: expected 0.5, got 1
+    """
+
+    pair: tuple[BodyId, BodyId]
+    expected_distance: float
+    actual_distance: float
+    reason: str
+    expected_points: tuple[tuple[float, ...], ...] | None = None
+    actual_points: tuple[tuple[float, ...], ...] | None = None
+
+    def describe(self) -> str:
+        a, b = self.pair
+        text = (f"[{a!r}, {b!r}]: {self.reason}: expected {self.expected_distance:.9g}, "
+                f"got {self.actual_distance:.9g}")
+        if self.reason == "points differ" and self.expected_points is not None and self.actual_points is not None:
+            text += (f" (points: expected {', '.join(map(_fmt_vec, self.expected_points))}, "
+                     f"got {', '.join(map(_fmt_vec, self.actual_points))})")
+        return text
+
+
+@dataclass(frozen=True)
+class ImpactMismatch:
+    """One ``expect_impact`` entry the world did not reproduce.
+
+    Attributes
+    ----------
+    pair : tuple of two ids
+    expected_t, actual_t : float or None
+        None: never touch.
+
+    Examples
+    --------
+    A file claiming a unit circle moving from x=0 to x=10 never reaches a
+    still one at x=5 (it touches at t=0.3):
+
+    >>> import os, tempfile
+    >>> from collideworld.shapes import Circle
+    >>> from collideworld.scenario import BodySpec, ExpectedImpact, PoseSpec, ScenarioWriter
+    >>> path = os.path.join(tempfile.mkdtemp(), "wrong.jsonl")
+    >>> bodies = [BodySpec("a", Circle(1.0), (0.0, 0.0)), BodySpec("b", Circle(1.0), (5.0, 0.0))]
+    >>> impact = ExpectedImpact(("a", "b"), PoseSpec((10.0, 0.0)), PoseSpec((5.0, 0.0)), None)
+    >>> with ScenarioWriter(path, dim=2) as w:
+    ...     w.write_frame(add=bodies, expect_impact=[impact])
+    >>> print(replay(path).first_mismatch.impacts[0].describe())
+    ['a', 'b']: time of impact differs: expected never, got t=0.3
+    """
+
+    pair: tuple[BodyId, BodyId]
+    expected_t: float | None
+    actual_t: float | None
+
+    def describe(self) -> str:
+        a, b = self.pair
+
+        def show(t: float | None) -> str:
+            return "never" if t is None else f"t={t:.9g}"
+
+        return f"[{a!r}, {b!r}]: time of impact differs: expected {show(self.expected_t)}, got {show(self.actual_t)}"
 
 
 @dataclass(frozen=True)
@@ -133,6 +244,8 @@ class FrameMismatch:
         Pairs the world reported that the file does not expect (likewise
         capped; ``extra_count`` counts all).
     contacts : list of ContactMismatch
+    distances : list of DistanceMismatch
+    impacts : list of ImpactMismatch
     expected_count, actual_count : int or None
         Number of pairs expected (None without ``expect``) and reported.
 
@@ -162,6 +275,8 @@ class FrameMismatch:
     actual_count: int = 0
     missing_count: int = 0
     extra_count: int = 0
+    distances: list[DistanceMismatch] = field(default_factory=list)
+    impacts: list[ImpactMismatch] = field(default_factory=list)
 
     def describe(self, limit: int = 20) -> str:
         """A readable, multi-line account of the differences."""
@@ -183,6 +298,8 @@ class FrameMismatch:
         block("extra (reported, not expected)", [f"[{a!r}, {b!r}]" for a, b in self.extra],
               self.extra_count)
         block("contact differences", [c.describe() for c in self.contacts], len(self.contacts))
+        block("distance differences", [d.describe() for d in self.distances], len(self.distances))
+        block("impact differences", [i.describe() for i in self.impacts], len(self.impacts))
         return "\n".join(lines)
 
 
@@ -197,13 +314,16 @@ class ReplayReport:
     frames : int
         Frames replayed.
     frames_checked : int
-        Frames with an ``expect`` or ``expect_contacts`` key.
+        Frames with an ``expect``, ``expect_contacts``, ``expect_distance``
+        or ``expect_impact`` key.
     mismatch_count : int
         Frames that did not match (all of them, even beyond ``mismatches``).
     mismatches : list of FrameMismatch
         The first ``max_mismatches`` of them, in file order.
     contacts_checked : int
         ``expect_contacts`` entries compared.
+    distances_checked, impacts_checked : int
+        ``expect_distance`` and ``expect_impact`` entries compared.
     seconds : float
         Wall time of the replay.
 
@@ -231,6 +351,8 @@ class ReplayReport:
     mismatches: list[FrameMismatch] = field(default_factory=list)
     contacts_checked: int = 0
     seconds: float = 0.0
+    distances_checked: int = 0
+    impacts_checked: int = 0
 
     @property
     def ok(self) -> bool:
@@ -246,8 +368,10 @@ class ReplayReport:
         """One line: file, frames, checks, result."""
         name = os.path.basename(self.path)
         result = "OK" if self.ok else f"MISMATCH in {self.mismatch_count} frame(s)"
-        text = (f"{name}: {self.frames} frames, {self.frames_checked} checked "
-                f"({self.contacts_checked} contact details), {result}")
+        details = f"{self.contacts_checked} contact details"
+        if self.distances_checked or self.impacts_checked:
+            details += f", {self.distances_checked} distances, {self.impacts_checked} impacts"
+        text = f"{name}: {self.frames} frames, {self.frames_checked} checked ({details}), {result}"
         first = self.first_mismatch
         if first is not None:
             text += f"; first at frame {first.number} (line {first.line})"
@@ -308,10 +432,64 @@ def _separation(body_a: Any, body_b: Any, n: np.ndarray, dim: int, tol: float) -
 # --------------------------------------------------------------------------
 
 
-def _default_world_factory(dim: int) -> Any:
+def _default_world_factory(dim: int, manifolds: bool = False) -> Any:
     from ..world import World  # imported here so the reader works without it
 
-    return World(dim=dim)
+    return World(dim=dim, manifolds=manifolds)
+
+
+def _mentions_points(path: str, limits: ReaderLimits) -> bool:
+    """Whether a version 2 file may have contact points: the bytes ``"points"`` occur in it.
+
+    A raw scan, far cheaper than reading the file twice; a false positive
+    (the key in a comment, in ``expect_distance``) only costs a world that
+    computes contact points it did not need.
+    """
+    import gzip
+
+    needle = b'"points"'
+    keep = len(needle) - 1
+    opener: Any = gzip.open if path.endswith(".gz") else open
+    tail = b""
+    seen = 0
+    try:
+        with opener(path, "rb") as f:
+            while True:
+                chunk = f.read(1 << 20)
+                if not chunk:
+                    return False
+                if needle in tail + chunk:
+                    return True
+                tail = chunk[-keep:]
+                seen += len(chunk)
+                if seen > limits.max_decompressed_bytes:
+                    return False  # the reader reports the limit itself
+    except (OSError, EOFError, ValueError):
+        return False  # the reader reports a bad file itself, at its line
+
+
+def _pose(body: Any, dim: int) -> Any:
+    """A world body's pose in :func:`collideworld.distance`'s form (None for a plane)."""
+    if body.position is None:
+        return None
+    if dim == 2:
+        return body.position, body.angle
+    return body.position, body.quaternion
+
+
+def _match_points(expected: Iterable[Iterable[float]], actual: list[np.ndarray], tol: float) -> bool:
+    """Whether two point sets are equal within ``tol``: the same size and a one-to-one pairing.
+
+    The sets hold at most a few points (2 in 2D, 4 in 3D), so every
+    assignment is tried.
+    """
+    from itertools import permutations
+
+    exp = [np.asarray(p, dtype=float) for p in expected]
+    if len(exp) != len(actual):
+        return False
+    return any(all(np.linalg.norm(e - actual[k]) <= tol for e, k in zip(exp, perm, strict=True))
+               for perm in permutations(range(len(actual))))
 
 
 class _Replayer:
@@ -343,13 +521,29 @@ class _Replayer:
                 raise self._rejected(frame, "remove", exc) from exc
         if frame.add:
             self._apply_adds(frame)
+        if frame.set:
+            self._apply_sets(frame)
         if frame.move:
             self._apply_moves(frame)
+
+    def _apply_sets(self, frame: Frame) -> None:
+        world = self.world
+        for change in frame.set:
+            try:
+                if change.shape is not None:
+                    world.set_shape(change.id, change.shape)
+                if change.static is not None:
+                    world.set_static(change.id, change.static)
+                if change.category is not None or change.mask is not None:
+                    world.set_filter(change.id, category=change.category, mask=change.mask)
+            except CollideWorldError as exc:
+                raise self._rejected(frame, f"set of {change.id!r}", exc) from exc
 
     def _apply_moves(self, frame: Frame) -> None:
         moves = frame.move
         move_many = self._move_many
-        if move_many is not None and len(moves) > 1:
+        planes = any(m.normal is not None or m.offset is not None for m in moves)
+        if move_many is not None and len(moves) > 1 and not planes:
             # One batched call when every move sets the same fields of a
             # different body (the common case in recordings).
             first = moves[0]
@@ -368,7 +562,10 @@ class _Replayer:
         world = self.world
         for mv in moves:
             try:
-                world.move(mv.id, position=mv.position, angle=mv.angle, quaternion=mv.quaternion)
+                if mv.normal is not None or mv.offset is not None:
+                    world.move(mv.id, normal=mv.normal, offset=mv.offset)
+                else:
+                    world.move(mv.id, position=mv.position, angle=mv.angle, quaternion=mv.quaternion)
             except CollideWorldError as exc:
                 raise self._rejected(frame, f"move of {mv.id!r}", exc) from exc
 
@@ -420,7 +617,8 @@ class _Replayer:
 
     def check(self, frame: Frame, contacts: Any) -> None:
         report = self.report
-        if frame.expect is None and frame.expect_contacts is None:
+        if (frame.expect is None and frame.expect_contacts is None and frame.expect_distance is None
+                and frame.expect_impact is None):
             return
         report.frames_checked += 1
         a_ids = contacts.a.tolist()
@@ -439,7 +637,19 @@ class _Replayer:
                 err = self._check_contact(ec, index, a_ids, contacts)
                 if err is not None:
                     contact_errors.append(err)
-        if missing or extra or contact_errors:
+        distance_errors: list[DistanceMismatch] = []
+        for ed in frame.expect_distance or ():
+            report.distances_checked += 1
+            d_err = self._check_distance(ed)
+            if d_err is not None:
+                distance_errors.append(d_err)
+        impact_errors: list[ImpactMismatch] = []
+        for ei in frame.expect_impact or ():
+            report.impacts_checked += 1
+            i_err = self._check_impact(ei)
+            if i_err is not None:
+                impact_errors.append(i_err)
+        if missing or extra or contact_errors or distance_errors or impact_errors:
             report.mismatch_count += 1
             if len(report.mismatches) < self.max_mismatches:
                 report.mismatches.append(FrameMismatch(
@@ -447,7 +657,8 @@ class _Replayer:
                     extra=extra[:MAX_PAIRS_KEPT], contacts=contact_errors[:MAX_PAIRS_KEPT],
                     missing_count=len(missing), extra_count=len(extra),
                     expected_count=None if frame.expect is None else len(frame.expect),
-                    actual_count=len(a_ids)))
+                    actual_count=len(a_ids), distances=distance_errors[:MAX_PAIRS_KEPT],
+                    impacts=impact_errors[:MAX_PAIRS_KEPT]))
 
     def _check_contact(self, ec: ExpectedContact, index: dict[frozenset[Any], int],
                        a_ids: list[Any], contacts: Any) -> ContactMismatch | None:
@@ -465,6 +676,10 @@ class _Replayer:
             return ContactMismatch(ec.pair, ec.normal, ec.depth, actual_normal, depth,
                                    "depth differs")
         expected = np.asarray(ec.normal, dtype=float)
+        if ec.points is not None:
+            err = self._check_points(ec, i, contacts, actual_normal, depth)
+            if err is not None:
+                return err
         if np.linalg.norm(normal - expected) <= tol:
             return None
         # Normals differ: accept only a genuine tie (see the module docstring).
@@ -481,6 +696,83 @@ class _Replayer:
                                "normal differs")
 
 
+    def _check_points(self, ec: ExpectedContact, i: int, contacts: Any, actual_normal: tuple[float, ...],
+                      depth: float) -> ContactMismatch | None:
+        assert ec.points is not None
+        points = getattr(contacts, "points", None)
+        count = getattr(contacts, "point_count", None)
+        if points is None or count is None:
+            return ContactMismatch(ec.pair, ec.normal, ec.depth, actual_normal, depth,
+                                   "points differ (the world computes no contact points: "
+                                   "create it with World(manifolds=True))", ec.points, None)
+        actual = [np.asarray(p, dtype=float) for p in points[i, :int(count[i])]]
+        if _match_points(ec.points, actual, self.tol):
+            return None
+        return ContactMismatch(ec.pair, ec.normal, ec.depth, actual_normal, depth, "points differ", ec.points,
+                               tuple(tuple(float(x) for x in p) for p in actual))
+
+    def _check_distance(self, ed: ExpectedDistance) -> DistanceMismatch | None:
+        from ..proximity import distance
+
+        tol, dim = self.tol, self.dim
+        body_a, body_b = self.world.body(ed.pair[0]), self.world.body(ed.pair[1])
+        r = distance(body_a.shape, _pose(body_a, dim), body_b.shape, _pose(body_b, dim))
+        assert r is not None  # no max_distance given
+        got = float(r.distance)
+        actual_points = (tuple(float(x) for x in r.point_a), tuple(float(x) for x in r.point_b))
+        if abs(got - ed.distance) > tol:
+            return DistanceMismatch(ed.pair, ed.distance, got, "distance differs", ed.points, actual_points)
+        if ed.points is None:
+            return None
+        pa, pb = (np.asarray(p, dtype=float) for p in ed.points)
+        if np.linalg.norm(pa - r.point_a) <= tol and np.linalg.norm(pb - r.point_b) <= tol:
+            return None
+        if self._closest_pair_alternative(body_a, body_b, pa, pb, got, r.normal):
+            return None
+        return DistanceMismatch(ed.pair, ed.distance, got, "points differ", ed.points, actual_points)
+
+    def _closest_pair_alternative(self, body_a: Any, body_b: Any, pa: np.ndarray, pb: np.ndarray,
+                                  signed: float, normal: np.ndarray) -> bool:
+        """Whether ``pa`` and ``pb`` are closest (or deepest) points too, where they are not unique:
+        ``pb - pa`` is ``signed * normal`` and each point is on its body (within tolerance)."""
+        from ..proximity import distance
+        from ..shapes import Circle, Sphere
+
+        tol, dim = self.tol, self.dim
+        if np.linalg.norm(pb - pa - signed * np.asarray(normal, dtype=float)) > tol:
+            return False
+        dot: Any = Circle(tol / 4) if dim == 2 else Sphere(tol / 4)  # a point, as a tiny ball
+        rest: Any = 0.0 if dim == 2 else (1.0, 0.0, 0.0, 0.0)
+        for body, p in ((body_a, pa), (body_b, pb)):
+            r = distance(body.shape, _pose(body, dim), dot, (tuple(p), rest))
+            if r is None or r.distance > tol:
+                return False
+        return True
+
+    def _check_impact(self, ei: ExpectedImpact) -> ImpactMismatch | None:
+        from ..proximity import time_of_impact
+
+        dim = self.dim
+        body_a, body_b = self.world.body(ei.pair[0]), self.world.body(ei.pair[1])
+        r = time_of_impact(body_a.shape, _pose(body_a, dim), ei.end_a.as_pose(dim),
+                           body_b.shape, _pose(body_b, dim), ei.end_b.as_pose(dim))
+        got = None if r is None else float(r.t)
+        if got is None and ei.t is None:
+            return None
+        if got is not None and ei.t is not None and abs(got - ei.t) <= self.tol:
+            return None
+        return ImpactMismatch(ei.pair, ei.t, got)
+
+
+def _make_world(factory: Callable[..., Any] | None, path: str, header: Header, limits: ReaderLimits) -> Any:
+    """The replay's world: the given factory's, or a ``World`` computing contact points
+    when the file (version 2) may check them."""
+    if factory is not None:
+        return factory(header.dim)
+    manifolds = header.version >= 2 and _mentions_points(path, limits)
+    return _default_world_factory(header.dim, manifolds)
+
+
 def replay(path: str | os.PathLike[str], world_factory: Callable[[int], Any] | None = None,
            progress: bool = False, *, ignore_truncated_tail: bool = False,
            max_mismatches: int = 100, **limits: int) -> ReplayReport:
@@ -492,7 +784,8 @@ def replay(path: str | os.PathLike[str], world_factory: Callable[[int], Any] | N
         ``.jsonl`` or ``.jsonl.gz``.
     world_factory : callable, optional
         ``world_factory(dim)`` returns an empty world; default
-        ``World(dim=dim)``.
+        ``World(dim=dim)``, with ``manifolds=True`` when the file has
+        contact points to check (a world without them fails those checks).
     progress : bool
         Show a tqdm progress bar (bytes of the file) on stderr.
     ignore_truncated_tail : bool
@@ -528,8 +821,8 @@ def replay(path: str | os.PathLike[str], world_factory: Callable[[int], Any] | N
     """
     started = time.perf_counter()
     scenario = read_scenario(path, ignore_truncated_tail=ignore_truncated_tail, **limits)
-    factory = world_factory or _default_world_factory
-    rep = _Replayer(scenario.path, scenario.header, factory(scenario.header.dim), max_mismatches)
+    world = _make_world(world_factory, scenario.path, scenario.header, scenario.limits)
+    rep = _Replayer(scenario.path, scenario.header, world, max_mismatches)
     bar = None
     with scenario.frames() as frames:
         if progress:
@@ -602,8 +895,8 @@ def iter_replay(path: str | os.PathLike[str], world_factory: Callable[[int], Any
     2 [5.0, 0.0] set()
     """
     scenario = read_scenario(path, ignore_truncated_tail=ignore_truncated_tail, **limits)
-    factory = world_factory or _default_world_factory
-    rep = _Replayer(scenario.path, scenario.header, factory(scenario.header.dim), 0)
+    world = _make_world(world_factory, scenario.path, scenario.header, scenario.limits)
+    rep = _Replayer(scenario.path, scenario.header, world, 0)
     with scenario.frames() as frames:
         for frame in frames:
             rep.apply(frame)

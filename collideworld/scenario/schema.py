@@ -1,12 +1,14 @@
 """Schema of scenario files: what each JSON value of a line must look like.
 
-This module checks values one at a time against the format (version 1):
-the header's keys, a body (id, shape, pose, flags), a move, an
-``expect_contacts`` entry; numbers finite, vectors of the right length,
+This module checks values one at a time against the format (versions 1
+and 2): the header's keys, a shape (one parser per type, in
+``SHAPE_PARSERS``), a body (id, shape, pose, flags), a move, a ``set``
+entry, an end pose of ``expect_impact``; numbers finite, vectors of the right length,
 quaternions of unit norm, ids strings or integers, unknown keys rejected
 (keys starting with ``_`` are comments). It builds the immutable records
 the reader yields (:class:`Header`, :class:`BodySpec`, :class:`MoveSpec`,
-:class:`ExpectedContact`).
+:class:`SetSpec`, :class:`ExpectedContact`, :class:`ExpectedDistance`,
+:class:`ExpectedImpact`).
 
 It knows nothing of files or lines (that is :mod:`.source`) nor of which
 ids are alive (that is :mod:`.frames`): a problem is raised as
@@ -36,6 +38,7 @@ from ..shapes import Shape, shape_from_dict
 
 __all__ = [
     "FORMAT_VERSION",
+    "SUPPORTED_VERSIONS",
     "DEFAULT_TOLERANCE",
     "QUATERNION_NORM_TOLERANCE",
     "UINT32_MAX",
@@ -44,12 +47,20 @@ __all__ = [
     "BodySpec",
     "MoveSpec",
     "ExpectedContact",
+    "ExpectedDistance",
+    "ExpectedImpact",
+    "PoseSpec",
+    "SetSpec",
+    "SHAPE_PARSERS",
     "parse_header",
     "parse_body",
+    "parse_shape",
 ]
 
-#: The only version of the format this reader reads.
-FORMAT_VERSION = 1
+#: The newest version of the format this reader reads (and writers write when needed).
+FORMAT_VERSION = 2
+#: Every version this reader reads: version 2 keeps all of version 1.
+SUPPORTED_VERSIONS = (1, 2)
 #: Tolerance of ``expect_contacts`` checks when the header gives none.
 DEFAULT_TOLERANCE = 1e-6
 #: A quaternion is a unit quaternion when its norm is within this of 1.
@@ -60,9 +71,15 @@ BodyId = str | int
 
 _HEADER_KEYS = frozenset({"collideworld_scenario", "dim", "name", "description", "tolerance"})
 _FRAME_KEYS = frozenset({"remove", "add", "move", "expect", "expect_contacts"})
+#: Frame keys that only a version 2 file may use.
+_FRAME_KEYS_V2 = frozenset({"set", "expect_distance", "expect_impact"})
 _BODY_KEYS = frozenset({"id", "shape", "position", "angle", "quaternion", "static", "category", "mask"})
-_MOVE_KEYS = frozenset({"id", "position", "angle", "quaternion"})
-_CONTACT_KEYS = frozenset({"pair", "normal", "depth"})
+_MOVE_KEYS = frozenset({"id", "position", "angle", "quaternion", "normal", "offset"})
+_SET_KEYS = frozenset({"id", "static", "category", "mask", "shape"})
+_CONTACT_KEYS = frozenset({"pair", "normal", "depth", "points", "parts"})
+_DISTANCE_KEYS = frozenset({"pair", "distance", "points"})
+_IMPACT_KEYS = frozenset({"pair", "end_a", "end_b", "t"})
+_POSE_KEYS = frozenset({"position", "angle", "quaternion"})
 _UNBOUNDED_KINDS = frozenset({"halfplane", "plane"})
 
 # What the reader remembers about each alive body: just enough to reject a
@@ -176,6 +193,122 @@ class MoveSpec:
     position: tuple[float, ...] | None = None
     angle: float | None = None
     quaternion: tuple[float, float, float, float] | None = None
+    normal: tuple[float, ...] | None = None
+    offset: float | None = None
+
+
+@dataclass(frozen=True)
+class SetSpec:
+    """One in-place change of a frame's ``set`` list (version 2); None means "keep".
+
+    Attributes
+    ----------
+    id : str or int
+    static : bool or None
+    category, mask : int or None
+    shape : Shape or None
+
+    Examples
+    --------
+    >>> from collideworld.scenario.writer import set_to_dict
+    >>> set_to_dict(SetSpec("crate", static=True, mask=0))
+    {'id': 'crate', 'static': True, 'mask': 0}
+    """
+
+    id: BodyId
+    static: bool | None = None
+    category: int | None = None
+    mask: int | None = None
+    shape: Shape | None = None
+
+
+@dataclass(frozen=True)
+class PoseSpec:
+    """An end pose of ``expect_impact``: all None for a halfplane or plane.
+
+    ``angle`` (2D) and ``quaternion`` (3D) are None when the file does not
+    give them: 0 and the identity then apply, as for a body's pose.
+
+    Attributes
+    ----------
+    position : tuple of float, shape (D,), or None
+    angle : float or None
+    quaternion : tuple of float, shape (4,), or None
+
+    Examples
+    --------
+    >>> PoseSpec((1.0, 2.0), angle=0.5).as_pose(2)
+    ((1.0, 2.0), 0.5)
+    >>> PoseSpec((1.0, 2.0, 3.0)).as_pose(3)
+    ((1.0, 2.0, 3.0), (1.0, 0.0, 0.0, 0.0))
+    >>> PoseSpec().as_pose(2) is None
+    True
+    """
+
+    position: tuple[float, ...] | None = None
+    angle: float | None = None
+    quaternion: tuple[float, float, float, float] | None = None
+
+    def as_pose(self, dim: int) -> tuple[tuple[float, ...], Any] | None:
+        """The pose in :func:`collideworld.distance`'s form (None for a plane)."""
+        if self.position is None:
+            return None
+        if dim == 2:
+            return self.position, 0.0 if self.angle is None else self.angle
+        return self.position, (1.0, 0.0, 0.0, 0.0) if self.quaternion is None else self.quaternion
+
+
+@dataclass(frozen=True)
+class ExpectedDistance:
+    """One ``expect_distance`` entry (version 2).
+
+    Attributes
+    ----------
+    pair : tuple of two ids
+    distance : float
+        Signed: the gap when apart, 0 when touching, minus the depth when
+        overlapping.
+    points : tuple of two points, or None
+        The closest points on ``pair[0]`` and on ``pair[1]``, when given.
+
+    Examples
+    --------
+    Unit circles 3 apart along x are 1 apart:
+
+    >>> ExpectedDistance(("a", "b"), 1.0, ((1.0, 0.0), (2.0, 0.0))).distance
+    1.0
+    """
+
+    pair: tuple[BodyId, BodyId]
+    distance: float
+    points: tuple[tuple[float, ...], tuple[float, ...]] | None = None
+
+
+@dataclass(frozen=True)
+class ExpectedImpact:
+    """One ``expect_impact`` entry (version 2).
+
+    Attributes
+    ----------
+    pair : tuple of two ids
+    end_a, end_b : PoseSpec
+        Where the bodies would move from their poses after the step.
+    t : float or None
+        First time of touch in [0, 1]; None: they never touch.
+
+    Examples
+    --------
+    A unit circle moving from x=0 to x=10 towards a still one at x=5 first
+    touches it when its centre is at x=3, at t=0.3:
+
+    >>> ExpectedImpact(("a", "b"), PoseSpec((10.0, 0.0)), PoseSpec((5.0, 0.0)), 0.3).t
+    0.3
+    """
+
+    pair: tuple[BodyId, BodyId]
+    end_a: PoseSpec
+    end_b: PoseSpec
+    t: float | None
 
 
 @dataclass(frozen=True)
@@ -190,6 +323,11 @@ class ExpectedContact:
         stop penetrating ``pair[0]``.
     depth : float
         ``>= 0``.
+    points : tuple of points, each shape (D,), or None
+        The contact points (version 2), compared as a set.
+    parts : tuple of two ints, or None
+        Part indices in compound bodies (version 2); only ``(-1, -1)``
+        (two simple shapes) until compounds are read.
 
     Examples
     --------
@@ -204,6 +342,8 @@ class ExpectedContact:
     pair: tuple[BodyId, BodyId]
     normal: tuple[float, ...]
     depth: float
+    points: tuple[tuple[float, ...], ...] | None = None
+    parts: tuple[int, int] | None = None
 
 
 # --------------------------------------------------------------------------
@@ -352,10 +492,11 @@ def parse_header(obj: Any) -> Header:
         raise _Invalid("header: missing key 'collideworld_scenario' (line 1 must be the header)")
     version = obj["collideworld_scenario"]
     if not isinstance(version, int) or isinstance(version, bool):
-        raise _Invalid(f"header: collideworld_scenario must be the integer 1, got {_show(version)}")
-    if version != FORMAT_VERSION:
+        raise _Invalid(f"header: collideworld_scenario must be the integer 1 or 2, got {_show(version)}")
+    if version not in SUPPORTED_VERSIONS:
         raise _Invalid(
-            f"header: unsupported format version {version} (this reader reads version {FORMAT_VERSION})"
+            f"header: unsupported format version {version} (this reader reads versions "
+            f"{' and '.join(map(str, SUPPORTED_VERSIONS))})"
         )
     if "dim" not in obj:
         raise _Invalid("header: missing key 'dim'")
@@ -380,7 +521,8 @@ def parse_header(obj: Any) -> Header:
     )
 
 
-def parse_body(raw: Any, i: int, dim: int, max_polygon_vertices: int) -> tuple[BodySpec, int]:
+def parse_body(raw: Any, i: int, dim: int, max_polygon_vertices: int,
+               version: int = 1) -> tuple[BodySpec, int]:
     """Check ``add[i]`` and build its :class:`BodySpec`; also return its tag.
 
     The tag (``_PLAIN``, ``_UNBOUNDED`` for a halfplane/plane, ``_CONCAVE``
@@ -403,26 +545,8 @@ def parse_body(raw: Any, i: int, dim: int, max_polygon_vertices: int) -> tuple[B
     _check_keys(body, _BODY_KEYS, where)
     if "shape" not in body:
         raise _Invalid(f"{where}: missing key 'shape'")
-    raw_shape = body["shape"]
-    if not isinstance(raw_shape, dict):
-        raise _Invalid(f"{where}: shape must be an object, got {_show(raw_shape)}")
-    kind = raw_shape.get("type")
-    if not isinstance(kind, str):
-        raise _Invalid(f"{where}: shape type must be a string, got {_show(kind)}")
-    if kind == "polygon":
-        verts = raw_shape.get("vertices")
-        if isinstance(verts, list) and len(verts) > max_polygon_vertices:
-            raise _Invalid(
-                f"{where}: polygon has {len(verts)} vertices, more than the limit of "
-                f"{max_polygon_vertices} (max_polygon_vertices)"
-            )
-    try:
-        shape = shape_from_dict(raw_shape, dim)
-    except (InvalidShapeError, TypeError, ValueError) as exc:
-        text = str(exc)  # a polygon's message lists its vertices: keep it short
-        if len(text) > 300:
-            text = text[:297] + "..."
-        raise _Invalid(f"{where}: invalid shape: {text}") from None
+    shape = parse_shape(body["shape"], dim, where, max_polygon_vertices, version)
+    kind = shape.kind
 
     unbounded = kind in _UNBOUNDED_KINDS
     position = angle = quaternion = None
@@ -457,11 +581,116 @@ def parse_body(raw: Any, i: int, dim: int, max_polygon_vertices: int) -> tuple[B
         category=category,
         mask=mask,
     )
+    return spec, shape_tag(shape)
+
+
+def shape_tag(shape: Shape) -> int:
+    """What the frame reader remembers of a body's shape: ``_PLAIN``,
+    ``_UNBOUNDED`` (halfplane/plane) or ``_CONCAVE`` (a concave polygon)."""
+    if shape.kind in _UNBOUNDED_KINDS:
+        return _UNBOUNDED
+    if shape.kind == "polygon" and not getattr(shape, "is_convex", True):
+        return _CONCAVE
+    return _PLAIN
+
+
+# --------------------------------------------------------------------------
+# shapes: one parser per type
+# --------------------------------------------------------------------------
+
+
+def _library_shape(raw: dict[str, Any], dim: int) -> Shape:
+    """The version 1 shapes: the library's own constructor checks their keys and values."""
+    return shape_from_dict(raw, dim)
+
+
+#: One parser per shape ``type``: ``parser(raw, dim) -> Shape``, raising
+#: ``InvalidShapeError``/``ValueError``/``TypeError`` on a bad value. A new
+#: type is one more entry here (and, if only version 2 defines it, one more
+#: name in ``_SHAPE_TYPES_V2``).
+SHAPE_PARSERS: dict[str, Callable[[dict[str, Any], int], Shape]] = {
+    "circle": _library_shape,
+    "box": _library_shape,
+    "polygon": _library_shape,
+    "halfplane": _library_shape,
+    "sphere": _library_shape,
+    "plane": _library_shape,
+}
+#: Shape types that only a version 2 file may use.
+_SHAPE_TYPES_V2 = frozenset({"capsule", "segment", "convex_hull", "compound"})
+
+
+def parse_shape(raw: Any, dim: int, where: str, max_polygon_vertices: int, version: int) -> Shape:
+    """Check a shape object (a body's ``shape``, or a ``set`` entry's) and build it.
+
+    Examples
+    --------
+    >>> parse_shape({"type": "box", "half_extents": [1, 2]}, 2, "add: body 'a'", 5000, 1)
+    Box(half_extents=(1.0, 2.0))
+    >>> parse_shape({"type": "capsule", "points": [[0, 0], [1, 0]], "radius": 1}, 2, "add: body 'a'", 5000, 1)
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    collideworld.scenario.schema._Invalid: add: body 'a': shape type 'capsule' needs format version 2 ...
+    """
+    if not isinstance(raw, dict):
+        raise _Invalid(f"{where}: shape must be an object, got {_show(raw)}")
+    kind = raw.get("type")
+    if not isinstance(kind, str):
+        raise _Invalid(f"{where}: shape type must be a string, got {_show(kind)}")
+    if kind in _SHAPE_TYPES_V2 and version < 2:
+        raise _Invalid(f"{where}: shape type {kind!r} needs format version 2 (the header says {version})")
+    parser = SHAPE_PARSERS.get(kind)
+    if parser is None:
+        if kind in _SHAPE_TYPES_V2:
+            raise _Invalid(f"{where}: shape type {kind!r} (format version 2) is not read by this "
+                           f"version of collideworld yet")
+        raise _Invalid(f"{where}: invalid shape: shape type must be one of "
+                       f"{sorted(set(SHAPE_PARSERS) | _SHAPE_TYPES_V2)}, got {kind!r}")
+    if kind == "polygon":
+        verts = raw.get("vertices")
+        if isinstance(verts, list) and len(verts) > max_polygon_vertices:
+            raise _Invalid(
+                f"{where}: polygon has {len(verts)} vertices, more than the limit of "
+                f"{max_polygon_vertices} (max_polygon_vertices)"
+            )
+    try:
+        return parser(raw, dim)
+    except (InvalidShapeError, TypeError, ValueError) as exc:
+        text = str(exc)  # a polygon's message lists its vertices: keep it short
+        if len(text) > 300:
+            text = text[:297] + "..."
+        raise _Invalid(f"{where}: invalid shape: {text}") from None
+
+
+def parse_pose(raw: Any, dim: int, unbounded: bool, what: str) -> PoseSpec:
+    """Check an ``expect_impact`` end pose: ``{}`` for a halfplane/plane, else a position
+    and optionally an ``angle`` (2D) or ``quaternion`` (3D).
+
+    Examples
+    --------
+    >>> parse_pose({"position": [1, 2], "angle": 0.5}, 2, False, "end_a")
+    PoseSpec(position=(1.0, 2.0), angle=0.5, quaternion=None)
+    """
+    obj = _object(raw, what)
+    _check_keys(obj, _POSE_KEYS, what)
     if unbounded:
-        tag = _UNBOUNDED
-    elif kind == "polygon" and not getattr(shape, "is_convex", True):
-        tag = _CONCAVE
-    else:
-        tag = _PLAIN
-    return spec, tag
+        for key in _POSE_KEYS:
+            if key in obj:
+                raise _Invalid(f"{what}: a halfplane or plane takes no pose, but {key!r} is given "
+                               "(its end pose is {{}})")
+        return PoseSpec()
+    if "position" not in obj:
+        raise _Invalid(f"{what}: missing key 'position'")
+    position = _position(obj["position"], dim, f"{what}: position")
+    angle = quaternion = None
+    if "angle" in obj:
+        if dim != 2:
+            raise _Invalid(f"{what}: 'angle' is only allowed in 2D (use 'quaternion' in 3D)")
+        angle = _number(obj["angle"], f"{what}: angle")
+    if "quaternion" in obj:
+        if dim != 3:
+            raise _Invalid(f"{what}: 'quaternion' is only allowed in 3D (use 'angle' in 2D)")
+        quaternion = _quaternion(obj["quaternion"], f"{what}: quaternion")
+    return PoseSpec(position, angle, quaternion)
 

@@ -24,6 +24,7 @@ Examples
 
 from __future__ import annotations
 
+import builtins
 import functools
 import gzip
 import json
@@ -46,14 +47,21 @@ from ..errors import InvalidArgumentError, ScenarioFileError
 from ..shapes import shape_to_dict
 from .reader import (
     DEFAULT_TOLERANCE,
-    FORMAT_VERSION,
+    SUPPORTED_VERSIONS,
     UINT32_MAX,
     ExpectedContact,
+    ExpectedDistance,
+    ExpectedImpact,
     Frame,
 )
 from .source import check_path
 
-__all__ = ["MoveBatch", "ScenarioWriter", "body_to_dict", "move_to_dict"]
+__all__ = ["MoveBatch", "ScenarioWriter", "body_to_dict", "move_to_dict", "set_to_dict"]
+
+#: The header's first key: the version digit follows it, so version 1 can become 2 in place.
+_VERSION_KEY = '"collideworld_scenario":'
+_V2_SHAPE_TYPES = frozenset({"capsule", "segment", "convex_hull", "compound"})
+
 
 
 def _create(path: str) -> BinaryIO:
@@ -187,10 +195,16 @@ def move_to_dict(move: Any) -> dict[str, Any]:
     >>> from collideworld.scenario import MoveSpec
     >>> move_to_dict(MoveSpec(7, position=(3, 4)))
     {'id': 7, 'position': [3.0, 4.0]}
+    >>> move_to_dict(MoveSpec("floor", offset=-1.5))     # a halfplane (version 2)
+    {'id': 'floor', 'offset': -1.5}
     """
     if isinstance(move, Mapping):
         return {k: _plain(v) for k, v in move.items()}
     out: dict[str, Any] = {"id": _id(move.id)}
+    if getattr(move, "normal", None) is not None:
+        out["normal"] = _floats(move.normal, ("move", move.id, "normal"))
+    if getattr(move, "offset", None) is not None:
+        out["offset"] = _floats(move.offset, ("move", move.id, "offset"))[0]
     if move.position is not None:
         out["position"] = _floats(move.position, ("move", move.id, "position"))
     if getattr(move, "angle", None) is not None:
@@ -418,8 +432,78 @@ def _compiled_assembly() -> bool:
     return compiled_available()
 
 
+def set_to_dict(change: Any) -> dict[str, Any]:
+    """The file form of an in-place change (version 2): a :class:`~collideworld.scenario.SetSpec` or a dict.
+
+    Parameters
+    ----------
+    change : SetSpec or dict
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``id`` plus only the fields given (not None).
+
+    Examples
+    --------
+    >>> from collideworld.shapes import Circle
+    >>> from collideworld.scenario import SetSpec
+    >>> set_to_dict(SetSpec(7, category=2, shape=Circle(0.5)))
+    {'id': 7, 'category': 2, 'shape': {'type': 'circle', 'radius': 0.5}}
+    """
+    if isinstance(change, Mapping):
+        return {k: _plain(v) for k, v in change.items()}
+    out: dict[str, Any] = {"id": _id(change.id)}
+    if change.static is not None:
+        out["static"] = bool(change.static)
+    for key in ("category", "mask"):
+        value = getattr(change, key)
+        if value is not None:
+            out[key] = int(value)
+    if change.shape is not None:
+        out["shape"] = shape_to_dict(change.shape)
+    return out
+
+
+def _points(points: Any, what: str) -> list[list[float]]:
+    return [_floats(p, what) for p in points]
+
+
+def _pose_to_dict(pose: Any) -> dict[str, Any]:
+    if isinstance(pose, Mapping):
+        return {k: _plain(v) for k, v in pose.items()}
+    out: dict[str, Any] = {}
+    if pose.position is not None:
+        out["position"] = _floats(pose.position, "end pose position")
+    if pose.angle is not None:
+        out["angle"] = _floats(pose.angle, "end pose angle")[0]
+    if pose.quaternion is not None:
+        out["quaternion"] = _floats(pose.quaternion, "end pose quaternion")
+    return out
+
+
+def _distance_to_dict(item: Any) -> dict[str, Any]:
+    if isinstance(item, Mapping):
+        return {k: _plain(v) for k, v in item.items()}
+    if not isinstance(item, ExpectedDistance):
+        raise InvalidArgumentError(f"an expect_distance entry must be an ExpectedDistance or a dict, got {item!r}")
+    out: dict[str, Any] = {"pair": _pair(item.pair), "distance": _floats(item.distance, "distance")[0]}
+    if item.points is not None:
+        out["points"] = _points(item.points, "expect_distance point")
+    return out
+
+
+def _impact_to_dict(item: Any) -> dict[str, Any]:
+    if isinstance(item, Mapping):
+        return {k: _plain(v) for k, v in item.items()}
+    if not isinstance(item, ExpectedImpact):
+        raise InvalidArgumentError(f"an expect_impact entry must be an ExpectedImpact or a dict, got {item!r}")
+    return {"pair": _pair(item.pair), "end_a": _pose_to_dict(item.end_a), "end_b": _pose_to_dict(item.end_b),
+            "t": None if item.t is None else _floats(item.t, "t")[0]}
+
+
 def _pair(pair: Any) -> list[str | int]:
-    items = sorted(pair, key=_id_key) if isinstance(pair, (set, frozenset)) else list(pair)
+    items = sorted(pair, key=_id_key) if isinstance(pair, (builtins.set, frozenset)) else list(pair)
     if len(items) != 2:
         raise InvalidArgumentError(f"a pair must have two ids, got {pair!r}")
     return [_id(items[0]), _id(items[1])]
@@ -439,13 +523,18 @@ def _contact_to_dict(contact: Any) -> dict[str, Any]:
         return {k: _plain(v) for k, v in contact.items()}
     if isinstance(contact, ExpectedContact):
         pair = list(contact.pair)
-    else:  # a world Contact: a, b, normal, depth
+    else:  # a world Contact: a, b, normal, depth (and points with manifolds)
         pair = [contact.a, contact.b]
-    return {
+    out: dict[str, Any] = {
         "pair": [_id(pair[0]), _id(pair[1])],
         "normal": _floats(contact.normal, "contact normal"),
         "depth": _floats(contact.depth, "contact depth")[0],
     }
+    if getattr(contact, "points", None) is not None:
+        out["points"] = _points(contact.points, "contact point")
+    if getattr(contact, "parts", None) is not None:
+        out["parts"] = [int(v) for v in contact.parts]
+    return out
 
 
 def _key(key: str, value: Any) -> list[bytes]:
@@ -491,14 +580,26 @@ class ScenarioWriter:
         zlib level 1 (fastest) to 9 (smallest) for ``.gz`` paths. On
         recorded poses 1 is about 8 times faster than 9 for a file 5 to
         7 % larger (the digits of floats barely compress).
+    version : {None, 1, 2}
+        The format version of the header. None (the default): version 1
+        until a frame uses something only version 2 defines (``set``, a
+        plane's move, contact ``points``/``parts``, ``expect_distance``,
+        ``expect_impact``); the header then becomes version 2 before that
+        frame is written, so the file is valid at every moment. 1: such a
+        frame is an error. 2: version 2 from the start.
 
     Attributes
     ----------
     frames_written : int
+    version : int
+        The version the header says now.
 
     Notes
     -----
     Not thread-safe. Lines are JSON with non-ASCII text kept as UTF-8.
+    Turning a version 1 header into version 2 rewrites one byte of a plain
+    file in place; a ``.gz`` file is rewritten once (the lines so far,
+    recompressed, as a first gzip member; later lines go in a second one).
 
     Examples
     --------
@@ -514,7 +615,9 @@ class ScenarioWriter:
 
     def __init__(self, path: str | os.PathLike[str], dim: int, name: str | None = None,
                  description: str | None = None, tolerance: float | None = None, *,
-                 fsync: bool = False, compresslevel: int = 9):
+                 fsync: bool = False, compresslevel: int = 9, version: int | None = None):
+        if version is not None and (isinstance(version, bool) or version not in SUPPORTED_VERSIONS):
+            raise InvalidArgumentError(f"version must be None, 1 or 2, got {version!r}")
         if isinstance(dim, bool) or dim not in (2, 3):
             raise InvalidArgumentError(f"dim must be 2 or 3, got {dim!r}")
         if tolerance is not None:
@@ -530,6 +633,9 @@ class ScenarioWriter:
         self.dim = dim
         self.tolerance = DEFAULT_TOLERANCE if tolerance is None else float(tolerance)
         self.frames_written = 0
+        self.version = 1 if version is None else version
+        self._version_fixed = version is not None
+        self._compresslevel = compresslevel
         self._fsync = fsync
         self._batch_state: dict[str, Any] = {}  # the last MoveBatch's ids and their texts; a scratch buffer
         self._raw: BinaryIO = _create(self.path)
@@ -540,7 +646,7 @@ class ScenarioWriter:
                                       compresslevel=compresslevel)
         else:
             self._out = self._raw
-        header: dict[str, Any] = {"collideworld_scenario": FORMAT_VERSION, "dim": dim}
+        header: dict[str, Any] = {"collideworld_scenario": self.version, "dim": dim}
         if name is not None:
             header["name"] = name
         if description is not None:
@@ -568,10 +674,52 @@ class ScenarioWriter:
         if self._fsync:
             os.fsync(self._raw.fileno())
 
+    def _upgrade_to_v2(self) -> None:
+        """Make the header say version 2 (the file so far is valid version 2 as it is)."""
+        if self._version_fixed:
+            raise InvalidArgumentError(
+                "this frame uses a format version 2 feature (set, a plane's move, contact points or parts, "
+                "expect_distance, expect_impact), but the writer was made with version=1")
+        if self.closed:
+            raise ValueError(f"{self.path}: the writer is closed")
+        where = len(("{" + _VERSION_KEY).encode("utf-8"))  # the header line starts with this key
+        if self._out is self._raw:
+            self._raw.seek(where)
+            self._raw.write(b"2")
+            self._raw.seek(0, os.SEEK_END)
+        else:
+            self._regzip_with_v2_header(where)
+        self.version = 2
+
+    def _regzip_with_v2_header(self, where: int) -> None:
+        """Rewrite a .gz file written so far with the version digit changed (once per file)."""
+        import zlib
+
+        self._out.flush()
+        self._raw.flush()
+        old, self._out = self._out, self._raw
+        old.fileobj = None  # discarded unfinished: closing it must not write its trailer into the new file
+        with open(self.path, "rb") as f:
+            text = zlib.decompressobj(wbits=31).decompress(f.read())  # sync-flushed: every line is there
+        assert text[where:where + 1] == b"1", text[:40]
+        text = text[:where] + b"2" + text[where + 1:]
+        name_in_gzip = os.path.basename(self.path)[:-3]
+        self._raw.seek(0)
+        self._raw.truncate()
+        first = gzip.GzipFile(filename=name_in_gzip, mode="wb", fileobj=self._raw, mtime=0,
+                              compresslevel=self._compresslevel)
+        first.write(text)
+        first.close()  # a complete first member; readers read concatenated members
+        self._out = gzip.GzipFile(filename=name_in_gzip, mode="wb", fileobj=self._raw, mtime=0,
+                                  compresslevel=self._compresslevel)
+        self._raw.flush()
+
     def write_frame(self, remove: Iterable[Any] = (), add: Iterable[Any] = (),
                     move: Iterable[Any] = (), expect: Iterable[Any] | None = None,
                     expect_contacts: Iterable[Any] | None = None,
-                    comment: str | None = None) -> None:
+                    comment: str | None = None, *, set: Iterable[Any] = (),  # noqa: A002 - the format's key
+                    expect_distance: Iterable[Any] | None = None,
+                    expect_impact: Iterable[Any] | None = None) -> None:
         """Write one frame (one step) as one line and flush it.
 
         Parameters
@@ -586,13 +734,40 @@ class ScenarioWriter:
             iterable writes ``[]`` (no contacts).
         expect_contacts : iterable, optional
             :class:`ExpectedContact` objects, ``Contact`` objects from a
-            world step, or dicts with ``pair``, ``normal``, ``depth``.
+            world step, or dicts with ``pair``, ``normal``, ``depth`` (and,
+            version 2, ``points``, ``parts``).
         comment : str, optional
             Written as the ``_comment`` key, which readers ignore.
+        set : iterable of SetSpec or dicts
+            In-place changes (version 2).
+        expect_distance : iterable of ExpectedDistance or dicts, optional
+            Version 2.
+        expect_impact : iterable of ExpectedImpact or dicts, optional
+            Version 2.
+
+        Raises
+        ------
+        InvalidArgumentError
+            A non-finite number, a bad id, or a version 2 feature in a
+            writer made with ``version=1``.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from collideworld.shapes import Circle
+        >>> from collideworld.scenario import BodySpec, SetSpec
+        >>> path = os.path.join(tempfile.mkdtemp(), "scene.jsonl")
+        >>> with ScenarioWriter(path, dim=2) as w:
+        ...     w.write_frame(add=[BodySpec("a", Circle(1.0), (0.0, 0.0))])
+        ...     w.version, w.write_frame(set=[SetSpec("a", static=True)]), w.version
+        (1, None, 2)
+        >>> open(path).readline().rstrip()
+        '{"collideworld_scenario":2,"dim":2}'
 
         Notes
         -----
-        Nothing is written when an argument is rejected. The line is compact
+        Nothing is written when an argument is rejected (and the header
+        keeps its version). The line is compact
         JSON (no spaces) and every float is written in the shortest form that
         reads back as exactly the same float.
         """
@@ -608,22 +783,42 @@ class ScenarioWriter:
         adds = [body_to_dict(b) for b in add]
         if adds:
             parts.append(_key("add", adds))
+        sets = [set_to_dict(c) for c in set]
+        if sets:
+            parts.append(_key("set", sets))
+        # a shape only version 2 defines (capsule, segment, convex_hull, compound) makes a version 2 file
+        v2 = bool(sets) or any(isinstance(b.get("shape"), Mapping) and b["shape"].get("type") in _V2_SHAPE_TYPES
+                               for b in adds)
         moves: list[bytes] = []
         for m in move:
-            text = (_move_batch_bytes(m, self.dim, self._batch_state) if isinstance(m, MoveBatch)
-                    else _dumps(move_to_dict(m)).encode())
+            if isinstance(m, MoveBatch):
+                text = _move_batch_bytes(m, self.dim, self._batch_state)
+            else:
+                entry = move_to_dict(m)
+                v2 = v2 or "normal" in entry or "offset" in entry
+                text = _dumps(entry).encode()
             if text:
                 moves += (b",", text) if moves else (text,)
         if moves:
             parts.append([b'"move":[', *moves, b"]"])
         if expect is not None:
             pairs = list(expect)
-            if isinstance(expect, (set, frozenset)):
+            if isinstance(expect, (builtins.set, frozenset)):
                 pairs.sort(key=lambda p: sorted(map(_id_key, p)))
             parts.append(_key_fast("expect", pairs) if _plain_pairs(pairs) else
                          _key("expect", [_pair(p) for p in pairs]))
         if expect_contacts is not None:
-            parts.append(_key("expect_contacts", [_contact_to_dict(c) for c in expect_contacts]))
+            contacts = [_contact_to_dict(c) for c in expect_contacts]
+            v2 = v2 or any("points" in c or "parts" in c for c in contacts)
+            parts.append(_key("expect_contacts", contacts))
+        if expect_distance is not None:
+            parts.append(_key("expect_distance", [_distance_to_dict(d) for d in expect_distance]))
+            v2 = True
+        if expect_impact is not None:
+            parts.append(_key("expect_impact", [_impact_to_dict(i) for i in expect_impact]))
+            v2 = True
+        if v2 and self.version < 2:
+            self._upgrade_to_v2()
         pieces = [b"{"]
         for i, part in enumerate(parts):
             pieces += (b",", *part) if i else part
@@ -634,7 +829,8 @@ class ScenarioWriter:
     def write(self, frame: Frame) -> None:
         """Write a :class:`Frame` as read by the reader (copying a file)."""
         self.write_frame(remove=frame.remove, add=frame.add, move=frame.move,
-                         expect=frame.expect, expect_contacts=frame.expect_contacts)
+                         expect=frame.expect, expect_contacts=frame.expect_contacts, set=frame.set,
+                         expect_distance=frame.expect_distance, expect_impact=frame.expect_impact)
 
     def close(self) -> None:
         """Finish the file (writes the gzip trailer for ``.gz``). Idempotent."""

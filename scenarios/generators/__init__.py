@@ -9,7 +9,9 @@ No module here imports collideworld.
 
 from __future__ import annotations
 
+from .bullet_wall import story_bullet_wall
 from .driving import story_driving
+from .driving_trajectory import story_driving_trajectory
 from .filtering_static import story_filtering_static
 from .frustum_culling import story_frustum_culling
 from .id_reuse import story_id_reuse
@@ -32,4 +34,6 @@ STORIES = [
     story_id_reuse,
     story_touching_edges_2d,
     story_touching_edges_3d,
+    story_driving_trajectory,
+    story_bullet_wall,
 ]

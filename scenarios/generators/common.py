@@ -520,10 +520,10 @@ class Ambiguous(Exception):
 class Scenario:
     """Keeps the alive bodies, computes each frame's expectations, records lines."""
 
-    def __init__(self, filename, dim, name, description, **comments):
+    def __init__(self, filename, dim, name, description, version=1, **comments):
         self.filename = filename
         self.dim = dim
-        self.header = {"collideworld_scenario": 1, "dim": dim, "name": name,
+        self.header = {"collideworld_scenario": version, "dim": dim, "name": name,
                        "description": description, "tolerance": 1e-6}
         for k, v in comments.items():
             self.header["_" + k] = v
@@ -560,13 +560,17 @@ class Scenario:
 
     # --- one frame -----------------------------------------------------------
 
-    def step(self, remove=(), add=(), move=(), *, comment=None, exact=False, details=None):
+    def step(self, remove=(), add=(), move=(), *, comment=None, exact=False, details=None, set_=(),
+             extra=None):
         """Apply one frame; raise Ambiguous (nothing committed) if a pair is unclear.
 
         ``exact``: the frame touches exactly on purpose, so a margin of exactly
         0 is accepted (anything else still has to be clear of AMBIGUITY).
         ``details``: None, "all" (every pair with a closed-form MTD) or a list of
         pairs to give ``expect_contacts`` for.
+        ``set_`` (version 2): in-place changes, applied after ``add``, before ``move``.
+        ``extra`` (version 2): a function of the bodies after the frame's changes
+        returning more expectation keys (``expect_distance``, ``expect_impact``).
         """
         new = dict(self.bodies)
         for bid in remove:
@@ -575,10 +579,20 @@ class Scenario:
         for b in add:
             assert b["id"] not in new, f"{self.filename}: duplicate id {b['id']!r}"
             new[b["id"]] = self._normalise(b)
+        for c in set_:
+            assert self.header["collideworld_scenario"] >= 2, f"{self.filename}: set needs version 2"
+            assert c["id"] in new, f"{self.filename}: set of unknown id {c['id']!r}"
+            nb = dict(new[c["id"]])
+            nb.update({k: v for k, v in c.items() if k != "id"})
+            new[c["id"]] = nb
         for m in move:
             assert m["id"] in new, f"{self.filename}: move of unknown id {m['id']!r}"
             old = new[m["id"]]
-            assert old["shape"]["type"] not in ("halfplane", "plane")
+            if old["shape"]["type"] in ("halfplane", "plane"):  # version 2: by normal and offset
+                assert self.header["collideworld_scenario"] >= 2 and set(m) <= {"id", "normal", "offset"}, m
+                nb = dict(old, shape=dict(old["shape"], **{k: v for k, v in m.items() if k != "id"}))
+                new[m["id"]] = nb
+                continue
             nb = dict(old)
             for k in ("position", "angle", "quaternion"):
                 if k in m:
@@ -613,6 +627,8 @@ class Scenario:
             frame["remove"] = list(remove)
         if add:
             frame["add"] = list(add)
+        if set_:
+            frame["set"] = list(set_)
         if move:
             frame["move"] = list(move)
         contacts.sort(key=pair_key)
@@ -633,6 +649,9 @@ class Scenario:
                              "depth": fx(max(depth, 0.0), 12)})
             if rows:
                 frame["expect_contacts"] = rows
+        if extra is not None:
+            assert self.header["collideworld_scenario"] >= 2, f"{self.filename}: {extra} needs version 2"
+            frame.update(extra(new))
         self.bodies = new
         self.frames.append(frame)
         self.history.append(contacts)

@@ -27,8 +27,8 @@ def invalid_files():
     format's "name the file, the line and what is wrong" rule can pass.
     """
 
-    def hdr(dim=2, **extra):
-        h = {"collideworld_scenario": 1, "dim": dim}
+    def hdr(dim=2, version=1, **extra):
+        h = {"collideworld_scenario": version, "dim": dim}
         h.update({"_" + k: v for k, v in extra.items()})
         return dumps(h)
 
@@ -112,7 +112,7 @@ def invalid_files():
         lines(hdr(comment="'rotate' is not a frame key"), {"add": [box_a]}, {"rotate": [{"id": "a", "angle": 1}]}),
         3, "rotate")
     add("wrong_version.jsonl",
-        lines({"collideworld_scenario": 2, "dim": 2}, {"add": [box_a]}),
+        lines({"collideworld_scenario": 3, "dim": 2}, {"add": [box_a]}),
         1, "version")
     add("missing_dim.jsonl",
         lines({"collideworld_scenario": 1, "name": "no dim"}, {"add": [box_a]}),
@@ -172,4 +172,47 @@ def invalid_files():
         lines(hdr(comment="mask must be an unsigned 32-bit integer"),
               {"add": [dict(circ_b, mask=-1)]}),
         2, "mask")
+
+    # version 2 features: wrong in a version 1 file, or wrong in themselves
+    floor = body("floor", halfplane([0, 1], 0))
+    add("v1_uses_set.jsonl",
+        lines(hdr(comment="set is a version 2 key"), {"add": [box_a]}, {"set": [{"id": "a", "static": True}]}),
+        3, "version 2")
+    add("v1_uses_expect_distance.jsonl",
+        lines(hdr(comment="expect_distance is a version 2 key"), {"add": [box_a, circ_b]},
+              {"expect_distance": [{"pair": ["a", "b"], "distance": 1.5}]}),
+        3, "version 2")
+    add("v1_contact_points.jsonl",
+        lines(hdr(comment="contact points are version 2"), {"add": [box_a, floor]},
+              {"expect": [["a", "floor"]], "expect_contacts": [
+                  {"pair": ["floor", "a"], "normal": [0, 1], "depth": 1, "points": [[0, -0.5]]}]}),
+        3, "points")
+    add("v2_set_unknown_id.jsonl",
+        lines(hdr(version=2, comment="set of an id no alive body has"), {"add": [box_a]},
+              {"set": [{"id": "b", "mask": 0}]}),
+        3, "unknown id")
+    add("v2_set_halfplane_dynamic.jsonl",
+        lines(hdr(version=2, comment="a halfplane is always static"), {"add": [box_a, floor]},
+              {"set": [{"id": "floor", "static": False}]}),
+        3, "static")
+    add("v2_move_halfplane_position.jsonl",
+        lines(hdr(version=2, comment="a halfplane moves by normal and offset, never by position"),
+              {"add": [box_a, floor]}, {"move": [{"id": "floor", "position": [0, 1]}]}),
+        3, "position")
+    add("v2_parts_without_compound.jsonl",
+        lines(hdr(version=2, comment="no body is a compound: only [-1, -1] is a valid parts value"),
+              {"add": [box_a, floor]},
+              {"expect": [["a", "floor"]], "expect_contacts": [
+                  {"pair": ["floor", "a"], "normal": [0, 1], "depth": 1, "parts": [-1, 0]}]}),
+        3, "parts")
+    add("v2_impact_t_out_of_range.jsonl",
+        lines(hdr(version=2, comment="t is a fraction of the motion, in [0, 1]"), {"add": [box_a, circ_b]},
+              {"expect_impact": [{"pair": ["a", "b"], "end_a": {"position": [0, 0]},
+                                  "end_b": {"position": [-3, 0]}, "t": 1.5}]}),
+        3, "[0, 1]")
+    add("v2_impact_pose_on_halfplane.jsonl",
+        lines(hdr(version=2, comment="a halfplane's end pose is {}"), {"add": [box_a, floor]},
+              {"expect_impact": [{"pair": ["floor", "a"], "end_a": {"position": [0, 0]},
+                                  "end_b": {"position": [0, -3]}, "t": 0.0}]}),
+        3, "end_a")
     return out
