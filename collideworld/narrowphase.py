@@ -966,18 +966,24 @@ def _m_ball_box(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDA
     return m.manifold_ball_box(*s.ball_rows(a), *s.box_rows(b), n, d)
 
 
-@_register_manifold((2,), Kind.BALL, Kind.POLYGON)
-def _m_ball_polygon(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
-                    m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+def _manifold_against_polygon(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                              rows_a: Callable[[Slots], tuple[Any, ...]], contact_kernel: Kernel,
+                              manifold_kernel: Callable[..., ManifoldArrays]) -> ManifoldArrays:
+    """Points of a ball or box ``a`` against polygon ``b``: those of b's deepest convex part."""
     def contact(row: NDArray[np.int64], part: NDArray[np.int64]) -> ContactArrays:
-        return _run_by_bucket(s, [(b[row], part)], k.contact_ball_polygon, len(row), 2,
-                              lambda idx: s.ball_rows(a[row][idx]))
+        return _run_by_bucket(s, [(b[row], part)], contact_kernel, len(row), 2, lambda idx: rows_a(a[row][idx]))
     part = _deepest_part(s, b, contact)
     local = _local_part(s, b, part)
     out = empty_manifold(len(a), 2)
     for idx, verts in _polygon_groups(s, b, part):
-        _put(out, idx, m.manifold_ball_polygon(*s.ball_rows(a[idx]), verts, n[idx], d[idx], local[idx]))
+        _put(out, idx, manifold_kernel(*rows_a(a[idx]), verts, n[idx], d[idx], local[idx]))
     return out
+
+
+@_register_manifold((2,), Kind.BALL, Kind.POLYGON)
+def _m_ball_polygon(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                    m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return _manifold_against_polygon(s, a, b, n, d, s.ball_rows, k.contact_ball_polygon, m.manifold_ball_polygon)
 
 
 @_register_manifold((2,), Kind.BOX, Kind.BOX)
@@ -995,15 +1001,7 @@ def _m_box_box_3d(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: N
 @_register_manifold((2,), Kind.BOX, Kind.POLYGON)
 def _m_box_polygon(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
                    m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
-    def contact(row: NDArray[np.int64], part: NDArray[np.int64]) -> ContactArrays:
-        return _run_by_bucket(s, [(b[row], part)], k.contact_box_polygon, len(row), 2,
-                              lambda idx: s.box_rows(a[row][idx]))
-    part = _deepest_part(s, b, contact)
-    local = _local_part(s, b, part)
-    out = empty_manifold(len(a), 2)
-    for idx, verts in _polygon_groups(s, b, part):
-        _put(out, idx, m.manifold_box_polygon(*s.box_rows(a[idx]), verts, n[idx], d[idx], local[idx]))
-    return out
+    return _manifold_against_polygon(s, a, b, n, d, s.box_rows, k.contact_box_polygon, m.manifold_box_polygon)
 
 
 @_register_manifold((2,), Kind.POLYGON, Kind.POLYGON)
