@@ -366,3 +366,24 @@ def test_world_queries_filters_and_events_with_new_shapes(backend: str) -> None:
     w.move("cap", position=(3.0, 0, 0))
     last = w.step()
     assert len(last) == 0 and len(last.ended) == 1
+
+
+def test_hulls_collide_without_numba():
+    # the numpy fallback runs the GJK driver as plain Python, where an output buffer one
+    # field short raised IndexError (and, compiled, would have written past its end)
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['numba'] = None\n"
+        "import warnings; warnings.simplefilter('ignore')\n"
+        "from collideworld import ConvexHull, Sphere, World\n"
+        "w = World(3)\n"
+        "w.add(ConvexHull([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]))\n"
+        "w.add(Sphere(1.0), position=(0, 0, 1.5))\n"
+        "c = w.step()\n"
+        "print(w.backend, len(c), float(c.depth[0]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
+    # the unit cube's top face is at z = 1, the sphere reaches down to 0.5: depth 0.5 by hand
+    assert out.stdout.split() == ["numpy", "1", "0.5"]

@@ -54,7 +54,7 @@ gjk_closest: Any = None
 def _gjk_rows_py(world: F64, a_first: NDArray[np.int64], a_count: NDArray[np.int64],
                  b_first: NDArray[np.int64], b_count: NDArray[np.int64], dist: F64, points: F64) -> None:
     ws = np.zeros((16, 4))
-    out = np.zeros(6)
+    out = np.zeros(9)  # gjk_closest writes both closest points and the unit direction (out[6:9])
     for i in range(a_first.shape[0]):
         dist[i] = gjk_closest(world, a_first[i], a_count[i], b_first[i], b_count[i], ws, out)
         for k in range(6):
