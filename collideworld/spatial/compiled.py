@@ -174,6 +174,22 @@ def _segment_meets(lo: Floats, hi: Floats, j: int, o: Floats, d: Floats, i: int,
 
 
 @njit(cache=True)
+def _next_axis(cur: Index, last: Index, tnext: Floats, dim: int) -> int:
+    """The axis whose cell wall the ray crosses next, or -1 at the end cell.
+
+    A grid walk (Amanatides and Woo) steps along the axis whose wall comes
+    first, never past the end cell: only axes not yet at ``last`` are candidates.
+    """
+    axis = -1
+    best = np.inf
+    for k in range(dim):
+        if cur[k] != last[k] and tnext[k] <= best:
+            best = tnext[k]
+            axis = k
+    return axis
+
+
+@njit(cache=True)
 def _query_segments(lo: Floats, hi: Floats, cell: float, mask: int, starts: Index, entries: Index, big: Index,
                     n_gridded: int, glo: Floats, ghi: Floats, o: Floats, d: Floats,
                     tmax: Floats, stamp: Index, base: int) -> tuple[Index, Index]:
@@ -250,19 +266,7 @@ def _query_segments(lo: Floats, hi: Floats, cell: float, mask: int, starts: Inde
                                 out_b[pos] = j
                                 pos += 1
                             found += 1
-                    done = True
-                    for k in range(dim):
-                        if cur[k] != last[k]:
-                            done = False
-                    if done:
-                        break
-                    # step along the axis whose wall comes first, never past the end cell
-                    axis = -1
-                    best = np.inf
-                    for k in range(dim):
-                        if cur[k] != last[k] and tnext[k] <= best:
-                            best = tnext[k]
-                            axis = k
+                    axis = _next_axis(cur, last, tnext, dim)
                     if axis < 0:
                         break
                     cur[axis] += step[axis]
@@ -508,20 +512,10 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
                     best_t[i] = dist
                     best_j[i] = j
                     best_n[i] = nrm
-            done = True
-            for k in range(dim):
-                if cur[k] != last[k]:
-                    done = False
-            if done:
-                break
-            axis = -1
-            exit_t = np.inf
-            for k in range(dim):
-                if cur[k] != last[k] and tnext[k] <= exit_t:
-                    exit_t = tnext[k]
-                    axis = k
+            axis = _next_axis(cur, last, tnext, dim)
             if axis < 0:
                 break
+            exit_t = tnext[axis]
             # everything the ray meets before leaving this cell lies in the cells
             # walked so far (up to the registration pad): a hit that near is final
             if best_t[i] + pad < exit_t:
