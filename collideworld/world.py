@@ -517,6 +517,8 @@ class World:
         st.static[slots] = static | infinite
         st.category[slots] = cats
         st.mask[slots] = masks
+        if st.n_compounds:
+            self._number_parts(slots)
         st.moved[slots] = False
         if data is not None:
             # fromiter, not an array of ``data``: numpy would unpack data that are themselves sequences
@@ -665,6 +667,37 @@ class World:
         """
         self._store.data[self._registry.slot(body_id)] = data
 
+    def _number_parts(self, slots: NDArray[np.int64], fresh: bool = True) -> None:
+        """Serials and metadata for the part slots of the compounds among ``slots``.
+
+        Each part slot has a serial of its own, so each pair of parts has a
+        pair key of its own (contacts and events are per part pair). Bodies
+        just added (``fresh``) are renumbered so that each compound's parts
+        follow it: body, its parts, next body; a contact row's ``a`` is then
+        the body added first, as for simple bodies. A compound given to a
+        body by :meth:`set_shape` has its parts numbered after every body
+        added so far, so in its pairs with those it counts as added then.
+        """
+        st = self._store
+        reg = self._registry
+        counts = st.n_parts[slots]
+        if not counts.any():
+            st.sync_parts(slots)
+            return
+        if fresh:
+            sizes = 1 + counts
+            base = int(st.serial[slots].min())
+            st.serial[slots] = base + np.cumsum(sizes) - sizes
+            reg.next_serial = base + int(sizes.sum())
+        comp = slots[counts > 0]
+        row, parts = st.compound_parts(comp)
+        if fresh:
+            st.serial[parts] = st.serial[comp][row] + 1 + st.part[parts]
+        else:
+            st.serial[parts] = reg.next_serial + np.arange(len(parts))
+            reg.next_serial += len(parts)
+        st.sync_parts(comp)
+
     def _rebox(self, s: int) -> None:
         """After a change in place: refit the body's box in the broadphase, and test its pairs again."""
         st = self._store
@@ -734,6 +767,7 @@ class World:
             st.category[s] = cat
         if msk is not None:
             st.mask[s] = msk
+        st.sync_parts(np.array([s], dtype=np.int64))
         self._pairs.forget_layout()
         st.moved[s] = True
         self._changed_in_place.add(s)
@@ -765,6 +799,8 @@ class World:
                                     f"(remove the body and add a new one)")
         slots = np.array([s], dtype=np.int64)
         st.set_shapes(slots, [shape])
+        if st.n_parts[s]:
+            self._number_parts(slots, fresh=False)
         if not shape.is_infinite:
             st.set_poses(slots, None)  # refresh derived vertices of the new shape at the kept pose
         self._rebox(s)
@@ -837,7 +873,7 @@ class World:
         ([0], [63.696169, 26.978671])
         """
         st = self._store
-        live = np.flatnonzero(st.kind >= 0)
+        live = st.body_slots()
         self._bp.remove_many(live)
         new_slot = st.compact()
         self._registry.renumber(new_slot)
@@ -1378,7 +1414,7 @@ class World:
         """
         st = self._store
         self._registry.validate()
-        live = np.flatnonzero(st.kind >= 0)
+        live = st.body_slots()
         halfspaces = live[st.kind[live] == Kind.HALFSPACE]
         assert np.all(st.static[halfspaces])
         assert self._bp.halfspace_handles() == halfspaces.tolist()
@@ -1391,6 +1427,7 @@ class World:
             lo, hi = tight_bounds(st, settled)
             assert np.all(lo >= st.fat_lo[settled]) and np.all(hi <= st.fat_hi[settled])
         # every polygon in use is counted once per live body, and only those are kept
-        users = np.bincount(st.poly[live][st.poly[live] >= 0], minlength=len(st.parts.shape_first_part))
+        rows = np.flatnonzero(st.kind >= 0)  # compounds' polygon parts hold their polygons too
+        users = np.bincount(st.poly[rows][st.poly[rows] >= 0], minlength=len(st.parts.shape_first_part))
         st.parts._check(users)
         self._bp.validate()
