@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .backend import resolve_backend
 from .bodies import BodyStore, Kind
+from .bodies import _quat_product as quat_product
 from .broadphase import Broadphase, BruteForceBroadphase, SweepAndPrune
 from .broadphase.adaptive import AdaptiveBroadphase
 from .broadphase.batched_sweep import BatchedSweep
@@ -37,6 +38,7 @@ from .collide import _pose as collide_pose
 from .contacts import Contacts
 from .errors import DuplicateIdError, InvalidArgumentError, InvalidPoseError, InvalidShapeError
 from .fat_boxes import refresh_moved, set_fat_bounds, tight_bounds
+from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
 from .geometry.tolerance import touch_tolerance
 from .pair_cache import PairCache
 from .poses import check_pose_arrays, check_position, check_positions
@@ -58,7 +60,7 @@ from .queries import (
     within,
 )
 from .registry import MAX_ADDS, IdRegistry, check_id, id_sequence
-from .shapes import SHAPE_TYPES, Circle, HalfPlane, Plane, Shape, Sphere
+from .shapes import SHAPE_TYPES, Circle, Compound, HalfPlane, Plane, Shape, Sphere
 
 __all__ = ["World", "Body", "RayHit", "RayHitArrays", "NearHit", "CastHit"]
 
@@ -985,6 +987,8 @@ class World:
     def _shape_hits(self, shape: Shape, pos: NDArray[np.float64], ang: Any, quat: Any, cat: int,
                     msk: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         st = self._store
+        if isinstance(shape, Compound):
+            return self._compound_hits(shape, pos, ang, quat, cat, msk)
         probe = shape_probes(st, shape, pos, ang, quat, self._index.probe)
         if len(pos) <= 4:
             self._index.probe = probe
@@ -992,6 +996,28 @@ class World:
             return overlapping(st, self._index, probe, len(pos), cat, msk, self.backend)
         finally:
             release_probes(probe)
+
+    def _compound_hits(self, shape: Compound, pos: NDArray[np.float64], ang: Any, quat: Any, cat: int,
+                       msk: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """:meth:`_shape_hits` of a compound probe: the union of its parts' hits, each part at its composed pose."""
+        rows, slots = [], []
+        n = len(pos)
+        for part, local_pos, local_rot in shape.parts:
+            lp = np.asarray(local_pos, dtype=np.float64)
+            if self.dim == 2:
+                a = np.broadcast_to(np.asarray(ang, dtype=np.float64), (n,))
+                rot = rotation_matrix_2d(a)
+                p_ang, p_quat = a + local_rot, None
+            else:
+                q = np.broadcast_to(np.asarray(quat, dtype=np.float64), (n, 4))
+                rot = rotation_matrix_3d(q)
+                p_ang, p_quat = None, quat_product(q, np.tile(np.asarray(local_rot), (n, 1)))
+            r, s = self._shape_hits(part, pos + np.einsum("nij,j->ni", rot, lp), p_ang, p_quat, cat, msk)
+            rows.append(r)
+            slots.append(s)
+        r, s = np.concatenate(rows), np.concatenate(slots)
+        key = np.unique(np.stack([r, self._store.serial[s], s], axis=1), axis=0)
+        return key[:, 0], key[:, 2]
 
     def query_shape(self, shape: Shape, position: ArrayLike | None = None, angle: float | None = None,
                     quaternion: ArrayLike | None = None, *, category: int = _U32, mask: int = _U32) -> list[Any]:
