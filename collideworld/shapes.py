@@ -792,7 +792,14 @@ def shape_to_dict(shape: Shape) -> dict[str, Any]:
     {'type': 'box', 'half_extents': [1.0, 2.0]}
     >>> shape_from_dict(shape_to_dict(HalfPlane((0, 2), 4))) == HalfPlane((0, 2), 4)
     True
+    >>> shape_to_dict(Compound([(Circle(1.0), (2, 0), 0.5)]))
+    {'type': 'compound', 'parts': [{'shape': {'type': 'circle', 'radius': 1.0}, 'position': [2.0, 0.0], 'angle': 0.5}]}
     """
+    if isinstance(shape, Compound):
+        return {"type": "compound", "parts": [
+            {"shape": shape_to_dict(part), "position": list(pos),
+             **({"angle": rot} if shape.dim == 2 else {"quaternion": list(rot)})}
+            for part, pos, rot in shape.parts]}
     if isinstance(shape, (Circle, Sphere)):
         return {"type": shape.kind, "radius": shape.radius}
     if isinstance(shape, Box):

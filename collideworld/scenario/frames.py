@@ -377,7 +377,7 @@ class _FrameReader:
         self, raw: Any, expect: frozenset[frozenset[BodyId]] | None, dim: int
     ) -> tuple[ExpectedContact, ...]:
         out: list[ExpectedContact] = []
-        seen: set[frozenset[BodyId]] = set()
+        seen: set[tuple[frozenset[BodyId], frozenset[tuple[BodyId, int]]]] = set()
         for i, item in enumerate(_list(raw, "expect_contacts")):
             what = f"expect_contacts[{i}]"
             obj = _object(item, what)
@@ -387,9 +387,13 @@ class _FrameReader:
                     raise _Invalid(f"{what}: missing key {key!r}")
             a, b = self._parse_pair(obj["pair"], f"{what}: pair")
             pair = frozenset((a, b))
-            if pair in seen:
-                raise _Invalid(f"{what}: pair [{a!r}, {b!r}] is listed twice")
-            seen.add(pair)
+            # a compound's pair has one entry per part pair: an entry is (pair, parts)
+            pp = self._parse_parts(obj["parts"], f"{what}: parts") if "parts" in obj else (-1, -1)
+            key = (pair, frozenset(((a, pp[0]), (b, pp[1]))))
+            if key in seen:
+                raise _Invalid(f"{what}: pair [{a!r}, {b!r}]{' with parts ' + str(list(pp)) if 'parts' in obj else ''}"
+                               f" is listed twice")
+            seen.add(key)
             if expect is not None and pair not in expect:
                 raise _Invalid(f"{what}: pair [{a!r}, {b!r}] is not in this frame's expect list")
             for bid in (a, b):
@@ -424,12 +428,10 @@ class _FrameReader:
         if (not isinstance(raw, list) or len(raw) != 2
                 or any(isinstance(v, bool) or not isinstance(v, int) for v in raw)):
             raise _Invalid(f"{what} must be a list of two integers, got {_show(raw)}")
-        if raw != [-1, -1]:
-            # Part indices point into compound bodies; until compounds are read,
-            # every body is a simple shape and -1 is the only valid index.
-            raise _Invalid(f"{what} is {_show(raw)}, but neither body is a compound (this reader "
-                           "reads no compound shapes yet): only [-1, -1] is valid")
-        return -1, -1
+        if any(v < -1 for v in raw):
+            # part indices point into compound bodies' parts; -1 names a simple shape
+            raise _Invalid(f"{what} must be part indices >= -1 (-1 for a simple shape), got {_show(raw)}")
+        return raw[0], raw[1]
 
     def _parse_expect_distance(self, raw: Any, dim: int) -> tuple[ExpectedDistance, ...]:
         out: list[ExpectedDistance] = []
