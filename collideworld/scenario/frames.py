@@ -130,6 +130,8 @@ class _FrameReader:
         self.limits = limits
         self.ignore_truncated_tail = ignore_truncated_tail
         self.alive: dict[BodyId, int] = {}
+        #: number of parts of each alive compound body (for checking ``parts`` in expect_contacts)
+        self.parts_of: dict[BodyId, int] = {}
         self._done = False
         self._source = LineSource(path, limits, ignore_truncated_tail)
         try:
@@ -211,6 +213,7 @@ class _FrameReader:
             if bid not in alive:
                 raise _Invalid(f"remove: unknown id {bid!r}")
             del alive[bid]
+            self.parts_of.pop(bid, None)
             removes.append(bid)
 
         # add (limits first, then validation of each body)
@@ -226,6 +229,8 @@ class _FrameReader:
             if spec.id in alive:
                 raise _Invalid(f"add: duplicate id {spec.id!r} (a body with this id is alive)")
             alive[spec.id] = tag
+            if spec.shape.kind == "compound":
+                self.parts_of[spec.id] = len(spec.shape.parts)  # type: ignore[union-attr]
             adds.append(spec)
 
         # set (version 2): after add, before move
@@ -301,6 +306,9 @@ class _FrameReader:
                 raise _Invalid(f"{where}: a {shape.kind} cannot replace {was} in place "
                                "(remove the body and add a new one)")
             self.alive[bid] = new_tag
+            self.parts_of.pop(bid, None)
+            if shape.kind == "compound":
+                self.parts_of[bid] = len(shape.parts)  # type: ignore[union-attr]
         return SetSpec(id=bid, static=static, category=category, mask=mask, shape=shape)
 
     def _parse_plane_move(self, raw: dict[str, Any], bid: BodyId, dim: int) -> MoveSpec:
@@ -389,6 +397,12 @@ class _FrameReader:
             pair = frozenset((a, b))
             # a compound's pair has one entry per part pair: an entry is (pair, parts)
             pp = self._parse_parts(obj["parts"], f"{what}: parts") if "parts" in obj else (-1, -1)
+            for bid, part in zip((a, b), pp, strict=True):
+                n = self.parts_of.get(bid, 0)
+                if not (part == -1 if n == 0 else 0 <= part < n):
+                    raise _Invalid(f"{what}: parts: body {bid!r} is "
+                                   + (f"a compound of {n} parts: its part index must be 0 to {n - 1}"
+                                      if n else "not a compound: its part index must be -1") + f", got {part}")
             key = (pair, frozenset(((a, pp[0]), (b, pp[1]))))
             if key in seen:
                 raise _Invalid(f"{what}: pair [{a!r}, {b!r}]{' with parts ' + str(list(pp)) if 'parts' in obj else ''}"
