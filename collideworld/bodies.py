@@ -785,17 +785,20 @@ class BodyStore:
         >>> row.tolist(), (a == s[0]).tolist(), store.part[b].tolist()
         ([0, 0], [True, True], [0, 1])
         """
+        if not self.n_compounds:
+            return np.arange(len(a)), a, b
+        ca, cb = self.kind.take(a) == Kind.COMPOUND, self.kind.take(b) == Kind.COMPOUND
+        if not (ca.any() or cb.any()):
+            return np.arange(len(a)), a, b
         na = np.maximum(self.n_parts.take(a), 1)
         nb = np.maximum(self.n_parts.take(b), 1)
         counts = na * nb
-        if not self.n_compounds or bool(np.all(counts == 1)):
-            return np.arange(len(a)), a, b
         row = np.repeat(np.arange(len(a)), counts)
         child = np.arange(int(counts.sum())) - (np.cumsum(counts) - counts)[row]
         nbr = nb.take(row)
         ka, kb = child // nbr, child % nbr
         ar, br = a.take(row), b.take(row)
-        ca, cb = self.kind.take(ar) == Kind.COMPOUND, self.kind.take(br) == Kind.COMPOUND
+        ca, cb = ca.take(row), cb.take(row)
         pa = np.where(ca, self.part_slots.take(np.where(ca, self.parts_at.take(ar) + ka, 0), mode="clip"), ar)
         pb = np.where(cb, self.part_slots.take(np.where(cb, self.parts_at.take(br) + kb, 0), mode="clip"), br)
         return row, pa, pb

@@ -803,6 +803,10 @@ class World:
         st.set_shapes(slots, [shape])
         if st.n_parts[s]:
             self._number_parts(slots, fresh=False)
+        elif isinstance(old, Compound):
+            # the old parts' slots are gone: spend a serial so that the pair cache
+            # rebuilds its candidates (and ends the old parts' contacts) instead of patching
+            self._registry.next_serial += 1
         if not shape.is_infinite:
             st.set_poses(slots, None)  # refresh derived vertices of the new shape at the kept pose
         self._rebox(s)
