@@ -30,9 +30,9 @@ from .collide import _pose, collide
 from .errors import InvalidArgumentError, InvalidPoseError, UnsupportedPairError
 from .geometry import gjk
 from .geometry import time_of_impact as toi
+from .geometry.rotation import rotation_matrix_3d
 from .geometry.tolerance import MAX_COORDINATE, touch_tolerance
 from .poses import check_quaternions
-from .geometry.rotation import rotation_matrix_3d
 from .shapes import (
     SHAPE_TYPES,
     Box,

@@ -17,6 +17,7 @@ the narrowphase only ever sees convex pieces.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -640,7 +641,7 @@ class Compound:
     collideworld.errors.InvalidShapeError: Compound needs at least one part, got []
     """
 
-    parts: tuple[tuple[PartShape, tuple[float, ...], Any], ...]
+    parts: Sequence[Any]
     kind: ClassVar[str] = "compound"
     is_infinite: ClassVar[bool] = False
 
@@ -689,7 +690,7 @@ class Compound:
     @property
     def bounding_radius(self) -> float:
         """Radius of the smallest ball about the body's origin containing every part's bounding ball."""
-        return max(math.hypot(*pos) + shape.bounding_radius for shape, pos, _ in self.parts)
+        return float(max(math.hypot(*pos) + shape.bounding_radius for shape, pos, _ in self.parts))
 
 
 Shape = Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment | ConvexHull | Compound

@@ -15,7 +15,6 @@ Oracles, none of them the compound code path:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -300,12 +299,13 @@ def test_shapely_decides_which_body_pairs_touch():
     for trial in range(25):
         shapes = [random_compound_2d(rng) for _ in range(2)]
         poses = [((float(rng.uniform(-2, 2)), float(rng.uniform(-2, 2))), float(rng.uniform(-3, 3))) for _ in range(2)]
-        geoms = [[shapely_part(p, pp, pr) for _, p, pp, pr in posed_parts(s, *pose)] for s, pose in zip(shapes, poses)]
+        geoms = [[shapely_part(p, pp, pr) for _, p, pp, pr in posed_parts(s, *pose)]
+                 for s, pose in zip(shapes, poses, strict=True)]
         gap = min(shapely_gap(ga, gb) for ga in geoms[0] for gb in geoms[1])
         if abs(gap) < 1e-6:
             continue  # too close to call in floating point
         w = World(dim=2)
-        for i, (s, (pos, ang)) in enumerate(zip(shapes, poses)):
+        for i, (s, (pos, ang)) in enumerate(zip(shapes, poses, strict=True)):
             w.add(s, position=pos, angle=ang, id=i)
         assert (len(w.step()) > 0) == (gap <= 0), trial
         d = distance(shapes[0], poses[0], shapes[1], poses[1])
@@ -331,7 +331,7 @@ def shapely_part(shape, pos, angle):
 
 def shapely_gap(a, b) -> float:
     """Signed-enough gap: > 0 the distance when apart, <= 0 when they meet."""
-    (ka, ga, ra), (kb, gb, rb) = a, b
+    (_, ga, ra), (_, gb, rb) = a, b
     dist = shapely.distance(ga, gb)
     if dist == 0.0:
         return -1.0

@@ -403,11 +403,11 @@ class _FrameReader:
                     raise _Invalid(f"{what}: parts: body {bid!r} is "
                                    + (f"a compound of {n} parts: its part index must be 0 to {n - 1}"
                                       if n else "not a compound: its part index must be -1") + f", got {part}")
-            key = (pair, frozenset(((a, pp[0]), (b, pp[1]))))
-            if key in seen:
+            entry = (pair, frozenset(((a, pp[0]), (b, pp[1]))))
+            if entry in seen:
                 raise _Invalid(f"{what}: pair [{a!r}, {b!r}]{' with parts ' + str(list(pp)) if 'parts' in obj else ''}"
                                f" is listed twice")
-            seen.add(key)
+            seen.add(entry)
             if expect is not None and pair not in expect:
                 raise _Invalid(f"{what}: pair [{a!r}, {b!r}] is not in this frame's expect list")
             for bid in (a, b):

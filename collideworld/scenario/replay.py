@@ -636,9 +636,9 @@ class _Replayer:
                 index.setdefault(frozenset(p), i)
             if contacts.part_a.size and (np.any(contacts.part_a >= 0) or np.any(contacts.part_b >= 0)):
                 # compounds: a row per pair of parts, found by (pair, parts)
-                for i, p in enumerate(zip(a_ids, b_ids, contacts.part_a.tolist(), contacts.part_b.tolist(),
-                                          strict=True)):
-                    index[frozenset(((p[0], p[2]), (p[1], p[3])))] = i
+                for i, row in enumerate(zip(a_ids, b_ids, contacts.part_a.tolist(), contacts.part_b.tolist(),
+                                            strict=True)):
+                    index[frozenset(((row[0], row[2]), (row[1], row[3])))] = i
             for ec in frame.expect_contacts:
                 report.contacts_checked += 1
                 err = self._check_contact(ec, index, a_ids, contacts)
