@@ -301,7 +301,12 @@ def box_probes(dim: int, center: Floats, half: Floats, ball: bool, store: BodySt
 
 
 def release_probes(probe: BodyStore) -> None:
-    """Give back the part-table entry a :func:`shape_probes` store holds (in its row 0)."""
+    """Give back the part-table entry a :func:`shape_probes` store holds (in its row 0, or a compound's parts)."""
+    if probe.n_compounds:
+        parts = np.flatnonzero((probe.owner >= 0) & (probe.poly >= 0))
+        for shape_index in probe.poly[parts].tolist():
+            probe.parts.release(int(shape_index))
+        probe.poly[parts] = -1
     if probe.poly[0] >= 0:
         probe.parts.release(int(probe.poly[0]))
         probe.poly[:] = -1

@@ -649,3 +649,27 @@ def test_3d_queries_and_segments(backend):
     hits = w.raycast((1, 1, 10), (0, 0, -1))
     assert len(hits) == 1 and hits[0].distance == pytest.approx(10 - 2.3)
     assert w.query_shape(Sphere(0.1), (1, 1, -0.25)) == ["arm"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nearest_within_and_cast_take_compounds_both_sides(backend):
+    probe = Compound([(L_SHAPE, (0, 0)), (Circle(0.3), (3, 0))])
+    w = World(dim=2, backend=backend)
+    w.add(CAR, position=(0, 0), id="car")
+    w.add(Box((1, 1)), position=(5, 5), id="b")
+    # the car's wheel at (1.5, 0.4) r 0.4 is the nearest of it to the point (1.5, -3): 3.4 - 0.4
+    (near,) = w.query_nearest((1.5, -3.0))
+    assert near.id == "car" and near.distance == pytest.approx(3.0)
+    # the probe's circle part at (8, 2) r 0.3; the box's nearest corner (6, 4): hypot(2, 2) - 0.3
+    hits = w.query_within(probe, ((5.0, 2.0), 0.0), 10.0)
+    assert {h.id for h in hits} == {"car", "b"}
+    # the probe's L corner (5, 2) and the car's body box corner (2, 1.4)
+    assert {h.id: h.distance for h in hits}["car"] == pytest.approx(math.hypot(3.0, 0.6))
+    assert w.query_within(probe, ((5.0, 2.0), 0.0), 3.0)[0].id == "b"
+    assert w.query_nearest(probe, ((5.0, 2.0), 0.0))[0].distance == pytest.approx(
+        min(shapely.distance(ShapelyPolygon(np.array(L_SHAPE.vertices) + (5, 2)), shapely_box(4, 4, 6, 6)),
+            math.hypot(2, 2) - 0.3))
+    # dropped from above, the probe's L (x 0..2 at x offset 0) lands on the car's body box top (y = 1.4)
+    hit = w.cast(probe, ((0.0, 10.0), 0.0), ((0.0, -10.0), 0.0))
+    assert hit and hit[0].id == "car" and hit[0].t == pytest.approx((10.0 - 1.4) / 20.0)
+    w.validate()  # the probes gave back every polygon they borrowed
