@@ -501,6 +501,8 @@ class BodyStore:
         self.part_slots = np.zeros(0, dtype=np.int64)
         #: live compound bodies: every compound-only path is skipped while 0
         self.n_compounds = 0
+        #: live part slots (rows that are no bodies)
+        self.n_part_slots = 0
         self._alloc(max(4, capacity))
 
     def _alloc(self, capacity: int) -> None:
@@ -580,6 +582,7 @@ class BodyStore:
             if len(comp):
                 parts = self.compound_parts(comp)[1]
                 self.n_compounds -= len(comp)
+                self.n_part_slots -= len(parts)
                 self.n_parts[comp] = 0
                 self.parts_at[comp] = -1
                 self.count += len(parts)  # part slots are not counted; the release below uncounts them
@@ -727,12 +730,14 @@ class BodyStore:
         self.parts_at[s] = len(self.part_slots)
         self.part_slots = np.concatenate([self.part_slots, parts])
         self.n_compounds += 1
+        self.n_part_slots += k
 
     def _drop_parts(self, s: int) -> None:
         """Free the part slots of compound ``s`` (its shape is being replaced)."""
         one = np.array([s], dtype=np.int64)
         parts = self.compound_parts(one)[1]
         self.n_compounds -= 1
+        self.n_part_slots -= len(parts)
         self.n_parts[s] = 0
         self.parts_at[s] = -1
         self.count += len(parts)

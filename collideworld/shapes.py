@@ -634,7 +634,7 @@ class Compound:
     >>> car = Compound([(Box((2.0, 0.5)), (0, 0.5))] +
     ...                [(Circle(0.4), (x, 0.0)) for x in (-1.5, -0.5, 0.5, 1.5)])
     >>> car.dim, len(car.parts), round(car.bounding_radius, 6)
-    (2, 5, 2.061553)
+    (2, 5, 2.561553)
     >>> Compound([])
     Traceback (most recent call last):
     ...

@@ -922,7 +922,7 @@ class World:
         ([('ground', 'ball')], [])
         """
         st = self._store
-        if st.capacity >= self.COMPACT_MIN_CAPACITY and 4 * len(self) <= st.capacity:
+        if st.capacity >= self.COMPACT_MIN_CAPACITY and 4 * (len(self) + st.n_part_slots) <= st.capacity:
             self.compact()
         moved, changed = refresh_moved(st, self._bp, self.fat_margin, self.backend)
         if self._changed_in_place:

@@ -673,3 +673,19 @@ def test_nearest_within_and_cast_take_compounds_both_sides(backend):
     hit = w.cast(probe, ((0.0, 10.0), 0.0), ((0.0, -10.0), 0.0))
     assert hit and hit[0].id == "car" and hit[0].t == pytest.approx((10.0 - 1.4) / 20.0)
     w.validate()  # the probes gave back every polygon they borrowed
+
+
+def test_part_rows_do_not_make_the_world_compact_every_step():
+    w = World(dim=2)
+    ids = w.add_many(UNIT, np.column_stack([np.arange(1100) * 3.0, np.zeros(1100)]))  # 4,400 rows
+    calls = []
+    compact = w.compact
+    w.compact = lambda: (calls.append(1), compact())[1]  # type: ignore[method-assign]
+    w.step()
+    w.step()
+    assert calls == []  # 1,100 bodies and 3,300 part rows fill more than a quarter of the slots
+    w.remove_many(ids[:1000])
+    w.step()
+    assert calls == [1]
+    w.validate()
+    assert len(w._store.part_slots) == 300 and w._store.n_part_slots == 300
