@@ -6,7 +6,7 @@ Usage::
 
 Two Worlds hold the same geometry: one with N compound cars (5 parts each),
 one with the 5N parts as bodies of their own (the "exploded" world); both
-have a ground half-plane and move every car (or all its parts) by the same
+have a ground half-plane (y <= 0) and move every car (or all its parts) by the same
 seeded random steps each frame. Prints the median step time of each, their
 ratio, and the contact rows (equal: a compound's contacts are per part pair).
 The exploded world also reports the pairs of parts of one car, which the
@@ -39,8 +39,9 @@ def main() -> None:
     args = ap.parse_args()
     n = args.cars
     rng = np.random.default_rng(1)
-    side = math.sqrt(n) * 5.0
-    pos = np.column_stack([rng.uniform(0, side, n), rng.uniform(-0.2, 0.3, n)])
+    # a field of cars at about one car per 6 x 6 area: some touch each other, those near y = 0 the ground
+    side = math.sqrt(n) * 6.0
+    pos = np.column_stack([rng.uniform(0, side, n), rng.uniform(-0.2, side, n)])
     car = cw.Compound(PARTS)
     if args.backend == "compiled":
         cw.warm_up()
