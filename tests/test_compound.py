@@ -689,3 +689,37 @@ def test_part_rows_do_not_make_the_world_compact_every_step():
     assert calls == [1]
     w.validate()
     assert len(w._store.part_slots) == 300 and w._store.n_part_slots == 300
+
+
+def test_overlapping_distance_is_minus_collides_depth():
+    rng = np.random.default_rng(9)
+    checked = 0
+    for _ in range(30):
+        a, b = random_compound_2d(rng), random_compound_2d(rng)
+        pa = ((0.0, 0.0), float(rng.uniform(-3, 3)))
+        pb = ((float(rng.uniform(-2, 2)), float(rng.uniform(-2, 2))), float(rng.uniform(-3, 3)))
+        c = collide(a, pa, b, pb)
+        d = distance(a, pa, b, pb)
+        if c is None:
+            assert d.distance > 0
+            continue
+        checked += 1
+        assert d.distance == pytest.approx(-c.depth, abs=1e-9)
+        # the deepest points are the depth apart along the normal
+        assert np.allclose(d.point_b - d.point_a, d.distance * d.normal, atol=1e-7)
+    assert checked >= 10
+
+
+def test_selecting_contacts_keeps_their_parts():
+    w = World(dim=2)
+    w.add(HalfPlane((0, 1), 0.0), id="ground")
+    w.add(CAR, position=(0.0, -0.1), id="car")
+    w.add(Circle(0.5), position=(2.3, 0.9), id="ball")
+    c = w.step()
+    sub = c[c.part_b == 2]
+    assert sub.began.rows() == [("ground", "car", -1, 2)] and sub[0].part_b == 2
+    of_ball = c.of("ball")
+    assert [(x.a, x.b, x.part_a, x.part_b) for x in of_ball] == [("car", "ball", 0, -1)]
+    w.remove("ball")
+    ended = w.step().of("ball").ended
+    assert ended.rows() == [("car", "ball", 0, -1)]
