@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .bullet_wall import story_bullet_wall
 from .compound_2d import story_compound_2d
+from .compound_3d import story_compound_3d
 from .driving import story_driving
 from .driving_trajectory import story_driving_trajectory
 from .filtering_static import story_filtering_static
@@ -38,4 +39,5 @@ STORIES = [
     story_driving_trajectory,
     story_bullet_wall,
     story_compound_2d,
+    story_compound_3d,
 ]
