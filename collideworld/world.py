@@ -498,7 +498,8 @@ class World:
                      data: list[Any] | None = None) -> list[Any]:
         """Add bodies whose every argument passed its check; the ids, if given, are new. Returns the ids."""
         n = len(shapes)
-        self._registry.check_room(n)
+        # a compound's parts take serials too
+        self._registry.check_room(n + sum(len(s.parts) for s in shapes if isinstance(s, Compound)))
         id_list = self._registry.new_ids(None, n) if ids is None else ids
         if n == 0:
             return id_list
@@ -799,6 +800,8 @@ class World:
         if old.is_infinite != shape.is_infinite:
             raise InvalidShapeError(f"body {body_id!r} is a {old.kind}; a {shape.kind} cannot replace it in place "
                                     f"(remove the body and add a new one)")
+        if isinstance(shape, Compound):
+            self._registry.check_room(len(shape.parts))
         slots = np.array([s], dtype=np.int64)
         st.set_shapes(slots, [shape])
         if st.n_parts[s]:
@@ -904,7 +907,8 @@ class World:
         Returns
         -------
         Contacts
-            Sorted by (first-added body, second-added body).
+            Sorted by (first-added body, second-added body); with compounds,
+            by (first-added body, its part, second-added body, its part).
 
         Examples
         --------

@@ -723,3 +723,30 @@ def test_selecting_contacts_keeps_their_parts():
     w.remove("ball")
     ended = w.step().of("ball").ended
     assert ended.rows() == [("car", "ball", 0, -1)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_rows_are_in_add_order_then_part_order(backend):
+    w = World(dim=2, backend=backend)
+    w.add_many([Circle(1.0), UNIT, Circle(0.5), UNIT], [[0, 0.5], [0.5, 0], [2.2, 0.5], [2.8, 0.2]])
+    c = w.step()
+    rows = [(x.a, x.part_a, x.b, x.part_b) for x in c]
+    assert rows == sorted(rows) and len(rows) >= 4
+    assert all(a < b for a, _, b, _ in rows)  # a is the body added first
+    w.validate()
+
+
+def test_lifetime_limit_counts_parts(monkeypatch):
+    from collideworld import registry
+    from collideworld.errors import InvalidArgumentError
+
+    w = World(dim=2)
+    w.add(Circle(1.0), id="a")
+    monkeypatch.setattr(registry, "MAX_ADDS", 4)
+    with pytest.raises(InvalidArgumentError, match="lifetime"):
+        w.add(UNIT, id="squad")  # 1 body + 3 parts on top of 1
+    w.set_shape("a", UNIT)  # its 3 parts' serials on top of 1: 4, the limit
+    with pytest.raises(InvalidArgumentError, match="lifetime"):
+        w.set_shape("a", UNIT)  # 3 more would pass it
+    assert w.ids() == ["a"] and w.body("a").shape == UNIT
+    w.validate()
