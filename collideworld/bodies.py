@@ -765,6 +765,19 @@ class BodyStore:
         """
         return self.compound_parts_of(comp, self.parts_at.take(comp), self.n_parts.take(comp))
 
+    def check_compounds(self) -> None:
+        """Assert the invariants of compound bodies and their part slots (for ``World.validate``)."""
+        live = self.kind >= 0
+        comp = np.flatnonzero(live & (self.kind == Kind.COMPOUND))
+        assert len(comp) == self.n_compounds
+        row, parts = self.compound_parts(comp)
+        assert len(parts) == self.n_part_slots == int(np.count_nonzero(live & (self.owner >= 0)))
+        assert np.all(live[parts]) and np.all(self.owner[parts] == comp[row])
+        assert np.all(self.kind[parts] != Kind.COMPOUND) and np.all(self.owner[comp] == -1)
+        assert np.array_equal(self.part[parts], np.arange(len(parts)) - (np.cumsum(self.n_parts[comp])
+                                                                          - self.n_parts[comp])[row])
+        assert all(self.ids[p] == self.ids[c] for p, c in zip(parts.tolist(), comp[row].tolist(), strict=True))
+
     def body_slots(self) -> NDArray[np.int64]:
         """The live slots that are bodies (part slots of compounds left out), ascending."""
         live = self.kind >= 0

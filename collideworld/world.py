@@ -1448,6 +1448,7 @@ class World:
         """
         st = self._store
         self._registry.validate()
+        st.check_compounds()
         live = st.body_slots()
         halfspaces = live[st.kind[live] == Kind.HALFSPACE]
         assert np.all(st.static[halfspaces])

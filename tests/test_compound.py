@@ -750,3 +750,99 @@ def test_lifetime_limit_counts_parts(monkeypatch):
         w.set_shape("a", UNIT)  # 3 more would pass it
     assert w.ids() == ["a"] and w.body("a").shape == UNIT
     w.validate()
+
+
+def canon(ia, ib, ka, kb, normal=None):
+    """A row keyed by its two (id, part) ends in sorted order, the normal flipped to match.
+
+    A body given a new shape by set_shape keeps its serial here, while the
+    exploded world adds new bodies for it, so which end is ``a`` may differ.
+    """
+    if (ia, ka) <= (ib, kb):
+        return (ia, ib, ka, kb), normal
+    return (ib, ia, kb, ka), (None if normal is None else -normal)
+
+
+def event_rows(pairs) -> set[tuple]:
+    return {canon(*r)[0] for r in pairs.rows()}
+
+
+def exploded_event_rows(pairs) -> set[tuple]:
+    out = set()
+    for a, b, _, _ in pairs.rows():
+        (ia, ka), (ib, kb) = unpid(a), unpid(b)
+        if ia != ib:
+            out.add(canon(ia, ib, ka, kb)[0])
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("seed", range(3))
+def test_steps_of_adds_moves_removes_and_set_shapes_match_the_exploded_world(seed, backend):
+    """Contacts and began/ended rows, step after step, on the reuse and patching paths too."""
+    rng = np.random.default_rng(100 + seed)
+    w = World(dim=2, backend=backend)
+    ex = World(dim=2, backend=backend)
+    bodies: dict[str, tuple] = {}  # id -> (shape, position, angle)
+
+    def put(bid, shape, pos, ang):
+        if bid in bodies and not isinstance(shape, Compound) and not isinstance(bodies[bid][0], Compound):
+            ex.set_shape(pid(bid, -1), shape)  # a simple shape for a simple one: the same body, in place
+            bodies[bid] = (shape, pos, ang)
+            return
+        if bid in bodies:  # a compound's parts are new parts (new rows), as in the compound world
+            for k, *_ in posed_parts(*bodies[bid]):
+                ex.remove(pid(bid, k))
+        bodies[bid] = (shape, pos, ang)
+        for k, part, pp, pr in posed_parts(shape, pos, ang):
+            ex.add(part, position=pp, angle=pr, id=pid(bid, k))
+
+    def move(bid, pos, ang):
+        shape = bodies[bid][0]
+        bodies[bid] = (shape, pos, ang)
+        w.move(bid, position=pos, angle=ang)
+        for k, _, pp, pr in posed_parts(shape, pos, ang):
+            ex.move(pid(bid, k), position=pp, angle=pr)
+
+    ex.add(HalfPlane((0, 1), 0.0), id=pid("ground", -1))
+    w.add(HalfPlane((0, 1), 0.0), id="ground")
+    serial = 0
+    for step in range(25):
+        for _ in range(int(rng.integers(0, 3))):  # adds
+            bid = f"n{serial}"
+            serial += 1
+            shape = random_compound_2d(rng) if rng.random() < 0.6 else random_part_2d(rng)
+            pos, ang = (float(rng.uniform(-4, 4)), float(rng.uniform(-0.5, 4))), float(rng.uniform(-3, 3))
+            w.add(shape, position=pos, angle=ang, id=bid)
+            put(bid, shape, pos, ang)
+        live = sorted(bodies)
+        for bid in live:
+            r = rng.random()
+            shape, pos, ang = bodies[bid]
+            if r < 0.5:  # small moves mostly stay inside the fat boxes: the patching path
+                move(bid, (pos[0] + float(rng.normal(0, 0.05)), pos[1] + float(rng.normal(0, 0.05))),
+                     ang + float(rng.normal(0, 0.05)))
+            elif r < 0.55:
+                move(bid, (float(rng.uniform(-4, 4)), float(rng.uniform(-0.5, 4))), float(rng.uniform(-3, 3)))
+            elif r < 0.58:
+                new = random_compound_2d(rng) if rng.random() < 0.6 else random_part_2d(rng)
+                w.set_shape(bid, new)
+                put(bid, new, pos, ang)
+            elif r < 0.6:
+                w.remove(bid)
+                for k, *_ in posed_parts(*bodies.pop(bid)):
+                    ex.remove(pid(bid, k))
+        c, e = w.step(), ex.step()
+        want, got = {}, {}
+        for x in e:
+            (ia, ka), (ib, kb) = unpid(x.a), unpid(x.b)
+            if ia != ib:
+                key, n = canon(ia, ib, ka, kb, x.normal)
+                want[key] = (n, x.depth)
+        for x in c:
+            key, n = canon(x.a, x.b, x.part_a, x.part_b, x.normal)
+            got[key] = (n, x.depth)
+        assert_same_rows(got, want)
+        assert event_rows(c.began) == exploded_event_rows(e.began), step
+        assert event_rows(c.ended) == exploded_event_rows(e.ended), step
+    w.validate()
