@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from collideworld import Box, Capsule, Circle, ConvexHull, Segment, Sphere, World
+from collideworld import Box, Capsule, ConvexHull, Segment, Sphere, World
 from collideworld.errors import InvalidArgumentError, ScenarioError
 from collideworld.scenario import BodySpec, Recorder, ScenarioWriter, SetSpec, read_scenario, replay
 from collideworld.scenario.writer import shape_dict
