@@ -212,8 +212,10 @@ class Judge:
         def obj(k: int) -> Any:
             if sc.kind[k] in (CAPSULE, HULL):
                 g = fcl_mixed_geometry(sc, k)
+            elif sc.kind[k] == SPHERE:
+                g = fcl.Sphere(float(sc.radius[k]))
             else:
-                g = fcl.Sphere(float(sc.radius[k])) if sc.kind[k] == SPHERE else fcl.Box(*(2 * sc.half_extents[k]).tolist())
+                g = fcl.Box(*(2 * sc.half_extents[k]).tolist())
             return fcl.CollisionObject(g, fcl.Transform(self.rot[k], self.pos[k]))
 
         res = fcl.DistanceResult()

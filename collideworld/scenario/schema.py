@@ -680,7 +680,8 @@ def _convex_hull_shape(raw: dict[str, Any], dim: int) -> Shape:
                                 f"{MAX_HULL_POINTS} (MAX_HULL_POINTS)")
     if len(points) < 4:
         raise InvalidShapeError(f"convex_hull needs at least 4 points not all on one plane, got {len(points)}")
-    return ConvexHull(tuple(_shape_point(p, 3, f"convex_hull points[{i}]") for i, p in enumerate(points)))
+    checked: list[Any] = [_shape_point(p, 3, f"convex_hull points[{i}]") for i, p in enumerate(points)]
+    return ConvexHull(tuple(checked))
 
 
 #: One parser per shape ``type``: ``parser(raw, dim) -> Shape``, raising
