@@ -631,7 +631,8 @@ class ScenarioWriter:
         The format version of the header. None (the default): version 1
         until a frame uses something only version 2 defines (``set``, a
         plane's move, contact ``points``/``parts``, ``expect_distance``,
-        ``expect_impact``); the header then becomes version 2 before that
+        ``expect_impact``, a body that is a capsule, segment or convex
+        hull); the header then becomes version 2 before that
         frame is written, so the file is valid at every moment. 1: such a
         frame is an error. 2: version 2 from the start.
 
