@@ -333,3 +333,36 @@ def test_replay_accepts_a_tied_capsule_direction(tmp_path):
              "expect_contacts": [{"pair": ["cap", "seg"], "normal": [-1, 0], "depth": 1.5}]}]
     report = replay(write(tmp_path, *rows))
     assert report.ok, report.format_first_mismatch()
+
+
+@pytest.mark.parametrize("shape_text, contains", [
+    ('{"type": "capsule", "points": [[NaN, 0], [1, 0]], "radius": 1}', "NaN"),
+    ('{"type": "capsule", "points": [[0, 0], [1, 0]], "radius": Infinity}', "Infinity"),
+    ('{"type": "capsule", "points": [[0, 0], [1, 0]], "radius": 1e999}', "capsule radius is out of range"),
+    ('{"type": "segment", "points": [[0, 0], [1e999, 0]]}', "segment points[1][0] is out of range"),
+])
+def test_non_finite_numbers_in_new_shapes_name_their_line(tmp_path, shape_text, contains):
+    path = tmp_path / "nan.jsonl"
+    path.write_text(json.dumps(V2_2D) + "\n{}\n"
+                    + '{"add": [{"id": "a", "shape": ' + shape_text + ', "position": [0, 0]}]}\n', encoding="utf-8")
+    with pytest.raises(ScenarioError) as info:
+        frames(path)
+    assert info.value.line == 3 and str(info.value).startswith(f"{path}:3: "), str(info.value)
+    assert contains in str(info.value), str(info.value)
+
+
+def test_hull_with_too_many_vertices_is_refused(tmp_path):
+    """300 points on a sphere (a Fibonacci lattice) are all hull vertices: over MAX_HULL_VERTICES (256)."""
+    import math
+
+    from collideworld.shapes import MAX_HULL_VERTICES
+
+    n = 300
+    golden = math.pi * (3 - math.sqrt(5))
+    points = []
+    for k in range(n):
+        z = 1 - 2 * (k + 0.5) / n
+        r = math.sqrt(1 - z * z)
+        points.append([r * math.cos(golden * k), r * math.sin(golden * k), z])
+    rejected(tmp_path, [V2_3D, add({"type": "convex_hull", "points": points}, [0, 0, 0])], 2,
+             f"at most {MAX_HULL_VERTICES} hull vertices, got {n}")
