@@ -366,3 +366,77 @@ def test_hull_with_too_many_vertices_is_refused(tmp_path):
         points.append([r * math.cos(golden * k), r * math.sin(golden * k), z])
     rejected(tmp_path, [V2_3D, add({"type": "convex_hull", "points": points}, [0, 0, 0])], 2,
              f"at most {MAX_HULL_VERTICES} hull vertices, got {n}")
+
+
+# --------------------------------------------------------------------------
+# the generators' own oracles (scenarios/generators/segments.py), on hand calculations
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def oracle():
+    import importlib
+    import sys
+    from pathlib import Path
+
+    folder = str(Path(__file__).resolve().parent.parent / "scenarios")
+    sys.path.insert(0, folder)
+    try:
+        return importlib.import_module("generators.segments")
+    finally:
+        sys.path.remove(folder)
+
+
+@pytest.mark.parametrize("a, b, c, d, want", [
+    ((0, 0), (2, 0), (1, 1), (1, 3), 1),        # a T: the gap from (1, 1) down to the first segment
+    ((0, 0), (2, 2), (0, 2), (2, 0), 0),        # an X
+    ((0, 0), (2, 0), (2, 0), (3, 0), 0),        # collinear, end to end
+    ((0, 0), (2, 0), (3, 0), (4, 0), 1),        # collinear, 1 apart
+    ((0, 0), (2, 0), (0, 0.5), (3, 0.5), 0.25),  # parallel, 0.5 apart
+    ((0, 0), (0, 0), (3, 4), (3, 4), 25),       # two points (3-4-5)
+    ((0, 0), (4, 0), (5, 3), (8, 7), 10),       # end (4, 0) to end (5, 3): 1 + 9
+])
+def test_oracle_exact_segment_distance(oracle, a, b, c, d, want):
+    from fractions import Fraction
+
+    assert oracle.segment_segment_dist2_exact(a, b, c, d) == Fraction(want)
+
+
+def test_oracle_polytope_of_a_cube(oracle):
+    import numpy as np
+
+    cube = oracle.Polytope([*CUBE, [0.5, 0.5, 0.5]])
+    assert len(cube.offsets) == 6 and len(cube.triangles) == 12 and len(cube.vertices) == 8
+    inside, slack = cube.contains(np.array([0.5, 0.5, 0.5]))
+    assert inside and slack == pytest.approx(0.5)
+    # a second unit cube 0.5 away along x, then overlapping it by 0.25
+    apart = oracle.Polytope([[x + 1.5, y, z] for x, y, z in CUBE])
+    over = oracle.Polytope([[x + 0.75, y, z] for x, y, z in CUBE])
+    assert oracle.polytope_polytope_lp(cube, apart)[0] is False
+    assert oracle.polytope_polytope_lp(cube, over)[0] is True
+
+
+def test_oracle_capsule_and_sphere_against_a_cube(oracle):
+    import numpy as np
+
+    cube = oracle.Polytope(CUBE)
+    # a vertical core at x = 1.5 is 0.5 from the face x = 1: radius 0.25 is clear, 0.75 overlaps
+    p, q = np.array([1.5, 0.5, 0.0]), np.array([1.5, 0.5, 1.0])
+    assert oracle.capsule_polytope(p, q, 0.25, cube) == (False, pytest.approx(0.25))
+    assert oracle.capsule_polytope(p, q, 0.75, cube) == (True, pytest.approx(0.25))
+    # a segment through the cube's middle meets it, 0.5 deep
+    hit, margin = oracle.capsule_polytope(np.array([0.5, 0.5, -1.0]), np.array([0.5, 0.5, 2.0]), 0.0, cube)
+    assert hit and margin == pytest.approx(0.5)
+    # a sphere at the corner (2, 2, 2) is sqrt(3) from the corner (1, 1, 1)
+    assert oracle.sphere_polytope(np.array([2.0, 2.0, 2.0]), 1.7, cube)[0] is False
+    assert oracle.sphere_polytope(np.array([2.0, 2.0, 2.0]), 1.74, cube)[0] is True
+
+
+def test_oracle_skew_segments(oracle):
+    import numpy as np
+
+    # the x axis and a segment along y at height 1 above x = 0.5: 1 apart at (0.5, 0, 0) and (0.5, 0, 1)
+    c1, c2, dist = oracle.closest_points_segments(np.array([0.0, 0, 0]), np.array([1.0, 0, 0]),
+                                                  np.array([0.5, -1, 1]), np.array([0.5, 1, 1]))
+    assert dist == pytest.approx(1.0)
+    assert c1 == pytest.approx([0.5, 0, 0]) and c2 == pytest.approx([0.5, 0, 1])
