@@ -368,6 +368,23 @@ def test_hull_with_too_many_vertices_is_refused(tmp_path):
              f"at most {MAX_HULL_VERTICES} hull vertices, got {n}")
 
 
+def test_replay_accepts_a_tied_hull_direction(tmp_path):
+    """A ball of radius 0.25 at the centre of a unit cube given as a hull leaves
+    it by 0.5 + 0.25 = 0.75 along any of the six face normals: the file's -y
+    is accepted whichever the world picks (a wrong depth is not)."""
+    def rows(depth):
+        return [{**V2_3D, "tolerance": 1e-9},
+                {"add": [{"id": "hull", "shape": {"type": "convex_hull", "points": CUBE}, "position": [0, 0, 0]},
+                         {"id": "ball", "shape": {"type": "sphere", "radius": 0.25}, "position": [0.5, 0.5, 0.5]}],
+                 "expect": [["hull", "ball"]],
+                 "expect_contacts": [{"pair": ["hull", "ball"], "normal": [0, -1, 0], "depth": depth}]}]
+    for backend in ("compiled", "numpy"):
+        factory = lambda dim, b=backend: World(dim=dim, backend=b)  # noqa: E731
+        report = replay(write(tmp_path, *rows(0.75)), factory)
+        assert report.ok, report.format_first_mismatch()
+        assert not replay(write(tmp_path, *rows(0.5), name="wrong.jsonl"), factory).ok
+
+
 # --------------------------------------------------------------------------
 # the generators' own oracles (scenarios/generators/segments.py), on hand calculations
 # --------------------------------------------------------------------------
