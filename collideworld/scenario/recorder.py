@@ -25,7 +25,8 @@ order. Per body, since the previous step:
   value at the step (version 2).
 
 The file is version 1 unless a frame needs version 2 (a ``set``, a plane's
-move): its header then says 2 (see :class:`~collideworld.scenario.ScenarioWriter`).
+move, a body whose shape is a capsule, segment or convex hull): its header
+then says 2 (see :class:`~collideworld.scenario.ScenarioWriter`).
 
 Recording is meant to stay cheap in a game loop: the bodies moved in a frame
 are noted as one dict of field bits, their poses at the step are read with

@@ -419,6 +419,11 @@ def _support(body: Any, n: np.ndarray, dim: int, tol: float) -> float:
     if kind == "polygon":
         verts = np.asarray(shape.vertices, dtype=float)
         return float(pos @ n + np.max(verts @ local))
+    if kind in ("capsule", "segment"):  # the core segment's farther end, pushed out by the radius
+        ends = np.array([shape.p0, shape.p1], dtype=float)
+        return float(pos @ n + np.max(ends @ local) + shape.radius * np.linalg.norm(n))
+    if kind == "convex_hull":
+        return float(pos @ n + np.max(shape.vertices @ local))
     raise ValueError(f"no support function for {kind!r}")
 
 

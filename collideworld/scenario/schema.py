@@ -34,7 +34,7 @@ from typing import Any
 
 from ..errors import InvalidShapeError
 from ..geometry.tolerance import MAX_COORDINATE
-from ..shapes import Shape, shape_from_dict
+from ..shapes import MAX_HULL_POINTS, Capsule, ConvexHull, Segment, Shape, shape_from_dict
 
 __all__ = [
     "FORMAT_VERSION",
@@ -649,6 +649,84 @@ def _compound_shape(raw: dict[str, Any], dim: int) -> Shape:
     if compound.dim != dim:
         raise InvalidShapeError(f"compound parts are {compound.dim}D, but the world is {dim}D")
     return compound
+def _shape_keys(raw: dict[str, Any], kind: str, expected: frozenset[str]) -> None:
+    """Every key of ``expected`` given, no other (``_`` comments aside)."""
+    keys = {k for k in raw if not k.startswith("_")} - {"type"}
+    if keys - expected:
+        raise InvalidShapeError(f"{kind}: unknown key(s) {sorted(keys - expected)}; expected {sorted(expected)}")
+    if expected - keys:
+        raise InvalidShapeError(f"{kind}: missing key(s) {sorted(expected - keys)}")
+
+
+def _shape_point(value: Any, dim: int, what: str) -> tuple[float, ...]:
+    """One local point: ``dim`` finite numbers, each at most ``MAX_COORDINATE`` in magnitude."""
+    if isinstance(value, list) and len(value) != dim:
+        raise InvalidShapeError(f"{what} must have {dim} numbers in a {dim}D world, got {len(value)}: "
+                                f"{_show(value)}")
+    try:
+        return _position(value, dim, what)
+    except _Invalid as exc:
+        raise InvalidShapeError(str(exc)) from None
+
+
+def _end_points(raw: dict[str, Any], kind: str, dim: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The ``points`` ``[p0, p1]`` of a capsule or segment."""
+    points = raw["points"]
+    if not isinstance(points, list) or len(points) != 2:
+        got = f"{len(points)} point(s)" if isinstance(points, list) else _show(points)
+        raise InvalidShapeError(f"{kind} points must be a list of two points [p0, p1], got {got}")
+    return _shape_point(points[0], dim, f"{kind} points[0]"), _shape_point(points[1], dim, f"{kind} points[1]")
+
+
+_CAPSULE_KEYS = frozenset({"points", "radius"})
+_SEGMENT_KEYS = frozenset({"points"})
+_HULL_KEYS = frozenset({"points"})
+
+
+def _capsule_shape(raw: dict[str, Any], dim: int) -> Shape:
+    """``{"type": "capsule", "points": [p0, p1], "radius": r}``: 2D or 3D, ``r > 0``, p0 == p1 allowed."""
+    _shape_keys(raw, "capsule", _CAPSULE_KEYS)
+    p0, p1 = _end_points(raw, "capsule", dim)
+    try:
+        radius = _number(raw["radius"], "capsule radius")
+    except _Invalid as exc:
+        raise InvalidShapeError(str(exc)) from None
+    if not 0 < radius <= MAX_COORDINATE:
+        raise InvalidShapeError(f"capsule radius must be > 0 and at most {MAX_COORDINATE:g}, "
+                                f"got {_show(raw['radius'])}")
+    return Capsule(p0, p1, radius)
+
+
+def _segment_shape(raw: dict[str, Any], dim: int) -> Shape:
+    """``{"type": "segment", "points": [p0, p1]}``: 2D or 3D, p0 != p1."""
+    _shape_keys(raw, "segment", _SEGMENT_KEYS)
+    p0, p1 = _end_points(raw, "segment", dim)
+    if p0 == p1:
+        raise InvalidShapeError(f"segment points must differ (a segment of length 0 is a point), "
+                                f"got both {list(p0)}")
+    return Segment(p0, p1)
+
+
+def _convex_hull_shape(raw: dict[str, Any], dim: int) -> Shape:
+    """``{"type": "convex_hull", "points": [[x, y, z], ...]}``: 3D, at least 4 points not on one plane.
+
+    The count is checked before any point is converted, so an over-long list
+    costs nothing; the hull itself (Qhull) refuses flat input.
+    """
+    if dim != 3:
+        raise InvalidShapeError(f"shape type 'convex_hull' is 3D, but the world is {dim}D "
+                                "(a 2D convex hull is a 'polygon')")
+    _shape_keys(raw, "convex_hull", _HULL_KEYS)
+    points = raw["points"]
+    if not isinstance(points, list):
+        raise InvalidShapeError(f"convex_hull points must be a list of [x, y, z] points, got {_show(points)}")
+    if len(points) > MAX_HULL_POINTS:
+        raise InvalidShapeError(f"convex_hull has {len(points)} points, more than the limit of "
+                                f"{MAX_HULL_POINTS} (MAX_HULL_POINTS)")
+    if len(points) < 4:
+        raise InvalidShapeError(f"convex_hull needs at least 4 points not all on one plane, got {len(points)}")
+    checked: list[Any] = [_shape_point(p, 3, f"convex_hull points[{i}]") for i, p in enumerate(points)]
+    return ConvexHull(tuple(checked))
 
 
 #: One parser per shape ``type``: ``parser(raw, dim) -> Shape``, raising
@@ -663,6 +741,9 @@ SHAPE_PARSERS: dict[str, Callable[[dict[str, Any], int], Shape]] = {
     "sphere": _library_shape,
     "plane": _library_shape,
     "compound": _compound_shape,
+    "capsule": _capsule_shape,
+    "segment": _segment_shape,
+    "convex_hull": _convex_hull_shape,
 }
 #: Shape types that only a version 2 file may use.
 _SHAPE_TYPES_V2 = frozenset({"capsule", "segment", "convex_hull", "compound"})
