@@ -17,6 +17,13 @@ and in 3D), one standing upright at one; two crossed capsules at the one
 point where their cores cross, two parallel ones at the two ends of the
 interval where their cores overlap.
 
+NOTE: in 3D two capsules lying across each other touch at the one point
+where their cores cross, seen along n; so do two nearly parallel ones
+skewed by more than rounding (about 1e-9 of their size): only exactly
+parallel cores (a 2D pair, or a 3D pair whose cores are coplanar with n)
+give the two ends of their overlap. Widening that by a slop would put the
+points off the cores sideways, outside the separation bound.
+
 Feature ids of a segment: vertex 0 (``p0``), vertex 1 (``p1``) and the
 segment itself (``edge_code(0, 1)``).
 """

@@ -17,7 +17,7 @@ __all__ = ["manifold_halfspace_capsule"]
 
 @njit(cache=True)
 def _dot(u: NDArray[np.float64], v: NDArray[np.float64]) -> float:
-    acc = u[0] * v[0] + u[1] * v[1]
+    acc: float = u[0] * v[0] + u[1] * v[1]
     if u.shape[0] == 3:
         acc = acc + u[2] * v[2]
     return acc
