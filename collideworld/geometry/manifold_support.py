@@ -554,17 +554,27 @@ def manifold_features_3d(feature_a: tuple[NDArray[np.float64], NDArray[np.int64]
     ids = np.concatenate([id1, id2, id3], axis=1)
     point = 0.5 * (pa + pb)
     sep = ((pb - pa) * normal[:, None, :]).sum(-1)
-    # drop a candidate at the same place as an earlier one (a corner of one
-    # feature lying on the other's edge shows up twice)
     q = project(point)
-    # per component: a reduction over a trailing axis of 2 costs ~20x more
-    dx = q[:, :, None, 0] - q[:, None, :, 0]
-    dy = q[:, :, None, 1] - q[:, None, :, 1]
+    # the valid candidates first, in candidate order (a stable sort), cut to the
+    # most any row has (at least 4; rarely over 8 of the 24): the duplicate check and the
+    # reduction below then look at M x M pairs, not 24 x 24
+    order = np.argsort(~valid, axis=1, kind="stable")
+    width = int(valid.sum(axis=1).max(initial=0))
+    order = order[:, :max(width, 4)]
+    valid_c = np.take_along_axis(valid, order, axis=1)
+    q_c = np.take_along_axis(q, order[:, :, None], axis=1)
+    sep_c = np.take_along_axis(sep, order, axis=1)
+    # drop a candidate at the same place as an earlier one (a corner of one
+    # feature lying on the other's edge shows up twice); per component: a
+    # reduction over a trailing axis of 2 costs ~20x more
+    dx = q_c[:, :, None, 0] - q_c[:, None, :, 0]
+    dy = q_c[:, :, None, 1] - q_c[:, None, :, 1]
     close = np.sqrt(dx * dx + dy * dy) <= eps[:, None, None]
-    earlier = np.tril(np.ones((24, 24), dtype=bool), -1)
-    valid &= ~(close & earlier[None] & valid[:, None, :]).any(axis=2)
+    earlier = np.tril(np.ones((order.shape[1], order.shape[1]), dtype=bool), -1)
+    valid_c &= ~(close & earlier[None] & valid_c[:, None, :]).any(axis=2)
 
-    chosen = _reduce_to_four(q, sep, valid)
+    picked = _reduce_to_four(q_c, sep_c, valid_c)
+    chosen = np.where(picked >= 0, np.take_along_axis(order, np.maximum(picked, 0), axis=1), -1)
     out = empty_manifold(n, 3)
     count = np.zeros(n, dtype=np.int64)
     for slot in range(4):
