@@ -346,3 +346,35 @@ def test_compiled_capsule_manifolds_match_numpy_near_touching(dim):
         store.set_poses(ib, shift, None, turn.as_quat()[:, [3, 0, 1, 2]])
     m = _compare(store, ia, ib, n // 6)
     assert (m.count == 2).sum() > n // 10
+
+
+# -- grazing: the normal's features miss each other seen along n ------------------------------
+
+@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+def test_grazing_pair_gets_the_point_between_the_nearest_features(backend):
+    # a: the 2x2x2 cube; b: a cube standing on a corner, that corner at (1 + g, 0, 1 - s), just past
+    # a's top face (x <= 1), with the normal +z given. Seen along z the features (a's top face,
+    # b's corner) miss each other by g: the point is halfway between b's corner and the nearest
+    # point of a's face, (1, 0, 1); it lies within sqrt(s^2 + g^2) / 2 <= |sep| of both boxes.
+    # (The first corners' midpoint, the old fallback, lay 0.71 from b.)
+    from collideworld.geometry.compiled.manifold_box_box_3d import manifold_box_box_3d as compiled_box_box
+    from collideworld.geometry.manifold_box_box_3d import manifold_box_box_3d
+
+    kernel = manifold_box_box_3d if backend == "numpy" else compiled_box_box
+    g, s = 1e-6, 1e-3
+    turn, _ = Rotation.align_vectors([[0, 0, -1.0]], [[-1, -1, -1.0]])
+    rb = turn.as_matrix()
+    hb = np.full(3, 0.5)
+    corner = np.array([1 + g, 0.0, 1 - s])
+    cb = corner - rb @ -hb
+    m = kernel(np.zeros((1, 3)), np.eye(3)[None], np.ones((1, 3)), cb[None], rb[None], hb[None],
+               np.array([[0.0, 0.0, 1.0]]), np.array([s]))
+    assert m.count.tolist() == [1]
+    np.testing.assert_allclose(m.points[0, 0], [1 + g / 2, 0.0, 1 - s / 2], atol=1e-12)
+    assert m.separations[0, 0] == pytest.approx(-s, abs=1e-12)
+    # ids: a's edge between corners 5 (+x, +z) and 7 (+x, +y, +z); b's lowest corner (0: -,-,-)
+    assert m.ids[0, 0] == ((5 | (8 << 12)) << 32) | 0
+    p = m.points[0, 0]
+    dist_a = np.linalg.norm(np.maximum(np.abs(p) - 1.0, 0.0))
+    dist_b = np.linalg.norm(np.maximum(np.abs(rb.T @ (p - cb)) - hb, 0.0))
+    assert max(dist_a, dist_b) <= math.hypot(s, g) / 2 + 1e-12 <= s
