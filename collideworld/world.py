@@ -1393,4 +1393,5 @@ class World:
         # every polygon in use is counted once per live body, and only those are kept
         users = np.bincount(st.poly[live][st.poly[live] >= 0], minlength=len(st.parts.shape_first_part))
         st.parts._check(users)
+        st.hulls._check(np.bincount(st.hull[live][st.hull[live] >= 0], minlength=len(st.hulls.hulls)))
         self._bp.validate()
