@@ -88,10 +88,181 @@ def _project_overlap(world: F64, na: int, nb: int, lx: float, ly: float, lz: flo
     return up, 1.0
 
 
+#: EPA's limits (scratch sizes): past any of them the row falls back to the SAT.
+_EPA_VERTS = 128
+_EPA_FACES = 1024
+_EPA_EDGES = 256
+
+
+@njit(cache=True)
+def _support_gap(world: F64, na: int, nb: int, x: float, y: float, z: float, w: F64) -> float:
+    """``h(d) = max_a d.a - min_b d.b`` (the support of A - B along d); ``w`` receives that point of A - B."""
+    ia = 0
+    top = -math.inf
+    for k in range(na):
+        s = world[k, 0] * x + world[k, 1] * y + world[k, 2] * z
+        if s > top:
+            top = s
+            ia = k
+    ib = na
+    low = math.inf
+    for k in range(na, na + nb):
+        s = world[k, 0] * x + world[k, 1] * y + world[k, 2] * z
+        if s < low:
+            low = s
+            ib = k
+    for d in range(3):
+        w[d] = world[ia, d] - world[ib, d]
+    return top - low
+
+
+@njit(cache=True)
+def _epa_face(pv: F64, fi: I64, fd: F64, f: int, a: int, b: int, c: int, eps: float) -> bool:
+    """Face ``f`` := triangle (a, b, c) of the polytope, counter-clockwise from outside; False if degenerate."""
+    ux = pv[b, 0] - pv[a, 0]
+    uy = pv[b, 1] - pv[a, 1]
+    uz = pv[b, 2] - pv[a, 2]
+    vx = pv[c, 0] - pv[a, 0]
+    vy = pv[c, 1] - pv[a, 1]
+    vz = pv[c, 2] - pv[a, 2]
+    nx = uy * vz - uz * vy
+    ny = uz * vx - ux * vz
+    nz = ux * vy - uy * vx
+    length = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if not length > 1e-20 * (ux * ux + uy * uy + uz * uz + vx * vx + vy * vy + vz * vz):
+        return False
+    nx /= length
+    ny /= length
+    nz /= length
+    dist = nx * pv[a, 0] + ny * pv[a, 1] + nz * pv[a, 2]
+    if dist < -eps:  # the origin outside the polytope: rounding broke it
+        return False
+    fi[f, 0] = a
+    fi[f, 1] = b
+    fi[f, 2] = c
+    fd[f, 0] = nx
+    fd[f, 1] = ny
+    fd[f, 2] = nz
+    fd[f, 3] = dist
+    return True
+
+
+@njit(cache=True)
+def _epa(world: F64, na: int, nb: int, ws: F64, scale: float, pv: F64, fi: I64, fd: F64,
+         hz: I64, out: F64) -> bool:
+    """Penetration of overlapping polytopes by the expanding polytope algorithm; False: give up (use the SAT).
+
+    Van den Bergen 2001 (§4.3.7 of *Collision Detection in Interactive 3D
+    Environments*); Ericson RTCD §9.5.3 outlines it. Starts from GJK's final
+    tetrahedron (``ws[0:4, :3]``, NaN when GJK ended on a smaller simplex)::
+
+        repeat:
+            f = the face of the polytope nearest the origin (normal n, distance d)
+            s = h(n), the support of A - B along n (a new vertex w)
+            stop when s - d <= 1e-13 * scale: the MTD lies in [d, s]; answer s along n
+            remove the faces w sees; close the hole with the horizon's edges and w
+
+    Every vertex is a support point, so the polytope lies inside A - B and its
+    nearest face is a lower bound; ``h(n)`` is the overlap along n, so the
+    answer is what the SAT would measure on that axis. A degenerate
+    tetrahedron or face, the origin outside a face, a repeated vertex or a full
+    scratch array make it give up, and the caller runs the SAT instead.
+    ``out`` (4,) receives (depth, normal); the normal is from a towards b.
+    """
+    eps = 1e-13 * scale
+    for k in range(4):
+        for d in range(3):
+            pv[k, d] = ws[k, d]
+    ux = pv[1, 0] - pv[0, 0]
+    uy = pv[1, 1] - pv[0, 1]
+    uz = pv[1, 2] - pv[0, 2]
+    vx = pv[2, 0] - pv[0, 0]
+    vy = pv[2, 1] - pv[0, 1]
+    vz = pv[2, 2] - pv[0, 2]
+    tx = pv[3, 0] - pv[0, 0]
+    ty = pv[3, 1] - pv[0, 1]
+    tz = pv[3, 2] - pv[0, 2]
+    det = (uy * vz - uz * vy) * tx + (uz * vx - ux * vz) * ty + (ux * vy - uy * vx) * tz
+    size = max(ux * ux + uy * uy + uz * uz, vx * vx + vy * vy + vz * vz, tx * tx + ty * ty + tz * tz)
+    if not abs(det) > 1e-12 * size * math.sqrt(size):  # NaN (no tetrahedron) lands here too
+        return False
+    # outward faces of a positively oriented tetrahedron (det > 0: p3 on the + side of (p0, p1, p2))
+    p1, p2 = (1, 2) if det > 0.0 else (2, 1)
+    if not (_epa_face(pv, fi, fd, 0, 0, p2, p1, eps) and _epa_face(pv, fi, fd, 1, 0, p1, 3, eps)
+            and _epa_face(pv, fi, fd, 2, 0, 3, p2, eps) and _epa_face(pv, fi, fd, 3, p1, p2, 3, eps)):
+        return False
+    nv = 4
+    nf = 4
+    w = out[1:4]
+    for _ in range(_EPA_VERTS):
+        best = -1
+        low = math.inf
+        for f in range(nf):
+            if fi[f, 0] >= 0 and fd[f, 3] < low:
+                low = fd[f, 3]
+                best = f
+        if best < 0:
+            return False
+        nx = fd[best, 0]
+        ny = fd[best, 1]
+        nz = fd[best, 2]
+        s = _support_gap(world, na, nb, nx, ny, nz, w)
+        if s - low <= eps:
+            out[0] = s
+            out[1] = nx
+            out[2] = ny
+            out[3] = nz
+            return True
+        if nv == _EPA_VERTS:
+            return False
+        for k in range(nv):
+            if pv[k, 0] == w[0] and pv[k, 1] == w[1] and pv[k, 2] == w[2]:
+                return False  # no new support point although the gap is open: rounding
+        for d in range(3):
+            pv[nv, d] = w[d]
+        # faces seen from w go; their edges not shared by two of them form the horizon
+        nh = 0
+        for f in range(nf):
+            if fi[f, 0] < 0:
+                continue
+            a = fi[f, 0]
+            if (fd[f, 0] * (pv[nv, 0] - pv[a, 0]) + fd[f, 1] * (pv[nv, 1] - pv[a, 1])
+                    + fd[f, 2] * (pv[nv, 2] - pv[a, 2])) <= 0.0:
+                continue
+            for e in range(3):
+                i = fi[f, e]
+                j = fi[f, (e + 1) % 3]
+                found = -1
+                for h in range(nh):
+                    if hz[h, 0] == j and hz[h, 1] == i:
+                        found = h
+                        break
+                if found >= 0:
+                    nh -= 1
+                    hz[found, 0] = hz[nh, 0]
+                    hz[found, 1] = hz[nh, 1]
+                elif nh == _EPA_EDGES:
+                    return False
+                else:
+                    hz[nh, 0] = i
+                    hz[nh, 1] = j
+                    nh += 1
+            fi[f, 0] = -1
+        if nh < 3 or nf + nh > _EPA_FACES:
+            return False
+        for h in range(nh):
+            if not _epa_face(pv, fi, fd, nf, hz[h, 0], hz[h, 1], nv, eps):
+                return False
+            nf += 1
+        nv += 1
+    return False
+
+
 @njit(cache=True)
 def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa: I64, nea: int, segment_a: bool,
                   ra: float, vb: F64, nvb: int, fnb: F64, fvb: I64, nfb: int, eeb: I64, efb: I64, neb: int,
-                  rb: float, rule: tuple[float, float], i: int, world: F64, ws: F64, gout: F64,
+                  rb: float, rule: tuple[float, float], i: int, world: F64, ws: F64, gout: F64, eb: F64, eb_start: I64,
+                  use_epa: bool, pv: F64, fi: I64, fd: F64, hz: I64, eout: F64,
                   hit: NDArray[np.bool_], normal: F64, depth: F64) -> None:
     """Row ``i``: polytope a (``nva`` vertices ``va``, faces, edges; grown by ``ra``) against b.
 
@@ -99,7 +270,8 @@ def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa
     of each face (F,), and edges as vertex pairs (E, 2) with the two faces
     beside each (E, 2); ``segment_a``: a's one edge is a bare segment (no
     faces), pruned against b's edges by its great circle. ``world`` (at least
-    ``nva + nvb``, 3), ``ws`` (16, 4) and ``gout`` (9,) are scratch.
+    ``nva + nvb``, 3), ``ws`` (16, 4), ``gout`` (9,), ``eb`` (at least ``neb``, 12) and
+    ``eb_start`` (at least ``neb``,) are scratch.
     """
     # everything relative to a's first vertex, as the numpy twin (rounding then scales with the pair)
     ox = va[0, 0]
@@ -117,6 +289,9 @@ def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa
         world[nva + k, 2] = vb[k, 2] - oz
         scale = max(scale, abs(vb[k, 0]), abs(vb[k, 1]), abs(vb[k, 2]))
     radius = ra + rb
+    for k in range(4):  # rows GJK leaves unwritten stay NaN: EPA then sees no tetrahedron
+        for d in range(3):
+            ws[k, d] = math.nan
     dist = gjk_closest(world, 0, nva, nva, nvb, ws, gout)
     nx = 1.0
     ny = 0.0
@@ -126,7 +301,14 @@ def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa
         ny = (gout[4] - gout[1]) / dist
         nz = (gout[5] - gout[2]) / dist
     signed = radius - dist
-    if dist <= 1e-9 * scale:
+    sat = dist <= 1e-9 * scale
+    if sat and use_epa and dist == 0.0 and _epa(world, nva, nvb, ws, scale, pv, fi, fd, hz, eout):
+        sat = False
+        signed = radius + eout[0]
+        nx = eout[1]
+        ny = eout[2]
+        nz = eout[3]
+    if sat:
         best = math.inf
         bx = 1.0
         by = 0.0
@@ -163,7 +345,34 @@ def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa
                 bx = -fx
                 by = -fy
                 bz = -fz
-        # edge pairs
+        # b's edges once per row, packed (padding dropped): the negated arc c = -m1, d = -m2 of
+        # the Gauss map of -B, d x c, the edge vector and its first vertex
+        m = 0
+        for jb in range(neb):
+            b0 = eeb[jb, 0]
+            b1 = eeb[jb, 1]
+            if b0 == b1:
+                continue
+            cx = -fnb[efb[jb, 0], 0]
+            cy = -fnb[efb[jb, 0], 1]
+            cz = -fnb[efb[jb, 0], 2]
+            dx = -fnb[efb[jb, 1], 0]
+            dy = -fnb[efb[jb, 1], 1]
+            dz = -fnb[efb[jb, 1], 2]
+            eb[m, 0] = cx
+            eb[m, 1] = cy
+            eb[m, 2] = cz
+            eb[m, 3] = dx
+            eb[m, 4] = dy
+            eb[m, 5] = dz
+            eb[m, 6] = dy * cz - dz * cy
+            eb[m, 7] = dz * cx - dx * cz
+            eb[m, 8] = dx * cy - dy * cx
+            eb[m, 9] = world[nva + b1, 0] - world[nva + b0, 0]
+            eb[m, 10] = world[nva + b1, 1] - world[nva + b0, 1]
+            eb[m, 11] = world[nva + b1, 2] - world[nva + b0, 2]
+            eb_start[m] = nva + b0
+            m += 1
         for ia in range(nea):
             a0 = eea[ia, 0]
             a1 = eea[ia, 1]
@@ -175,9 +384,12 @@ def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa
             ee = ex * ex + ey * ey + ez * ez
             if not ee > 0.0:
                 continue
-            # a's arc (n1 -> n2) on the Gauss map, and b x a = n2 x n1
+            # a's arc (n1 -> n2) on the Gauss map, and q = n2 x n1; a bare segment's
+            # Gauss image is the great circle normal to it, so q is the segment itself
             p1x = p1y = p1z = p2x = p2y = p2z = 0.0
-            qx = qy = qz = 0.0
+            qx = ex
+            qy = ey
+            qz = ez
             if not segment_a:
                 p1x = fna[efa[ia, 0], 0]
                 p1y = fna[efa[ia, 0], 1]
@@ -188,38 +400,21 @@ def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa
                 qx = p2y * p1z - p2z * p1y
                 qy = p2z * p1x - p2x * p1z
                 qz = p2x * p1y - p2y * p1x
-            for jb in range(neb):
-                b0 = eeb[jb, 0]
-                b1 = eeb[jb, 1]
-                if b0 == b1:
+            for jb in range(m):
+                # first test: b's arc crosses the great circle of a's (most pairs stop here)
+                cba = eb[jb, 0] * qx + eb[jb, 1] * qy + eb[jb, 2] * qz
+                dba = eb[jb, 3] * qx + eb[jb, 4] * qy + eb[jb, 5] * qz
+                if not cba * dba < 0.0:
                     continue
-                # b's arc, negated (the Gauss map of -B): c = -m1, d = -m2
-                cx = -fnb[efb[jb, 0], 0]
-                cy = -fnb[efb[jb, 0], 1]
-                cz = -fnb[efb[jb, 0], 2]
-                dx = -fnb[efb[jb, 1], 0]
-                dy = -fnb[efb[jb, 1], 1]
-                dz = -fnb[efb[jb, 1], 2]
-                if segment_a:
-                    # the segment's Gauss image is the great circle normal to it
-                    if not (ex * cx + ey * cy + ez * cz) * (ex * dx + ey * dy + ez * dz) < 0.0:
+                if not segment_a:
+                    adc = p1x * eb[jb, 6] + p1y * eb[jb, 7] + p1z * eb[jb, 8]
+                    bdc = p2x * eb[jb, 6] + p2y * eb[jb, 7] + p2z * eb[jb, 8]
+                    if not (adc * bdc < 0.0 and cba * bdc > 0.0):
                         continue
-                else:
-                    cba = cx * qx + cy * qy + cz * qz
-                    dba = dx * qx + dy * qy + dz * qz
-                    # d x c
-                    rx = dy * cz - dz * cy
-                    ry = dz * cx - dx * cz
-                    rz = dx * cy - dy * cx
-                    adc = p1x * rx + p1y * ry + p1z * rz
-                    bdc = p2x * rx + p2y * ry + p2z * rz
-                    if not (cba * dba < 0.0 and adc * bdc < 0.0 and cba * bdc > 0.0):
-                        continue
-                k0 = nva + b0
-                k1 = nva + b1
-                fx = world[k1, 0] - world[k0, 0]
-                fy = world[k1, 1] - world[k0, 1]
-                fz = world[k1, 2] - world[k0, 2]
+                fx = eb[jb, 9]
+                fy = eb[jb, 10]
+                fz = eb[jb, 11]
+                k0 = eb_start[jb]
                 ff = fx * fx + fy * fy + fz * fz
                 lx = ey * fz - ez * fy
                 ly = ez * fx - ex * fz
@@ -237,8 +432,8 @@ def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa
                     ly *= sign
                     lz *= sign
                 else:
-                    # out of a = into b's arc: L . (c + d) > 0
-                    if lx * (cx + dx) + ly * (cy + dy) + lz * (cz + dz) < 0.0:
+                    # out of a = into b's negated arc: L . (c + d) > 0
+                    if lx * (eb[jb, 0] + eb[jb, 3]) + ly * (eb[jb, 1] + eb[jb, 4]) + lz * (eb[jb, 2] + eb[jb, 5]) < 0.0:
                         lx = -lx
                         ly = -ly
                         lz = -lz
@@ -269,23 +464,37 @@ def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa
 
 @njit(cache=True)
 def _ball_rows(center: F64, radius: F64, verts: F64, normals: F64, fv: I64, ee: I64, ef: I64,
-               rule: tuple[float, float], hit: NDArray[np.bool_], normal: F64, depth: F64) -> None:
+               rule: tuple[float, float], use_epa: bool, hit: NDArray[np.bool_], normal: F64, depth: F64) -> None:
     world = np.empty((1 + verts.shape[1], 3))
     ws = np.zeros((16, 4))
     gout = np.zeros(9)
+    eb = np.empty((max(1, ee.shape[1]), 12))
+    pv = np.empty((_EPA_VERTS, 3))
+    fi = np.empty((_EPA_FACES, 3), dtype=np.int64)
+    fd = np.empty((_EPA_FACES, 4))
+    hz = np.empty((_EPA_EDGES, 2), dtype=np.int64)
+    eout = np.empty(4)
+    eb_start = np.empty(max(1, ee.shape[1]), dtype=np.int64)
     nofaces = np.zeros((1, 3))
     for i in range(center.shape[0]):
         _polytope_row(center[i:i + 1], 1, nofaces, _NO_FACE, 0, _NO_INDEX, _NO_INDEX, 0, False, radius[i],
                       verts[i], verts.shape[1], normals[i], fv[i], normals.shape[1], ee[i], ef[i], ee.shape[1], 0.0,
-                      rule, i, world, ws, gout, hit, normal, depth)
+                      rule, i, world, ws, gout, eb, eb_start, use_epa, pv, fi, fd, hz, eout, hit, normal, depth)
 
 
 @njit(cache=True)
 def _box_rows(center: F64, rotation: F64, half: F64, verts: F64, normals: F64, fv: I64, ee: I64, ef: I64,
-              rule: tuple[float, float], hit: NDArray[np.bool_], normal: F64, depth: F64) -> None:
+              rule: tuple[float, float], use_epa: bool, hit: NDArray[np.bool_], normal: F64, depth: F64) -> None:
     world = np.empty((8 + verts.shape[1], 3))
     ws = np.zeros((16, 4))
     gout = np.zeros(9)
+    eb = np.empty((max(1, ee.shape[1]), 12))
+    pv = np.empty((_EPA_VERTS, 3))
+    fi = np.empty((_EPA_FACES, 3), dtype=np.int64)
+    fd = np.empty((_EPA_FACES, 4))
+    hz = np.empty((_EPA_EDGES, 2), dtype=np.int64)
+    eout = np.empty(4)
+    eb_start = np.empty(max(1, ee.shape[1]), dtype=np.int64)
     corners = np.empty((8, 3))
     faces = np.empty((6, 3))
     for i in range(center.shape[0]):
@@ -302,15 +511,22 @@ def _box_rows(center: F64, rotation: F64, half: F64, verts: F64, normals: F64, f
                 faces[2 * k + 1, d] = -r[d, k]
         _polytope_row(corners, 8, faces, _BOX_FACE_VERTEX, 6, _BOX_EDGES, _BOX_EDGE_FACES, 12, False, 0.0,
                       verts[i], verts.shape[1], normals[i], fv[i], normals.shape[1], ee[i], ef[i], ee.shape[1], 0.0,
-                      rule, i, world, ws, gout, hit, normal, depth)
+                      rule, i, world, ws, gout, eb, eb_start, use_epa, pv, fi, fd, hz, eout, hit, normal, depth)
 
 
 @njit(cache=True)
 def _capsule_rows(p0: F64, p1: F64, radius: F64, verts: F64, normals: F64, fv: I64, ee: I64, ef: I64,
-                  rule: tuple[float, float], hit: NDArray[np.bool_], normal: F64, depth: F64) -> None:
+                  rule: tuple[float, float], use_epa: bool, hit: NDArray[np.bool_], normal: F64, depth: F64) -> None:
     world = np.empty((2 + verts.shape[1], 3))
     ws = np.zeros((16, 4))
     gout = np.zeros(9)
+    eb = np.empty((max(1, ee.shape[1]), 12))
+    pv = np.empty((_EPA_VERTS, 3))
+    fi = np.empty((_EPA_FACES, 3), dtype=np.int64)
+    fd = np.empty((_EPA_FACES, 4))
+    hz = np.empty((_EPA_EDGES, 2), dtype=np.int64)
+    eout = np.empty(4)
+    eb_start = np.empty(max(1, ee.shape[1]), dtype=np.int64)
     seg = np.empty((2, 3))
     nofaces = np.zeros((1, 3))
     for i in range(p0.shape[0]):
@@ -319,19 +535,26 @@ def _capsule_rows(p0: F64, p1: F64, radius: F64, verts: F64, normals: F64, fv: I
             seg[1, d] = p1[i, d]
         _polytope_row(seg, 2, nofaces, _NO_FACE, 0, _SEGMENT_EDGE, _NO_INDEX, 1, True, radius[i],
                       verts[i], verts.shape[1], normals[i], fv[i], normals.shape[1], ee[i], ef[i], ee.shape[1], 0.0,
-                      rule, i, world, ws, gout, hit, normal, depth)
+                      rule, i, world, ws, gout, eb, eb_start, use_epa, pv, fi, fd, hz, eout, hit, normal, depth)
 
 
 @njit(cache=True)
 def _hull_rows(va: F64, na: F64, fva: I64, eea: I64, efa: I64, vb: F64, nb: F64, fvb: I64, eeb: I64, efb: I64,
-               rule: tuple[float, float], hit: NDArray[np.bool_], normal: F64, depth: F64) -> None:
+               rule: tuple[float, float], use_epa: bool, hit: NDArray[np.bool_], normal: F64, depth: F64) -> None:
     world = np.empty((va.shape[1] + vb.shape[1], 3))
     ws = np.zeros((16, 4))
     gout = np.zeros(9)
+    eb = np.empty((max(1, eeb.shape[1]), 12))
+    pv = np.empty((_EPA_VERTS, 3))
+    fi = np.empty((_EPA_FACES, 3), dtype=np.int64)
+    fd = np.empty((_EPA_FACES, 4))
+    hz = np.empty((_EPA_EDGES, 2), dtype=np.int64)
+    eout = np.empty(4)
+    eb_start = np.empty(max(1, eeb.shape[1]), dtype=np.int64)
     for i in range(va.shape[0]):
         _polytope_row(va[i], va.shape[1], na[i], fva[i], na.shape[1], eea[i], efa[i], eea.shape[1], False, 0.0,
                       vb[i], vb.shape[1], nb[i], fvb[i], nb.shape[1], eeb[i], efb[i], eeb.shape[1], 0.0,
-                      rule, i, world, ws, gout, hit, normal, depth)
+                      rule, i, world, ws, gout, eb, eb_start, use_epa, pv, fi, fd, hz, eout, hit, normal, depth)
 
 
 def _ints(x: NDArray[np.int64]) -> I64:
@@ -372,7 +595,7 @@ def contact_ball_hull(center: F64, radius: F64, verts: F64, normals: F64, face_v
     c = as_rows(center)
     out = contact_outputs(c.shape[0], 3)
     _ball_rows(c, as_rows(radius), as_rows(verts), as_rows(normals), _ints(face_vertex), _ints(edge_ends),
-               _ints(edge_faces), touch_rule(), *out)
+               _ints(edge_faces), touch_rule(), True, *out)
     return out
 
 
@@ -410,7 +633,7 @@ def contact_box_hull(center: F64, rotation: F64, half: F64, verts: F64, normals:
     c = as_rows(center)
     out = contact_outputs(c.shape[0], 3)
     _box_rows(c, as_rows(rotation), as_rows(half), as_rows(verts), as_rows(normals), _ints(face_vertex),
-              _ints(edge_ends), _ints(edge_faces), touch_rule(), *out)
+              _ints(edge_ends), _ints(edge_faces), touch_rule(), True, *out)
     return out
 
 
@@ -447,7 +670,7 @@ def contact_capsule_hull(p0: F64, p1: F64, radius: F64, verts: F64, normals: F64
     a = as_rows(p0)
     out = contact_outputs(a.shape[0], 3)
     _capsule_rows(a, as_rows(p1), as_rows(radius), as_rows(verts), as_rows(normals), _ints(face_vertex),
-                  _ints(edge_ends), _ints(edge_faces), touch_rule(), *out)
+                  _ints(edge_ends), _ints(edge_faces), touch_rule(), True, *out)
     return out
 
 
@@ -485,5 +708,5 @@ def contact_hull_hull(verts_a: F64, normals_a: F64, face_vertex_a: I64, edge_end
     out = contact_outputs(va.shape[0], 3)
     _hull_rows(va, as_rows(normals_a), _ints(face_vertex_a), _ints(edge_ends_a), _ints(edge_faces_a),
                as_rows(verts_b), as_rows(normals_b), _ints(face_vertex_b), _ints(edge_ends_b), _ints(edge_faces_b),
-               touch_rule(), *out)
+               touch_rule(), True, *out)
     return out
