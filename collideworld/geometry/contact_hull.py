@@ -58,7 +58,7 @@ def _gjk_rows_py(world: F64, a_first: NDArray[np.int64], a_count: NDArray[np.int
     out = np.zeros(9)  # gjk_closest writes both closest points and the unit direction (out[6:9])
     for i in range(a_first.shape[0]):
         dist[i] = gjk_closest(world, a_first[i], a_count[i], b_first[i], b_count[i], ws, out)
-        for k in range(6):
+        for k in range(9):
             points[i, k] = out[k]
 
 
@@ -69,8 +69,8 @@ def hull_gjk_rows() -> Any:
     """The batched GJK driver: ``f(world, a_first, a_count, b_first, b_count, dist, points)``.
 
     Pair i is ``world[a_first[i]:a_first[i] + a_count[i]]`` (K, 3) against the
-    same for b; ``dist`` (N,) and ``points`` (N, 6) (closest point on a, then
-    on b) are written. Built on first use, compiled with numba when it
+    same for b; ``dist`` (N,) and ``points`` (N, 9) (closest point on a, then
+    on b, then the unit direction from a to b, zero when they overlap) are written. Built on first use, compiled with numba when it
     imports (as :mod:`collideworld.geometry.gjk` is), so that importing
     collideworld does not import numba.
 
@@ -78,7 +78,7 @@ def hull_gjk_rows() -> Any:
     --------
     >>> import numpy as np
     >>> world = np.array([[0.0, 0.0, 0.0], [3.0, 4.0, 0.0]])
-    >>> dist, points = np.zeros(1), np.zeros((1, 6))
+    >>> dist, points = np.zeros(1), np.zeros((1, 9))
     >>> hull_gjk_rows()(world, np.array([0]), np.array([1]), np.array([1]), np.array([1]), dist, points)
     >>> dist.tolist()
     [5.0]
@@ -214,14 +214,15 @@ def contact_polytopes(verts_a: F64, normals_a: F64, edges_a: F64, radius_a: F64,
     na, nb = va.shape[1], vb.shape[1]
     world = np.ascontiguousarray(np.concatenate([va.reshape(-1, 3), vb.reshape(-1, 3)]))
     dist = np.empty(n)
-    points = np.empty((n, 6))
+    points = np.empty((n, 9))
     hull_gjk_rows()(world, np.arange(n, dtype=np.int64) * na, np.full(n, na, dtype=np.int64),
                     n * na + np.arange(n, dtype=np.int64) * nb, np.full(n, nb, dtype=np.int64), dist, points)
-    gap = points[:, 3:] - points[:, :3]
     apart = dist > 0.0
     normal = np.zeros((n, 3))
     normal[:, 0] = 1.0
-    normal = np.where(apart[:, None], gap / np.where(apart, dist, 1.0)[:, None], normal)
+    # GJK's own direction (from the simplex's face): well conditioned even when the gap is a
+    # few ulps, where (closest point on b - closest point on a) / dist is not
+    normal = np.where(apart[:, None], points[:, 6:], normal)
     signed = radius - dist
     # overlapping (or within rounding of it): the SAT's exact penetration
     over = np.flatnonzero(dist <= 1e-9 * scale)
@@ -233,7 +234,10 @@ def contact_polytopes(verts_a: F64, normals_a: F64, edges_a: F64, radius_a: F64,
         inside = best >= 0.0
         idx = over[inside]
         signed[idx] = radius[idx] + best[inside]
-        normal[idx] = sat_normal[inside]
+        # the SAT's axis either way: where the polytopes are a few ulps apart, GJK's distance
+        # decides (a SAT axis may separate them by less than their distance) but the sign of its
+        # direction is rounding noise, while the least-separating axis is oriented by the shapes
+        normal[over] = sat_normal
     return finish(signed, normal, scale)
 
 

@@ -39,7 +39,7 @@ from numpy.typing import NDArray
 
 from ..gjk import gjk_closest
 from ..result import ContactArrays
-from .kernel_support import as_rows, contact_outputs, touch_rule
+from .kernel_support import as_rows, contact_outputs, einsum_sum, touch_rule
 
 __all__ = ["contact_ball_hull", "contact_box_hull", "contact_capsule_hull", "contact_hull_hull"]
 
@@ -259,6 +259,103 @@ def _epa(world: F64, na: int, nb: int, ws: F64, scale: float, pv: F64, fi: I64, 
 
 
 @njit(cache=True)
+def _polish(world: F64, na: int, nb: int, fna: F64, nfa: int, fnb: F64, nfb: int, scale: float, out: F64) -> None:
+    """Replace EPA's normal ``out[1:4]`` (and depth ``out[0]``) by the exact axis of the face it converged to.
+
+    EPA's normal is the cross product of three support points: right to about
+    1e-10 on thin triangles. The face of A - B it found is a face of a, a face
+    of b, or spanned by an edge of each; its exact axis is the face's own
+    normal (the one most aligned with EPA's) or the cross product of the two
+    support edges (each side's two vertices furthest along the normal). Each
+    candidate is measured by projecting every vertex, so the overlap kept is a
+    true overlap, never below the MTD; a candidate replaces EPA's axis when it
+    overlaps no more than EPA's answer (plus EPA's tolerance).
+    """
+    nx = out[1]
+    ny = out[2]
+    nz = out[3]
+    limit = out[0] + 1e-13 * scale
+    best = math.inf
+    bx = nx
+    by = ny
+    bz = nz
+    for side in range(3):
+        lx = 0.0
+        ly = 0.0
+        lz = 0.0
+        aligned = -math.inf
+        if side == 0:
+            for f in range(nfa):
+                c = fna[f, 0] * nx + fna[f, 1] * ny + fna[f, 2] * nz
+                if c > aligned:
+                    aligned = c
+                    lx = fna[f, 0]
+                    ly = fna[f, 1]
+                    lz = fna[f, 2]
+        elif side == 1:
+            for f in range(nfb):
+                c = -(fnb[f, 0] * nx + fnb[f, 1] * ny + fnb[f, 2] * nz)
+                if c > aligned:
+                    aligned = c
+                    lx = -fnb[f, 0]
+                    ly = -fnb[f, 1]
+                    lz = -fnb[f, 2]
+        elif na >= 2 and nb >= 2:
+            # the two vertices of a furthest along n, and of b furthest along -n
+            i1 = i2 = 0
+            t1 = t2 = -math.inf
+            for k in range(na):
+                t = world[k, 0] * nx + world[k, 1] * ny + world[k, 2] * nz
+                if t > t1:
+                    t2, i2 = t1, i1
+                    t1, i1 = t, k
+                elif t > t2:
+                    t2, i2 = t, k
+            j1 = j2 = na
+            t1 = t2 = -math.inf
+            for k in range(na, na + nb):
+                t = -(world[k, 0] * nx + world[k, 1] * ny + world[k, 2] * nz)
+                if t > t1:
+                    t2, j2 = t1, j1
+                    t1, j1 = t, k
+                elif t > t2:
+                    t2, j2 = t, k
+            ex = world[i2, 0] - world[i1, 0]
+            ey = world[i2, 1] - world[i1, 1]
+            ez = world[i2, 2] - world[i1, 2]
+            fx = world[j2, 0] - world[j1, 0]
+            fy = world[j2, 1] - world[j1, 1]
+            fz = world[j2, 2] - world[j1, 2]
+            lx = ey * fz - ez * fy
+            ly = ez * fx - ex * fz
+            lz = ex * fy - ey * fx
+            length = math.sqrt(lx * lx + ly * ly + lz * lz)
+            if length > 0.0:
+                lx /= length
+                ly /= length
+                lz /= length
+                aligned = lx * nx + ly * ny + lz * nz
+                if aligned < 0.0:
+                    lx = -lx
+                    ly = -ly
+                    lz = -lz
+                    aligned = -aligned
+        if not aligned > 1.0 - 1e-6:
+            continue
+        over, sign = _project_overlap(world, na, nb, lx, ly, lz)
+        if over < best and over <= limit:
+            best = over
+            bx = sign * lx
+            by = sign * ly
+            bz = sign * lz
+    if best < math.inf:
+        out[0] = best
+        out[1] = bx
+        out[2] = by
+        out[3] = bz
+
+
+@njit(cache=True)
 def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa: I64, nea: int, segment_a: bool,
                   ra: float, vb: F64, nvb: int, fnb: F64, fvb: I64, nfb: int, eeb: I64, efb: I64, neb: int,
                   rb: float, rule: tuple[float, float], i: int, world: F64, ws: F64, gout: F64, eb: F64, eb_start: I64,
@@ -296,14 +393,15 @@ def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa
     nx = 1.0
     ny = 0.0
     nz = 0.0
-    if dist > 0.0:
-        nx = (gout[3] - gout[0]) / dist
-        ny = (gout[4] - gout[1]) / dist
-        nz = (gout[5] - gout[2]) / dist
+    if dist > 0.0:  # GJK's own unit direction, as the numpy twin
+        nx = gout[6]
+        ny = gout[7]
+        nz = gout[8]
     signed = radius - dist
     sat = dist <= 1e-9 * scale
     if sat and use_epa and dist == 0.0 and _epa(world, nva, nvb, ws, scale, pv, fi, fd, hz, eout):
         sat = False
+        _polish(world, nva, nvb, fna, nfa, fnb, nfb, scale, eout)
         signed = radius + eout[0]
         nx = eout[1]
         ny = eout[2]
@@ -446,9 +544,10 @@ def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa
                     bz = lz
         if best >= 0.0:
             signed = radius + best
-            nx = bx
-            ny = by
-            nz = bz
+        # the SAT's axis either way (GJK's direction is noise a few ulps from touching), as the numpy twin
+        nx = bx
+        ny = by
+        nz = bz
     rel, floor = rule
     big = floor if floor >= scale else scale
     touching = signed >= -(rel * big)
@@ -504,7 +603,8 @@ def _box_rows(center: F64, rotation: F64, half: F64, verts: F64, normals: F64, f
             sy = half[i, 1] if c & 2 else -half[i, 1]
             sz = half[i, 2] if c & 1 else -half[i, 2]
             for d in range(3):
-                corners[c, d] = center[i, d] + (r[d, 0] * sx + r[d, 1] * sy + r[d, 2] * sz)
+                # summed as the numpy twin's einsum sums (the same corners, to the bit)
+                corners[c, d] = center[i, d] + einsum_sum(r[d, 0] * sx, r[d, 1] * sy, r[d, 2] * sz, 3)
         for k in range(3):
             for d in range(3):
                 faces[2 * k, d] = r[d, k]
