@@ -53,6 +53,7 @@ from .geometry.contact_hull import contact_ball_hull, contact_box_hull, contact_
 from .geometry.contact_polygon_capsule import contact_polygon_capsule
 from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
 from .geometry.kernel_support import box_vertices_2d
+from .geometry.manifold_hull import manifold_ball_hull, manifold_box_hull, manifold_halfspace_hull, manifold_hull_hull
 from .geometry.manifold_support import ManifoldArrays, empty_manifold
 from .geometry.raycast import (
     raycast_ball,
@@ -1025,6 +1026,38 @@ def _m_polygon_polygon(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64],
     return out
 
 
+# hulls (3D): numpy kernels on both backends (no compiled twins yet), so they are called
+# directly rather than through ManifoldKernels
+
+@_register_manifold((3,), Kind.HALFSPACE, Kind.HULL)
+def _m_halfspace_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                      m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    verts, normals, _ = s.hull_rows(b)
+    return manifold_halfspace_hull(*s.plane_rows(a), verts, normals, n, d)
+
+
+@_register_manifold((3,), Kind.BALL, Kind.HULL)
+def _m_ball_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                 m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    verts, normals, _ = s.hull_rows(b)
+    return manifold_ball_hull(*s.ball_rows(a), verts, normals, n, d)
+
+
+@_register_manifold((3,), Kind.BOX, Kind.HULL)
+def _m_box_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    verts, normals, _ = s.hull_rows(b)
+    return manifold_box_hull(*s.box_rows(a), verts, normals, n, d)
+
+
+@_register_manifold((3,), Kind.HULL, Kind.HULL)
+def _m_hull_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                 m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    verts_a, normals_a, _ = s.hull_rows(a)
+    verts_b, normals_b, _ = s.hull_rows(b)
+    return manifold_hull_hull(verts_a, normals_a, verts_b, normals_b, n, d)
+
+
 def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.float64], depth: NDArray[np.float64],
                    backend: str = "numpy") -> ManifoldArrays:
     """Contact points of touching pairs ``(ia[k], ib[k])``, given their contacts.
@@ -1090,7 +1123,7 @@ def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.fl
     for c in np.unique(code).tolist():
         idx = np.flatnonzero(code == c)
         kernel = MANIFOLD_KERNELS.get((dim, Kind(c // 64), Kind(c % 64)))
-        if kernel is None:  # NOTE: capsules and hulls have no manifold kernels yet: no points for their rows
+        if kernel is None:  # NOTE: pairs with no manifold kernel (capsules; capsule-hull) get no points
             continue
         _put(out, idx, kernel(store, first[idx], second[idx], normal[idx] * flip[idx] + 0.0, depth[idx], mk, ck))
     # ids of swapped pairs: (feature of first << 32 | feature of second) -> ia's half first again
