@@ -1032,29 +1032,29 @@ def _m_polygon_polygon(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64],
 @_register_manifold((3,), Kind.HALFSPACE, Kind.HULL)
 def _m_halfspace_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
                       m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
-    verts, normals, _ = s.hull_rows(b)
+    verts, normals = s.hull_arrays(b)[:2]
     return manifold_halfspace_hull(*s.plane_rows(a), verts, normals, n, d)
 
 
 @_register_manifold((3,), Kind.BALL, Kind.HULL)
 def _m_ball_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
                  m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
-    verts, normals, _ = s.hull_rows(b)
+    verts, normals = s.hull_arrays(b)[:2]
     return manifold_ball_hull(*s.ball_rows(a), verts, normals, n, d)
 
 
 @_register_manifold((3,), Kind.BOX, Kind.HULL)
 def _m_box_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
                 m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
-    verts, normals, _ = s.hull_rows(b)
+    verts, normals = s.hull_arrays(b)[:2]
     return manifold_box_hull(*s.box_rows(a), verts, normals, n, d)
 
 
 @_register_manifold((3,), Kind.HULL, Kind.HULL)
 def _m_hull_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
                  m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
-    verts_a, normals_a, _ = s.hull_rows(a)
-    verts_b, normals_b, _ = s.hull_rows(b)
+    verts_a, normals_a = s.hull_arrays(a)[:2]
+    verts_b, normals_b = s.hull_arrays(b)[:2]
     return manifold_hull_hull(verts_a, normals_a, verts_b, normals_b, n, d)
 
 

@@ -278,10 +278,17 @@ def manifold_loops_3d(feature_a: tuple[F64, I64, I64, F64, I64], feature_b: tupl
     pa = np.concatenate([la3, pa2, pa3], axis=1)
     pb = np.concatenate([pb1, lb3, pb3], axis=1)
     ids = np.concatenate([id1, id2, id3], axis=1)
+    # the valid candidates packed to the front (most are not): the duplicate check below is
+    # quadratic in their number, not in the 2K + K^2 candidates
+    m = max(4, int(valid.sum(axis=1).max(initial=0)))  # _reduce_to_four reads at least 4
+    front = np.argsort(~valid, axis=1, kind="stable")[:, :m]
+    valid = np.take_along_axis(valid, front, axis=1)
+    pa = np.take_along_axis(pa, front[..., None], axis=1)
+    pb = np.take_along_axis(pb, front[..., None], axis=1)
+    ids = np.take_along_axis(ids, front, axis=1)
     point = 0.5 * (pa + pb)
     sep = ((pb - pa) * normal[:, None, :]).sum(-1)
     q = project(point)
-    m = valid.shape[1]
     dx = q[:, :, None, 0] - q[:, None, :, 0]
     dy = q[:, :, None, 1] - q[:, None, :, 1]
     close = np.sqrt(dx * dx + dy * dy) <= eps[:, None, None]
