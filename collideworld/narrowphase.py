@@ -53,7 +53,6 @@ from .geometry.contact_hull import contact_ball_hull, contact_box_hull, contact_
 from .geometry.contact_polygon_capsule import contact_polygon_capsule
 from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
 from .geometry.kernel_support import box_vertices_2d
-from .geometry.manifold_hull import manifold_ball_hull, manifold_box_hull, manifold_halfspace_hull, manifold_hull_hull
 from .geometry.manifold_support import ManifoldArrays, empty_manifold
 from .geometry.raycast import (
     raycast_ball,
@@ -802,6 +801,11 @@ class ManifoldKernels(NamedTuple):
     manifold_box_box_3d: ManifoldKernel
     manifold_box_polygon: ManifoldKernel
     manifold_polygon_polygon: ManifoldKernel
+    # convex hulls (3D)
+    manifold_halfspace_hull: ManifoldKernel
+    manifold_ball_hull: ManifoldKernel
+    manifold_box_hull: ManifoldKernel
+    manifold_hull_hull: ManifoldKernel
 
 
 #: manifold kernel name -> module of :mod:`collideworld.geometry` (and of
@@ -817,6 +821,10 @@ MANIFOLD_TWINS: dict[str, str] = {
     "manifold_box_box_3d": "manifold_box_box_3d",
     "manifold_box_polygon": "manifold_box_polygon",
     "manifold_polygon_polygon": "manifold_polygon_polygon",
+    "manifold_halfspace_hull": "manifold_hull",
+    "manifold_ball_hull": "manifold_hull",
+    "manifold_box_hull": "manifold_hull",
+    "manifold_hull_hull": "manifold_hull",
 }
 
 _manifold_kernels: dict[str, ManifoldKernels] = {}
@@ -1026,28 +1034,27 @@ def _m_polygon_polygon(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64],
     return out
 
 
-# hulls (3D): numpy kernels on both backends (no compiled twins yet), so they are called
-# directly rather than through ManifoldKernels
+# hulls (3D): each hull as BodyStore.hull_arrays gives its vertices and face normals
 
 @_register_manifold((3,), Kind.HALFSPACE, Kind.HULL)
 def _m_halfspace_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
                       m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
     verts, normals = s.hull_arrays(b)[:2]
-    return manifold_halfspace_hull(*s.plane_rows(a), verts, normals, n, d)
+    return m.manifold_halfspace_hull(*s.plane_rows(a), verts, normals, n, d)
 
 
 @_register_manifold((3,), Kind.BALL, Kind.HULL)
 def _m_ball_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
                  m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
     verts, normals = s.hull_arrays(b)[:2]
-    return manifold_ball_hull(*s.ball_rows(a), verts, normals, n, d)
+    return m.manifold_ball_hull(*s.ball_rows(a), verts, normals, n, d)
 
 
 @_register_manifold((3,), Kind.BOX, Kind.HULL)
 def _m_box_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
                 m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
     verts, normals = s.hull_arrays(b)[:2]
-    return manifold_box_hull(*s.box_rows(a), verts, normals, n, d)
+    return m.manifold_box_hull(*s.box_rows(a), verts, normals, n, d)
 
 
 @_register_manifold((3,), Kind.HULL, Kind.HULL)
@@ -1055,7 +1062,7 @@ def _m_hull_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: ND
                  m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
     verts_a, normals_a = s.hull_arrays(a)[:2]
     verts_b, normals_b = s.hull_arrays(b)[:2]
-    return manifold_hull_hull(verts_a, normals_a, verts_b, normals_b, n, d)
+    return m.manifold_hull_hull(verts_a, normals_a, verts_b, normals_b, n, d)
 
 
 def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.float64], depth: NDArray[np.float64],

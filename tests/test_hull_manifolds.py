@@ -189,3 +189,38 @@ def test_resting_hulls_give_four_points_in_a_world(backend: str) -> None:
     for c in found:
         assert len(c.points) == 4
         np.testing.assert_allclose(np.asarray(c.separations), -0.02, atol=1e-12)
+
+
+@pytest.mark.skipif(not compiled_available(), reason="numba is not installed")
+@pytest.mark.parametrize("near", [False, True])
+def test_compiled_hull_manifolds_match_numpy(near: bool) -> None:
+    """Both backends' hull manifold kernels over random worlds of hulls, boxes, spheres and a plane."""
+    from collideworld.bodies import BodyStore
+    from collideworld.narrowphase import contact_pairs, manifold_pairs
+
+    rng = np.random.default_rng(33 + near)
+    n = 40
+    shapes = [Plane((0.0, 0.0, 1.0), -0.5)]
+    for i in range(1, n):
+        shapes.append([lambda: Sphere(rng.uniform(0.2, 0.8)), lambda: Box(tuple(rng.uniform(0.2, 1.0, 3))),
+                       lambda: _random_hull(rng), lambda: CUBE][i % 4]())
+    store = BodyStore(3)
+    slots = store.allocate(n)
+    store.set_shapes(slots, shapes)
+    quat = Rotation.random(n, random_state=int(near)).as_quat()[:, [3, 0, 1, 2]]
+    quat[rng.random(n) < 0.4] = [1, 0, 0, 0]  # aligned: faces meet flat, many points
+    pos = rng.uniform(-2, 2, (n, 3)) * (0.5 if near else 1.0)
+    pos[:, 2] = np.where(rng.random(n) < 0.3, 0.5, pos[:, 2])  # some resting at the floor
+    store.set_poses(slots, pos, None, quat)
+    ia, ib = np.triu_indices(n, 1)
+    c = contact_pairs(store, slots[ia], slots[ib])
+    h = c.hit & ((store.kind[slots[ia]] == 5) | (store.kind[slots[ib]] == 5))
+    a, b, nrm, d = slots[ia][h], slots[ib][h], c.normal[h], c.depth[h]
+    assert h.sum() > 40
+    m1 = manifold_pairs(store, a, b, nrm, d, backend="numpy")
+    m2 = manifold_pairs(store, a, b, nrm, d, backend="compiled")
+    assert (m1.count == 4).sum() > 3 and (m1.count >= 1).all()
+    np.testing.assert_array_equal(m1.count, m2.count)
+    np.testing.assert_array_equal(m1.ids, m2.ids)
+    np.testing.assert_allclose(m1.points, m2.points, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(m1.separations, m2.separations, rtol=0, atol=1e-12)

@@ -3,11 +3,12 @@
 The method of :mod:`~collideworld.geometry.manifold_support` (Gregorius, GDC
 2015), with a hull's touching feature in place of a box's::
 
-    feature of a hull along d = its vertices whose drop below the highest one
-        (along d) is at most FEATURE_SLOP times their distance from it across d:
-        the face, edge or vertex furthest along d, within the tilt slop
-        (at most MAX_FEATURE of them, the highest kept), as a loop ordered by
-        angle in the plane perpendicular to the contact normal
+    feature of a hull along d = its vertices at most FEATURE_SLOP times the hull's
+        size (its bounding box's diagonal) below the highest one along d: the
+        face, edge or vertex furthest along d, within the tilt slop (a face of
+        width w counts whole while tilted by less than about 0.57 degrees times
+        size / w), at most MAX_FEATURE of them, the highest kept, as a loop
+        ordered by angle in the plane perpendicular to the contact normal
     region = the intersection of a's and b's features seen along n: corners of
         each inside the other, and crossings of their edges (Sutherland-Hodgman's
         output, found as Ericson RTCD 5.x's point and segment tests)
@@ -96,15 +97,17 @@ def hull_feature(verts: F64, normals: F64, direction: F64) -> tuple[F64, I64, I6
     n, v, _ = verts.shape
     rows = np.arange(n)
     k = min(MAX_FEATURE, v)
-    height = np.einsum("nvd,nd->nv", verts, direction)
+    # written out per component: the compiled twin adds in the same order, so both pick the same vertices
+    height = (verts[:, :, 0] * direction[:, None, 0] + verts[:, :, 1] * direction[:, None, 1]
+              + verts[:, :, 2] * direction[:, None, 2])
     top = np.argmax(height, axis=1)
-    rel = verts - verts[rows, top][:, None, :]
     drop = height[rows, top][:, None] - height
-    across = rel - (rel * direction[:, None, :]).sum(-1)[..., None] * direction[:, None, :]
-    lateral = np.sqrt((across * across).sum(-1))
+    # the size of the hull: its bounding box's diagonal (whichever vertex is highest)
+    span = verts.max(axis=1) - verts.min(axis=1)
+    size = np.sqrt(span[:, 0] * span[:, 0] + span[:, 1] * span[:, 1] + span[:, 2] * span[:, 2])
     padding = np.zeros((n, v), dtype=bool)
     padding[:, 1:] = (verts[:, 1:] == verts[:, :-1]).all(axis=2)
-    within = (drop <= FEATURE_SLOP * lateral) & ~padding
+    within = (drop <= FEATURE_SLOP * size[:, None]) & ~padding
     within[rows, top] = True
     # the highest k of them (the top first)
     order = np.argsort(np.where(within, drop, np.inf), axis=1, kind="stable")[:, :k]
