@@ -105,6 +105,9 @@ def assert_same_hull_contacts(name: str, ref, got, args: tuple[np.ndarray, ...])
     differ = np.flatnonzero(got.hit != ref.hit)
     assert len(differ) == 0, f"hit differs in rows {differ[:10].tolist()}"
     bad = ~(np.abs(got.depth - ref.depth) <= 1e-12 * scale)
+    # apart by a few 1e-9 of the size, GJK can stall short of the gap; both twins then report the
+    # gap along a separating axis (a lower bound), and their axes may differ
+    bad &= ~(~got.hit & (np.maximum(-got.depth, -ref.depth) <= 1e-7 * scale))
     assert not bad.any(), f"depth differs in rows {np.flatnonzero(bad)[:10].tolist()}: " \
         f"{got.depth[bad][:5].tolist()} vs numpy {ref.depth[bad][:5].tolist()}"
     np.testing.assert_allclose(np.linalg.norm(got.normal, axis=1), 1.0, rtol=0, atol=1e-12)
