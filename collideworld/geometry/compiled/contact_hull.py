@@ -543,8 +543,8 @@ def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa
                     by = ly
                     bz = lz
         # overlapping: the least overlap; apart, a separating axis proves a gap at least
-        # that wide (GJK may stall a few 1e-9 short of it): the numpy twin's min
-        if best >= 0.0 or radius + best < signed:
+        # that wide (GJK may stall a few 1e-9 short of it), counted as the numpy twin counts it
+        if best >= 0.0 or radius + best < signed - 1e-10 * scale:
             signed = radius + best
         # the SAT's axis either way (GJK's direction is noise a few ulps from touching), as the numpy twin
         nx = bx
