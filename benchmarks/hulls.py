@@ -11,7 +11,7 @@ point a vertex), seeded random poses close enough that most pairs overlap:
   per hull pair, gathering included); this part runs on any collideworld
   version, so it gives before/after figures;
 - the compiled kernel alone, with its EPA and with its SAT fallback forced;
-- the hull manifolds (``manifold_pairs``) of the overlapping pairs.
+- the hull manifolds (``manifold_pairs``) of the overlapping pairs, on each backend.
 
 Times are medians over ``--repeat`` runs, per overlapping pair.
 """
@@ -76,7 +76,9 @@ def _row(rng: np.random.Generator, vertices: int, n: int, repeat: int, kernels_o
         ha, hb = a[res.hit], b[res.hit]
         t_points = _median(lambda: manifold_pairs(store, ha, hb, res.normal[res.hit], res.depth[res.hit]),
                            repeat) / hit
-        row += f" {t_epa * 1e6:>7.1f}us {t_sat * 1e6:>7.1f}us {t_points * 1e6:>7.1f}us"
+        t_cpoints = _median(lambda: manifold_pairs(store, ha, hb, res.normal[res.hit], res.depth[res.hit],
+                                                   backend="compiled"), repeat) / hit
+        row += f" {t_epa * 1e6:>7.1f}us {t_sat * 1e6:>7.1f}us {t_points * 1e6:>7.1f}us {t_cpoints * 1e6:>7.1f}us"
     return row
 
 
@@ -90,9 +92,10 @@ def main() -> None:
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     n = args.pairs
-    print(f"{'vertices':>8} {'overlap':>8} {'numpy':>10} {'compiled':>10} {'EPA':>9} {'SAT':>9} {'points':>9}"
+    print(f"{'vertices':>8} {'overlap':>8} {'numpy':>10} {'compiled':>10} {'EPA':>9} {'SAT':>9} {'points':>9} "
+          f"{'c.points':>9}"
           "   (per overlapping pair; numpy and compiled: contact_pairs; EPA, SAT: compiled kernel alone; "
-          "points: manifold_pairs, numpy)")
+          "points, c.points: manifold_pairs, numpy and compiled)")
     for vertices in (8, 16, 32, 64):
         print(_row(rng, vertices, n, args.repeat, args.kernels_only), flush=True)
 
