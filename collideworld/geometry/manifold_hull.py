@@ -19,11 +19,14 @@ Ids: a hull's vertex is its index in the hull, an edge :func:`edge_code` of its
 two vertices, a face ``FACE_CODE | face number``; a box's as in
 :func:`box_feature_3d`; a half-space or sphere is feature 0.
 
-NOTE: no compiled twin yet: both backends run these numpy kernels. A
-feature's loop is ordered by angle about its centroid, which is its convex
-order when the feature is one flat face (the case the slop is for); vertices
-of a curved patch within the slop may make it star-shaped, and the points are
-then those of that star.
+The compiled twins are in ``geometry/compiled/manifold_hull.py`` (same
+names; the same points, separations and ids). Capsules against hulls have no
+manifold kernel yet.
+
+NOTE: a feature's loop is ordered by angle about its centroid, which is its
+convex order when the feature is one flat face (the case the slop is for);
+vertices of a curved patch within the slop may make it star-shaped, and the
+points are then those of that star.
 """
 
 from __future__ import annotations
