@@ -106,11 +106,17 @@ class HullTable:
     ``verts`` (H, V, 3) pads by repeating the last vertex, ``normals`` (H, F, 3)
     and ``offsets`` (H, F) by repeating the last face, ``edges`` (H, E, 3)
     (edge vectors) and ``adjacent`` (H, E, 2, 3) (the normals of the faces
-    beside each edge) with zero rows, which the kernels skip. Hulls are interned
-    by value; adding one larger than any before re-pads the table.
+    beside each edge) with zero rows, which the kernels skip. The same
+    geometry as indices, for the kernels that work per row: ``face_vertex``
+    (H, F) a vertex of each face, ``edge_ends`` (H, E, 2) each edge's two
+    vertices and ``edge_faces`` (H, E, 2) its two faces (padding: ``(0, 0)``,
+    a zero edge). Hulls are interned by value; adding one larger than any
+    before re-pads the table.
 
-    NOTE: entries are kept for the table's lifetime (no reference counting
-    yet, unlike :class:`PartTable`): a run that keeps making new hulls grows it.
+    Entries are reference-counted like :class:`PartTable`'s: :meth:`release`
+    frees a hull's row when its last body (or query probe) goes, a later hull
+    reuses the row, and :meth:`compact` drops free rows and shrinks the
+    padding.
 
     Examples
     --------
@@ -122,30 +128,99 @@ class HullTable:
     (0, 0)
     >>> table.verts.shape, table.edges.shape
     ((1, 8, 3), (1, 18, 3))
+    >>> table.release(0); table.live_hulls
+    1
+    >>> table.release(0); table.live_hulls
+    0
     """
 
     def __init__(self) -> None:
         self._index: dict[ConvexHull, int] = {}
-        self.hulls: list[ConvexHull] = []
+        self.hulls: list[ConvexHull | None] = []
+        self._refs: list[int] = []
+        self._free: list[int] = []
         self.verts = np.zeros((0, 1, 3))
         self.normals = np.zeros((0, 1, 3))
         self.offsets = np.zeros((0, 1))
         self.edges = np.zeros((0, 1, 3))
         self.adjacent = np.zeros((0, 1, 2, 3))
         self.reach = np.zeros(0)
+        self.face_vertex = np.zeros((0, 1), dtype=np.int64)
+        self.edge_ends = np.zeros((0, 1, 2), dtype=np.int64)
+        self.edge_faces = np.zeros((0, 1, 2), dtype=np.int64)
+
+    @property
+    def live_hulls(self) -> int:
+        """Number of distinct hulls in use."""
+        return len(self._index)
 
     def intern(self, hull: ConvexHull) -> int:
-        """The row of ``hull``, adding it if new."""
+        """The row of ``hull``, adding it if new; counts one more user."""
         found = self._index.get(hull)
         if found is not None:
+            self._refs[found] += 1
             return found
-        self._index[hull] = len(self.hulls)
-        self.hulls.append(hull)
+        if self._free:
+            row = heapq.heappop(self._free)
+            self.hulls[row] = hull
+            self._refs[row] = 1
+        else:
+            row = len(self.hulls)
+            self.hulls.append(hull)
+            self._refs.append(1)
+        self._index[hull] = row
         self._repad()
-        return len(self.hulls) - 1
+        return row
+
+    def release(self, row: int) -> None:
+        """One user of hull ``row`` is gone; free the row when it was the last."""
+        self._refs[row] -= 1
+        if self._refs[row]:
+            return
+        hull = self.hulls[row]
+        assert hull is not None
+        del self._index[hull]
+        self.hulls[row] = None
+        heapq.heappush(self._free, row)
+
+    def compact(self) -> NDArray[np.int64]:
+        """Drop the free rows and re-pad to the live hulls; returns ``new_row`` of every old row (-1: freed).
+
+        Examples
+        --------
+        >>> import itertools
+        >>> from collideworld import ConvexHull
+        >>> table = HullTable()
+        >>> small = ConvexHull([(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)])
+        >>> big = ConvexHull(list(itertools.product((-1, 1), repeat=3)))
+        >>> table.intern(big), table.intern(small)
+        (0, 1)
+        >>> table.release(0)
+        >>> table.compact().tolist(), table.verts.shape
+        ([-1, 0], (1, 4, 3))
+        """
+        live = [i for i, h in enumerate(self.hulls) if h is not None]
+        new_row = np.full(len(self.hulls), -1, dtype=np.int64)
+        new_row[live] = np.arange(len(live))
+        self.hulls = [self.hulls[i] for i in live]
+        self._refs = [self._refs[i] for i in live]
+        self._free = []
+        self._index = {h: i for i, h in enumerate(self.hulls) if h is not None}
+        self._repad()
+        return new_row
+
+    def _check(self, users: NDArray[np.int64]) -> None:
+        """Assert the table's invariants; ``users[i]``: live bodies using hull row ``i``."""
+        assert list(users) == self._refs, f"hull reference counts {self._refs} differ from users {list(users)}"
+        assert sorted(self._index.values()) == [i for i, r in enumerate(self._refs) if r]
+        assert sorted(self._free) == [i for i, r in enumerate(self._refs) if not r]
 
     def _repad(self) -> None:
-        hs = self.hulls
+        # a free row keeps a stand-in (the first live hull) so that every row has valid geometry
+        live = [h for h in self.hulls if h is not None]
+        if not live:
+            return  # nothing uses any row: the arrays may keep their old contents
+        hs = [h if h is not None else live[0] for h in self.hulls]
         nv = max(len(h.vertices) for h in hs)
         nf = max(len(h.normals) for h in hs)
         ne = max(len(h.edges) for h in hs)
@@ -160,6 +235,12 @@ class HullTable:
         self.adjacent = np.stack([np.concatenate([h.normals[h.edge_faces], np.zeros((ne - len(h.edges), 2, 3))])
                                   for h in hs])
         self.reach = np.array([h.bounding_radius for h in hs])
+        self.face_vertex = np.stack([np.concatenate([h.faces[:, 0], np.repeat(h.faces[-1:, 0], nf - len(h.faces))])
+                                     for h in hs]).astype(np.int64)
+        self.edge_ends = np.stack([np.concatenate([h.edges, np.zeros((ne - len(h.edges), 2), dtype=np.int64)])
+                                   for h in hs]).astype(np.int64)
+        self.edge_faces = np.stack([np.concatenate([h.edge_faces, np.zeros((ne - len(h.edges), 2), dtype=np.int64)])
+                                    for h in hs]).astype(np.int64)
 
 
 class PartTable:
@@ -592,6 +673,9 @@ class BodyStore:
         for shape_index in self.poly[slots].tolist():
             if shape_index >= 0:
                 self.parts.release(shape_index)
+        for hull_row in self.hull[slots].tolist():
+            if hull_row >= 0:
+                self.hulls.release(hull_row)
         self.kind[slots] = -1
         self.poly[slots] = -1
         self.hull[slots] = -1
@@ -660,6 +744,10 @@ class BodyStore:
             self.parts_at[comp] = np.cumsum(self.n_parts[comp]) - self.n_parts[comp]
         else:
             self.part_slots = np.zeros(0, dtype=np.int64)
+        # the hull table drops its free rows too (the padding may shrink with them)
+        new_row = self.hulls.compact()
+        used = self.hull[:n] >= 0
+        self.hull[:n][used] = new_row[self.hull[:n][used]]
         self._free = list(range(n, cap))
         self.capacity = cap
         return new_slot
@@ -671,6 +759,9 @@ class BodyStore:
             if self.poly[s] >= 0:  # a polygon replaced in place: drop its hold on the part table
                 self.parts.release(int(self.poly[s]))
                 self.poly[s] = -1
+            if self.hull[s] >= 0:  # the same for a hull
+                self.hulls.release(int(self.hull[s]))
+                self.hull[s] = -1
             if self.kind[s] == Kind.COMPOUND:  # a compound replaced in place: its part slots go
                 self._drop_parts(s)
             if isinstance(shape, Compound):
@@ -941,6 +1032,23 @@ class BodyStore:
         normals = np.einsum("mij,mfj->mfi", rot, self.hulls.normals[h])
         edges = np.einsum("mij,mej->mei", rot, self.hulls.edges[h])
         return verts, normals, edges
+
+    def hull_arrays(self, slots: NDArray[np.int64]
+                    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64], NDArray[np.int64],
+                               NDArray[np.int64]]:
+        """Hulls ``slots`` as the ``contact_*_hull`` kernels take them.
+
+        Returns world vertices (m, V, 3), world face normals (m, F, 3), a vertex
+        of each face (m, F), each edge's two vertices (m, E, 2) and its two
+        faces (m, E, 2); the index arrays count within each hull's own rows.
+        """
+        h = self.hull.take(slots)
+        pos = self.position.take(slots, axis=0)
+        rot_t = np.swapaxes(self.rotation.take(slots, axis=0), 1, 2)
+        # batched matmul (local rows times R^T): ~10x faster here than the equivalent einsum
+        verts = np.matmul(self.hulls.verts[h], rot_t) + pos[:, None, :]
+        normals = np.matmul(self.hulls.normals[h], rot_t)
+        return verts, normals, self.hulls.face_vertex[h], self.hulls.edge_ends[h], self.hulls.edge_faces[h]
 
     def hull_adjacent(self, slots: NDArray[np.int64]) -> NDArray[np.float64]:
         """World normals of the two faces beside each edge of hulls ``slots``, (m, E, 2, 3)."""

@@ -49,7 +49,7 @@ from .geometry.contact_halfspace_box import contact_halfspace_box
 from .geometry.contact_halfspace_capsule import contact_halfspace_capsule
 from .geometry.contact_halfspace_halfspace import contact_halfspace_halfspace
 from .geometry.contact_halfspace_polygon import contact_halfspace_points
-from .geometry.contact_hull import contact_polytopes
+from .geometry.contact_hull import contact_ball_hull, contact_box_hull, contact_capsule_hull, contact_hull_hull
 from .geometry.contact_polygon_capsule import contact_polygon_capsule
 from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
 from .geometry.kernel_support import box_vertices_2d
@@ -103,6 +103,11 @@ class Kernels(NamedTuple):
     contact_box_capsule_3d: Kernel
     contact_polygon_capsule: Kernel
     contact_capsule_capsule: Kernel
+    # convex hulls (3D)
+    contact_ball_hull: Kernel
+    contact_box_hull: Kernel
+    contact_capsule_hull: Kernel
+    contact_hull_hull: Kernel
 
 
 _NUMPY_KERNELS = Kernels(
@@ -112,6 +117,7 @@ _NUMPY_KERNELS = Kernels(
     contact_polygon_polygon, contact_convex_planes,
     contact_halfspace_capsule, contact_ball_capsule, contact_box_capsule_3d, contact_polygon_capsule,
     contact_capsule_capsule,
+    contact_ball_hull, contact_box_hull, contact_capsule_hull, contact_hull_hull,
 )
 
 #: kernel name -> module of :mod:`collideworld.geometry.compiled` holding its twin
@@ -136,6 +142,10 @@ KERNEL_TWINS: dict[str, str] = {
     "contact_box_capsule_3d": "contact_box_capsule_3d",
     "contact_polygon_capsule": "contact_polygon_capsule",
     "contact_capsule_capsule": "contact_capsule_capsule",
+    "contact_ball_hull": "contact_hull",
+    "contact_box_hull": "contact_hull",
+    "contact_capsule_hull": "contact_hull",
+    "contact_hull_hull": "contact_hull",
 }
 
 _compiled_kernels: Kernels | None = None
@@ -433,12 +443,8 @@ def _capsule_capsule(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArr
 
 # -- convex hulls (3D): every pair as grown polytopes (geometry/contact_hull.py) ----------
 #
-# No compiled twins yet: both backends run the numpy kernel, except the
-# half-space pair, which is the lowest vertex (contact_halfspace_points).
-
-def _no_faces(n: int) -> NDArray[np.float64]:
-    return np.zeros((n, 0, 3))
-
+# The half-space pair is the lowest vertex (contact_halfspace_points); the
+# others take the hull as BodyStore.hull_arrays gives it.
 
 @_register((3,), Kind.HALFSPACE, Kind.HULL)
 def _halfspace_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
@@ -447,40 +453,22 @@ def _halfspace_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArra
 
 @_register((3,), Kind.BALL, Kind.HULL)
 def _ball_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
-    center, radius = s.ball_rows(a)
-    n = len(a)
-    verts, normals, edges = s.hull_rows(b)
-    return contact_polytopes(center[:, None, :], _no_faces(n), _no_faces(n), radius, verts, normals, edges,
-                             np.zeros(n))
-
-
-_CORNERS_3D = np.array([[x, y, z] for x in (-1.0, 1.0) for y in (-1.0, 1.0) for z in (-1.0, 1.0)])
+    return k.contact_ball_hull(*s.ball_rows(a), *s.hull_arrays(b))
 
 
 @_register((3,), Kind.BOX, Kind.HULL)
 def _box_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
-    center, rot, half = s.box_rows(a)
-    n = len(a)
-    corners = center[:, None, :] + np.einsum("nij,ncj->nci", rot, _CORNERS_3D[None] * half[:, None, :])
-    axes = np.swapaxes(rot, 1, 2)  # the columns of R: the box's face normals and edge directions
-    verts, normals, edges = s.hull_rows(b)
-    return contact_polytopes(corners, axes, axes, np.zeros(n), verts, normals, edges, np.zeros(n))
+    return k.contact_box_hull(*s.box_rows(a), *s.hull_arrays(b))
 
 
 @_register((3,), Kind.CAPSULE, Kind.HULL)
 def _capsule_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
-    p0, p1, radius = s.capsule_rows(a)
-    n = len(a)
-    verts, normals, edges = s.hull_rows(b)
-    return contact_polytopes(np.stack([p0, p1], axis=1), _no_faces(n), (p1 - p0)[:, None, :], radius,
-                             verts, normals, edges, np.zeros(n))
+    return k.contact_capsule_hull(*s.capsule_rows(a), *s.hull_arrays(b))
 
 
 @_register((3,), Kind.HULL, Kind.HULL)
 def _hull_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
-    n = len(a)
-    return contact_polytopes(*s.hull_rows(a), np.zeros(n), *s.hull_rows(b), np.zeros(n),
-                             s.hull_adjacent(a), s.hull_adjacent(b))
+    return k.contact_hull_hull(*s.hull_arrays(a), *s.hull_arrays(b))
 
 
 # -- the dispatcher -------------------------------------------------------------------
@@ -830,6 +818,11 @@ class ManifoldKernels(NamedTuple):
     manifold_box_capsule: ManifoldKernel
     manifold_polygon_capsule: ManifoldKernel
     manifold_capsule_capsule: ManifoldKernel
+    # convex hulls (3D)
+    manifold_halfspace_hull: ManifoldKernel
+    manifold_ball_hull: ManifoldKernel
+    manifold_box_hull: ManifoldKernel
+    manifold_hull_hull: ManifoldKernel
 
 
 #: manifold kernel name -> module of :mod:`collideworld.geometry` (and of
@@ -850,6 +843,10 @@ MANIFOLD_TWINS: dict[str, str] = {
     "manifold_box_capsule": "manifold_box_capsule",
     "manifold_polygon_capsule": "manifold_polygon_capsule",
     "manifold_capsule_capsule": "manifold_capsule_capsule",
+    "manifold_halfspace_hull": "manifold_hull",
+    "manifold_ball_hull": "manifold_hull",
+    "manifold_box_hull": "manifold_hull",
+    "manifold_hull_hull": "manifold_hull",
 }
 
 _manifold_kernels: dict[str, ManifoldKernels] = {}
@@ -1103,6 +1100,37 @@ def _m_capsule_capsule(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64],
     return m.manifold_capsule_capsule(*s.capsule_rows(a), *s.capsule_rows(b), n, d)
 
 
+# hulls (3D): each hull as BodyStore.hull_arrays gives its vertices and face normals
+
+@_register_manifold((3,), Kind.HALFSPACE, Kind.HULL)
+def _m_halfspace_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                      m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    verts, normals = s.hull_arrays(b)[:2]
+    return m.manifold_halfspace_hull(*s.plane_rows(a), verts, normals, n, d)
+
+
+@_register_manifold((3,), Kind.BALL, Kind.HULL)
+def _m_ball_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                 m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    verts, normals = s.hull_arrays(b)[:2]
+    return m.manifold_ball_hull(*s.ball_rows(a), verts, normals, n, d)
+
+
+@_register_manifold((3,), Kind.BOX, Kind.HULL)
+def _m_box_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    verts, normals = s.hull_arrays(b)[:2]
+    return m.manifold_box_hull(*s.box_rows(a), verts, normals, n, d)
+
+
+@_register_manifold((3,), Kind.HULL, Kind.HULL)
+def _m_hull_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                 m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    verts_a, normals_a = s.hull_arrays(a)[:2]
+    verts_b, normals_b = s.hull_arrays(b)[:2]
+    return m.manifold_hull_hull(verts_a, normals_a, verts_b, normals_b, n, d)
+
+
 def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.float64], depth: NDArray[np.float64],
                    backend: str = "numpy") -> ManifoldArrays:
     """Contact points of touching pairs ``(ia[k], ib[k])``, given their contacts.
@@ -1168,7 +1196,7 @@ def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.fl
     for c in np.unique(code).tolist():
         idx = np.flatnonzero(code == c)
         kernel = MANIFOLD_KERNELS.get((dim, Kind(c // 64), Kind(c % 64)))
-        if kernel is None:  # NOTE: hulls have no manifold kernels yet: no points for their rows
+        if kernel is None:  # NOTE: pairs with no manifold kernel (capsule-hull) get no points
             continue
         _put(out, idx, kernel(store, first[idx], second[idx], normal[idx] * flip[idx] + 0.0, depth[idx], mk, ck))
     # ids of swapped pairs: (feature of first << 32 | feature of second) -> ia's half first again

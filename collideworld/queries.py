@@ -310,6 +310,9 @@ def release_probes(probe: BodyStore) -> None:
     if probe.poly[0] >= 0:
         probe.parts.release(int(probe.poly[0]))
         probe.poly[:] = -1
+    if probe.hull[0] >= 0:
+        probe.hulls.release(int(probe.hull[0]))
+        probe.hull[:] = -1
 
 
 def _combined(store: BodyStore, probe: BodyStore, m: int, cand: Slots) -> BodyStore:

@@ -1461,8 +1461,9 @@ class World:
         if len(settled):
             lo, hi = tight_bounds(st, settled)
             assert np.all(lo >= st.fat_lo[settled]) and np.all(hi <= st.fat_hi[settled])
-        # every polygon in use is counted once per live body, and only those are kept
-        rows = np.flatnonzero(st.kind >= 0)  # compounds' polygon parts hold their polygons too
+        # every polygon and hull in use is counted once per live body or part, and only those are kept
+        rows = np.flatnonzero(st.kind >= 0)  # compounds' polygon and hull parts hold theirs too
         users = np.bincount(st.poly[rows][st.poly[rows] >= 0], minlength=len(st.parts.shape_first_part))
         st.parts._check(users)
+        st.hulls._check(np.bincount(st.hull[rows][st.hull[rows] >= 0], minlength=len(st.hulls.hulls)))
         self._bp.validate()

@@ -69,7 +69,57 @@ def row_scale(n: int, *arrays: np.ndarray) -> np.ndarray:
 def run_both(name: str, *args: np.ndarray) -> None:
     ref = getattr(NUMPY, name)(*args)
     got = getattr(COMPILED, name)(*args)
+    if name.endswith("_hull"):
+        assert_same_hull_contacts(name, ref, got, args)
+        return
     assert_same_contacts(ref, got, row_scale(len(ref.hit), *args))
+
+
+def _hull_pair_points(name: str, args: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(a's core points (N, Ka, 3), b's hull vertices (N, V, 3), radius of a) of a hull kernel's arguments."""
+    if name == "contact_ball_hull":
+        return args[0][:, None, :], args[2], args[1]
+    if name == "contact_capsule_hull":
+        return np.stack([args[0], args[1]], axis=1), args[3], args[2]
+    if name == "contact_box_hull":
+        signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
+        corners = args[0][:, None, :] + np.einsum("nij,ncj->nci", args[1], signs[None] * args[2][:, None, :])
+        return corners, args[3], np.zeros(len(args[0]))
+    return args[0], args[5], np.zeros(len(args[0]))
+
+
+def assert_same_hull_contacts(name: str, ref, got, args: tuple[np.ndarray, ...]) -> None:
+    """The hull kernels' twins: numpy by batched SAT, compiled by EPA (SAT where EPA gives up).
+
+    Identical hits; depths within 1e-12 of the pair's scale. Normals within
+    1e-12 of the scale (the world vertices, hence the edge directions, are
+    rounded at that scale), except where two axes tie: touching pairs (a
+    vertex on a vertex touches along a whole cone of axes) or symmetric
+    ones. There the compiled normal must be as good as numpy's: the overlap
+    of the two shapes along it, measured here by projecting every vertex, is
+    numpy's depth (within the same tolerance).
+    """
+    pa, pb, radius = _hull_pair_points(name, args)
+    scale = np.maximum(1.0, np.maximum(np.abs(pa).reshape(len(pa), -1).max(axis=1),
+                                       np.abs(pb).reshape(len(pb), -1).max(axis=1)))
+    differ = np.flatnonzero(got.hit != ref.hit)
+    assert len(differ) == 0, f"hit differs in rows {differ[:10].tolist()}"
+    bad = ~(np.abs(got.depth - ref.depth) <= 1e-12 * scale)
+    # apart by a few 1e-9 of the size, GJK can stall short of the gap; both twins then report the
+    # gap along a separating axis (a lower bound), and their axes may differ
+    bad &= ~(~got.hit & (np.maximum(-got.depth, -ref.depth) <= 1e-7 * scale))
+    assert not bad.any(), f"depth differs in rows {np.flatnonzero(bad)[:10].tolist()}: " \
+        f"{got.depth[bad][:5].tolist()} vs numpy {ref.depth[bad][:5].tolist()}"
+    np.testing.assert_allclose(np.linalg.norm(got.normal, axis=1), 1.0, rtol=0, atol=1e-12)
+    off = np.abs(got.normal - ref.normal).max(axis=1) > 1e-12 * scale
+    # along n from a to b: a's highest point minus b's lowest, plus a's radius
+    overlap = (np.einsum("nkd,nd->nk", pa, got.normal).max(axis=1)
+               - np.einsum("nkd,nd->nk", pb, got.normal).min(axis=1) + radius)
+    tie = got.hit & (np.abs(overlap - ref.depth) <= 1e-10 * scale)
+    near = ~got.hit & (np.abs(ref.depth) <= 1e-9 * scale)  # apart by ulps: the axis is as ambiguous
+    wrong = np.flatnonzero(off & ~tie & ~near)
+    assert len(wrong) == 0, f"normal differs in rows {wrong[:10].tolist()}: {got.normal[wrong[:3]].tolist()} " \
+        f"vs numpy {ref.normal[wrong[:3]].tolist()}"
 
 
 # -- inputs -----------------------------------------------------------------------
@@ -436,6 +486,66 @@ def case_polygon_capsule(rng: np.random.Generator, d: int) -> tuple[np.ndarray, 
     return args
 
 
+_HULL_POOL: list = []
+
+
+def hull_rows(rng: np.random.Generator, far: np.ndarray, spread: float) -> tuple[np.ndarray, ...]:
+    """N random hulls of 4 to 64 vertices (mixed, so rows are padded) at ``far`` plus up to ``spread``, as
+    ``BodyStore.hull_arrays`` gives them."""
+    from collideworld import ConvexHull
+
+    if not _HULL_POOL:
+        pool_rng = np.random.default_rng(2024)
+        for k in range(40):
+            m = (4, 8, 16, 32, 64)[k % 5]
+            pts = pool_rng.normal(size=(m, 3))
+            if k % 2:
+                pts /= np.linalg.norm(pts, axis=1)[:, None]  # every point a vertex
+            _HULL_POOL.append(ConvexHull([tuple(p) for p in pts * pool_rng.uniform(0.3, 1.0, 3)]))
+    store = BodyStore(3)
+    slots = store.allocate(N)
+    store.set_shapes(slots, [_HULL_POOL[i] for i in rng.integers(0, len(_HULL_POOL), N)])
+    store.set_poses(slots, far + rng.uniform(-spread, spread, (N, 3)), quaternion=unit(rng, N, 4))
+    return store.hull_arrays(slots)
+
+
+def slide_hull_near(rng: np.random.Generator, name: str, args: tuple[np.ndarray, ...], verts: int) -> None:
+    """Move hull b (its vertices are ``args[verts]``) so that the pair is near touching."""
+    res = getattr(NUMPY, name)(*args)
+    size = row_scale(N, *args[:verts + 1])
+    step = (res.depth + gaps(rng, N) * np.minimum(size, 3.0))[:, None] * res.normal
+    args[verts][...] += step[:, None, :]
+
+
+def case_ball_hull(rng: np.random.Generator, d: int) -> tuple[np.ndarray, ...]:
+    far = far_offsets(rng, N, 3)
+    args = (far + rng.uniform(-1, 1, (N, 3)), rng.uniform(0.05, 1.0, N), *hull_rows(rng, far, 1.0))
+    slide_hull_near(rng, "contact_ball_hull", args, 2)
+    return args
+
+
+def case_box_hull(rng: np.random.Generator, d: int) -> tuple[np.ndarray, ...]:
+    far = far_offsets(rng, N, 3)
+    args = (far.copy(), rotations(rng, N, 3), rng.uniform(0.05, 1.5, (N, 3)), *hull_rows(rng, far, 1.0))
+    slide_hull_near(rng, "contact_box_hull", args, 3)
+    return args
+
+
+def case_capsule_hull(rng: np.random.Generator, d: int) -> tuple[np.ndarray, ...]:
+    far = far_offsets(rng, N, 3)
+    p0, p1, r = capsule_points(rng, 3, far)
+    args = (p0, p1, r, *hull_rows(rng, far, 1.0))
+    slide_hull_near(rng, "contact_capsule_hull", args, 3)
+    return args
+
+
+def case_hull_hull(rng: np.random.Generator, d: int) -> tuple[np.ndarray, ...]:
+    far = far_offsets(rng, N, 3)
+    args = (*hull_rows(rng, far, 0.5), *hull_rows(rng, far, 0.5))
+    slide_hull_near(rng, "contact_hull_hull", args, 5)
+    return args
+
+
 CASES: dict[str, tuple[tuple[int, ...], Callable[..., tuple[np.ndarray, ...]]]] = {
     "contact_halfspace_halfspace": ((2, 3), case_halfspace_halfspace),
     "contact_halfspace_ball": ((2, 3), case_halfspace_ball),
@@ -456,6 +566,10 @@ CASES: dict[str, tuple[tuple[int, ...], Callable[..., tuple[np.ndarray, ...]]]] 
     "contact_capsule_capsule": ((2, 3), case_capsule_capsule),
     "contact_box_capsule_3d": ((3,), case_box_capsule_3d),
     "contact_polygon_capsule": ((2,), case_polygon_capsule),
+    "contact_ball_hull": ((3,), case_ball_hull),
+    "contact_box_hull": ((3,), case_box_hull),
+    "contact_capsule_hull": ((3,), case_capsule_hull),
+    "contact_hull_hull": ((3,), case_hull_hull),
 }
 
 PARAMS = [(name, d) for name, (dims, _) in CASES.items() for d in dims]

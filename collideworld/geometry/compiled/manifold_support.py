@@ -328,12 +328,12 @@ def features_3d_row(ca: NDArray[np.float64], ida: NDArray[np.int64], fra: int, f
                 pb[c] = cb[ej, c] + uu * (cb[nj, c] - cb[ej, c])
             _store(cand, slot, pa, pb, n)
             cid[slot] = (np.int64(edge_code_row(ida[ei], ida[ni])) << 32) | edge_code_row(idb[ej], idb[nj])
-    for k in range(24):
+    for k in range(valid.shape[0]):
         cand[k, 3], cand[k, 4] = _project(cand[k, :3], o, t1, t2)
     # drop a candidate at the same place as an earlier valid one (judged on the validity before dropping)
-    for k in range(24):
+    for k in range(valid.shape[0]):
         keep[k] = valid[k]
-    for k in range(24):
+    for k in range(valid.shape[0]):
         if not valid[k]:
             continue
         for j in range(k):
@@ -416,7 +416,7 @@ def _reduce_row(cand: NDArray[np.float64], valid: NDArray[np.bool_], chosen: NDA
     for k in range(4):
         chosen[k] = -1
     nvalid = 0
-    for k in range(24):
+    for k in range(valid.shape[0]):
         if valid[k]:
             if nvalid < 4:
                 chosen[nvalid] = k
@@ -425,13 +425,13 @@ def _reduce_row(cand: NDArray[np.float64], valid: NDArray[np.bool_], chosen: NDA
         return
     p1 = -1
     best = math.inf
-    for k in range(24):
+    for k in range(valid.shape[0]):
         if valid[k] and cand[k, 5] < best:
             best = cand[k, 5]
             p1 = k
     p2 = -1
     best = -math.inf
-    for k in range(24):
+    for k in range(valid.shape[0]):
         if valid[k]:
             d2 = (cand[k, 3] - cand[p1, 3]) ** 2 + (cand[k, 4] - cand[p1, 4]) ** 2
             if d2 > best:
@@ -441,7 +441,7 @@ def _reduce_row(cand: NDArray[np.float64], valid: NDArray[np.bool_], chosen: NDA
     p3 = -1
     best = -math.inf
     a3 = 0.0
-    for k in range(24):
+    for k in range(valid.shape[0]):
         if valid[k]:
             ar = ex * (cand[k, 4] - cand[p1, 4]) - ey * (cand[k, 3] - cand[p1, 3])
             if abs(ar) > best:
@@ -452,7 +452,7 @@ def _reduce_row(cand: NDArray[np.float64], valid: NDArray[np.bool_], chosen: NDA
     tri = (p1, p2, p3)
     p4 = -1
     best = -math.inf
-    for k in range(24):
+    for k in range(valid.shape[0]):
         if not valid[k] or k == p1 or k == p2 or k == p3:
             continue
         added = 0.0

@@ -1,0 +1,529 @@
+"""Compiled twins of ``geometry/manifold_hull.py``: hull contact points one pair at a time.
+
+The same steps as the numpy twin (see its notes), per row, with every
+scratch array allocated once per call: the hull's feature along a direction
+(:func:`_feature_row`), then the clip of two feature loops seen along the
+normal (:func:`_loops_row`), reduced to four points by the row routine the
+box manifolds use.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+from ..manifold_hull import MAX_FEATURE
+from ..manifold_support import FACE_CODE, FEATURE_SLOP, ManifoldArrays
+from .kernel_support import as_rows
+from .manifold_support import _reduce_row, _segment_distance, box_feature_row, edge_code_row, manifold_outputs
+
+__all__ = ["manifold_halfspace_hull", "manifold_ball_hull", "manifold_box_hull", "manifold_hull_hull"]
+
+F64 = NDArray[np.float64]
+I64 = NDArray[np.int64]
+
+K = MAX_FEATURE
+#: Candidates of a clip: each loop's corners over the other, and every pair of edges crossing.
+M = 2 * K + K * K
+
+
+@njit(cache=True)
+def _basis(x: float, y: float, z: float, t1: F64, t2: F64) -> None:
+    """Two unit vectors completing (x, y, z) to an orthonormal frame (the numpy twin's ``_plane_basis``)."""
+    s = -1.0 if z < 0 else 1.0
+    a = -1.0 / (s + z)
+    b = x * y * a
+    t1[0], t1[1], t1[2] = 1.0 + s * x * x * a, s * b, -s * x
+    t2[0], t2[1], t2[2] = b, s + y * y * a, -y
+
+
+@njit(cache=True)
+def _feature_row(verts: F64, normals: F64, dx: float, dy: float, dz: float, loop: F64, lids: I64, fn: F64,
+                 drop: F64, order: I64, angle: F64, t1: F64, t2: F64) -> tuple[int, int]:
+    """The hull's touching feature along d: (count, code); ``loop`` (K, 3), ``lids`` (K,), ``fn`` (3,) filled.
+
+    ``drop`` (V,), ``order`` (V,), ``angle`` (K,), ``t1``, ``t2`` (3,) are scratch.
+    """
+    nv = verts.shape[0]
+    top = 0
+    high = -math.inf
+    for k in range(nv):
+        h = verts[k, 0] * dx + verts[k, 1] * dy + verts[k, 2] * dz
+        if h > high:
+            high = h
+            top = k
+    size2 = 0.0
+    for d in range(3):
+        lo = math.inf
+        hi = -math.inf
+        for k in range(nv):
+            lo = min(lo, verts[k, d])
+            hi = max(hi, verts[k, d])
+        size2 += (hi - lo) * (hi - lo)
+    band = FEATURE_SLOP * math.sqrt(size2)
+    for k in range(nv):
+        h = verts[k, 0] * dx + verts[k, 1] * dy + verts[k, 2] * dz
+        dr = high - h
+        padding = k > 0 and verts[k, 0] == verts[k - 1, 0] and verts[k, 1] == verts[k - 1, 1] \
+            and verts[k, 2] == verts[k - 1, 2]
+        within = k == top or (dr <= band and not padding)
+        drop[k] = dr if within else math.inf
+    # the (at most K) smallest drops, ties by index (the numpy twin's stable argsort)
+    count = 0
+    for k in range(nv):
+        if drop[k] < math.inf:
+            count += 1
+    count = min(count, K)
+    for k in range(nv):
+        order[k] = k
+    for j in range(count):
+        best = j
+        for k in range(j + 1, nv):
+            if drop[order[k]] < drop[order[best]] or (drop[order[k]] == drop[order[best]]
+                                                      and order[k] < order[best]):
+                best = k
+        order[j], order[best] = order[best], order[j]
+    # angular order about the centroid, across d
+    _basis(dx, dy, dz, t1, t2)
+    cx = 0.0
+    cy = 0.0
+    cz = 0.0
+    for j in range(count):
+        cx += verts[order[j], 0]
+        cy += verts[order[j], 1]
+        cz += verts[order[j], 2]
+    cx /= count
+    cy /= count
+    cz /= count
+    for j in range(count):
+        ox = verts[order[j], 0] - cx
+        oy = verts[order[j], 1] - cy
+        oz = verts[order[j], 2] - cz
+        angle[j] = math.atan2(ox * t2[0] + oy * t2[1] + oz * t2[2], ox * t1[0] + oy * t1[1] + oz * t1[2])
+    for j in range(1, count):  # insertion sort: stable
+        a = angle[j]
+        o = order[j]
+        m = j - 1
+        while m >= 0 and angle[m] > a:
+            angle[m + 1] = angle[m]
+            order[m + 1] = order[m]
+            m -= 1
+        angle[m + 1] = a
+        order[m + 1] = o
+    for j in range(K):
+        src = order[j] if j < count else order[count - 1]
+        lids[j] = src
+        for d in range(3):
+            loop[j, d] = verts[src, d]
+    face = 0
+    best_dot = -math.inf
+    for f in range(normals.shape[0]):
+        c = normals[f, 0] * dx + normals[f, 1] * dy + normals[f, 2] * dz
+        if c > best_dot:
+            best_dot = c
+            face = f
+    for d in range(3):
+        fn[d] = normals[face, d] + 0.0
+    if count >= 3:
+        return count, FACE_CODE | face
+    return count, edge_code_row(lids[0], lids[1] if count >= 2 else lids[0])
+
+
+@njit(cache=True)
+def _inside(qx: float, qy: float, loop: F64, count: int, eps: float) -> bool:
+    """q over the projected loop with ``count`` live corners (or within eps of it)."""
+    dist = math.inf
+    pos = False
+    neg = False
+    edges = count if count >= 3 else 1
+    for k in range(edges):
+        m = k + 1 if k + 1 < count else 0
+        dist = min(dist, _segment_distance(qx, qy, loop[k, 0], loop[k, 1], loop[m, 0], loop[m, 1]))
+        ex = loop[m, 0] - loop[k, 0]
+        ey = loop[m, 1] - loop[k, 1]
+        cr = ex * (qy - loop[k, 1]) - ey * (qx - loop[k, 0])
+        neg = neg or cr < 0
+        pos = pos or cr > 0
+    return (count >= 3 and not (neg and pos)) or dist <= eps
+
+
+@njit(cache=True)
+def _height_on(q3: F64, qx: float, qy: float, corners: F64, loop: F64, count: int, fn: F64, n: F64,
+               out: F64) -> None:
+    """The point of the feature over q (q3 moved along n onto it), into ``out``."""
+    if count >= 3:
+        num = (corners[0, 0] - q3[0]) * fn[0] + (corners[0, 1] - q3[1]) * fn[1] + (corners[0, 2] - q3[2]) * fn[2]
+        den = fn[0] * n[0] + fn[1] * n[1] + fn[2] * n[2]
+        hh = num / den
+        for a in range(3):
+            out[a] = q3[a] + hh * n[a]
+    elif count == 2:
+        ex = loop[1, 0] - loop[0, 0]
+        ey = loop[1, 1] - loop[0, 1]
+        ee = ex * ex + ey * ey
+        s = ((qx - loop[0, 0]) * ex + (qy - loop[0, 1]) * ey) / (ee if ee > 0 else 1.0)
+        s = min(max(s, 0.0), 1.0)
+        for a in range(3):
+            out[a] = corners[0, a] + s * (corners[1, a] - corners[0, a])
+    else:
+        for a in range(3):
+            out[a] = corners[0, a]
+
+
+@njit(cache=True)
+def _store(cand: F64, k: int, pa: F64, pb: F64, n: F64) -> None:
+    for c in range(3):
+        cand[k, c] = 0.5 * (pa[c] + pb[c])
+    cand[k, 5] = (pb[0] - pa[0]) * n[0] + (pb[1] - pa[1]) * n[1] + (pb[2] - pa[2]) * n[2]
+
+
+@njit(cache=True)
+def _loops_row(ca: F64, ida: I64, cnt_a: int, fna: F64, codea: int, cb: F64, idb: I64, cnt_b: int, fnb: F64,
+               codeb: int, n: F64, scale: float, i: int, cand: F64, flt: F64, flags: NDArray[np.bool_],
+               cid: I64, points: F64, seps: F64, ids: I64, count: I64) -> None:
+    """Row i of the numpy twin's ``manifold_loops_3d``.
+
+    Scratch: ``cand`` (M, 6), ``flt`` (4 + 2K, 3), ``flags`` (2, M), ``cid`` (M + 4,).
+    """
+    t1, t2, pa, pb = flt[0], flt[1], flt[2], flt[3]
+    la, lb = flt[4:4 + K, :2], flt[4 + K:4 + 2 * K, :2]
+    _basis(n[0], n[1], n[2], t1, t2)
+    o = ca[0]
+    for k in range(K):
+        r0, r1, r2 = ca[k, 0] - o[0], ca[k, 1] - o[1], ca[k, 2] - o[2]
+        la[k, 0] = r0 * t1[0] + r1 * t1[1] + r2 * t1[2]
+        la[k, 1] = r0 * t2[0] + r1 * t2[1] + r2 * t2[2]
+        r0, r1, r2 = cb[k, 0] - o[0], cb[k, 1] - o[1], cb[k, 2] - o[2]
+        lb[k, 0] = r0 * t1[0] + r1 * t1[1] + r2 * t1[2]
+        lb[k, 1] = r0 * t2[0] + r1 * t2[1] + r2 * t2[2]
+    eps = 1e-9 * scale
+    valid, keep = flags[0], flags[1]
+    for k in range(K):
+        valid[k] = k < cnt_a and _inside(la[k, 0], la[k, 1], lb, cnt_b, eps)
+        _height_on(ca[k], la[k, 0], la[k, 1], cb, lb, cnt_b, fnb, n, pb)
+        for c in range(3):
+            pa[c] = ca[k, c]
+        _store(cand, k, pa, pb, n)
+        cid[k] = (np.int64(ida[k]) << 32) | codeb
+        valid[K + k] = k < cnt_b and _inside(lb[k, 0], lb[k, 1], la, cnt_a, eps)
+        _height_on(cb[k], lb[k, 0], lb[k, 1], ca, la, cnt_a, fna, n, pa)
+        for c in range(3):
+            pb[c] = cb[k, c]
+        _store(cand, K + k, pa, pb, n)
+        cid[K + k] = (np.int64(codea) << 32) | idb[k]
+    for ei in range(K):
+        ea_live = ei < cnt_a and (ei < 1 or cnt_a >= 3) and cnt_a >= 2
+        ni = ei + 1 if ei + 1 < cnt_a else 0
+        for ej in range(K):
+            eb_live = ej < cnt_b and (ej < 1 or cnt_b >= 3) and cnt_b >= 2
+            nj = ej + 1 if ej + 1 < cnt_b else 0
+            slot = 2 * K + K * ei + ej
+            dax, day = la[ni, 0] - la[ei, 0], la[ni, 1] - la[ei, 1]
+            dbx, dby = lb[nj, 0] - lb[ej, 0], lb[nj, 1] - lb[ej, 1]
+            wx, wy = lb[ej, 0] - la[ei, 0], lb[ej, 1] - la[ei, 1]
+            den = dax * dby - day * dbx
+            ok = abs(den) > 1e-12 * math.sqrt((dax * dax + day * day) * (dbx * dbx + dby * dby))
+            safe = den if ok else 1.0
+            ss = (wx * dby - wy * dbx) / safe
+            uu = (wx * day - wy * dax) / safe
+            valid[slot] = ok and ss > 0 and ss < 1 and uu > 0 and uu < 1 and ea_live and eb_live
+            for c in range(3):
+                pa[c] = ca[ei, c] + ss * (ca[ni, c] - ca[ei, c])
+                pb[c] = cb[ej, c] + uu * (cb[nj, c] - cb[ej, c])
+            _store(cand, slot, pa, pb, n)
+            cid[slot] = (np.int64(edge_code_row(ida[ei], ida[ni])) << 32) | edge_code_row(idb[ej], idb[nj])
+    for k in range(M):
+        r0, r1, r2 = cand[k, 0] - o[0], cand[k, 1] - o[1], cand[k, 2] - o[2]
+        cand[k, 3] = r0 * t1[0] + r1 * t1[1] + r2 * t1[2]
+        cand[k, 4] = r0 * t2[0] + r1 * t2[1] + r2 * t2[2]
+    for k in range(M):
+        keep[k] = valid[k]
+    for k in range(M):
+        if not valid[k]:
+            continue
+        for j in range(k):
+            if valid[j]:
+                ddx, ddy = cand[k, 3] - cand[j, 3], cand[k, 4] - cand[j, 4]
+                if math.sqrt(ddx * ddx + ddy * ddy) <= eps:
+                    keep[k] = False
+                    break
+    chosen = cid[M:]
+    _reduce_row(cand, keep, chosen)
+    used = 0
+    for slot in range(4):
+        c = chosen[slot]
+        if c < 0:
+            continue
+        for d in range(3):
+            points[i, slot, d] = cand[c, d]
+        seps[i, slot] = cand[c, 5]
+        ids[i, slot] = cid[c]
+        used += 1
+    if used == 0:  # the normal grazes the features: one point between the first corners
+        for d in range(3):
+            points[i, 0, d] = 0.5 * (ca[0, d] + cb[0, d])
+        seps[i, 0] = (cb[0, 0] - ca[0, 0]) * n[0] + (cb[0, 1] - ca[0, 1]) * n[1] + (cb[0, 2] - ca[0, 2]) * n[2]
+        ids[i, 0] = (np.int64(codea) << 32) | codeb
+        used = 1
+    count[i] = used
+
+
+@njit(cache=True)
+def _row_scale(x: F64) -> float:
+    s = 0.0
+    for v in x.ravel():
+        s = max(s, abs(v))
+    return s
+
+
+@njit(cache=True)
+def _halfspace_rows(pn: F64, offset: F64, verts: F64, normals: F64, normal: F64, points: F64, seps: F64, ids: I64,
+                    count: I64) -> None:
+    nv = verts.shape[1]
+    loop = np.empty((K, 3))
+    lids = np.empty(K, dtype=np.int64)
+    fn = np.empty(3)
+    drop = np.empty(nv)
+    order = np.empty(nv, dtype=np.int64)
+    angle = np.empty(K)
+    t1 = np.empty(3)
+    t2 = np.empty(3)
+    cand = np.empty((K, 6))
+    keep = np.empty(K, dtype=np.bool_)
+    chosen = np.empty(4, dtype=np.int64)
+    for i in range(normal.shape[0]):
+        n = normal[i]
+        cnt, _ = _feature_row(verts[i], normals[i], -n[0], -n[1], -n[2], loop, lids, fn, drop, order, angle, t1, t2)
+        _basis(n[0], n[1], n[2], t1, t2)
+        for k in range(K):
+            sep = loop[k, 0] * pn[i, 0] + loop[k, 1] * pn[i, 1] + loop[k, 2] * pn[i, 2] - offset[i]
+            for d in range(3):
+                cand[k, d] = loop[k, d] - 0.5 * sep * n[d]
+            cand[k, 3] = cand[k, 0] * t1[0] + cand[k, 1] * t1[1] + cand[k, 2] * t1[2]
+            cand[k, 4] = cand[k, 0] * t2[0] + cand[k, 1] * t2[1] + cand[k, 2] * t2[2]
+            cand[k, 5] = sep
+            keep[k] = k < cnt
+        _reduce_row(cand, keep, chosen)
+        used = 0
+        for slot in range(4):
+            c = chosen[slot]
+            if c < 0:
+                continue
+            for d in range(3):
+                points[i, slot, d] = cand[c, d]
+            seps[i, slot] = cand[c, 5]
+            ids[i, slot] = lids[c]
+            used += 1
+        count[i] = used
+
+
+@njit(cache=True)
+def _ball_rows(center: F64, radius: F64, verts: F64, normals: F64, normal: F64, depth: F64, points: F64,
+               seps: F64, ids: I64, count: I64) -> None:
+    nv = verts.shape[1]
+    loop = np.empty((K, 3))
+    lids = np.empty(K, dtype=np.int64)
+    fn = np.empty(3)
+    drop = np.empty(nv)
+    order = np.empty(nv, dtype=np.int64)
+    angle = np.empty(K)
+    t1 = np.empty(3)
+    t2 = np.empty(3)
+    for i in range(normal.shape[0]):
+        n = normal[i]
+        _, code = _feature_row(verts[i], normals[i], -n[0], -n[1], -n[2], loop, lids, fn, drop, order, angle,
+                               t1, t2)
+        for d in range(3):
+            points[i, 0, d] = (center[i, d] + radius[i] * n[d]) + 0.5 * -depth[i] * n[d]
+        seps[i, 0] = -depth[i]
+        ids[i, 0] = code
+        count[i] = 1
+
+
+@njit(cache=True)
+def _pair_rows(box: bool, ca: F64, ra: F64, ha: F64, va: F64, na: F64, vb: F64, nb: F64, normal: F64,
+               points: F64, seps: F64, ids: I64, count: I64) -> None:
+    nv = max(va.shape[1], vb.shape[1])
+    loop_a = np.empty((K, 3))
+    loop_b = np.empty((K, 3))
+    lid_a = np.empty(K, dtype=np.int64)
+    lid_b = np.empty(K, dtype=np.int64)
+    fn_a = np.empty(3)
+    fn_b = np.empty(3)
+    drop = np.empty(nv)
+    order = np.empty(nv, dtype=np.int64)
+    angle = np.empty(K)
+    t1 = np.empty(3)
+    t2 = np.empty(3)
+    box4 = np.empty((4, 3))
+    box_ids = np.empty(4, dtype=np.int64)
+    cand = np.empty((M, 6))
+    flt = np.empty((4 + 2 * K, 3))
+    flags = np.empty((2, M), dtype=np.bool_)
+    cid = np.empty(M + 4, dtype=np.int64)
+    for i in range(normal.shape[0]):
+        n = normal[i]
+        if box:
+            free, code_a = box_feature_row(ca[i], ra[i], ha[i], n[0], n[1], n[2], box4, box_ids, fn_a)
+            cnt_a = 4 if free == 2 else (2 if free == 1 else 1)
+            for k in range(K):
+                src = min(k, 3)
+                lid_a[k] = box_ids[src]
+                for d in range(3):
+                    loop_a[k, d] = box4[src, d]
+            scale = max(_row_scale(ca[i]), _row_scale(ha[i]))
+        else:
+            cnt_a, code_a = _feature_row(va[i], na[i], n[0], n[1], n[2], loop_a, lid_a, fn_a, drop, order, angle,
+                                         t1, t2)
+            scale = _row_scale(va[i])
+        cnt_b, code_b = _feature_row(vb[i], nb[i], -n[0], -n[1], -n[2], loop_b, lid_b, fn_b, drop, order, angle,
+                                     t1, t2)
+        scale = max(scale, _row_scale(vb[i]))
+        _loops_row(loop_a, lid_a, cnt_a, fn_a, code_a, loop_b, lid_b, cnt_b, fn_b, code_b, n, scale, i, cand, flt,
+                   flags, cid, points, seps, ids, count)
+
+
+def manifold_halfspace_hull(plane_normal: F64, offset: F64, verts: F64, normals: F64, normal: F64,
+                            depth: F64) -> ManifoldArrays:
+    """Twin of the numpy ``manifold_halfspace_hull``.
+
+    Parameters
+    ----------
+    plane_normal : ndarray, shape (N, 3)
+    offset : ndarray, shape (N,)
+    verts : ndarray, shape (N, V, 3)
+    normals : ndarray, shape (N, F, 3)
+    normal : ndarray, shape (N, 3)
+    depth : ndarray, shape (N,)
+
+    Returns
+    -------
+    ManifoldArrays
+
+    Examples
+    --------
+    >>> import itertools
+    >>> import numpy as np
+    >>> from collideworld import ConvexHull
+    >>> cube = ConvexHull(list(itertools.product((-1, 1), repeat=3)))
+    >>> up = np.array([[0.0, 0.0, 1.0]])
+    >>> m = manifold_halfspace_hull(up, np.zeros(1), np.asarray(cube.vertices)[None] + [0, 0, 1],
+    ...                             np.asarray(cube.normals)[None], up, np.zeros(1))
+    >>> int(m.count[0]), sorted(m.points[0].tolist())
+    (4, [[-1.0, -1.0, 0.0], [-1.0, 1.0, 0.0], [1.0, -1.0, 0.0], [1.0, 1.0, 0.0]])
+    """
+    n = as_rows(normal)
+    out = manifold_outputs(n.shape[0], 3)
+    _halfspace_rows(as_rows(plane_normal), as_rows(offset), as_rows(verts), as_rows(normals), n, *out)
+    return out
+
+
+def manifold_ball_hull(center: F64, radius: F64, verts: F64, normals: F64, normal: F64,
+                       depth: F64) -> ManifoldArrays:
+    """Twin of the numpy ``manifold_ball_hull``.
+
+    Parameters
+    ----------
+    center : ndarray, shape (N, 3)
+    radius : ndarray, shape (N,)
+    verts, normals : ndarray
+        The hulls.
+    normal : ndarray, shape (N, 3)
+    depth : ndarray, shape (N,)
+
+    Returns
+    -------
+    ManifoldArrays
+
+    Examples
+    --------
+    >>> import itertools
+    >>> import numpy as np
+    >>> from collideworld import ConvexHull
+    >>> cube = ConvexHull(list(itertools.product((-1, 1), repeat=3)))
+    >>> m = manifold_ball_hull(np.array([[0.0, 0.0, 1.5]]), np.ones(1), np.asarray(cube.vertices)[None],
+    ...                        np.asarray(cube.normals)[None], np.array([[0.0, 0.0, -1.0]]), np.array([0.5]))
+    >>> m.points[0, 0].tolist(), float(m.separations[0, 0])
+    ([0.0, 0.0, 0.75], -0.5)
+    """
+    n = as_rows(normal)
+    out = manifold_outputs(n.shape[0], 3)
+    _ball_rows(as_rows(center), as_rows(radius), as_rows(verts), as_rows(normals), n, as_rows(depth), *out)
+    return out
+
+
+def manifold_box_hull(center: F64, rotation: F64, half: F64, verts: F64, normals: F64, normal: F64,
+                      depth: F64) -> ManifoldArrays:
+    """Twin of the numpy ``manifold_box_hull``.
+
+    Parameters
+    ----------
+    center : ndarray, shape (N, 3)
+    rotation : ndarray, shape (N, 3, 3)
+    half : ndarray, shape (N, 3)
+    verts, normals : ndarray
+        The hulls.
+    normal : ndarray, shape (N, 3)
+    depth : ndarray, shape (N,)
+
+    Returns
+    -------
+    ManifoldArrays
+
+    Examples
+    --------
+    >>> import itertools
+    >>> import numpy as np
+    >>> from collideworld import ConvexHull
+    >>> cube = ConvexHull(list(itertools.product((-1, 1), repeat=3)))
+    >>> m = manifold_box_hull(np.zeros((1, 3)), np.eye(3)[None], np.array([[5.0, 5.0, 1.0]]),
+    ...                       np.asarray(cube.vertices)[None] + [5, 0, 2], np.asarray(cube.normals)[None],
+    ...                       np.array([[0.0, 0.0, 1.0]]), np.zeros(1))
+    >>> int(m.count[0]), sorted(m.points[0].tolist())
+    (4, [[4.0, -1.0, 1.0], [4.0, 1.0, 1.0], [5.0, -1.0, 1.0], [5.0, 1.0, 1.0]])
+    """
+    n = as_rows(normal)
+    out = manifold_outputs(n.shape[0], 3)
+    v = as_rows(verts)
+    _pair_rows(True, as_rows(center), as_rows(rotation), as_rows(half), v, as_rows(normals), v, as_rows(normals), n,
+               *out)
+    return out
+
+
+def manifold_hull_hull(verts_a: F64, normals_a: F64, verts_b: F64, normals_b: F64, normal: F64,
+                       depth: F64) -> ManifoldArrays:
+    """Twin of the numpy ``manifold_hull_hull``.
+
+    Parameters
+    ----------
+    verts_a, normals_a : ndarray
+        Hulls a.
+    verts_b, normals_b : ndarray
+        Hulls b.
+    normal : ndarray, shape (N, 3)
+    depth : ndarray, shape (N,)
+
+    Returns
+    -------
+    ManifoldArrays
+
+    Examples
+    --------
+    >>> import itertools
+    >>> import numpy as np
+    >>> from collideworld import ConvexHull
+    >>> cube = ConvexHull(list(itertools.product((-1, 1), repeat=3)))
+    >>> v, f = np.asarray(cube.vertices)[None], np.asarray(cube.normals)[None]
+    >>> m = manifold_hull_hull(v, f, v + [0, 0, 1.9], f, np.array([[0.0, 0.0, 1.0]]), np.array([0.1]))
+    >>> int(m.count[0]), sorted(m.points[0].tolist())
+    (4, [[-1.0, -1.0, 0.95], [-1.0, 1.0, 0.95], [1.0, -1.0, 0.95], [1.0, 1.0, 0.95]])
+    """
+    n = as_rows(normal)
+    out = manifold_outputs(n.shape[0], 3)
+    empty = np.zeros((n.shape[0], 3))
+    _pair_rows(False, empty, np.zeros((n.shape[0], 3, 3)), empty, as_rows(verts_a), as_rows(normals_a),
+               as_rows(verts_b), as_rows(normals_b), n, *out)
+    return out

@@ -1,0 +1,498 @@
+"""Contact points of convex hulls (b) against half-spaces, spheres, boxes and hulls (a), 3D.
+
+The method of :mod:`~collideworld.geometry.manifold_support` (Gregorius, GDC
+2015), with a hull's touching feature in place of a box's::
+
+    feature of a hull along d = its vertices at most FEATURE_SLOP times the hull's
+        size (its bounding box's diagonal) below the highest one along d: the
+        face, edge or vertex furthest along d, within the tilt slop (a face of
+        width w counts whole while tilted by less than about 0.57 degrees times
+        size / w), at most MAX_FEATURE of them, the highest kept, as a loop
+        ordered by angle in the plane perpendicular to the contact normal
+    region = the intersection of a's and b's features seen along n: corners of
+        each inside the other, and crossings of their edges (Sutherland-Hodgman's
+        output, found as Ericson RTCD 5.x's point and segment tests)
+    each corner: the points of both features over it, halfway; separation n . (p_b - p_a)
+    keep at most 4: deepest, farthest, largest triangle, largest added area
+
+Ids: a hull's vertex is its index in the hull, an edge :func:`edge_code` of its
+two vertices, a face ``FACE_CODE | face number``; a box's as in
+:func:`box_feature_3d`; a half-space or sphere is feature 0.
+
+The compiled twins are in ``geometry/compiled/manifold_hull.py`` (same
+names; the same points, separations and ids). Capsules against hulls have no
+manifold kernel yet.
+
+NOTE: a feature's loop is ordered by angle about its centroid, which is its
+convex order when the feature is one flat face (the case the slop is for);
+vertices of a curved patch within the slop may make it star-shaped, and the
+points are then those of that star.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .manifold_support import (
+    FACE_CODE,
+    FEATURE_SLOP,
+    ManifoldArrays,
+    _plane_basis,
+    _reduce_to_four,
+    _segment_distance_2d,
+    box_feature_3d,
+    edge_code,
+    empty_manifold,
+    feature_ids,
+    manifold_single_point,
+)
+
+__all__ = ["MAX_FEATURE", "hull_feature", "manifold_halfspace_hull", "manifold_ball_hull", "manifold_box_hull",
+           "manifold_hull_hull"]
+
+F64 = NDArray[np.float64]
+I64 = NDArray[np.int64]
+
+#: Most vertices of a hull's touching feature kept (the highest along the direction).
+MAX_FEATURE = 8
+
+
+def hull_feature(verts: F64, normals: F64, direction: F64) -> tuple[F64, I64, I64, F64, I64]:
+    """The touching feature of hulls along ``direction``, as a loop of up to :data:`MAX_FEATURE` vertices.
+
+    Parameters
+    ----------
+    verts : ndarray, shape (N, V, 3)
+        World vertices (padding repeats the last one).
+    normals : ndarray, shape (N, F, 3)
+        World face normals.
+    direction : ndarray, shape (N, 3)
+        Unit directions.
+
+    Returns
+    -------
+    loop : ndarray, shape (N, MAX_FEATURE, 3)
+        The feature's vertices ordered by angle about their centroid (seen
+        along ``direction``), padded by repeating the last one.
+    vertex_ids : ndarray of int64, shape (N, MAX_FEATURE)
+        Their indices in the hull.
+    count : ndarray of int64, shape (N,)
+        Vertices in the feature: 1 vertex, 2 edge, 3 or more face.
+    face_normal : ndarray, shape (N, 3)
+        The face normal most aligned with ``direction`` (a face feature's plane).
+    code : ndarray of int64, shape (N,)
+        Feature code of the whole feature (``FACE_CODE | face`` for a face).
+
+    Examples
+    --------
+    The cube [-1, 1]^3 along -z: its bottom face, four corners.
+
+    >>> import itertools
+    >>> import numpy as np
+    >>> from collideworld import ConvexHull
+    >>> cube = ConvexHull(list(itertools.product((-1, 1), repeat=3)))
+    >>> loop, ids, count, fn, code = hull_feature(np.asarray(cube.vertices)[None], np.asarray(cube.normals)[None],
+    ...                                           np.array([[0.0, 0.0, -1.0]]))
+    >>> int(count[0]), sorted(loop[0, :4, 2].tolist()), fn[0].tolist()
+    (4, [-1.0, -1.0, -1.0, -1.0], [0.0, 0.0, -1.0])
+    """
+    n, v, _ = verts.shape
+    rows = np.arange(n)
+    k = min(MAX_FEATURE, v)
+    # written out per component: the compiled twin adds in the same order, so both pick the same vertices
+    height = (verts[:, :, 0] * direction[:, None, 0] + verts[:, :, 1] * direction[:, None, 1]
+              + verts[:, :, 2] * direction[:, None, 2])
+    top = np.argmax(height, axis=1)
+    drop = height[rows, top][:, None] - height
+    # the size of the hull: its bounding box's diagonal (whichever vertex is highest)
+    span = verts.max(axis=1) - verts.min(axis=1)
+    size = np.sqrt(span[:, 0] * span[:, 0] + span[:, 1] * span[:, 1] + span[:, 2] * span[:, 2])
+    padding = np.zeros((n, v), dtype=bool)
+    padding[:, 1:] = (verts[:, 1:] == verts[:, :-1]).all(axis=2)
+    within = (drop <= FEATURE_SLOP * size[:, None]) & ~padding
+    within[rows, top] = True
+    # the highest k of them (the top first)
+    order = np.argsort(np.where(within, drop, np.inf), axis=1, kind="stable")[:, :k]
+    count = np.minimum(within.sum(axis=1), k).astype(np.int64)
+    live = np.arange(k)[None, :] < count[:, None]
+    order = np.where(live, order, order[:, :1])
+    pts = verts[rows[:, None], order]
+    # angular order about the centroid, in the plane across the direction
+    t1, t2 = _plane_basis(direction)
+    centroid = np.where(live[..., None], pts, 0.0).sum(axis=1) / count[:, None]
+    off = pts - centroid[:, None, :]
+    angle = np.arctan2((off * t2[:, None, :]).sum(-1), (off * t1[:, None, :]).sum(-1))
+    angle = np.where(live, angle, np.inf)
+    sort = np.argsort(angle, axis=1, kind="stable")
+    order = np.take_along_axis(order, sort, axis=1)
+    order = np.where(live, order, np.take_along_axis(order, (count - 1)[:, None], axis=1))
+    loop = verts[rows[:, None], order]
+    face = np.argmax(np.einsum("nfd,nd->nf", normals, direction), axis=1)
+    face_normal = normals[rows, face] + 0.0
+    code = np.where(count >= 3, FACE_CODE | face,
+                    edge_code(order[:, 0], np.where(count >= 2, order[:, 1], order[:, 0])))
+    if k < MAX_FEATURE:  # tiny hulls: pad the loop to the common width
+        extra = MAX_FEATURE - k
+        loop = np.concatenate([loop, np.repeat(loop[:, -1:], extra, axis=1)], axis=1)
+        order = np.concatenate([order, np.repeat(order[:, -1:], extra, axis=1)], axis=1)
+    return loop, order.astype(np.int64), count, face_normal, code.astype(np.int64)
+
+
+def _box_loop(center: F64, rotation: F64, half: F64, direction: F64) -> tuple[F64, I64, I64, F64, I64]:
+    """A box's feature (:func:`box_feature_3d`) as a hull feature loop: 1, 2 or 4 corners."""
+    corners, ids, free, face_normal, code = box_feature_3d(center, rotation, half, direction)
+    count = np.where(free == 2, 4, np.where(free == 1, 2, 1)).astype(np.int64)
+    pad = MAX_FEATURE - 4
+    loop = np.concatenate([corners, np.repeat(corners[:, 3:], pad, axis=1)], axis=1)
+    loop_ids = np.concatenate([ids, np.repeat(ids[:, 3:], pad, axis=1)], axis=1)
+    # an edge's loop [v0, v1, v1, v0] and a vertex's: the live corners come first
+    return loop, loop_ids, count, face_normal, code
+
+
+def _inside(q: F64, loop: F64, count: I64, eps: F64) -> NDArray[np.bool_]:
+    """Points q (N, M, 2) over the projected features (N, K, 2) with ``count`` live corners (or within eps)."""
+    k = loop.shape[1]
+    idx = np.arange(k)
+    nxt = np.where(idx[None, :] + 1 < count[:, None], idx[None, :] + 1, 0)
+    p0 = loop
+    p1 = np.take_along_axis(loop, nxt[..., None], axis=1)
+    live_edge = (idx[None, :] < count[:, None]) & ((idx[None, :] < 1) | (count[:, None] >= 3))
+    dist = np.full(q.shape[:2], np.inf)
+    neg = np.zeros(q.shape[:2], dtype=bool)
+    pos = np.zeros(q.shape[:2], dtype=bool)
+    for j in range(k):
+        a, b = p0[:, None, j], p1[:, None, j]
+        d = _segment_distance_2d(q, a, b)
+        live = live_edge[:, j][:, None]
+        dist = np.where(live, np.minimum(dist, d), dist)
+        e = b - a
+        cross = e[..., 0] * (q[..., 1] - a[..., 1]) - e[..., 1] * (q[..., 0] - a[..., 0])
+        neg |= live & (cross < 0)
+        pos |= live & (cross > 0)
+    face = (count >= 3)[:, None]
+    out: NDArray[np.bool_] = (face & ~(neg & pos)) | (dist <= eps[:, None])
+    return out
+
+
+def _height_on(q3: F64, q2: F64, loop: F64, loop2: F64, count: I64, face_normal: F64, normal: F64) -> F64:
+    """The points of the features over the candidates: q3 (N, M, 3) moved along n onto the feature."""
+    fn = face_normal[:, None, :]
+    h = ((loop[:, None, 0] - q3) * fn).sum(-1) / (fn * normal[:, None, :]).sum(-1)
+    on_face = q3 + h[..., None] * normal[:, None, :]
+    e2 = loop2[:, None, 1] - loop2[:, None, 0]
+    ee = (e2 * e2).sum(-1)
+    s = np.clip(((q2 - loop2[:, None, 0]) * e2).sum(-1) / np.where(ee > 0, ee, 1.0), 0.0, 1.0)
+    on_edge = loop[:, None, 0] + s[..., None] * (loop[:, None, 1] - loop[:, None, 0])
+    vertex = np.broadcast_to(loop[:, None, 0], q3.shape)
+    c = count[:, None, None]
+    out: F64 = np.where(c >= 3, on_face, np.where(c == 2, on_edge, vertex))
+    return out
+
+
+def manifold_loops_3d(feature_a: tuple[F64, I64, I64, F64, I64], feature_b: tuple[F64, I64, I64, F64, I64],
+                      normal: F64, scale: F64, shift_a: int = 0, shift_b: int = 0) -> ManifoldArrays:
+    """Contact points of N pairs of features given as loops (what :func:`hull_feature` returns).
+
+    Candidates: a's corners over b's feature, b's over a's, and the crossings
+    of their edges, all seen along ``n``; each becomes the midpoint of the
+    two features' points over it, and more than four are reduced to the four
+    of largest area. No candidate (the normal only grazes): one point,
+    between the two features' first corners.
+
+    Parameters
+    ----------
+    feature_a, feature_b : tuple
+        a's feature along ``+n``, b's along ``-n``.
+    normal : ndarray, shape (N, 3)
+    scale : ndarray, shape (N,)
+        Size of the pair: "on the other feature" within 1e-9 of it.
+    shift_a, shift_b : int, optional
+        Unused (reserved for part numbers of compound shapes).
+
+    Returns
+    -------
+    ManifoldArrays
+
+    Examples
+    --------
+    A cube-shaped hull resting on a bigger one touches at its four bottom corners:
+
+    >>> import itertools
+    >>> import numpy as np
+    >>> from collideworld import ConvexHull
+    >>> big = ConvexHull([(5 * x, 5 * y, z) for x, y, z in itertools.product((-1, 1), repeat=3)])
+    >>> cube = ConvexHull(list(itertools.product((-1, 1), repeat=3)))
+    >>> up = np.array([[0.0, 0.0, 1.0]])
+    >>> fa = hull_feature(np.asarray(big.vertices)[None], np.asarray(big.normals)[None], up)
+    >>> fb = hull_feature(np.asarray(cube.vertices)[None] + [0, 0, 2], np.asarray(cube.normals)[None], -up)
+    >>> m = manifold_loops_3d(fa, fb, up, np.array([5.0]))
+    >>> int(m.count[0]), sorted(m.points[0].tolist())
+    (4, [[-1.0, -1.0, 1.0], [-1.0, 1.0, 1.0], [1.0, -1.0, 1.0], [1.0, 1.0, 1.0]])
+    """
+    la3, ida, ca, fna, codea = feature_a
+    lb3, idb, cb, fnb, codeb = feature_b
+    n, k, _ = la3.shape
+    rows = np.arange(n)
+    t1, t2 = _plane_basis(normal)
+    origin = la3[:, 0]
+
+    def project(p: F64) -> F64:
+        rel = p - origin[:, None, :]
+        return np.stack([(rel * t1[:, None, :]).sum(-1), (rel * t2[:, None, :]).sum(-1)], axis=-1)
+
+    la, lb = project(la3), project(lb3)
+    eps = 1e-9 * scale
+    idx = np.arange(k)[None, :]
+    live_a, live_b = idx < ca[:, None], idx < cb[:, None]
+    # 1) a's corners over b's feature, 2) b's over a's
+    in_a = live_a & _inside(la, lb, cb, eps)
+    pb1 = _height_on(la3, la, lb3, lb, cb, fnb, normal)
+    id1 = feature_ids(ida, np.broadcast_to(codeb[:, None], (n, k)))
+    in_b = live_b & _inside(lb, la, ca, eps)
+    pa2 = _height_on(lb3, lb, la3, la, ca, fna, normal)
+    id2 = feature_ids(np.broadcast_to(codea[:, None], (n, k)), idb)
+    # 3) crossings of a's edge i (corner i to the next live one) with b's edge j
+    nxt_a = np.where(idx + 1 < ca[:, None], idx + 1, 0)
+    nxt_b = np.where(idx + 1 < cb[:, None], idx + 1, 0)
+    ea_live = live_a & ((idx < 1) | (ca[:, None] >= 3)) & (ca[:, None] >= 2)
+    eb_live = live_b & ((idx < 1) | (cb[:, None] >= 3)) & (cb[:, None] >= 2)
+    a0 = la[:, :, None, :]
+    a1 = np.take_along_axis(la, nxt_a[..., None], axis=1)[:, :, None, :]
+    b0 = lb[:, None, :, :]
+    b1 = np.take_along_axis(lb, nxt_b[..., None], axis=1)[:, None, :, :]
+    da, db = a1 - a0, b1 - b0
+    w = b0 - a0
+    den = da[..., 0] * db[..., 1] - da[..., 1] * db[..., 0]
+    ok_den = np.abs(den) > 1e-12 * np.sqrt((da * da).sum(-1) * (db * db).sum(-1))
+    safe = np.where(ok_den, den, 1.0)
+    s = (w[..., 0] * db[..., 1] - w[..., 1] * db[..., 0]) / safe
+    u = (w[..., 0] * da[..., 1] - w[..., 1] * da[..., 0]) / safe
+    in_x = ok_den & (s > 0) & (s < 1) & (u > 0) & (u < 1) & ea_live[:, :, None] & eb_live[:, None, :]
+    A0 = la3[:, :, None, :]
+    A1 = np.take_along_axis(la3, nxt_a[..., None], axis=1)[:, :, None, :]
+    B0 = lb3[:, None, :, :]
+    B1 = np.take_along_axis(lb3, nxt_b[..., None], axis=1)[:, None, :, :]
+    pa3 = (A0 + s[..., None] * (A1 - A0)).reshape(n, k * k, 3)
+    pb3 = (B0 + u[..., None] * (B1 - B0)).reshape(n, k * k, 3)
+    ea_code = edge_code(ida, np.take_along_axis(ida, nxt_a, axis=1))
+    eb_code = edge_code(idb, np.take_along_axis(idb, nxt_b, axis=1))
+    id3 = feature_ids(np.broadcast_to(ea_code[:, :, None], (n, k, k)),
+                      np.broadcast_to(eb_code[:, None, :], (n, k, k))).reshape(n, k * k)
+
+    valid = np.concatenate([in_a, in_b, in_x.reshape(n, k * k)], axis=1)
+    pa = np.concatenate([la3, pa2, pa3], axis=1)
+    pb = np.concatenate([pb1, lb3, pb3], axis=1)
+    ids = np.concatenate([id1, id2, id3], axis=1)
+    # the valid candidates packed to the front (most are not): the duplicate check below is
+    # quadratic in their number, not in the 2K + K^2 candidates
+    m = max(4, int(valid.sum(axis=1).max(initial=0)))  # _reduce_to_four reads at least 4
+    front = np.argsort(~valid, axis=1, kind="stable")[:, :m]
+    valid = np.take_along_axis(valid, front, axis=1)
+    pa = np.take_along_axis(pa, front[..., None], axis=1)
+    pb = np.take_along_axis(pb, front[..., None], axis=1)
+    ids = np.take_along_axis(ids, front, axis=1)
+    point = 0.5 * (pa + pb)
+    sep = ((pb - pa) * normal[:, None, :]).sum(-1)
+    q = project(point)
+    dx = q[:, :, None, 0] - q[:, None, :, 0]
+    dy = q[:, :, None, 1] - q[:, None, :, 1]
+    close = np.sqrt(dx * dx + dy * dy) <= eps[:, None, None]
+    earlier = np.tril(np.ones((m, m), dtype=bool), -1)
+    valid &= ~(close & earlier[None] & valid[:, None, :]).any(axis=2)
+
+    chosen = _reduce_to_four(q, sep, valid)
+    out = empty_manifold(n, 3)
+    count = np.zeros(n, dtype=np.int64)
+    for slot in range(4):
+        c = chosen[:, slot]
+        use = c >= 0
+        cc = np.where(use, c, 0)
+        out.points[use, slot] = point[rows, cc][use]
+        out.separations[use, slot] = sep[rows, cc][use]
+        out.ids[use, slot] = ids[rows, cc][use]
+        count += use
+    none = count == 0
+    if none.any():
+        pa0, pb0 = la3[none, 0], lb3[none, 0]
+        sep0 = ((pb0 - pa0) * normal[none]).sum(-1)
+        out.points[none, 0] = 0.5 * (pa0 + pb0)
+        out.separations[none, 0] = sep0
+        out.ids[none, 0] = feature_ids(codea[none], codeb[none])
+        count[none] = 1
+    out.count[:] = count
+    return out
+
+
+def _scale(*arrays: F64) -> F64:
+    scale = np.zeros(len(arrays[0]))
+    for a in arrays:
+        scale = np.maximum(scale, np.abs(a).reshape(len(a), -1).max(axis=1, initial=0.0))
+    return scale
+
+
+def manifold_halfspace_hull(plane_normal: F64, offset: F64, verts: F64, normals: F64, normal: F64,
+                            depth: F64) -> ManifoldArrays:
+    """Contact points of half-spaces (a) against hulls (b): the hull's lowest feature, each vertex halfway down.
+
+    Parameters
+    ----------
+    plane_normal : ndarray, shape (N, 3)
+    offset : ndarray, shape (N,)
+    verts : ndarray, shape (N, V, 3)
+        The hulls' world vertices.
+    normals : ndarray, shape (N, F, 3)
+        Their world face normals.
+    normal : ndarray, shape (N, 3)
+        Contact normals (the plane normals).
+    depth : ndarray, shape (N,)
+        Unused (each vertex's separation is measured).
+
+    Returns
+    -------
+    ManifoldArrays
+        Ids ``0 << 32 | vertex index``; more than four vertices are reduced to the four of largest area.
+
+    Examples
+    --------
+    A cube-shaped hull resting on the floor z <= 0 touches at its four bottom corners:
+
+    >>> import itertools
+    >>> import numpy as np
+    >>> from collideworld import ConvexHull
+    >>> cube = ConvexHull(list(itertools.product((-1, 1), repeat=3)))
+    >>> up = np.array([[0.0, 0.0, 1.0]])
+    >>> m = manifold_halfspace_hull(up, np.zeros(1), np.asarray(cube.vertices)[None] + [0, 0, 1],
+    ...                             np.asarray(cube.normals)[None], up, np.zeros(1))
+    >>> int(m.count[0]), sorted(m.points[0].tolist())
+    (4, [[-1.0, -1.0, 0.0], [-1.0, 1.0, 0.0], [1.0, -1.0, 0.0], [1.0, 1.0, 0.0]])
+    """
+    n = len(normal)
+    rows = np.arange(n)
+    loop, ids, count, _, _ = hull_feature(verts, normals, -normal)
+    sep = np.einsum("nkd,nd->nk", loop, plane_normal) - offset[:, None]
+    points = loop - 0.5 * sep[..., None] * normal[:, None, :]
+    t1, t2 = _plane_basis(normal)
+    q = np.stack([(points * t1[:, None, :]).sum(-1), (points * t2[:, None, :]).sum(-1)], axis=-1)
+    valid = np.arange(loop.shape[1])[None, :] < count[:, None]
+    chosen = _reduce_to_four(q, sep, valid)
+    out = empty_manifold(n, 3)
+    for slot in range(4):
+        c = chosen[:, slot]
+        use = c >= 0
+        cc = np.where(use, c, 0)
+        out.points[use, slot] = points[rows, cc][use]
+        out.separations[use, slot] = sep[rows, cc][use]
+        out.ids[use, slot] = ids[rows, cc][use]
+    out.count[:] = (chosen >= 0).sum(axis=1)
+    return out
+
+
+def manifold_ball_hull(center: F64, radius: F64, verts: F64, normals: F64, normal: F64,
+                       depth: F64) -> ManifoldArrays:
+    """One point per pair: halfway between the sphere's deepest point and the hull's surface.
+
+    Parameters
+    ----------
+    center : ndarray, shape (N, 3)
+    radius : ndarray, shape (N,)
+    verts, normals : ndarray
+        The hulls, as in :func:`manifold_halfspace_hull`.
+    normal : ndarray, shape (N, 3)
+    depth : ndarray, shape (N,)
+
+    Returns
+    -------
+    ManifoldArrays
+        Separation ``-depth``; id ``0 << 32 | the hull's feature along -n``.
+
+    Examples
+    --------
+    >>> import itertools
+    >>> import numpy as np
+    >>> from collideworld import ConvexHull
+    >>> cube = ConvexHull(list(itertools.product((-1, 1), repeat=3)))
+    >>> m = manifold_ball_hull(np.array([[0.0, 0.0, 1.5]]), np.ones(1), np.asarray(cube.vertices)[None],
+    ...                        np.asarray(cube.normals)[None], np.array([[0.0, 0.0, -1.0]]), np.array([0.5]))
+    >>> m.points[0, 0].tolist(), float(m.separations[0, 0])
+    ([0.0, 0.0, 0.75], -0.5)
+    """
+    code = hull_feature(verts, normals, -normal)[4]
+    return manifold_single_point(center + radius[:, None] * normal, normal, -depth, code)
+
+
+def manifold_box_hull(center: F64, rotation: F64, half: F64, verts: F64, normals: F64, normal: F64,
+                      depth: F64) -> ManifoldArrays:
+    """Contact points of oriented boxes (a) against hulls (b): their features clipped along n.
+
+    Parameters
+    ----------
+    center : ndarray, shape (N, 3)
+    rotation : ndarray, shape (N, 3, 3)
+    half : ndarray, shape (N, 3)
+    verts, normals : ndarray
+        The hulls, as in :func:`manifold_halfspace_hull`.
+    normal : ndarray, shape (N, 3)
+    depth : ndarray, shape (N,)
+
+    Returns
+    -------
+    ManifoldArrays
+
+    Examples
+    --------
+    A cube-shaped hull on a 10 x 10 slab, over its edge at x = 5 by half its width:
+
+    >>> import itertools
+    >>> import numpy as np
+    >>> from collideworld import ConvexHull
+    >>> cube = ConvexHull(list(itertools.product((-1, 1), repeat=3)))
+    >>> m = manifold_box_hull(np.zeros((1, 3)), np.eye(3)[None], np.array([[5.0, 5.0, 1.0]]),
+    ...                       np.asarray(cube.vertices)[None] + [5, 0, 2], np.asarray(cube.normals)[None],
+    ...                       np.array([[0.0, 0.0, 1.0]]), np.zeros(1))
+    >>> int(m.count[0]), sorted(m.points[0].tolist())
+    (4, [[4.0, -1.0, 1.0], [4.0, 1.0, 1.0], [5.0, -1.0, 1.0], [5.0, 1.0, 1.0]])
+    """
+    fa = _box_loop(center, rotation, half, normal)
+    fb = hull_feature(verts, normals, -normal)
+    return manifold_loops_3d(fa, fb, normal, np.maximum(_scale(center, half), _scale(verts)))
+
+
+def manifold_hull_hull(verts_a: F64, normals_a: F64, verts_b: F64, normals_b: F64, normal: F64,
+                       depth: F64) -> ManifoldArrays:
+    """Contact points of hulls (a) against hulls (b): reference and incident features clipped along n.
+
+    Parameters
+    ----------
+    verts_a, normals_a : ndarray
+        Hulls a, as in :func:`manifold_halfspace_hull`.
+    verts_b, normals_b : ndarray
+        Hulls b.
+    normal : ndarray, shape (N, 3)
+    depth : ndarray, shape (N,)
+
+    Returns
+    -------
+    ManifoldArrays
+
+    Examples
+    --------
+    A cube-shaped hull resting on another, turned 45 degrees about z: the
+    touching region is an octagon, reduced to four of its corners.
+
+    >>> import itertools
+    >>> import numpy as np
+    >>> from collideworld import ConvexHull
+    >>> cube = ConvexHull(list(itertools.product((-1, 1), repeat=3)))
+    >>> v = np.asarray(cube.vertices)
+    >>> c, s = np.cos(np.pi / 4), np.sin(np.pi / 4)
+    >>> turned = v @ np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]).T + [0, 0, 2]
+    >>> m = manifold_hull_hull(v[None], np.asarray(cube.normals)[None], turned[None],
+    ...                        np.asarray(cube.normals)[None] @ np.array([[c, s, 0], [-s, c, 0], [0, 0, 1]]),
+    ...                        np.array([[0.0, 0.0, 1.0]]), np.zeros(1))
+    >>> int(m.count[0]), np.round(m.points[0, :, 2], 12).tolist()
+    (4, [1.0, 1.0, 1.0, 1.0])
+    """
+    fa = hull_feature(verts_a, normals_a, normal)
+    fb = hull_feature(verts_b, normals_b, -normal)
+    return manifold_loops_3d(fa, fb, normal, np.maximum(_scale(verts_a), _scale(verts_b)))
