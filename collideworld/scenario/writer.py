@@ -60,6 +60,8 @@ __all__ = ["MoveBatch", "ScenarioWriter", "body_to_dict", "move_to_dict", "set_t
 
 #: The header's first key: the version digit follows it, so version 1 can become 2 in place.
 _VERSION_KEY = '"collideworld_scenario":'
+#: Zero bytes after the ids' text given to the compiled writer (its ``SLACK``; checked there).
+_TEXT_SLACK = 32
 _V2_SHAPE_TYPES = frozenset({"capsule", "segment", "convex_hull", "compound"})
 
 
@@ -354,7 +356,8 @@ def _move_batch_bytes(batch: MoveBatch, dim: int, state: dict[str, Any]) -> byte
         encoded = [text.encode("utf-8") for text in texts]
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum([len(e) for e in encoded], out=offsets[1:])
-        state["id_bytes"] = (np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets)
+        # padded: the compiled writer reads text 8 bytes at a time
+        state["id_bytes"] = (np.frombuffer(b"".join(encoded) + bytes(_TEXT_SLACK), dtype=np.uint8), offsets)
     id_bytes, id_offsets = state["id_bytes"]
     return _move_rows_compiled(columns, id_bytes, id_offsets, state)
 
@@ -373,26 +376,26 @@ def _gaps(columns: list[tuple[str, int, Any]]) -> list[str]:
 
 def _move_rows_compiled(columns: list[tuple[str, int, Any]], id_bytes: np.ndarray[Any, Any],
                         id_offsets: np.ndarray[Any, Any], state: dict[str, Any]) -> bytes:
-    from .compiled_text import assemble_moves
+    from .compiled_text import MAX_DOUBLE_TEXT, SLACK, write_moves
 
-    matrix = np.column_stack([arr for _, _, arr in columns])  # (n, k), C order
-    n, k = matrix.shape
-    if _orjson is not None:
-        numbers = _orjson.dumps(matrix, option=_orjson.OPT_SERIALIZE_NUMPY)
+    if len(columns) == 1 and columns[0][2].flags.c_contiguous:
+        matrix = columns[0][2]
     else:
-        numbers = json.dumps(matrix.tolist(), separators=(",", ":")).encode("ascii")
+        matrix = np.column_stack([arr for _, _, arr in columns])  # (n, k), C order
+    n = matrix.shape[0]
+    k = matrix.size // n
     gaps = _gaps(columns)
     gap_bytes = "".join(gaps).encode("ascii")
     gap_offsets = np.zeros(k + 2, dtype=np.int64)
     np.cumsum([len(g) for g in gaps], out=gap_offsets[1:])
     row_start = b'{"id":'
-    size = len(numbers) + len(id_bytes) + n * (1 + len(row_start) + len(gap_bytes))
+    size = n * k * MAX_DOUBLE_TEXT + int(id_offsets[-1]) + n * (1 + len(row_start) + len(gap_bytes)) + SLACK
     out = state.get("scratch")
     if out is None or len(out) < size:  # kept between frames: no fresh pages to fault in each frame
         out = state["scratch"] = np.empty(max(size, 2 * len(out) if out is not None else 0), dtype=np.uint8)
-    used = assemble_moves(np.frombuffer(numbers, dtype=np.uint8), n, k, id_bytes, id_offsets,
-                          np.frombuffer(row_start, dtype=np.uint8), np.frombuffer(gap_bytes, dtype=np.uint8),
-                          gap_offsets, out)
+    used = write_moves(matrix.reshape(-1).view(np.uint64), n, k, id_bytes, id_offsets,
+                       np.frombuffer(row_start + bytes(SLACK), dtype=np.uint8),
+                       np.frombuffer(gap_bytes + bytes(SLACK), dtype=np.uint8), gap_offsets, out)
     return out[:used].tobytes()
 
 
