@@ -429,10 +429,13 @@ def _move_rows_python(columns: list[tuple[str, int, Any]], texts: list[str]) -> 
 
 @functools.lru_cache(maxsize=1)
 def _compiled_assembly() -> bool:
-    """Whether MoveBatch text is assembled by the compiled loop (numba imports)."""
+    """Whether MoveBatch text is written by the compiled loop: numba imports, and the
+    machine is little-endian (the loop packs 8 characters into one 64-bit word)."""
+    import sys
+
     from ..backend import compiled_available
 
-    return compiled_available()
+    return sys.byteorder == "little" and compiled_available()
 
 
 def set_to_dict(change: Any) -> dict[str, Any]:
