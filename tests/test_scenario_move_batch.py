@@ -158,6 +158,36 @@ def test_recorder_writes_the_fields_given_per_body(tmp_path, formatter):
     assert replay(path).ok
 
 
+def test_recorder_array_moves_then_other_calls_in_the_same_frame(tmp_path):
+    """The frame's move_many of an int array is kept as an array until another call needs
+    the per-body record: later moves, removes and re-adds in the frame, and the caller
+    reusing its id array, all still give the net effect (expected entries by hand)."""
+    path = str(tmp_path / "array.jsonl")
+    with Recorder(World(dim=2), path) as rec:
+        rec.add_many(Circle(0.5), [[0, 0], [10, 0], [20, 0], [30, 0]], ids=[0, 1, 2, 3])
+        rec.step()
+        ids = np.array([0, 1, 2, 3])
+        rec.move_many(ids, positions=[[1, 0], [11, 0], [21, 0], [31, 0]])  # kept as an array
+        ids[:] = -1  # the caller reuses its array: the recorder kept a copy
+        rec.move(2, angle=0.5)                                             # 2: position and angle
+        rec.remove(3)                                                      # 3: not moved, removed
+        rec.add(Circle(0.5), position=[40, 0], id=3)                       # ... and added anew
+        rec.step()
+        same = np.array([0, 1])
+        for x in (2.0, 3.0):                                               # the plain fast path
+            rec.move_many(same, positions=[[x, 0], [10 + x, 0]])
+            rec.step()
+    lines = [json.loads(line) for line in open(path)][1:]
+    assert {m["id"]: {k: v for k, v in m.items() if k != "id"} for m in lines[1]["move"]} == {
+        0: {"position": [1, 0]}, 1: {"position": [11, 0]}, 2: {"position": [21, 0], "angle": 0.5}}
+    assert lines[1]["remove"] == [3] and [a["id"] for a in lines[1]["add"]] == [3]
+    assert lines[1]["add"][0]["position"] == [40, 0]
+    assert [lines[2]["move"], lines[3]["move"]] == [
+        [{"id": 0, "position": [2, 0]}, {"id": 1, "position": [12, 0]}],
+        [{"id": 0, "position": [3, 0]}, {"id": 1, "position": [13, 0]}]]
+    assert replay(path).ok
+
+
 def test_recorder_3d_quaternions_and_gzip_levels(tmp_path):
     rng = np.random.default_rng(9)
     paths = {level: str(tmp_path / f"q{level}.jsonl.gz") for level in (1, 9)}
