@@ -297,3 +297,28 @@ def test_integral_values_written_as_integers_replay(tmp_path):
     assert line == ('{"move":[{"id":0,"position":[-0.0,0],"angle":0},{"id":1,"position":[2,0],"angle":3}],'
                     '"expect":[[0,1]]}')
     assert replay(path).ok
+
+
+def test_expect_as_an_int_pair_array(tmp_path, formatter):
+    # The Recorder's form for int ids: the same text as the same pairs given as tuples.
+    paths = [str(tmp_path / "array.jsonl"), str(tmp_path / "tuples.jsonl")]
+    pairs = [(0, 5), (3, 2**62), (-7, 1)]
+    for path, expect in zip(paths, [np.array(pairs, dtype=np.int64), pairs], strict=True):
+        with ScenarioWriter(path, dim=2) as w:
+            w.write_frame(expect=expect)
+            w.write_frame(expect=np.zeros((0, 2), dtype=np.int64))
+    lines = [open(p).read().splitlines() for p in paths]
+    assert lines[0][1] == lines[1][1] == '{"expect":[[0,5],[3,%d],[-7,1]]}' % 2**62
+    assert lines[0][2] == '{"expect":[]}'
+
+
+@pytest.mark.parametrize("ids", [[1, 2, 3], ["a", "b", "c"], [1, 2**70, "c"], [1, 2**70, 3]])
+def test_recorder_expect_for_int_str_and_huge_ids(tmp_path, ids):
+    # Unit circles 1.5 apart in a row: the first overlaps the second, the second the third.
+    path = str(tmp_path / "expect.jsonl")
+    with Recorder(World(dim=2), path) as rec:
+        rec.add_many(Circle(1.0), [[0, 0], [1.5, 0], [3.0, 0]], ids=ids)
+        rec.step()
+    line = json.loads(open(path).read().splitlines()[1])
+    assert sorted(map(tuple, line["expect"]), key=str) == sorted([(ids[0], ids[1]), (ids[1], ids[2])], key=str)
+    assert replay(path).ok

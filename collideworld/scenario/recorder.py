@@ -280,9 +280,9 @@ class Recorder:
                 mask=int(body.mask) if "mask" in fields else None,
                 shape=body.shape if "shape" in fields else None,
             ))
-        expect = None
+        expect: Any = None
         if self.record_expect:
-            expect = list(zip(contacts.a.tolist(), contacts.b.tolist(), strict=True))
+            expect = _expect_pairs(contacts.a.tolist(), contacts.b.tolist())
         expect_contacts = None
         if self.record_contacts:
             expect_contacts = [c for c in contacts
@@ -406,6 +406,17 @@ def _plain_ids(ids: Any) -> list[Any]:
 def _plain_id(value: Any) -> Any:
     item = getattr(value, "item", None)  # numpy integer -> int
     return item() if item is not None and not isinstance(value, (str, int)) else value
+
+
+def _expect_pairs(a: list[Any], b: list[Any]) -> Any:
+    """The step's pairs for the writer: an (m, 2) int64 array when every id is an int
+    that fits (one text for all, no tuple per pair), else a list of tuples."""
+    if a and set(map(type, a)) | set(map(type, b)) == {int}:
+        try:
+            return np.array([a, b], dtype=np.int64).T.copy()
+        except OverflowError:  # an id beyond 64 bits
+            pass
+    return list(zip(a, b, strict=True))
 
 
 def _is_convex(shape: Any) -> bool:

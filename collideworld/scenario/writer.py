@@ -515,6 +515,12 @@ def _pair(pair: Any) -> list[str | int]:
     return [_id(items[0]), _id(items[1])]
 
 
+def _int_pair_array(expect: Any) -> bool:
+    """An (m, 2) array of int64 ids: written as it is (no Python object per pair)."""
+    return isinstance(expect, np.ndarray) and expect.dtype == np.int64 and expect.ndim == 2 \
+        and expect.shape[1] == 2 and expect.flags.c_contiguous
+
+
 def _plain_pairs(pairs: list[Any]) -> bool:
     """True when every pair is a tuple or list of two str or int ids, ready for JSON
     as they are (checked with C loops: a recorded frame can hold thousands)."""
@@ -735,9 +741,9 @@ class ScenarioWriter:
         move : iterable of MoveSpec, dicts or MoveBatch
             A :class:`MoveBatch` stands for one entry per id, in its order.
         expect : iterable of pairs, optional
-            Pairs in contact after the step (tuples, lists or frozensets);
-            None writes no ``expect`` key (nothing is checked), an empty
-            iterable writes ``[]`` (no contacts).
+            Pairs in contact after the step (tuples, lists or frozensets, or
+            an (m, 2) array of int ids); None writes no ``expect`` key
+            (nothing is checked), an empty iterable writes ``[]`` (no contacts).
         expect_contacts : iterable, optional
             :class:`ExpectedContact` objects, ``Contact`` objects from a
             world step, or dicts with ``pair``, ``normal``, ``depth`` (and,
@@ -807,7 +813,11 @@ class ScenarioWriter:
                 moves += (b",", text) if moves else (text,)
         if moves:
             parts.append([b'"move":[', *moves, b"]"])
-        if expect is not None:
+        if expect is not None and _int_pair_array(expect):
+            # the Recorder's form for int ids: one text for the whole array
+            parts.append([b'"expect":', json.dumps(expect.tolist(), separators=(",", ":")).encode()
+                          if _orjson is None else _orjson.dumps(expect, option=_orjson.OPT_SERIALIZE_NUMPY)])
+        elif expect is not None:
             pairs = list(expect)
             if isinstance(expect, (builtins.set, frozenset)):
                 pairs.sort(key=lambda p: sorted(map(_id_key, p)))
