@@ -47,7 +47,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
-from workloads import BOX, CIRCLE, SPHERE, Scene
+from workloads import BOX, CAPSULE, CIRCLE, HULL, SEGMENT, SPHERE, Scene
 
 __all__ = ["Engine", "CollideWorldEngine", "CollideWorldNumpyEngine", "PymunkEngine", "ShapelyEngine", "FclEngine",
            "ENGINES", "pairs_from_arrays"]
@@ -117,7 +117,9 @@ class CollideWorldEngine(Engine):
         shapes: list[Any] = []
         for i in range(scene.n):
             k = int(scene.kind[i])
-            if scene.dim == 2:
+            if k in (CAPSULE, SEGMENT, HULL):  # the mixed scenes
+                shapes.append(_cw_mixed_shape(cw, scene, i))
+            elif scene.dim == 2:
                 if k == CIRCLE:
                     shapes.append(cw.Circle(float(scene.radius[i])))
                 elif k == BOX:
@@ -148,6 +150,17 @@ class CollideWorldEngine(Engine):
 
     def _pairs(self, raw: Any) -> Pairs:
         return pairs_from_arrays(raw.a.astype(np.int64), raw.b.astype(np.int64))
+
+
+def _cw_mixed_shape(cw: Any, scene: Scene, i: int) -> Any:
+    """A mixed scene's capsule, segment or hull as a collideworld shape."""
+    k = int(scene.kind[i])
+    if k == HULL:
+        return cw.ConvexHull(scene.hulls[i].tolist())
+    assert scene.half_length is not None
+    h = float(scene.half_length[i])
+    p0, p1 = ((-h, 0.0), (h, 0.0)) if scene.dim == 2 else ((0.0, 0.0, -h), (0.0, 0.0, h))
+    return cw.Segment(p0, p1) if k == SEGMENT else cw.Capsule(p0, p1, float(scene.radius[i]))
 
 
 class CollideWorldNumpyEngine(CollideWorldEngine):
@@ -184,6 +197,11 @@ class PymunkEngine(Engine):
             k = int(scene.kind[i])
             if k == CIRCLE:
                 shape: Any = pymunk.Circle(body, float(scene.radius[i]))
+            elif k in (CAPSULE, SEGMENT):
+                # a pymunk Segment has a radius: it is a capsule (radius 0: a segment)
+                assert scene.half_length is not None
+                h = float(scene.half_length[i])
+                shape = pymunk.Segment(body, (-h, 0.0), (h, 0.0), float(scene.radius[i]))
             elif k == BOX:
                 hx, hy = scene.half_extents[i].tolist()
                 shape = pymunk.Poly(body, [(-hx, -hy), (hx, -hy), (hx, hy), (-hx, hy)])
@@ -339,6 +357,8 @@ class FclEngine(Engine):
         for i in range(scene.n):
             if scene.kind[i] == SPHERE:
                 g: Any = fcl.Sphere(float(scene.radius[i]))
+            elif scene.kind[i] in (CAPSULE, HULL):
+                g = fcl_mixed_geometry(scene, i)
             else:
                 g = fcl.Box(*(2.0 * scene.half_extents[i]).tolist())  # fcl boxes take full side lengths
             self._geoms.append(g)  # keep alive: contacts are matched by geometry identity
@@ -367,6 +387,26 @@ class FclEngine(Engine):
     def _pairs(self, raw: Any) -> Pairs:
         index_of = self._index_of
         return {(min(a, b), max(a, b)) for a, b in ((index_of[id(c.o1)], index_of[id(c.o2)]) for c in raw)}
+
+
+def fcl_mixed_geometry(scene: Scene, i: int) -> Any:
+    """A mixed 3D scene's capsule (``fcl.Capsule``: radius and full length, along z,
+    centred, as the scene's) or hull (``fcl.Convex`` over scipy's hull of the points)."""
+    import fcl
+    from scipy.spatial import ConvexHull as Qhull
+
+    if scene.kind[i] == CAPSULE:
+        assert scene.half_length is not None
+        return fcl.Capsule(float(scene.radius[i]), 2.0 * float(scene.half_length[i]))
+    points = scene.hulls[i]
+    hull = Qhull(points)
+    tri = hull.simplices.copy()
+    # counter-clockwise seen from outside
+    a, b, c = points[tri[:, 0]], points[tri[:, 1]], points[tri[:, 2]]
+    inward = np.einsum("fi,fi->f", np.cross(b - a, c - a), hull.equations[:, :3]) < 0
+    tri[inward] = tri[inward][:, ::-1]
+    faces = np.column_stack([np.full(len(tri), 3), tri]).ravel()
+    return fcl.Convex(points, len(tri), faces)
 
 
 ENGINES: dict[str, type[Engine]] = {

@@ -37,7 +37,20 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from engines import ENGINES, Engine  # noqa: E402
-from workloads import BOX, CIRCLE, SPHERE, Frame, Scene, make_scene_2d, make_scene_3d  # noqa: E402
+from workloads import (  # noqa: E402
+    BOX,
+    CAPSULE,
+    CIRCLE,
+    HULL,
+    SEGMENT,
+    SPHERE,
+    Frame,
+    Scene,
+    make_scene_2d,
+    make_scene_2d_mixed,
+    make_scene_3d,
+    make_scene_3d_mixed,
+)
 
 #: Engines disagreeing on a pair closer than this to touching is not a mismatch.
 TOUCH_EPS = 1e-6
@@ -61,9 +74,13 @@ class Workload:
     engines: tuple[str, ...]
     scaling: bool = False  # a point of the 2D all-moving scaling curve
     main: bool = True  # a row of the main table
+    mixed: bool = False  # capsules and segments (2D) or capsules and hulls (3D) among the others
 
     def scene(self, seed: int) -> Scene:
-        make = make_scene_2d if self.dim == 2 else make_scene_3d
+        if self.mixed:
+            make = make_scene_2d_mixed if self.dim == 2 else make_scene_3d_mixed
+        else:
+            make = make_scene_2d if self.dim == 2 else make_scene_3d
         return make(self.n, moving_fraction=self.moving_fraction, seed=seed)
 
 
@@ -121,6 +138,7 @@ class Judge:
 
     def kinds(self, i: int, j: int) -> str:
         names = ({CIRCLE: "circle", BOX: "box"} if self.scene.dim == 2 else {SPHERE: "sphere", BOX: "box"})
+        names.update({CAPSULE: "capsule", SEGMENT: "segment", HULL: "hull"})
         return "-".join(names.get(int(self.scene.kind[k]), "polygon") for k in (i, j))
 
     def _geom_2d(self, i: int) -> tuple[Any, float]:
@@ -130,6 +148,12 @@ class Judge:
         sc = self.scene
         if sc.kind[i] == CIRCLE:
             return shapely.Point(self.pos[i]), float(sc.radius[i])
+        c, s = math.cos(self.rot[i]), math.sin(self.rot[i])
+        if sc.kind[i] in (CAPSULE, SEGMENT):  # the core segment and the radius (0 for a segment)
+            assert sc.half_length is not None
+            h = float(sc.half_length[i])
+            ends = np.array([(-h, 0.0), (h, 0.0)]) @ np.array([[c, s], [-s, c]]) + self.pos[i]
+            return shapely.LineString(ends), float(sc.radius[i])
         if sc.kind[i] == BOX:
             hx, hy = sc.half_extents[i]
             v = np.array([(-hx, -hy), (hx, -hy), (hx, hy), (-hx, hy)])
@@ -149,6 +173,8 @@ class Judge:
 
         (a, ra), (b, rb) = self._geom_2d(i), self._geom_2d(j)
         d = a.distance(b) - ra - rb
+        if d <= 0 and ra == 0 and rb == 0 and "LineString" in (a.geom_type, b.geom_type):
+            return self._segment_overlap(a, b)
         if d > 0 or (ra == 0 and rb == 0 and d == 0 and not a.intersects(b)):
             return float(d)
         if ra > 0 or rb > 0:
@@ -159,13 +185,37 @@ class Judge:
                 return -depth
         return -10.0
 
+    @staticmethod
+    def _segment_overlap(a: Any, b: Any) -> float:
+        """A segment touching or crossing a segment or polygon: minus a bound on how far
+        it is from parting (0 when it only touches)."""
+        import shapely
+
+        line, other = (a, b) if a.geom_type == "LineString" else (b, a)
+        if other.geom_type == "LineString":
+            # crossing segments part when the crossing reaches an end: its distance to the nearest end
+            ends = [shapely.Point(p) for g in (line, other) for p in g.coords]
+            cross = line.intersection(other)
+            return -min(float(cross.distance(e)) for e in ends)
+        # a segment in a polygon: the polygon shrunk until they part (a bound on the depth)
+        for depth in (1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0):
+            if not shapely.buffer(other, -depth, join_style="mitre").intersects(line):
+                return -depth
+        return -10.0
+
     def _gap_3d(self, i: int, j: int) -> float:
         import fcl
+        from engines import fcl_mixed_geometry
 
         sc = self.scene
 
         def obj(k: int) -> Any:
-            g = fcl.Sphere(float(sc.radius[k])) if sc.kind[k] == SPHERE else fcl.Box(*(2 * sc.half_extents[k]).tolist())
+            if sc.kind[k] in (CAPSULE, HULL):
+                g = fcl_mixed_geometry(sc, k)
+            elif sc.kind[k] == SPHERE:
+                g = fcl.Sphere(float(sc.radius[k]))
+            else:
+                g = fcl.Box(*(2 * sc.half_extents[k]).tolist())
             return fcl.CollisionObject(g, fcl.Transform(self.rot[k], self.pos[k]))
 
         res = fcl.DistanceResult()
@@ -426,7 +476,7 @@ def workloads(quick: bool, big: bool) -> list[Workload]:
                 Workload("2d-400-5pct", "2D 5% moving", 2, 400, 0.05, two),
                 Workload("3d-200", "3D all moving", 3, 200, 1.0, three)]
         extra = [Workload("2d-100", "2D all moving", 2, 100, 1.0, two, scaling=True, main=False)]
-        return extra + main
+        return extra + main + _mixed_workloads(quick)
     main = [Workload("2d-2000", "2D all moving", 2, 2_000, 1.0, two, scaling=True),
             Workload("2d-10000", "2D all moving", 2, 10_000, 1.0, two, scaling=True),
             Workload("2d-10000-5pct", "2D 5% moving", 2, 10_000, 0.05, two),
@@ -434,7 +484,17 @@ def workloads(quick: bool, big: bool) -> list[Workload]:
     extra = [Workload("2d-1000", "2D all moving", 2, 1_000, 1.0, two, scaling=True, main=False),
              Workload("2d-5000", "2D all moving", 2, 5_000, 1.0, two, scaling=True, main=False)]
     big = [Workload(BIG_KEY, "2D all moving", 2, 100_000, 1.0, CW, scaling=True)] if big else []
-    return extra + main + big
+    return extra + main + _mixed_workloads(quick) + big
+
+
+def _mixed_workloads(quick: bool) -> list[Workload]:
+    """Capsules and segments (2D) or capsules and hulls (3D) among the other shapes, against
+    the peers that have those shapes: pymunk (its Segment has a radius: a capsule, or a
+    segment at radius 0) and python-fcl (fcl.Capsule, fcl.Convex). shapely's adapter has
+    no capsules."""
+    n2, n3 = (400, 200) if quick else (5_000, 2_000)
+    return [Workload(f"2d-mixed-{n2}", "2D mixed: capsules, segments", 2, n2, 1.0, (*CW, "pymunk"), mixed=True),
+            Workload(f"3d-mixed-{n3}", "3D mixed: capsules, hulls", 3, n3, 1.0, (*CW, *PEERS_3D), mixed=True)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -43,14 +43,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
-    "CIRCLE", "BOX", "POLYGON", "SPHERE",
+    "CIRCLE", "BOX", "POLYGON", "SPHERE", "CAPSULE", "SEGMENT", "HULL",
     "BODIES_PER_AREA_2D", "BODIES_PER_VOLUME_3D",
-    "Frame", "Scene", "make_scene_2d", "make_scene_3d",
+    "Frame", "Scene", "make_scene_2d", "make_scene_3d", "make_scene_2d_mixed", "make_scene_3d_mixed",
 ]
 
 #: Shape kind codes in :attr:`Scene.kind`.
 CIRCLE, BOX, POLYGON = 0, 1, 2
 SPHERE = 0  # 3D: 0 sphere, 1 box
+#: The mixed scenes' kinds (2D and 3D): capsules along the local x (2D) or z (3D)
+#: axis, segments (2D, radius 0) and convex hulls (3D).
+CAPSULE, SEGMENT, HULL = 3, 4, 5
 
 # Calibrated once (``python benchmarks/calibrate_density.py``: n = 20,000, pairs counted
 # by pymunk in 2D and fcl in 3D, 5 frames): 0.330 bodies per unit area gives
@@ -138,6 +141,11 @@ class Scene:
     seed: int
     _velocity: NDArray[np.float64] = field(repr=False)
     _spin: NDArray[np.float64] = field(repr=False)  # 2D: rad/frame; 3D: (n, 4) per-frame quaternion
+    #: Mixed scenes: half the core length of each capsule or segment (0 for the others),
+    #: the core running from -h to h along local x (2D) or z (3D).
+    half_length: NDArray[np.float64] | None = None
+    #: Mixed 3D scenes: local hull points by body index.
+    hulls: dict[int, NDArray[np.float64]] = field(default_factory=dict)
 
     def frames(self, count: int) -> Iterator[Frame]:
         """Yield ``count`` frames of motion from the initial poses (the scene is not changed).
@@ -254,3 +262,85 @@ def make_scene_3d(n: int, *, moving_fraction: float = 1.0, seed: int = 0,
     name = f"3d-n{n}" + ("" if moving_fraction == 1 else f"-moving{moving_fraction:g}")
     return Scene(name, 3, n, size, kind, radius, half, {}, bound, positions, quats, moving,
                  moving_fraction, seed, velocity, spin)
+
+
+# -- mixed scenes: capsules, segments and hulls among the others ---------------------------
+
+_CAPSULE_RADIUS = (0.15, 0.5)
+_CAPSULE_HALF_LENGTH = (0.3, 0.9)
+_HULL_POINTS = (8, 24)
+
+
+def _random_hull(rng: np.random.Generator) -> NDArray[np.float64]:
+    """8-24 points on an ellipsoid with semi-axes ``U(0.4, 1.0)``, turned at random (a rock)."""
+    k = int(rng.integers(_HULL_POINTS[0], _HULL_POINTS[1] + 1))
+    axes = rng.uniform(0.4, 1.0, 3)
+    return np.asarray(_random_unit(rng, k, 3) * axes, dtype=np.float64)
+
+
+def make_scene_2d_mixed(n: int, *, moving_fraction: float = 1.0, seed: int = 0,
+                        density: float = BODIES_PER_AREA_2D) -> Scene:
+    """Circles, boxes, convex polygons, capsules and segments in fifths.
+
+    Capsules: radius ``U(0.15, 0.5)``, core ``U(0.3, 0.9)`` either side of the
+    centre along local x; segments: the same cores, radius 0. The density is
+    the all-moving scenes' (a segment has no area, so there are a little
+    fewer pairs per body).
+    """
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n!r}")
+    rng = np.random.default_rng(seed)
+    size = math.sqrt(n / density)
+    kind = np.array([CIRCLE, BOX, POLYGON, CAPSULE, SEGMENT], dtype=np.int8)[np.arange(n) % 5]
+    rng.shuffle(kind)
+    radius = np.where(kind == CIRCLE, rng.uniform(*_RADIUS, n),
+                      np.where(kind == CAPSULE, rng.uniform(*_CAPSULE_RADIUS, n), 0.0))
+    half = np.where((kind == BOX)[:, None], rng.uniform(*_HALF, (n, 2)), 0.0)
+    half_length = np.where((kind == CAPSULE) | (kind == SEGMENT), rng.uniform(*_CAPSULE_HALF_LENGTH, n), 0.0)
+    polygons = {int(i): _random_polygon(rng) for i in np.flatnonzero(kind == POLYGON)}
+    bound = radius + np.hypot(half[:, 0], half[:, 1]) + half_length
+    for i, v in polygons.items():
+        bound[i] = float(np.hypot(v[:, 0], v[:, 1]).max())
+    positions = rng.uniform(bound[:, None], np.maximum(size - bound, bound)[:, None], (n, 2))
+    angles = rng.uniform(-math.pi, math.pi, n)
+    speed = rng.uniform(*_SPEED, n)
+    velocity = _random_unit(rng, n, 2) * speed[:, None]
+    spin = rng.uniform(-_TURN, _TURN, n)
+    moving = _moving_subset(rng, n, moving_fraction)
+    name = f"2d-mixed-n{n}" + ("" if moving_fraction == 1 else f"-moving{moving_fraction:g}")
+    return Scene(name, 2, n, size, kind, radius, half, polygons, bound, positions, angles, moving,
+                 moving_fraction, seed, velocity, spin, half_length=half_length)
+
+
+def make_scene_3d_mixed(n: int, *, moving_fraction: float = 1.0, seed: int = 0,
+                        density: float = BODIES_PER_VOLUME_3D) -> Scene:
+    """Spheres, boxes, capsules and convex hulls in quarters.
+
+    Capsules: radius ``U(0.15, 0.5)``, core ``U(0.3, 0.9)`` either side of the
+    centre along local z. Hulls: 8-24 points on an ellipsoid with semi-axes
+    ``U(0.4, 1.0)`` (every point is a vertex).
+    """
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n!r}")
+    rng = np.random.default_rng(seed)
+    size = (n / density) ** (1.0 / 3.0)
+    kind = np.array([SPHERE, BOX, CAPSULE, HULL], dtype=np.int8)[np.arange(n) % 4]
+    rng.shuffle(kind)
+    radius = np.where(kind == SPHERE, rng.uniform(*_RADIUS, n),
+                      np.where(kind == CAPSULE, rng.uniform(*_CAPSULE_RADIUS, n), 0.0))
+    half = np.where((kind == BOX)[:, None], rng.uniform(*_HALF, (n, 3)), 0.0)
+    half_length = np.where(kind == CAPSULE, rng.uniform(*_CAPSULE_HALF_LENGTH, n), 0.0)
+    hulls = {int(i): _random_hull(rng) for i in np.flatnonzero(kind == HULL)}
+    bound = radius + np.linalg.norm(half, axis=1) + half_length
+    for i, v in hulls.items():
+        bound[i] = float(np.linalg.norm(v, axis=1).max())
+    positions = rng.uniform(bound[:, None], np.maximum(size - bound, bound)[:, None], (n, 3))
+    quats = _random_unit(rng, n, 4)
+    speed = rng.uniform(*_SPEED, n)
+    velocity = _random_unit(rng, n, 3) * speed[:, None]
+    half_turn = 0.5 * rng.uniform(-_TURN, _TURN, n)
+    spin = np.concatenate([np.cos(half_turn)[:, None], np.sin(half_turn)[:, None] * _random_unit(rng, n, 3)], axis=1)
+    moving = _moving_subset(rng, n, moving_fraction)
+    name = f"3d-mixed-n{n}" + ("" if moving_fraction == 1 else f"-moving{moving_fraction:g}")
+    return Scene(name, 3, n, size, kind, radius, half, {}, bound, positions, quats, moving,
+                 moving_fraction, seed, velocity, spin, half_length=half_length, hulls=hulls)

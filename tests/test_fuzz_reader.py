@@ -362,6 +362,11 @@ HOSTILE_VALUES: list[Any] = [
     {}, {"type": "circle", "radius": 1}, {"type": "sphere", "radius": 1e308},
     {"type": "box", "half_extents": [1e308, 1e308]}, {"type": "polygon", "vertices": [[0, 0], [1e308, 0], [0, 1e308]]},
     {"type": "halfplane", "normal": [5e-324, 0], "offset": 1}, {"type": "plane", "normal": [0, 0, 1e308], "offset": 0},
+    "capsule", "segment", "convex_hull",
+    {"type": "capsule", "points": [[0, 0], [1, 0]], "radius": 0.5}, {"type": "segment", "points": [[0, 0], [0, 0]]},
+    {"type": "capsule", "points": [[0, 0, 0], [0, 0, 1e308]], "radius": 1e-300},
+    {"type": "convex_hull", "points": [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]},
+    {"type": "convex_hull", "points": [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]]},
     *RAW_TOKENS,
 ]
 
@@ -557,7 +562,7 @@ def random_bytes_inputs(draw: Any) -> FuzzInput:
 FORMAT_KEYS = ["collideworld_scenario", "dim", "name", "description", "tolerance", "remove", "add", "move",
                "expect", "expect_contacts", "id", "shape", "position", "angle", "quaternion", "static",
                "category", "mask", "type", "radius", "half_extents", "vertices", "normal", "offset", "pair",
-               "depth", "_c"]
+               "depth", "points", "_c"]
 
 json_scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-2**70, 2**70),
@@ -578,7 +583,8 @@ json_values = st.recursive(
 @st.composite
 def random_json_inputs(draw: Any) -> FuzzInput:
     """Lines of random JSON values; the header is often valid, keys often the format's."""
-    valid_header = st.fixed_dictionaries({"collideworld_scenario": st.just(1), "dim": st.sampled_from([2, 3])})
+    valid_header = st.fixed_dictionaries({"collideworld_scenario": st.sampled_from([1, 2]),
+                                          "dim": st.sampled_from([2, 3])})
     header = draw(st.one_of(
         valid_header, valid_header, valid_header,
         st.fixed_dictionaries({"collideworld_scenario": st.just(1), "dim": st.sampled_from([2, 3])},
@@ -624,13 +630,39 @@ def mutated_real_inputs(draw: Any) -> FuzzInput:
 _finite = st.floats(-8.0, 8.0, allow_nan=False)
 
 
+_TETRA = [(1.0, 1.0, 1.0), (1.0, -1.0, -1.0), (-1.0, 1.0, -1.0), (-1.0, -1.0, 1.0)]
+
+
 @st.composite
-def _shape_dict(draw: Any, dim: int) -> tuple[dict[str, Any], bool]:
-    """(shape dict, convex) for a valid shape of ``dim``."""
+def _v2_shape_dict(draw: Any, dim: int, size: float) -> dict[str, Any]:
+    """A valid capsule, segment or (3D) convex hull of about ``size``."""
+    kinds = ["capsule", "segment"] + (["convex_hull"] if dim == 3 else [])
+    kind = draw(st.sampled_from(kinds))
+    if kind == "convex_hull":
+        # a regular tetrahedron's corners moved by at most a tenth of its size (never flat),
+        # then up to 4 more points anywhere near it
+        jitter = st.floats(-0.1, 0.1)
+        pts = [[size * (c + draw(jitter)) for c in corner] for corner in _TETRA]
+        pts += [[draw(st.floats(-size, size)) for _ in range(3)] for _ in range(draw(st.integers(0, 4)))]
+        return {"type": "convex_hull", "points": pts}
+    p0 = [draw(_finite) / 4 for _ in range(dim)]
+    p1 = p0 if kind == "capsule" and draw(st.integers(0, 4)) == 0 else [draw(_finite) / 4 for _ in range(dim)]
+    if kind == "segment":
+        if p1 == p0:
+            p1 = [p0[0] + 1.0, *p0[1:]]
+        return {"type": "segment", "points": [p0, p1]}
+    return {"type": "capsule", "points": [p0, p1], "radius": size}
+
+
+@st.composite
+def _shape_dict(draw: Any, dim: int, version: int = 1) -> tuple[dict[str, Any], bool]:
+    """(shape dict, convex) for a valid shape of ``dim`` (version 2: capsules, segments and hulls too)."""
     from collideworld.errors import InvalidShapeError
     from collideworld.shapes import Polygon
 
     size = draw(st.floats(0.1, 3.0))
+    if version >= 2 and draw(st.integers(0, 2)) == 0:
+        return draw(_v2_shape_dict(dim, size)), True
     if dim == 2:
         kind = draw(st.sampled_from(["circle", "box", "polygon", "polygon", "halfplane"]))
         if kind == "circle":
@@ -679,7 +711,8 @@ def _rotation(draw: Any, dim: int) -> Any:
 def generated_scenarios(draw: Any) -> list[Any]:
     """A small valid scenario as a list of JSON objects (header first)."""
     dim = draw(st.sampled_from([2, 3]))
-    header: dict[str, Any] = {"collideworld_scenario": 1, "dim": dim}
+    version = draw(st.sampled_from([1, 2]))
+    header: dict[str, Any] = {"collideworld_scenario": version, "dim": dim}
     if draw(st.booleans()):
         header["tolerance"] = draw(st.sampled_from([1e-9, 1e-6, 0.5]))
     lines: list[Any] = [header]
@@ -697,7 +730,7 @@ def generated_scenarios(draw: Any) -> list[Any]:
         for _ in range(draw(st.integers(0, 3))):
             body_id: Any = next_id if draw(st.booleans()) else f"b{next_id}"
             next_id += 1
-            shape, convex = draw(_shape_dict(dim))
+            shape, convex = draw(_shape_dict(dim, version))
             body: dict[str, Any] = {"id": body_id, "shape": shape}
             unbounded = shape["type"] in ("halfplane", "plane")
             if not unbounded:

@@ -322,3 +322,21 @@ def test_recorder_expect_for_int_str_and_huge_ids(tmp_path, ids):
     line = json.loads(open(path).read().splitlines()[1])
     assert sorted(map(tuple, line["expect"]), key=str) == sorted([(ids[0], ids[1]), (ids[1], ids[2])], key=str)
     assert replay(path).ok
+
+
+@pytest.mark.parametrize("ids", [[1, 2], ["one", "two"]])
+def test_recorder_expect_names_a_compound_pair_once(tmp_path, ids):
+    # Body 1: two unit-diameter circles at x = 0 and x = 2; body 2: a box spanning x from -1 to 3
+    # at y = 0.25, over both circles. The step has a row per touching pair of parts (two); the
+    # file has the body pair once (by hand).
+    from collideworld.shapes import Compound
+
+    path = str(tmp_path / "compound.jsonl")
+    with Recorder(World(dim=2), path) as rec:
+        rec.add(Compound([(Circle(0.5), (0.0, 0.0)), (Circle(0.5), (2.0, 0.0))]), position=(0, 0), id=ids[0])
+        rec.add(Box((2.0, 0.25)), position=(1.0, 0.25), id=ids[1])
+        contacts = rec.step()
+    assert len(contacts) == 2  # one row per pair of parts
+    line = json.loads(open(path).read().splitlines()[1])
+    assert line["expect"] == [ids]
+    assert replay(path).ok

@@ -294,8 +294,8 @@ def test_a_file_without_points_replays_without_manifolds(tmp_path):
 
 
 @pytest.mark.parametrize("entry_extra, contains", [
-    ({"parts": [0, -1]}, "only [-1, -1] is valid"),
-    ({"parts": [-1, 3]}, "only [-1, -1] is valid"),
+    ({"parts": [0, -1]}, "is not a compound: its part index must be -1, got 0"),
+    ({"parts": [-1, 3]}, "is not a compound: its part index must be -1, got 3"),
     ({"parts": [-1]}, "parts must be a list of two integers"),
     ({"parts": [-1.0, -1]}, "parts must be a list of two integers"),
     ({"points": []}, "at least one contact point"),
@@ -508,7 +508,8 @@ def test_expect_impact_in_a_version_1_file_is_an_error(tmp_path):
 
 
 # --------------------------------------------------------------------------
-# the four new shapes: defined, not read yet
+# the four new shapes: version 2 only (read and checked in
+# tests/test_scenario_shapes.py and tests/test_compound.py)
 # --------------------------------------------------------------------------
 
 
@@ -517,16 +518,16 @@ def test_expect_impact_in_a_version_1_file_is_an_error(tmp_path):
     {"type": "segment", "points": [[0, 0], [1, 0]]},
     {"type": "compound", "parts": [{"shape": {"type": "circle", "radius": 1}, "position": [0, 0]}]},
 ])
-def test_new_shapes_are_version_2_and_not_read_yet(tmp_path, shape):
+def test_new_shapes_need_version_2(tmp_path, shape):
     body = {"id": "a", "shape": shape, "position": [0, 0]}
     rejected(tmp_path, [V1, {"add": [body]}], 2, f"shape type {shape['type']!r} needs format version 2")
-    rejected(tmp_path, [V2, {"add": [body]}], 2, "is not read by this version of collideworld yet")
 
 
 def test_shape_parsers_have_one_entry_per_type():
     from collideworld.scenario.schema import SHAPE_PARSERS
 
-    assert set(SHAPE_PARSERS) == {"circle", "box", "polygon", "halfplane", "sphere", "plane"}
+    assert set(SHAPE_PARSERS) == {"circle", "box", "polygon", "halfplane", "sphere", "plane",
+                                  "capsule", "segment", "convex_hull", "compound"}
 
 
 # --------------------------------------------------------------------------
@@ -744,12 +745,11 @@ def test_bullet_wall_tunnels_without_time_of_impact():
 
 
 def test_a_version_2_shape_makes_a_version_2_file(tmp_path):
-    # this reader does not read capsules yet, but a file that has one says the right version
     path = tmp_path / "capsule.jsonl"
     capsule = {"id": "c", "shape": {"type": "capsule", "points": [[0, 0], [1, 0]], "radius": 0.5},
                "position": [0, 0]}
     with ScenarioWriter(path, dim=2) as w:
         w.write_frame(add=[capsule])
     assert header_of(path)["collideworld_scenario"] == 2
-    with pytest.raises(ScenarioError, match="not read by this version"):
-        frames(path)
+    (frame,) = frames(path)
+    assert frame.add[0].shape.kind == "capsule"

@@ -25,7 +25,8 @@ order. Per body, since the previous step:
   value at the step (version 2).
 
 The file is version 1 unless a frame needs version 2 (a ``set``, a plane's
-move): its header then says 2 (see :class:`~collideworld.scenario.ScenarioWriter`).
+move, a body whose shape is a capsule, segment or convex hull): its header
+then says 2 (see :class:`~collideworld.scenario.ScenarioWriter`).
 
 Recording is meant to stay cheap in a game loop: the bodies moved in a frame
 are noted as one dict of field bits, their poses at the step are read with
@@ -282,6 +283,7 @@ class Recorder:
             ))
         expect: Any = None
         if self.record_expect:
+            # once per body pair (a compound's pair has a row per pair of parts)
             expect = _expect_pairs(contacts.a.tolist(), contacts.b.tolist())
         expect_contacts = None
         if self.record_contacts:
@@ -409,14 +411,26 @@ def _plain_id(value: Any) -> Any:
 
 
 def _expect_pairs(a: list[Any], b: list[Any]) -> Any:
-    """The step's pairs for the writer: an (m, 2) int64 array when every id is an int
-    that fits (one text for all, no tuple per pair), else a list of tuples."""
+    """The step's pairs for the writer, each once, in order of first appearance (a compound's
+    pair has a row per pair of parts): an (m, 2) int64 array when every id is an int that fits
+    (one text for all, no tuple per pair), else a list of tuples."""
     if a and set(map(type, a)) | set(map(type, b)) == {int}:
         try:
-            return np.array([a, b], dtype=np.int64).T.copy()
+            pairs = np.array([a, b], dtype=np.int64).T.copy()
         except OverflowError:  # an id beyond 64 bits
             pass
-    return list(zip(a, b, strict=True))
+        else:
+            # Repeats sit next to each other once sorted; the sort is stable,
+            # so the first of equal rows is the first to appear.
+            order = np.lexsort((pairs[:, 1], pairs[:, 0]))
+            ranked = pairs[order]
+            repeated = (ranked[1:] == ranked[:-1]).all(axis=1)
+            if repeated.any():
+                keep = np.ones(len(pairs), dtype=bool)
+                keep[order[1:][repeated]] = False
+                pairs = pairs[keep]
+            return pairs
+    return list(dict.fromkeys(zip(a, b, strict=True)))
 
 
 def _is_convex(shape: Any) -> bool:

@@ -34,7 +34,7 @@ from typing import Any
 
 from ..errors import InvalidShapeError
 from ..geometry.tolerance import MAX_COORDINATE
-from ..shapes import Shape, shape_from_dict
+from ..shapes import MAX_HULL_POINTS, Capsule, ConvexHull, Segment, Shape, shape_from_dict
 
 __all__ = [
     "FORMAT_VERSION",
@@ -604,6 +604,131 @@ def _library_shape(raw: dict[str, Any], dim: int) -> Shape:
     return shape_from_dict(raw, dim)
 
 
+_COMPOUND_KEYS = frozenset({"type", "parts"})
+_PART_KEYS = frozenset({"shape", "position", "angle", "quaternion"})
+
+
+def _compound_shape(raw: dict[str, Any], dim: int) -> Shape:
+    """A version 2 ``compound``: ``parts``, each a shape (read by its own parser) at a local pose."""
+    from ..shapes import Compound
+
+    def keys(obj: dict[str, Any], allowed: frozenset[str], what: str) -> None:
+        for key in obj:
+            if key not in allowed and not (isinstance(key, str) and key.startswith("_")):
+                raise InvalidShapeError(f"{what}: unknown key {key!r} (expected one of {', '.join(sorted(allowed))})")
+
+    keys(raw, _COMPOUND_KEYS, "compound")
+    parts = raw.get("parts")
+    if not isinstance(parts, list):
+        raise InvalidShapeError(f"compound parts must be a list of {{shape, position}} objects, got {_show(parts)}")
+    out = []
+    for k, part in enumerate(parts):
+        what = f"compound part {k}"
+        if not isinstance(part, dict):
+            raise InvalidShapeError(f"{what} must be an object, got {_show(part)}")
+        keys(part, _PART_KEYS, what)
+        for key in ("shape", "position"):
+            if key not in part:
+                raise InvalidShapeError(f"{what}: missing key {key!r}")
+        if ("angle" in part and dim != 2) or ("quaternion" in part and dim != 3):
+            raise InvalidShapeError(f"{what}: a {dim}D part takes {'an angle' if dim == 2 else 'a quaternion'}")
+        shape = part["shape"]
+        kind = shape.get("type") if isinstance(shape, dict) else None
+        if kind == "compound":
+            raise InvalidShapeError(f"{what}: a compound cannot hold a compound (flatten it)")
+        parser = SHAPE_PARSERS.get(kind) if isinstance(kind, str) else None
+        if parser is None:
+            raise InvalidShapeError(f"{what}: shape type must be one of "
+                                    f"{sorted(set(SHAPE_PARSERS) - {'compound'})}, got {_show(kind)}")
+        position = part["position"]
+        if not isinstance(position, list):
+            raise InvalidShapeError(f"{what}: position must be a list of {dim} numbers, got {_show(position)}")
+        rotation = part.get("angle", part.get("quaternion"))
+        out.append((parser(shape, dim), position, rotation))
+    compound = Compound(out)
+    if compound.dim != dim:
+        raise InvalidShapeError(f"compound parts are {compound.dim}D, but the world is {dim}D")
+    return compound
+def _shape_keys(raw: dict[str, Any], kind: str, expected: frozenset[str]) -> None:
+    """Every key of ``expected`` given, no other (``_`` comments aside)."""
+    keys = {k for k in raw if not k.startswith("_")} - {"type"}
+    if keys - expected:
+        raise InvalidShapeError(f"{kind}: unknown key(s) {sorted(keys - expected)}; expected {sorted(expected)}")
+    if expected - keys:
+        raise InvalidShapeError(f"{kind}: missing key(s) {sorted(expected - keys)}")
+
+
+def _shape_point(value: Any, dim: int, what: str) -> tuple[float, ...]:
+    """One local point: ``dim`` finite numbers, each at most ``MAX_COORDINATE`` in magnitude."""
+    if isinstance(value, list) and len(value) != dim:
+        raise InvalidShapeError(f"{what} must have {dim} numbers in a {dim}D world, got {len(value)}: "
+                                f"{_show(value)}")
+    try:
+        return _position(value, dim, what)
+    except _Invalid as exc:
+        raise InvalidShapeError(str(exc)) from None
+
+
+def _end_points(raw: dict[str, Any], kind: str, dim: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The ``points`` ``[p0, p1]`` of a capsule or segment."""
+    points = raw["points"]
+    if not isinstance(points, list) or len(points) != 2:
+        got = f"{len(points)} point(s)" if isinstance(points, list) else _show(points)
+        raise InvalidShapeError(f"{kind} points must be a list of two points [p0, p1], got {got}")
+    return _shape_point(points[0], dim, f"{kind} points[0]"), _shape_point(points[1], dim, f"{kind} points[1]")
+
+
+_CAPSULE_KEYS = frozenset({"points", "radius"})
+_SEGMENT_KEYS = frozenset({"points"})
+_HULL_KEYS = frozenset({"points"})
+
+
+def _capsule_shape(raw: dict[str, Any], dim: int) -> Shape:
+    """``{"type": "capsule", "points": [p0, p1], "radius": r}``: 2D or 3D, ``r > 0``, p0 == p1 allowed."""
+    _shape_keys(raw, "capsule", _CAPSULE_KEYS)
+    p0, p1 = _end_points(raw, "capsule", dim)
+    try:
+        radius = _number(raw["radius"], "capsule radius")
+    except _Invalid as exc:
+        raise InvalidShapeError(str(exc)) from None
+    if not 0 < radius <= MAX_COORDINATE:
+        raise InvalidShapeError(f"capsule radius must be > 0 and at most {MAX_COORDINATE:g}, "
+                                f"got {_show(raw['radius'])}")
+    return Capsule(p0, p1, radius)
+
+
+def _segment_shape(raw: dict[str, Any], dim: int) -> Shape:
+    """``{"type": "segment", "points": [p0, p1]}``: 2D or 3D, p0 != p1."""
+    _shape_keys(raw, "segment", _SEGMENT_KEYS)
+    p0, p1 = _end_points(raw, "segment", dim)
+    if p0 == p1:
+        raise InvalidShapeError(f"segment points must differ (a segment of length 0 is a point), "
+                                f"got both {list(p0)}")
+    return Segment(p0, p1)
+
+
+def _convex_hull_shape(raw: dict[str, Any], dim: int) -> Shape:
+    """``{"type": "convex_hull", "points": [[x, y, z], ...]}``: 3D, at least 4 points not on one plane.
+
+    The count is checked before any point is converted, so an over-long list
+    costs nothing; the hull itself (Qhull) refuses flat input.
+    """
+    if dim != 3:
+        raise InvalidShapeError(f"shape type 'convex_hull' is 3D, but the world is {dim}D "
+                                "(a 2D convex hull is a 'polygon')")
+    _shape_keys(raw, "convex_hull", _HULL_KEYS)
+    points = raw["points"]
+    if not isinstance(points, list):
+        raise InvalidShapeError(f"convex_hull points must be a list of [x, y, z] points, got {_show(points)}")
+    if len(points) > MAX_HULL_POINTS:
+        raise InvalidShapeError(f"convex_hull has {len(points)} points, more than the limit of "
+                                f"{MAX_HULL_POINTS} (MAX_HULL_POINTS)")
+    if len(points) < 4:
+        raise InvalidShapeError(f"convex_hull needs at least 4 points not all on one plane, got {len(points)}")
+    checked: list[Any] = [_shape_point(p, 3, f"convex_hull points[{i}]") for i, p in enumerate(points)]
+    return ConvexHull(tuple(checked))
+
+
 #: One parser per shape ``type``: ``parser(raw, dim) -> Shape``, raising
 #: ``InvalidShapeError``/``ValueError``/``TypeError`` on a bad value. A new
 #: type is one more entry here (and, if only version 2 defines it, one more
@@ -615,6 +740,10 @@ SHAPE_PARSERS: dict[str, Callable[[dict[str, Any], int], Shape]] = {
     "halfplane": _library_shape,
     "sphere": _library_shape,
     "plane": _library_shape,
+    "compound": _compound_shape,
+    "capsule": _capsule_shape,
+    "segment": _segment_shape,
+    "convex_hull": _convex_hull_shape,
 }
 #: Shape types that only a version 2 file may use.
 _SHAPE_TYPES_V2 = frozenset({"capsule", "segment", "convex_hull", "compound"})

@@ -30,7 +30,7 @@ import gzip
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any, BinaryIO
@@ -56,7 +56,7 @@ from .reader import (
 )
 from .source import check_path
 
-__all__ = ["MoveBatch", "ScenarioWriter", "body_to_dict", "move_to_dict", "set_to_dict"]
+__all__ = ["MoveBatch", "ScenarioWriter", "body_to_dict", "move_to_dict", "set_to_dict", "shape_dict"]
 
 #: The header's first key: the version digit follows it, so version 1 can become 2 in place.
 _VERSION_KEY = '"collideworld_scenario":'
@@ -126,6 +126,53 @@ def _id_key(value: Any) -> tuple[int, int, str]:
     return (0, value, "") if isinstance(value, int) else (1, 0, str(value))
 
 
+def _capsule_to_dict(shape: Any) -> dict[str, Any]:
+    return {"type": "capsule", "points": [list(shape.p0), list(shape.p1)], "radius": shape.radius}
+
+
+def _segment_to_dict(shape: Any) -> dict[str, Any]:
+    return {"type": "segment", "points": [list(shape.p0), list(shape.p1)]}
+
+
+def _convex_hull_to_dict(shape: Any) -> dict[str, Any]:
+    # The points as given, not only the hull's vertices: the same solid either
+    # way, but a hull read back is then equal to the one written.
+    return {"type": "convex_hull", "points": [list(p) for p in shape.points]}
+
+
+#: The file form of the shapes only version 2 defines, by ``kind``; every
+#: other shape is written by :func:`collideworld.shapes.shape_to_dict`.
+SHAPE_WRITERS: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "capsule": _capsule_to_dict,
+    "segment": _segment_to_dict,
+    "convex_hull": _convex_hull_to_dict,
+}
+
+
+def shape_dict(shape: Any) -> dict[str, Any]:
+    """The file form of any shape (the writer's side of ``SHAPE_PARSERS``).
+
+    Parameters
+    ----------
+    shape : Shape
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``type`` and that type's keys.
+
+    Examples
+    --------
+    >>> from collideworld.shapes import Capsule, Circle
+    >>> shape_dict(Capsule((0, 0), (2, 0), 0.5))
+    {'type': 'capsule', 'points': [[0.0, 0.0], [2.0, 0.0]], 'radius': 0.5}
+    >>> shape_dict(Circle(1))
+    {'type': 'circle', 'radius': 1.0}
+    """
+    writer = SHAPE_WRITERS.get(getattr(shape, "kind", ""))
+    return writer(shape) if writer is not None else shape_to_dict(shape)
+
+
 def body_to_dict(body: Any) -> dict[str, Any]:
     """The file form of a body: a :class:`~collideworld.scenario.BodySpec`, a ``World.body()``
     snapshot (any object with the same attributes) or a ready dict.
@@ -156,7 +203,7 @@ def body_to_dict(body: Any) -> dict[str, Any]:
     if isinstance(body, Mapping):
         return {k: _plain(v) for k, v in body.items()}
     shape = body.shape
-    out: dict[str, Any] = {"id": _id(body.id), "shape": shape_to_dict(shape)}
+    out: dict[str, Any] = {"id": _id(body.id), "shape": shape_dict(shape)}
     if not shape.is_infinite:
         if body.position is None:
             raise InvalidArgumentError(f"body {body.id!r}: a {shape.kind} needs a position")
@@ -467,7 +514,7 @@ def set_to_dict(change: Any) -> dict[str, Any]:
         if value is not None:
             out[key] = int(value)
     if change.shape is not None:
-        out["shape"] = shape_to_dict(change.shape)
+        out["shape"] = shape_dict(change.shape)
     return out
 
 
@@ -546,6 +593,8 @@ def _contact_to_dict(contact: Any) -> dict[str, Any]:
         out["points"] = _points(contact.points, "contact point")
     if getattr(contact, "parts", None) is not None:
         out["parts"] = [int(v) for v in contact.parts]
+    elif getattr(contact, "part_a", -1) != -1 or getattr(contact, "part_b", -1) != -1:
+        out["parts"] = [int(contact.part_a), int(contact.part_b)]  # a world Contact of a compound
     return out
 
 
@@ -596,7 +645,8 @@ class ScenarioWriter:
         The format version of the header. None (the default): version 1
         until a frame uses something only version 2 defines (``set``, a
         plane's move, contact ``points``/``parts``, ``expect_distance``,
-        ``expect_impact``); the header then becomes version 2 before that
+        ``expect_impact``, a body that is a capsule, segment or convex
+        hull); the header then becomes version 2 before that
         frame is written, so the file is valid at every moment. 1: such a
         frame is an error. 2: version 2 from the start.
 
@@ -691,7 +741,8 @@ class ScenarioWriter:
         if self._version_fixed:
             raise InvalidArgumentError(
                 "this frame uses a format version 2 feature (set, a plane's move, contact points or parts, "
-                "expect_distance, expect_impact), but the writer was made with version=1")
+                "expect_distance, expect_impact, a capsule, segment, convex_hull or compound shape), "
+                "but the writer was made with version=1")
         if self.closed:
             raise ValueError(f"{self.path}: the writer is closed")
         where = len(("{" + _VERSION_KEY).encode("utf-8"))  # the header line starts with this key

@@ -10,10 +10,14 @@ No module here imports collideworld.
 from __future__ import annotations
 
 from .bullet_wall import story_bullet_wall
+from .compound_2d import story_compound_2d
+from .compound_3d import story_compound_3d
+from .capsules_2d import story_capsules_2d
 from .driving import story_driving
 from .driving_trajectory import story_driving_trajectory
 from .filtering_static import story_filtering_static
 from .frustum_culling import story_frustum_culling
+from .hulls_3d import story_hulls_3d
 from .id_reuse import story_id_reuse
 from .invalid import invalid_files
 from .mixed_2d import story_mixed_2d
@@ -36,4 +40,8 @@ STORIES = [
     story_touching_edges_3d,
     story_driving_trajectory,
     story_bullet_wall,
+    story_compound_2d,
+    story_compound_3d,
+    story_capsules_2d,
+    story_hulls_3d,
 ]

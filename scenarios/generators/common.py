@@ -16,7 +16,20 @@ from fractions import Fraction
 import numpy as np
 import shapely
 from scipy.optimize import linprog
-from shapely.geometry import Point, Polygon
+from shapely.geometry import LineString, Point, Polygon
+
+from .segments import (
+    FCL_CHECK_MARGIN,
+    Polytope,
+    capsule_polytope,
+    closest_points_segments,
+    fcl_collide,
+    gap_from_dist2,
+    point_segment_dist2_exact,
+    polytope_polytope_lp,
+    segment_segment_dist2_exact,
+    sphere_polytope,
+)
 
 #: A pair whose signed separation is closer than this to 0 is ambiguous in
 #: floating point unless it was constructed to touch exactly.
@@ -125,6 +138,21 @@ def plane(normal, offset):
     return {"type": "plane", "normal": list(normal), "offset": offset}
 
 
+def capsule(p0, p1, r):
+    """Version 2: all points within ``r`` of the segment p0-p1 (2D or 3D)."""
+    return {"type": "capsule", "points": [list(p0), list(p1)], "radius": r}
+
+
+def segment(p0, p1):
+    """Version 2: the segment p0-p1 (a capsule of radius 0)."""
+    return {"type": "segment", "points": [list(p0), list(p1)]}
+
+
+def convex_hull(points):
+    """Version 2, 3D: the convex hull of the points."""
+    return {"type": "convex_hull", "points": [list(p) for p in points]}
+
+
 def body(bid, shape, position=None, *, angle=None, quaternion=None, static=None,
          category=None, mask=None, _comment=None):
     """A body object in the format's key order; keys left at None are omitted."""
@@ -215,7 +243,7 @@ class Geom2:
     """World-space geometry of one 2D body."""
 
     __slots__ = ("kind", "center", "radius", "poly", "verts", "convex", "box", "aabb",
-                 "normal", "offset", "_eroded", "R", "half")
+                 "normal", "offset", "_eroded", "R", "half", "p0", "p1", "core")
 
     def __init__(self, b):
         shape = b["shape"]
@@ -230,6 +258,16 @@ class Geom2:
             self.offset = float(shape["offset"]) / length
             return
         c = np.array(b["position"], dtype=float)
+        if t in ("capsule", "segment"):
+            # the core segment's end points in the world; a segment is a capsule of radius 0
+            w = np.array(shape["points"], dtype=float) @ rot2(b["angle"]).T + c
+            self.kind = "capsule"
+            self.p0, self.p1 = w[0], w[1]
+            self.radius = float(shape.get("radius", 0.0))
+            self.core = LineString(w) if not np.array_equal(w[0], w[1]) else Point(w[0])
+            lo, hi = w.min(axis=0) - self.radius, w.max(axis=0) + self.radius
+            self.aabb = (lo[0], lo[1], hi[0], hi[1])
+            return
         if t == "circle":
             self.kind = "circle"
             self.center = c
@@ -282,12 +320,16 @@ def eval2(ga: Geom2, gb: Geom2):
         n, d = ga.normal, ga.offset
         if gb.kind == "circle":
             s = float(n @ gb.center) - gb.radius - d
+        elif gb.kind == "capsule":
+            s = min(float(n @ gb.p0), float(n @ gb.p1)) - gb.radius - d
         else:
             s = float(np.min(gb.verts @ n)) - d
         return s <= 0, abs(s)
     gap = aabb_gap(ga.aabb, gb.aabb)
     if gap > AMBIGUITY:
         return False, gap  # the true distance is at least the AABB gap
+    if "capsule" in (ga.kind, gb.kind):
+        return eval2_capsule(ga, gb)
     if ga.kind == "circle" and gb.kind == "circle":
         dist = shapely.distance(Point(ga.center), Point(gb.center))
         s = dist - ga.radius - gb.radius
@@ -307,13 +349,52 @@ def eval2(ga: Geom2, gb: Geom2):
     return False, shapely.distance(ga.poly, gb.poly)
 
 
+def eval2_capsule(ga: Geom2, gb: Geom2):
+    """A capsule or segment against a circle, a capsule or a polygon/box.
+
+    Segment distances are exact (``segments.py``) where both sides are
+    segments or points; shapely's distance to the core decides against a
+    polygon (never a buffered polygon), as for circles."""
+    if ga.kind != "capsule":
+        ga, gb = gb, ga
+    if gb.kind == "capsule":
+        dist2 = segment_segment_dist2_exact(ga.p0, ga.p1, gb.p0, gb.p1)
+        # shapely agrees with the exact distance (a check on both)
+        assert abs(shapely.distance(ga.core, gb.core) - math.sqrt(dist2)) <= 1e-9, (ga.core, gb.core)
+        return gap_from_dist2(dist2, ga.radius + gb.radius)
+    if gb.kind == "circle":
+        dist2 = point_segment_dist2_exact(*(tuple(Fraction(float(v)) for v in p)
+                                            for p in (gb.center, ga.p0, ga.p1)))
+        return gap_from_dist2(dist2, ga.radius + gb.radius)
+    dist = shapely.distance(ga.core, gb.poly)
+    if dist == 0.0:
+        if ga.radius > 0:  # the core reaches the polygon: a full radius deep
+            return True, ga.radius
+        robust = shapely.intersects(ga.core, gb.eroded())
+        return True, (1.0 if robust else 0.0)
+    s = dist - ga.radius
+    return s <= 0, abs(s)
+
+
+def _round_end_mtd(ia, ga, ib, gb):
+    """MTD of a capsule/segment/circle pair whose cores are apart: along the closest points."""
+    def core(g):
+        return (g.p0, g.p1) if g.kind == "capsule" else (g.center, g.center)
+    qa, qb, dist = closest_points_segments(*core(ga), *core(gb))
+    if dist < 1e-6:
+        return None  # the cores meet: no simple closed form
+    return ia, ib, (qb - qa) / dist, ga.radius + gb.radius - dist
+
+
 def detail2(ia, ga: Geom2, ib, gb: Geom2):
     """Exact MTD (a, b, normal, depth) for simple convex pairs, else None."""
     if gb.kind == "half" and ga.kind != "half":
         ia, ga, ib, gb = ib, gb, ia, ga
     if ga.kind == "half":
         n, d = ga.normal, ga.offset
-        if gb.kind == "circle":
+        if gb.kind == "capsule":
+            depth = d - (min(float(n @ gb.p0), float(n @ gb.p1)) - gb.radius)
+        elif gb.kind == "circle":
             depth = d - (float(n @ gb.center) - gb.radius)
         elif gb.convex:
             depth = d - float(np.min(gb.verts @ n))
@@ -326,6 +407,10 @@ def detail2(ia, ga: Geom2, ib, gb: Geom2):
         if L < 1e-9:
             return None
         return ia, ib, v / L, ga.radius + gb.radius - L
+    if {ga.kind, gb.kind} <= {"circle", "capsule"}:
+        return _round_end_mtd(ia, ga, ib, gb)
+    if "capsule" in (ga.kind, gb.kind):
+        return None
     if {ga.kind, gb.kind} == {"circle", "poly"}:
         flip = ga.kind == "circle"
         gc, gx = (ga, gb) if flip else (gb, ga)
@@ -358,7 +443,7 @@ def detail2(ia, ga: Geom2, ib, gb: Geom2):
 
 class Geom3:
     __slots__ = ("kind", "center", "radius", "R", "half", "corners", "aabb", "normal",
-                 "offset", "exact")
+                 "offset", "exact", "p0", "p1", "_poly")
 
     def __init__(self, b):
         shape = b["shape"]
@@ -372,6 +457,19 @@ class Geom3:
             return
         c = np.array(b["position"], dtype=float)
         self.center = c
+        self._poly = None
+        if t in ("capsule", "segment"):
+            w = np.array(shape["points"], dtype=float) @ quat_matrix(b["quaternion"]).T + c
+            self.kind = "capsule"
+            self.p0, self.p1 = w[0], w[1]
+            self.radius = float(shape.get("radius", 0.0))
+            self.aabb = np.concatenate([w.min(axis=0) - self.radius, w.max(axis=0) + self.radius])
+            return
+        if t == "convex_hull":
+            self.kind = "hull"
+            self.corners = np.array(shape["points"], dtype=float) @ quat_matrix(b["quaternion"]).T + c
+            self.aabb = np.concatenate([self.corners.min(axis=0), self.corners.max(axis=0)])
+            return
         if t == "sphere":
             self.kind = "sphere"
             self.radius = float(shape["radius"])
@@ -386,6 +484,13 @@ class Geom3:
         # a rotation whose entries are exactly 0 and +-1 keeps the box axis-aligned:
         # then the world half extents are exact and the test can be exact too
         self.exact = bool(np.all(np.isin(self.R, (-1.0, 0.0, 1.0))))
+
+    @property
+    def poly(self):
+        """A box or hull as a :class:`~generators.segments.Polytope` (planes by brute force)."""
+        if self._poly is None:
+            self._poly = Polytope(self.corners)
+        return self._poly
 
 
 def aabb_gap3(a, b):
@@ -441,12 +546,19 @@ def eval3(ga: Geom3, gb: Geom3):
         n, d = ga.normal, ga.offset
         if gb.kind == "sphere":
             s = float(n @ gb.center) - gb.radius - d
+        elif gb.kind == "capsule":
+            s = min(float(n @ gb.p0), float(n @ gb.p1)) - gb.radius - d
         else:
             s = float(np.min(gb.corners @ n)) - d
         return s <= 0, abs(s)
     gap = aabb_gap3(ga.aabb, gb.aabb)
     if gap > AMBIGUITY:
         return False, gap
+    if {"capsule", "hull"} & {ga.kind, gb.kind}:
+        hit, margin = eval3_v2(ga, gb)
+        if margin > FCL_CHECK_MARGIN and fcl_collide(ga, gb) != hit:
+            raise AssertionError(f"python-fcl disagrees ({ga.kind}-{gb.kind}, margin {margin:g})")
+        return hit, margin
     if ga.kind == "sphere" and gb.kind == "sphere":
         s = math.dist(ga.center, gb.center) - ga.radius - gb.radius
         return s <= 0, abs(s)
@@ -466,12 +578,33 @@ def eval3(ga: Geom3, gb: Geom3):
     return t >= 0, abs(t)
 
 
+def eval3_v2(ga: Geom3, gb: Geom3):
+    """A capsule, segment or hull against a sphere, box, capsule or hull (see ``segments.py``)."""
+    order = {"capsule": 0, "sphere": 1, "box": 2, "hull": 3}
+    if order[ga.kind] > order[gb.kind]:
+        ga, gb = gb, ga
+    if ga.kind == "capsule":
+        if gb.kind == "capsule":  # Ericson 5.1.9 closest points of the cores
+            s = closest_points_segments(ga.p0, ga.p1, gb.p0, gb.p1)[2] - ga.radius - gb.radius
+            return s <= 0, abs(s)
+        if gb.kind == "sphere":
+            dist2 = point_segment_dist2_exact(*(tuple(Fraction(float(v)) for v in p)
+                                                for p in (gb.center, ga.p0, ga.p1)))
+            return gap_from_dist2(dist2, ga.radius + gb.radius)
+        return capsule_polytope(ga.p0, ga.p1, ga.radius, gb.poly)
+    if ga.kind == "sphere":
+        return sphere_polytope(ga.center, ga.radius, gb.poly)
+    return polytope_polytope_lp(ga.poly, gb.poly)
+
+
 def detail3(ia, ga: Geom3, ib, gb: Geom3):
     if gb.kind == "plane" and ga.kind != "plane":
         ia, ga, ib, gb = ib, gb, ia, ga
     if ga.kind == "plane":
         n, d = ga.normal, ga.offset
-        if gb.kind == "sphere":
+        if gb.kind == "capsule":
+            depth = d - (min(float(n @ gb.p0), float(n @ gb.p1)) - gb.radius)
+        elif gb.kind == "sphere":
             depth = d - (float(n @ gb.center) - gb.radius)
         else:
             depth = d - float(np.min(gb.corners @ n))
@@ -482,6 +615,10 @@ def detail3(ia, ga: Geom3, ib, gb: Geom3):
         if L < 1e-9:
             return None
         return ia, ib, v / L, ga.radius + gb.radius - L
+    if {ga.kind, gb.kind} <= {"sphere", "capsule"}:
+        return _round_end_mtd(ia, ga, ib, gb)
+    if "capsule" in (ga.kind, gb.kind) or "hull" in (ga.kind, gb.kind):
+        return None
     if {ga.kind, gb.kind} == {"sphere", "box"}:
         flip = ga.kind == "sphere"
         gs, gx = (ga, gb) if flip else (gb, ga)

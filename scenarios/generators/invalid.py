@@ -9,12 +9,15 @@ from .common import (
     body,
     box2,
     box3,
+    capsule,
     circle,
+    convex_hull,
     dumps,
     halfplane,
     mv,
     plane,
     polygon,
+    segment,
     sphere,
 )
 
@@ -215,4 +218,38 @@ def invalid_files():
               {"expect_impact": [{"pair": ["floor", "a"], "end_a": {"position": [0, 0]},
                                   "end_b": {"position": [0, -3]}, "t": 0.0}]}),
         3, "end_a")
+    # the version 2 shapes
+    pill = body("pill", capsule([-1, 0], [1, 0], 0.5), [0, 3])
+    add("v1_uses_capsule.jsonl",
+        lines(hdr(comment="capsule is a version 2 shape"), {"add": [box_a]}, {"add": [pill]}),
+        3, "shape type 'capsule' needs format version 2")
+    add("v2_capsule_negative_radius.jsonl",
+        lines(hdr(version=2, comment="a capsule's radius must be > 0"), {"add": [box_a]},
+              {"add": [body("pill", capsule([-1, 0], [1, 0], -0.5), [0, 3])]}),
+        3, "capsule radius must be > 0")
+    add("v2_capsule_three_points.jsonl",
+        lines(hdr(version=2, comment="a capsule has two points, p0 and p1"),
+              {"add": [body("pill", {"type": "capsule", "points": [[0, 0], [1, 0], [2, 0]], "radius": 1},
+                            [0, 3])]}),
+        2, "two points")
+    add("v2_segment_zero_length.jsonl",
+        lines(hdr(version=2, comment="a segment's points must differ"), {"add": [box_a]},
+              {"add": [body("s", segment([1, 1], [1, 1]), [0, 3])]}),
+        3, "segment points must differ")
+    add("v2_segment_3d_point_in_2d.jsonl",
+        lines(hdr(version=2, comment="a 2D segment's points have 2 numbers"),
+              {"add": [body("s", segment([0, 0, 0], [1, 0, 0]), [0, 3])]}),
+        2, "must have 2 numbers in a 2D world")
+    add("v2_hull_flat.jsonl",
+        lines(hdr(dim=3, version=2, comment="four points on the plane z = 0 have no volume"), {"add": [cube]},
+              {"add": [body("h", convex_hull([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]]), [5, 0, 0])]}),
+        3, "one plane")
+    add("v2_hull_three_points.jsonl",
+        lines(hdr(dim=3, version=2, comment="a hull needs at least 4 points"),
+              {"add": [body("h", convex_hull([[0, 0, 0], [1, 0, 0], [0, 1, 0]]), [5, 0, 0])]}),
+        2, "at least 4 points")
+    add("v2_hull_in_2d.jsonl",
+        lines(hdr(version=2, comment="convex_hull is 3D; a 2D convex hull is a polygon"),
+              {"add": [body("h", convex_hull([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]), [5, 0])]}),
+        2, "is 3D")
     return out
