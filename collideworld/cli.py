@@ -261,13 +261,16 @@ def replay_file(path: str, ignore_truncated_tail: bool = False, max_pairs: int =
     """
     import functools
 
-    from .scenario.replay import replay
+    from .scenario.replay import _mentions_points, replay
+    from .scenario.source import ReaderLimits
     from .world import World
 
     started = time.perf_counter()
     reader_limits: Any = limits or {}
     try:
-        report = replay(path, functools.partial(World, backend=backend), progress=progress,
+        # contact points to check: the world computes them, as replay()'s own default world does
+        points = _mentions_points(os.fspath(path), ReaderLimits(**reader_limits))
+        report = replay(path, functools.partial(World, backend=backend, manifolds=points), progress=progress,
                         ignore_truncated_tail=ignore_truncated_tail, **reader_limits)
     except ScenarioError as exc:
         return FileResult(path, "INVALID", "-", "-", "-", time.perf_counter() - started,

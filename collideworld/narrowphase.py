@@ -824,6 +824,12 @@ class ManifoldKernels(NamedTuple):
     manifold_box_box_3d: ManifoldKernel
     manifold_box_polygon: ManifoldKernel
     manifold_polygon_polygon: ManifoldKernel
+    # capsules and segments, 2D and 3D
+    manifold_halfspace_capsule: ManifoldKernel
+    manifold_ball_capsule: ManifoldKernel
+    manifold_box_capsule: ManifoldKernel
+    manifold_polygon_capsule: ManifoldKernel
+    manifold_capsule_capsule: ManifoldKernel
 
 
 #: manifold kernel name -> module of :mod:`collideworld.geometry` (and of
@@ -839,6 +845,11 @@ MANIFOLD_TWINS: dict[str, str] = {
     "manifold_box_box_3d": "manifold_box_box_3d",
     "manifold_box_polygon": "manifold_box_polygon",
     "manifold_polygon_polygon": "manifold_polygon_polygon",
+    "manifold_halfspace_capsule": "manifold_halfspace_capsule",
+    "manifold_ball_capsule": "manifold_ball_capsule",
+    "manifold_box_capsule": "manifold_box_capsule",
+    "manifold_polygon_capsule": "manifold_polygon_capsule",
+    "manifold_capsule_capsule": "manifold_capsule_capsule",
 }
 
 _manifold_kernels: dict[str, ManifoldKernels] = {}
@@ -1048,6 +1059,50 @@ def _m_polygon_polygon(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64],
     return out
 
 
+
+# -- capsules and segments: the core segment's points, grown by the radius
+# (geometry/manifold_capsule_support.py) ------------------------------------------
+
+@_register_manifold((2, 3), Kind.HALFSPACE, Kind.CAPSULE)
+def _m_halfspace_capsule(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                         m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_halfspace_capsule(*s.plane_rows(a), *s.capsule_rows(b), n, d)
+
+
+@_register_manifold((2, 3), Kind.BALL, Kind.CAPSULE)
+def _m_ball_capsule(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                    m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_ball_capsule(*s.ball_rows(a), *s.capsule_rows(b), n, d)
+
+
+@_register_manifold((2, 3), Kind.BOX, Kind.CAPSULE)
+def _m_box_capsule(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                   m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_box_capsule(*s.box_rows(a), *s.capsule_rows(b), n, d)
+
+
+@_register_manifold((2,), Kind.POLYGON, Kind.CAPSULE)
+def _m_polygon_capsule(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                       m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    # a concave polygon: the points of its deepest convex part, as against balls and boxes
+    def contact(row: NDArray[np.int64], part: NDArray[np.int64]) -> ContactArrays:
+        def polygon_first(*args: Any) -> ContactArrays:
+            return k.contact_polygon_capsule(args[-1], *args[:-1])
+        return _run_by_bucket(s, [(a[row], part)], polygon_first, len(row), 2, lambda idx: s.capsule_rows(b[row][idx]))
+    part = _deepest_part(s, a, contact)
+    local = _local_part(s, a, part)
+    out = empty_manifold(len(a), 2)
+    for idx, verts in _polygon_groups(s, a, part):
+        _put(out, idx, m.manifold_polygon_capsule(verts, *s.capsule_rows(b[idx]), n[idx], d[idx], local[idx]))
+    return out
+
+
+@_register_manifold((2, 3), Kind.CAPSULE, Kind.CAPSULE)
+def _m_capsule_capsule(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                       m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_capsule_capsule(*s.capsule_rows(a), *s.capsule_rows(b), n, d)
+
+
 def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.float64], depth: NDArray[np.float64],
                    backend: str = "numpy") -> ManifoldArrays:
     """Contact points of touching pairs ``(ia[k], ib[k])``, given their contacts.
@@ -1113,7 +1168,7 @@ def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.fl
     for c in np.unique(code).tolist():
         idx = np.flatnonzero(code == c)
         kernel = MANIFOLD_KERNELS.get((dim, Kind(c // 64), Kind(c % 64)))
-        if kernel is None:  # NOTE: capsules and hulls have no manifold kernels yet: no points for their rows
+        if kernel is None:  # NOTE: hulls have no manifold kernels yet: no points for their rows
             continue
         _put(out, idx, kernel(store, first[idx], second[idx], normal[idx] * flip[idx] + 0.0, depth[idx], mk, ck))
     # ids of swapped pairs: (feature of first << 32 | feature of second) -> ia's half first again

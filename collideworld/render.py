@@ -14,6 +14,10 @@ What is drawn, to scale (equal axes), with a legend under the picture:
   never dwarf the bodies they point between.
   A contact with a half-plane or plane has no arrow: its normal is the
   plane's, which the hatching shows;
+* when the world computes contact points (``World(manifolds=True)``; a
+  replayed file whose expectations carry ``"points"``), each point as a
+  small yellow dot ringed in black, drawn over the bodies and arrows
+  (in 3D, in both views);
 * a half-plane (2D) or a plane's section (3D) as its boundary line with a
   hatched band on the solid side (red when something touches it);
 * body ids as labels, placed greedily from the largest body down; a label
@@ -52,6 +56,8 @@ _COLOR_STATIC = "#52606d"
 _COLOR_CONTACT = "#e12d39"
 _COLOR_PLANE = "#7b93db"
 _COLOR_AABB = "#3ebd93"
+_COLOR_POINT = "#ffd43b"  # contact points: yellow, ringed in black, readable on red and grey
+_POINT_SIZE = 24.0  # marker area in points^2 (about 5 points across)
 _LABEL_SIZE = 7.0
 #: Most images in one animation (each frame's bodies are kept until the file is written).
 MAX_ANIMATION_FRAMES = 2_000
@@ -344,10 +350,21 @@ class _Snapshot:
     bodies: list[Any]
     pairs: list[tuple[Any, Any, NDArray[np.float64]]]  # (a, b, normal) per contact
     expect: frozenset[frozenset[Any]] | None
+    points: NDArray[np.float64] | None = None  # every contact's used points, (m, D); None without manifolds
 
     @property
     def in_contact(self) -> set[Any]:
         return {a for a, _, _ in self.pairs} | {b for _, b, _ in self.pairs}
+
+
+def _contact_points(contacts: Any, dim: int) -> NDArray[np.float64] | None:
+    """The used contact points of all contacts, (m, D), or None when the contacts carry none."""
+    if contacts is None or getattr(contacts, "points", None) is None:
+        return None
+    points = np.asarray(contacts.points, dtype=float).reshape(len(contacts), -1, dim)
+    used = np.arange(points.shape[1])[None, :] < np.asarray(contacts.point_count)[:, None]
+    out: NDArray[np.float64] = points[used]
+    return out
 
 
 def _snapshot(frame: Any, world: Any, contacts: Any) -> _Snapshot:
@@ -355,7 +372,7 @@ def _snapshot(frame: Any, world: Any, contacts: Any) -> _Snapshot:
     pairs = [(a, b, normals[k]) for k, (a, b) in
              enumerate(zip(contacts.a.tolist(), contacts.b.tolist(), strict=True))]
     return _Snapshot(frame.number, frame.line, world.dim, [world.body(i) for i in world.ids()], pairs,
-                     frame.expect)
+                     frame.expect, _contact_points(contacts, world.dim))
 
 
 def _select(bodies: list[Any], ids: Sequence[str] | None, frame: int) -> list[Any]:
@@ -438,8 +455,8 @@ def _draw_view(ax: Any, bodies: list[Any], dim: int, axes: tuple[int, int], snap
                aabbs: bool, view_lo: np.ndarray, view_hi: np.ndarray,
                slice_at: float | None, missing_axis: int | None
                ) -> tuple[list[tuple[str, np.ndarray, float]], list[np.ndarray]]:
-    """Draw bodies, planes and arrows; return label candidates (text, where, size)
-    and each arrow's two ends (labels keep off them)."""
+    """Draw bodies, planes, arrows and contact points; return label candidates (text, where, size)
+    and each arrow's two ends, a contact point as both ends (labels keep off them)."""
     from matplotlib.collections import PatchCollection
     from matplotlib.patches import Circle as CirclePatch
     from matplotlib.patches import FancyArrow, Rectangle
@@ -541,6 +558,12 @@ def _draw_view(ax: Any, bodies: list[Any], dim: int, axes: tuple[int, int], snap
         ax.add_patch(FancyArrow(start[0], start[1], normal[0] * length, normal[1] * length,
                                 width=0.06 * length, head_width=0.3 * length, head_length=0.3 * length,
                                 length_includes_head=True, color="black", zorder=5))
+    if snap.points is not None and len(snap.points):
+        # over bodies and arrows; a fixed size in points, so they stay visible at any scale
+        ax.scatter(snap.points[:, i], snap.points[:, j], s=_POINT_SIZE, c=_COLOR_POINT, edgecolors="black",
+                   linewidths=0.6, zorder=5.5, label="_contact points")
+        # labels keep off the points as off the arrows: each is a zero-length arrow
+        arrows.extend(np.repeat(snap.points[:, None, [i, j]], 2, axis=1))
     ax.set_xlim(view_lo[0], view_hi[0])
     ax.set_ylim(view_lo[1], view_hi[1])
     ax.set_aspect("equal")
@@ -623,6 +646,10 @@ def _legend(fig: Any, dim: int, snaps: Sequence[_Snapshot], shown: Sequence[list
     if finite_pairs:
         handles.append(Line2D([], [], color="black", marker=r"$\rightarrow$", markersize=14, linestyle="None",
                               label="contact normal a → b"))
+    if any(s.points is not None and len(s.points) for s in snaps):
+        handles.append(Line2D([], [], color=_COLOR_POINT, marker="o", markeredgecolor="black",
+                              markeredgewidth=0.6, markersize=math.sqrt(_POINT_SIZE), linestyle="None",
+                              label="contact point"))
     fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False)
 
 
@@ -912,8 +939,9 @@ def draw_world(world: Any, ax: Any = None, *, crop: Sequence[float] | None = Non
 
     Bodies in contact after the last step are red, static bodies dark grey,
     half-planes and planes a hatched band on their solid side; contact
-    normals are arrows scaled to the bodies; labels that would overlap are
-    dropped. A 3D world is drawn from the top (x-y), planes cut at the
+    normals are arrows scaled to the bodies; a world that computes contact
+    points (``World(manifolds=True)``) shows them as yellow dots; labels that
+    would overlap are dropped. A 3D world is drawn from the top (x-y), planes cut at the
     middle height of the bodies.
 
     Parameters
@@ -956,7 +984,7 @@ def draw_world(world: Any, ax: Any = None, *, crop: Sequence[float] | None = Non
         pairs = [(a, b, normals[k]) for k, (a, b) in
                  enumerate(zip(contacts.a.tolist(), contacts.b.tolist(), strict=True))]
     bodies = [world.body(i) for i in world.ids()]
-    snap = _Snapshot(0, 0, dim, bodies, pairs, None)
+    snap = _Snapshot(0, 0, dim, bodies, pairs, None, _contact_points(contacts, dim))
     shown = _select(bodies, ids, 0)
     lo, hi = _view(*_scene_bounds(shown, dim), crop, zoom)
     if ax is None:

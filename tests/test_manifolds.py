@@ -295,11 +295,10 @@ def test_ids_are_stable_across_small_motions(dim):
 # -- the dispatch table and the two backends ----------------------------------------------------
 
 def test_every_contact_kind_pair_has_a_manifold_kernel():
-    # capsules and hulls (branch shapes) have contacts but no manifold kernels yet:
-    # manifold_pairs gives their rows no points
+    # hulls have contacts but no manifold kernels yet: manifold_pairs gives their rows no points
     from collideworld.bodies import Kind
 
-    newer = {Kind.CAPSULE, Kind.HULL}
+    newer = {Kind.HULL}
     assert set(MANIFOLD_KERNELS) == {key for key in PAIR_KERNELS if not newer & set(key[1:])}
 
 

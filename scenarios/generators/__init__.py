@@ -10,9 +10,9 @@ No module here imports collideworld.
 from __future__ import annotations
 
 from .bullet_wall import story_bullet_wall
+from .capsules_2d import story_capsules_2d
 from .compound_2d import story_compound_2d
 from .compound_3d import story_compound_3d
-from .capsules_2d import story_capsules_2d
 from .driving import story_driving
 from .driving_trajectory import story_driving_trajectory
 from .filtering_static import story_filtering_static

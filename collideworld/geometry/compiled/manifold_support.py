@@ -354,14 +354,53 @@ def features_3d_row(ca: NDArray[np.float64], ida: NDArray[np.int64], fra: int, f
         seps[i, slot] = cand[c, 5]
         ids[i, slot] = cid[c]
         used += 1
-    if used == 0:  # the normal grazes the features: one point between the first corners
+    if used == 0:  # the normal grazes the features: one point between their nearest points
+        side, k, j, t = _nearest_row(la, fra, lb, frb)
+        nj = (j + 1) % 4
         for d in range(3):
-            points[i, 0, d] = 0.5 * (ca[0, d] + cb[0, d])
-        sep = (cb[0, 0] - ca[0, 0]) * n[0] + (cb[0, 1] - ca[0, 1]) * n[1] + (cb[0, 2] - ca[0, 2]) * n[2]
+            if side == 0:
+                pa[d] = ca[k, d]
+                pb[d] = cb[j, d] + t * (cb[nj, d] - cb[j, d])
+            else:
+                pa[d] = ca[j, d] + t * (ca[nj, d] - ca[j, d])
+                pb[d] = cb[k, d]
+        sep = (pb[0] - pa[0]) * n[0] + (pb[1] - pa[1]) * n[1] + (pb[2] - pa[2]) * n[2]
+        for d in range(3):
+            points[i, 0, d] = 0.5 * (pa[d] + pb[d])
         seps[i, 0] = sep
-        ids[i, 0] = (np.int64(codea) << 32) | codeb
+        if side == 0:
+            ids[i, 0] = (np.int64(ida[k]) << 32) | edge_code_row(idb[j], idb[nj])
+        else:
+            ids[i, 0] = (np.int64(edge_code_row(ida[j], ida[nj])) << 32) | idb[k]
         used = 1
     count[i] = used
+
+
+@njit(cache=True)
+def _nearest_row(la: NDArray[np.float64], fra: int, lb: NDArray[np.float64], frb: int) -> tuple[int, int, int, float]:
+    """Row form of ``_nearest_features``: (side, corner, edge, parameter) of the first nearest pair."""
+    best = math.inf
+    out_side, out_k, out_j, out_t = 0, 0, 0, 0.0
+    for side in range(2):
+        lq, fq, le, fe = (la, fra, lb, frb) if side == 0 else (lb, frb, la, fra)
+        for k in range(4):
+            if not (k == 0 or (k == 1 and fq >= 1) or (k >= 2 and fq == 2)):
+                continue
+            for j in range(4):
+                if not (j == 0 or fe == 2):
+                    continue
+                nj = (j + 1) % 4
+                ex, ey = le[nj, 0] - le[j, 0], le[nj, 1] - le[j, 1]
+                ee = ex * ex + ey * ey
+                t = ((lq[k, 0] - le[j, 0]) * ex + (lq[k, 1] - le[j, 1]) * ey) / ee if ee > 0 else 0.0
+                t = min(max(t, 0.0), 1.0)
+                dx = lq[k, 0] - (le[j, 0] + t * ex)
+                dy = lq[k, 1] - (le[j, 1] + t * ey)
+                d2 = dx * dx + dy * dy
+                if d2 < best:
+                    best = d2
+                    out_side, out_k, out_j, out_t = side, k, j, t
+    return out_side, out_k, out_j, out_t
 
 
 @njit(cache=True)
