@@ -62,7 +62,8 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-turn", action="store_true", help="move positions only, not angles")
-    parser.add_argument("--no-orjson", action="store_true", help="format numbers with the json module")
+    parser.add_argument("--no-orjson", action="store_true",
+                        help="without numba, format numbers with the json module, not orjson")
     args = parser.parse_args()
     if args.no_orjson:
         writer._orjson = None
@@ -81,7 +82,10 @@ def main() -> None:
     for _ in range(args.repeat):
         for name, fn in [("bare", bare)] + [(s, lambda p=p: recorded(p)) for s, p in paths.items()]:
             best[name] = min(best.get(name, np.inf), timed(fn))
-    formatter = "json module" if writer._orjson is None else f"orjson {writer._orjson.__version__}"
+    if writer._compiled_assembly():
+        formatter = "the compiled formatter (numba)"
+    else:
+        formatter = "json module" if writer._orjson is None else f"orjson {writer._orjson.__version__}"
     moves = "positions" if args.no_turn else "positions and angles"
     print(f"{args.units} units, {args.frames} frames moving {moves}, best of {args.repeat} (CPU seconds), "
           f"numbers by {formatter}")

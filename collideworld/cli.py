@@ -438,6 +438,7 @@ def _cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     progress = _Progress(_progress_wanted(args, err), out, err, total=size, unit="B",
                          unit_scale=True, desc="info")
     done = 0
+    redraw = 0.0
     try:
         with scenario.frames() as stream:
             for frame in stream:
@@ -460,10 +461,13 @@ def _cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                         contact_counts.append(n)
                 if frame.expect_contacts:
                     with_contacts += 1
-                if progress.bar is not None and frames % 256 == 0:
+                # By the clock, not every so many frames: a recorded frame can be
+                # 200 kB, and a file of 50 such frames would never move the bar.
+                if progress.bar is not None and time.monotonic() >= redraw:
                     now = stream.bytes_read
                     progress.update(now - done)
                     done = now
+                    redraw = time.monotonic() + 0.1
     finally:
         progress.close()
     lines = [

@@ -369,20 +369,28 @@ def classify_aabb_plane(
 
 
 def frustum_planes(
-    eye: ArrayLike,
-    forward: ArrayLike,
-    up: ArrayLike,
-    fov_y: float,
-    aspect: float,
-    near: float,
-    far: float,
+    eye: ArrayLike | None = None,
+    forward: ArrayLike | None = None,
+    up: ArrayLike | None = None,
+    fov_y: float | None = None,
+    aspect: float | None = None,
+    near: float | None = None,
+    far: float | None = None,
+    *,
+    view_projection: ArrayLike | None = None,
+    depth_zero_to_one: bool = False,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """The six planes of a perspective view frustum, outward normals.
+    """The six planes of a perspective view frustum, outward normals, from a camera or a matrix.
+
+    Two forms: ``frustum_planes(eye, forward, up, fov_y, aspect, near, far)``
+    from the camera's parameters, or ``frustum_planes(view_projection)``
+    from a 4x4 view-projection matrix, the form a renderer already holds
+    (the same as :func:`frustum_planes_from_matrix`, which it calls).
 
     Parameters
     ----------
     eye : array_like, shape (3,)
-        Camera position.
+        Camera position. Alone, a 4x4 matrix is taken as ``view_projection``.
     forward : array_like, shape (3,)
         Viewing direction (normalised here).
     up : array_like, shape (3,)
@@ -394,6 +402,12 @@ def frustum_planes(
         Width over height of the image.
     near, far : float
         Distances of the clipping planes along ``forward``, ``0 <= near < far``.
+    view_projection : array_like, shape (4, 4), optional
+        Projection times view, acting on column vectors; instead of the
+        camera's parameters. See :func:`frustum_planes_from_matrix`.
+    depth_zero_to_one : bool, optional
+        With ``view_projection``: True for a projection to ``0 <= z <= w``
+        (Direct3D, Vulkan, Metal); the default is OpenGL's ``-w <= z <= w``.
 
     Returns
     -------
@@ -402,6 +416,12 @@ def frustum_planes(
     offsets : ndarray, shape (6,)
         The frustum is ``normals @ p <= offsets``; pass both to
         :func:`classify_box_planes`.
+
+    Raises
+    ------
+    InvalidArgumentError
+        A bad camera (see the parameters) or matrix, both forms given, or a
+        camera parameter missing.
 
     Examples
     --------
@@ -414,7 +434,32 @@ def frustum_planes(
     >>> side = classify_box_planes([[5, 0, 0], [5, 0, 20]], None, [[1, 1, 1]] * 2, normals, offsets)
     >>> [Side(s).name for s in side]    # the second box is above the top plane
     ['INSIDE', 'OUTSIDE']
+
+    The same camera as an OpenGL view-projection matrix (gluPerspective
+    times gluLookAt, written out), gives the same planes:
+
+    >>> view = [[0, -1, 0, 0], [0, 0, 1, 0], [-1, 0, 0, 0], [0, 0, 0, 1]]
+    >>> projection = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, -11 / 9, -20 / 9], [0, 0, -1, 0]]
+    >>> from_matrix = frustum_planes(np.array(projection) @ view)
+    >>> np.allclose(from_matrix[0], normals) and np.allclose(from_matrix[1], offsets)
+    True
     """
+    camera = {"forward": forward, "up": up, "fov_y": fov_y, "aspect": aspect, "near": near, "far": far}
+    if view_projection is None and eye is not None and np.shape(eye) == (4, 4) \
+            and all(v is None for v in camera.values()):
+        view_projection, eye = eye, None  # the one-argument form, frustum_planes(view_projection)
+    if view_projection is not None:
+        if eye is not None or any(v is not None for v in camera.values()):
+            raise InvalidArgumentError("give either view_projection or the camera (eye, forward, up, fov_y, aspect, "
+                                       "near, far), not both")
+        return frustum_planes_from_matrix(view_projection, depth_zero_to_one=depth_zero_to_one)
+    missing = [name for name, v in {"eye": eye, **camera}.items() if v is None]
+    if missing:
+        raise InvalidArgumentError(f"frustum_planes needs a 4x4 view_projection matrix, or eye, forward, up, fov_y, "
+                                   f"aspect, near and far; {', '.join(missing)} missing")
+    if depth_zero_to_one:
+        raise InvalidArgumentError("depth_zero_to_one applies to a view_projection matrix, not to a camera")
+    assert fov_y is not None and aspect is not None and near is not None and far is not None  # for mypy
     eye_ = np.asarray(eye, dtype=np.float64)
     f = np.asarray(forward, dtype=np.float64)
     up_ = np.asarray(up, dtype=np.float64)
@@ -465,6 +510,8 @@ def frustum_planes_from_matrix(
     view_projection: ArrayLike, *, depth_zero_to_one: bool = False
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The six planes of the view volume of a 4x4 view-projection matrix, outward normals.
+
+    The same as ``frustum_planes(view_projection)``; kept under this name.
 
     Gribb and Hartmann's extraction ("Fast extraction of viewing frustum
     planes from the world-view-projection matrix", 2001): with ``m_i`` the

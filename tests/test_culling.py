@@ -410,3 +410,46 @@ def test_frustum_planes_from_matrix_match_frustum_planes(camera, zero_to_one):
 def test_frustum_planes_from_matrix_rejects_bad_matrices(matrix, message):
     with pytest.raises(InvalidArgumentError, match=message):
         frustum_planes_from_matrix(matrix)
+
+
+# --- frustum_planes(view_projection): the matrix form of frustum_planes ----------------------
+
+
+@pytest.mark.parametrize("zero_to_one", [False, True])
+@pytest.mark.parametrize("camera", [
+    ([1.0, 2.0, -3.0], [0.3, -0.2, 1.0], [0.0, 1.0, 0.0], 1.1, 1.6, 0.5, 20.0),
+    ([-40.0, 7.0, 12.0], [1.0, 1.0, 1.0], [0.0, 0.0, 1.0], 0.4, 2.5, 0.1, 500.0),
+])
+def test_frustum_planes_takes_a_view_projection_matrix(camera, zero_to_one):
+    # The oracle is the parameter form; the matrix is built here (gluPerspective @ gluLookAt).
+    eye, forward, up, fov_y, aspect, near, far = camera
+    want_n, want_d = frustum_planes(*camera)
+    matrix = perspective(fov_y, aspect, near, far, zero_to_one) @ look_at(eye, forward, up)
+    atol_d = 1e-12 * max(1.0, np.abs(eye).max()) * far
+    for got_n, got_d in (frustum_planes(matrix, depth_zero_to_one=zero_to_one),
+                         frustum_planes(view_projection=matrix.tolist(), depth_zero_to_one=zero_to_one)):
+        np.testing.assert_allclose(got_n, want_n, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(got_d, want_d, rtol=0, atol=atol_d)
+    # and exactly what the named matrix function gives
+    same = frustum_planes_from_matrix(matrix, depth_zero_to_one=zero_to_one)
+    got = frustum_planes(matrix, depth_zero_to_one=zero_to_one)
+    assert np.array_equal(got[0], same[0]) and np.array_equal(got[1], same[1])
+
+
+def test_frustum_planes_matrix_form_is_checked():
+    camera = ([0.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0], 1.0, 1.0, 1.0, 10.0)
+    matrix = perspective(1.0, 1.0, 1.0, 10.0) @ look_at(*camera[:3])
+    with pytest.raises(InvalidArgumentError, match="not both"):
+        frustum_planes(*camera, view_projection=matrix)
+    with pytest.raises(InvalidArgumentError, match="not both"):
+        frustum_planes(matrix, camera[1], view_projection=matrix)
+    with pytest.raises(InvalidArgumentError, match="up, fov_y, aspect, near, far missing"):
+        frustum_planes(camera[0], camera[1])
+    with pytest.raises(InvalidArgumentError, match="eye, forward, up, fov_y, aspect, near, far missing"):
+        frustum_planes()
+    with pytest.raises(InvalidArgumentError, match="finite 4x4 matrix, got shape \\(3, 3\\)"):
+        frustum_planes(view_projection=np.eye(3))
+    with pytest.raises(InvalidArgumentError, match="depth_zero_to_one applies to a view_projection"):
+        frustum_planes(*camera, depth_zero_to_one=True)
+    with pytest.raises(InvalidArgumentError, match="near plane no direction"):
+        frustum_planes(np.zeros((4, 4)))

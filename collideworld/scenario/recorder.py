@@ -135,6 +135,11 @@ class Recorder:
         self._planes_moved: dict[Any, None] = {}  # known half-planes/planes moved (version 2)
         self._changed: dict[Any, set[str]] = {}  # known bodies changed in place: the fields set
         self._lookup: tuple[list[Any], tuple[Any, ...], Any] = ([], (), [])  # last frame's moved ids
+        # The usual game loop's frame: one move_many of an int id array and
+        # nothing else moved. Its ids are kept as that array (a copy), not
+        # as a dict, until anything else needs the dict (see _spill_moves).
+        self._moved_array: tuple[np.ndarray[Any, Any], int] | None = None
+        self._array_lookup: tuple[np.ndarray[Any, Any], tuple[int, ...]] | None = None  # its ids as a tuple
         for body_id in world.ids():
             self._added[body_id] = None
 
@@ -144,7 +149,15 @@ class Recorder:
         self._added.pop(body_id, None)
         self._added[body_id] = None
 
+    def _spill_moves(self) -> None:
+        """Turn the frame's moved id array, if any, into entries of the ``_moved`` dict."""
+        if self._moved_array is not None:
+            ids, given = self._moved_array
+            self._moved_array = None
+            self._note_moves(ids.tolist(), given)
+
     def _note_remove(self, body_id: Any) -> None:
+        self._spill_moves()
         if body_id in self._added:
             del self._added[body_id]
         if body_id in self._known and body_id not in self._removed:
@@ -164,6 +177,7 @@ class Recorder:
 
     def _note_moves(self, ids: list[Any], given: int) -> None:
         """Note that ``ids`` (plain ids) were moved with the fields ``given`` (bits)."""
+        self._spill_moves()
         if self._added:  # their pose at the step goes into their add entries
             added = self._added
             ids = [i for i in ids if i not in added]
@@ -227,7 +241,14 @@ class Recorder:
         """``world.move_many``."""
         ids = _materialise(ids)  # a generator would be used up by the world, leaving nothing to note
         self.world.move_many(ids, positions, angles, quaternions)
-        self._note_moves(_plain_ids(ids), _given(positions, angles, quaternions))
+        given = _given(positions, angles, quaternions)
+        if (self._moved_array is None and not self._moved and not self._added and isinstance(ids, np.ndarray)
+                and ids.dtype.kind in "iu" and ids.ndim == 1):
+            # Noted as the array itself (a copy: the caller may reuse theirs);
+            # the world has refused an id given twice, so each is there once.
+            self._moved_array = (ids.copy(), given)
+            return
+        self._note_moves(_plain_ids(ids), given)
 
     def remove(self, body_id: Any) -> None:
         """``world.remove``."""
@@ -260,10 +281,10 @@ class Recorder:
                 mask=int(body.mask) if "mask" in fields else None,
                 shape=body.shape if "shape" in fields else None,
             ))
-        expect = None
+        expect: Any = None
         if self.record_expect:
             # once per body pair (a compound's pair has a row per pair of parts)
-            expect = list(dict.fromkeys(zip(contacts.a.tolist(), contacts.b.tolist(), strict=True)))
+            expect = _expect_pairs(contacts.a.tolist(), contacts.b.tolist())
         expect_contacts = None
         if self.record_contacts:
             expect_contacts = [c for c in contacts
@@ -275,6 +296,7 @@ class Recorder:
         self._added = {}
         self._removed = []
         self._moved = {}
+        self._moved_array = None
         if self._planes_moved:
             self._planes_moved = {}
         if self._changed:
@@ -284,6 +306,14 @@ class Recorder:
     def _move_batches(self) -> list[MoveBatch]:
         """The moved bodies' poses at the step: one batch per set of fields given,
         read with one ``World.poses`` call."""
+        if self._moved_array is not None:
+            array, given = self._moved_array
+            lookup = self._array_lookup
+            if lookup is None or not np.array_equal(lookup[0], array):
+                # Kept while the same bodies move: the writer reuses its text
+                # of the ids when it is given the same tuple again.
+                lookup = self._array_lookup = (array, tuple(array.tolist()))
+            return [self._batch(lookup[1], given, *self.world.poses(array))]
         moved = self._moved
         if not moved:
             return []
@@ -303,13 +333,19 @@ class Recorder:
             else:
                 rows = np.flatnonzero(np.fromiter(moved.values(), dtype=np.int64, count=len(ids)) == given)
                 batch_ids = [ids[i] for i in rows.tolist()]
-            batches.append(MoveBatch(
-                batch_ids,
-                positions=positions[rows] if given & _POSITION else None,
-                angles=angles[rows] if given & _ANGLE and angles is not None else None,
-                quaternions=quaternions[rows] if given & _QUATERNION and quaternions is not None else None,
-            ))
+            batches.append(self._batch(batch_ids, given, positions[rows], angles if angles is None else angles[rows],
+                                       quaternions if quaternions is None else quaternions[rows]))
         return batches
+
+    @staticmethod
+    def _batch(ids: Any, given: int, positions: Any, angles: Any, quaternions: Any) -> MoveBatch:
+        """The batch of the fields given (bits) of these poses."""
+        return MoveBatch(
+            ids,
+            positions=positions if given & _POSITION else None,
+            angles=angles if given & _ANGLE and angles is not None else None,
+            quaternions=quaternions if given & _QUATERNION and quaternions is not None else None,
+        )
 
     # -- the rest ------------------------------------------------------------
 
@@ -372,6 +408,29 @@ def _plain_ids(ids: Any) -> list[Any]:
 def _plain_id(value: Any) -> Any:
     item = getattr(value, "item", None)  # numpy integer -> int
     return item() if item is not None and not isinstance(value, (str, int)) else value
+
+
+def _expect_pairs(a: list[Any], b: list[Any]) -> Any:
+    """The step's pairs for the writer, each once, in order of first appearance (a compound's
+    pair has a row per pair of parts): an (m, 2) int64 array when every id is an int that fits
+    (one text for all, no tuple per pair), else a list of tuples."""
+    if a and set(map(type, a)) | set(map(type, b)) == {int}:
+        try:
+            pairs = np.array([a, b], dtype=np.int64).T.copy()
+        except OverflowError:  # an id beyond 64 bits
+            pass
+        else:
+            # Repeats sit next to each other once sorted; the sort is stable,
+            # so the first of equal rows is the first to appear.
+            order = np.lexsort((pairs[:, 1], pairs[:, 0]))
+            ranked = pairs[order]
+            repeated = (ranked[1:] == ranked[:-1]).all(axis=1)
+            if repeated.any():
+                keep = np.ones(len(pairs), dtype=bool)
+                keep[order[1:][repeated]] = False
+                pairs = pairs[keep]
+            return pairs
+    return list(dict.fromkeys(zip(a, b, strict=True)))
 
 
 def _is_convex(shape: Any) -> bool:

@@ -60,6 +60,8 @@ __all__ = ["MoveBatch", "ScenarioWriter", "body_to_dict", "move_to_dict", "set_t
 
 #: The header's first key: the version digit follows it, so version 1 can become 2 in place.
 _VERSION_KEY = '"collideworld_scenario":'
+#: Zero bytes after the ids' text given to the compiled writer (its ``SLACK``; checked there).
+_TEXT_SLACK = 32
 _V2_SHAPE_TYPES = frozenset({"capsule", "segment", "convex_hull", "compound"})
 
 
@@ -401,7 +403,8 @@ def _move_batch_bytes(batch: MoveBatch, dim: int, state: dict[str, Any]) -> byte
         encoded = [text.encode("utf-8") for text in texts]
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum([len(e) for e in encoded], out=offsets[1:])
-        state["id_bytes"] = (np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets)
+        # padded: the compiled writer reads text 8 bytes at a time
+        state["id_bytes"] = (np.frombuffer(b"".join(encoded) + bytes(_TEXT_SLACK), dtype=np.uint8), offsets)
     id_bytes, id_offsets = state["id_bytes"]
     return _move_rows_compiled(columns, id_bytes, id_offsets, state)
 
@@ -420,26 +423,26 @@ def _gaps(columns: list[tuple[str, int, Any]]) -> list[str]:
 
 def _move_rows_compiled(columns: list[tuple[str, int, Any]], id_bytes: np.ndarray[Any, Any],
                         id_offsets: np.ndarray[Any, Any], state: dict[str, Any]) -> bytes:
-    from .compiled_text import assemble_moves
+    from .compiled_text import MAX_DOUBLE_TEXT, SLACK, write_moves
 
-    matrix = np.column_stack([arr for _, _, arr in columns])  # (n, k), C order
-    n, k = matrix.shape
-    if _orjson is not None:
-        numbers = _orjson.dumps(matrix, option=_orjson.OPT_SERIALIZE_NUMPY)
+    if len(columns) == 1 and columns[0][2].flags.c_contiguous:
+        matrix = columns[0][2]
     else:
-        numbers = json.dumps(matrix.tolist(), separators=(",", ":")).encode("ascii")
+        matrix = np.column_stack([arr for _, _, arr in columns])  # (n, k), C order
+    n = matrix.shape[0]
+    k = matrix.size // n
     gaps = _gaps(columns)
     gap_bytes = "".join(gaps).encode("ascii")
     gap_offsets = np.zeros(k + 2, dtype=np.int64)
     np.cumsum([len(g) for g in gaps], out=gap_offsets[1:])
     row_start = b'{"id":'
-    size = len(numbers) + len(id_bytes) + n * (1 + len(row_start) + len(gap_bytes))
+    size = n * k * MAX_DOUBLE_TEXT + int(id_offsets[-1]) + n * (1 + len(row_start) + len(gap_bytes)) + SLACK
     out = state.get("scratch")
     if out is None or len(out) < size:  # kept between frames: no fresh pages to fault in each frame
         out = state["scratch"] = np.empty(max(size, 2 * len(out) if out is not None else 0), dtype=np.uint8)
-    used = assemble_moves(np.frombuffer(numbers, dtype=np.uint8), n, k, id_bytes, id_offsets,
-                          np.frombuffer(row_start, dtype=np.uint8), np.frombuffer(gap_bytes, dtype=np.uint8),
-                          gap_offsets, out)
+    used = write_moves(matrix.reshape(-1).view(np.uint64), n, k, id_bytes, id_offsets,
+                       np.frombuffer(row_start + bytes(SLACK), dtype=np.uint8),
+                       np.frombuffer(gap_bytes + bytes(SLACK), dtype=np.uint8), gap_offsets, out)
     return out[:used].tobytes()
 
 
@@ -473,10 +476,13 @@ def _move_rows_python(columns: list[tuple[str, int, Any]], texts: list[str]) -> 
 
 @functools.lru_cache(maxsize=1)
 def _compiled_assembly() -> bool:
-    """Whether MoveBatch text is assembled by the compiled loop (numba imports)."""
+    """Whether MoveBatch text is written by the compiled loop: numba imports, and the
+    machine is little-endian (the loop packs 8 characters into one 64-bit word)."""
+    import sys
+
     from ..backend import compiled_available
 
-    return compiled_available()
+    return sys.byteorder == "little" and compiled_available()
 
 
 def set_to_dict(change: Any) -> dict[str, Any]:
@@ -554,6 +560,12 @@ def _pair(pair: Any) -> list[str | int]:
     if len(items) != 2:
         raise InvalidArgumentError(f"a pair must have two ids, got {pair!r}")
     return [_id(items[0]), _id(items[1])]
+
+
+def _int_pair_array(expect: Any) -> bool:
+    """An (m, 2) array of int64 ids: written as it is (no Python object per pair)."""
+    return isinstance(expect, np.ndarray) and expect.dtype == np.int64 and expect.ndim == 2 \
+        and expect.shape[1] == 2 and expect.flags.c_contiguous
 
 
 def _plain_pairs(pairs: list[Any]) -> bool:
@@ -780,9 +792,9 @@ class ScenarioWriter:
         move : iterable of MoveSpec, dicts or MoveBatch
             A :class:`MoveBatch` stands for one entry per id, in its order.
         expect : iterable of pairs, optional
-            Pairs in contact after the step (tuples, lists or frozensets);
-            None writes no ``expect`` key (nothing is checked), an empty
-            iterable writes ``[]`` (no contacts).
+            Pairs in contact after the step (tuples, lists or frozensets, or
+            an (m, 2) array of int ids); None writes no ``expect`` key
+            (nothing is checked), an empty iterable writes ``[]`` (no contacts).
         expect_contacts : iterable, optional
             :class:`ExpectedContact` objects, ``Contact`` objects from a
             world step, or dicts with ``pair``, ``normal``, ``depth`` (and,
@@ -852,7 +864,11 @@ class ScenarioWriter:
                 moves += (b",", text) if moves else (text,)
         if moves:
             parts.append([b'"move":[', *moves, b"]"])
-        if expect is not None:
+        if expect is not None and _int_pair_array(expect):
+            # the Recorder's form for int ids: one text for the whole array
+            parts.append([b'"expect":', json.dumps(expect.tolist(), separators=(",", ":")).encode()
+                          if _orjson is None else _orjson.dumps(expect, option=_orjson.OPT_SERIALIZE_NUMPY)])
+        elif expect is not None:
             pairs = list(expect)
             if isinstance(expect, (builtins.set, frozenset)):
                 pairs.sort(key=lambda p: sorted(map(_id_key, p)))
