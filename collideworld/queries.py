@@ -37,7 +37,7 @@ from .shapes import Shape
 from .spatial import GridIndex
 
 __all__ = ["RayHit", "RayHitArrays", "NearHit", "CastHit", "QueryIndex", "overlapping", "ray_hits", "ray_hits_many",
-           "ids_in_order", "nearest", "within", "cast_hits"]
+           "ids_in_order", "nearest", "within", "cast_hits", "one_call_shape", "point_ids", "box_hits", "shape_hits"]
 
 Slots = NDArray[np.int64]
 Floats = NDArray[np.float64]
@@ -144,6 +144,10 @@ class QueryIndex:
         #: a small probe store single queries fill again and again (see shape_probes)
         self.probe: BodyStore | None = None
         self.bodies: tuple[Any, ...] | None = None
+        #: compiled backend: the grid's and the store's arrays as the one-call queries take them
+        self._grid_head: tuple[Any, ...] = ()
+        self._body_args: tuple[Any, ...] = ()
+        self.rule: tuple[float, float] = (0.0, 0.0)
 
     def refresh(self) -> GridIndex:
         """The index, rebuilt first if the store changed (O(n) then; O(1) otherwise)."""
@@ -166,7 +170,56 @@ class QueryIndex:
                                st.radius.take(finite), st.serial.take(finite))
             self.bounds = (lo.min(axis=0, initial=np.inf), hi.max(axis=0, initial=-np.inf))
             self._version = st.version
+            if self.backend == "compiled":
+                self._fast_arrays()
         return self._grid
+
+    def _fast_arrays(self) -> None:
+        """The argument tuples of :mod:`collideworld.compiled.queries` (refreshed with the grid)."""
+        from .geometry.compiled.kernel_support import touch_rule
+        from .narrowphase import _NO_PLANES
+        from .spatial.grid import MAX_QUERY_CELLS
+
+        g = self._grid
+        assert g is not None
+        st = self.store
+        self._grid_head = (g.lo, g.hi, g.cell, g.mask, g.starts, g.entries, g.big, len(g.gridded), g.handles,
+                           MAX_QUERY_CELLS, g.stamp)
+        planes_x = st.world_xy[:, :, 0].T if st.dim == 2 else _NO_PLANES
+        planes_y = st.world_xy[:, :, 1].T if st.dim == 2 else _NO_PLANES
+        self._body_args = (st.kind, st.simple, st.position, st.rotation, st.radius, st.half, st.plane_normal,
+                           st.plane_offset, st.bound_radius, planes_x, planes_y, st.poly, st.parts.simple_n,
+                           st.category, st.mask, st.serial)
+        self.rule = touch_rule()
+
+    def fast_args(self, m: int) -> tuple[Any, ...]:
+        """The grid's arrays for ``m`` compiled queries, fresh stamp tags included (compiled backend).
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2, backend="compiled")
+        >>> w.add(Circle(1.0))
+        0
+        >>> len(QueryIndex(w._store, "compiled").fast_args(1))
+        13
+        """
+        grid = self.refresh()
+        return self._grid_head + (grid._tags(m), self.planes)
+
+    def body_args(self) -> tuple[Any, ...]:
+        """The store's columns the compiled queries read (after :meth:`refresh`; compiled backend).
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2, backend="compiled")
+        >>> index = QueryIndex(w._store, "compiled")
+        >>> _ = index.refresh()
+        >>> len(index.body_args())
+        16
+        """
+        return self._body_args
 
 
 def _passes_filter(store: BodyStore, category: int, mask: int, slots: Slots) -> NDArray[np.bool_]:
@@ -384,6 +437,182 @@ def overlapping(store: BodyStore, index: QueryIndex, probe: BodyStore | Callable
     qi, cand = qi[res.hit], cand[res.hit]
     order = np.lexsort((store.serial[cand], qi))
     return qi[order], cand[order]
+
+
+# -- the compiled backend: each query in one compiled call ----------------------------------
+#
+# (collideworld.compiled.queries). The probe's kinds there are balls, boxes and
+# simple polygons; a pair it does not settle (a capsule, hull or non-simple
+# polygon on the body side) comes back as "other" and is settled here by the
+# numpy path above, on a probe store made only then.
+
+#: Probe kinds of the one-call queries (collideworld.compiled.queries: 1 ball, 2 box, 3 simple polygon)
+_ONE_CALL_KINDS = {Kind.BALL: 1, Kind.BOX: 2, Kind.POLYGON: 3}
+_NO_VERTS = np.zeros(0)
+#: the padded local vertices of the last polygon probes, by id (the entry keeps the shape alive)
+_POLYGON_ROWS: dict[int, tuple[Shape, Floats, Floats, int]] = {}
+
+
+def one_call_shape(shape: Shape) -> tuple[int, int, Floats, Floats, float, Floats, float] | None:
+    """``(kind, vertex count, lx, ly, radius, half extents, bounding radius)`` of a probe the one-call queries take.
+
+    None for shapes they do not take (half-spaces, capsules, hulls,
+    polygons that are concave or have more than 8 vertices).
+
+    Examples
+    --------
+    >>> from collideworld import Box, Capsule
+    >>> one_call_shape(Box((1.0, 2.0)))[:2], one_call_shape(Capsule((0, 0), (1, 0), 0.5)) is None
+    ((2, 0), True)
+    """
+    from .bodies import SIMPLE_POLYGON_VERTICES, kind_of
+
+    kind = kind_of(shape)
+    pk = _ONE_CALL_KINDS.get(kind)
+    if pk is None:
+        return None
+    dim = shape.dim
+    if kind == Kind.BALL:
+        return pk, 0, _NO_VERTS, _NO_VERTS, float(shape.radius), np.zeros(dim), float(shape.radius)  # type: ignore[union-attr]
+    if kind == Kind.BOX:
+        hw = np.asarray(shape.half_extents, dtype=np.float64)  # type: ignore[union-attr]
+        return pk, 0, _NO_VERTS, _NO_VERTS, 0.0, hw, float(shape.bounding_radius)  # type: ignore[union-attr]
+    cached = _POLYGON_ROWS.get(id(shape))
+    if cached is None or cached[0] is not shape:
+        if not shape.is_convex or len(shape.parts[0]) > SIMPLE_POLYGON_VERTICES:  # type: ignore[union-attr]
+            return None
+        local = np.asarray(shape.parts[0], dtype=np.float64)  # type: ignore[union-attr]
+        k = len(local)
+        padded = np.concatenate([local, np.repeat(local[-1:], SIMPLE_POLYGON_VERTICES - k, axis=0)])
+        if len(_POLYGON_ROWS) >= 64:
+            _POLYGON_ROWS.clear()
+        cached = (shape, np.ascontiguousarray(padded[:, 0]), np.ascontiguousarray(padded[:, 1]), k)
+        _POLYGON_ROWS[id(shape)] = cached
+    _, lx, ly, k = cached
+    return pk, k, lx, ly, 0.0, np.zeros(2), float(shape.bounding_radius)  # type: ignore[union-attr]
+
+
+def _settle_other(store: BodyStore, probe: BodyStore, m: int, rows: Slots, slots: Slots, backend: str,
+                  hit_rows: Slots, hit_slots: Slots) -> tuple[Slots, Slots]:
+    """The one-call hits with the "other" pairs settled by the narrowphase added, sorted by row then add order."""
+    u, local = np.unique(slots, return_inverse=True)
+    res = contact_pairs(_combined(store, probe, m, u), rows, m + local, backend)
+    qi = np.concatenate([hit_rows, rows[res.hit]])
+    cand = np.concatenate([hit_slots, slots[res.hit]])
+    order = np.lexsort((store.serial[cand], qi))
+    return qi[order], cand[order]
+
+
+def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], half: tuple[float, ...], ball: bool,
+              category: int, mask: int) -> list[Any]:
+    """Ids (add order) of the bodies meeting one point (``ball``) or one axis-aligned box, in one compiled call.
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Circle(1.0), id="disc")
+    'disc'
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> point_ids(w._store, index, (0.5, 0.5), (0.0, 0.0), True, 1, 1)
+    ['disc']
+    """
+    from .compiled.queries import overlap_point
+
+    dim = store.dim
+    args = index.fast_args(1)
+    x, y = point[0], point[1]
+    z = point[2] if dim == 3 else 0.0
+    hx, hy = half[0], half[1]
+    hz = half[2] if dim == 3 else 0.0
+    slots, other = overlap_point(args, index._body_args, x, y, z, hx, hy, hz, ball, category, mask, index.rule)
+    if len(other):
+        center, hw = np.array([point[:dim]]), np.array([half[:dim]])
+        probe = box_probes(dim, center, hw, ball)
+        _, slots = _settle_other(store, probe, 1, np.zeros(len(other), dtype=np.int64), other, "compiled",
+                                 np.zeros(len(slots), dtype=np.int64), slots)
+    ids = store.ids
+    return [ids[s] for s in slots.tolist()]
+
+
+def box_hits(store: BodyStore, index: QueryIndex, center: Floats, half: Floats, ball: bool, category: int,
+             mask: int) -> tuple[Slots, Slots]:
+    """``(row, slot)`` of every body meeting each point (``ball``) or axis-aligned box ``center ± half`` (m, D).
+
+    The compiled twin of :func:`overlapping` for point and box probes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add_many(Circle(1.0), [[0, 0], [3, 0]])
+    [0, 1]
+    >>> rows, slots = box_hits(w._store, QueryIndex(w._store, "compiled"), np.array([[3.0, 1.0], [9.0, 9.0]]),
+    ...                        np.zeros((2, 2)), True, 1, 1)
+    >>> rows.tolist(), slots.tolist()
+    ([0], [1])
+    """
+    from .compiled.queries import overlap_box
+
+    m = len(center)
+    args = index.fast_args(m)
+    c = np.require(center, np.float64, ["C"])
+    h = np.require(half, np.float64, ["C"])
+    rows, slots, orows, oslots = overlap_box(args, index._body_args, c, h, ball, category, mask, index.rule)
+    if len(oslots):
+        rows, slots = _settle_other(store, box_probes(store.dim, c, h, ball), m, orows, oslots, "compiled",
+                                    rows, slots)
+    return rows, slots
+
+
+def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floats, angle: Floats | None,
+               quaternion: Floats | None, category: int, mask: int) -> tuple[Slots, Slots] | None:
+    """``(row, slot)`` of every body ``shape`` touches at each pose, in one compiled call (None: not such a shape).
+
+    ``position`` (m, D), ``angle`` (m,) in 2D, ``quaternion`` (m, 4) in 3D,
+    already checked. The compiled twin of :func:`overlapping` with
+    :func:`shape_probes`, for the shapes :func:`one_call_shape` takes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Box, World
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Box((1.0, 1.0)), position=(2, 0))
+    0
+    >>> rows, slots = shape_hits(w._store, QueryIndex(w._store, "compiled"), Box((0.5, 0.5)),
+    ...                          np.array([[0.5, 0.0], [0.0, 5.0]]), np.zeros(2), None, 1, 1)
+    >>> rows.tolist(), slots.tolist()
+    ([0], [0])
+    """
+    from .compiled.queries import overlap_shapes
+
+    spec = one_call_shape(shape)
+    if spec is None:
+        return None
+    pk, pn, lx, ly, rad, hw, bound = spec
+    m, dim = position.shape
+    args = index.fast_args(m)
+    pos = np.require(position, np.float64, ["C"])
+    if dim == 2:
+        ang = np.zeros(m) if angle is None else angle
+        # cos and sin as numpy rounds them (rotation_matrix_2d), not as the compiled libm does
+        cos, sin, unit = np.cos(ang), np.sin(ang), np.zeros((0, 4))
+    else:
+        quat = np.tile([1.0, 0.0, 0.0, 0.0], (m, 1)) if quaternion is None else quaternion
+        # normalised as BodyStore.set_poses does (rotation_matrix_3d; numpy's summation order)
+        unit = np.ascontiguousarray(quat / np.linalg.norm(quat, axis=-1, keepdims=True))
+        cos = sin = _NO_VERTS
+    rows, slots, orows, oslots = overlap_shapes(args, index._body_args, pk, pn, pos, cos, sin, unit, lx, ly, rad,
+                                                hw, bound, category, mask, index.rule)
+    if len(oslots):
+        probe = shape_probes(store, shape, pos, angle if dim == 2 else None, quaternion)
+        try:
+            rows, slots = _settle_other(store, probe, m, orows, oslots, "compiled", rows, slots)
+        finally:
+            release_probes(probe)
+    return rows, slots
 
 
 # -- rays -------------------------------------------------------------------------------

@@ -39,8 +39,11 @@ from .errors import DuplicateIdError, InvalidArgumentError, InvalidPoseError, In
 from .fat_boxes import refresh_moved, set_fat_bounds, tight_bounds
 from .geometry.tolerance import touch_tolerance
 from .pair_cache import PairCache
-from .poses import check_pose_arrays, check_position, check_positions
+from .poses import check_pose_arrays, check_position, check_positions, plain_position
 from .queries import (
+    box_hits,
+    point_ids,
+    shape_hits,
     CastHit,
     NearHit,
     QueryIndex,
@@ -64,6 +67,7 @@ __all__ = ["World", "Body", "RayHit", "RayHitArrays", "NearHit", "CastHit"]
 
 _U32 = 0xFFFFFFFF
 _IDENTITY_Q = np.array([1.0, 0.0, 0.0, 0.0])
+_ZEROS3 = (0.0, 0.0, 0.0)
 _STRATEGIES: dict[str, type[Broadphase]] = {
     "auto": AdaptiveBroadphase, "sap": SweepAndPrune, "batched": BatchedSweep, "brute_force": BruteForceBroadphase}
 
@@ -931,6 +935,8 @@ class World:
         return check_positions(value, arr.shape[0], self.dim, what)
 
     def _filters(self, category: Any, mask: Any) -> tuple[int, int]:
+        if type(category) is int and type(mask) is int and 0 <= category <= _U32 and 0 <= mask <= _U32:
+            return category, mask  # the common case, without the checks' calls
         return _check_bits(category, "category"), _check_bits(mask, "mask")
 
     def _placed(self, shape: Any, pos: Any, ang: Any, quat: Any, n: int
@@ -949,6 +955,10 @@ class World:
     def _shape_hits(self, shape: Shape, pos: NDArray[np.float64], ang: Any, quat: Any, cat: int,
                     msk: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         st = self._store
+        if self.backend == "compiled" and not shape.is_infinite:
+            found = shape_hits(st, self._index, shape, pos, ang, quat, cat, msk)
+            if found is not None:
+                return found
         probe = shape_probes(st, shape, pos, ang, quat, self._index.probe)
         if len(pos) <= 4:
             self._index.probe = probe
@@ -1036,6 +1046,8 @@ class World:
 
     def _box_hits(self, center: NDArray[np.float64], half: NDArray[np.float64], ball: bool, cat: int,
                   msk: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        if self.backend == "compiled":
+            return box_hits(self._store, self._index, center, half, ball, cat, msk)
         # the probes' boxes, widened by the touching tolerance like a body's tight box
         tol = touch_tolerance(np.abs(center).max(axis=1) + half.max(axis=1))[:, None]
 
@@ -1060,6 +1072,10 @@ class World:
         >>> w.query_point((1.0, 0.0)), w.query_point((2.0, 1.0)), w.query_point((5.0, 5.0))
         (['disc', 'box'], ['box'], [])
         """
+        if self.backend == "compiled":
+            xyz = plain_position(point, self.dim) or tuple(check_position(point, self.dim, "point").tolist())
+            cat, msk = self._filters(category, mask)
+            return point_ids(self._store, self._index, xyz, _ZEROS3, True, cat, msk)
         p = check_position(point, self.dim, "point")
         cat, msk = self._filters(category, mask)
         _, slots = self._box_hits(p[None], np.zeros((1, self.dim)), True, cat, msk)
@@ -1115,6 +1131,9 @@ class World:
             raise InvalidArgumentError(
                 f"query_aabb needs lo <= hi on every axis, got lo={lo_.tolist()}, hi={hi_.tolist()}")
         cat, msk = self._filters(category, mask)
+        if self.backend == "compiled":
+            center, half = 0.5 * (lo_ + hi_), 0.5 * (hi_ - lo_)
+            return point_ids(self._store, self._index, tuple(center.tolist()), tuple(half.tolist()), False, cat, msk)
         _, slots = self._box_hits((0.5 * (lo_ + hi_))[None], (0.5 * (hi_ - lo_))[None], False, cat, msk)
         ids: list[Any] = self._store.ids[slots].tolist()
         return ids

@@ -1,0 +1,502 @@
+"""Compiled twin of :mod:`collideworld.queries`: a whole point, box or shape query in one numba call.
+
+The numpy path (:func:`collideworld.queries.overlapping`) asks the grid for
+candidates, copies the probes and the candidates' rows into a scratch store
+and runs the narrowphase on it: a few dozen array calls per query, which is
+most of a single query's cost. Here one call does all of it, per probe::
+
+    the probe's box (tight, widened by the touching tolerance)
+    grid walk -> candidate boxes (spatial.compiled._query_boxes, local indices)
+    + every half-space
+    filter both ways (category & mask)
+    bounding-ball reject, then the row routine of the canonical kind pair
+    (geometry/compiled/contact_<a>_<b>.py, with the probe's own columns on one side)
+    hits of one probe sorted by add order (serial)
+
+The row routines read side a and side b from separate arrays, so a probe
+never enters the store. Pairs the routines here do not cover (capsules,
+hulls, polygons that are not simple, on either side) come back as "other"
+rows for the numpy path to settle: a new kind gets its branch in
+:func:`_probe_body`, or stays on that fallback.
+
+Probe kinds: 1 ball (a point is a ball of radius 0), 2 box (an axis-aligned
+box for ``query_aabb``), 3 simple polygon (2D, its posed vertices given).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+from ..geometry.compiled import contact_ball_ball as _bb
+from ..geometry.compiled import contact_ball_box as _bx
+from ..geometry.compiled import contact_ball_polygon as _bp
+from ..geometry.compiled import contact_box_box_2d as _xx2
+from ..geometry.compiled import contact_box_box_3d as _xx3
+from ..geometry.compiled import contact_box_polygon as _xp
+from ..geometry.compiled import contact_halfspace_ball as _hb
+from ..geometry.compiled import contact_halfspace_box as _hx
+from ..geometry.compiled import contact_halfspace_polygon as _hp
+from ..geometry.compiled import contact_polygon_polygon as _pp
+from ..spatial.compiled import _query_boxes
+
+__all__ = ["overlap_probes", "overlap_point", "overlap_box", "overlap_shapes", "HIT", "MISS", "OTHER"]
+
+Index = NDArray[np.int64]
+Floats = NDArray[np.float64]
+
+# Kind codes of collideworld.bodies.Kind (a test checks they agree)
+HALFSPACE, BALL, BOX, POLYGON = 0, 1, 2, 3
+#: what :func:`_probe_body` says of a pair
+MISS, HIT, OTHER = 0, 1, 2
+
+_ball_ball = _bb._row
+_ball_box = _bx._row
+_ball_polygon = _bp._row
+_box_box_2d = _xx2._row
+_box_box_3d = _xx3._row
+_box_polygon = _xp._row
+_halfspace_ball = _hb._row
+_halfspace_box = _hx._row
+_halfspace_points = _hp._row_planes
+_polygon_polygon = _pp._row
+
+
+@njit(cache=True)
+def _probe_body(pk: int, pn: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats, pbound: Floats,
+                pwx: Floats, pwy: Floats, r: int,
+                kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
+                plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
+                world_y: Floats, poly: Index, simple_n: Index, s: int,
+                rule: tuple[float, float], hit: Any, nrm: Floats, dep: Floats,
+                m3: Floats, t3: Floats, tb3: Floats) -> int:
+    """Probe row ``r`` against body ``s``: HIT, MISS or OTHER (a pair left to the numpy path)."""
+    kb = kind[s]
+    if kb > POLYGON or (kb == POLYGON and not simple[s]):
+        return OTHER
+    dim = position.shape[1]
+    if kb != HALFSPACE:
+        # the bounding-ball reject of the narrowphase (probe as a, body as b), operation for operation
+        rel = rule[0]
+        reach = pbound[r] + bound_radius[s]
+        g = ppos[r, 0] - position[s, 0]
+        size = abs(ppos[r, 0])
+        spread = abs(g)
+        dist2 = g * g
+        for d in range(1, dim):
+            g = ppos[r, d] - position[s, d]
+            size = max(size, abs(ppos[r, d]))
+            spread = max(spread, abs(g))
+            dist2 += g * g
+        slack = 2.0 * (rel * abs(size + spread + reach))
+        limit = reach * (1 + 1e-9) + slack
+        if not dist2 <= limit * limit:
+            return MISS
+    # canonical order: the lower kind is side a (hits do not depend on the normal's sign)
+    if kb == HALFSPACE:
+        if pk == BALL:
+            _halfspace_ball(plane_normal, plane_offset, s, ppos, prad, r, rule, 0, hit, nrm, dep)
+        elif pk == BOX:
+            _halfspace_box(plane_normal, plane_offset, s, ppos, prot, phalf, r, rule, 0, hit, nrm, dep)
+        else:
+            _halfspace_points(plane_normal, plane_offset, s, pwx, pwy, r, pn, rule, 0, hit, nrm, dep)
+    elif pk == BALL:
+        if kb == BALL:
+            _ball_ball(ppos, prad, r, position, radius, s, rule, 0, hit, nrm, dep)
+        elif kb == BOX:
+            _ball_box(ppos, prad, r, position, rotation, half, s, rule, 0, hit, nrm, dep)
+        else:
+            _ball_polygon(ppos, prad, r, world_x, world_y, s, simple_n[poly[s]], rule, 0, hit, nrm, dep)
+    elif pk == BOX:
+        if kb == BALL:
+            _ball_box(position, radius, s, ppos, prot, phalf, r, rule, 0, hit, nrm, dep)
+        elif kb == BOX:
+            if dim == 2:
+                _box_box_2d(ppos, prot, phalf, r, position, rotation, half, s, rule, 0, hit, nrm, dep)
+            else:
+                _box_box_3d(ppos, prot, phalf, r, position, rotation, half, s, rule, 0, m3, t3, tb3, hit, nrm, dep)
+        else:
+            _box_polygon(ppos, prot, phalf, r, world_x, world_y, s, simple_n[poly[s]], rule, 0, hit, nrm, dep)
+    else:  # a simple polygon probe
+        if kb == BALL:
+            _ball_polygon(position, radius, s, pwx, pwy, r, pn, rule, 0, hit, nrm, dep)
+        elif kb == BOX:
+            _box_polygon(position, rotation, half, s, pwx, pwy, r, pn, rule, 0, hit, nrm, dep)
+        else:
+            _polygon_polygon(pwx, pwy, r, pn, world_x, world_y, s, simple_n[poly[s]], rule, 0, hit, nrm, dep)
+    return HIT if hit[0] else MISS
+
+
+@njit(cache=True)
+def _probe_bounds(pk: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats, pwx: Floats, pwy: Floats,
+                  rule: tuple[float, float], qlo: Floats, qhi: Floats) -> None:
+    """Boxes of the probe rows, widened like tight boxes (the arithmetic of ``queries.probe_bounds``)."""
+    m, dim = ppos.shape
+    for r in range(m):
+        scale = 0.0
+        for k in range(dim):
+            if pk == BALL:
+                lo = ppos[r, k] - prad[r]
+                hi = ppos[r, k] + prad[r]
+            elif pk == BOX:
+                ext = 0.0
+                for j in range(dim):
+                    ext += abs(prot[r, k, j]) * phalf[r, j]
+                lo = ppos[r, k] - ext
+                hi = ppos[r, k] + ext
+            else:
+                col = pwx if k == 0 else pwy
+                lo = col[0, r]
+                hi = col[0, r]
+                for v in range(1, col.shape[0]):
+                    lo = min(lo, col[v, r])
+                    hi = max(hi, col[v, r])
+            qlo[r, k] = lo
+            qhi[r, k] = hi
+            scale = max(scale, max(abs(lo), abs(hi)))
+        tol = rule[0] * max(rule[1], scale)
+        for k in range(dim):
+            qlo[r, k] -= tol
+            qhi[r, k] += tol
+
+
+@njit(cache=True)
+def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index, big: Index,
+             n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
+             kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
+             plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats, world_y: Floats,
+             poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
+             pk: int, pn: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats, pbound: Floats,
+             pwx: Floats, pwy: Floats, qlo: Floats, qhi: Floats, cat: int, msk: int,
+             rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
+    m = ppos.shape[0]
+    qi, local = _query_boxes(lo, hi, cell, gmask, starts, entries, big, n_gridded, qlo, qhi, max_cells, stamp,
+                             base)
+    n_c = qi.shape[0]
+    n_p = planes.shape[0]
+    out_q = np.empty(n_c + m * n_p, dtype=np.int64)
+    out_s = np.empty(n_c + m * n_p, dtype=np.int64)
+    oth_q = np.empty(0, dtype=np.int64)
+    oth_s = np.empty(0, dtype=np.int64)
+    n_out = 0
+    n_oth = 0
+    hit = np.empty(1, dtype=np.bool_)
+    nrm = np.empty((1, position.shape[1]))
+    dep = np.empty(1)
+    m3 = np.empty((3, 3))
+    t3 = np.empty(3)
+    tb3 = np.empty(3)
+    c = 0
+    for r in range(m):
+        first = n_out
+        # this probe's candidates: its run of the grid's output, then the half-spaces
+        stop = c
+        while stop < n_c and qi[stop] == r:
+            stop += 1
+        for t in range(stop - c + n_p):
+            s = handles[local[c + t]] if t < stop - c else planes[t - (stop - c)]
+            if (category[s] & msk) == 0 or (cat & bits[s]) == 0:
+                continue
+            got = _probe_body(pk, pn, ppos, prot, prad, phalf, pbound, pwx, pwy, r, kind, simple, position,
+                              rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x, world_y,
+                              poly, simple_n, s, rule, hit, nrm, dep, m3, t3, tb3)
+            if got == HIT:
+                # insertion by serial: a probe's hits are few
+                k = n_out
+                while k > first and serial[out_s[k - 1]] > serial[s]:
+                    out_s[k] = out_s[k - 1]
+                    k -= 1
+                out_s[k] = s
+                out_q[n_out] = r
+                n_out += 1
+            elif got == OTHER:
+                if n_oth == oth_q.shape[0]:  # grown by doubling: rare rows, no bound known up front
+                    grown_q = np.empty(max(8, 2 * n_oth), dtype=np.int64)
+                    grown_s = np.empty(max(8, 2 * n_oth), dtype=np.int64)
+                    grown_q[:n_oth] = oth_q[:n_oth]
+                    grown_s[:n_oth] = oth_s[:n_oth]
+                    oth_q, oth_s = grown_q, grown_s
+                oth_q[n_oth] = r
+                oth_s[n_oth] = s
+                n_oth += 1
+        c = stop
+    return out_q[:n_out], out_s[:n_out], oth_q[:n_oth], oth_s[:n_oth]
+
+
+@njit(cache=True)
+def _overlap_probes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index, big: Index,
+                    n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
+                    kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
+                    plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
+                    world_y: Floats, poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
+                    pk: int, pn: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats, pbound: Floats,
+                    pwx: Floats, pwy: Floats, cat: int, msk: int,
+                    rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
+    m, dim = ppos.shape
+    qlo = np.empty((m, dim))
+    qhi = np.empty((m, dim))
+    _probe_bounds(pk, ppos, prot, prad, phalf, pwx, pwy, rule, qlo, qhi)
+    return _overlap(lo, hi, cell, gmask, starts, entries, big, n_gridded, handles, max_cells, stamp, base, planes,
+                    kind, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
+                    world_x, world_y, poly, simple_n, category, bits, serial, pk, pn, ppos, prot, prad, phalf,
+                    pbound, pwx, pwy, qlo, qhi, cat, msk, rule)
+
+
+@njit(cache=True)
+def _overlap_boxes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index, big: Index,
+                   n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
+                   kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
+                   plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
+                   world_y: Floats, poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
+                   center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
+                   rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
+    """Points (``ball``: balls of radius 0) or axis-aligned boxes ``center ± hw`` as probes."""
+    m, dim = center.shape
+    qlo = np.empty((m, dim))
+    qhi = np.empty((m, dim))
+    prot = np.zeros((m, dim, dim))
+    prad = np.zeros(m)
+    pbound = np.empty(m)
+    for r in range(m):
+        # the probes' boxes as World._box_hits widens them: tol of (max |center| + max half)
+        mc = abs(center[r, 0])
+        mh = hw[r, 0]
+        b2 = 0.0
+        for k in range(dim):
+            mc = max(mc, abs(center[r, k]))
+            mh = max(mh, hw[r, k])
+            b2 += hw[r, k] * hw[r, k]
+            prot[r, k, k] = 1.0
+        tol = rule[0] * max(rule[1], mc + mh)
+        for k in range(dim):
+            qlo[r, k] = center[r, k] - hw[r, k] - tol
+            qhi[r, k] = center[r, k] + hw[r, k] + tol
+        pbound[r] = np.sqrt(b2)
+    no = np.empty((0, m))
+    pk = BALL if ball else BOX
+    return _overlap(lo, hi, cell, gmask, starts, entries, big, n_gridded, handles, max_cells, stamp, base, planes,
+                    kind, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
+                    world_x, world_y, poly, simple_n, category, bits, serial, pk, 0, center, prot,
+                    prad, hw, pbound, no, no, qlo, qhi, cat, msk, rule)
+
+
+@njit(cache=True)
+def _overlap_point(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index, big: Index,
+                   n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
+                   kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
+                   plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
+                   world_y: Floats, poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
+                   x: float, y: float, z: float, hx: float, hy: float, hz: float, ball: bool, cat: int, msk: int,
+                   rule: tuple[float, float]) -> tuple[Index, Index]:
+    """One point (or one axis-aligned box) from scalars: no array to build in Python."""
+    dim = position.shape[1]
+    center = np.empty((1, dim))
+    hw = np.empty((1, dim))
+    center[0, 0] = x
+    center[0, 1] = y
+    hw[0, 0] = hx
+    hw[0, 1] = hy
+    if dim == 3:
+        center[0, 2] = z
+        hw[0, 2] = hz
+    _, s, oq, os_ = _overlap_boxes(lo, hi, cell, gmask, starts, entries, big, n_gridded, handles, max_cells, stamp,
+                                   base, planes, kind, simple, position, rotation, radius, half, plane_normal,
+                                   plane_offset, bound_radius, world_x, world_y, poly, simple_n, category, bits,
+                                   serial, center, hw, ball, cat, msk, rule)
+    return s, os_
+
+
+def overlap_probes(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], pk: int, pn: int, ppos: Floats,
+                   prot: Floats, prad: Floats, phalf: Floats, pbound: Floats, pwx: Floats, pwy: Floats, cat: int,
+                   msk: int, rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
+    """``(probe row, slot)`` of every body each probe touches, sorted by row then add order; and "other" pairs.
+
+    Parameters
+    ----------
+    grid_args : tuple
+        ``(lo, hi, cell, mask, starts, entries, big, n_gridded, handles,
+        max_cells, stamp, tag base, half-space slots)``: a
+        :class:`~collideworld.spatial.GridIndex`'s arrays (see
+        ``queries.QueryIndex.fast_args``).
+    body_args : tuple
+        The store's columns ``(kind, simple, position, rotation, radius, half,
+        plane_normal, plane_offset, bound_radius, world_x, world_y, poly,
+        simple_n, category, mask, serial)``.
+    pk, pn : int
+        Probe kind (1 ball, 2 box, 3 simple polygon) and, for a polygon, its vertex count.
+    ppos, prot, prad, phalf, pbound : ndarray
+        Probe rows: positions (m, D), rotations (m, D, D), radii (m,), half
+        extents (m, D), bounding radii (m,).
+    pwx, pwy : ndarray, shape (8, m)
+        A polygon probe's posed vertices (padded by the last); (0, m) otherwise.
+    cat, msk : int
+        The query's filter.
+    rule : (float, float)
+        :func:`~collideworld.geometry.compiled.kernel_support.touch_rule`.
+
+    Returns
+    -------
+    rows, slots : ndarray of int64, shape (K,)
+        Hits.
+    other_rows, other_slots : ndarray of int64
+        Candidate pairs (filter passed) this loop does not settle: capsules,
+        hulls, polygons that are not simple.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add_many(Circle(1.0), [[0, 0], [5, 0]])
+    [0, 1]
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> from collideworld.geometry.compiled.kernel_support import touch_rule
+    >>> g, b = index.fast_args(1), index.body_args()
+    >>> no = np.zeros((0, 1))
+    >>> rows, slots, _, _ = overlap_probes(g, b, 1, 0, np.array([[5.5, 0.0]]), np.eye(2)[None], np.array([0.5]),
+    ...                                    np.zeros((1, 2)), np.array([0.5]), no, no, 1, 1, touch_rule())
+    >>> rows.tolist(), slots.tolist()
+    ([0], [1])
+    """
+    return _overlap_probes(*grid_args, *body_args, pk, pn, ppos, prot, prad, phalf,  # type: ignore[no-any-return]
+                           pbound, pwx, pwy, cat, msk, rule)
+
+
+def overlap_box(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], center: Floats, hw: Floats, ball: bool,
+                cat: int, msk: int, rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
+    """:func:`overlap_probes` for points (``ball``) or axis-aligned boxes ``center ± hw`` (each (m, D)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Box, World
+    >>> from collideworld.queries import QueryIndex
+    >>> from collideworld.geometry.compiled.kernel_support import touch_rule
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Box((1.0, 1.0)), position=(2, 0))
+    0
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> pts = np.array([[1.0, 1.0], [0.0, 0.0]])
+    >>> rows, slots, _, _ = overlap_box(index.fast_args(2), index.body_args(), pts, np.zeros((2, 2)), True, 1, 1,
+    ...                                 touch_rule())
+    >>> rows.tolist(), slots.tolist()       # the corner (1, 1) touches
+    ([0], [0])
+    """
+    return _overlap_boxes(*grid_args, *body_args, center, hw, ball, cat, msk, rule)  # type: ignore[no-any-return]
+
+
+def overlap_point(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], x: float, y: float, z: float, hx: float,
+                  hy: float, hz: float, ball: bool, cat: int, msk: int,
+                  rule: tuple[float, float]) -> tuple[Index, Index]:
+    """One point or axis-aligned box from scalars: ``(slots in add order, other slots)``.
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> from collideworld.queries import QueryIndex
+    >>> from collideworld.geometry.compiled.kernel_support import touch_rule
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add_many(Circle(1.0), [[0, 0], [1, 0]])
+    [0, 1]
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> slots, other = overlap_point(index.fast_args(1), index.body_args(), 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True,
+    ...                              1, 1, touch_rule())
+    >>> slots.tolist(), other.tolist()
+    ([0, 1], [])
+    """
+    return _overlap_point(*grid_args, *body_args, x, y, z, hx, hy, hz, ball, cat, msk,  # type: ignore[no-any-return]
+                          rule)
+
+
+@njit(cache=True)
+def _overlap_shapes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index, big: Index,
+                    n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
+                    kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
+                    plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
+                    world_y: Floats, poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
+                    pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, unit: Floats, lx: Floats, ly: Floats,
+                    rad: float, hw: Floats, bound: float, cat: int, msk: int,
+                    rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
+    """One shape at ``m`` poses: its rows built here as ``BodyStore.set_poses`` would pose them."""
+    m, dim = pos.shape
+    prot = np.empty((m, dim, dim))
+    prad = np.full(m, rad)
+    phalf = np.empty((m, dim))
+    pbound = np.full(m, bound)
+    pwx = np.empty((lx.shape[0], m))
+    pwy = np.empty((lx.shape[0], m))
+    for r in range(m):
+        for k in range(dim):
+            phalf[r, k] = hw[k]
+        if dim == 2:
+            prot[r, 0, 0] = cos[r]
+            prot[r, 0, 1] = -sin[r]
+            prot[r, 1, 0] = sin[r]
+            prot[r, 1, 1] = cos[r]
+            # R @ local + t, as the compiled posing (_poses_2d) and BodyStore._pose_simple
+            r00, r01, r10, r11 = prot[r, 0, 0], prot[r, 0, 1], prot[r, 1, 0], prot[r, 1, 1]
+            for v in range(lx.shape[0]):
+                pwx[v, r] = r00 * lx[v] + r01 * ly[v] + pos[r, 0]
+                pwy[v, r] = r10 * lx[v] + r11 * ly[v] + pos[r, 1]
+        else:
+            # rotation_matrix_3d's entries, operation for operation (as _poses_3d)
+            w, x, y, z = unit[r, 0], unit[r, 1], unit[r, 2], unit[r, 3]
+            prot[r, 0, 0] = 1 - 2 * (y * y + z * z)
+            prot[r, 0, 1] = 2 * (x * y - w * z)
+            prot[r, 0, 2] = 2 * (x * z + w * y)
+            prot[r, 1, 0] = 2 * (x * y + w * z)
+            prot[r, 1, 1] = 1 - 2 * (x * x + z * z)
+            prot[r, 1, 2] = 2 * (y * z - w * x)
+            prot[r, 2, 0] = 2 * (x * z - w * y)
+            prot[r, 2, 1] = 2 * (y * z + w * x)
+            prot[r, 2, 2] = 1 - 2 * (x * x + y * y)
+    return _overlap_probes(lo, hi, cell, gmask, starts, entries, big, n_gridded, handles, max_cells, stamp, base,
+                           planes, kind, simple, position, rotation, radius, half, plane_normal, plane_offset,
+                           bound_radius, world_x, world_y, poly, simple_n, category, bits, serial, pk, pn, pos,
+                           prot, prad, phalf, pbound, pwx, pwy, cat, msk, rule)
+
+
+def overlap_shapes(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], pk: int, pn: int, pos: Floats,
+                   cos: Floats, sin: Floats, unit: Floats, lx: Floats, ly: Floats, rad: float, hw: Floats,
+                   bound: float, cat: int, msk: int, rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
+    """One shape of kind ``pk`` at ``m`` poses: :func:`overlap_probes` with the probe rows built in the call.
+
+    Parameters
+    ----------
+    pos : ndarray, shape (m, D)
+    cos, sin : ndarray, shape (m,)
+        2D: of the angles, as numpy rounds them ((0,) arrays in 3D).
+    unit : ndarray, shape (m, 4)
+        3D: unit quaternions ``[w, x, y, z]`` ((0, 4) in 2D).
+    lx, ly : ndarray, shape (8,)
+        A simple polygon's local vertices, padded by the last ((0,) otherwise).
+    rad : float
+        A ball's radius.
+    hw : ndarray, shape (D,)
+        A box's half extents.
+    bound : float
+        The shape's bounding radius.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Box, World
+    >>> from collideworld.queries import QueryIndex
+    >>> from collideworld.geometry.compiled.kernel_support import touch_rule
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Box((1.0, 1.0)), position=(2, 0))
+    0
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> pos = np.array([[0.5, 0.0], [-3.0, 0.0]])
+    >>> rows, slots, _, _ = overlap_shapes(index.fast_args(2), index.body_args(), 2, 0, pos, np.ones(2), np.zeros(2),
+    ...                                    np.zeros((0, 4)), np.zeros(0), np.zeros(0), 0.0, np.array([0.5, 0.5]),
+    ...                                    0.5 ** 0.5, 1, 1, touch_rule())
+    >>> rows.tolist(), slots.tolist()
+    ([0], [0])
+    """
+    return _overlap_shapes(*grid_args, *body_args, pk, pn, pos, cos, sin, unit, lx, ly,  # type: ignore[no-any-return]
+                           rad, hw, bound, cat, msk, rule)
