@@ -406,13 +406,17 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
     for s in list_a + list_b:
         distinct.setdefault(id(s), s)
     order = {key: k for k, key in enumerate(distinct)}
+    whiches = [np.full(n, order[id(shapes[0])], dtype=np.int64) if len(shapes) == 1
+               else np.array([order[id(s)] for s in shapes], dtype=np.int64) for shapes in (list_a, list_b)]
+    if resolved == "compiled":
+        specs = [_one_call_shape(s) for s in distinct.values()]
+        if all(spec is not None for spec in specs):
+            return _collide_many_one_call(dim, n, specs, whiches, pa, pb)
     template = BodyStore(dim, capacity=len(distinct))
     sc = BodyStore(dim, capacity=2 * n)
     template.parts = sc.parts
     template.set_shapes(np.arange(len(distinct), dtype=np.int64), list(distinct.values()))
-    for rows, shapes, pose in ((slice(0, n), list_a, pa), (slice(n, 2 * n), list_b, pb)):
-        which = (np.full(n, order[id(shapes[0])], dtype=np.int64) if len(shapes) == 1
-                 else np.array([order[id(s)] for s in shapes], dtype=np.int64))
+    for rows, which, pose in ((slice(0, n), whiches[0], pa), (slice(n, 2 * n), whiches[1], pb)):
         for name in ("kind", "radius", "half", "plane_normal", "plane_offset", "poly", "bound_radius", "simple"):
             getattr(sc, name)[rows] = getattr(template, name).take(which, axis=0)
         pos, ang, quat = pose
@@ -427,3 +431,30 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
             sc._pose_simple(simple)
     idx = np.arange(n, dtype=np.int64)
     return contact_pairs(sc, idx, idx + n, resolved)
+
+
+def _collide_many_one_call(dim: int, n: int, specs: list[Any], whiches: list[NDArray[np.int64]],
+                           pa: tuple[Any, ...], pb: tuple[Any, ...]) -> ContactArrays:
+    """:func:`collide_many` in one compiled call (every shape a kind of :func:`_one_call_shape`)."""
+    from .geometry.compiled.contact_pair import contact_many
+
+    kinds = np.array([sp[1] for sp in specs], dtype=np.int64)
+    n_verts = np.array([sp[2] for sp in specs], dtype=np.int64)
+    params = np.stack([sp[3] for sp in specs])
+    lx = np.stack([sp[4] for sp in specs])
+    ly = np.stack([sp[5] for sp in specs])
+    poses = np.zeros((2 * n, 7))
+    for rows, (pos, ang, quat) in ((slice(0, n), pa), (slice(n, 2 * n), pb)):
+        poses[rows, :dim] = pos
+        if dim == 2:
+            if ang is None:
+                poses[rows, 3] = 1.0
+            else:  # cosine and sine as numpy rounds them (rotation_matrix_2d)
+                poses[rows, 3] = np.cos(ang)
+                poses[rows, 4] = np.sin(ang)
+        elif quat is None:
+            poses[rows, 3] = 1.0
+        else:  # normalised as rotation_matrix_3d does in the store path
+            poses[rows, 3:] = quat / np.linalg.norm(quat, axis=-1, keepdims=True)
+    hit, normal, depth = contact_many(dim, kinds, n_verts, params, lx, ly, np.concatenate(whiches), poses)
+    return ContactArrays(hit, normal, depth)
