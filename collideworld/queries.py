@@ -183,8 +183,8 @@ class QueryIndex:
         g = self._grid
         assert g is not None
         st = self.store
-        self._grid_head = (g.lo, g.hi, g.cell, g.mask, g.starts, g.entries, g.big, len(g.gridded), g.handles,
-                           MAX_QUERY_CELLS, g.stamp)
+        self._grid_head = (g.lo, g.hi, g.cell, g.mask, g.starts, g.entries, *g.entry_boxes(), g.big, len(g.gridded),
+                           g.handles, MAX_QUERY_CELLS, g.stamp)
         planes_x = st.world_xy[:, :, 0].T if st.dim == 2 else _NO_PLANES
         planes_y = st.world_xy[:, :, 1].T if st.dim == 2 else _NO_PLANES
         self._body_args = (st.kind, st.simple, st.position, st.rotation, st.radius, st.half, st.plane_normal,
@@ -202,10 +202,26 @@ class QueryIndex:
         >>> w.add(Circle(1.0))
         0
         >>> len(QueryIndex(w._store, "compiled").fast_args(1))
-        13
+        15
         """
         grid = self.refresh()
         return self._grid_head + (grid._tags(m), self.planes)
+
+    def ray_args(self) -> tuple[Any, ...]:
+        """The grid's arrays for one compiled ray walk, a fresh stamp tag included (compiled backend).
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2, backend="compiled")
+        >>> w.add(Circle(1.0))
+        0
+        >>> len(QueryIndex(w._store, "compiled").ray_args())
+        13
+        """
+        g = self.refresh()
+        return (g.lo, g.hi, g.cell, g.mask, g.starts, g.entries, g.big, len(g.gridded), g.glo, g.ghi, g.handles,
+                g.stamp, g._tags(1))
 
     def body_args(self) -> tuple[Any, ...]:
         """The store's columns the compiled queries read (after :meth:`refresh`; compiled backend).
@@ -637,6 +653,16 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Floats, direction: Flo
     [('disc', 4.0)]
     """
     grid = index.refresh()
+    if index.bodies is not None and (not len(index.planes)
+                                     or not _passes_filter(store, category, mask, index.planes).any()):
+        # balls and boxes, no half-space to meet: the walk, the casts and the sort in one compiled call
+        from .compiled.queries import ray_all
+        from .geometry.raycast import _PARALLEL_RATE
+
+        slots, dist, point, normal = ray_all(index.ray_args(), index.bodies, store.category, store.mask, origin,
+                                             direction, max_distance, category, mask, index.rule, _PARALLEL_RATE)
+        ids = store.ids
+        return [RayHit(ids[s], point[k], normal[k], float(dist[k])) for k, s in enumerate(slots.tolist())]
     _, local = grid.query_segments_local(origin[None], direction[None], np.array([max_distance]))
     local = local[_passes_filter(store, category, mask, grid.handles[local])]
     planes = index.planes[_passes_filter(store, category, mask, index.planes)]

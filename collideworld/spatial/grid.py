@@ -184,6 +184,10 @@ class GridIndex:
             self.entries = owner[order].astype(np.int64)
             self.starts = np.zeros(table + 1, dtype=np.int64)
             np.cumsum(np.bincount(keys, minlength=table), out=self.starts[1:])
+        # each entry's own copy of its box, for the compiled one-call queries (collideworld.compiled.queries):
+        # a bucket's boxes are then read in a row, not one cache miss per box
+        self.entry_lo: Floats | None = None
+        self.entry_hi: Floats | None = None
         # the compiled queries' "seen" marks: each call takes fresh tags (see _tags)
         self.stamp = np.full(n, -1, dtype=np.int64)
         self._next_tag = 0
@@ -193,6 +197,21 @@ class GridIndex:
         base = self._next_tag
         self._next_tag += 2 * m
         return base
+
+    def entry_boxes(self) -> tuple[Floats, Floats]:
+        """``(lo, hi)`` (E, D): the box of each bucket entry, in bucket order (made on first use).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> g = GridIndex(np.zeros((1, 2)), np.ones((1, 2)), np.array([0]))
+        >>> [a.shape for a in g.entry_boxes()] == [(len(g.entries), 2)] * 2
+        True
+        """
+        if self.entry_lo is None or self.entry_hi is None:
+            self.entry_lo = self.lo.take(self.entries, axis=0)
+            self.entry_hi = self.hi.take(self.entries, axis=0)
+        return self.entry_lo, self.entry_hi
 
     def __len__(self) -> int:
         return self.n
