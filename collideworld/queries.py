@@ -29,8 +29,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from .bodies import BodyStore, Kind
+from .bodies import SIMPLE_POLYGON_VERTICES, BodyStore, Kind, kind_of
 from .fat_boxes import query_bounds, tight_bounds
+from .geometry.raycast import _PARALLEL_RATE
 from .geometry.tolerance import touch_tolerance
 from .narrowphase import contact_pairs, raycast_slots
 from .shapes import Shape
@@ -462,11 +463,23 @@ def overlapping(store: BodyStore, index: QueryIndex, probe: BodyStore | Callable
 # polygon on the body side) comes back as "other" and is settled here by the
 # numpy path above, on a probe store made only then.
 
+_COMPILED: Any = None
+
+
+def _compiled() -> Any:
+    """:mod:`collideworld.compiled.queries`, imported on first use (it imports numba)."""
+    global _COMPILED
+    if _COMPILED is None:
+        from .compiled import queries as compiled_queries
+        _COMPILED = compiled_queries
+    return _COMPILED
+
+
 #: Probe kinds of the one-call queries (collideworld.compiled.queries: 1 ball, 2 box, 3 simple polygon)
 _ONE_CALL_KINDS = {Kind.BALL: 1, Kind.BOX: 2, Kind.POLYGON: 3}
 _NO_VERTS = np.zeros(0)
-#: the padded local vertices of the last polygon probes, by id (the entry keeps the shape alive)
-_POLYGON_ROWS: dict[int, tuple[Shape, Floats, Floats, int]] = {}
+#: what the one-call queries need of the last probe shapes, by id (the entry keeps the shape alive)
+_PROBE_ROWS: dict[int, tuple[Shape, Any]] = {}
 
 
 def one_call_shape(shape: Shape) -> tuple[int, int, Floats, Floats, float, Floats, float] | None:
@@ -481,8 +494,17 @@ def one_call_shape(shape: Shape) -> tuple[int, int, Floats, Floats, float, Float
     >>> one_call_shape(Box((1.0, 2.0)))[:2], one_call_shape(Capsule((0, 0), (1, 0), 0.5)) is None
     ((2, 0), True)
     """
-    from .bodies import SIMPLE_POLYGON_VERTICES, kind_of
+    cached = _PROBE_ROWS.get(id(shape))
+    if cached is not None and cached[0] is shape:
+        return cached[1]
+    spec = _one_call_spec(shape)
+    if len(_PROBE_ROWS) >= 64:
+        _PROBE_ROWS.clear()
+    _PROBE_ROWS[id(shape)] = (shape, spec)
+    return spec
 
+
+def _one_call_spec(shape: Shape) -> tuple[int, int, Floats, Floats, float, Floats, float] | None:
     kind = kind_of(shape)
     pk = _ONE_CALL_KINDS.get(kind)
     if pk is None:
@@ -493,18 +515,12 @@ def one_call_shape(shape: Shape) -> tuple[int, int, Floats, Floats, float, Float
     if kind == Kind.BOX:
         hw = np.asarray(shape.half_extents, dtype=np.float64)  # type: ignore[union-attr]
         return pk, 0, _NO_VERTS, _NO_VERTS, 0.0, hw, float(shape.bounding_radius)  # type: ignore[union-attr]
-    cached = _POLYGON_ROWS.get(id(shape))
-    if cached is None or cached[0] is not shape:
-        if not shape.is_convex or len(shape.parts[0]) > SIMPLE_POLYGON_VERTICES:  # type: ignore[union-attr]
-            return None
-        local = np.asarray(shape.parts[0], dtype=np.float64)  # type: ignore[union-attr]
-        k = len(local)
-        padded = np.concatenate([local, np.repeat(local[-1:], SIMPLE_POLYGON_VERTICES - k, axis=0)])
-        if len(_POLYGON_ROWS) >= 64:
-            _POLYGON_ROWS.clear()
-        cached = (shape, np.ascontiguousarray(padded[:, 0]), np.ascontiguousarray(padded[:, 1]), k)
-        _POLYGON_ROWS[id(shape)] = cached
-    _, lx, ly, k = cached
+    if not shape.is_convex or len(shape.parts[0]) > SIMPLE_POLYGON_VERTICES:  # type: ignore[union-attr]
+        return None
+    local = np.asarray(shape.parts[0], dtype=np.float64)  # type: ignore[union-attr]
+    k = len(local)
+    padded = np.concatenate([local, np.repeat(local[-1:], SIMPLE_POLYGON_VERTICES - k, axis=0)])
+    lx, ly = np.ascontiguousarray(padded[:, 0]), np.ascontiguousarray(padded[:, 1])
     return pk, k, lx, ly, 0.0, np.zeros(2), float(shape.bounding_radius)  # type: ignore[union-attr]
 
 
@@ -533,15 +549,13 @@ def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], hal
     >>> point_ids(w._store, index, (0.5, 0.5), (0.0, 0.0), True, 1, 1)
     ['disc']
     """
-    from .compiled.queries import overlap_point
-
     dim = store.dim
     args = index.fast_args(1)
     x, y = point[0], point[1]
     z = point[2] if dim == 3 else 0.0
     hx, hy = half[0], half[1]
     hz = half[2] if dim == 3 else 0.0
-    slots, other = overlap_point(args, index._body_args, x, y, z, hx, hy, hz, ball, category, mask, index.rule)
+    slots, other = _compiled().overlap_point(args, index._body_args, x, y, z, hx, hy, hz, ball, category, mask, index.rule)
     if len(other):
         center, hw = np.array([point[:dim]]), np.array([half[:dim]])
         probe = box_probes(dim, center, hw, ball)
@@ -569,13 +583,11 @@ def box_hits(store: BodyStore, index: QueryIndex, center: Floats, half: Floats, 
     >>> rows.tolist(), slots.tolist()
     ([0], [1])
     """
-    from .compiled.queries import overlap_box
-
     m = len(center)
     args = index.fast_args(m)
     c = np.require(center, np.float64, ["C"])
     h = np.require(half, np.float64, ["C"])
-    rows, slots, orows, oslots = overlap_box(args, index._body_args, c, h, ball, category, mask, index.rule)
+    rows, slots, orows, oslots = _compiled().overlap_box(args, index._body_args, c, h, ball, category, mask, index.rule)
     if len(oslots):
         rows, slots = _settle_other(store, box_probes(store.dim, c, h, ball), m, orows, oslots, "compiled",
                                     rows, slots)
@@ -602,8 +614,6 @@ def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floa
     >>> rows.tolist(), slots.tolist()
     ([0], [0])
     """
-    from .compiled.queries import overlap_shapes
-
     spec = one_call_shape(shape)
     if spec is None:
         return None
@@ -620,7 +630,7 @@ def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floa
         # normalised as BodyStore.set_poses does (rotation_matrix_3d; numpy's summation order)
         unit = np.ascontiguousarray(quat / np.linalg.norm(quat, axis=-1, keepdims=True))
         cos = sin = _NO_VERTS
-    rows, slots, orows, oslots = overlap_shapes(args, index._body_args, pk, pn, pos, cos, sin, unit, lx, ly, rad,
+    rows, slots, orows, oslots = _compiled().overlap_shapes(args, index._body_args, pk, pn, pos, cos, sin, unit, lx, ly, rad,
                                                 hw, bound, category, mask, index.rule)
     if len(oslots):
         probe = shape_probes(store, shape, pos, angle if dim == 2 else None, quaternion)
@@ -656,10 +666,7 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Floats, direction: Flo
     if index.bodies is not None and (not len(index.planes)
                                      or not _passes_filter(store, category, mask, index.planes).any()):
         # balls and boxes, no half-space to meet: the walk, the casts and the sort in one compiled call
-        from .compiled.queries import ray_all
-        from .geometry.raycast import _PARALLEL_RATE
-
-        slots, dist, point, normal = ray_all(index.ray_args(), index.bodies, store.category, store.mask, origin,
+        slots, dist, point, normal = _compiled().ray_all(index.ray_args(), index.bodies, store.category, store.mask, origin,
                                              direction, max_distance, category, mask, index.rule, _PARALLEL_RATE)
         ids = store.ids
         return [RayHit(ids[s], point[k], normal[k], float(dist[k])) for k, s in enumerate(slots.tolist())]

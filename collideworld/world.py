@@ -934,6 +934,11 @@ class World:
             raise InvalidPoseError(f"{what} must have shape (n, {self.dim}), got shape {arr.shape}")
         return check_positions(value, arr.shape[0], self.dim, what)
 
+    def _point_array(self, value: Any, what: str) -> NDArray[np.float64]:
+        """A checked position (D,): common forms read directly, anything else by :func:`check_position`."""
+        plain = plain_position(value, self.dim)
+        return np.array(plain) if plain is not None else check_position(value, self.dim, what)
+
     def _filters(self, category: Any, mask: Any) -> tuple[int, int]:
         if type(category) is int and type(mask) is int and 0 <= category <= _U32 and 0 <= mask <= _U32:
             return category, mask  # the common case, without the checks' calls
@@ -988,7 +993,12 @@ class World:
         >>> w.query_shape(Box((1.0, 1.0)), position=(5.0, 0.0))
         []
         """
-        pose = check_pose_arrays(self.dim, 1, position, angle, quaternion, single=True)
+        xy = plain_position(position, 2) if self.dim == 2 and quaternion is None else None
+        if xy is not None and (angle is None or (type(angle) is float and math.isfinite(angle))):
+            # the common 2D call, read without the general checks (same arrays as they give)
+            pose: tuple[Any, Any, Any] = (np.array([xy]), None if angle is None else np.array([angle]), None)
+        else:
+            pose = check_pose_arrays(self.dim, 1, position, angle, quaternion, single=True)
         shape, pos, ang, quat = self._placed(shape, *pose, 1)
         cat, msk = self._filters(category, mask)
         _, slots = self._shape_hits(shape, pos, ang, quat, cat, msk)
@@ -1140,6 +1150,8 @@ class World:
 
     @staticmethod
     def _max_distance(max_distance: Any) -> float:
+        if type(max_distance) is float and max_distance >= 0.0:  # the common case (inf included; NaN is not >= 0)
+            return max_distance
         real = (int, float, np.integer, np.floating)
         if isinstance(max_distance, (bool, np.bool_)) or not isinstance(max_distance, real):
             raise InvalidArgumentError(f"max_distance must be a number >= 0, got {max_distance!r}")
@@ -1179,9 +1191,9 @@ class World:
         >>> [(h.id, h.distance, h.point.tolist()) for h in w.raycast((0, 0), (1, 0))]
         [('disc', 4.0, [4.0, 0.0]), ('box', 9.0, [9.0, 0.0])]
         """
-        o = check_position(origin, self.dim, "origin")
-        dvec = check_position(direction, self.dim, "direction")
-        length = float(np.linalg.norm(dvec))
+        o = self._point_array(origin, "origin")
+        dvec = self._point_array(direction, "direction")
+        length = math.sqrt(dvec.dot(dvec))  # np.linalg.norm's arithmetic, without its checks
         if not length > 0:
             raise InvalidArgumentError(f"direction must be non-zero, got {dvec.tolist()}")
         limit = self._max_distance(max_distance)
