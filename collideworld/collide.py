@@ -415,9 +415,12 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
     template = BodyStore(dim, capacity=len(distinct))
     sc = BodyStore(dim, capacity=2 * n)
     template.parts = sc.parts
+    template.hulls = sc.hulls
     template.set_shapes(np.arange(len(distinct), dtype=np.int64), list(distinct.values()))
     for rows, which, pose in ((slice(0, n), whiches[0], pa), (slice(n, 2 * n), whiches[1], pb)):
-        for name in ("kind", "radius", "half", "plane_normal", "plane_offset", "poly", "bound_radius", "simple"):
+        # every shape column (a capsule's segment and a hull's row too: without them a capsule was a ball)
+        for name in ("kind", "radius", "half", "plane_normal", "plane_offset", "poly", "bound_radius", "simple",
+                     "seg0", "seg1", "hull"):
             getattr(sc, name)[rows] = getattr(template, name).take(which, axis=0)
         pos, ang, quat = pose
         sc.position[rows] = pos
