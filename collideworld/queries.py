@@ -145,35 +145,96 @@ class QueryIndex:
         #: a small probe store single queries fill again and again (see shape_probes)
         self.probe: BodyStore | None = None
         self.bodies: tuple[Any, ...] | None = None
+        #: compiled grid: the serial each slot's row was registered for (-1: none), changes since the build
+        self._registered: Slots = np.zeros(0, dtype=np.int64)
+        self._changes = 0
         #: compiled backend: the grid's and the store's arrays as the one-call queries take them
         self._grid_head: tuple[Any, ...] = ()
         self._body_args: tuple[Any, ...] = ()
         self.rule: tuple[float, float] = (0.0, 0.0)
 
     def refresh(self) -> GridIndex:
-        """The index, rebuilt first if the store changed (O(n) then; O(1) otherwise)."""
+        """The index, brought up to date first if the store changed.
+
+        numpy backend: rebuilt, O(n). Compiled backend: patched, moving only
+        the bodies whose box left the box the grid holds for them (and the
+        added and removed ones), O(n) compiled compares plus O(cells) per
+        such body; rebuilt when the store's slots were renumbered or grew,
+        when more than a quarter of the bodies changed, or when the grid's
+        spare room ran out. O(1) when nothing changed.
+        """
         st = self.store
-        if self._grid is None or self._version != st.version:
-            live = np.flatnonzero(st.kind >= 0)
-            kinds = st.kind[live]
-            finite = live[kinds != Kind.HALFSPACE]
-            self.planes = live[kinds == Kind.HALFSPACE]
-            lo, hi = query_bounds(st)
-            lo, hi = lo.take(finite, axis=0), hi.take(finite, axis=0)
-            self._grid = GridIndex(lo, hi, finite, self.backend)
-            # balls and boxes by grid index, for the compiled first-hit walk (only when every
-            # finite body is one: its casts know no other kind)
-            fk = st.kind[finite]
-            self.bodies = None
-            if self.backend == "compiled" and np.all((fk == Kind.BALL) | (fk == Kind.BOX)):
-                self.bodies = (fk.astype(np.int64), st.position.take(finite, axis=0),
-                               st.rotation.take(finite, axis=0), st.half.take(finite, axis=0),
-                               st.radius.take(finite), st.serial.take(finite))
-            self.bounds = (lo.min(axis=0, initial=np.inf), hi.max(axis=0, initial=-np.inf))
-            self._version = st.version
-            if self.backend == "compiled":
-                self._fast_arrays()
+        if self._grid is not None and self._version == st.version:
+            return self._grid
+        if not (self.backend == "compiled" and self._grid is not None and self._patch()):
+            self._rebuild()
+        self._version = st.version
+        if self.backend == "compiled":
+            self._fast_arrays()
+        assert self._grid is not None
         return self._grid
+
+    #: free entries per bucket in use in a compiled grid, for patches
+    SPARE = 2
+
+    def _rebuild(self) -> None:
+        st = self.store
+        live = np.flatnonzero(st.kind >= 0)
+        kinds = st.kind[live]
+        finite = live[kinds != Kind.HALFSPACE]
+        self.planes = live[kinds == Kind.HALFSPACE]
+        lo, hi = query_bounds(st)
+        if self.backend == "compiled":
+            # one row per slot (the others empty boxes): a patch then finds a body's row by its
+            # slot, and the compiled casts read the store's own columns (no copies to keep fresh)
+            lo, hi = lo.copy(), hi.copy()
+            absent = np.ones(st.capacity, dtype=bool)
+            absent[finite] = False
+            lo[absent], hi[absent] = np.inf, -np.inf
+            self._grid = GridIndex(lo, hi, np.arange(st.capacity, dtype=np.int64), "compiled", members=finite,
+                                   spare=self.SPARE)
+            self._registered = np.where(absent, -1, st.serial)
+            self._changes = 0
+            self._balls_and_boxes()
+            self.bounds = (lo[finite].min(axis=0, initial=np.inf), hi[finite].max(axis=0, initial=-np.inf))
+            return
+        lo, hi = lo.take(finite, axis=0), hi.take(finite, axis=0)
+        self._grid = GridIndex(lo, hi, finite, self.backend)
+        self.bounds = (lo.min(axis=0, initial=np.inf), hi.max(axis=0, initial=-np.inf))
+
+    def _balls_and_boxes(self) -> None:
+        """The compiled casts' bodies (the store's columns, by slot) when every finite body is a ball or a box."""
+        st = self.store
+        # (half-spaces are cast beside the walk; free slots (-1) are in no bucket)
+        only = not np.any(st.kind > Kind.BOX)
+        self.bodies = (st.kind, st.position, st.rotation, st.half, st.radius, st.serial) if only else None
+
+    def _patch(self) -> bool:
+        """Bring a compiled grid up to date in place; False when it should be rebuilt instead."""
+        from .spatial.compiled import changed_rows
+
+        st = self.store
+        g = self._grid
+        assert g is not None
+        if g.n != st.capacity:
+            return False
+        lo, hi = query_bounds(st)
+        rows = changed_rows(st.kind > Kind.HALFSPACE, st.serial, self._registered, lo, hi, g.lo, g.hi)
+        self._changes += len(rows)
+        if self._changes > max(256, st.count // 4):
+            return False  # patched enough since the build: a rebuild costs about as much, and re-sizes the cells
+        if len(rows):
+            alive = st.kind[rows] > Kind.HALFSPACE
+            new_lo, new_hi = lo.take(rows, axis=0), hi.take(rows, axis=0)
+            if not g.patch(rows, new_lo, new_hi, alive):
+                return False
+            self._registered[rows] = np.where(alive, st.serial[rows], -1)
+            if alive.any():
+                self.bounds = (np.minimum(self.bounds[0], new_lo[alive].min(axis=0)),
+                               np.maximum(self.bounds[1], new_hi[alive].max(axis=0)))
+            self.planes = np.flatnonzero(st.kind == Kind.HALFSPACE)
+        self._balls_and_boxes()
+        return True
 
     def _fast_arrays(self) -> None:
         """The argument tuples of :mod:`collideworld.compiled.queries` (refreshed with the grid)."""
@@ -184,7 +245,7 @@ class QueryIndex:
         g = self._grid
         assert g is not None
         st = self.store
-        self._grid_head = (g.lo, g.hi, g.cell, g.mask, g.starts, g.entries, *g.entry_boxes(), g.big, len(g.gridded),
+        self._grid_head = (g.lo, g.hi, g.cell, g.mask, g.starts, g.entries, *g.entry_boxes(), g.big, g.n_gridded,
                            g.handles, MAX_QUERY_CELLS, g.stamp)
         planes_x = st.world_xy[:, :, 0].T if st.dim == 2 else _NO_PLANES
         planes_y = st.world_xy[:, :, 1].T if st.dim == 2 else _NO_PLANES
@@ -221,7 +282,7 @@ class QueryIndex:
         13
         """
         g = self.refresh()
-        return (g.lo, g.hi, g.cell, g.mask, g.starts, g.entries, g.big, len(g.gridded), g.glo, g.ghi, g.handles,
+        return (g.lo, g.hi, g.cell, g.mask, g.starts, g.entries, g.big, g.n_gridded, g.glo, g.ghi, g.handles,
                 g.stamp, g._tags(1))
 
     def body_args(self) -> tuple[Any, ...]:
@@ -434,8 +495,9 @@ def overlapping(store: BodyStore, index: QueryIndex, probe: BodyStore | Callable
         qi, cand = grid.query_boxes(*bounds)
     elif isinstance(probe, BodyStore) and np.any(probe.kind[:m] == Kind.HALFSPACE):
         # an unbounded probe meets every box
-        qi = np.repeat(rows, len(grid.handles))
-        cand = np.tile(grid.handles, m)
+        members = grid.registered()
+        qi = np.repeat(rows, len(members))
+        cand = np.tile(members, m)
     else:
         assert isinstance(probe, BodyStore)
         qi, cand = grid.query_boxes(*probe_bounds(probe, m))
@@ -496,7 +558,8 @@ def one_call_shape(shape: Shape) -> tuple[int, int, Floats, Floats, float, Float
     """
     cached = _PROBE_ROWS.get(id(shape))
     if cached is not None and cached[0] is shape:
-        return cached[1]
+        found: tuple[int, int, Floats, Floats, float, Floats, float] | None = cached[1]
+        return found
     spec = _one_call_spec(shape)
     if len(_PROBE_ROWS) >= 64:
         _PROBE_ROWS.clear()
@@ -1016,7 +1079,7 @@ def _filtered(store: BodyStore, cand: Slots, category: int, mask: int) -> Slots:
 def _near_candidates(store: BodyStore, index: QueryIndex, lo: Floats, hi: Floats, reach: float) -> Slots:
     grid = index.refresh()
     if math.isinf(reach):
-        return np.concatenate([grid.handles, index.planes])
+        return np.concatenate([grid.registered(), index.planes])
     cand = grid.query_box(lo - reach, hi + reach)
     return np.concatenate([cand, index.planes])
 

@@ -41,22 +41,22 @@ from .geometry.tolerance import touch_tolerance
 from .pair_cache import PairCache
 from .poses import check_pose_arrays, check_position, check_positions, plain_position
 from .queries import (
-    box_hits,
-    point_ids,
-    shape_hits,
     CastHit,
     NearHit,
     QueryIndex,
     RayHit,
     RayHitArrays,
+    box_hits,
     box_probes,
     cast_hits,
     nearest,
     overlapping,
+    point_ids,
     probe_bounds,
     ray_hits,
     ray_hits_many,
     release_probes,
+    shape_hits,
     shape_probes,
     within,
 )

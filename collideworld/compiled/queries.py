@@ -413,7 +413,7 @@ def overlap_probes(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], pk: i
     >>> rows.tolist(), slots.tolist()
     ([0], [1])
     """
-    return _overlap_probes(*grid_args, *body_args, pk, pn, ppos, prot, prad, phalf,  # type: ignore[no-any-return]
+    return _overlap_probes(*grid_args, *body_args, pk, pn, ppos, prot, prad, phalf,  # type: ignore[call-arg]
                            pbound, pwx, pwy, cat, msk, rule)
 
 
@@ -437,7 +437,7 @@ def overlap_box(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], center: 
     >>> rows.tolist(), slots.tolist()       # the corner (1, 1) touches
     ([0], [0])
     """
-    return _overlap_boxes(*grid_args, *body_args, center, hw, ball, cat, msk, rule)  # type: ignore[no-any-return]
+    return _overlap_boxes(*grid_args, *body_args, center, hw, ball, cat, msk, rule)  # type: ignore[call-arg]
 
 
 def overlap_point(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], x: float, y: float, z: float, hx: float,
@@ -459,7 +459,7 @@ def overlap_point(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], x: flo
     >>> slots.tolist(), other.tolist()
     ([0, 1], [])
     """
-    return _overlap_point(*grid_args, *body_args, x, y, z, hx, hy, hz, ball, cat, msk,  # type: ignore[no-any-return]
+    return _overlap_point(*grid_args, *body_args, x, y, z, hx, hy, hz, ball, cat, msk,  # type: ignore[call-arg]
                           rule)
 
 
@@ -549,7 +549,7 @@ def overlap_shapes(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], pk: i
     >>> rows.tolist(), slots.tolist()
     ([0], [0])
     """
-    return _overlap_shapes(*grid_args, *body_args, pk, pn, pos, cos, sin, unit, lx, ly,  # type: ignore[no-any-return]
+    return _overlap_shapes(*grid_args, *body_args, pk, pn, pos, cos, sin, unit, lx, ly,  # type: ignore[call-arg]
                            rad, hw, bound, cat, msk, rule)
 
 
@@ -627,7 +627,7 @@ def _ray_all(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
             break
         for e in range(e0, e1):
             j = entries[e] if not done else big[e]
-            if stamp[j] == tag:
+            if j < 0 or stamp[j] == tag:  # a free entry, or a box met already
                 continue
             stamp[j] = tag
             if not _segment_meets(lo, hi, j, o2, d2, 0, maxd, dim):
@@ -713,5 +713,5 @@ def ray_all(grid_args: tuple[Any, ...], bodies: tuple[Any, ...], category: Any, 
     >>> s.tolist(), t.tolist(), n.tolist()
     ([0, 1], [4.0, 8.0], [[-1.0, 0.0], [-1.0, 0.0]])
     """
-    return _ray_all(*grid_args, *bodies, category, bits, o, d, maxd, cat, msk,  # type: ignore[no-any-return]
+    return _ray_all(*grid_args, *bodies, category, bits, o, d, maxd, cat, msk,  # type: ignore[call-arg]
                     rule[0], rule[1], parallel_rate)
