@@ -232,7 +232,8 @@ class QueryIndex:
             if alive.any():
                 self.bounds = (np.minimum(self.bounds[0], new_lo[alive].min(axis=0)),
                                np.maximum(self.bounds[1], new_hi[alive].max(axis=0)))
-            self.planes = np.flatnonzero(st.kind == Kind.HALFSPACE)
+        # half-spaces are in no grid: added, removed or moved, they are just listed again
+        self.planes = np.flatnonzero(st.kind == Kind.HALFSPACE)
         self._balls_and_boxes()
         return True
 

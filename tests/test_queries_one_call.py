@@ -208,7 +208,7 @@ def test_one_call_queries_3d_and_2d_balls_boxes(dim):
         worlds.append(w)
     wc, wn = worlds
     probe = Box((0.5,) * dim)
-    for k in range(60):
+    for _ in range(60):
         p = rng.uniform(-1, 21, dim)
         rot = {"angle": float(rng.uniform(-3, 3))} if dim == 2 else {"quaternion": rng.normal(size=4)}
         rot = rot if dim == 2 else {"quaternion": rot["quaternion"] / np.linalg.norm(rot["quaternion"])}
@@ -344,3 +344,87 @@ def test_plain_position_accepts_only_what_check_position_accepts():
     for bad in [(1, 2, 3), (True, 1.0), (np.float64(1.0), 2.0), ("1", 2), (math.nan, 0), (math.inf, 0),
                 (1e151, 0), (10 ** 400, 0), np.array([1, 2]), np.array([1.0, 2.0], dtype=np.float32), [1.0]]:
         assert plain_position(bad, 2) is None, bad
+
+
+# -- the compiled grid, patched in place -------------------------------------------------------
+
+def test_grid_patch_answers_like_brute_force():
+    from collideworld.spatial import GridIndex
+
+    rng = np.random.default_rng(51)
+    n = 400
+    lo = rng.uniform(0, 50, (n, 2))
+    hi = lo + rng.uniform(0.1, 1.5, (n, 2))
+    alive = np.ones(n, dtype=bool)
+    g = GridIndex(lo.copy(), hi.copy(), np.arange(n), "compiled", spare=2)
+    for _ in range(60):
+        rows = rng.choice(n, int(rng.integers(1, 40)), replace=False)
+        new_lo = rng.uniform(0, 50, (len(rows), 2))
+        # sizes up to 6: some larger than a cell go to the big list
+        new_hi = new_lo + rng.uniform(0.1, 6.0 if rng.random() < 0.2 else 1.5, (len(rows), 2))
+        keep = rng.random(len(rows)) < 0.9
+        if not g.patch(rows, new_lo, new_hi, keep):
+            break  # the grid asks for a rebuild: what it holds so far was checked
+        lo[rows], hi[rows], alive[rows] = new_lo, new_hi, keep
+        g._check()
+        q_lo = rng.uniform(-2, 52, (200, 2))
+        q_hi = q_lo + rng.uniform(0, 3, (200, 2))
+        qi, h = g.query_boxes(q_lo, q_hi)
+        got = set(zip(qi.tolist(), h.tolist(), strict=True))
+        meets = alive[None, :] & (lo[None] <= q_hi[:, None]).all(axis=2) & (q_lo[:, None] <= hi[None]).all(axis=2)
+        assert got == set(zip(*np.nonzero(meets), strict=True))
+        o = rng.uniform(0, 50, (50, 2))
+        d = rng.normal(size=(50, 2))
+        d /= np.linalg.norm(d, axis=1)[:, None]
+        si, sh = g.query_segments(o, d, np.full(50, 20.0))
+        from collideworld.spatial.grid import segment_meets_boxes
+        want = {(i, int(j)) for i in range(50) for j in np.flatnonzero(alive & segment_meets_boxes(o[i], d[i], 20.0, lo, hi))}
+        assert set(zip(si.tolist(), sh.tolist(), strict=True)) == want
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_patched_world_queries_match_rebuilt_numpy_world(seed):
+    rng = np.random.default_rng(60 + seed)
+    ws = [World(2, backend=b) for b in ("compiled", "numpy")]
+    shapes = [Box((0.5, 0.3)), Circle(0.4), Polygon([(0, 0), (1, 0), (0.3, 0.8)]), Box((3.0, 0.2)),
+              Capsule((0, 0), (1, 0), 0.2)]
+    next_id, ids = 0, []
+    patched = 0
+    for _ in range(120):
+        op = int(rng.integers(5))
+        if op == 0 or len(ids) < 1200:
+            k = int(rng.integers(1, 50))
+            new = list(range(next_id, next_id + k))
+            next_id += k
+            shape, pos = shapes[int(rng.integers(len(shapes)))], rng.uniform(0, 60, (k, 2))
+            for w in ws:
+                w.add_many(shape, pos, ids=new)
+            ids += new
+        elif op == 1:
+            gone = [ids[i] for i in rng.choice(len(ids), int(rng.integers(1, 30)), replace=False)]
+            for w in ws:
+                w.remove_many(gone)
+            ids = [i for i in ids if i not in set(gone)]
+        elif op == 2:
+            sel = [ids[i] for i in rng.choice(len(ids), int(rng.integers(1, 100)), replace=False)]
+            pos = rng.uniform(0, 60, (len(sel), 2))
+            for w in ws:
+                w.move_many(sel, pos)
+        elif op == 3:
+            for w in ws:
+                w.step()
+        else:
+            i, shape = ids[int(rng.integers(len(ids)))], shapes[int(rng.integers(len(shapes)))]
+            for w in ws:
+                w.set_shape(i, shape)
+        before = ws[0]._index._changes
+        pts = rng.uniform(-2, 62, (300, 2))
+        a, b = ws[0].query_points(pts), ws[1].query_points(pts)
+        patched += ws[0]._index._changes > before
+        assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
+        o, d = rng.uniform(0, 60, 2), rng.normal(size=2)
+        assert [h.id for h in ws[0].raycast(o, d, 30.0)] == [h.id for h in ws[1].raycast(o, d, 30.0)]
+        dirs = np.tile(d, (300, 1))
+        assert ws[0].raycast_many(pts, dirs, 20.0).id.tolist() == ws[1].raycast_many(pts, dirs, 20.0).id.tolist()
+        ws[0]._index._grid._check()
+    assert patched > 20   # the compiled grid was patched, not only rebuilt
