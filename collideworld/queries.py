@@ -6,15 +6,22 @@ A query asks the same kernels as a step (the narrowphase's dispatch tables
 only. "Near" comes from a :class:`~collideworld.spatial.GridIndex` over the
 boxes of :func:`~collideworld.fat_boxes.query_bounds` (the fat boxes, and the
 tight box of every body posed since the last step), kept by
-:class:`QueryIndex` beside the broadphase and rebuilt lazily: on the first
-query after any body changed (the store's ``version``). A query then costs
-the bodies near it, not the bodies in the world.
+:class:`QueryIndex` beside the broadphase and brought up to date on the first
+query after any body changed (the store's ``version``): rebuilt (numpy
+backend) or patched in place (compiled backend). A query then costs the
+bodies near it, not the bodies in the world.
 
-Probes (a query's shapes, points and boxes, one row per placement) never
-enter the world's store: they go, with copies of the candidate bodies' rows,
-into a scratch :class:`~collideworld.bodies.BodyStore` (:func:`_probe_store`)
-on which the narrowphase runs as usual. The scratch store shares the world's
-polygon part table, which is left as it was found.
+numpy backend (and the reference): probes (a query's shapes, points and
+boxes, one row per placement) never enter the world's store: they go, with
+copies of the candidate bodies' rows, into a scratch
+:class:`~collideworld.bodies.BodyStore` on which the narrowphase runs as
+usual. The scratch store shares the world's polygon part table, which is
+left as it was found.
+
+Compiled backend: each query is one compiled call
+(:mod:`collideworld.compiled.queries`: grid walk, filters, exact tests and
+ordering), with the numpy path settling only the pairs that call leaves
+(capsules, hulls, polygons that are not simple).
 
 Inputs are checked by the :class:`~collideworld.world.World` methods that
 call these functions.
@@ -111,7 +118,7 @@ class RayHitArrays(NamedTuple):
 
 
 class QueryIndex:
-    """The spatial index the queries use, rebuilt when a body changed since it was built.
+    """The spatial index the queries use, brought up to date when a body changed since it was last.
 
     It holds a :class:`~collideworld.spatial.GridIndex` over the
     :func:`~collideworld.fat_boxes.query_bounds` boxes of the finite bodies,
@@ -619,7 +626,8 @@ def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], hal
     z = point[2] if dim == 3 else 0.0
     hx, hy = half[0], half[1]
     hz = half[2] if dim == 3 else 0.0
-    slots, other = _compiled().overlap_point(args, index._body_args, x, y, z, hx, hy, hz, ball, category, mask, index.rule)
+    slots, other = _compiled().overlap_point(args, index._body_args, x, y, z, hx, hy, hz, ball, category, mask,
+                                             index.rule)
     if len(other):
         center, hw = np.array([point[:dim]]), np.array([half[:dim]])
         probe = box_probes(dim, center, hw, ball)
@@ -694,7 +702,8 @@ def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floa
         # normalised as BodyStore.set_poses does (rotation_matrix_3d; numpy's summation order)
         unit = np.ascontiguousarray(quat / np.linalg.norm(quat, axis=-1, keepdims=True))
         cos = sin = _NO_VERTS
-    rows, slots, orows, oslots = _compiled().overlap_shapes(args, index._body_args, pk, pn, pos, cos, sin, unit, lx, ly, rad,
+    rows, slots, orows, oslots = _compiled().overlap_shapes(args, index._body_args, pk, pn, pos, cos, sin, unit, lx, ly,
+                                                            rad,
                                                 hw, bound, category, mask, index.rule)
     if len(oslots):
         probe = shape_probes(store, shape, pos, angle if dim == 2 else None, quaternion)
@@ -730,7 +739,8 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Floats, direction: Flo
     if index.bodies is not None and (not len(index.planes)
                                      or not _passes_filter(store, category, mask, index.planes).any()):
         # balls and boxes, no half-space to meet: the walk, the casts and the sort in one compiled call
-        slots, dist, point, normal = _compiled().ray_all(index.ray_args(), index.bodies, store.category, store.mask, origin,
+        slots, dist, point, normal = _compiled().ray_all(index.ray_args(), index.bodies, store.category, store.mask,
+                                                         origin,
                                              direction, max_distance, category, mask, index.rule, _PARALLEL_RATE)
         ids = store.ids
         return [RayHit(ids[s], point[k], normal[k], float(dist[k])) for k, s in enumerate(slots.tolist())]

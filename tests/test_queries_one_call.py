@@ -378,7 +378,8 @@ def test_grid_patch_answers_like_brute_force():
         d /= np.linalg.norm(d, axis=1)[:, None]
         si, sh = g.query_segments(o, d, np.full(50, 20.0))
         from collideworld.spatial.grid import segment_meets_boxes
-        want = {(i, int(j)) for i in range(50) for j in np.flatnonzero(alive & segment_meets_boxes(o[i], d[i], 20.0, lo, hi))}
+        want = {(i, int(j)) for i in range(50)
+                for j in np.flatnonzero(alive & segment_meets_boxes(o[i], d[i], 20.0, lo, hi))}
         assert set(zip(si.tolist(), sh.tolist(), strict=True)) == want
 
 

@@ -108,7 +108,8 @@ def _grown(arr: Index, n: int) -> Index:
 
 
 @njit(cache=True)
-def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index, elo: Floats, ehi: Floats, big: Index,
+def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
+             elo: Floats, ehi: Floats, big: Index,
              n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
              kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
              plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats, world_y: Floats,
@@ -278,7 +279,8 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
 
 
 @njit(cache=True)
-def _overlap_probes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index, elo: Floats, ehi: Floats, big: Index,
+def _overlap_probes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
+                    elo: Floats, ehi: Floats, big: Index,
                     n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
                     kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
                     plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
@@ -290,14 +292,16 @@ def _overlap_probes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Ind
     qlo = np.empty((m, dim))
     qhi = np.empty((m, dim))
     _probe_bounds(pk, ppos, prot, prad, phalf, pwx, pwy, rule, qlo, qhi)
-    return _overlap(lo, hi, cell, gmask, starts, entries, elo, ehi, big, n_gridded, handles, max_cells, stamp, base, planes,
+    return _overlap(lo, hi, cell, gmask, starts, entries, elo, ehi,
+                    big, n_gridded, handles, max_cells, stamp, base, planes,
                     kind, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
                     world_x, world_y, poly, simple_n, category, bits, serial, pk, pn, ppos, prot, prad, phalf,
                     pbound, pwx, pwy, qlo, qhi, cat, msk, rule)
 
 
 @njit(cache=True)
-def _overlap_boxes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index, elo: Floats, ehi: Floats, big: Index,
+def _overlap_boxes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
+                   elo: Floats, ehi: Floats, big: Index,
                    n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
                    kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
                    plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
@@ -328,14 +332,16 @@ def _overlap_boxes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Inde
         pbound[r] = np.sqrt(b2)
     no = np.empty((0, m))
     pk = BALL if ball else BOX
-    return _overlap(lo, hi, cell, gmask, starts, entries, elo, ehi, big, n_gridded, handles, max_cells, stamp, base, planes,
+    return _overlap(lo, hi, cell, gmask, starts, entries, elo, ehi,
+                    big, n_gridded, handles, max_cells, stamp, base, planes,
                     kind, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
                     world_x, world_y, poly, simple_n, category, bits, serial, pk, 0, center, prot,
                     prad, hw, pbound, no, no, qlo, qhi, cat, msk, rule)
 
 
 @njit(cache=True)
-def _overlap_point(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index, elo: Floats, ehi: Floats, big: Index,
+def _overlap_point(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
+                   elo: Floats, ehi: Floats, big: Index,
                    n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
                    kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
                    plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
@@ -353,7 +359,8 @@ def _overlap_point(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Inde
     if dim == 3:
         center[0, 2] = z
         hw[0, 2] = hz
-    _, s, oq, os_ = _overlap_boxes(lo, hi, cell, gmask, starts, entries, elo, ehi, big, n_gridded, handles, max_cells, stamp,
+    _, s, oq, os_ = _overlap_boxes(lo, hi, cell, gmask, starts, entries, elo, ehi,
+                                   big, n_gridded, handles, max_cells, stamp,
                                    base, planes, kind, simple, position, rotation, radius, half, plane_normal,
                                    plane_offset, bound_radius, world_x, world_y, poly, simple_n, category, bits,
                                    serial, center, hw, ball, cat, msk, rule)
@@ -368,8 +375,8 @@ def overlap_probes(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], pk: i
     Parameters
     ----------
     grid_args : tuple
-        ``(lo, hi, cell, mask, starts, entries, big, n_gridded, handles,
-        max_cells, stamp, tag base, half-space slots)``: a
+        ``(lo, hi, cell, mask, starts, entries, entry_lo, entry_hi, big,
+        n_gridded, handles, max_cells, stamp, tag base, half-space slots)``: a
         :class:`~collideworld.spatial.GridIndex`'s arrays (see
         ``queries.QueryIndex.fast_args``).
     body_args : tuple
@@ -464,7 +471,8 @@ def overlap_point(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], x: flo
 
 
 @njit(cache=True)
-def _overlap_shapes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index, elo: Floats, ehi: Floats, big: Index,
+def _overlap_shapes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
+                    elo: Floats, ehi: Floats, big: Index,
                     n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
                     kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
                     plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
@@ -505,7 +513,8 @@ def _overlap_shapes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Ind
             prot[r, 2, 0] = 2 * (x * z - w * y)
             prot[r, 2, 1] = 2 * (y * z + w * x)
             prot[r, 2, 2] = 1 - 2 * (x * x + y * y)
-    return _overlap_probes(lo, hi, cell, gmask, starts, entries, elo, ehi, big, n_gridded, handles, max_cells, stamp, base,
+    return _overlap_probes(lo, hi, cell, gmask, starts, entries, elo, ehi,
+                           big, n_gridded, handles, max_cells, stamp, base,
                            planes, kind, simple, position, rotation, radius, half, plane_normal, plane_offset,
                            bound_radius, world_x, world_y, poly, simple_n, category, bits, serial, pk, pn, pos,
                            prot, prad, phalf, pbound, pwx, pwy, cat, msk, rule)

@@ -210,7 +210,8 @@ def _changed_rows(alive: NDArray[np.bool_], ident: Index, registered: Index, lo:
         if changed:
             out[k] = s
             k += 1
-    return out[:k].copy()
+    found: Index = out[:k].copy()
+    return found
 
 
 def changed_rows(alive: NDArray[np.bool_], ident: Index, registered: Index, lo: Floats, hi: Floats,
@@ -233,10 +234,11 @@ def changed_rows(alive: NDArray[np.bool_], ident: Index, registered: Index, lo: 
     >>> import numpy as np
     >>> box = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])
     >>> changed_rows(np.array([True, True, False]), np.array([5, 6, 7]), np.array([5, 6, 7]), box, box + 2.0,
-    ...              box - 0.5, box + 2.0).tolist()   # row 1 unchanged, row 2 gone... and row 0 inside
+    ...              box - 0.5, box + 2.0).tolist()   # rows 0 and 1 still inside their boxes; row 2 gone
     [2]
     """
-    return _changed_rows(alive, ident, registered, lo, hi, reg_lo, reg_hi)  # type: ignore[no-any-return]
+    rows: Index = _changed_rows(alive, ident, registered, lo, hi, reg_lo, reg_hi)
+    return rows
 
 
 @njit(cache=True)

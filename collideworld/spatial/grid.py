@@ -230,8 +230,8 @@ class GridIndex:
         Examples
         --------
         >>> import numpy as np
-        >>> lo = np.array([[0.0, 0.0], [np.inf, np.inf]])
-        >>> GridIndex(lo, np.array([[1.0, 1.0], [-np.inf, -np.inf]]), np.array([4, 5]), members=[0]).registered().tolist()
+        >>> lo, hi = np.array([[0.0, 0.0], [np.inf, np.inf]]), np.array([[1.0, 1.0], [-np.inf, -np.inf]])
+        >>> GridIndex(lo, hi, np.array([4, 5]), members=[0]).registered().tolist()   # row 1 is absent
         [4]
         """
         out: Index = self.handles[self.lo[:, 0] <= self.hi[:, 0]] if self.n else self.handles
