@@ -608,7 +608,7 @@ def _ray_body(j: int, o: Floats, d: Floats, maxd: float, kind: Index, center: Fl
 
 @njit(cache=True)
 def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, starts: Index, entries: Index,
-                big: Index, n_gridded: int, glo: Floats, ghi: Floats, kind: Index, center: Floats, rot: Floats,
+                big: Index, n_gridded: int, glo: Floats, ghi: Floats, elo: Floats, ehi: Floats, kind: Index, center: Floats, rot: Floats,
                 half: Floats, radius: Floats, serial: Index, passes: NDArray[np.bool_], o: Floats, d: Floats,
                 maxd: float, rel: float, floor: float, parallel_rate: float, stamp: Index,
                 base: int) -> tuple[Index, Floats, Floats]:
@@ -672,12 +672,13 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
         for _ in range(budget):
             key = _hash(cur[0], cur[1], cur[2] if dim == 3 else 0, dim, mask)
             for e in range(starts[key], starts[key + 1]):
+                # the entry's own box first (read in a row; free entries hold empty boxes), then the body
+                if not _segment_meets(elo, ehi, e, o, d, i, min(maxd, best_t[i]), dim):
+                    continue
                 j = entries[e]
-                if j < 0 or stamp[j] == tag or not passes[j]:
+                if stamp[j] == tag or not passes[j]:
                     continue
                 stamp[j] = tag
-                if not _segment_meets(lo, hi, j, o, d, i, min(maxd, best_t[i]), dim):
-                    continue
                 dist = _ray_body(j, oi, di, maxd, kind, center, rot, half, radius, rel, floor, parallel_rate,
                                  signed, rate, nrm)
                 if dist < best_t[i] or (dist == best_t[i] and dist < np.inf and serial[j] < serial[best_j[i]]):
@@ -702,7 +703,7 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
     """The nearest ball or box each ray meets, walking the grid and stopping at the first cell past the best hit.
 
     ``grid_arrays`` are a :class:`~collideworld.spatial.grid.GridIndex`'s
-    ``(lo, hi, cell, pad, mask, starts, entries, big, n_gridded, glo, ghi)``;
+    ``(lo, hi, cell, pad, mask, starts, entries, big, n_gridded, glo, ghi, entry_lo, entry_hi)``;
     ``bodies`` the boxed bodies' ``(kind, center, rotation, half, radius,
     serial)`` by local index (kind 1 ball, 2 box); ``passes`` the filter.
 

@@ -432,16 +432,16 @@ class GridIndex:
         return out
 
     def arrays(self) -> tuple[Any, ...]:
-        """``(lo, hi, cell, pad, mask, starts, entries, big, n_gridded, glo, ghi)``, for compiled walks.
+        """``(lo, hi, cell, pad, mask, starts, entries, big, n_gridded, glo, ghi, entry_lo, entry_hi)``, for compiled walks.
 
         Examples
         --------
         >>> import numpy as np
         >>> len(GridIndex(np.zeros((1, 2)), np.ones((1, 2)), np.array([0])).arrays())
-        11
+        13
         """
         return (self.lo, self.hi, self.cell, self.pad, self.mask, self.starts, self.entries, self.big,
-                self.n_gridded, self.glo, self.ghi)
+                self.n_gridded, self.glo, self.ghi, *self.entry_boxes())
 
     def _check(self) -> None:
         """Assert the invariants: every gridded box is in the bucket of every cell it meets."""
