@@ -20,7 +20,8 @@ Batches of 10,000 (arrays in, arrays out) against a Python loop over pymunk's
 single queries: ``query_points``, ``raycast_many`` (first hits, 5 units and
 unbounded), ``query_shapes``. Then ``collide`` on one box pair and
 ``collide_many`` on 10,000 box pairs (an ego box at 50 steps against 200
-obstacles).
+obstacles). "move 1 body, then query_point": the cost of bringing the
+queries' grid up to date after a change (and of the query).
 
 Every answer is cross-checked against pymunk's (same hits) before timing.
 """
@@ -204,6 +205,16 @@ def run(n: int, backend: str, rows: list[tuple[str, int, float, float]]) -> None
     first = w.raycast_many(pts[:500], d[:500], 5.0)
     assert len(first.ray) == sum(space.segment_query_first((x, y), (x + 5 * dx, y + 5 * dy), 0.0, flt) is not None
                                  for (x, y), (dx, dy) in zip(pts_l[:500], d_l[:500], strict=True))
+
+    # a change, then a query: the grid is brought up to date first (patched, or rebuilt)
+    movers = rng.integers(0, n, 64)
+
+    def cw_move_then_point() -> None:
+        k = nxt()
+        w.move(int(movers[k % 64]), spots[k], angle=float(angles[k]))
+        w.query_point(spots[(k + 1) % 2000])
+
+    rows.append(("move 1 body, then query_point", n, timed(cw_move_then_point, 10, rounds=5), math.nan))
 
     far = 6.0 * side
     for name, a, b in (
