@@ -1135,8 +1135,8 @@ class World:
         >>> w.query_aabb((0.5, 0.5), (1.5, 1.5))   # the corner (0.5, 0.5) is 0.71 from the centre
         ['near']
         """
-        lo_ = check_position(lo, self.dim, "lo")
-        hi_ = check_position(hi, self.dim, "hi")
+        lo_ = self._point_array(lo, "lo")
+        hi_ = self._point_array(hi, "hi")
         if np.any(lo_ > hi_):
             raise InvalidArgumentError(
                 f"query_aabb needs lo <= hi on every axis, got lo={lo_.tolist()}, hi={hi_.tolist()}")
