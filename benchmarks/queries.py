@@ -39,7 +39,6 @@ import pymunk
 
 from collideworld import Box, World, collide, collide_many
 
-
 #: CPU time of this process (both libraries run in it, measured alike)
 CLOCK = time.process_time
 
@@ -253,7 +252,8 @@ def main() -> None:
         run(n, args.backend, rows)
     run_collide(args.backend, rows)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"\nbackend={args.backend}, pymunk {pymunk.version}, load average {load} (CPU time, medians of interleaved rounds)")
+    print(f"\nbackend={args.backend}, pymunk {pymunk.version}, load average {load} "
+          "(CPU time, medians of interleaved rounds)")
     print("| query | bodies | collideworld | pymunk | pymunk / collideworld |\n|---|---:|---:|---:|---:|")
     for name, n, ours, theirs in rows:
         def fmt(t: float) -> str:

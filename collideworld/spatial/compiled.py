@@ -608,7 +608,8 @@ def _ray_body(j: int, o: Floats, d: Floats, maxd: float, kind: Index, center: Fl
 
 @njit(cache=True)
 def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, starts: Index, entries: Index,
-                big: Index, n_gridded: int, glo: Floats, ghi: Floats, elo: Floats, ehi: Floats, kind: Index, center: Floats, rot: Floats,
+                big: Index, n_gridded: int, glo: Floats, ghi: Floats, elo: Floats, ehi: Floats, kind: Index,
+                center: Floats, rot: Floats,
                 half: Floats, radius: Floats, serial: Index, passes: NDArray[np.bool_], o: Floats, d: Floats,
                 maxd: float, rel: float, floor: float, parallel_rate: float, stamp: Index,
                 base: int) -> tuple[Index, Floats, Floats]:

@@ -432,7 +432,9 @@ class GridIndex:
         return out
 
     def arrays(self) -> tuple[Any, ...]:
-        """``(lo, hi, cell, pad, mask, starts, entries, big, n_gridded, glo, ghi, entry_lo, entry_hi)``, for compiled walks.
+        """The grid's arrays for compiled walks.
+
+        ``(lo, hi, cell, pad, mask, starts, entries, big, n_gridded, glo, ghi, entry_lo, entry_hi)``.
 
         Examples
         --------
