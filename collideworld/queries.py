@@ -194,7 +194,7 @@ class QueryIndex:
         if self.backend == "compiled":
             # one row per slot (the others empty boxes): a patch then finds a body's row by its
             # slot, and the compiled casts read the store's own columns (no copies to keep fresh)
-            lo, hi = lo.copy(), hi.copy()
+            lo, hi = lo.copy(), hi.copy()  # (the grid copies them again: it will patch its own)
             absent = np.ones(st.capacity, dtype=bool)
             absent[finite] = False
             lo[absent], hi[absent] = np.inf, -np.inf

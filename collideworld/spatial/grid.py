@@ -135,8 +135,9 @@ class GridIndex:
                  members: Index | None = None, spare: int = 0) -> None:
         self.dim = lo.shape[1] if lo.ndim == 2 else 0
         self.backend = backend
-        self.lo = np.ascontiguousarray(lo, dtype=np.float64)
-        self.hi = np.ascontiguousarray(hi, dtype=np.float64)
+        # a grid that patch() changes keeps boxes of its own (never the caller's arrays)
+        self.lo = np.array(lo, dtype=np.float64) if spare else np.ascontiguousarray(lo, dtype=np.float64)
+        self.hi = np.array(hi, dtype=np.float64) if spare else np.ascontiguousarray(hi, dtype=np.float64)
         self.handles = np.asarray(handles, dtype=np.int64)
         n = len(self.handles)
         self.n = n
@@ -254,8 +255,10 @@ class GridIndex:
         >>> g = GridIndex(lo, lo + 0.5, np.arange(40), "compiled", spare=2)
         >>> g.patch(np.array([3]), np.array([[100.0, 0.0]]), np.array([[100.5, 0.0]]), np.array([True]))
         True
-        >>> g.query_box(np.array([100.2, 0.0]), np.array([100.3, 0.0])).tolist(), g.query_box(lo[3], lo[3]).tolist()
-        ([3], [2])
+        >>> g.query_box(np.array([100.2, 0.0]), np.array([100.3, 0.0])).tolist()
+        [3]
+        >>> g.query_box(np.array([3.2, 0.0]), np.array([3.2, 0.0])).tolist()   # where it was
+        []
         """
         from .compiled import patch_buckets
 
