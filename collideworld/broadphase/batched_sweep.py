@@ -157,6 +157,12 @@ def overlapping_pairs(lo: NDArray[np.float64], hi: NDArray[np.float64],
     n, d = lo.shape
     if n < 2:
         return np.empty((0, 2), dtype=np.int64)
+    if backend == "compiled" and d in (2, 3):
+        # every step below in one compiled call (its preparation cost more than its walk)
+        from .compiled import banded_sweep_pairs
+
+        return banded_sweep_pairs(lo, hi, static if static is not None else np.zeros(n, dtype=bool), wanted,
+                                  MAX_BANDS_PER_BOX)
     spread = [float(np.ptp(lo[:, a] + hi[:, a])) for a in range(d)]  # of the centres, doubled
     sweep = int(np.argmax(spread))
     band_axes = [a for a in range(d) if a != sweep]

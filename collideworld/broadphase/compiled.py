@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["NUMBA_AVAILABLE", "banded_sweep_keys"]
+__all__ = ["NUMBA_AVAILABLE", "banded_sweep_keys", "banded_sweep_pairs"]
 
 try:  # numba is optional: the numpy path must work without it
     from numba import njit
@@ -147,8 +147,171 @@ def _banded_sweep_keys(box: Any, cell: Any, start_lo: Any, end: Any, lo_band: An
     return out[:found]
 
 
+def _sweep_bands(lo: Any, hi: Any, max_bands: int) -> Any:
+    """Steps 0 and 1 of the banded sweep: the sweep axis, the bands and the copy count (one loop each).
+
+    Returns (sweep axis, band-axis bounds (B, n) twice, lowest band (B, n),
+    bands spanned (B, n), band counts (B,), big boxes (n,), copies, sweep-axis
+    bounds (n,) twice).
+    """
+    n, d = lo.shape
+    # the axis where the box centres (doubled) spread most; the first such
+    # axis, as np.argmax picks it
+    sweep = 0
+    best = -1.0
+    for a in range(d):
+        c_min = lo[0, a] + hi[0, a]
+        c_max = c_min
+        for i in range(1, n):
+            c = lo[i, a] + hi[i, a]
+            c_min = min(c_min, c)
+            c_max = max(c_max, c)
+        if c_max - c_min > best:
+            best = c_max - c_min
+            sweep = a
+    nb = d - 1
+    lo_band = np.empty((nb, n))
+    hi_band = np.empty((nb, n))
+    band_lo = np.empty((nb, n), dtype=np.int64)
+    span = np.empty((nb, n), dtype=np.int64)
+    nbands = np.empty(nb, dtype=np.int64)
+    extents = np.empty(n)
+    # bands: twice the median extent, at most ~2 sqrt(n) per axis (as numpy)
+    k = 0
+    for a in range(d):
+        if a == sweep:
+            continue
+        origin = lo[0, a]
+        top = hi[0, a]
+        for i in range(n):
+            lo_band[k, i] = lo[i, a]
+            hi_band[k, i] = hi[i, a]
+            extents[i] = hi[i, a] - lo[i, a]
+            origin = min(origin, lo[i, a])
+            top = max(top, hi[i, a])
+        size = np.median(extents)
+        width = max(2.0 * size, (top - origin) / max(1.0, 2.0 * np.sqrt(n)))
+        if not width > 0:
+            width = 1.0
+        last_max = 0
+        for i in range(n):
+            first = np.int64(np.floor((lo[i, a] - origin) / width))
+            last = np.int64(np.floor((hi[i, a] - origin) / width))
+            band_lo[k, i] = first
+            span[k, i] = last - first + 1
+            last_max = max(last_max, last)
+        nbands[k] = last_max + 1
+        k += 1
+    big = np.zeros(n, dtype=np.bool_)
+    m = 0
+    for i in range(n):
+        c = 1
+        for k in range(nb):
+            c *= span[k, i]
+        if c > max_bands:
+            big[i] = True
+        else:
+            m += c
+    slo = np.empty(n)
+    shi = np.empty(n)
+    for i in range(n):
+        slo[i] = lo[i, sweep]
+        shi[i] = hi[i, sweep]
+    return sweep, lo_band, hi_band, band_lo, span, nbands, big, m, slo, shi
+
+
+def _copy_keys(by_lo: Any, band_lo: Any, span: Any, nbands: Any, big: Any, m: int, shift: int) -> Any:
+    """Step 2's keys: one ``(cell << shift) | rank`` per copy of a box into a cell it touches."""
+    n = by_lo.shape[0]
+    nb = band_lo.shape[0]
+    rank = np.empty(n, dtype=np.int64)
+    for r in range(n):
+        rank[by_lo[r]] = r
+    key = np.empty(m, dtype=np.int64)
+    p = 0
+    for i in range(n):
+        if big[i]:
+            continue
+        if nb == 1:
+            for o in range(span[0, i]):
+                key[p] = ((band_lo[0, i] + o) << shift) | rank[i]
+                p += 1
+        else:
+            for o0 in range(span[0, i]):
+                for o1 in range(span[1, i]):
+                    cell = (band_lo[0, i] + o0) * nbands[1] + band_lo[1, i] + o1
+                    key[p] = (cell << shift) | rank[i]
+                    p += 1
+    return key
+
+
+def _walk_sorted(key: Any, by_lo: Any, slo: Any, shi: Any, lo: Any, hi: Any, lo_band: Any, hi_band: Any,
+                 band_lo: Any, nbands: Any, big: Any, static: Any, wanted: Any, use_wanted: bool, shift: int,
+                 eps: float) -> Any:
+    """Steps 3 and 4 over the sorted copy keys, and the pairs of big boxes: unsorted pair keys."""
+    n, d = lo.shape
+    m = key.shape[0]
+    mask = (1 << shift) - 1
+    box = np.empty(m, dtype=np.int64)
+    cells = np.empty(m, dtype=np.int64)
+    start_lo = np.empty(m)
+    end = np.empty(m)
+    for q in range(m):
+        b = by_lo[key[q] & mask]
+        box[q] = b
+        cells[q] = key[q] >> shift
+        start_lo[q] = slo[b]
+        end[q] = shi[b]
+    # the look-back reach of .batched_sweep._lookback_reach
+    reach = 0.0
+    magnitude = 0.0
+    for i in range(n):
+        reach = max(reach, shi[i] - slo[i])
+        magnitude = max(magnitude, abs(slo[i]), abs(shi[i]))
+    reach = reach + 4.0 * eps * (magnitude + reach)
+    found = _banded_sweep_keys(box, cells, start_lo, end, lo_band, hi_band, band_lo, nbands, static, wanted,
+                               use_wanted, reach, shift)
+    # boxes too big for the bands: against every box directly, a big-big pair once
+    n_big_pairs = 0
+    for b in range(n):
+        if big[b]:
+            for j in range(n):
+                if _big_pair(lo, hi, big, static, wanted, use_wanted, b, j, d):
+                    n_big_pairs += 1
+    if not n_big_pairs:
+        return found
+    out = np.empty(found.shape[0] + n_big_pairs, dtype=np.int64)
+    out[: found.shape[0]] = found
+    p = found.shape[0]
+    for b in range(n):
+        if big[b]:
+            for j in range(n):
+                if _big_pair(lo, hi, big, static, wanted, use_wanted, b, j, d):
+                    out[p] = (min(b, j) << shift) | max(b, j)
+                    p += 1
+    return out
+
+
+def _big_pair(lo: Any, hi: Any, big: Any, static: Any, wanted: Any, use_wanted: bool, b: int, j: int,
+              d: int) -> bool:
+    """Whether big box ``b`` reports a pair with box ``j`` (the rules of ``_finish``)."""
+    if j == b or (big[j] and j <= b) or (static[b] and static[j]):
+        return False
+    if use_wanted and not wanted[b] and not wanted[j]:
+        return False
+    for a in range(d):
+        if not (lo[j, a] <= hi[b, a] and lo[b, a] <= hi[j, a]):
+            return False
+    return True
+
+
 if NUMBA_AVAILABLE:
-    _kernel: Callable[..., Any] = njit(cache=True)(_banded_sweep_keys)
+    _banded_sweep_keys = njit(cache=True)(_banded_sweep_keys)
+    _big_pair = njit(cache=True)(_big_pair)
+    _kernel: Callable[..., Any] = _banded_sweep_keys
+    _bands_kernel: Callable[..., Any] = njit(cache=True)(_sweep_bands)
+    _copies_kernel: Callable[..., Any] = njit(cache=True)(_copy_keys)
+    _walk_kernel: Callable[..., Any] = njit(cache=True)(_walk_sorted)
 
 
 def banded_sweep_keys(box: NDArray[np.int64], cell: NDArray[np.int64], start_lo: NDArray[np.float64],
@@ -204,4 +367,58 @@ def banded_sweep_keys(box: NDArray[np.int64], cell: NDArray[np.int64], start_lo:
     w = wanted if wanted is not None else np.zeros(0, dtype=np.bool_)
     out: NDArray[np.int64] = _kernel(box, cell, start_lo, end, lo_band, hi_band, band_lo, nbands,
                                     static, w, use_wanted, float(reach), int(shift))
+    return out
+
+
+def banded_sweep_pairs(lo: NDArray[np.float64], hi: NDArray[np.float64], static: NDArray[np.bool_],
+                       wanted: NDArray[np.bool_] | None, max_bands: int) -> NDArray[np.int64]:
+    """Every pair of rows whose closed boxes overlap, not both static: the whole banded sweep, compiled.
+
+    The compiled twin of :func:`.batched_sweep.overlapping_pairs` for D = 2
+    or 3 (the preparation too, not only the walk).
+
+    Parameters
+    ----------
+    lo, hi : ndarray of float64, shape (n, D), D = 2 or 3, n >= 2
+        Finite box corners, ``lo <= hi``.
+    static : ndarray of bool, shape (n,)
+    wanted : ndarray of bool, shape (n,), or None
+        Report only pairs with at least one wanted row.
+    max_bands : int
+        Boxes touching more cells than this are tested against every box.
+
+    Returns
+    -------
+    ndarray of int64, shape (P, 2)
+        Rows ``(i, j)``, ``i < j``, sorted lexicographically.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lo = np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 3.0]])
+    >>> if NUMBA_AVAILABLE:
+    ...     print(banded_sweep_pairs(lo, lo + 1.0, np.zeros(3, dtype=bool), None, 16).tolist())
+    ... else:
+    ...     print([[0, 1]])
+    [[0, 1]]
+    """
+    if not NUMBA_AVAILABLE:
+        raise RuntimeError("the compiled broadphase needs numba, which is not installed")
+    use_wanted = wanted is not None
+    w = wanted if wanted is not None else np.zeros(0, dtype=np.bool_)
+    lo = np.ascontiguousarray(lo, dtype=np.float64)
+    hi = np.ascontiguousarray(hi, dtype=np.float64)
+    n = len(lo)
+    # Three compiled stages around numpy's two sorts: numpy's sorts are
+    # vectorised and measured 7-18x faster than numba's at 10,000 keys
+    # (82 against 617 us for the argsort of the lower bounds).
+    _, lo_band, hi_band, band_lo, span, nbands, big, m, slo, shi = _bands_kernel(lo, hi, int(max_bands))
+    by_lo = np.argsort(slo)
+    shift = max(1, int(n - 1).bit_length())
+    key = np.sort(_copies_kernel(by_lo, band_lo, span, nbands, big, m, shift))
+    pair_key = np.sort(_walk_kernel(key, by_lo, slo, shi, lo, hi, lo_band, hi_band, band_lo, nbands, big, static, w,
+                                    use_wanted, shift, float(np.finfo(np.float64).eps)))
+    out = np.empty((len(pair_key), 2), dtype=np.int64)
+    np.right_shift(pair_key, shift, out=out[:, 0])
+    np.bitwise_and(pair_key, (1 << shift) - 1, out=out[:, 1])
     return out
