@@ -18,11 +18,23 @@ unique; nothing here depends on how a key is built, so a key that packs more
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
 __all__ = ["reuse_answers", "contact_events", "merge_patched"]
+
+
+def _plain(x: NDArray[Any]) -> NDArray[Any]:
+    """``x`` as a C-contiguous writeable array (a copy only if it is not one).
+
+    numba compiles one specialisation per layout and writeable flag: column
+    views of the broadphase's (read-only) pair array would otherwise compile
+    new ones in the middle of a step, after ``warm_up``.
+    """
+    return x if x.flags.c_contiguous and x.flags.writeable else np.array(x)
 
 
 @njit(cache=True)
@@ -92,7 +104,8 @@ def reuse_answers(keys: NDArray[np.int64], a: NDArray[np.int64], b: NDArray[np.i
     ([1], [True, False], [0.0, 1.0], 0.5)
     """
     fresh = np.empty(len(keys), dtype=np.int64)
-    n = _reuse(keys, a, b, moved, old_keys, old_hit, old_normal, old_depth, hit, normal, depth, fresh)
+    n = _reuse(_plain(keys), _plain(a), _plain(b), _plain(moved), _plain(old_keys), _plain(old_hit), _plain(old_normal),
+               _plain(old_depth), hit, normal, depth, fresh)
     return fresh[:n]
 
 
@@ -159,7 +172,7 @@ def contact_events(keys: NDArray[np.int64], hit: NDArray[np.bool_], prev_keys: N
     rows = np.empty(len(keys), dtype=np.int64)
     began = np.empty(len(keys), dtype=np.bool_)
     ended = np.empty(len(prev_keys), dtype=np.int64)
-    n_rows, n_ended = _events(keys, hit, prev_keys, rows, began, ended)
+    n_rows, n_ended = _events(_plain(keys), _plain(hit), _plain(prev_keys), rows, began, ended)
     return rows[:n_rows], began[:n_rows], ended[:n_ended]
 
 
@@ -258,6 +271,7 @@ def merge_patched(old_keys: NDArray[np.int64], old_a: NDArray[np.int64], old_b: 
     normal = np.empty((n, old_normal.shape[1]))
     depth = np.empty(n)
     fresh = np.empty(n, dtype=np.int64)
-    m, f = _merge(old_keys, old_a, old_b, old_hit, old_normal, old_depth, mark, moved, new_keys, new_a, new_b,
+    m, f = _merge(_plain(old_keys), _plain(old_a), _plain(old_b), _plain(old_hit), _plain(old_normal),
+                  _plain(old_depth), _plain(mark), _plain(moved), _plain(new_keys), _plain(new_a), _plain(new_b),
                   keys, a, b, hit, normal, depth, fresh)
     return keys[:m], a[:m], b[:m], hit[:m], normal[:m], depth[:m], fresh[:f]
