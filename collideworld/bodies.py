@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from .geometry.aabb import aabb_ball, aabb_box, aabb_capsule, aabb_points
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
-from .shapes import Box, Capsule, Circle, ConvexHull, HalfPlane, Plane, Polygon, Segment, Shape, Sphere
+from .shapes import Box, Capsule, Circle, Compound, ConvexHull, HalfPlane, Plane, Polygon, Segment, Shape, Sphere
 
 __all__ = ["Kind", "kind_of", "PartTable", "HullTable", "BodyStore"]
 
@@ -37,7 +37,11 @@ class Kind(IntEnum):
     Examples
     --------
     >>> [k.name for k in sorted(Kind)]
-    ['HALFSPACE', 'BALL', 'BOX', 'POLYGON', 'CAPSULE', 'HULL']
+    ['HALFSPACE', 'BALL', 'BOX', 'POLYGON', 'CAPSULE', 'HULL', 'COMPOUND']
+
+    ``COMPOUND`` never reaches a kernel: a compound body's parts sit in
+    slots of their own (see :class:`BodyStore`) and pairs are expanded into
+    part pairs first (:meth:`BodyStore.expand_pairs`).
     """
 
     HALFSPACE = 0  # HalfPlane (2D) or Plane (3D)
@@ -46,6 +50,7 @@ class Kind(IntEnum):
     POLYGON = 3  # 2D only
     CAPSULE = 4  # Capsule or Segment (radius 0), 2D or 3D
     HULL = 5  # ConvexHull, 3D only
+    COMPOUND = 6  # Compound: its parts are rows of their own
 
 
 def kind_of(shape: Shape) -> Kind:
@@ -69,6 +74,8 @@ def kind_of(shape: Shape) -> Kind:
         return Kind.CAPSULE
     if isinstance(shape, ConvexHull):
         return Kind.HULL
+    if isinstance(shape, Compound):
+        return Kind.COMPOUND
     raise TypeError(f"not a collideworld shape: {shape!r}")
 
 
@@ -89,7 +96,8 @@ def _bucket_size(k: int) -> int:
 SIMPLE_POLYGON_VERTICES = 8
 
 #: What a free slot holds in the columns whose free value is not zero.
-_FREE_FILL: dict[str, Any] = {"kind": -1, "poly": -1, "hull": -1, "serial": -1, "ids": None, "data": None}
+_FREE_FILL: dict[str, Any] = {"kind": -1, "poly": -1, "hull": -1, "serial": -1, "ids": None, "data": None,
+                              "owner": -1, "part": -1, "parts_at": -1}
 
 
 class HullTable:
@@ -349,6 +357,16 @@ def _pose_points_2d(rotation: NDArray[np.float64], position: NDArray[np.float64]
 
 
 
+def _quat_product(p: NDArray[np.float64], q: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Hamilton products ``p q`` of (m, 4) quaternions ``[w, x, y, z]``: rotate by q, then by p."""
+    pw, px, py, pz = p[:, 0], p[:, 1], p[:, 2], p[:, 3]
+    qw, qx, qy, qz = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
+    return np.stack([pw * qw - px * qx - py * qy - pz * qz,
+                     pw * qx + px * qw + py * qz - pz * qy,
+                     pw * qy - px * qz + py * qw + pz * qx,
+                     pw * qz + px * qy - py * qx + pz * qw], axis=1)
+
+
 def _outline(shape: Polygon) -> NDArray[np.float64]:
     verts = np.array(shape.vertices, dtype=np.float64)
     # drop a closing vertex equal to the first, harmless otherwise
@@ -388,6 +406,22 @@ class BodyStore:
     moved : bool (cap,)          posed since the last step
     fat_lo, fat_hi : (cap, D)    the fat box the broadphase holds for the body
     data : object (cap,)         the user's data, returned untouched
+
+    Compound bodies (:class:`~collideworld.shapes.Compound`): the body's slot
+    has kind ``COMPOUND``, its pose and its shape; each part has a slot of its
+    own (a *part slot*), posed by the body's pose composed with the part's
+    local pose whenever the body is posed, so the kernels see parts as any
+    other shape. Part slots are no bodies: they are in no broadphase, the
+    world's registry does not know them and :attr:`count` does not count
+    them; :meth:`body_slots` lists the live slots that are bodies.
+
+    owner : int64 (cap,)         a part slot's compound body slot; -1 for a body
+    part : int64 (cap,)          a part slot's index in its compound's ``parts``; -1 for a body
+    n_parts : int64 (cap,)       a compound body's number of parts; 0 otherwise
+    parts_at : int64 (cap,)      where a compound's part slots start in :attr:`part_slots`; -1 otherwise
+    local_pos : (cap, D)         a part slot's position in its body's frame
+    local_angle : (cap,)         2D: a part slot's angle in its body's frame
+    local_quat : (cap, 4)        3D: a part slot's quaternion in its body's frame
 
     The posed vertices of simple polygons (every convex polygon of a typical
     scene) are computed once per pose change, in the (vertex, slot) layout the
@@ -438,6 +472,13 @@ class BodyStore:
     fat_lo: NDArray[np.float64]
     fat_hi: NDArray[np.float64]
     data: NDArray[np.object_]
+    owner: NDArray[np.int64]
+    part: NDArray[np.int64]
+    n_parts: NDArray[np.int64]
+    parts_at: NDArray[np.int64]
+    local_pos: NDArray[np.float64]
+    local_angle: NDArray[np.float64]
+    local_quat: NDArray[np.float64]
 
     def __init__(self, dim: int, capacity: int = 16, backend: str = "numpy") -> None:
         if dim not in (2, 3):
@@ -455,6 +496,13 @@ class BodyStore:
         #: bumped by every change of a body's geometry or of which slots are live
         #: (set_shapes, set_poses, release, compact): the query index rebuilds when it differs
         self.version = 0
+        #: part slots of every compound, each compound's contiguous from its ``parts_at``
+        #: (entries of released compounds stay behind as garbage until :meth:`compact`)
+        self.part_slots = np.zeros(0, dtype=np.int64)
+        #: live compound bodies: every compound-only path is skipped while 0
+        self.n_compounds = 0
+        #: live part slots (rows that are no bodies)
+        self.n_part_slots = 0
         self._alloc(max(4, capacity))
 
     def _alloc(self, capacity: int) -> None:
@@ -495,6 +543,15 @@ class BodyStore:
         grow("fat_lo", (d,), np.float64, 0.0)
         grow("fat_hi", (d,), np.float64, 0.0)
         grow("data", (), object, None)  # the user's, returned untouched; never read here
+        grow("owner", (), np.int64, -1)
+        grow("part", (), np.int64, -1)
+        grow("n_parts", (), np.int64, 0)
+        grow("parts_at", (), np.int64, -1)
+        grow("local_pos", (d,), np.float64, 0.0)
+        if d == 2:
+            grow("local_angle", (), np.float64, 0.0)
+        else:
+            grow("local_quat", (4,), np.float64, 0.0)
         if d == 2:
             grow("world_xy", (SIMPLE_POLYGON_VERTICES, 2), np.float64, 0.0)
             # (vertex, slot) layout: gathering slots gives (8, N) planes directly
@@ -518,8 +575,20 @@ class BodyStore:
         return np.array(slots, dtype=np.int64)
 
     def release(self, slots: NDArray[np.int64]) -> None:
-        """Free slots; their rows are reset so stale data cannot leak."""
+        """Free slots; their rows are reset so stale data cannot leak. A compound's part slots go with it."""
         self.version += 1
+        if self.n_compounds:
+            comp = slots[self.kind[slots] == Kind.COMPOUND]
+            if len(comp):
+                parts = self.compound_parts(comp)[1]
+                self.n_compounds -= len(comp)
+                self.n_part_slots -= len(parts)
+                self.n_parts[comp] = 0
+                self.parts_at[comp] = -1
+                self.count += len(parts)  # part slots are not counted; the release below uncounts them
+                self.release(parts)
+        self.owner[slots] = -1
+        self.part[slots] = -1
         for shape_index in self.poly[slots].tolist():
             if shape_index >= 0:
                 self.parts.release(shape_index)
@@ -547,7 +616,8 @@ class BodyStore:
     _COLUMNS = ("kind", "position", "angle", "quaternion", "rotation", "radius", "half", "plane_normal",
                 "plane_offset", "seg0", "seg1", "poly", "hull",
                 "bound_radius", "simple", "ids", "serial", "static", "category",
-                "mask", "moved", "fat_lo", "fat_hi", "data", "world_xy")
+                "mask", "moved", "fat_lo", "fat_hi", "data", "world_xy",
+                "owner", "part", "n_parts", "parts_at", "local_pos", "local_angle", "local_quat")
 
     def compact(self, capacity: int | None = None) -> NDArray[np.int64]:
         """Move the live bodies to slots ``0 .. count - 1`` in add order and shrink the arrays.
@@ -580,6 +650,16 @@ class BodyStore:
                 arr2[:, :n] = plane[:, live]
                 setattr(self, name, arr2)
         self.shapes = [self.shapes[s] for s in live.tolist()] + [None] * (cap - n)
+        # part slots and their owners moved too: follow them
+        owner = self.owner[:n]
+        self.owner[:n] = np.where(owner >= 0, new_slot.take(np.maximum(owner, 0)), -1)
+        if self.n_compounds:
+            comp = np.flatnonzero(self.kind[:n] == Kind.COMPOUND)
+            _, parts = self.compound_parts_of(comp, self.parts_at[comp], self.n_parts[comp])
+            self.part_slots = new_slot.take(parts)
+            self.parts_at[comp] = np.cumsum(self.n_parts[comp]) - self.n_parts[comp]
+        else:
+            self.part_slots = np.zeros(0, dtype=np.int64)
         self._free = list(range(n, cap))
         self.capacity = cap
         return new_slot
@@ -591,6 +671,11 @@ class BodyStore:
             if self.poly[s] >= 0:  # a polygon replaced in place: drop its hold on the part table
                 self.parts.release(int(self.poly[s]))
                 self.poly[s] = -1
+            if self.kind[s] == Kind.COMPOUND:  # a compound replaced in place: its part slots go
+                self._drop_parts(s)
+            if isinstance(shape, Compound):
+                self._add_parts(s, shape)
+                continue
             self.kind[s] = kind_of(shape)
             self.shapes[s] = shape
             self.simple[s] = False
@@ -622,10 +707,167 @@ class BodyStore:
             if len(posed):  # keep the cache valid even before the first set_poses
                 self._pose_simple(posed)
 
+    # -- compounds -------------------------------------------------------------------
+
+    def _add_parts(self, s: int, shape: Compound) -> None:
+        """Make ``s`` the compound ``shape``: its parts get slots of their own (posed by :meth:`set_poses`)."""
+        k = len(shape.parts)
+        self.kind[s] = Kind.COMPOUND
+        self.shapes[s] = shape
+        self.simple[s] = False
+        self.bound_radius[s] = shape.bounding_radius
+        parts = self.allocate(k)
+        self.count -= k  # part slots are no bodies
+        self.set_shapes(parts, [p[0] for p in shape.parts])
+        self.owner[parts] = s
+        self.part[parts] = np.arange(k)
+        self.local_pos[parts] = [p[1] for p in shape.parts]
+        if self.dim == 2:
+            self.local_angle[parts] = [p[2] for p in shape.parts]
+        else:
+            self.local_quat[parts] = [p[2] for p in shape.parts]
+        self.n_parts[s] = k
+        self.parts_at[s] = len(self.part_slots)
+        self.part_slots = np.concatenate([self.part_slots, parts])
+        self.n_compounds += 1
+        self.n_part_slots += k
+
+    def _drop_parts(self, s: int) -> None:
+        """Free the part slots of compound ``s`` (its shape is being replaced)."""
+        one = np.array([s], dtype=np.int64)
+        parts = self.compound_parts(one)[1]
+        self.n_compounds -= 1
+        self.n_part_slots -= len(parts)
+        self.n_parts[s] = 0
+        self.parts_at[s] = -1
+        self.count += len(parts)
+        self.release(parts)
+
+    def compound_parts_of(self, comp: NDArray[np.int64], at: NDArray[np.int64], counts: NDArray[np.int64]
+                          ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """(row into ``comp``, part slot) of every part, given where each compound's parts start and their count."""
+        row = np.repeat(np.arange(len(comp)), counts)
+        child = np.arange(int(counts.sum())) - (np.cumsum(counts) - counts)[row]
+        return row, self.part_slots.take(at.take(row) + child)
+
+    def compound_parts(self, comp: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """Part slots of compound bodies ``comp``: ``(row into comp, part slot)``, in part order.
+
+        Examples
+        --------
+        >>> from collideworld import Box, Circle, Compound
+        >>> store = BodyStore(2)
+        >>> s = store.allocate(1)
+        >>> store.set_shapes(s, [Compound([(Box((1, 1)), (0, 0)), (Circle(1.0), (2, 0))])])
+        >>> row, parts = store.compound_parts(s)
+        >>> row.tolist(), store.part[parts].tolist(), store.count
+        ([0, 0], [0, 1], 1)
+        """
+        return self.compound_parts_of(comp, self.parts_at.take(comp), self.n_parts.take(comp))
+
+    def check_compounds(self) -> None:
+        """Assert the invariants of compound bodies and their part slots (for ``World.validate``)."""
+        live = self.kind >= 0
+        comp = np.flatnonzero(live & (self.kind == Kind.COMPOUND))
+        assert len(comp) == self.n_compounds
+        row, parts = self.compound_parts(comp)
+        assert len(parts) == self.n_part_slots == int(np.count_nonzero(live & (self.owner >= 0)))
+        assert np.all(live[parts]) and np.all(self.owner[parts] == comp[row])
+        assert np.all(self.kind[parts] != Kind.COMPOUND) and np.all(self.owner[comp] == -1)
+        assert np.array_equal(self.part[parts], np.arange(len(parts)) - (np.cumsum(self.n_parts[comp])
+                                                                          - self.n_parts[comp])[row])
+        assert all(self.ids[p] == self.ids[c] for p, c in zip(parts.tolist(), comp[row].tolist(), strict=True))
+
+    def body_slots(self) -> NDArray[np.int64]:
+        """The live slots that are bodies (part slots of compounds left out), ascending."""
+        live = self.kind >= 0
+        if self.n_compounds:
+            live &= self.owner < 0
+        return np.flatnonzero(live)
+
+    def expand_pairs(self, a: NDArray[np.int64], b: NDArray[np.int64]
+                     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """Slot pairs with each compound replaced by its parts: ``(row, a', b')``, every part pair once.
+
+        ``row`` is the input pair each output row comes from, in order; pairs
+        of simple bodies come back as they are.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from collideworld import Circle, Compound
+        >>> store = BodyStore(2)
+        >>> s = store.allocate(2)
+        >>> store.set_shapes(s, [Circle(1.0), Compound([(Circle(1.0), (0, 0)), (Circle(1.0), (2, 0))])])
+        >>> row, a, b = store.expand_pairs(s[:1], s[1:])
+        >>> row.tolist(), (a == s[0]).tolist(), store.part[b].tolist()
+        ([0, 0], [True, True], [0, 1])
+        """
+        if not self.n_compounds:
+            return np.arange(len(a)), a, b
+        ca, cb = self.kind.take(a) == Kind.COMPOUND, self.kind.take(b) == Kind.COMPOUND
+        if not (ca.any() or cb.any()):
+            return np.arange(len(a)), a, b
+        na = np.maximum(self.n_parts.take(a), 1)
+        nb = np.maximum(self.n_parts.take(b), 1)
+        counts = na * nb
+        row = np.repeat(np.arange(len(a)), counts)
+        child = np.arange(int(counts.sum())) - (np.cumsum(counts) - counts)[row]
+        nbr = nb.take(row)
+        ka, kb = child // nbr, child % nbr
+        ar, br = a.take(row), b.take(row)
+        ca, cb = ca.take(row), cb.take(row)
+        pa = np.where(ca, self.part_slots.take(np.where(ca, self.parts_at.take(ar) + ka, 0), mode="clip"), ar)
+        pb = np.where(cb, self.part_slots.take(np.where(cb, self.parts_at.take(br) + kb, 0), mode="clip"), br)
+        return row, pa, pb
+
+    def spread_to_parts(self, flags: NDArray[np.bool_]) -> None:
+        """Give every part slot its owner's flag in ``flags`` (indexed by slot), in place."""
+        if not self.n_compounds:
+            return
+        parts = np.flatnonzero(self.owner >= 0)
+        flags[parts] = flags[self.owner[parts]]
+
+    def sync_parts(self, slots: NDArray[np.int64]) -> None:
+        """Copy the per-body metadata (id, filters, static flag) of compounds ``slots`` to their part slots."""
+        if not self.n_compounds:
+            return
+        comp = slots[self.kind[slots] == Kind.COMPOUND]
+        if not len(comp):
+            return
+        row, parts = self.compound_parts(comp)
+        owners = comp[row]
+        for name in ("ids", "static", "category", "mask"):
+            column = getattr(self, name)
+            column[parts] = column[owners]
+
+    def _pose_parts(self, comp: NDArray[np.int64]) -> None:
+        """Pose the part slots of compounds ``comp`` from their bodies' poses: body pose o local pose."""
+        row, parts = self.compound_parts(comp)
+        owners = comp.take(row)
+        rot = self.rotation.take(owners, axis=0)
+        local = self.local_pos.take(parts, axis=0)
+        pos = self.position.take(owners, axis=0) + np.einsum("mij,mj->mi", rot, local)
+        if self.dim == 2:
+            self._set_rows(parts, pos, self.angle.take(owners) + self.local_angle.take(parts))
+        else:
+            self._set_rows(parts, pos, quaternion=_quat_product(self.quaternion.take(owners, axis=0),
+                                                                self.local_quat.take(parts, axis=0)))
+
     def set_poses(self, slots: NDArray[np.int64], position: NDArray[np.float64] | None,
                   angle: NDArray[np.float64] | None = None,
                   quaternion: NDArray[np.float64] | None = None) -> None:
-        """Write poses (already validated) and refresh rotation matrices."""
+        """Write poses (already validated) and refresh rotation matrices; compounds' parts follow."""
+        self._set_rows(slots, position, angle, quaternion)
+        if self.n_compounds:
+            comp = slots[self.kind[slots] == Kind.COMPOUND]
+            if len(comp):
+                self._pose_parts(comp)
+
+    def _set_rows(self, slots: NDArray[np.int64], position: NDArray[np.float64] | None,
+                  angle: NDArray[np.float64] | None = None,
+                  quaternion: NDArray[np.float64] | None = None) -> None:
+        """:meth:`set_poses` for the rows ``slots`` themselves."""
         self.version += 1
         if self.backend == "compiled":
             from .geometry.compiled.posing import set_poses_2d, set_poses_3d
@@ -783,4 +1025,13 @@ class BodyStore:
         if len(sel):
             lo[sel] = -np.inf
             hi[sel] = np.inf
+        sel = np.flatnonzero(kinds == Kind.COMPOUND)
+        if len(sel):
+            # the union of the posed parts' boxes; each compound's parts are one run of rows
+            counts = self.n_parts.take(slots[sel])
+            _, parts = self.compound_parts(slots[sel])
+            plo, phi = self.aabbs(parts)
+            starts = np.cumsum(counts) - counts
+            lo[sel] = np.minimum.reduceat(plo, starts, axis=0)
+            hi[sel] = np.maximum.reduceat(phi, starts, axis=0)
         return lo, hi

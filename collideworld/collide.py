@@ -26,7 +26,7 @@ from .geometry.result import ContactArrays
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
 from .narrowphase import contact_pairs, manifold_pairs
 from .poses import check_angle, check_angles, check_position, check_positions, check_quaternion, check_quaternions
-from .shapes import SHAPE_TYPES, Shape
+from .shapes import SHAPE_TYPES, Compound, Shape
 
 __all__ = ["ContactResult", "collide", "collide_many"]
 
@@ -53,6 +53,10 @@ class ContactResult:
     point_ids : ndarray of int64, shape (P,)
         Feature ids, ``feature of a << 32 | feature of b``: the same while the
         same features touch (see :mod:`collideworld.geometry.manifold_support`).
+    part_a, part_b : int
+        For a :class:`~collideworld.shapes.Compound`, the part whose contact
+        this is (the most deeply penetrating pair of touching parts; ties: the
+        first in part order); -1 for a simple shape.
 
     Examples
     --------
@@ -72,6 +76,8 @@ class ContactResult:
     points: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 2)))
     separations: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     point_ids: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    part_a: int = -1
+    part_b: int = -1
 
 
 def _pose(shape: Shape, pose: Any, which: str) -> tuple[NDArray[np.float64], NDArray[np.float64] | None,
@@ -150,13 +156,18 @@ def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, *,
     store.set_shapes(slots, [shape_a, shape_b])
     for k, (pos, ang, quat) in enumerate((pa, pb)):
         store.set_poses(slots[k:k + 1], pos[None], ang, quat)
-    res = contact_pairs(store, slots[:1], slots[1:], resolved)  # by default the kernels a default World runs
-    if not res.hit[0]:
+    _, ia, ib = store.expand_pairs(slots[:1], slots[1:])  # a compound: one row per pair of parts
+    res = contact_pairs(store, ia, ib, resolved)  # by default the kernels a default World runs
+    if not res.hit.any():
         return None
-    m = manifold_pairs(store, slots[:1], slots[1:], res.normal, res.depth, resolved)
+    # the deepest touching row (first in part order on ties), as for a concave polygon's pieces
+    k = int(np.flatnonzero(res.hit)[np.argmax(res.depth[res.hit])])
+    ia, ib = ia[k:k + 1], ib[k:k + 1]
+    m = manifold_pairs(store, ia, ib, res.normal[k:k + 1], res.depth[k:k + 1], resolved)
     used = int(m.count[0])
-    return ContactResult(res.normal[0].copy(), float(res.depth[0]), m.points[0, :used].copy(),
-                         m.separations[0, :used].copy(), m.ids[0, :used].copy())
+    return ContactResult(res.normal[k].copy(), float(res.depth[k]), m.points[0, :used].copy(),
+                         m.separations[0, :used].copy(), m.ids[0, :used].copy(), int(store.part[ia[0]]),
+                         int(store.part[ib[0]]))
 
 
 def _shape_list(shapes: Any, n: int | None, which: str) -> list[Shape]:
@@ -240,6 +251,10 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
     """
     list_a = _shape_list(shapes_a, None, "a")
     list_b = _shape_list(shapes_b, None, "b")
+    for s in list_a + list_b:
+        if isinstance(s, Compound):
+            raise UnsupportedPairError(f"collide_many takes no compound (its rows are one shape each); "
+                                       f"use collide, or a World, got {s!r}")
     lengths = {len(x) for x in (list_a, list_b) if len(x) != 1}
     if len(lengths) > 1:
         raise UnsupportedPairError(f"shapes_a and shapes_b must have one length or be one shape, got "

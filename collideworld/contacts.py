@@ -40,6 +40,9 @@ class Contact:
         Each point's signed separation along ``normal`` (<= 0 when penetrating).
     point_ids : ndarray of int64, shape (P,), or None
         Feature ids of the points, the same while the same features touch.
+    part_a, part_b : int
+        Which part of a compound body ``a`` (``b``) touches: its index in
+        the compound's ``parts``; -1 for a body of one simple shape.
 
     Examples
     --------
@@ -62,17 +65,27 @@ class Contact:
     points: NDArray[np.float64] | None = None
     separations: NDArray[np.float64] | None = None
     point_ids: NDArray[np.int64] | None = None
+    part_a: int = -1
+    part_b: int = -1
+
+
+def _no_parts(n: int) -> NDArray[np.int64]:
+    return np.full(n, -1, dtype=np.int64)
 
 
 class PairList:
     """A list of body-id pairs ``(a, b)``, backed by two object arrays.
 
     Iterating yields ``(a, b)`` tuples; ``in`` accepts a pair in either order.
+    A compound body's events are per pair of parts, so the same ``(a, b)``
+    may appear once per part pair; ``part_a`` / ``part_b`` tell them apart.
 
     Parameters
     ----------
     a, b : ndarray of object, shape (N,)
         Body ids: pair i is ``(a[i], b[i])``.
+    part_a, part_b : ndarray of int64, shape (N,), optional
+        Part indices of compound bodies, -1 for simple ones (the default).
 
     Examples
     --------
@@ -84,11 +97,27 @@ class PairList:
     (True, False)
     """
 
-    __slots__ = ("a", "b")
+    __slots__ = ("a", "b", "part_a", "part_b")
 
-    def __init__(self, a: NDArray[Any], b: NDArray[Any]) -> None:
+    def __init__(self, a: NDArray[Any], b: NDArray[Any], part_a: NDArray[np.int64] | None = None,
+                 part_b: NDArray[np.int64] | None = None) -> None:
         self.a = a
         self.b = b
+        self.part_a = _no_parts(len(a)) if part_a is None else part_a
+        self.part_b = _no_parts(len(b)) if part_b is None else part_b
+
+    def rows(self) -> list[tuple[Any, Any, int, int]]:
+        """The events as ``(a, b, part_a, part_b)`` tuples (parts -1 for simple bodies).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> p = PairList(np.array(["car"], dtype=object), np.array(["ground"], dtype=object),
+        ...              np.array([2]), np.array([-1]))
+        >>> p.rows()
+        [('car', 'ground', 2, -1)]
+        """
+        return list(zip(self.a.tolist(), self.b.tolist(), self.part_a.tolist(), self.part_b.tolist(), strict=True))
 
     def __len__(self) -> int:
         return len(self.a)
@@ -138,6 +167,12 @@ class Contacts:
     point_ids : ndarray of int64, shape (N, K), or None
         Feature ids of the points (-1 in unused slots): the same on the next
         step while the same features touch, for warm starting a solver.
+    part_a, part_b : ndarray of int64, shape (N,)
+        For a compound body, which of its parts touches (index into its
+        ``parts``); -1 for a simple body. A compound's pair with another body
+        gives one row per touching pair of parts: a row is identified by
+        ``(a, b, part_a, part_b)``, and so are the rows of ``began`` and
+        ``ended``.
 
     Indexing with an int gives one :class:`Contact`; with a slice, a boolean
     mask of length N or an array of row numbers, a new ``Contacts`` of those
@@ -163,11 +198,14 @@ class Contacts:
     """
 
     __slots__ = ("a", "b", "normal", "depth", "began", "ended", "_began_rows", "points", "point_count",
-                 "separations", "point_ids")
+                 "separations", "point_ids", "part_a", "part_b")
 
     def __init__(self, a: NDArray[Any], b: NDArray[Any], normal: NDArray[np.float64],
                  depth: NDArray[np.float64], began: PairList, ended: PairList,
-                 began_rows: NDArray[np.bool_] | None = None, manifold: ManifoldArrays | None = None) -> None:
+                 began_rows: NDArray[np.bool_] | None = None, manifold: ManifoldArrays | None = None,
+                 part_a: NDArray[np.int64] | None = None, part_b: NDArray[np.int64] | None = None) -> None:
+        self.part_a = _no_parts(len(a)) if part_a is None else part_a
+        self.part_b = _no_parts(len(b)) if part_b is None else part_b
         self.points = None if manifold is None else manifold.points
         self.point_count = None if manifold is None else manifold.count
         self.separations = None if manifold is None else manifold.separations
@@ -192,12 +230,14 @@ class Contacts:
 
     def __getitem__(self, i: Any) -> Contact | Contacts:
         if isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)):
+            pa, pb = int(self.part_a[i]), int(self.part_b[i])
             if self.points is None or self.point_count is None or self.separations is None or self.point_ids is None:
-                return Contact(self.a[i], self.b[i], self.normal[i].copy(), float(self.depth[i]))
+                return Contact(self.a[i], self.b[i], self.normal[i].copy(), float(self.depth[i]), part_a=pa,
+                               part_b=pb)
             used = int(self.point_count[i])
             return Contact(self.a[i], self.b[i], self.normal[i].copy(), float(self.depth[i]),
                            self.points[i, :used].copy(), self.separations[i, :used].copy(),
-                           self.point_ids[i, :used].copy())
+                           self.point_ids[i, :used].copy(), pa, pb)
         rows = np.arange(len(self.a))[i]
         if rows.ndim != 1:
             raise IndexError(f"Contacts takes an int, a slice, a boolean mask of length {len(self)} "
@@ -206,9 +246,10 @@ class Contacts:
 
     def _rows_began(self) -> NDArray[np.bool_]:
         if self._began_rows is None:
-            began = self.began.to_set()
-            self._began_rows = np.array([p in began for p in zip(self.a.tolist(), self.b.tolist(), strict=True)],
-                                        dtype=bool)
+            began = set(self.began.rows())
+            self._began_rows = np.array([p in began for p in zip(self.a.tolist(), self.b.tolist(),
+                                                                 self.part_a.tolist(), self.part_b.tolist(),
+                                                                 strict=True)], dtype=bool)
         return self._began_rows
 
     def _select(self, rows: NDArray[np.intp], ended: PairList) -> Contacts:
@@ -218,8 +259,9 @@ class Contacts:
         if m is not None:
             m = ManifoldArrays(m.points.take(rows, axis=0), m.separations.take(rows, axis=0),
                                m.ids.take(rows, axis=0), m.count.take(rows))
-        return Contacts(a, b, self.normal.take(rows, axis=0), self.depth.take(rows), PairList(a[new], b[new]),
-                        ended, new, m)
+        pa, pb = self.part_a.take(rows), self.part_b.take(rows)
+        return Contacts(a, b, self.normal.take(rows, axis=0), self.depth.take(rows),
+                        PairList(a[new], b[new], pa[new], pb[new]), ended, new, m, pa, pb)
 
     def manifold(self) -> ManifoldArrays | None:
         """The contact points as one :class:`~collideworld.geometry.manifold_support.ManifoldArrays`, or None.
@@ -252,7 +294,8 @@ class Contacts:
         """
         rows = np.flatnonzero((self.a == body_id) | (self.b == body_id))
         gone = (self.ended.a == body_id) | (self.ended.b == body_id)
-        return self._select(rows, PairList(self.ended.a[gone], self.ended.b[gone]))
+        return self._select(rows, PairList(self.ended.a[gone], self.ended.b[gone], self.ended.part_a[gone],
+                                           self.ended.part_b[gone]))
 
     def __iter__(self) -> Iterator[Contact]:
         for i in range(len(self.a)):

@@ -741,6 +741,17 @@ def _ray_hull(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.
                                     s.hulls.reach[h]))
 
 
+@_register_ray(Kind.COMPOUND)
+def _ray_compound(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
+                  max_distance: float) -> RayAnswer:
+    # a compound's parts sit in slots of their own: the nearest entry into any part
+    row, parts = s.compound_parts(slots)
+    pd, pn = raycast_slots(s, parts, o, d, max_distance)
+    order = np.lexsort((pd, row))
+    firsts = order[np.r_[True, row[order][1:] != row[order][:-1]]]
+    return pd[firsts], pn[firsts]
+
+
 def raycast_slots(store: BodyStore, slots: Slots, origin: NDArray[np.float64], direction: NDArray[np.float64],
                   max_distance: float) -> RayAnswer:
     """Where a ray first meets each body ``slots[k]``, one kernel call per kind.

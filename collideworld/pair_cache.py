@@ -13,6 +13,13 @@ Pair keys are ``(serial_a << 32) | serial_b`` with ``a`` the body added
 first, so the order of contacts is the add order whatever slots the bodies
 occupy. Began/ended events are sorted set differences of successive keys
 (Box2D's begin/end touch events, computed after the step).
+
+Compound bodies: a candidate pair with a compound is expanded into one row
+per pair of parts (``BodyStore.expand_pairs``) before it is keyed, and each
+part slot has a serial of its own (given by the world), so a row, its
+answer, its reuse and its began/ended events are per *part pair*: a contact
+row is identified by ``(id_a, id_b, part_a, part_b)``, and so are began and
+ended rows, so a solver can warm-start per part pair.
 """
 
 from __future__ import annotations
@@ -264,6 +271,8 @@ class PairCache:
         self._prev_keys = np.empty(0, dtype=np.int64)
         self._prev_a = np.empty(0, dtype=object)
         self._prev_b = np.empty(0, dtype=object)
+        self._prev_part_a = np.empty(0, dtype=np.int64)
+        self._prev_part_b = np.empty(0, dtype=np.int64)
         self.last: Contacts | None = None
 
     def pairs(self) -> set[tuple[object, object]]:
@@ -309,6 +318,9 @@ class PairCache:
             cat, msk = st.category, st.mask
             keep = ((cat[i] & msk[j]) != 0) & ((cat[j] & msk[i]) != 0)
             i, j = i[keep], j[keep]
+        if st.n_compounds:  # one row per pair of parts (filters were the bodies')
+            _, i, j = st.expand_pairs(i, j)
+            presorted = False
         serial = st.serial
         si, sj = serial[i], serial[j]
         if presorted and in_order:
@@ -386,6 +398,7 @@ class PairCache:
         old = self._cand
         mark = np.zeros(self._store.capacity, dtype=bool)
         mark[changed] = True
+        self._store.spread_to_parts(mark)
         qk, qa, qb = self._keyed(self._bp.pairs_touching(changed).reshape(-1, 2), presorted=False)
         keys, a, b, hit, normal, depth, fresh = self._kernels.merge_patched(
             old.keys, old.a, old.b, old.hit, old.normal, old.depth, mark, moved, qk, qa, qb)
@@ -405,6 +418,7 @@ class PairCache:
         st = self._store
         moved = np.zeros(st.capacity, dtype=bool)
         moved[moved_slots] = True
+        st.spread_to_parts(moved)
         old = self._cand
         fresh: NDArray[np.int64] | None = None
         if self._patchable(changed):
@@ -423,8 +437,10 @@ class PairCache:
         keys, a, b = cand.keys.take(rows), cand.a.take(rows), cand.b.take(rows)
         ids = st.ids
         ids_a, ids_b = ids.take(a), ids.take(b)
+        part_a, part_b = st.part.take(a), st.part.take(b)
         if full_diff:
             began_a, began_b = ids_a[began_rows], ids_b[began_rows]
+            began_pa, began_pb = part_a[began_rows], part_b[began_rows]
         else:
             assert fresh is not None
             # Patched: nothing was added or removed, so last step's contacts
@@ -435,6 +451,7 @@ class PairCache:
             f = fresh[cand.hit.take(fresh)]
             f = f[~_member_of_sorted(cand.keys.take(f), prev_keys)]
             began_a, began_b = ids[cand.a.take(f)], ids[cand.b.take(f)]
+            began_pa, began_pb = st.part.take(cand.a.take(f)), st.part.take(cand.b.take(f))
             began_rows = np.zeros(len(rows), dtype=bool)
             began_rows[np.searchsorted(rows, f)] = True
             was = np.flatnonzero(old.hit)
@@ -447,9 +464,11 @@ class PairCache:
             m = ManifoldArrays(m.points.take(rows, axis=0), m.separations.take(rows, axis=0), m.ids.take(rows, axis=0),
                                m.count.take(rows))
         contacts = Contacts(ids_a, ids_b, cand.normal.take(rows, axis=0), cand.depth.take(rows),
-                            PairList(began_a, began_b),
-                            PairList(self._prev_a[ended], self._prev_b[ended]), began_rows, m)
+                            PairList(began_a, began_b, began_pa, began_pb),
+                            PairList(self._prev_a[ended], self._prev_b[ended], self._prev_part_a[ended],
+                                     self._prev_part_b[ended]), began_rows, m, part_a, part_b)
         self._prev_keys, self._prev_a, self._prev_b = keys, ids_a, ids_b
+        self._prev_part_a, self._prev_part_b = part_a, part_b
         self.last = contacts
         return contacts
 

@@ -30,9 +30,23 @@ from .collide import _pose, collide
 from .errors import InvalidArgumentError, InvalidPoseError, UnsupportedPairError
 from .geometry import gjk
 from .geometry import time_of_impact as toi
+from .geometry.rotation import rotation_matrix_3d
 from .geometry.tolerance import MAX_COORDINATE, touch_tolerance
 from .poses import check_quaternions
-from .shapes import SHAPE_TYPES, Box, Capsule, Circle, ConvexHull, HalfPlane, Plane, Polygon, Segment, Shape, Sphere
+from .shapes import (
+    SHAPE_TYPES,
+    Box,
+    Capsule,
+    Circle,
+    Compound,
+    ConvexHull,
+    HalfPlane,
+    Plane,
+    Polygon,
+    Segment,
+    Shape,
+    Sphere,
+)
 
 __all__ = ["DistanceResult", "ImpactResult", "TrajectoryResult", "distance", "time_of_impact", "check_trajectory"]
 
@@ -167,12 +181,36 @@ def _pieces(shape: Shape) -> tuple[list[NDArray[np.float64]], list[float], int, 
         return [ends], [shape.radius], 0, shape.bounding_radius
     if isinstance(shape, ConvexHull):
         return [np.array(shape.vertices)], [0.0], 0, shape.bounding_radius
+    if isinstance(shape, Compound):
+        # the union of its parts' pieces, each moved into the body's frame
+        pieces: list[NDArray[np.float64]] = []
+        radii: list[float] = []
+        for part, local_pos, local_rot in shape.parts:
+            rot, shift = _part_frame(shape.dim, local_pos, local_rot)
+            pv, pr, _, _ = _pieces(part)
+            pieces.extend(v @ rot.T + shift for v in pv)
+            radii.extend(pr)
+        return pieces, radii, 0, shape.bounding_radius
     parts = []
     for p in shape.parts:
         v = np.zeros((len(p), 3))
         v[:, :2] = p
         parts.append(v)
     return parts, [0.0] * len(parts), 0, shape.bounding_radius
+
+
+def _part_frame(dim: int, local_pos: tuple[float, ...], local_rot: Any) -> tuple[NDArray[np.float64],
+                                                                                 NDArray[np.float64]]:
+    """A compound part's local pose as a 3x3 rotation and a 3-vector (2D in the xy block)."""
+    rot = np.eye(3)
+    if dim == 2:
+        c, s = math.cos(local_rot), math.sin(local_rot)
+        rot[:2, :2] = [[c, -s], [s, c]]
+    else:
+        rot = rotation_matrix_3d(np.array([local_rot], dtype=np.float64))[0]
+    shift = np.zeros(3)
+    shift[:dim] = local_pos
+    return rot, shift
 
 
 @functools.lru_cache(maxsize=256)
@@ -320,6 +358,10 @@ def _piece_shapes(shape: Shape) -> tuple[Shape, ...]:
     """The convex pieces of a shape as shapes of their own (the shape itself unless a concave polygon)."""
     if isinstance(shape, Polygon) and not shape.is_convex:
         return tuple(Polygon(tuple(map(tuple, part.tolist()))) for part in shape.parts)
+    if isinstance(shape, Compound):
+        # each piece of each part, as a one-part compound keeping the part's local pose
+        return tuple(Compound([(piece, local_pos, local_rot)])
+                     for part, local_pos, local_rot in shape.parts for piece in _piece_shapes(part))
     return (shape,)
 
 

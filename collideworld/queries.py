@@ -149,7 +149,7 @@ class QueryIndex:
         """The index, rebuilt first if the store changed (O(n) then; O(1) otherwise)."""
         st = self.store
         if self._grid is None or self._version != st.version:
-            live = np.flatnonzero(st.kind >= 0)
+            live = st.body_slots()  # a compound's part slots are found through their body
             kinds = st.kind[live]
             finite = live[kinds != Kind.HALFSPACE]
             self.planes = live[kinds == Kind.HALFSPACE]
@@ -301,7 +301,12 @@ def box_probes(dim: int, center: Floats, half: Floats, ball: bool, store: BodySt
 
 
 def release_probes(probe: BodyStore) -> None:
-    """Give back the part-table entry a :func:`shape_probes` store holds (in its row 0)."""
+    """Give back the part-table entry a :func:`shape_probes` store holds (in its row 0, or a compound's parts)."""
+    if probe.n_compounds:
+        parts = np.flatnonzero((probe.owner >= 0) & (probe.poly >= 0))
+        for shape_index in probe.poly[parts].tolist():
+            probe.parts.release(int(shape_index))
+        probe.poly[parts] = -1
     if probe.poly[0] >= 0:
         probe.parts.release(int(probe.poly[0]))
         probe.poly[:] = -1
@@ -379,11 +384,30 @@ def overlapping(store: BodyStore, index: QueryIndex, probe: BodyStore | Callable
         return qi, cand
     if not isinstance(probe, BodyStore):
         probe = probe()
-    u, local = np.unique(cand, return_inverse=True)
-    res = contact_pairs(_combined(store, probe, m, u), qi, m + local, backend)
-    qi, cand = qi[res.hit], cand[res.hit]
+    if store.n_compounds and np.any(store.kind[cand] == Kind.COMPOUND):
+        # a compound overlaps a probe when one of its parts does: test the parts, keep the bodies
+        row, parts = _parts_of_candidates(store, cand)
+        u, local = np.unique(parts, return_inverse=True)
+        res = contact_pairs(_combined(store, probe, m, u), qi[row], m + local, backend)
+        hit = np.zeros(len(cand), dtype=bool)
+        hit[row[res.hit]] = True
+    else:
+        u, local = np.unique(cand, return_inverse=True)
+        hit = contact_pairs(_combined(store, probe, m, u), qi, m + local, backend).hit
+    qi, cand = qi[hit], cand[hit]
     order = np.lexsort((store.serial[cand], qi))
     return qi[order], cand[order]
+
+
+def _parts_of_candidates(store: BodyStore, cand: Slots) -> tuple[Slots, Slots]:
+    """``(row into cand, slot)``: each compound candidate replaced by its part slots, others kept."""
+    comp = store.kind[cand] == Kind.COMPOUND
+    counts = np.where(comp, store.n_parts[cand], 1)
+    row = np.repeat(np.arange(len(cand)), counts)
+    child = np.arange(int(counts.sum())) - (np.cumsum(counts) - counts)[row]
+    at = np.where(comp, store.parts_at[cand], 0).take(row) + child
+    slots = np.where(comp.take(row), store.part_slots.take(at, mode="clip"), cand.take(row))
+    return row, slots
 
 
 # -- rays -------------------------------------------------------------------------------
@@ -527,6 +551,14 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
             rot = np.einsum("kji,kjl->kil", frame[idx], store.rotation.take(s, axis=0))
             r = raycast_hull(zero, e1, max_distance, local(idx, store.position.take(s, axis=0)), rot,
                              store.hulls.normals[h], store.hulls.offsets[h], store.hulls.reach[h])
+        elif kind == Kind.COMPOUND:
+            # the entry into a compound is the nearest entry into any of its parts
+            row, parts = store.compound_parts(s)
+            pd, pn = cast_rows(store, parts, origins[idx[row]], directions[idx[row]], max_distance)
+            order = np.lexsort((pd, row))
+            firsts = order[np.r_[True, row[order][1:] != row[order][:-1]]]
+            dist[idx], normal[idx] = pd[firsts], pn[firsts]
+            continue
         else:
             row, part = polygon_parts(store, s)
             pd = np.full(len(row), np.inf)

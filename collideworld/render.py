@@ -221,9 +221,46 @@ def _hull(points: np.ndarray) -> np.ndarray:
     return np.array(lower[:-1] + upper[:-1])
 
 
+@dataclass(frozen=True)
+class _Part:
+    """A compound's part posed in the world, drawn like a body of its own."""
+
+    shape: Any
+    position: Any
+    angle: float | None
+    quaternion: Any
+
+
+def _parts(body: Any, dim: int) -> list[_Part]:
+    """The parts of a compound body, each at the body's pose composed with its local pose."""
+    pos = np.asarray(body.position, dtype=float)
+    out = []
+    for shape, local_pos, local_rot in body.shape.parts:
+        if dim == 2:
+            angle = float(body.angle or 0.0)
+            out.append(_Part(shape, _rot2(angle) @ np.asarray(local_pos) + pos, angle + local_rot, None))
+        else:
+            q = np.asarray(body.quaternion if body.quaternion is not None else (1.0, 0.0, 0.0, 0.0), dtype=float)
+            w1, x1, y1, z1 = q
+            w2, x2, y2, z2 = local_rot
+            qq = (w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                  w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2)
+            out.append(_Part(shape, _rot3(q) @ np.asarray(local_pos) + pos, None, qq))
+    return out
+
+
 def _outline(body: Any, dim: int) -> tuple[str, Any]:
-    """('circle', (center, radius)) or ('poly', world vertices (k, dim)) of a finite body."""
+    """('circle', (center, radius)) or ('poly', world vertices (k, dim)) of a finite body.
+
+    A compound's outline is its parts' points (for bounds; each part is drawn by itself).
+    """
     shape = body.shape
+    if shape.kind == "compound":
+        pts = []
+        for part in _parts(body, dim):
+            kind, geom = _outline(part, dim)
+            pts.append(np.array([geom[0] - geom[1], geom[0] + geom[1]]) if kind == "circle" else geom)
+        return "poly", np.concatenate(pts)
     pos = np.asarray(body.position, dtype=float)
     if shape.kind in ("circle", "sphere"):
         return "circle", (pos, float(shape.radius))
@@ -442,6 +479,26 @@ def _draw_view(ax: Any, bodies: list[Any], dim: int, axes: tuple[int, int], snap
                 labels.append((label_text(body.id), mid, 0.0))
             continue
         kind, geom = _outline(body, dim)
+        if shape.kind == "compound":
+            # every part its own patch, in the body's colour
+            for part in _parts(body, dim):
+                pk, pg = _outline(part, dim)
+                if pk == "circle":
+                    patches.append(CirclePatch((pg[0][i], pg[0][j]), pg[1]))
+                else:
+                    pts = pg[:, [i, j]]
+                    patches.append(PolyPatch(_hull(pts) if dim == 3 else pts, closed=True))
+                faces.append(_COLOR_CONTACT if body.id in in_contact
+                             else _COLOR_STATIC if body.static else _COLOR_BODY)
+            center = np.asarray(body.position, dtype=float)
+            size = _size(kind, geom, i, j)
+            centers[body.id] = (center, size)
+            labels.append((label_text(body.id), center[[i, j]], size))
+            if aabbs:
+                blo, bhi = _bounds(kind, geom)
+                ax.add_patch(Rectangle((blo[i], blo[j]), bhi[i] - blo[i], bhi[j] - blo[j], fill=False,
+                                       edgecolor=_COLOR_AABB, linestyle="--", linewidth=0.8, zorder=4))
+            continue
         if kind == "circle":
             c, r = geom
             patches.append(CirclePatch((c[i], c[j]), r))

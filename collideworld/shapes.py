@@ -8,6 +8,7 @@ simple polygon, convex or concave), :class:`HalfPlane`.
 2D or 3D: :class:`Capsule` (the points within a radius of a segment) and
 :class:`Segment` (a capsule of radius 0).
 3D: :class:`ConvexHull` (the convex hull of points, computed at construction).
+2D or 3D: :class:`Compound` (several shapes posed in one body's frame).
 
 A concave polygon is split into convex pieces once, here, at construction;
 the narrowphase only ever sees convex pieces.
@@ -16,6 +17,7 @@ the narrowphase only ever sees convex pieces.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -37,6 +39,8 @@ __all__ = [
     "Capsule",
     "Segment",
     "ConvexHull",
+    "Compound",
+    "MAX_COMPOUND_PARTS",
     "MAX_HULL_POINTS",
     "MAX_HULL_VERTICES",
     "shape_from_dict",
@@ -577,8 +581,120 @@ class ConvexHull:
         return float(np.sqrt((self.vertices ** 2).sum(axis=1)).max())
 
 
-Shape = Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment | ConvexHull
-SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane, Capsule, Segment, ConvexHull)
+#: Most parts a :class:`Compound` accepts (each part is a row of its own in the narrowphase).
+MAX_COMPOUND_PARTS = 4096
+
+#: What a compound's part may be: any finite shape, not a compound itself.
+PartShape = Circle | Box | Polygon | Sphere | Capsule | Segment | ConvexHull
+_PART_TYPES = (Circle, Box, Polygon, Sphere, Capsule, Segment, ConvexHull)
+
+
+def _part_rotation(value: Any, dim: int, what: str) -> float | tuple[float, float, float, float]:
+    """A part's rotation: an angle (2D) or a unit quaternion ``(w, x, y, z)`` (3D), normalised."""
+    if dim == 2:
+        return _finite_float(value, f"{what} angle", limit=None)
+    from .errors import InvalidPoseError
+    from .poses import check_quaternion
+    try:
+        q = check_quaternion(value, f"{what} quaternion")
+    except InvalidPoseError as exc:
+        raise InvalidShapeError(str(exc)) from None
+    w, x, y, z = (float(c) for c in q)
+    return (w, x, y, z)
+
+
+@dataclass(frozen=True)
+class Compound:
+    """Several shapes posed in one body's frame: one body, one id, one pose (2D or 3D).
+
+    Each part enters the narrowphase as a shape of its own, posed by the
+    body's pose composed with the part's local pose, so a compound's pair
+    with another body gives one contact per touching pair of parts
+    (``Contacts.part_a`` / ``part_b`` say which).
+
+    Parameters
+    ----------
+    parts : sequence of tuple
+        ``(shape, position)`` or ``(shape, position, rotation)`` in the
+        body's local frame: ``rotation`` an angle in radians (2D) or a unit
+        quaternion ``(w, x, y, z)`` or 3x3 rotation matrix (3D), the
+        identity when left out. Any finite shape of one dimension (no
+        half-plane, plane or compound), 1 to ``MAX_COMPOUND_PARTS`` (4096) parts.
+
+    Attributes
+    ----------
+    parts : tuple of (shape, position, rotation)
+        Normalised: positions as float tuples, 2D angles as floats, 3D
+        rotations as unit quaternion tuples.
+
+    Examples
+    --------
+    A car: a body box and four wheels, one body.
+
+    >>> car = Compound([(Box((2.0, 0.5)), (0, 0.5))] +
+    ...                [(Circle(0.4), (x, 0.0)) for x in (-1.5, -0.5, 0.5, 1.5)])
+    >>> car.dim, len(car.parts), round(car.bounding_radius, 6)
+    (2, 5, 2.561553)
+    >>> Compound([])
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidShapeError: Compound needs at least one part, got []
+    """
+
+    parts: Sequence[Any]
+    kind: ClassVar[str] = "compound"
+    is_infinite: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        raw = self.parts
+        if isinstance(raw, (str, bytes)) or not hasattr(raw, "__iter__"):
+            raise InvalidShapeError(f"Compound parts must be a list of (shape, position[, rotation]) tuples, "
+                                    f"got {raw!r}")
+        items = list(raw)
+        if not items:
+            raise InvalidShapeError(f"Compound needs at least one part, got {raw!r}")
+        if len(items) > MAX_COMPOUND_PARTS:
+            raise InvalidShapeError(f"Compound takes at most {MAX_COMPOUND_PARTS} parts, got {len(items)}")
+        out = []
+        dim: int | None = None
+        for i, item in enumerate(items):
+            what = f"Compound part {i}"
+            if not isinstance(item, (tuple, list)) or len(item) not in (2, 3):
+                raise InvalidShapeError(f"{what} must be (shape, position) or (shape, position, rotation), "
+                                        f"got {item!r}")
+            shape = item[0]
+            if isinstance(shape, Compound):
+                raise InvalidShapeError(f"{what}: a compound cannot hold a compound (flatten it), got {shape!r}")
+            if isinstance(shape, (HalfPlane, Plane)):
+                raise InvalidShapeError(f"{what}: a {shape.kind} is infinite and cannot be part of a compound, "
+                                        f"got {shape!r}")
+            if not isinstance(shape, _PART_TYPES):
+                raise InvalidShapeError(f"{what} shape must be a collideworld shape (Circle, Box, ...), got {shape!r}")
+            if dim is None:
+                dim = shape.dim
+            elif shape.dim != dim:
+                raise InvalidShapeError(f"{what} is a {shape.dim}D {shape.kind}, but part 0 is {dim}D: "
+                                        f"every part must have one dimension")
+            pos = _vector(item[1], f"{what} position", (dim,))
+            if len(item) == 3 and item[2] is not None:
+                rot = _part_rotation(item[2], dim, what)
+            else:
+                rot = 0.0 if dim == 2 else (1.0, 0.0, 0.0, 0.0)
+            out.append((shape, pos, rot))
+        object.__setattr__(self, "parts", tuple(out))
+
+    @property
+    def dim(self) -> int:
+        return int(self.parts[0][0].dim)
+
+    @property
+    def bounding_radius(self) -> float:
+        """Radius of the smallest ball about the body's origin containing every part's bounding ball."""
+        return float(max(math.hypot(*pos) + shape.bounding_radius for shape, pos, _ in self.parts))
+
+
+Shape = Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment | ConvexHull | Compound
+SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane, Capsule, Segment, ConvexHull, Compound)
 
 _TYPE_KEYS: dict[str, set[str]] = {
     "circle": {"radius"},
@@ -677,7 +793,14 @@ def shape_to_dict(shape: Shape) -> dict[str, Any]:
     {'type': 'box', 'half_extents': [1.0, 2.0]}
     >>> shape_from_dict(shape_to_dict(HalfPlane((0, 2), 4))) == HalfPlane((0, 2), 4)
     True
+    >>> shape_to_dict(Compound([(Circle(1.0), (2, 0), 0.5)]))
+    {'type': 'compound', 'parts': [{'shape': {'type': 'circle', 'radius': 1.0}, 'position': [2.0, 0.0], 'angle': 0.5}]}
     """
+    if isinstance(shape, Compound):
+        return {"type": "compound", "parts": [
+            {"shape": shape_to_dict(part), "position": list(pos),
+             **({"angle": rot} if shape.dim == 2 else {"quaternion": list(rot)})}
+            for part, pos, rot in shape.parts]}
     if isinstance(shape, (Circle, Sphere)):
         return {"type": shape.kind, "radius": shape.radius}
     if isinstance(shape, Box):

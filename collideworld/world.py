@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .backend import resolve_backend
 from .bodies import BodyStore, Kind
+from .bodies import _quat_product as quat_product
 from .broadphase import Broadphase, BruteForceBroadphase, SweepAndPrune
 from .broadphase.adaptive import AdaptiveBroadphase
 from .broadphase.batched_sweep import BatchedSweep
@@ -37,6 +38,7 @@ from .collide import _pose as collide_pose
 from .contacts import Contacts
 from .errors import DuplicateIdError, InvalidArgumentError, InvalidPoseError, InvalidShapeError
 from .fat_boxes import refresh_moved, set_fat_bounds, tight_bounds
+from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
 from .geometry.tolerance import touch_tolerance
 from .pair_cache import PairCache
 from .poses import check_pose_arrays, check_position, check_positions
@@ -58,7 +60,7 @@ from .queries import (
     within,
 )
 from .registry import MAX_ADDS, IdRegistry, check_id, id_sequence
-from .shapes import SHAPE_TYPES, Circle, HalfPlane, Plane, Shape, Sphere
+from .shapes import SHAPE_TYPES, Circle, Compound, HalfPlane, Plane, Shape, Sphere
 
 __all__ = ["World", "Body", "RayHit", "RayHitArrays", "NearHit", "CastHit"]
 
@@ -496,7 +498,8 @@ class World:
                      data: list[Any] | None = None) -> list[Any]:
         """Add bodies whose every argument passed its check; the ids, if given, are new. Returns the ids."""
         n = len(shapes)
-        self._registry.check_room(n)
+        # a compound's parts take serials too
+        self._registry.check_room(n + sum(len(s.parts) for s in shapes if isinstance(s, Compound)))
         id_list = self._registry.new_ids(None, n) if ids is None else ids
         if n == 0:
             return id_list
@@ -517,6 +520,8 @@ class World:
         st.static[slots] = static | infinite
         st.category[slots] = cats
         st.mask[slots] = masks
+        if st.n_compounds:
+            self._number_parts(slots)
         st.moved[slots] = False
         if data is not None:
             # fromiter, not an array of ``data``: numpy would unpack data that are themselves sequences
@@ -665,6 +670,37 @@ class World:
         """
         self._store.data[self._registry.slot(body_id)] = data
 
+    def _number_parts(self, slots: NDArray[np.int64], fresh: bool = True) -> None:
+        """Serials and metadata for the part slots of the compounds among ``slots``.
+
+        Each part slot has a serial of its own, so each pair of parts has a
+        pair key of its own (contacts and events are per part pair). Bodies
+        just added (``fresh``) are renumbered so that each compound's parts
+        follow it: body, its parts, next body; a contact row's ``a`` is then
+        the body added first, as for simple bodies. A compound given to a
+        body by :meth:`set_shape` has its parts numbered after every body
+        added so far, so in its pairs with those it counts as added then.
+        """
+        st = self._store
+        reg = self._registry
+        counts = st.n_parts[slots]
+        if not counts.any():
+            st.sync_parts(slots)
+            return
+        if fresh:
+            sizes = 1 + counts
+            base = int(st.serial[slots].min())
+            st.serial[slots] = base + np.cumsum(sizes) - sizes
+            reg.next_serial = base + int(sizes.sum())
+        comp = slots[counts > 0]
+        row, parts = st.compound_parts(comp)
+        if fresh:
+            st.serial[parts] = st.serial[comp][row] + 1 + st.part[parts]
+        else:
+            st.serial[parts] = reg.next_serial + np.arange(len(parts))
+            reg.next_serial += len(parts)
+        st.sync_parts(comp)
+
     def _rebox(self, s: int) -> None:
         """After a change in place: refit the body's box in the broadphase, and test its pairs again."""
         st = self._store
@@ -734,6 +770,7 @@ class World:
             st.category[s] = cat
         if msk is not None:
             st.mask[s] = msk
+        st.sync_parts(np.array([s], dtype=np.int64))
         self._pairs.forget_layout()
         st.moved[s] = True
         self._changed_in_place.add(s)
@@ -763,8 +800,16 @@ class World:
         if old.is_infinite != shape.is_infinite:
             raise InvalidShapeError(f"body {body_id!r} is a {old.kind}; a {shape.kind} cannot replace it in place "
                                     f"(remove the body and add a new one)")
+        if isinstance(shape, Compound):
+            self._registry.check_room(len(shape.parts))
         slots = np.array([s], dtype=np.int64)
         st.set_shapes(slots, [shape])
+        if st.n_parts[s]:
+            self._number_parts(slots, fresh=False)
+        elif isinstance(old, Compound):
+            # the old parts' slots are gone: spend a serial so that the pair cache
+            # rebuilds its candidates (and ends the old parts' contacts) instead of patching
+            self._registry.next_serial += 1
         if not shape.is_infinite:
             st.set_poses(slots, None)  # refresh derived vertices of the new shape at the kept pose
         self._rebox(s)
@@ -837,7 +882,7 @@ class World:
         ([0], [63.696169, 26.978671])
         """
         st = self._store
-        live = np.flatnonzero(st.kind >= 0)
+        live = st.body_slots()
         self._bp.remove_many(live)
         new_slot = st.compact()
         self._registry.renumber(new_slot)
@@ -862,7 +907,8 @@ class World:
         Returns
         -------
         Contacts
-            Sorted by (first-added body, second-added body).
+            Sorted by (first-added body, second-added body); with compounds,
+            by (first-added body, its part, second-added body, its part).
 
         Examples
         --------
@@ -880,7 +926,7 @@ class World:
         ([('ground', 'ball')], [])
         """
         st = self._store
-        if st.capacity >= self.COMPACT_MIN_CAPACITY and 4 * len(self) <= st.capacity:
+        if st.capacity >= self.COMPACT_MIN_CAPACITY and 4 * (len(self) + st.n_part_slots) <= st.capacity:
             self.compact()
         moved, changed = refresh_moved(st, self._bp, self.fat_margin, self.backend)
         if self._changed_in_place:
@@ -949,6 +995,8 @@ class World:
     def _shape_hits(self, shape: Shape, pos: NDArray[np.float64], ang: Any, quat: Any, cat: int,
                     msk: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         st = self._store
+        if isinstance(shape, Compound):
+            return self._compound_hits(shape, pos, ang, quat, cat, msk)
         probe = shape_probes(st, shape, pos, ang, quat, self._index.probe)
         if len(pos) <= 4:
             self._index.probe = probe
@@ -956,6 +1004,28 @@ class World:
             return overlapping(st, self._index, probe, len(pos), cat, msk, self.backend)
         finally:
             release_probes(probe)
+
+    def _compound_hits(self, shape: Compound, pos: NDArray[np.float64], ang: Any, quat: Any, cat: int,
+                       msk: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """:meth:`_shape_hits` of a compound probe: the union of its parts' hits, each part at its composed pose."""
+        rows, slots = [], []
+        n = len(pos)
+        for part, local_pos, local_rot in shape.parts:
+            lp = np.asarray(local_pos, dtype=np.float64)
+            if self.dim == 2:
+                a = np.broadcast_to(np.asarray(ang, dtype=np.float64), (n,))
+                rot = rotation_matrix_2d(a)
+                p_ang, p_quat = a + local_rot, None
+            else:
+                q = np.broadcast_to(np.asarray(quat, dtype=np.float64), (n, 4))
+                rot = rotation_matrix_3d(q)
+                p_ang, p_quat = None, quat_product(q, np.tile(np.asarray(local_rot), (n, 1)))
+            r, s = self._shape_hits(part, pos + np.einsum("nij,j->ni", rot, lp), p_ang, p_quat, cat, msk)
+            rows.append(r)
+            slots.append(s)
+        r, s = np.concatenate(rows), np.concatenate(slots)
+        key = np.unique(np.stack([r, self._store.serial[s], s], axis=1), axis=0)
+        return key[:, 0], key[:, 2]
 
     def query_shape(self, shape: Shape, position: ArrayLike | None = None, angle: float | None = None,
                     quaternion: ArrayLike | None = None, *, category: int = _U32, mask: int = _U32) -> list[Any]:
@@ -1378,7 +1448,8 @@ class World:
         """
         st = self._store
         self._registry.validate()
-        live = np.flatnonzero(st.kind >= 0)
+        st.check_compounds()
+        live = st.body_slots()
         halfspaces = live[st.kind[live] == Kind.HALFSPACE]
         assert np.all(st.static[halfspaces])
         assert self._bp.halfspace_handles() == halfspaces.tolist()
@@ -1391,6 +1462,7 @@ class World:
             lo, hi = tight_bounds(st, settled)
             assert np.all(lo >= st.fat_lo[settled]) and np.all(hi <= st.fat_hi[settled])
         # every polygon in use is counted once per live body, and only those are kept
-        users = np.bincount(st.poly[live][st.poly[live] >= 0], minlength=len(st.parts.shape_first_part))
+        rows = np.flatnonzero(st.kind >= 0)  # compounds' polygon parts hold their polygons too
+        users = np.bincount(st.poly[rows][st.poly[rows] >= 0], minlength=len(st.parts.shape_first_part))
         st.parts._check(users)
         self._bp.validate()

@@ -4,8 +4,9 @@
     python scenarios/generate.py            # writes scenarios/*.jsonl and scenarios/invalid/
     python scenarios/generate.py --out DIR  # writes the same files under DIR instead
 
-The files follow ``docs/scenario-format.md`` (version 1; the two version 2
-files are ``driving_trajectory.jsonl`` and ``bullet_wall.jsonl``). Every
+The files follow ``docs/scenario-format.md`` (version 1; the version 2
+files are ``driving_trajectory.jsonl``, ``bullet_wall.jsonl``,
+``compound_2d.jsonl`` and ``compound_3d.jsonl``). Every
 ``expect``, ``expect_contacts``, ``expect_distance`` and ``expect_impact``
 is computed here, by methods that share no code
 with collideworld (this script never imports it):

@@ -130,6 +130,8 @@ class _FrameReader:
         self.limits = limits
         self.ignore_truncated_tail = ignore_truncated_tail
         self.alive: dict[BodyId, int] = {}
+        #: number of parts of each alive compound body (for checking ``parts`` in expect_contacts)
+        self.parts_of: dict[BodyId, int] = {}
         self._done = False
         self._source = LineSource(path, limits, ignore_truncated_tail)
         try:
@@ -211,6 +213,7 @@ class _FrameReader:
             if bid not in alive:
                 raise _Invalid(f"remove: unknown id {bid!r}")
             del alive[bid]
+            self.parts_of.pop(bid, None)
             removes.append(bid)
 
         # add (limits first, then validation of each body)
@@ -226,6 +229,8 @@ class _FrameReader:
             if spec.id in alive:
                 raise _Invalid(f"add: duplicate id {spec.id!r} (a body with this id is alive)")
             alive[spec.id] = tag
+            if spec.shape.kind == "compound":
+                self.parts_of[spec.id] = len(spec.shape.parts)  # type: ignore[union-attr]
             adds.append(spec)
 
         # set (version 2): after add, before move
@@ -301,6 +306,9 @@ class _FrameReader:
                 raise _Invalid(f"{where}: a {shape.kind} cannot replace {was} in place "
                                "(remove the body and add a new one)")
             self.alive[bid] = new_tag
+            self.parts_of.pop(bid, None)
+            if shape.kind == "compound":
+                self.parts_of[bid] = len(shape.parts)  # type: ignore[union-attr]
         return SetSpec(id=bid, static=static, category=category, mask=mask, shape=shape)
 
     def _parse_plane_move(self, raw: dict[str, Any], bid: BodyId, dim: int) -> MoveSpec:
@@ -377,7 +385,7 @@ class _FrameReader:
         self, raw: Any, expect: frozenset[frozenset[BodyId]] | None, dim: int
     ) -> tuple[ExpectedContact, ...]:
         out: list[ExpectedContact] = []
-        seen: set[frozenset[BodyId]] = set()
+        seen: set[tuple[frozenset[BodyId], frozenset[tuple[BodyId, int]]]] = set()
         for i, item in enumerate(_list(raw, "expect_contacts")):
             what = f"expect_contacts[{i}]"
             obj = _object(item, what)
@@ -387,9 +395,19 @@ class _FrameReader:
                     raise _Invalid(f"{what}: missing key {key!r}")
             a, b = self._parse_pair(obj["pair"], f"{what}: pair")
             pair = frozenset((a, b))
-            if pair in seen:
-                raise _Invalid(f"{what}: pair [{a!r}, {b!r}] is listed twice")
-            seen.add(pair)
+            # a compound's pair has one entry per part pair: an entry is (pair, parts)
+            pp = self._parse_parts(obj["parts"], f"{what}: parts") if "parts" in obj else (-1, -1)
+            for bid, part in zip((a, b), pp, strict=True):
+                n = self.parts_of.get(bid, 0)
+                if not (part == -1 if n == 0 else 0 <= part < n):
+                    raise _Invalid(f"{what}: parts: body {bid!r} is "
+                                   + (f"a compound of {n} parts: its part index must be 0 to {n - 1}"
+                                      if n else "not a compound: its part index must be -1") + f", got {part}")
+            entry = (pair, frozenset(((a, pp[0]), (b, pp[1]))))
+            if entry in seen:
+                raise _Invalid(f"{what}: pair [{a!r}, {b!r}]{' with parts ' + str(list(pp)) if 'parts' in obj else ''}"
+                               f" is listed twice")
+            seen.add(entry)
             if expect is not None and pair not in expect:
                 raise _Invalid(f"{what}: pair [{a!r}, {b!r}] is not in this frame's expect list")
             for bid in (a, b):
@@ -424,12 +442,10 @@ class _FrameReader:
         if (not isinstance(raw, list) or len(raw) != 2
                 or any(isinstance(v, bool) or not isinstance(v, int) for v in raw)):
             raise _Invalid(f"{what} must be a list of two integers, got {_show(raw)}")
-        if raw != [-1, -1]:
-            # Part indices point into compound bodies; until compounds are read,
-            # every body is a simple shape and -1 is the only valid index.
-            raise _Invalid(f"{what} is {_show(raw)}, but neither body is a compound (this reader "
-                           "reads no compound shapes yet): only [-1, -1] is valid")
-        return -1, -1
+        if any(v < -1 for v in raw):
+            # part indices point into compound bodies' parts; -1 names a simple shape
+            raise _Invalid(f"{what} must be part indices >= -1 (-1 for a simple shape), got {_show(raw)}")
+        return raw[0], raw[1]
 
     def _parse_expect_distance(self, raw: Any, dim: int) -> tuple[ExpectedDistance, ...]:
         out: list[ExpectedDistance] = []

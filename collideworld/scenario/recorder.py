@@ -261,7 +261,8 @@ class Recorder:
             ))
         expect = None
         if self.record_expect:
-            expect = list(zip(contacts.a.tolist(), contacts.b.tolist(), strict=True))
+            # once per body pair (a compound's pair has a row per pair of parts)
+            expect = list(dict.fromkeys(zip(contacts.a.tolist(), contacts.b.tolist(), strict=True)))
         expect_contacts = None
         if self.record_contacts:
             expect_contacts = [c for c in contacts

@@ -631,7 +631,14 @@ class _Replayer:
             extra = _sorted_pairs(actual - frame.expect)
         contact_errors: list[ContactMismatch] = []
         if frame.expect_contacts:
-            index = {frozenset(p): i for i, p in enumerate(zip(a_ids, b_ids, strict=True))}
+            index: dict[Any, int] = {}
+            for i, p in enumerate(zip(a_ids, b_ids, strict=True)):
+                index.setdefault(frozenset(p), i)
+            if contacts.part_a.size and (np.any(contacts.part_a >= 0) or np.any(contacts.part_b >= 0)):
+                # compounds: a row per pair of parts, found by (pair, parts)
+                for i, row in enumerate(zip(a_ids, b_ids, contacts.part_a.tolist(), contacts.part_b.tolist(),
+                                            strict=True)):
+                    index[frozenset(((row[0], row[2]), (row[1], row[3])))] = i
             for ec in frame.expect_contacts:
                 report.contacts_checked += 1
                 err = self._check_contact(ec, index, a_ids, contacts)
@@ -660,10 +667,14 @@ class _Replayer:
                     actual_count=len(a_ids), distances=distance_errors[:MAX_PAIRS_KEPT],
                     impacts=impact_errors[:MAX_PAIRS_KEPT]))
 
-    def _check_contact(self, ec: ExpectedContact, index: dict[frozenset[Any], int],
+    def _check_contact(self, ec: ExpectedContact, index: dict[Any, int],
                        a_ids: list[Any], contacts: Any) -> ContactMismatch | None:
         tol = self.tol
-        i = index.get(frozenset(ec.pair))
+        i = None
+        if ec.parts is not None:
+            i = index.get(frozenset(((ec.pair[0], ec.parts[0]), (ec.pair[1], ec.parts[1]))))
+        if i is None and (ec.parts is None or ec.parts == (-1, -1)):
+            i = index.get(frozenset(ec.pair))
         if i is None:
             return ContactMismatch(ec.pair, ec.normal, ec.depth, None, None,
                                    "not in contact in the world")

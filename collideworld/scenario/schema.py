@@ -604,6 +604,53 @@ def _library_shape(raw: dict[str, Any], dim: int) -> Shape:
     return shape_from_dict(raw, dim)
 
 
+_COMPOUND_KEYS = frozenset({"type", "parts"})
+_PART_KEYS = frozenset({"shape", "position", "angle", "quaternion"})
+
+
+def _compound_shape(raw: dict[str, Any], dim: int) -> Shape:
+    """A version 2 ``compound``: ``parts``, each a shape (read by its own parser) at a local pose."""
+    from ..shapes import Compound
+
+    def keys(obj: dict[str, Any], allowed: frozenset[str], what: str) -> None:
+        for key in obj:
+            if key not in allowed and not (isinstance(key, str) and key.startswith("_")):
+                raise InvalidShapeError(f"{what}: unknown key {key!r} (expected one of {', '.join(sorted(allowed))})")
+
+    keys(raw, _COMPOUND_KEYS, "compound")
+    parts = raw.get("parts")
+    if not isinstance(parts, list):
+        raise InvalidShapeError(f"compound parts must be a list of {{shape, position}} objects, got {_show(parts)}")
+    out = []
+    for k, part in enumerate(parts):
+        what = f"compound part {k}"
+        if not isinstance(part, dict):
+            raise InvalidShapeError(f"{what} must be an object, got {_show(part)}")
+        keys(part, _PART_KEYS, what)
+        for key in ("shape", "position"):
+            if key not in part:
+                raise InvalidShapeError(f"{what}: missing key {key!r}")
+        if ("angle" in part and dim != 2) or ("quaternion" in part and dim != 3):
+            raise InvalidShapeError(f"{what}: a {dim}D part takes {'an angle' if dim == 2 else 'a quaternion'}")
+        shape = part["shape"]
+        kind = shape.get("type") if isinstance(shape, dict) else None
+        if kind == "compound":
+            raise InvalidShapeError(f"{what}: a compound cannot hold a compound (flatten it)")
+        parser = SHAPE_PARSERS.get(kind) if isinstance(kind, str) else None
+        if parser is None:
+            raise InvalidShapeError(f"{what}: shape type must be one of "
+                                    f"{sorted(set(SHAPE_PARSERS) - {'compound'})}, got {_show(kind)}")
+        position = part["position"]
+        if not isinstance(position, list):
+            raise InvalidShapeError(f"{what}: position must be a list of {dim} numbers, got {_show(position)}")
+        rotation = part.get("angle", part.get("quaternion"))
+        out.append((parser(shape, dim), position, rotation))
+    compound = Compound(out)
+    if compound.dim != dim:
+        raise InvalidShapeError(f"compound parts are {compound.dim}D, but the world is {dim}D")
+    return compound
+
+
 #: One parser per shape ``type``: ``parser(raw, dim) -> Shape``, raising
 #: ``InvalidShapeError``/``ValueError``/``TypeError`` on a bad value. A new
 #: type is one more entry here (and, if only version 2 defines it, one more
@@ -615,6 +662,7 @@ SHAPE_PARSERS: dict[str, Callable[[dict[str, Any], int], Shape]] = {
     "halfplane": _library_shape,
     "sphere": _library_shape,
     "plane": _library_shape,
+    "compound": _compound_shape,
 }
 #: Shape types that only a version 2 file may use.
 _SHAPE_TYPES_V2 = frozenset({"capsule", "segment", "convex_hull", "compound"})

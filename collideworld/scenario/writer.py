@@ -534,6 +534,8 @@ def _contact_to_dict(contact: Any) -> dict[str, Any]:
         out["points"] = _points(contact.points, "contact point")
     if getattr(contact, "parts", None) is not None:
         out["parts"] = [int(v) for v in contact.parts]
+    elif getattr(contact, "part_a", -1) != -1 or getattr(contact, "part_b", -1) != -1:
+        out["parts"] = [int(contact.part_a), int(contact.part_b)]  # a world Contact of a compound
     return out
 
 

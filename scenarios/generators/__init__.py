@@ -10,6 +10,8 @@ No module here imports collideworld.
 from __future__ import annotations
 
 from .bullet_wall import story_bullet_wall
+from .compound_2d import story_compound_2d
+from .compound_3d import story_compound_3d
 from .driving import story_driving
 from .driving_trajectory import story_driving_trajectory
 from .filtering_static import story_filtering_static
@@ -36,4 +38,6 @@ STORIES = [
     story_touching_edges_3d,
     story_driving_trajectory,
     story_bullet_wall,
+    story_compound_2d,
+    story_compound_3d,
 ]
