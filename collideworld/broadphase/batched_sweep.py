@@ -488,7 +488,7 @@ class BatchedSweep(Broadphase):
         One banded sweep over all boxes that keeps only those pairs: it
         skips the overlap tests and the output of every other pair. Compiled,
         the sorted band copies are kept between calls and repaired for the
-        boxes updated since (:class:`~collideworld.broadphase.compiled.BandedSweepCache`):
+        boxes updated since (``collideworld.broadphase.compiled.BandedSweepCache``):
         the cost is then one pass over the copies, not a sort of all boxes.
         """
         h = self._live_checked(handles)
