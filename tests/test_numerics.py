@@ -42,6 +42,7 @@ from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
 from collideworld import Box, Circle, CollideWorldError, HalfPlane, Plane, Polygon, Sphere, World, collide
+from collideworld.backend import compiled_available
 from collideworld.errors import InvalidShapeError
 
 from . import oracle
@@ -180,7 +181,14 @@ def check_pair(a: Posed, b: Posed) -> Any:
             f"{'touching' if touching else 'apart'} (not within {threshold:.3g} of touching)")
     # the same pair the other way round: same verdict, same depth
     swapped = collide(b.shape, b.pose, a.shape, a.pose)
-    assert (swapped is None) == (res is None), "collide(a, b) and collide(b, a) disagree on contact"
+    if (swapped is None) != (res is None):
+        # Two shapes of one kind are tested in the first one's frame (as the world tests a pair
+        # in add order: test_collide_gives_the_worlds_bytes), so within the ambiguous band, a few
+        # ulps from touching, the two orders may round to different verdicts. Outside it they
+        # may not (README, Limits).
+        assert ambiguous, "collide(a, b) and collide(b, a) disagree on contact"
+        event("the two orders disagree within the ambiguous band")
+        return res
     if res is not None:
         assert abs(swapped.depth - res.depth) <= threshold, f"depth {res.depth!r} one way, {swapped.depth!r} the other"
     return res
@@ -916,3 +924,45 @@ def test_numpy_integer_ids_name_the_int_id() -> None:
     w.remove(np.int16(8))
     assert len(w) == 0
     w.validate()
+
+
+def test_near_parallel_touching_boxes_same_answer_on_both_backends() -> None:
+    """Found by hypothesis: b turned 90 degrees about x and by ~1e-12 more, resting on a's
+    face (gap 0 by construction). The separation along a's face lands within an ulp of the
+    touching tolerance, so the compiled twin must round every step as the numpy kernel does
+    (it used fused multiply-adds for R = R_a^T R_b and reported (b, a) apart, numpy touching)."""
+    a, b = Box((2.75, 2.0, 1.0)), Box((3.0, 1.0, 1.5))
+    pose_a = ((0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0))
+    pose_b = ((3.11796875, -3.5, 0.0),
+              (0.7071067811865476, 0.7071067811865476, -3.1865596610670767e-13, 3.8530296555386224e-13))
+    answers = [(collide(a, pose_a, b, pose_b, backend=be), collide(b, pose_b, a, pose_a, backend=be))
+               for be in (["numpy", "compiled"] if compiled_available() else ["numpy"])]
+    for ab, ba in answers:  # here both orders land on the touching side
+        assert ab is not None and ba is not None
+        assert ab.depth == ba.depth == 0.0
+    assert len({(ab.normal.tobytes(), ba.normal.tobytes()) for ab, ba in answers}) == 1  # and both backends agree
+
+
+def test_compiled_box_box_3d_rounds_as_numpy_near_parallel() -> None:
+    """20,000 near-parallel 3D box pairs placed at gaps of 0 and +-1e-14 relative across a face:
+    the compiled kernel gives the numpy kernel's hit flags and depths bit for bit."""
+    if not compiled_available():
+        pytest.skip("numba is not installed")
+    from collideworld.geometry.compiled.contact_box_box_3d import contact_box_box_3d as compiled_kernel
+    from collideworld.geometry.contact_box_box_3d import contact_box_box_3d as numpy_kernel
+
+    rng = np.random.default_rng(3)
+    n = 20000
+    ra = Rotation.random(n, random_state=rng).as_matrix()
+    tilt = Rotation.from_rotvec(rng.normal(size=(n, 3)) * 10.0 ** rng.uniform(-13, -9, (n, 1))).as_matrix()
+    rb = ra @ Rotation.from_euler("x", rng.integers(0, 4, n)[:, None] * np.pi / 2).as_matrix() @ tilt
+    ha, hb = rng.uniform(0.2, 3.0, (n, 3)), rng.uniform(0.2, 3.0, (n, 3))
+    ext_b = np.abs(np.einsum("nji,njk->nik", ra, rb)) @ hb[:, :, None]
+    local = rng.uniform(-0.5, 0.5, (n, 3)) * np.minimum(ha, ext_b[:, :, 0])
+    local[:, 2] = ha[:, 2] + ext_b[:, 2, 0] + rng.choice([0.0, 1e-14, -1e-14], n) * 3.0
+    ca = rng.uniform(-4, 4, (n, 3))
+    cb = ca + np.einsum("nij,nj->ni", ra, local)
+    for first, second in (((ca, ra, ha), (cb, rb, hb)), ((cb, rb, hb), (ca, ra, ha))):
+        want, got = numpy_kernel(*first, *second), compiled_kernel(*first, *second)
+        np.testing.assert_array_equal(got.hit, want.hit)
+        np.testing.assert_array_equal(got.depth[want.hit], want.depth[want.hit])

@@ -23,7 +23,7 @@ from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
-from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row, fma, touch_rule
+from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
 __all__ = ["contact_box_box_3d"]
 
@@ -71,9 +71,10 @@ def _row(ca: NDArray[np.float64], rot_a: NDArray[np.float64], ha: NDArray[np.flo
     d0, d1, d2 = cb[b, 0] - ca[a, 0], cb[b, 1] - ca[a, 1], cb[b, 2] - ca[a, 2]
     for p in range(3):
         for q in range(3):
-            # rounded as numpy's matmul rounds it (fused multiply-adds)
-            r[p, q] = fma(rot_a[a, 2, p], rot_b[b, 2, q],
-                          fma(rot_a[a, 1, p], rot_b[b, 1, q], rot_a[a, 0, p] * rot_b[b, 0, q]))
+            # rounded as the numpy twin's component-major rows round it: ((x0 + x1) + x2), no fused
+            # multiply-adds (an ulp here decides pairs at the touching tolerance's edge)
+            r[p, q] = (rot_a[a, 0, p] * rot_b[b, 0, q] + rot_a[a, 1, p] * rot_b[b, 1, q]
+                       + rot_a[a, 2, p] * rot_b[b, 2, q])
         # the centres' difference first: exact or correctly rounded, so a
         # pair far from the origin loses nothing here
         t[p] = rot_a[a, 0, p] * d0 + rot_a[a, 1, p] * d1 + rot_a[a, 2, p] * d2
@@ -86,8 +87,7 @@ def _row(ca: NDArray[np.float64], rot_a: NDArray[np.float64], ha: NDArray[np.flo
     axis = 0
     lx = ly = lz = along = 0.0
     for p in range(3):
-        sep = abs(t[p]) - (ha[a, p] + einsum_sum(abs(r[p, 0]) * hb[b, 0], abs(r[p, 1]) * hb[b, 1],
-                                                 abs(r[p, 2]) * hb[b, 2], 3))
+        sep = abs(t[p]) - (ha[a, p] + (abs(r[p, 0]) * hb[b, 0] + abs(r[p, 1]) * hb[b, 1] + abs(r[p, 2]) * hb[b, 2]))
         if p == 0 or sep > best:
             best, axis = sep, p
     for q in range(3):
@@ -107,9 +107,7 @@ def _row(ca: NDArray[np.float64], rot_a: NDArray[np.float64], ha: NDArray[np.flo
                 x = _cross_term(a1, b2, a2, b1, True)
                 y = _cross_term(a2, b0, a0, b2, True)
                 z = _cross_term(a0, b1, a1, b0, True)
-                # numpy sums these over a contiguous axis (its fancy-indexed
-                # copy is component-minor), hence einsum's lane order
-                sine2 = einsum_sum(x * x, y * y, z * z, 3)
+                sine2 = x * x + y * y + z * z
             sine = math.sqrt(sine2)
             if not sine > _PARALLEL_SIN:  # parallel edges: the face axes cover them
                 continue
