@@ -15,13 +15,21 @@ The method of :mod:`~collideworld.geometry.manifold_support` (Gregorius, GDC
     each corner: the points of both features over it, halfway; separation n . (p_b - p_a)
     keep at most 4: deepest, farthest, largest triangle, largest added area
 
+A capsule (or segment) against a hull is its core segment's feature (both
+ends while it lies within the tilt slop, else its end furthest along n, as
+:func:`segment_feature_3d` gives it) clipped against the hull's feature the
+same way, then moved out by the radius (:func:`round_manifold`): a capsule
+lying on a face gives the two ends of the part over the face, one standing
+on it one point, one lying across an edge the point where the cores cross.
+
 Ids: a hull's vertex is its index in the hull, an edge :func:`edge_code` of its
 two vertices, a face ``FACE_CODE | face number``; a box's as in
-:func:`box_feature_3d`; a half-space or sphere is feature 0.
+:func:`box_feature_3d`; a segment's as in
+:mod:`~collideworld.geometry.manifold_capsule_support` (0, 1, or
+``SEGMENT_CODE``); a half-space or sphere is feature 0.
 
 The compiled twins are in ``geometry/compiled/manifold_hull.py`` (same
-names; the same points, separations and ids). Capsules against hulls have no
-manifold kernel yet.
+names; the same points, separations and ids).
 
 NOTE: a feature's loop is ordered by angle about its centroid, which is its
 convex order when the feature is one flat face (the case the slop is for);
@@ -34,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from .manifold_capsule_support import round_manifold, segment_feature_3d
 from .manifold_support import (
     FACE_CODE,
     FEATURE_SLOP,
@@ -49,7 +58,7 @@ from .manifold_support import (
 )
 
 __all__ = ["MAX_FEATURE", "hull_feature", "manifold_halfspace_hull", "manifold_ball_hull", "manifold_box_hull",
-           "manifold_hull_hull"]
+           "manifold_capsule_hull", "manifold_hull_hull"]
 
 F64 = NDArray[np.float64]
 I64 = NDArray[np.int64]
@@ -147,6 +156,17 @@ def _box_loop(center: F64, rotation: F64, half: F64, direction: F64) -> tuple[F6
     loop = np.concatenate([corners, np.repeat(corners[:, 3:], pad, axis=1)], axis=1)
     loop_ids = np.concatenate([ids, np.repeat(ids[:, 3:], pad, axis=1)], axis=1)
     # an edge's loop [v0, v1, v1, v0] and a vertex's: the live corners come first
+    return loop, loop_ids, count, face_normal, code
+
+
+def _segment_loop(p0: F64, p1: F64, direction: F64) -> tuple[F64, I64, I64, F64, I64]:
+    """A segment's feature (:func:`segment_feature_3d`) as a hull feature loop: 2 ends or 1."""
+    ends, ids, free, face_normal, code = segment_feature_3d(p0, p1, direction)
+    count = np.where(free == 1, 2, 1).astype(np.int64)
+    pad = MAX_FEATURE - 4
+    # [p0, p1, p1, p0] or one end four times: the live ends come first
+    loop = np.concatenate([ends, np.repeat(ends[:, 3:], pad, axis=1)], axis=1)
+    loop_ids = np.concatenate([ids, np.repeat(ids[:, 3:], pad, axis=1)], axis=1)
     return loop, loop_ids, count, face_normal, code
 
 
@@ -456,6 +476,52 @@ def manifold_box_hull(center: F64, rotation: F64, half: F64, verts: F64, normals
     fa = _box_loop(center, rotation, half, normal)
     fb = hull_feature(verts, normals, -normal)
     return manifold_loops_3d(fa, fb, normal, np.maximum(_scale(center, half), _scale(verts)))
+
+
+def manifold_capsule_hull(p0: F64, p1: F64, radius: F64, verts: F64, normals: F64, normal: F64,
+                          depth: F64) -> ManifoldArrays:
+    """Contact points of capsules or segments (a) against hulls (b): the core segment clipped, then grown.
+
+    Up to two points per pair: a segment has at most two ends over the
+    hull's feature, and crosses the edges of a face at most twice.
+
+    Parameters
+    ----------
+    p0, p1 : ndarray, shape (N, 3)
+        The capsules' core segments.
+    radius : ndarray, shape (N,)
+        Their radii (0 for a segment).
+    verts, normals : ndarray
+        The hulls, as in :func:`manifold_halfspace_hull`.
+    normal : ndarray, shape (N, 3)
+        Contact normals, from the capsule to the hull.
+    depth : ndarray, shape (N,)
+        Unused (each point's separation is measured).
+
+    Returns
+    -------
+    ManifoldArrays
+        Ids ``segment feature << 32 | hull feature``.
+
+    Examples
+    --------
+    A capsule of radius 0.5 lying under a cube-shaped hull, across its
+    bottom face's edge at x = -1: the points are under x = -1 and x = 1.
+
+    >>> import itertools
+    >>> import numpy as np
+    >>> from collideworld import ConvexHull
+    >>> cube = ConvexHull(list(itertools.product((-1, 1), repeat=3)))
+    >>> m = manifold_capsule_hull(np.array([[-3.0, 0.0, -1.5]]), np.array([[1.0, 0.0, -1.5]]), np.array([0.5]),
+    ...                           np.asarray(cube.vertices)[None], np.asarray(cube.normals)[None],
+    ...                           np.array([[0.0, 0.0, 1.0]]), np.zeros(1))
+    >>> int(m.count[0]), sorted(m.points[0, :2].tolist())
+    (2, [[-1.0, 0.0, -1.0], [1.0, 0.0, -1.0]])
+    """
+    fa = _segment_loop(p0, p1, normal)
+    fb = hull_feature(verts, normals, -normal)
+    m = manifold_loops_3d(fa, fb, normal, np.maximum(_scale(p0, p1, radius), _scale(verts)))
+    return round_manifold(m, normal, radius, 0.0)
 
 
 def manifold_hull_hull(verts_a: F64, normals_a: F64, verts_b: F64, normals_b: F64, normal: F64,
