@@ -211,7 +211,8 @@ def _height_on(q3: F64, q2: F64, loop: F64, loop2: F64, count: I64, face_normal:
 
 
 def manifold_loops_3d(feature_a: tuple[F64, I64, I64, F64, I64], feature_b: tuple[F64, I64, I64, F64, I64],
-                      normal: F64, scale: F64, shift_a: int = 0, shift_b: int = 0) -> ManifoldArrays:
+                      normal: F64, scale: F64, shift_a: int = 0, shift_b: int = 0,
+                      grazing: bool = True) -> ManifoldArrays:
     """Contact points of N pairs of features given as loops (what :func:`hull_feature` returns).
 
     Candidates: a's corners over b's feature, b's over a's, and the crossings
@@ -229,6 +230,9 @@ def manifold_loops_3d(feature_a: tuple[F64, I64, I64, F64, I64], feature_b: tupl
         Size of the pair: "on the other feature" within 1e-9 of it.
     shift_a, shift_b : int, optional
         Unused (reserved for part numbers of compound shapes).
+    grazing : bool, optional
+        False: a pair with no candidate keeps no point (count 0), for the
+        caller to place its own.
 
     Returns
     -------
@@ -333,7 +337,7 @@ def manifold_loops_3d(feature_a: tuple[F64, I64, I64, F64, I64], feature_b: tupl
         out.ids[use, slot] = ids[rows, cc][use]
         count += use
     none = count == 0
-    if none.any():
+    if grazing and none.any():
         pa0, pb0 = la3[none, 0], lb3[none, 0]
         sep0 = ((pb0 - pa0) * normal[none]).sum(-1)
         out.points[none, 0] = 0.5 * (pa0 + pb0)
@@ -496,7 +500,10 @@ def manifold_capsule_hull(p0: F64, p1: F64, radius: F64, verts: F64, normals: F6
     normal : ndarray, shape (N, 3)
         Contact normals, from the capsule to the hull.
     depth : ndarray, shape (N,)
-        Unused (each point's separation is measured).
+        Contact depths: used only where the features do not overlap seen
+        along n (the contact is not between them: a deep one, whose normal
+        came from elsewhere), which get one point as a sphere at the
+        segment's first feature corner would (:func:`manifold_ball_hull`).
 
     Returns
     -------
@@ -520,7 +527,17 @@ def manifold_capsule_hull(p0: F64, p1: F64, radius: F64, verts: F64, normals: F6
     """
     fa = _segment_loop(p0, p1, normal)
     fb = hull_feature(verts, normals, -normal)
-    m = manifold_loops_3d(fa, fb, normal, np.maximum(_scale(p0, p1, radius), _scale(verts)))
+    m = manifold_loops_3d(fa, fb, normal, np.maximum(_scale(p0, p1, radius), _scale(verts)), grazing=False)
+    # no overlap seen along n: the first corners' midpoint (the other kernels' choice) may lie
+    # far off the capsule, so the point under the core's corner as for a sphere of radius r,
+    # which is within depth / 2 of the capsule (written before the radius shift below)
+    none = np.flatnonzero(m.count == 0)
+    if len(none):
+        sep0 = radius[none] - depth[none]
+        m.points[none, 0] = fa[0][none, 0] + (0.5 * sep0)[:, None] * normal[none]
+        m.separations[none, 0] = sep0
+        m.ids[none, 0] = feature_ids(fa[4][none], fb[4][none])
+        m.count[none] = 1
     return round_manifold(m, normal, radius, 0.0)
 
 

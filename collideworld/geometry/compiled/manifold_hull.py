@@ -185,7 +185,7 @@ def _store(cand: F64, k: int, pa: F64, pb: F64, n: F64) -> None:
 @njit(cache=True)
 def _loops_row(ca: F64, ida: I64, cnt_a: int, fna: F64, codea: int, cb: F64, idb: I64, cnt_b: int, fnb: F64,
                codeb: int, n: F64, scale: float, i: int, cand: F64, flt: F64, flags: NDArray[np.bool_],
-               cid: I64, points: F64, seps: F64, ids: I64, count: I64) -> None:
+               cid: I64, points: F64, seps: F64, ids: I64, count: I64, grazing: bool = True) -> None:
     """Row i of the numpy twin's ``manifold_loops_3d``.
 
     Scratch: ``cand`` (M, 6), ``flt`` (4 + 2K, 3), ``flags`` (2, M), ``cid`` (M + 4,).
@@ -264,7 +264,7 @@ def _loops_row(ca: F64, ida: I64, cnt_a: int, fna: F64, codea: int, cb: F64, idb
         seps[i, slot] = cand[c, 5]
         ids[i, slot] = cid[c]
         used += 1
-    if used == 0:  # the normal grazes the features: one point between the first corners
+    if used == 0 and grazing:  # the normal grazes the features: one point between the first corners
         for d in range(3):
             points[i, 0, d] = 0.5 * (ca[0, d] + cb[0, d])
         seps[i, 0] = (cb[0, 0] - ca[0, 0]) * n[0] + (cb[0, 1] - ca[0, 1]) * n[1] + (cb[0, 2] - ca[0, 2]) * n[2]
@@ -389,8 +389,8 @@ def _pair_rows(box: bool, ca: F64, ra: F64, ha: F64, va: F64, na: F64, vb: F64, 
 
 
 @njit(cache=True)
-def _capsule_rows(p0: F64, p1: F64, radius: F64, vb: F64, nb: F64, normal: F64, points: F64, seps: F64, ids: I64,
-                  count: I64) -> None:
+def _capsule_rows(p0: F64, p1: F64, radius: F64, vb: F64, nb: F64, normal: F64, depth: F64, points: F64,
+                  seps: F64, ids: I64, count: I64) -> None:
     nv = vb.shape[1]
     loop_a = np.empty((K, 3))
     loop_b = np.empty((K, 3))
@@ -424,7 +424,14 @@ def _capsule_rows(p0: F64, p1: F64, radius: F64, vb: F64, nb: F64, normal: F64, 
         cnt_b, code_b = _feature_row(vb[i], nb[i], -n[0], -n[1], -n[2], loop_b, lid_b, fn_b, drop, order, angle,
                                      t1, t2)
         _loops_row(loop_a, lid_a, cnt_a, fn_a, code_a, loop_b, lid_b, cnt_b, fn_b, code_b, n, scale, i, cand, flt,
-                   flags, cid, points, seps, ids, count)
+                   flags, cid, points, seps, ids, count, False)
+        if count[i] == 0:  # no overlap seen along n: as the numpy twin, a sphere's point under the corner
+            sep0 = radius[i] - depth[i]
+            for d in range(3):
+                points[i, 0, d] = loop_a[0, d] + (0.5 * sep0) * n[d]
+            seps[i, 0] = sep0
+            ids[i, 0] = (np.int64(code_a) << 32) | code_b
+            count[i] = 1
         round_row(i, normal, radius[i], 0.0, points, seps, count)
 
 
@@ -566,7 +573,8 @@ def manifold_capsule_hull(p0: F64, p1: F64, radius: F64, verts: F64, normals: F6
     """
     n = as_rows(normal)
     out = manifold_outputs(n.shape[0], 3)
-    _capsule_rows(as_rows(p0), as_rows(p1), as_rows(radius), as_rows(verts), as_rows(normals), n, *out)
+    _capsule_rows(as_rows(p0), as_rows(p1), as_rows(radius), as_rows(verts), as_rows(normals), n, as_rows(depth),
+                  *out)
     return out
 
 
