@@ -15,13 +15,21 @@ The method of :mod:`~collideworld.geometry.manifold_support` (Gregorius, GDC
     each corner: the points of both features over it, halfway; separation n . (p_b - p_a)
     keep at most 4: deepest, farthest, largest triangle, largest added area
 
+A capsule (or segment) against a hull is its core segment's feature (both
+ends while it lies within the tilt slop, else its end furthest along n, as
+:func:`segment_feature_3d` gives it) clipped against the hull's feature the
+same way, then moved out by the radius (:func:`round_manifold`): a capsule
+lying on a face gives the two ends of the part over the face, one standing
+on it one point, one lying across an edge the point where the cores cross.
+
 Ids: a hull's vertex is its index in the hull, an edge :func:`edge_code` of its
 two vertices, a face ``FACE_CODE | face number``; a box's as in
-:func:`box_feature_3d`; a half-space or sphere is feature 0.
+:func:`box_feature_3d`; a segment's as in
+:mod:`~collideworld.geometry.manifold_capsule_support` (0, 1, or
+``SEGMENT_CODE``); a half-space or sphere is feature 0.
 
 The compiled twins are in ``geometry/compiled/manifold_hull.py`` (same
-names; the same points, separations and ids). Capsules against hulls have no
-manifold kernel yet.
+names; the same points, separations and ids).
 
 NOTE: a feature's loop is ordered by angle about its centroid, which is its
 convex order when the feature is one flat face (the case the slop is for);
@@ -34,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from .manifold_capsule_support import round_manifold, segment_feature_3d
 from .manifold_support import (
     FACE_CODE,
     FEATURE_SLOP,
@@ -49,7 +58,7 @@ from .manifold_support import (
 )
 
 __all__ = ["MAX_FEATURE", "hull_feature", "manifold_halfspace_hull", "manifold_ball_hull", "manifold_box_hull",
-           "manifold_hull_hull"]
+           "manifold_capsule_hull", "manifold_hull_hull"]
 
 F64 = NDArray[np.float64]
 I64 = NDArray[np.int64]
@@ -150,6 +159,17 @@ def _box_loop(center: F64, rotation: F64, half: F64, direction: F64) -> tuple[F6
     return loop, loop_ids, count, face_normal, code
 
 
+def _segment_loop(p0: F64, p1: F64, direction: F64) -> tuple[F64, I64, I64, F64, I64]:
+    """A segment's feature (:func:`segment_feature_3d`) as a hull feature loop: 2 ends or 1."""
+    ends, ids, free, face_normal, code = segment_feature_3d(p0, p1, direction)
+    count = np.where(free == 1, 2, 1).astype(np.int64)
+    pad = MAX_FEATURE - 4
+    # [p0, p1, p1, p0] or one end four times: the live ends come first
+    loop = np.concatenate([ends, np.repeat(ends[:, 3:], pad, axis=1)], axis=1)
+    loop_ids = np.concatenate([ids, np.repeat(ids[:, 3:], pad, axis=1)], axis=1)
+    return loop, loop_ids, count, face_normal, code
+
+
 def _inside(q: F64, loop: F64, count: I64, eps: F64) -> NDArray[np.bool_]:
     """Points q (N, M, 2) over the projected features (N, K, 2) with ``count`` live corners (or within eps)."""
     k = loop.shape[1]
@@ -191,7 +211,8 @@ def _height_on(q3: F64, q2: F64, loop: F64, loop2: F64, count: I64, face_normal:
 
 
 def manifold_loops_3d(feature_a: tuple[F64, I64, I64, F64, I64], feature_b: tuple[F64, I64, I64, F64, I64],
-                      normal: F64, scale: F64, shift_a: int = 0, shift_b: int = 0) -> ManifoldArrays:
+                      normal: F64, scale: F64, shift_a: int = 0, shift_b: int = 0,
+                      grazing: bool = True) -> ManifoldArrays:
     """Contact points of N pairs of features given as loops (what :func:`hull_feature` returns).
 
     Candidates: a's corners over b's feature, b's over a's, and the crossings
@@ -209,6 +230,9 @@ def manifold_loops_3d(feature_a: tuple[F64, I64, I64, F64, I64], feature_b: tupl
         Size of the pair: "on the other feature" within 1e-9 of it.
     shift_a, shift_b : int, optional
         Unused (reserved for part numbers of compound shapes).
+    grazing : bool, optional
+        False: a pair with no candidate keeps no point (count 0), for the
+        caller to place its own.
 
     Returns
     -------
@@ -313,7 +337,7 @@ def manifold_loops_3d(feature_a: tuple[F64, I64, I64, F64, I64], feature_b: tupl
         out.ids[use, slot] = ids[rows, cc][use]
         count += use
     none = count == 0
-    if none.any():
+    if grazing and none.any():
         pa0, pb0 = la3[none, 0], lb3[none, 0]
         sep0 = ((pb0 - pa0) * normal[none]).sum(-1)
         out.points[none, 0] = 0.5 * (pa0 + pb0)
@@ -456,6 +480,65 @@ def manifold_box_hull(center: F64, rotation: F64, half: F64, verts: F64, normals
     fa = _box_loop(center, rotation, half, normal)
     fb = hull_feature(verts, normals, -normal)
     return manifold_loops_3d(fa, fb, normal, np.maximum(_scale(center, half), _scale(verts)))
+
+
+def manifold_capsule_hull(p0: F64, p1: F64, radius: F64, verts: F64, normals: F64, normal: F64,
+                          depth: F64) -> ManifoldArrays:
+    """Contact points of capsules or segments (a) against hulls (b): the core segment clipped, then grown.
+
+    Up to two points per pair: a segment has at most two ends over the
+    hull's feature, and crosses the edges of a face at most twice.
+
+    Parameters
+    ----------
+    p0, p1 : ndarray, shape (N, 3)
+        The capsules' core segments.
+    radius : ndarray, shape (N,)
+        Their radii (0 for a segment).
+    verts, normals : ndarray
+        The hulls, as in :func:`manifold_halfspace_hull`.
+    normal : ndarray, shape (N, 3)
+        Contact normals, from the capsule to the hull.
+    depth : ndarray, shape (N,)
+        Contact depths: used only where the features do not overlap seen
+        along n (the contact is not between them: a deep one, whose normal
+        came from elsewhere), which get one point as a sphere at the
+        segment's first feature corner would (:func:`manifold_ball_hull`).
+
+    Returns
+    -------
+    ManifoldArrays
+        Ids ``segment feature << 32 | hull feature``.
+
+    Examples
+    --------
+    A capsule of radius 0.5 lying under a cube-shaped hull, across its
+    bottom face's edge at x = -1: the points are under x = -1 and x = 1.
+
+    >>> import itertools
+    >>> import numpy as np
+    >>> from collideworld import ConvexHull
+    >>> cube = ConvexHull(list(itertools.product((-1, 1), repeat=3)))
+    >>> m = manifold_capsule_hull(np.array([[-3.0, 0.0, -1.5]]), np.array([[1.0, 0.0, -1.5]]), np.array([0.5]),
+    ...                           np.asarray(cube.vertices)[None], np.asarray(cube.normals)[None],
+    ...                           np.array([[0.0, 0.0, 1.0]]), np.zeros(1))
+    >>> int(m.count[0]), sorted(m.points[0, :2].tolist())
+    (2, [[-1.0, 0.0, -1.0], [1.0, 0.0, -1.0]])
+    """
+    fa = _segment_loop(p0, p1, normal)
+    fb = hull_feature(verts, normals, -normal)
+    m = manifold_loops_3d(fa, fb, normal, np.maximum(_scale(p0, p1, radius), _scale(verts)), grazing=False)
+    # no overlap seen along n: the first corners' midpoint (the other kernels' choice) may lie
+    # far off the capsule, so the point under the core's corner as for a sphere of radius r,
+    # which is within depth / 2 of the capsule (written before the radius shift below)
+    none = np.flatnonzero(m.count == 0)
+    if len(none):
+        sep0 = radius[none] - depth[none]
+        m.points[none, 0] = fa[0][none, 0] + (0.5 * sep0)[:, None] * normal[none]
+        m.separations[none, 0] = sep0
+        m.ids[none, 0] = feature_ids(fa[4][none], fb[4][none])
+        m.count[none] = 1
+    return round_manifold(m, normal, radius, 0.0)
 
 
 def manifold_hull_hull(verts_a: F64, normals_a: F64, verts_b: F64, normals_b: F64, normal: F64,

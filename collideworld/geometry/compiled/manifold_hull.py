@@ -18,9 +18,11 @@ from numpy.typing import NDArray
 from ..manifold_hull import MAX_FEATURE
 from ..manifold_support import FACE_CODE, FEATURE_SLOP, ManifoldArrays
 from .kernel_support import as_rows
+from .manifold_capsule_support import round_row, segment_feature_row
 from .manifold_support import _reduce_row, _segment_distance, box_feature_row, edge_code_row, manifold_outputs
 
-__all__ = ["manifold_halfspace_hull", "manifold_ball_hull", "manifold_box_hull", "manifold_hull_hull"]
+__all__ = ["manifold_halfspace_hull", "manifold_ball_hull", "manifold_box_hull", "manifold_capsule_hull",
+           "manifold_hull_hull"]
 
 F64 = NDArray[np.float64]
 I64 = NDArray[np.int64]
@@ -183,7 +185,7 @@ def _store(cand: F64, k: int, pa: F64, pb: F64, n: F64) -> None:
 @njit(cache=True)
 def _loops_row(ca: F64, ida: I64, cnt_a: int, fna: F64, codea: int, cb: F64, idb: I64, cnt_b: int, fnb: F64,
                codeb: int, n: F64, scale: float, i: int, cand: F64, flt: F64, flags: NDArray[np.bool_],
-               cid: I64, points: F64, seps: F64, ids: I64, count: I64) -> None:
+               cid: I64, points: F64, seps: F64, ids: I64, count: I64, grazing: bool = True) -> None:
     """Row i of the numpy twin's ``manifold_loops_3d``.
 
     Scratch: ``cand`` (M, 6), ``flt`` (4 + 2K, 3), ``flags`` (2, M), ``cid`` (M + 4,).
@@ -262,7 +264,7 @@ def _loops_row(ca: F64, ida: I64, cnt_a: int, fna: F64, codea: int, cb: F64, idb
         seps[i, slot] = cand[c, 5]
         ids[i, slot] = cid[c]
         used += 1
-    if used == 0:  # the normal grazes the features: one point between the first corners
+    if used == 0 and grazing:  # the normal grazes the features: one point between the first corners
         for d in range(3):
             points[i, 0, d] = 0.5 * (ca[0, d] + cb[0, d])
         seps[i, 0] = (cb[0, 0] - ca[0, 0]) * n[0] + (cb[0, 1] - ca[0, 1]) * n[1] + (cb[0, 2] - ca[0, 2]) * n[2]
@@ -386,6 +388,53 @@ def _pair_rows(box: bool, ca: F64, ra: F64, ha: F64, va: F64, na: F64, vb: F64, 
                    flags, cid, points, seps, ids, count)
 
 
+@njit(cache=True)
+def _capsule_rows(p0: F64, p1: F64, radius: F64, vb: F64, nb: F64, normal: F64, depth: F64, points: F64,
+                  seps: F64, ids: I64, count: I64) -> None:
+    nv = vb.shape[1]
+    loop_a = np.empty((K, 3))
+    loop_b = np.empty((K, 3))
+    lid_a = np.empty(K, dtype=np.int64)
+    lid_b = np.empty(K, dtype=np.int64)
+    fn_a = np.empty(3)
+    fn_b = np.empty(3)
+    drop = np.empty(nv)
+    order = np.empty(nv, dtype=np.int64)
+    angle = np.empty(K)
+    t1 = np.empty(3)
+    t2 = np.empty(3)
+    ends = np.empty((4, 3))
+    end_ids = np.empty(4, dtype=np.int64)
+    cand = np.empty((M, 6))
+    flt = np.empty((4 + 2 * K, 3))
+    flags = np.empty((2, M), dtype=np.bool_)
+    cid = np.empty(M + 4, dtype=np.int64)
+    for i in range(normal.shape[0]):
+        n = normal[i]
+        free, code_a = segment_feature_row(p0[i], p1[i], n[0], n[1], n[2], ends, end_ids)
+        cnt_a = 2 if free == 1 else 1
+        for k in range(K):
+            src = min(k, 3)
+            lid_a[k] = end_ids[src]
+            for d in range(3):
+                loop_a[k, d] = ends[src, d]
+        for d in range(3):
+            fn_a[d] = n[d]
+        scale = max(_row_scale(p0[i]), _row_scale(p1[i]), abs(radius[i]), _row_scale(vb[i]))
+        cnt_b, code_b = _feature_row(vb[i], nb[i], -n[0], -n[1], -n[2], loop_b, lid_b, fn_b, drop, order, angle,
+                                     t1, t2)
+        _loops_row(loop_a, lid_a, cnt_a, fn_a, code_a, loop_b, lid_b, cnt_b, fn_b, code_b, n, scale, i, cand, flt,
+                   flags, cid, points, seps, ids, count, False)
+        if count[i] == 0:  # no overlap seen along n: as the numpy twin, a sphere's point under the corner
+            sep0 = radius[i] - depth[i]
+            for d in range(3):
+                points[i, 0, d] = loop_a[0, d] + (0.5 * sep0) * n[d]
+            seps[i, 0] = sep0
+            ids[i, 0] = (np.int64(code_a) << 32) | code_b
+            count[i] = 1
+        round_row(i, normal, radius[i], 0.0, points, seps, count)
+
+
 def manifold_halfspace_hull(plane_normal: F64, offset: F64, verts: F64, normals: F64, normal: F64,
                             depth: F64) -> ManifoldArrays:
     """Twin of the numpy ``manifold_halfspace_hull``.
@@ -490,6 +539,42 @@ def manifold_box_hull(center: F64, rotation: F64, half: F64, verts: F64, normals
     v = as_rows(verts)
     _pair_rows(True, as_rows(center), as_rows(rotation), as_rows(half), v, as_rows(normals), v, as_rows(normals), n,
                *out)
+    return out
+
+
+def manifold_capsule_hull(p0: F64, p1: F64, radius: F64, verts: F64, normals: F64, normal: F64,
+                          depth: F64) -> ManifoldArrays:
+    """Twin of the numpy ``manifold_capsule_hull``.
+
+    Parameters
+    ----------
+    p0, p1 : ndarray, shape (N, 3)
+    radius : ndarray, shape (N,)
+    verts, normals : ndarray
+        The hulls.
+    normal : ndarray, shape (N, 3)
+    depth : ndarray, shape (N,)
+
+    Returns
+    -------
+    ManifoldArrays
+
+    Examples
+    --------
+    >>> import itertools
+    >>> import numpy as np
+    >>> from collideworld import ConvexHull
+    >>> cube = ConvexHull(list(itertools.product((-1, 1), repeat=3)))
+    >>> m = manifold_capsule_hull(np.array([[-3.0, 0.0, -1.5]]), np.array([[1.0, 0.0, -1.5]]), np.array([0.5]),
+    ...                           np.asarray(cube.vertices)[None], np.asarray(cube.normals)[None],
+    ...                           np.array([[0.0, 0.0, 1.0]]), np.zeros(1))
+    >>> int(m.count[0]), sorted(m.points[0, :2].tolist())
+    (2, [[-1.0, 0.0, -1.0], [1.0, 0.0, -1.0]])
+    """
+    n = as_rows(normal)
+    out = manifold_outputs(n.shape[0], 3)
+    _capsule_rows(as_rows(p0), as_rows(p1), as_rows(radius), as_rows(verts), as_rows(normals), n, as_rows(depth),
+                  *out)
     return out
 
 
