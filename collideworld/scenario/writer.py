@@ -358,8 +358,11 @@ def _batch_column(values: ArrayLike, shape: tuple[int, ...], field: str,
     return arr
 
 
-def _move_batch_bytes(batch: MoveBatch, dim: int, state: dict[str, Any]) -> bytes:
+def _move_batch_bytes(batch: MoveBatch, dim: int, state: dict[str, Any]) -> bytes | memoryview:
     """The JSON text of a batch's ``move`` entries, comma separated, UTF-8 (empty for none).
+
+    From the compiled loop it is a view of the writer's scratch buffer (not
+    copied): valid until the next call with the same ``state``.
 
     ``state`` is the writer's: the last batch's ids and their texts, and a
     scratch buffer, kept from frame to frame.
@@ -422,7 +425,7 @@ def _gaps(columns: list[tuple[str, int, Any]]) -> list[str]:
 
 
 def _move_rows_compiled(columns: list[tuple[str, int, Any]], id_bytes: np.ndarray[Any, Any],
-                        id_offsets: np.ndarray[Any, Any], state: dict[str, Any]) -> bytes:
+                        id_offsets: np.ndarray[Any, Any], state: dict[str, Any]) -> memoryview:
     from .compiled_text import MAX_DOUBLE_TEXT, SLACK, write_moves
 
     if len(columns) == 1 and columns[0][2].flags.c_contiguous:
@@ -443,7 +446,7 @@ def _move_rows_compiled(columns: list[tuple[str, int, Any]], id_bytes: np.ndarra
     used = write_moves(matrix.reshape(-1).view(np.uint64), n, k, id_bytes, id_offsets,
                        np.frombuffer(row_start + bytes(SLACK), dtype=np.uint8),
                        np.frombuffer(gap_bytes + bytes(SLACK), dtype=np.uint8), gap_offsets, out)
-    return out[:used].tobytes()
+    return memoryview(out)[:used]  # not copied: the frame's line is written from it
 
 
 def _move_rows_python(columns: list[tuple[str, int, Any]], texts: list[str]) -> list[str]:
@@ -724,17 +727,39 @@ class ScenarioWriter:
     def _write_line(self, obj: Mapping[str, Any]) -> None:
         self._write_bytes(_dumps(obj).encode("utf-8") + b"\n")
 
-    def _write_bytes(self, line: bytes) -> None:
+    def _write_bytes(self, line: bytes | list[bytes | memoryview]) -> None:
+        """Write one line (bytes, or its pieces in order) with one write, and flush."""
         if self.closed:
             raise ValueError(f"{self.path}: the writer is closed")
         # One write of the whole line, then flush: a kill never leaves a
-        # completed frame unwritten (GzipFile.flush is a Z_SYNC_FLUSH).
+        # completed frame unwritten (GzipFile.flush is a Z_SYNC_FLUSH). A
+        # plain file gets a line's pieces with one os.writev, not joined
+        # first: a recorded frame's move text is large, and each copy of it
+        # costs memory traffic (and cache space the next step then misses).
+        if isinstance(line, list):
+            if self._out is self._raw:
+                self._writev(line)
+                if self._fsync:
+                    os.fsync(self._raw.fileno())
+                return
+            line = b"".join(line)
         self._out.write(line)
         self._out.flush()
         if self._out is not self._raw:
             self._raw.flush()
         if self._fsync:
             os.fsync(self._raw.fileno())
+
+    def _writev(self, pieces: list[bytes | memoryview]) -> None:
+        """The pieces at the end of the plain file, one ``os.writev`` (more only if it writes short)."""
+        self._raw.flush()  # nothing is buffered after a line; kept in case
+        fd = self._raw.fileno()
+        done = os.writev(fd, pieces)
+        total = sum(len(p) for p in pieces)
+        if done < total:  # rare (a full disk, a signal): the rest, from where it stopped
+            rest = b"".join(pieces)[done:]
+            while rest:
+                rest = rest[os.write(fd, rest):]
 
     def _upgrade_to_v2(self) -> None:
         """Make the header say version 2 (the file so far is valid version 2 as it is)."""
@@ -837,7 +862,7 @@ class ScenarioWriter:
         # Each key's text is made in turn, in the format's order; nothing is
         # written until all are made, so a rejected frame leaves no trace. The
         # line is put together once, as bytes: a recorded frame can be large.
-        parts: list[list[bytes]] = []  # each member's pieces
+        parts: list[list[bytes | memoryview]] = []  # each member's pieces
         if comment is not None:
             parts.append(_key("_comment", str(comment)))
         removes = [_id(i) for i in remove]
@@ -852,9 +877,11 @@ class ScenarioWriter:
         # a shape only version 2 defines (capsule, segment, convex_hull, compound) makes a version 2 file
         v2 = bool(sets) or any(isinstance(b.get("shape"), Mapping) and b["shape"].get("type") in _V2_SHAPE_TYPES
                                for b in adds)
-        moves: list[bytes] = []
+        moves: list[bytes | memoryview] = []
         for m in move:
             if isinstance(m, MoveBatch):
+                # a view of the scratch buffer: an earlier batch's view is copied before it is reused
+                moves = [bytes(piece) if isinstance(piece, memoryview) else piece for piece in moves]
                 text = _move_batch_bytes(m, self.dim, self._batch_state)
             else:
                 entry = move_to_dict(m)
@@ -886,11 +913,11 @@ class ScenarioWriter:
             v2 = True
         if v2 and self.version < 2:
             self._upgrade_to_v2()
-        pieces = [b"{"]
+        pieces: list[bytes | memoryview] = [b"{"]
         for i, part in enumerate(parts):
             pieces += (b",", *part) if i else part
         pieces.append(b"}\n")
-        self._write_bytes(b"".join(pieces))
+        self._write_bytes(pieces)
         self.frames_written += 1
 
     def write(self, frame: Frame) -> None:
