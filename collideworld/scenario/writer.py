@@ -226,6 +226,57 @@ def body_to_dict(body: Any) -> dict[str, Any]:
     return out
 
 
+def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], bool]:
+    """The ``"add":[...]`` member of a frame's line, and whether a shape needs version 2.
+
+    The same text as ``_key("add", [body_to_dict(b) for b in bodies])``, made
+    faster for the usual body (a ``World.body()`` snapshot or a BodySpec with
+    an int id, a finite shape and a float64 position): its entry is put
+    together as text (floats by ``float.__repr__``, as the json module
+    writes them), and bodies of one shape object (``add_many``) share the
+    text of it, made once. A recorder's first frame adds every body.
+    """
+    shapes: dict[int, tuple[Any, str, bool]] = {}  # id(shape) -> (shape, its text, a version 2 type)
+    texts = []
+    v2 = False
+    for body in bodies:
+        shape = getattr(body, "shape", None)
+        position = getattr(body, "position", None)
+        if (isinstance(body, Mapping) or type(body.id) is not int or type(position) is not np.ndarray
+                or position.dtype != np.float64 or position.shape != (dim,) or shape is None or shape.is_infinite):
+            entry = body_to_dict(body)
+            shape_type = entry.get("shape", {}).get("type") if isinstance(entry.get("shape"), Mapping) else None
+            v2 = v2 or shape_type in _V2_SHAPE_TYPES
+            texts.append(_dumps(entry))
+            continue
+        known = shapes.get(id(shape))
+        if known is None or known[0] is not shape:
+            as_dict = shape_dict(shape)
+            known = shapes[id(shape)] = (shape, _dumps(as_dict), as_dict.get("type") in _V2_SHAPE_TYPES)
+        v2 = v2 or known[2]
+        xyz = position.tolist()
+        if not all(map(math.isfinite, xyz)):
+            body_to_dict(body)  # raises with the usual message
+        text = f'{{"id":{body.id},"shape":{known[1]},"position":[{",".join(map(float.__repr__, xyz))}]'
+        angle = getattr(body, "angle", None)
+        if angle is not None and float(angle) != 0.0:
+            text += ',"angle":' + float.__repr__(_floats(angle, ("body", body.id, "angle"))[0])
+        quat = getattr(body, "quaternion", None)
+        if quat is not None:
+            q = _floats(quat, ("body", body.id, "quaternion"))
+            if q != [1.0, 0.0, 0.0, 0.0]:
+                text += f',"quaternion":{_dumps(q)}'
+        if bool(body.static):
+            text += ',"static":true'
+        category, mask = int(body.category), int(body.mask)
+        if category != 1:
+            text += f',"category":{category}'
+        if mask != UINT32_MAX:
+            text += f',"mask":{mask}'
+        texts.append(text + "}")
+    return [b'"add":[', ",".join(texts).encode("utf-8"), b"]"], v2
+
+
 def move_to_dict(move: Any) -> dict[str, Any]:
     """The file form of a pose update: a :class:`~collideworld.scenario.MoveSpec` or a ready dict.
 
@@ -868,15 +919,16 @@ class ScenarioWriter:
         removes = [_id(i) for i in remove]
         if removes:
             parts.append(_key("remove", removes))
-        adds = [body_to_dict(b) for b in add]
+        adds = list(add)
+        v2 = False
         if adds:
-            parts.append(_key("add", adds))
+            add_part, v2 = _add_member(adds, self.dim)
+            parts.append(add_part)
         sets = [set_to_dict(c) for c in set]
         if sets:
             parts.append(_key("set", sets))
         # a shape only version 2 defines (capsule, segment, convex_hull, compound) makes a version 2 file
-        v2 = bool(sets) or any(isinstance(b.get("shape"), Mapping) and b["shape"].get("type") in _V2_SHAPE_TYPES
-                               for b in adds)
+        v2 = v2 or bool(sets)
         moves: list[bytes | memoryview] = []
         for m in move:
             if isinstance(m, MoveBatch):
