@@ -497,7 +497,7 @@ def _move_rows_compiled(columns: list[tuple[str, int, Any]], id_bytes: np.ndarra
     used = write_moves(matrix.reshape(-1).view(np.uint64), n, k, id_bytes, id_offsets,
                        np.frombuffer(row_start + bytes(SLACK), dtype=np.uint8),
                        np.frombuffer(gap_bytes + bytes(SLACK), dtype=np.uint8), gap_offsets, out)
-    return memoryview(out)[:used]  # not copied: the frame's line is written from it
+    return out.data[:used]  # a view, not copied: the frame's line is written from it
 
 
 def _move_rows_python(columns: list[tuple[str, int, Any]], texts: list[str]) -> list[str]:
@@ -913,7 +913,7 @@ class ScenarioWriter:
         # Each key's text is made in turn, in the format's order; nothing is
         # written until all are made, so a rejected frame leaves no trace. The
         # line is put together once, as bytes: a recorded frame can be large.
-        parts: list[list[bytes | memoryview]] = []  # each member's pieces
+        parts: list[Sequence[bytes | memoryview]] = []  # each member's pieces
         if comment is not None:
             parts.append(_key("_comment", str(comment)))
         removes = [_id(i) for i in remove]
