@@ -7,8 +7,9 @@ The scene is an RTS town: ``n`` static rotated buildings (boxes of half sizes
 the same at every ``n``. pymunk holds the same boxes as static ``Poly`` shapes
 (its static index is a bounding-box tree).
 
-Single queries (mean over many calls at seeded spots; the winner is the
-smaller time):
+Single queries (per call: the median over 7 rounds of 200 calls at seeded
+spots, rounds of the two libraries interleaved; the winner is the smaller
+time):
 
 * ``query_shape`` (a 1x1 box at an angle) vs ``Space.shape_query``;
 * ``query_point`` vs ``Space.point_query(p, 0, filter)``;
@@ -19,7 +20,8 @@ Batches of 10,000 (arrays in, arrays out) against a Python loop over pymunk's
 single queries: ``query_points``, ``raycast_many`` (first hits, 5 units and
 unbounded), ``query_shapes``. Then ``collide`` on one box pair and
 ``collide_many`` on 10,000 box pairs (an ego box at 50 steps against 200
-obstacles).
+obstacles). "move 1 body, then query_point": the cost of bringing the
+queries' grid up to date after a change (and of the query).
 
 Every answer is cross-checked against pymunk's (same hits) before timing.
 """
@@ -28,6 +30,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import statistics
 import time
 
 import numpy as np
@@ -35,14 +39,40 @@ import pymunk
 
 from collideworld import Box, World, collide, collide_many
 
+#: CPU time of this process (both libraries run in it, measured alike)
+CLOCK = time.process_time
 
-def timed(fn, repeat: int) -> float:
-    """Mean seconds per call over ``repeat`` calls (after one warm-up call)."""
+
+def timed(fn, repeat: int, rounds: int = 7) -> float:
+    """Median over ``rounds`` of the mean seconds per call over ``repeat`` calls (after one warm-up call).
+
+    The median of rounds, not one mean: the machine is shared, and a round
+    that another process interrupted should not decide the figure. Times
+    are this process's CPU time (``CLOCK``): on a loaded machine the wall
+    clock mostly measures the time spent waiting for a core.
+    """
     fn()
-    t = time.perf_counter()
-    for _ in range(repeat):
-        fn()
-    return (time.perf_counter() - t) / repeat
+    means = []
+    for _ in range(rounds):
+        t = CLOCK()
+        for _ in range(repeat):
+            fn()
+        means.append((CLOCK() - t) / repeat)
+    return statistics.median(means)
+
+
+def timed_pair(a, b, repeat_a: int, repeat_b: int, rounds: int = 7) -> tuple[float, float]:
+    """:func:`timed` for two functions, their rounds interleaved (both see the same load)."""
+    a()
+    b()
+    ta, tb = [], []
+    for _ in range(rounds):
+        for fn, repeat, out in ((a, repeat_a, ta), (b, repeat_b, tb)):
+            t = CLOCK()
+            for _ in range(repeat):
+                fn()
+            out.append((CLOCK() - t) / repeat)
+    return statistics.median(ta), statistics.median(tb)
 
 
 def scene(n: int, seed: int = 0):
@@ -149,7 +179,7 @@ def run(n: int, backend: str, rows: list[tuple[str, int, float, float]]) -> None
     for name, a, b in (("query_shape vs shape_query", cw_shape, pm_shape),
                        ("query_point vs point_query", cw_point, pm_point),
                        ("raycast(max 5) vs segment_query_first", cw_ray, pm_ray)):
-        rows.append((name, n, timed(a, 500), timed(b, 500)))
+        rows.append((name, n, *timed_pair(a, b, 200, 200)))
 
     m = 10_000
     pts = rng.uniform(0, side, (m, 2))
@@ -181,25 +211,35 @@ def run(n: int, backend: str, rows: list[tuple[str, int, float, float]]) -> None
     assert len(first.ray) == sum(space.segment_query_first((x, y), (x + 5 * dx, y + 5 * dy), 0.0, flt) is not None
                                  for (x, y), (dx, dy) in zip(pts_l[:500], d_l[:500], strict=True))
 
+    # a change, then a query: the grid is brought up to date first (patched, or rebuilt)
+    movers = rng.integers(0, n, 64)
+
+    def cw_move_then_point() -> None:
+        k = nxt()
+        w.move(int(movers[k % 64]), spots[k], angle=float(angles[k]))
+        w.query_point(spots[(k + 1) % 2000])
+
+    rows.append(("move 1 body, then query_point", n, timed(cw_move_then_point, 10, rounds=5), math.nan))
+
     far = 6.0 * side
     for name, a, b in (
             ("query_points x10k vs loop", lambda: w.query_points(pts), pm_points),
             ("raycast_many(max 5) x10k vs loop", lambda: w.raycast_many(pts, d, 5.0), lambda: pm_rays(5.0)),
             ("raycast_many(unbounded) x10k vs loop", lambda: w.raycast_many(pts, d), lambda: pm_rays(far)),
             ("query_shapes x10k vs loop", lambda: w.query_shapes(probe, pts, ang_m), pm_shapes)):
-        rows.append((name, n, timed(a, 3), timed(b, 2)))
+        rows.append((name, n, *timed_pair(a, b, 1, 1, rounds=5)))
 
 
 def run_collide(backend: str, rows: list[tuple[str, int, float, float]]) -> None:
     a, b = Box((1.0, 0.5)), Box((0.7, 0.7))
     rows.append(("collide(box, box)", 1, timed(lambda: collide(a, ((0.0, 0.0), 0.3), b, ((1.2, 0.3), 0.1),
-                                                               backend=backend), 3000), math.nan))
+                                                               backend=backend), 500), math.nan))
     rng = np.random.default_rng(2)
     ego = np.c_[np.linspace(0, 50, 50), np.zeros(50)]
     obstacles = rng.uniform(0, 50, (200, 2)) * [1, 0.1]
     pa, pb = np.repeat(ego, 200, axis=0), np.tile(obstacles, (50, 1))
     rows.append(("collide_many x10k box pairs", 10_000,
-                 timed(lambda: collide_many(a, (pa, 0.1), b, (pb, 0.2), backend=backend), 20), math.nan))
+                 timed(lambda: collide_many(a, (pa, 0.1), b, (pb, 0.2), backend=backend), 5), math.nan))
 
 
 def main() -> None:
@@ -211,7 +251,9 @@ def main() -> None:
     for n in args.sizes:
         run(n, args.backend, rows)
     run_collide(args.backend, rows)
-    print(f"\nbackend={args.backend}, pymunk {pymunk.version}")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"\nbackend={args.backend}, pymunk {pymunk.version}, load average {load} "
+          "(CPU time, medians of interleaved rounds)")
     print("| query | bodies | collideworld | pymunk | pymunk / collideworld |\n|---|---:|---:|---:|---:|")
     for name, n, ours, theirs in rows:
         def fmt(t: float) -> str:

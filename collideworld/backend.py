@@ -193,7 +193,7 @@ def _warm_dim(dim: int) -> None:
     import numpy as np
 
     from .bodies import BodyStore
-    from .broadphase.batched_sweep import overlapping_pairs
+    from .broadphase.batched_sweep import BatchedSweep, overlapping_pairs
     from .geometry.compiled import aabb
     from .narrowphase import contact_pairs_exact, manifold_pairs
     from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
@@ -222,6 +222,12 @@ def _warm_dim(dim: int) -> None:
     overlapping_pairs(lo, lo + 1.0, backend="compiled")
     overlapping_pairs(lo, lo + 1.0, np.array([True, False, True, False]), np.array([False, True, True, False]),
                       backend="compiled")
+    # the kept band copies of a quiet step's pairs_touching (built, then repaired)
+    sweep = BatchedSweep(dim, backend="compiled")
+    sweep.insert_many(np.arange(4), lo, lo + 1.0)
+    sweep.pairs_touching([1])
+    sweep.update_many([1], lo[1:2] + 0.25, lo[1:2] + 1.25)
+    sweep.pairs_touching([1])
     aabb.aabb_ball(*store.ball_rows(slots[1:2]))
     aabb.aabb_box(*store.box_rows(slots[2:3]))
     aabb.aabb_points(np.zeros((1, 3, dim)))

@@ -12,6 +12,7 @@ the world, so a pair gives the same answer here as inside a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,13 +21,21 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .backend import resolve_backend
-from .bodies import BodyStore
+from .bodies import SIMPLE_POLYGON_VERTICES, BodyStore
 from .errors import InvalidPoseError, UnsupportedPairError
 from .geometry.result import ContactArrays
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
 from .narrowphase import contact_pairs, manifold_pairs
-from .poses import check_angle, check_angles, check_position, check_positions, check_quaternion, check_quaternions
-from .shapes import SHAPE_TYPES, Compound, Shape
+from .poses import (
+    check_angle,
+    check_angles,
+    check_position,
+    check_positions,
+    check_quaternion,
+    check_quaternions,
+    plain_position,
+)
+from .shapes import SHAPE_TYPES, Box, Circle, Compound, HalfPlane, Plane, Polygon, Shape, Sphere
 
 __all__ = ["ContactResult", "collide", "collide_many"]
 
@@ -105,6 +114,125 @@ def _pose(shape: Shape, pose: Any, which: str) -> tuple[NDArray[np.float64], NDA
     return pos, None, check_quaternion(pose[1], f"pose_{which} quaternion")[None]
 
 
+class _LazyContactResult(ContactResult):
+    """A :class:`ContactResult` from the one-call path: its contact points are computed when first read.
+
+    ``normal`` and ``depth`` are set at once; ``points``, ``separations`` and
+    ``point_ids`` come from the store path (:func:`_collide_store`) on first
+    access, which gives the same normal and depth (the same kernels).
+    """
+
+    def __init__(self, normal: NDArray[np.float64], depth: float, args: tuple[Any, ...]) -> None:
+        object.__setattr__(self, "normal", normal)
+        object.__setattr__(self, "depth", depth)
+        object.__setattr__(self, "part_a", -1)  # the one-call path takes no compound
+        object.__setattr__(self, "part_b", -1)
+        object.__setattr__(self, "_args", args)
+
+    def __getattr__(self, name: str) -> Any:
+        # called only for attributes not set yet: the three point fields
+        if name not in ("points", "separations", "point_ids"):
+            raise AttributeError(name)
+        full = _collide_store(*self.__dict__["_args"])
+        assert full is not None
+        for field_name in ("points", "separations", "point_ids"):
+            object.__setattr__(self, field_name, getattr(full, field_name))
+        return self.__dict__[name]
+
+
+_LazyContactResult.__qualname__ = "ContactResult"  # its repr is a ContactResult's
+
+
+#: per shape, what the one-call path needs (the entry keeps the shape alive; cleared when full)
+_ONE_CALL: dict[int, tuple[Any, ...]] = {}
+_NO_VERTS = np.zeros(8)
+
+
+def _one_call_shape(shape: Shape) -> tuple[Any, ...] | None:
+    """``(shape, kind, vertex count, params (9,), lx (8,), ly (8,))``, or None for a kind the one call does not take."""
+    entry = _ONE_CALL.get(id(shape))
+    if entry is not None and entry[0] is shape:
+        return entry
+    params = np.zeros(9)
+    lx = ly = _NO_VERTS
+    n = 0
+    if isinstance(shape, (Circle, Sphere)):
+        kind = 1
+        params[0] = params[8] = shape.radius
+    elif isinstance(shape, Box):
+        kind = 2
+        params[1:1 + shape.dim] = shape.half_extents
+        params[8] = shape.bounding_radius
+    elif isinstance(shape, (HalfPlane, Plane)):
+        kind = 0
+        params[4:4 + shape.dim] = shape.normal
+        params[7] = shape.offset
+        params[8] = np.inf
+    elif isinstance(shape, Polygon) and shape.is_convex and len(shape.parts[0]) <= SIMPLE_POLYGON_VERTICES:
+        kind = 3
+        local = np.asarray(shape.parts[0], dtype=np.float64)
+        n = len(local)
+        padded = np.concatenate([local, np.repeat(local[-1:], SIMPLE_POLYGON_VERTICES - n, axis=0)])
+        lx, ly = np.ascontiguousarray(padded[:, 0]), np.ascontiguousarray(padded[:, 1])
+        params[8] = shape.bounding_radius
+    else:
+        return None
+    if len(_ONE_CALL) >= 256:
+        _ONE_CALL.clear()
+    entry = (shape, kind, n, params, lx, ly)
+    _ONE_CALL[id(shape)] = entry
+    return entry
+
+
+def _contact_pair_fn() -> Any:
+    """The compiled one-pair kernel, imported on first use (importing it imports numba)."""
+    global _CONTACT_PAIR
+    if _CONTACT_PAIR is None:
+        from .geometry.compiled.contact_pair import contact_pair
+        _CONTACT_PAIR = contact_pair
+    return _CONTACT_PAIR
+
+
+_CONTACT_PAIR: Any = None
+
+
+def _plain_pose(shape: Shape, pose: Any) -> NDArray[np.float64] | None:
+    """``[x, y, z, cos, sin, 0, 0]`` (2D) or ``[x, y, z, w, qx, qy, qz]`` (3D) of a pose in a common form.
+
+    None for anything else, which :func:`_pose` then checks (and raises on).
+    """
+    if shape.is_infinite:
+        return np.zeros(7) if pose is None else None
+    d = shape.dim
+    xy = plain_position(pose, d)
+    angle: Any = None
+    if xy is None:
+        if type(pose) is not tuple or len(pose) != 2:
+            return None
+        xy = plain_position(pose[0], d)
+        angle = pose[1]
+        if xy is None:
+            return None
+    if d == 3:
+        if angle is None:
+            return np.array([xy[0], xy[1], xy[2], 1.0, 0.0, 0.0, 0.0])
+        try:
+            q = check_quaternion(angle)[None]
+        except InvalidPoseError:
+            return None  # the careful path raises it with the argument's name
+        # normalised again as rotation_matrix_3d does in the store path (the same bits)
+        q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+        return np.concatenate([xy, q[0]])
+    if angle is not None:
+        t = type(angle)
+        if not (t is float or (t is int and abs(angle) < 2 ** 53)) or not math.isfinite(angle):
+            return None
+    if angle is None or angle == 0:
+        return np.array([xy[0], xy[1], 0.0, 1.0, 0.0, 0.0, 0.0])
+    # cosine and sine as numpy rounds them (rotation_matrix_2d)
+    return np.array([xy[0], xy[1], 0.0, np.cos(angle), np.sin(angle), 0.0, 0.0])
+
+
 def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, *,
             backend: str = "auto") -> ContactResult | None:
     """Contact of two posed shapes, or None when they are apart.
@@ -148,9 +276,26 @@ def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, *,
     if shape_a.dim != shape_b.dim:
         raise UnsupportedPairError(
             f"cannot collide a {shape_a.dim}D {shape_a.kind} with a {shape_b.dim}D {shape_b.kind}")
+    resolved = resolve_backend(backend)
+    if resolved == "compiled":
+        # the one-call path: common shapes and poses, no store (points computed if read)
+        fa, fb = _one_call_shape(shape_a), _one_call_shape(shape_b)
+        if fa is not None and fb is not None:
+            qa, qb = _plain_pose(shape_a, pose_a), _plain_pose(shape_b, pose_b)
+            if qa is not None and qb is not None:
+                hit, nx, ny, nz, depth = _contact_pair_fn()(shape_a.dim, fa[1], fa[2], fa[3], fa[4], fa[5], qa,
+                                                     fb[1], fb[2], fb[3], fb[4], fb[5], qb)
+                if not hit:
+                    return None
+                normal = np.array([nx, ny]) if shape_a.dim == 2 else np.array([nx, ny, nz])
+                return _LazyContactResult(normal, depth, (shape_a, pose_a, shape_b, pose_b, resolved))
+    return _collide_store(shape_a, pose_a, shape_b, pose_b, resolved)
+
+
+def _collide_store(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, resolved: str) -> ContactResult | None:
+    """:func:`collide` on a store of two bodies, with the contact points (arguments checked but the poses)."""
     pa = _pose(shape_a, pose_a, "a")
     pb = _pose(shape_b, pose_b, "b")
-    resolved = resolve_backend(backend)
     store = BodyStore(shape_a.dim, capacity=2)
     slots = store.allocate(2)
     store.set_shapes(slots, [shape_a, shape_b])
@@ -278,14 +423,21 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
     for s in list_a + list_b:
         distinct.setdefault(id(s), s)
     order = {key: k for k, key in enumerate(distinct)}
+    whiches = [np.full(n, order[id(shapes[0])], dtype=np.int64) if len(shapes) == 1
+               else np.array([order[id(s)] for s in shapes], dtype=np.int64) for shapes in (list_a, list_b)]
+    if resolved == "compiled":
+        specs = [_one_call_shape(s) for s in distinct.values()]
+        if all(spec is not None for spec in specs):
+            return _collide_many_one_call(dim, n, specs, whiches, pa, pb)
     template = BodyStore(dim, capacity=len(distinct))
     sc = BodyStore(dim, capacity=2 * n)
     template.parts = sc.parts
+    template.hulls = sc.hulls
     template.set_shapes(np.arange(len(distinct), dtype=np.int64), list(distinct.values()))
-    for rows, shapes, pose in ((slice(0, n), list_a, pa), (slice(n, 2 * n), list_b, pb)):
-        which = (np.full(n, order[id(shapes[0])], dtype=np.int64) if len(shapes) == 1
-                 else np.array([order[id(s)] for s in shapes], dtype=np.int64))
-        for name in ("kind", "radius", "half", "plane_normal", "plane_offset", "poly", "bound_radius", "simple"):
+    for rows, which, pose in ((slice(0, n), whiches[0], pa), (slice(n, 2 * n), whiches[1], pb)):
+        # every shape column (a capsule's segment and a hull's row too: without them a capsule was a ball)
+        for name in ("kind", "radius", "half", "plane_normal", "plane_offset", "poly", "bound_radius", "simple",
+                     "seg0", "seg1", "hull"):
             getattr(sc, name)[rows] = getattr(template, name).take(which, axis=0)
         pos, ang, quat = pose
         sc.position[rows] = pos
@@ -299,3 +451,30 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
             sc._pose_simple(simple)
     idx = np.arange(n, dtype=np.int64)
     return contact_pairs(sc, idx, idx + n, resolved)
+
+
+def _collide_many_one_call(dim: int, n: int, specs: list[Any], whiches: list[NDArray[np.int64]],
+                           pa: tuple[Any, ...], pb: tuple[Any, ...]) -> ContactArrays:
+    """:func:`collide_many` in one compiled call (every shape a kind of :func:`_one_call_shape`)."""
+    from .geometry.compiled.contact_pair import contact_many
+
+    kinds = np.array([sp[1] for sp in specs], dtype=np.int64)
+    n_verts = np.array([sp[2] for sp in specs], dtype=np.int64)
+    params = np.stack([sp[3] for sp in specs])
+    lx = np.stack([sp[4] for sp in specs])
+    ly = np.stack([sp[5] for sp in specs])
+    poses = np.zeros((2 * n, 7))
+    for rows, (pos, ang, quat) in ((slice(0, n), pa), (slice(n, 2 * n), pb)):
+        poses[rows, :dim] = pos
+        if dim == 2:
+            if ang is None:
+                poses[rows, 3] = 1.0
+            else:  # cosine and sine as numpy rounds them (rotation_matrix_2d)
+                poses[rows, 3] = np.cos(ang)
+                poses[rows, 4] = np.sin(ang)
+        elif quat is None:
+            poses[rows, 3] = 1.0
+        else:  # normalised as rotation_matrix_3d does in the store path
+            poses[rows, 3:] = quat / np.linalg.norm(quat, axis=-1, keepdims=True)
+    hit, normal, depth = contact_many(dim, kinds, n_verts, params, lx, ly, np.concatenate(whiches), poses)
+    return ContactArrays(hit, normal, depth)

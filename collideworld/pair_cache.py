@@ -24,11 +24,13 @@ ended rows, so a solver can warm-start per part pair.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import sys
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .backend import register_warm_up
 from .bodies import BodyStore
 from .broadphase import Broadphase
 from .contacts import Contacts, PairList
@@ -36,7 +38,7 @@ from .geometry.manifold_support import ManifoldArrays, empty_manifold
 from .narrowphase import contact_pairs, manifold_pairs
 from .registry import IdRegistry
 
-__all__ = ["PairCache"]
+__all__ = ["PairCache", "reuse_answers", "contact_events", "merge_patched"]
 
 _U32 = 0xFFFFFFFF
 
@@ -66,6 +68,161 @@ def _member_of_sorted(keys: NDArray[np.int64], sorted_keys: NDArray[np.int64]) -
     pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
     found: NDArray[np.bool_] = sorted_keys[pos] == keys
     return found
+
+
+def reuse_answers(keys: NDArray[np.int64], a: NDArray[np.int64], b: NDArray[np.int64], moved: NDArray[np.bool_],
+                  old_keys: NDArray[np.int64], old_hit: NDArray[np.bool_], old_normal: NDArray[np.float64],
+                  old_depth: NDArray[np.float64], hit: NDArray[np.bool_], normal: NDArray[np.float64],
+                  depth: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Copy last step's answers into the rows whose pair is old and unmoved; return the other rows.
+
+    The numpy twin of :func:`collideworld.compiled.pair_cache.reuse_answers`
+    (one binary search per unmoved row instead of a merge walk).
+
+    Parameters
+    ----------
+    keys : ndarray of int64, shape (P,)
+        This step's candidate keys, sorted ascending, unique.
+    a, b : ndarray of int64, shape (P,)
+        Their slots.
+    moved : ndarray of bool, shape (capacity,)
+        By slot: the body moved since the last step.
+    old_keys : ndarray of int64, shape (Q,)
+        Last step's candidate keys, sorted ascending, unique.
+    old_hit, old_normal, old_depth : ndarray, shapes (Q,), (Q, D), (Q,)
+        Last step's answers, row for row with ``old_keys``.
+    hit, normal, depth : ndarray, shapes (P,), (P, D), (P,)
+        Written in the reused rows only.
+
+    Returns
+    -------
+    ndarray of int64, shape (F,)
+        The rows, ascending, that need the narrowphase: a body moved, or the
+        pair was not a candidate last step.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> hit, normal, depth = np.zeros(2, dtype=bool), np.zeros((2, 2)), np.zeros(2)
+    >>> fresh = reuse_answers(np.array([1, 5]), np.array([0, 0]), np.array([1, 2]), np.array([False, False, True]),
+    ...                       np.array([1, 3]), np.array([True, False]), np.array([[0.0, 1.0], [1.0, 0.0]]),
+    ...                       np.array([0.5, -1.0]), hit, normal, depth)
+    >>> fresh.tolist(), hit.tolist(), normal[0].tolist(), depth[0].item()
+    ([1], [True, False], [0.0, 1.0], 0.5)
+    """
+    n = len(keys)
+    if not len(old_keys):
+        return np.arange(n, dtype=np.int64)
+    rows = np.flatnonzero(~(moved.take(a) | moved.take(b)))
+    pos = np.minimum(np.searchsorted(old_keys, keys.take(rows)), len(old_keys) - 1)
+    found = old_keys.take(pos) == keys.take(rows)
+    rows, pos = rows[found], pos[found]
+    hit[rows], normal[rows], depth[rows] = old_hit.take(pos), old_normal.take(pos, axis=0), old_depth.take(pos)
+    stale_rows = np.ones(n, dtype=bool)
+    stale_rows[rows] = False
+    return np.flatnonzero(stale_rows)
+
+
+def contact_events(keys: NDArray[np.int64], hit: NDArray[np.bool_], prev_keys: NDArray[np.int64]
+                   ) -> tuple[NDArray[np.int64], NDArray[np.bool_], NDArray[np.int64]]:
+    """This step's contact rows, which of them began, and which of last step's contacts ended.
+
+    The numpy twin of :func:`collideworld.compiled.pair_cache.contact_events`
+    (sorted set differences by binary search instead of a merge walk).
+
+    Parameters
+    ----------
+    keys : ndarray of int64, shape (P,)
+        This step's candidate keys, sorted ascending, unique.
+    hit : ndarray of bool, shape (P,)
+        Whether each candidate is in contact.
+    prev_keys : ndarray of int64, shape (Q,)
+        Last step's contact keys, sorted ascending, unique.
+
+    Returns
+    -------
+    rows : ndarray of int64, shape (C,)
+        The candidate rows in contact, ascending.
+    began : ndarray of bool, shape (C,)
+        Whether the contact of each such row is new (its key is not in ``prev_keys``).
+    ended : ndarray of int64, shape (E,)
+        Indices into ``prev_keys``, ascending, of the keys that are not contacts now.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rows, began, ended = contact_events(np.array([1, 4, 6]), np.array([True, False, True]), np.array([2, 6]))
+    >>> rows.tolist(), began.tolist(), ended.tolist()
+    ([0, 2], [True, False], [0])
+    """
+    rows = np.flatnonzero(hit)
+    now = keys.take(rows)
+    return rows, ~_member_of_sorted(now, prev_keys), np.flatnonzero(~_member_of_sorted(prev_keys, now))
+
+
+def merge_patched(old_keys: NDArray[np.int64], old_a: NDArray[np.int64], old_b: NDArray[np.int64],
+                  old_hit: NDArray[np.bool_], old_normal: NDArray[np.float64], old_depth: NDArray[np.float64],
+                  mark: NDArray[np.bool_], moved: NDArray[np.bool_], new_keys: NDArray[np.int64],
+                  new_a: NDArray[np.int64], new_b: NDArray[np.int64]
+                  ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_],
+                             NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
+    """Last step's candidates without the pairs of changed boxes, merged with the pairs asked for again.
+
+    The numpy twin of :func:`collideworld.compiled.pair_cache.merge_patched`:
+    rows are merged by ``take`` with one index array (fancy and boolean
+    indexing of (P, D) arrays cost several times more).
+
+    Parameters
+    ----------
+    old_keys, old_a, old_b : ndarray of int64, shape (Q,)
+        Last step's candidate keys (sorted ascending, unique) and slots.
+    old_hit, old_normal, old_depth : ndarray, shapes (Q,), (Q, D), (Q,)
+        Their answers.
+    mark : ndarray of bool, shape (capacity,)
+        By slot: the box changed; every old row holding one is dropped.
+    moved : ndarray of bool, shape (capacity,)
+        By slot: the body moved since the last step.
+    new_keys, new_a, new_b : ndarray of int64, shape (N,)
+        The pairs of the changed boxes now, keyed, sorted ascending; no key
+        equals a kept old key (a new pair holds a changed box, a kept one does not).
+
+    Returns
+    -------
+    keys, a, b, hit, normal, depth : ndarray, shapes (P,), (P,), (P,), (P,), (P, D), (P,)
+        The merged candidates, sorted by key; new rows' answers are zero
+        until the narrowphase fills them.
+    fresh : ndarray of int64, shape (F,)
+        The rows, ascending, that need the narrowphase: the new rows, and
+        kept rows with a moved body.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> changed = np.array([False, False, True])      # slot 2's box changed (and moved)
+    >>> out = merge_patched(np.array([1, 3]), np.array([0, 1]), np.array([1, 2]), np.array([True, True]),
+    ...                     np.zeros((2, 2)), np.ones(2), changed, changed, np.array([2]), np.array([0]), np.array([2]))
+    >>> out[0].tolist(), out[3].tolist(), out[6].tolist()
+    ([1, 2], [True, False], [1])
+    """
+    kept = np.flatnonzero(~(mark.take(old_a) | mark.take(old_b)))
+    # merged rows: kept row i lands after the new rows that sort before it
+    # (np.insert's placement), new row j at searchsorted(k0, qk[j]) + j
+    at = np.searchsorted(old_keys.take(kept), new_keys)
+    n_kept, n_new = len(kept), len(new_keys)
+    new_rows = at + np.arange(n_new)
+    src = np.zeros(n_kept + n_new, dtype=np.int64)
+    src[np.arange(n_kept) + np.searchsorted(at, np.arange(n_kept), side="right")] = kept
+    if len(old_keys):
+        keys, a, b = old_keys.take(src), old_a.take(src), old_b.take(src)
+        hit, depth, normal = old_hit.take(src), old_depth.take(src), old_normal.take(src, axis=0)
+    else:  # nothing to take from; every row is new
+        keys, a, b = np.empty_like(src), np.empty_like(src), np.empty_like(src)
+        hit, depth, normal = np.empty(n_new, dtype=bool), np.empty(n_new), np.empty((n_new, old_normal.shape[1]))
+    keys[new_rows], a[new_rows], b[new_rows] = new_keys, new_a, new_b
+    hit[new_rows], depth[new_rows], normal[new_rows] = False, 0.0, 0.0
+    stale = moved.take(a) | moved.take(b)
+    stale[new_rows] = True
+    return keys, a, b, hit, normal, depth, np.flatnonzero(stale)
 
 
 class PairCache:
@@ -99,6 +256,12 @@ class PairCache:
                  backend: str = "numpy", manifolds: bool = False) -> None:
         self._store = store
         self._backend = backend
+        # the bookkeeping kernels: the compiled twins, or this module's numpy ones
+        self._kernels: Any = sys.modules[__name__]
+        if backend == "compiled":
+            from .compiled import pair_cache as compiled_kernels
+
+            self._kernels = compiled_kernels
         self.manifolds = manifolds
         self._registry = registry
         self._bp = broadphase
@@ -195,15 +358,8 @@ class PairCache:
         fresh = None
         if len(old.keys) and n_moved < len(self._registry):
             # reuse last step's answer for pairs in which neither body moved
-            stale = moved.take(a) | moved.take(b)
-            rows = np.flatnonzero(~stale)
-            pos = np.minimum(np.searchsorted(old.keys, keys[rows]), len(old.keys) - 1)
-            found = old.keys[pos] == keys[rows]
-            rows, pos = rows[found], pos[found]
-            hit[rows], normal[rows], depth[rows] = old.hit[pos], old.normal[pos], old.depth[pos]
-            stale_rows = np.ones(n, dtype=bool)
-            stale_rows[rows] = False
-            fresh = np.flatnonzero(stale_rows)
+            fresh = self._kernels.reuse_answers(keys, a, b, moved, old.keys, old.hit, old.normal, old.depth,
+                                                hit, normal, depth)
         self._narrow(a, b, fresh, hit, normal, depth)
         cand = _Candidates(keys, a, b, hit, normal, depth, self._registry.signature())
         return self._with_manifolds(cand, old, fresh)
@@ -237,33 +393,15 @@ class PairCache:
 
         ``moved``: by slot, whether the body moved since the last step.
         Returns the candidates and the rows that went through the narrowphase
-        (those with a moved body). Rows are merged by ``take`` with one index
-        array per step: fancy and boolean indexing of (P, D) arrays cost
-        several times more.
+        (those with a moved body).
         """
         old = self._cand
         mark = np.zeros(self._store.capacity, dtype=bool)
         mark[changed] = True
         self._store.spread_to_parts(mark)
-        kept = np.flatnonzero(~(mark[old.a] | mark[old.b]))
         qk, qa, qb = self._keyed(self._bp.pairs_touching(changed).reshape(-1, 2), presorted=False)
-        k0 = old.keys.take(kept)
-        # merged rows: kept row i lands after the new rows that sort before it
-        # (np.insert's placement), new row j at searchsorted(k0, qk[j]) + j
-        at = np.searchsorted(k0, qk)
-        n_kept, n_new = len(kept), len(qk)
-        new_rows = at + np.arange(n_new)
-        src = np.zeros(n_kept + n_new, dtype=np.int64)
-        src[np.arange(n_kept) + np.searchsorted(at, np.arange(n_kept), side="right")] = kept
-        if len(old.keys):
-            keys, a, b = old.keys.take(src), old.a.take(src), old.b.take(src)
-            hit, depth, normal = old.hit.take(src), old.depth.take(src), old.normal.take(src, axis=0)
-        else:  # nothing to take from; every row is new
-            keys, a, b = np.empty_like(src), np.empty_like(src), np.empty_like(src)
-            hit, depth, normal = np.zeros(n_new, dtype=bool), np.zeros(n_new), np.zeros((n_new, self.dim))
-        keys[new_rows], a[new_rows], b[new_rows] = qk, qa, qb
-        # every new row has a changed body, and changed bodies moved
-        fresh = np.flatnonzero(moved.take(a) | moved.take(b))
+        keys, a, b, hit, normal, depth, fresh = self._kernels.merge_patched(
+            old.keys, old.a, old.b, old.hit, old.normal, old.depth, mark, moved, qk, qa, qb)
         self._narrow(a, b, fresh, hit, normal, depth)
         cand = _Candidates(keys, a, b, hit, normal, depth, self._registry.signature())
         return self._with_manifolds(cand, old, fresh), fresh
@@ -289,18 +427,22 @@ class PairCache:
             cand = self._candidates_full(moved, len(moved_slots))
         self._cand = cand
 
-        rows = np.flatnonzero(cand.hit)
+        prev_keys = self._prev_keys
+        # compiled, one merge walk over every row costs less than the patched shortcut below
+        full_diff = fresh is None or self._backend == "compiled"
+        if full_diff:
+            rows, began_rows, ended = self._kernels.contact_events(cand.keys, cand.hit, prev_keys)
+        else:
+            rows = np.flatnonzero(cand.hit)
         keys, a, b = cand.keys.take(rows), cand.a.take(rows), cand.b.take(rows)
         ids = st.ids
-        ids_a, ids_b = ids[a], ids[b]
+        ids_a, ids_b = ids.take(a), ids.take(b)
         part_a, part_b = st.part.take(a), st.part.take(b)
-        prev_keys = self._prev_keys
-        if fresh is None:
-            began_rows = ~_member_of_sorted(keys, prev_keys)
+        if full_diff:
             began_a, began_b = ids_a[began_rows], ids_b[began_rows]
             began_pa, began_pb = part_a[began_rows], part_b[began_rows]
-            ended = np.flatnonzero(~_member_of_sorted(prev_keys, keys))
         else:
+            assert fresh is not None
             # Patched: nothing was added or removed, so last step's contacts
             # are ``old``'s hit rows, and only rows with a moved body were
             # tested again. Only they can have begun, and only last step's
@@ -329,3 +471,19 @@ class PairCache:
         self._prev_part_a, self._prev_part_b = part_a, part_b
         self.last = contacts
         return contacts
+
+
+@register_warm_up
+def _warm_up_bookkeeping(dim: int) -> None:
+    """Compile the pair cache's compiled bookkeeping on tiny inputs (called by ``collideworld.warm_up``)."""
+    from .compiled import pair_cache as compiled_kernels
+
+    keys = np.array([1, 2], dtype=np.int64)
+    slots = np.array([0, 1], dtype=np.int64)
+    hit = np.array([True, False])
+    normal, depth = np.zeros((2, dim)), np.zeros(2)
+    compiled_kernels.reuse_answers(keys, slots, slots, np.zeros(2, dtype=bool), keys, hit, normal.copy(),
+                                   depth.copy(), hit.copy(), normal, depth)
+    compiled_kernels.contact_events(keys, hit, keys)
+    compiled_kernels.merge_patched(keys, slots, slots, hit, normal, depth, np.zeros(2, dtype=bool),
+                                   np.zeros(2, dtype=bool), keys[:1] + 2, slots[:1], slots[:1])

@@ -18,6 +18,7 @@ from .geometry.tolerance import MAX_COORDINATE
 __all__ = [
     "QUATERNION_NORM_TOL",
     "check_position",
+    "plain_position",
     "check_angle",
     "check_quaternion",
     "check_positions",
@@ -118,6 +119,49 @@ def check_position(value: Any, dim: int, what: str = "position") -> NDArray[np.f
     _require_in_range(arr, what)
     position: NDArray[np.float64] = arr.copy()
     return position
+
+
+_PLAIN = (int, float)
+
+
+def plain_position(value: Any, dim: int) -> tuple[float, ...] | None:
+    """``dim`` Python floats when ``value`` is a clean position in a common form, else None.
+
+    The fast path of the single queries: a tuple or list of ``dim`` ints or
+    floats, or a float64 array of shape ``(dim,)``, finite and within
+    :data:`~collideworld.geometry.tolerance.MAX_COORDINATE`, is read without
+    a numpy round trip. Anything else (including bad input) gives None, and
+    the caller checks it with :func:`check_position`, which raises the usual
+    errors; so this never accepts what :func:`check_position` refuses.
+
+    Examples
+    --------
+    >>> plain_position((3, 4.5), 2)
+    (3.0, 4.5)
+    >>> plain_position((True, 4.5), 2) is None, plain_position((float("nan"), 0), 2) is None
+    (True, True)
+    """
+    t = type(value)
+    if t is tuple or t is list:
+        if len(value) != dim:
+            return None
+        out = []
+        for v in value:
+            tv = type(v)
+            if tv is not float and tv is not int:  # bools, numpy scalars, strings: the careful path
+                return None
+            f = float(v) if tv is int and abs(v) <= MAX_COORDINATE else v
+            if not -MAX_COORDINATE <= f <= MAX_COORDINATE:  # also refuses NaN
+                return None
+            out.append(f)
+        return tuple(out)
+    if t is np.ndarray and value.dtype == np.float64 and value.shape == (dim,):
+        vals = value.tolist()
+        for f in vals:
+            if not -MAX_COORDINATE <= f <= MAX_COORDINATE:
+                return None
+        return tuple(vals)
+    return None
 
 
 def check_angle(value: Any, what: str = "angle") -> float:

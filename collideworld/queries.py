@@ -6,15 +6,22 @@ A query asks the same kernels as a step (the narrowphase's dispatch tables
 only. "Near" comes from a :class:`~collideworld.spatial.GridIndex` over the
 boxes of :func:`~collideworld.fat_boxes.query_bounds` (the fat boxes, and the
 tight box of every body posed since the last step), kept by
-:class:`QueryIndex` beside the broadphase and rebuilt lazily: on the first
-query after any body changed (the store's ``version``). A query then costs
-the bodies near it, not the bodies in the world.
+:class:`QueryIndex` beside the broadphase and brought up to date on the first
+query after any body changed (the store's ``version``): rebuilt (numpy
+backend) or patched in place (compiled backend). A query then costs the
+bodies near it, not the bodies in the world.
 
-Probes (a query's shapes, points and boxes, one row per placement) never
-enter the world's store: they go, with copies of the candidate bodies' rows,
-into a scratch :class:`~collideworld.bodies.BodyStore` (:func:`_probe_store`)
-on which the narrowphase runs as usual. The scratch store shares the world's
-polygon part table, which is left as it was found.
+numpy backend (and the reference): probes (a query's shapes, points and
+boxes, one row per placement) never enter the world's store: they go, with
+copies of the candidate bodies' rows, into a scratch
+:class:`~collideworld.bodies.BodyStore` on which the narrowphase runs as
+usual. The scratch store shares the world's polygon part table, which is
+left as it was found.
+
+Compiled backend: each query is one compiled call
+(:mod:`collideworld.compiled.queries`: grid walk, filters, exact tests and
+ordering), with the numpy path settling only the pairs that call leaves
+(capsules, hulls, polygons that are not simple).
 
 Inputs are checked by the :class:`~collideworld.world.World` methods that
 call these functions.
@@ -29,15 +36,16 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from .bodies import BodyStore, Kind
+from .bodies import SIMPLE_POLYGON_VERTICES, BodyStore, Kind, kind_of
 from .fat_boxes import query_bounds, tight_bounds
+from .geometry.raycast import _PARALLEL_RATE
 from .geometry.tolerance import touch_tolerance
 from .narrowphase import contact_pairs, raycast_slots
 from .shapes import Shape
 from .spatial import GridIndex
 
 __all__ = ["RayHit", "RayHitArrays", "NearHit", "CastHit", "QueryIndex", "overlapping", "ray_hits", "ray_hits_many",
-           "ids_in_order", "nearest", "within", "cast_hits"]
+           "ids_in_order", "nearest", "within", "cast_hits", "one_call_shape", "point_ids", "box_hits", "shape_hits"]
 
 Slots = NDArray[np.int64]
 Floats = NDArray[np.float64]
@@ -110,7 +118,7 @@ class RayHitArrays(NamedTuple):
 
 
 class QueryIndex:
-    """The spatial index the queries use, rebuilt when a body changed since it was built.
+    """The spatial index the queries use, brought up to date when a body changed since it was last.
 
     It holds a :class:`~collideworld.spatial.GridIndex` over the
     :func:`~collideworld.fat_boxes.query_bounds` boxes of the finite bodies,
@@ -144,29 +152,162 @@ class QueryIndex:
         #: a small probe store single queries fill again and again (see shape_probes)
         self.probe: BodyStore | None = None
         self.bodies: tuple[Any, ...] | None = None
+        #: compiled grid: the serial each slot's row was registered for (-1: none), changes since the build
+        self._registered: Slots = np.zeros(0, dtype=np.int64)
+        self._changes = 0
+        #: compiled backend: the grid's and the store's arrays as the one-call queries take them
+        self._grid_head: tuple[Any, ...] = ()
+        self._body_args: tuple[Any, ...] = ()
+        self.rule: tuple[float, float] = (0.0, 0.0)
 
     def refresh(self) -> GridIndex:
-        """The index, rebuilt first if the store changed (O(n) then; O(1) otherwise)."""
+        """The index, brought up to date first if the store changed.
+
+        numpy backend: rebuilt, O(n). Compiled backend: patched, moving only
+        the bodies whose box left the box the grid holds for them (and the
+        added and removed ones), O(n) compiled compares plus O(cells) per
+        such body; rebuilt when the store's slots were renumbered or grew,
+        when more than a quarter of the bodies changed, or when the grid's
+        spare room ran out. O(1) when nothing changed.
+        """
         st = self.store
-        if self._grid is None or self._version != st.version:
-            live = st.body_slots()  # a compound's part slots are found through their body
-            kinds = st.kind[live]
-            finite = live[kinds != Kind.HALFSPACE]
-            self.planes = live[kinds == Kind.HALFSPACE]
-            lo, hi = query_bounds(st)
-            lo, hi = lo.take(finite, axis=0), hi.take(finite, axis=0)
-            self._grid = GridIndex(lo, hi, finite, self.backend)
-            # balls and boxes by grid index, for the compiled first-hit walk (only when every
-            # finite body is one: its casts know no other kind)
-            fk = st.kind[finite]
-            self.bodies = None
-            if self.backend == "compiled" and np.all((fk == Kind.BALL) | (fk == Kind.BOX)):
-                self.bodies = (fk.astype(np.int64), st.position.take(finite, axis=0),
-                               st.rotation.take(finite, axis=0), st.half.take(finite, axis=0),
-                               st.radius.take(finite), st.serial.take(finite))
-            self.bounds = (lo.min(axis=0, initial=np.inf), hi.max(axis=0, initial=-np.inf))
-            self._version = st.version
+        if self._grid is not None and self._version == st.version:
+            return self._grid
+        if not (self.backend == "compiled" and self._grid is not None and self._patch()):
+            self._rebuild()
+        self._version = st.version
+        if self.backend == "compiled":
+            self._fast_arrays()
+        assert self._grid is not None
         return self._grid
+
+    #: free entries per bucket in use in a compiled grid, for patches
+    SPARE = 2
+
+    def _rebuild(self) -> None:
+        st = self.store
+        live = st.body_slots()  # a compound's part slots are found through their body
+        kinds = st.kind[live]
+        finite = live[kinds != Kind.HALFSPACE]
+        self.planes = live[kinds == Kind.HALFSPACE]
+        lo, hi = query_bounds(st)
+        if self.backend == "compiled":
+            # one row per slot (the others empty boxes): a patch then finds a body's row by its
+            # slot, and the compiled casts read the store's own columns (no copies to keep fresh)
+            lo, hi = lo.copy(), hi.copy()  # (the grid copies them again: it will patch its own)
+            absent = np.ones(st.capacity, dtype=bool)
+            absent[finite] = False
+            lo[absent], hi[absent] = np.inf, -np.inf
+            self._grid = GridIndex(lo, hi, np.arange(st.capacity, dtype=np.int64), "compiled", members=finite,
+                                   spare=self.SPARE)
+            self._registered = np.where(absent, -1, st.serial)
+            self._changes = 0
+            self._balls_and_boxes()
+            self.bounds = (lo[finite].min(axis=0, initial=np.inf), hi[finite].max(axis=0, initial=-np.inf))
+            return
+        lo, hi = lo.take(finite, axis=0), hi.take(finite, axis=0)
+        self._grid = GridIndex(lo, hi, finite, self.backend)
+        self.bounds = (lo.min(axis=0, initial=np.inf), hi.max(axis=0, initial=-np.inf))
+
+    def _balls_and_boxes(self) -> None:
+        """The compiled casts' bodies (the store's columns, by slot) when every finite body is a ball or a box."""
+        st = self.store
+        # (half-spaces are cast beside the walk; free slots (-1) are in no bucket)
+        only = not np.any(st.kind > Kind.BOX)
+        self.bodies = (st.kind, st.position, st.rotation, st.half, st.radius, st.serial) if only else None
+
+    def _patch(self) -> bool:
+        """Bring a compiled grid up to date in place; False when it should be rebuilt instead."""
+        from .spatial.compiled import changed_rows
+
+        st = self.store
+        g = self._grid
+        assert g is not None
+        if g.n != st.capacity:
+            return False
+        lo, hi = query_bounds(st)
+        # finite bodies only: a compound's part slots are found through their body
+        gridded = (st.kind > Kind.HALFSPACE) & (st.owner < 0)
+        rows = changed_rows(gridded, st.serial, self._registered, lo, hi, g.lo, g.hi)
+        self._changes += len(rows)
+        if self._changes > max(256, st.count // 4):
+            return False  # patched enough since the build: a rebuild costs about as much, and re-sizes the cells
+        if len(rows):
+            alive = gridded[rows]
+            new_lo, new_hi = lo.take(rows, axis=0), hi.take(rows, axis=0)
+            if not g.patch(rows, new_lo, new_hi, alive):
+                return False
+            self._registered[rows] = np.where(alive, st.serial[rows], -1)
+            if alive.any():
+                self.bounds = (np.minimum(self.bounds[0], new_lo[alive].min(axis=0)),
+                               np.maximum(self.bounds[1], new_hi[alive].max(axis=0)))
+        # half-spaces are in no grid: added, removed or moved, they are just listed again
+        self.planes = np.flatnonzero(st.kind == Kind.HALFSPACE)
+        self._balls_and_boxes()
+        return True
+
+    def _fast_arrays(self) -> None:
+        """The argument tuples of :mod:`collideworld.compiled.queries` (refreshed with the grid)."""
+        from .geometry.compiled.kernel_support import touch_rule
+        from .narrowphase import _NO_PLANES
+        from .spatial.grid import MAX_QUERY_CELLS
+
+        g = self._grid
+        assert g is not None
+        st = self.store
+        self._grid_head = (g.lo, g.hi, g.cell, g.mask, g.starts, g.entries, *g.entry_boxes(), g.big, g.n_gridded,
+                           g.handles, MAX_QUERY_CELLS, g.stamp)
+        planes_x = st.world_xy[:, :, 0].T if st.dim == 2 else _NO_PLANES
+        planes_y = st.world_xy[:, :, 1].T if st.dim == 2 else _NO_PLANES
+        self._body_args = (st.kind, st.simple, st.position, st.rotation, st.radius, st.half, st.plane_normal,
+                           st.plane_offset, st.bound_radius, planes_x, planes_y, st.poly, st.parts.simple_n,
+                           st.category, st.mask, st.serial)
+        self.rule = touch_rule()
+
+    def fast_args(self, m: int) -> tuple[Any, ...]:
+        """The grid's arrays for ``m`` compiled queries, fresh stamp tags included (compiled backend).
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2, backend="compiled")
+        >>> w.add(Circle(1.0))
+        0
+        >>> len(QueryIndex(w._store, "compiled").fast_args(1))
+        15
+        """
+        grid = self.refresh()
+        return self._grid_head + (grid._tags(m), self.planes)
+
+    def ray_args(self) -> tuple[Any, ...]:
+        """The grid's arrays for one compiled ray walk, a fresh stamp tag included (compiled backend).
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2, backend="compiled")
+        >>> w.add(Circle(1.0))
+        0
+        >>> len(QueryIndex(w._store, "compiled").ray_args())
+        13
+        """
+        g = self.refresh()
+        return (g.lo, g.hi, g.cell, g.mask, g.starts, g.entries, g.big, g.n_gridded, g.glo, g.ghi, g.handles,
+                g.stamp, g._tags(1))
+
+    def body_args(self) -> tuple[Any, ...]:
+        """The store's columns the compiled queries read (after :meth:`refresh`; compiled backend).
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2, backend="compiled")
+        >>> index = QueryIndex(w._store, "compiled")
+        >>> _ = index.refresh()
+        >>> len(index.body_args())
+        16
+        """
+        return self._body_args
 
 
 def _passes_filter(store: BodyStore, category: int, mask: int, slots: Slots) -> NDArray[np.bool_]:
@@ -372,8 +513,9 @@ def overlapping(store: BodyStore, index: QueryIndex, probe: BodyStore | Callable
         qi, cand = grid.query_boxes(*bounds)
     elif isinstance(probe, BodyStore) and np.any(probe.kind[:m] == Kind.HALFSPACE):
         # an unbounded probe meets every box
-        qi = np.repeat(rows, len(grid.handles))
-        cand = np.tile(grid.handles, m)
+        members = grid.registered()
+        qi = np.repeat(rows, len(members))
+        cand = np.tile(members, m)
     else:
         assert isinstance(probe, BodyStore)
         qi, cand = grid.query_boxes(*probe_bounds(probe, m))
@@ -413,6 +555,202 @@ def _parts_of_candidates(store: BodyStore, cand: Slots) -> tuple[Slots, Slots]:
     return row, slots
 
 
+# -- the compiled backend: each query in one compiled call ----------------------------------
+#
+# (collideworld.compiled.queries). The probe's kinds there are balls, boxes and
+# simple polygons; a pair it does not settle (a capsule, hull or non-simple
+# polygon on the body side) comes back as "other" and is settled here by the
+# numpy path above, on a probe store made only then.
+
+_COMPILED: Any = None
+
+
+def _compiled() -> Any:
+    """:mod:`collideworld.compiled.queries`, imported on first use (it imports numba)."""
+    global _COMPILED
+    if _COMPILED is None:
+        from .compiled import queries as compiled_queries
+        _COMPILED = compiled_queries
+    return _COMPILED
+
+
+#: Probe kinds of the one-call queries (collideworld.compiled.queries: 1 ball, 2 box, 3 simple polygon)
+_ONE_CALL_KINDS = {Kind.BALL: 1, Kind.BOX: 2, Kind.POLYGON: 3}
+_NO_VERTS = np.zeros(0)
+#: what the one-call queries need of the last probe shapes, by id (the entry keeps the shape alive)
+_PROBE_ROWS: dict[int, tuple[Shape, Any]] = {}
+
+
+def one_call_shape(shape: Shape) -> tuple[int, int, Floats, Floats, float, Floats, float] | None:
+    """``(kind, vertex count, lx, ly, radius, half extents, bounding radius)`` of a probe the one-call queries take.
+
+    None for shapes they do not take (half-spaces, capsules, hulls,
+    polygons that are concave or have more than 8 vertices).
+
+    Examples
+    --------
+    >>> from collideworld import Box, Capsule
+    >>> one_call_shape(Box((1.0, 2.0)))[:2], one_call_shape(Capsule((0, 0), (1, 0), 0.5)) is None
+    ((2, 0), True)
+    """
+    cached = _PROBE_ROWS.get(id(shape))
+    if cached is not None and cached[0] is shape:
+        found: tuple[int, int, Floats, Floats, float, Floats, float] | None = cached[1]
+        return found
+    spec = _one_call_spec(shape)
+    if len(_PROBE_ROWS) >= 64:
+        _PROBE_ROWS.clear()
+    _PROBE_ROWS[id(shape)] = (shape, spec)
+    return spec
+
+
+def _one_call_spec(shape: Shape) -> tuple[int, int, Floats, Floats, float, Floats, float] | None:
+    kind = kind_of(shape)
+    pk = _ONE_CALL_KINDS.get(kind)
+    if pk is None:
+        return None
+    dim = shape.dim
+    if kind == Kind.BALL:
+        return pk, 0, _NO_VERTS, _NO_VERTS, float(shape.radius), np.zeros(dim), float(shape.radius)  # type: ignore[union-attr]
+    if kind == Kind.BOX:
+        hw = np.asarray(shape.half_extents, dtype=np.float64)  # type: ignore[union-attr]
+        return pk, 0, _NO_VERTS, _NO_VERTS, 0.0, hw, float(shape.bounding_radius)  # type: ignore[union-attr]
+    if not shape.is_convex or len(shape.parts[0]) > SIMPLE_POLYGON_VERTICES:  # type: ignore[union-attr]
+        return None
+    local = np.asarray(shape.parts[0], dtype=np.float64)  # type: ignore[union-attr]
+    k = len(local)
+    padded = np.concatenate([local, np.repeat(local[-1:], SIMPLE_POLYGON_VERTICES - k, axis=0)])
+    lx, ly = np.ascontiguousarray(padded[:, 0]), np.ascontiguousarray(padded[:, 1])
+    return pk, k, lx, ly, 0.0, np.zeros(2), float(shape.bounding_radius)  # type: ignore[union-attr]
+
+
+def _settle_other(store: BodyStore, probe: BodyStore, m: int, rows: Slots, slots: Slots, backend: str,
+                  hit_rows: Slots, hit_slots: Slots) -> tuple[Slots, Slots]:
+    """The one-call hits with the "other" pairs settled by the narrowphase added, sorted by row then add order."""
+    if store.n_compounds and np.any(store.kind[slots] == Kind.COMPOUND):
+        # a compound meets a probe when one of its parts does: test the parts, keep the bodies
+        row, parts = _parts_of_candidates(store, slots)
+        u, local = np.unique(parts, return_inverse=True)
+        res = contact_pairs(_combined(store, probe, m, u), rows[row], m + local, backend)
+        hit = np.zeros(len(slots), dtype=bool)
+        hit[row[res.hit]] = True
+    else:
+        u, local = np.unique(slots, return_inverse=True)
+        hit = contact_pairs(_combined(store, probe, m, u), rows, m + local, backend).hit
+    qi = np.concatenate([hit_rows, rows[hit]])
+    cand = np.concatenate([hit_slots, slots[hit]])
+    order = np.lexsort((store.serial[cand], qi))
+    return qi[order], cand[order]
+
+
+def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], half: tuple[float, ...], ball: bool,
+              category: int, mask: int) -> list[Any]:
+    """Ids (add order) of the bodies meeting one point (``ball``) or one axis-aligned box, in one compiled call.
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Circle(1.0), id="disc")
+    'disc'
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> point_ids(w._store, index, (0.5, 0.5), (0.0, 0.0), True, 1, 1)
+    ['disc']
+    """
+    dim = store.dim
+    args = index.fast_args(1)
+    x, y = point[0], point[1]
+    z = point[2] if dim == 3 else 0.0
+    hx, hy = half[0], half[1]
+    hz = half[2] if dim == 3 else 0.0
+    slots, other = _compiled().overlap_point(args, index._body_args, x, y, z, hx, hy, hz, ball, category, mask,
+                                             index.rule)
+    if len(other):
+        center, hw = np.array([point[:dim]]), np.array([half[:dim]])
+        probe = box_probes(dim, center, hw, ball)
+        _, slots = _settle_other(store, probe, 1, np.zeros(len(other), dtype=np.int64), other, "compiled",
+                                 np.zeros(len(slots), dtype=np.int64), slots)
+    ids = store.ids
+    return [ids[s] for s in slots.tolist()]
+
+
+def box_hits(store: BodyStore, index: QueryIndex, center: Floats, half: Floats, ball: bool, category: int,
+             mask: int) -> tuple[Slots, Slots]:
+    """``(row, slot)`` of every body meeting each point (``ball``) or axis-aligned box ``center ± half`` (m, D).
+
+    The compiled twin of :func:`overlapping` for point and box probes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add_many(Circle(1.0), [[0, 0], [3, 0]])
+    [0, 1]
+    >>> rows, slots = box_hits(w._store, QueryIndex(w._store, "compiled"), np.array([[3.0, 1.0], [9.0, 9.0]]),
+    ...                        np.zeros((2, 2)), True, 1, 1)
+    >>> rows.tolist(), slots.tolist()
+    ([0], [1])
+    """
+    m = len(center)
+    args = index.fast_args(m)
+    c = np.require(center, np.float64, ["C"])
+    h = np.require(half, np.float64, ["C"])
+    rows, slots, orows, oslots = _compiled().overlap_box(args, index._body_args, c, h, ball, category, mask, index.rule)
+    if len(oslots):
+        rows, slots = _settle_other(store, box_probes(store.dim, c, h, ball), m, orows, oslots, "compiled",
+                                    rows, slots)
+    return rows, slots
+
+
+def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floats, angle: Floats | None,
+               quaternion: Floats | None, category: int, mask: int) -> tuple[Slots, Slots] | None:
+    """``(row, slot)`` of every body ``shape`` touches at each pose, in one compiled call (None: not such a shape).
+
+    ``position`` (m, D), ``angle`` (m,) in 2D, ``quaternion`` (m, 4) in 3D,
+    already checked. The compiled twin of :func:`overlapping` with
+    :func:`shape_probes`, for the shapes :func:`one_call_shape` takes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Box, World
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Box((1.0, 1.0)), position=(2, 0))
+    0
+    >>> rows, slots = shape_hits(w._store, QueryIndex(w._store, "compiled"), Box((0.5, 0.5)),
+    ...                          np.array([[0.5, 0.0], [0.0, 5.0]]), np.zeros(2), None, 1, 1)
+    >>> rows.tolist(), slots.tolist()
+    ([0], [0])
+    """
+    spec = one_call_shape(shape)
+    if spec is None:
+        return None
+    pk, pn, lx, ly, rad, hw, bound = spec
+    m, dim = position.shape
+    args = index.fast_args(m)
+    pos = np.require(position, np.float64, ["C"])
+    if dim == 2:
+        ang = np.zeros(m) if angle is None else angle
+        # cos and sin as numpy rounds them (rotation_matrix_2d), not as the compiled libm does
+        cos, sin, unit = np.cos(ang), np.sin(ang), np.zeros((0, 4))
+    else:
+        quat = np.tile([1.0, 0.0, 0.0, 0.0], (m, 1)) if quaternion is None else quaternion
+        # normalised as BodyStore.set_poses does (rotation_matrix_3d; numpy's summation order)
+        unit = np.ascontiguousarray(quat / np.linalg.norm(quat, axis=-1, keepdims=True))
+        cos = sin = _NO_VERTS
+    rows, slots, orows, oslots = _compiled().overlap_shapes(args, index._body_args, pk, pn, pos, cos, sin, unit, lx, ly,
+                                                            rad,
+                                                hw, bound, category, mask, index.rule)
+    if len(oslots):
+        probe = shape_probes(store, shape, pos, angle if dim == 2 else None, quaternion)
+        try:
+            rows, slots = _settle_other(store, probe, m, orows, oslots, "compiled", rows, slots)
+        finally:
+            release_probes(probe)
+    return rows, slots
+
+
 # -- rays -------------------------------------------------------------------------------
 
 def ray_hits(store: BodyStore, index: QueryIndex, origin: Floats, direction: Floats, max_distance: float,
@@ -435,6 +773,14 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Floats, direction: Flo
     [('disc', 4.0)]
     """
     grid = index.refresh()
+    if index.bodies is not None and (not len(index.planes)
+                                     or not _passes_filter(store, category, mask, index.planes).any()):
+        # balls and boxes, no half-space to meet: the walk, the casts and the sort in one compiled call
+        slots, dist, point, normal = _compiled().ray_all(index.ray_args(), index.bodies, store.category, store.mask,
+                                                         origin,
+                                             direction, max_distance, category, mask, index.rule, _PARALLEL_RATE)
+        ids = store.ids
+        return [RayHit(ids[s], point[k], normal[k], float(dist[k])) for k, s in enumerate(slots.tolist())]
     _, local = grid.query_segments_local(origin[None], direction[None], np.array([max_distance]))
     local = local[_passes_filter(store, category, mask, grid.handles[local])]
     planes = index.planes[_passes_filter(store, category, mask, index.planes)]
@@ -789,7 +1135,7 @@ def _filtered(store: BodyStore, cand: Slots, category: int, mask: int) -> Slots:
 def _near_candidates(store: BodyStore, index: QueryIndex, lo: Floats, hi: Floats, reach: float) -> Slots:
     grid = index.refresh()
     if math.isinf(reach):
-        return np.concatenate([grid.handles, index.planes])
+        return np.concatenate([grid.registered(), index.planes])
     cand = grid.query_box(lo - reach, hi + reach)
     return np.concatenate([cand, index.planes])
 

@@ -41,21 +41,24 @@ from .fat_boxes import refresh_moved, set_fat_bounds, tight_bounds
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
 from .geometry.tolerance import touch_tolerance
 from .pair_cache import PairCache
-from .poses import check_pose_arrays, check_position, check_positions
+from .poses import check_pose_arrays, check_position, check_positions, plain_position
 from .queries import (
     CastHit,
     NearHit,
     QueryIndex,
     RayHit,
     RayHitArrays,
+    box_hits,
     box_probes,
     cast_hits,
     nearest,
     overlapping,
+    point_ids,
     probe_bounds,
     ray_hits,
     ray_hits_many,
     release_probes,
+    shape_hits,
     shape_probes,
     within,
 )
@@ -66,6 +69,7 @@ __all__ = ["World", "Body", "RayHit", "RayHitArrays", "NearHit", "CastHit"]
 
 _U32 = 0xFFFFFFFF
 _IDENTITY_Q = np.array([1.0, 0.0, 0.0, 0.0])
+_ZEROS3 = (0.0, 0.0, 0.0)
 _STRATEGIES: dict[str, type[Broadphase]] = {
     "auto": AdaptiveBroadphase, "sap": SweepAndPrune, "batched": BatchedSweep, "brute_force": BruteForceBroadphase}
 
@@ -976,7 +980,14 @@ class World:
             raise InvalidPoseError(f"{what} must have shape (n, {self.dim}), got shape {arr.shape}")
         return check_positions(value, arr.shape[0], self.dim, what)
 
+    def _point_array(self, value: Any, what: str) -> NDArray[np.float64]:
+        """A checked position (D,): common forms read directly, anything else by :func:`check_position`."""
+        plain = plain_position(value, self.dim)
+        return np.array(plain) if plain is not None else check_position(value, self.dim, what)
+
     def _filters(self, category: Any, mask: Any) -> tuple[int, int]:
+        if type(category) is int and type(mask) is int and 0 <= category <= _U32 and 0 <= mask <= _U32:
+            return category, mask  # the common case, without the checks' calls
         return _check_bits(category, "category"), _check_bits(mask, "mask")
 
     def _placed(self, shape: Any, pos: Any, ang: Any, quat: Any, n: int
@@ -997,6 +1008,10 @@ class World:
         st = self._store
         if isinstance(shape, Compound):
             return self._compound_hits(shape, pos, ang, quat, cat, msk)
+        if self.backend == "compiled" and not shape.is_infinite:
+            found = shape_hits(st, self._index, shape, pos, ang, quat, cat, msk)
+            if found is not None:
+                return found
         probe = shape_probes(st, shape, pos, ang, quat, self._index.probe)
         if len(pos) <= 4:
             self._index.probe = probe
@@ -1048,7 +1063,12 @@ class World:
         >>> w.query_shape(Box((1.0, 1.0)), position=(5.0, 0.0))
         []
         """
-        pose = check_pose_arrays(self.dim, 1, position, angle, quaternion, single=True)
+        xy = plain_position(position, 2) if self.dim == 2 and quaternion is None else None
+        if xy is not None and (angle is None or (type(angle) is float and math.isfinite(angle))):
+            # the common 2D call, read without the general checks (same arrays as they give)
+            pose: tuple[Any, Any, Any] = (np.array([xy]), None if angle is None else np.array([angle]), None)
+        else:
+            pose = check_pose_arrays(self.dim, 1, position, angle, quaternion, single=True)
         shape, pos, ang, quat = self._placed(shape, *pose, 1)
         cat, msk = self._filters(category, mask)
         _, slots = self._shape_hits(shape, pos, ang, quat, cat, msk)
@@ -1106,6 +1126,8 @@ class World:
 
     def _box_hits(self, center: NDArray[np.float64], half: NDArray[np.float64], ball: bool, cat: int,
                   msk: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        if self.backend == "compiled":
+            return box_hits(self._store, self._index, center, half, ball, cat, msk)
         # the probes' boxes, widened by the touching tolerance like a body's tight box
         tol = touch_tolerance(np.abs(center).max(axis=1) + half.max(axis=1))[:, None]
 
@@ -1130,6 +1152,10 @@ class World:
         >>> w.query_point((1.0, 0.0)), w.query_point((2.0, 1.0)), w.query_point((5.0, 5.0))
         (['disc', 'box'], ['box'], [])
         """
+        if self.backend == "compiled":
+            xyz = plain_position(point, self.dim) or tuple(check_position(point, self.dim, "point").tolist())
+            cat, msk = self._filters(category, mask)
+            return point_ids(self._store, self._index, xyz, _ZEROS3, True, cat, msk)
         p = check_position(point, self.dim, "point")
         cat, msk = self._filters(category, mask)
         _, slots = self._box_hits(p[None], np.zeros((1, self.dim)), True, cat, msk)
@@ -1179,18 +1205,23 @@ class World:
         >>> w.query_aabb((0.5, 0.5), (1.5, 1.5))   # the corner (0.5, 0.5) is 0.71 from the centre
         ['near']
         """
-        lo_ = check_position(lo, self.dim, "lo")
-        hi_ = check_position(hi, self.dim, "hi")
+        lo_ = self._point_array(lo, "lo")
+        hi_ = self._point_array(hi, "hi")
         if np.any(lo_ > hi_):
             raise InvalidArgumentError(
                 f"query_aabb needs lo <= hi on every axis, got lo={lo_.tolist()}, hi={hi_.tolist()}")
         cat, msk = self._filters(category, mask)
+        if self.backend == "compiled":
+            center, half = 0.5 * (lo_ + hi_), 0.5 * (hi_ - lo_)
+            return point_ids(self._store, self._index, tuple(center.tolist()), tuple(half.tolist()), False, cat, msk)
         _, slots = self._box_hits((0.5 * (lo_ + hi_))[None], (0.5 * (hi_ - lo_))[None], False, cat, msk)
         ids: list[Any] = self._store.ids[slots].tolist()
         return ids
 
     @staticmethod
     def _max_distance(max_distance: Any) -> float:
+        if type(max_distance) is float and max_distance >= 0.0:  # the common case (inf included; NaN is not >= 0)
+            return max_distance
         real = (int, float, np.integer, np.floating)
         if isinstance(max_distance, (bool, np.bool_)) or not isinstance(max_distance, real):
             raise InvalidArgumentError(f"max_distance must be a number >= 0, got {max_distance!r}")
@@ -1230,9 +1261,9 @@ class World:
         >>> [(h.id, h.distance, h.point.tolist()) for h in w.raycast((0, 0), (1, 0))]
         [('disc', 4.0, [4.0, 0.0]), ('box', 9.0, [9.0, 0.0])]
         """
-        o = check_position(origin, self.dim, "origin")
-        dvec = check_position(direction, self.dim, "direction")
-        length = float(np.linalg.norm(dvec))
+        o = self._point_array(origin, "origin")
+        dvec = self._point_array(direction, "direction")
+        length = math.sqrt(dvec.dot(dvec))  # np.linalg.norm's arithmetic, without its checks
         if not length > 0:
             raise InvalidArgumentError(f"direction must be non-zero, got {dvec.tolist()}")
         limit = self._max_distance(max_distance)

@@ -84,3 +84,98 @@ def test_capsules_segments_and_hulls_answer_alike_on_both_backends(dim: int) -> 
     assert c.a.tolist() == num.a.tolist() and c.b.tolist() == num.b.tolist()
     np.testing.assert_allclose(c.depth, num.depth, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(c.normal, num.normal, rtol=0, atol=1e-9)
+
+
+# -- the pair cache's bookkeeping: both twins against Python sets ------------------------------
+
+
+def _sorted_keys(rng: np.random.Generator, n: int, universe: int) -> np.ndarray:
+    return np.sort(rng.choice(universe, size=min(n, universe), replace=False)).astype(np.int64)
+
+
+def _key_cases() -> list[tuple[int, int, int, float]]:
+    # (rows now, rows before, key universe, fraction moved): empty sides, all equal, disjoint, random
+    return [(0, 0, 10, 0.5), (0, 6, 10, 0.5), (6, 0, 10, 0.5), (10, 10, 10, 0.0), (10, 10, 10, 1.0),
+            (40, 40, 1000, 0.3), (300, 250, 600, 0.1), (300, 250, 400, 0.9)]
+
+
+@pytest.mark.parametrize("case", range(len(_key_cases())))
+def test_reuse_answers_copies_exactly_the_unmoved_old_pairs_on_both_backends(case: int) -> None:
+    from collideworld import pair_cache as numpy_twin
+    from collideworld.compiled import pair_cache as compiled_twin
+
+    n, q, universe, frac = _key_cases()[case]
+    rng = np.random.default_rng(case)
+    keys, old_keys = _sorted_keys(rng, n, universe), _sorted_keys(rng, q, universe)
+    a, b = rng.integers(0, 50, len(keys)), rng.integers(0, 50, len(keys))
+    moved = rng.random(50) < frac
+    old_hit, old_normal, old_depth = rng.random(len(old_keys)) < 0.5, rng.normal(size=(len(old_keys), 2)), \
+        rng.normal(size=len(old_keys))
+    where = {int(k): i for i, k in enumerate(old_keys)}
+    expected_fresh = [r for r in range(len(keys)) if moved[a[r]] or moved[b[r]] or int(keys[r]) not in where]
+    for twin in (numpy_twin, compiled_twin):
+        hit, normal, depth = np.zeros(len(keys), dtype=bool), np.full((len(keys), 2), 7.0), np.full(len(keys), 7.0)
+        fresh = twin.reuse_answers(keys, a, b, moved, old_keys, old_hit, old_normal, old_depth, hit, normal, depth)
+        if twin is numpy_twin and not len(old_keys):
+            assert fresh.tolist() == list(range(len(keys)))
+            continue
+        assert fresh.tolist() == expected_fresh
+        for r in sorted(set(range(len(keys))) - set(expected_fresh)):
+            i = where[int(keys[r])]
+            assert (hit[r], normal[r].tolist(), depth[r]) == (old_hit[i], old_normal[i].tolist(), old_depth[i])
+        assert np.all(normal[expected_fresh] == 7.0) and np.all(depth[expected_fresh] == 7.0)
+
+
+@pytest.mark.parametrize("case", range(len(_key_cases())))
+def test_contact_events_are_the_set_differences_on_both_backends(case: int) -> None:
+    from collideworld import pair_cache as numpy_twin
+    from collideworld.compiled import pair_cache as compiled_twin
+
+    n, q, universe, frac = _key_cases()[case]
+    rng = np.random.default_rng(100 + case)
+    keys, prev = _sorted_keys(rng, n, universe), _sorted_keys(rng, q, universe)
+    hit = rng.random(len(keys)) < 1.0 - frac
+    now = {int(k) for k in keys[hit]}
+    before = {int(k) for k in prev}
+    for twin in (numpy_twin, compiled_twin):
+        rows, began, ended = twin.contact_events(keys, hit, prev)
+        assert rows.tolist() == [r for r in range(len(keys)) if hit[r]]
+        assert [int(k) for k in keys[rows][began]] == sorted(now - before)
+        assert [int(k) for k in prev[ended]] == sorted(before - now)
+        assert ended.tolist() == sorted(ended.tolist())
+
+
+@pytest.mark.parametrize("case", range(len(_key_cases())))
+def test_merge_patched_keeps_unchanged_pairs_and_adds_the_new_ones_on_both_backends(case: int) -> None:
+    from collideworld import pair_cache as numpy_twin
+    from collideworld.compiled import pair_cache as compiled_twin
+
+    n, q, universe, frac = _key_cases()[case]
+    rng = np.random.default_rng(200 + case)
+    cap = 40
+    mark = rng.random(cap) < frac
+    moved = mark | (rng.random(cap) < 0.2)
+    # old pairs: keys derived from the slots, so the rule "a new key holds a changed slot" can hold
+    pairs = sorted({(int(i), int(j)) for i, j in rng.integers(0, cap, (q + n, 2)) if i < j})
+    rng.shuffle(pairs)
+    old = sorted(pairs[: len(pairs) // 2])
+    new = sorted(p for p in pairs[len(pairs) // 2:] if mark[p[0]] or mark[p[1]])
+    key = lambda p: (p[0] << 32) | p[1]  # noqa: E731
+    arr = lambda ps, k: np.array([x[k] for x in ps], dtype=np.int64)  # noqa: E731
+    old_keys = np.array([key(p) for p in old], dtype=np.int64)
+    new_keys = np.array([key(p) for p in new], dtype=np.int64)
+    old_hit, old_normal, old_depth = rng.random(len(old)) < 0.5, rng.normal(size=(len(old), 3)), \
+        rng.normal(size=len(old))
+    kept = [p for p in old if not (mark[p[0]] or mark[p[1]])]
+    merged = sorted(kept + new)
+    for twin in (numpy_twin, compiled_twin):
+        keys, a, b, hit, normal, depth, fresh = twin.merge_patched(
+            old_keys, arr(old, 0), arr(old, 1), old_hit, old_normal, old_depth, mark, moved, new_keys,
+            arr(new, 0), arr(new, 1))
+        assert keys.tolist() == [key(p) for p in merged]
+        assert list(zip(a.tolist(), b.tolist(), strict=True)) == merged
+        assert fresh.tolist() == [r for r, p in enumerate(merged) if p in new or moved[p[0]] or moved[p[1]]]
+        for r, p in enumerate(merged):
+            if p in kept:
+                i = old.index(p)
+                assert (hit[r], normal[r].tolist(), depth[r]) == (old_hit[i], old_normal[i].tolist(), old_depth[i])

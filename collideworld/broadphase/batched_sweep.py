@@ -30,6 +30,7 @@ comparison.
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -157,6 +158,12 @@ def overlapping_pairs(lo: NDArray[np.float64], hi: NDArray[np.float64],
     n, d = lo.shape
     if n < 2:
         return np.empty((0, 2), dtype=np.int64)
+    if backend == "compiled" and d in (2, 3):
+        # every step below in one compiled call (its preparation cost more than its walk)
+        from .compiled import banded_sweep_pairs
+
+        return banded_sweep_pairs(lo, hi, static if static is not None else np.zeros(n, dtype=bool), wanted,
+                                  MAX_BANDS_PER_BOX)
     spread = [float(np.ptp(lo[:, a] + hi[:, a])) for a in range(d)]  # of the centres, doubled
     sweep = int(np.argmax(spread))
     band_axes = [a for a in range(d) if a != sweep]
@@ -336,6 +343,11 @@ class BatchedSweep(Broadphase):
         self._static = np.zeros(0, dtype=bool)
         self._count = 0
         self._cache: NDArray[np.int64] | None = None
+        # compiled: the sorted band copies kept for pairs_touching, and the
+        # boxes changed since they were last repaired
+        self._banded: Any = None
+        self._dirty = np.zeros(0, dtype=bool)
+        self._n_dirty = 0
 
     @property
     def dim(self) -> int:
@@ -358,6 +370,7 @@ class BatchedSweep(Broadphase):
         self._lo = np.concatenate([self._lo, np.zeros((grow, self._dim))])
         self._hi = np.concatenate([self._hi, np.zeros((grow, self._dim))])
         self._static = np.concatenate([self._static, np.zeros(grow, dtype=bool)])
+        self._dirty = np.concatenate([self._dirty, np.zeros(grow, dtype=bool)])
 
     def _live_checked(self, handles: ArrayLike) -> NDArray[np.int64]:
         h = as_handles(handles)
@@ -388,6 +401,7 @@ class BatchedSweep(Broadphase):
         self._static[h] = st
         self._count += len(h)
         self._cache = None
+        self._banded = None
 
     def update_many(self, handles: ArrayLike, lo: ArrayLike, hi: ArrayLike) -> None:
         h = self._live_checked(handles)
@@ -395,12 +409,19 @@ class BatchedSweep(Broadphase):
         self._lo[h] = lo_
         self._hi[h] = hi_
         self._cache = None
+        if self._banded is not None:
+            fresh = h[~self._dirty[h]]
+            self._dirty[fresh] = True
+            self._n_dirty += len(fresh)
+            if 4 * self._n_dirty > self._count:
+                self._banded = None  # building again costs less than repairing this many
 
     def remove_many(self, handles: ArrayLike) -> None:
         h = self._live_checked(handles)
         self._alive[h] = False
         self._count -= len(h)
         self._cache = None
+        self._banded = None
 
     def live_handles(self) -> NDArray[np.int64]:
         """Every live handle, ascending.
@@ -465,15 +486,38 @@ class BatchedSweep(Broadphase):
         """The pairs of :meth:`pairs` that hold at least one of ``handles`` (live).
 
         One banded sweep over all boxes that keeps only those pairs: it
-        skips the overlap tests and the output of every other pair.
+        skips the overlap tests and the output of every other pair. Compiled,
+        the sorted band copies are kept between calls and repaired for the
+        boxes updated since (``collideworld.broadphase.compiled.BandedSweepCache``):
+        the cost is then one pass over the copies, not a sort of all boxes.
         """
         h = self._live_checked(handles)
+        if self.backend == "compiled" and self._count >= 2:
+            kept = self._pairs_touching_kept(h)
+            if kept is not None:
+                return kept
         live = np.flatnonzero(self._alive)
         wanted = np.zeros(len(self._alive), dtype=bool)
         wanted[h] = True
         rows = overlapping_pairs(self._lo.take(live, axis=0), self._hi.take(live, axis=0), self._static[live],
                                  wanted[live], backend=self.backend)
         out: NDArray[np.int64] = live[rows].reshape(-1, 2)
+        return out
+
+    def _pairs_touching_kept(self, h: NDArray[np.int64]) -> NDArray[np.int64] | None:
+        """:meth:`pairs_touching` by the kept band copies (compiled), built on first use; None if unusable."""
+        from .compiled import BandedSweepCache
+
+        if self._banded is None:
+            self._dirty[:] = False
+            self._n_dirty = 0
+            self._banded = BandedSweepCache(self._lo, self._hi, np.flatnonzero(self._alive), MAX_BANDS_PER_BOX)
+        dirty = np.flatnonzero(self._dirty)
+        self._dirty[dirty] = False
+        self._n_dirty = 0
+        # None when a box is too big for the bands (the sweep from scratch tests those); the
+        # unusable cache is kept, doing nothing, until enough changes or an insert or remove drop it
+        out: NDArray[np.int64] | None = self._banded.pairs_touching(self._lo, self._hi, dirty, h, self._static)
         return out
 
     def validate(self) -> None:

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["NUMBA_AVAILABLE", "banded_sweep_keys"]
+__all__ = ["NUMBA_AVAILABLE", "banded_sweep_keys", "banded_sweep_pairs", "BandedSweepCache"]
 
 try:  # numba is optional: the numpy path must work without it
     from numba import njit
@@ -147,8 +147,175 @@ def _banded_sweep_keys(box: Any, cell: Any, start_lo: Any, end: Any, lo_band: An
     return out[:found]
 
 
+def _sweep_bands(lo: Any, hi: Any, max_bands: int) -> Any:
+    """Steps 0 and 1 of the banded sweep: the sweep axis, the bands and the copy count (one loop each).
+
+    Returns (sweep axis, band-axis bounds (B, n) twice, lowest band (B, n),
+    bands spanned (B, n), band counts (B,), big boxes (n,), copies, sweep-axis
+    bounds (n,) twice, band origins (B,), band widths (B,)).
+    """
+    n, d = lo.shape
+    # the axis where the box centres (doubled) spread most; the first such
+    # axis, as np.argmax picks it
+    sweep = 0
+    best = -1.0
+    for a in range(d):
+        c_min = lo[0, a] + hi[0, a]
+        c_max = c_min
+        for i in range(1, n):
+            c = lo[i, a] + hi[i, a]
+            c_min = min(c_min, c)
+            c_max = max(c_max, c)
+        if c_max - c_min > best:
+            best = c_max - c_min
+            sweep = a
+    nb = d - 1
+    lo_band = np.empty((nb, n))
+    hi_band = np.empty((nb, n))
+    band_lo = np.empty((nb, n), dtype=np.int64)
+    span = np.empty((nb, n), dtype=np.int64)
+    nbands = np.empty(nb, dtype=np.int64)
+    origins = np.empty(nb)
+    widths = np.empty(nb)
+    extents = np.empty(n)
+    # bands: twice the median extent, at most ~2 sqrt(n) per axis (as numpy)
+    k = 0
+    for a in range(d):
+        if a == sweep:
+            continue
+        origin = lo[0, a]
+        top = hi[0, a]
+        for i in range(n):
+            lo_band[k, i] = lo[i, a]
+            hi_band[k, i] = hi[i, a]
+            extents[i] = hi[i, a] - lo[i, a]
+            origin = min(origin, lo[i, a])
+            top = max(top, hi[i, a])
+        size = np.median(extents)
+        width = max(2.0 * size, (top - origin) / max(1.0, 2.0 * np.sqrt(n)))
+        if not width > 0:
+            width = 1.0
+        origins[k] = origin
+        widths[k] = width
+        last_max = 0
+        for i in range(n):
+            first = np.int64(np.floor((lo[i, a] - origin) / width))
+            last = np.int64(np.floor((hi[i, a] - origin) / width))
+            band_lo[k, i] = first
+            span[k, i] = last - first + 1
+            last_max = max(last_max, last)
+        nbands[k] = last_max + 1
+        k += 1
+    big = np.zeros(n, dtype=np.bool_)
+    m = 0
+    for i in range(n):
+        c = 1
+        for k in range(nb):
+            c *= span[k, i]
+        if c > max_bands:
+            big[i] = True
+        else:
+            m += c
+    slo = np.empty(n)
+    shi = np.empty(n)
+    for i in range(n):
+        slo[i] = lo[i, sweep]
+        shi[i] = hi[i, sweep]
+    return sweep, lo_band, hi_band, band_lo, span, nbands, big, m, slo, shi, origins, widths
+
+
+def _copy_keys(by_lo: Any, band_lo: Any, span: Any, nbands: Any, big: Any, m: int, shift: int) -> Any:
+    """Step 2's keys: one ``(cell << shift) | rank`` per copy of a box into a cell it touches."""
+    n = by_lo.shape[0]
+    nb = band_lo.shape[0]
+    rank = np.empty(n, dtype=np.int64)
+    for r in range(n):
+        rank[by_lo[r]] = r
+    key = np.empty(m, dtype=np.int64)
+    p = 0
+    for i in range(n):
+        if big[i]:
+            continue
+        if nb == 1:
+            for o in range(span[0, i]):
+                key[p] = ((band_lo[0, i] + o) << shift) | rank[i]
+                p += 1
+        else:
+            for o0 in range(span[0, i]):
+                for o1 in range(span[1, i]):
+                    cell = (band_lo[0, i] + o0) * nbands[1] + band_lo[1, i] + o1
+                    key[p] = (cell << shift) | rank[i]
+                    p += 1
+    return key
+
+
+def _walk_sorted(key: Any, by_lo: Any, slo: Any, shi: Any, lo: Any, hi: Any, lo_band: Any, hi_band: Any,
+                 band_lo: Any, nbands: Any, big: Any, static: Any, wanted: Any, use_wanted: bool, shift: int,
+                 eps: float) -> Any:
+    """Steps 3 and 4 over the sorted copy keys, and the pairs of big boxes: unsorted pair keys."""
+    n, d = lo.shape
+    m = key.shape[0]
+    mask = (1 << shift) - 1
+    box = np.empty(m, dtype=np.int64)
+    cells = np.empty(m, dtype=np.int64)
+    start_lo = np.empty(m)
+    end = np.empty(m)
+    for q in range(m):
+        b = by_lo[key[q] & mask]
+        box[q] = b
+        cells[q] = key[q] >> shift
+        start_lo[q] = slo[b]
+        end[q] = shi[b]
+    # the look-back reach of .batched_sweep._lookback_reach
+    reach = 0.0
+    magnitude = 0.0
+    for i in range(n):
+        reach = max(reach, shi[i] - slo[i])
+        magnitude = max(magnitude, abs(slo[i]), abs(shi[i]))
+    reach = reach + 4.0 * eps * (magnitude + reach)
+    found = _banded_sweep_keys(box, cells, start_lo, end, lo_band, hi_band, band_lo, nbands, static, wanted,
+                               use_wanted, reach, shift)
+    # boxes too big for the bands: against every box directly, a big-big pair once
+    n_big_pairs = 0
+    for b in range(n):
+        if big[b]:
+            for j in range(n):
+                if _big_pair(lo, hi, big, static, wanted, use_wanted, b, j, d):
+                    n_big_pairs += 1
+    if not n_big_pairs:
+        return found
+    out = np.empty(found.shape[0] + n_big_pairs, dtype=np.int64)
+    out[: found.shape[0]] = found
+    p = found.shape[0]
+    for b in range(n):
+        if big[b]:
+            for j in range(n):
+                if _big_pair(lo, hi, big, static, wanted, use_wanted, b, j, d):
+                    out[p] = (min(b, j) << shift) | max(b, j)
+                    p += 1
+    return out
+
+
+def _big_pair(lo: Any, hi: Any, big: Any, static: Any, wanted: Any, use_wanted: bool, b: int, j: int,
+              d: int) -> bool:
+    """Whether big box ``b`` reports a pair with box ``j`` (the rules of ``_finish``)."""
+    if j == b or (big[j] and j <= b) or (static[b] and static[j]):
+        return False
+    if use_wanted and not wanted[b] and not wanted[j]:
+        return False
+    for a in range(d):
+        if not (lo[j, a] <= hi[b, a] and lo[b, a] <= hi[j, a]):
+            return False
+    return True
+
+
 if NUMBA_AVAILABLE:
-    _kernel: Callable[..., Any] = njit(cache=True)(_banded_sweep_keys)
+    _banded_sweep_keys = njit(cache=True)(_banded_sweep_keys)
+    _big_pair = njit(cache=True)(_big_pair)
+    _kernel: Callable[..., Any] = _banded_sweep_keys
+    _bands_kernel: Callable[..., Any] = njit(cache=True)(_sweep_bands)
+    _copies_kernel: Callable[..., Any] = njit(cache=True)(_copy_keys)
+    _walk_kernel: Callable[..., Any] = njit(cache=True)(_walk_sorted)
 
 
 def banded_sweep_keys(box: NDArray[np.int64], cell: NDArray[np.int64], start_lo: NDArray[np.float64],
@@ -205,3 +372,274 @@ def banded_sweep_keys(box: NDArray[np.int64], cell: NDArray[np.int64], start_lo:
     out: NDArray[np.int64] = _kernel(box, cell, start_lo, end, lo_band, hi_band, band_lo, nbands,
                                     static, w, use_wanted, float(reach), int(shift))
     return out
+
+
+def _plain(x: NDArray[Any]) -> NDArray[Any]:
+    """``x`` as a C-contiguous writeable array (a copy only if it is not one): one compiled specialisation."""
+    return x if x.flags.c_contiguous and x.flags.writeable else np.array(x)
+
+
+def banded_sweep_pairs(lo: NDArray[np.float64], hi: NDArray[np.float64], static: NDArray[np.bool_],
+                       wanted: NDArray[np.bool_] | None, max_bands: int) -> NDArray[np.int64]:
+    """Every pair of rows whose closed boxes overlap, not both static: the whole banded sweep, compiled.
+
+    The compiled twin of :func:`.batched_sweep.overlapping_pairs` for D = 2
+    or 3 (the preparation too, not only the walk).
+
+    Parameters
+    ----------
+    lo, hi : ndarray of float64, shape (n, D), D = 2 or 3, n >= 2
+        Finite box corners, ``lo <= hi``.
+    static : ndarray of bool, shape (n,)
+    wanted : ndarray of bool, shape (n,), or None
+        Report only pairs with at least one wanted row.
+    max_bands : int
+        Boxes touching more cells than this are tested against every box.
+
+    Returns
+    -------
+    ndarray of int64, shape (P, 2)
+        Rows ``(i, j)``, ``i < j``, sorted lexicographically.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lo = np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 3.0]])
+    >>> if NUMBA_AVAILABLE:
+    ...     print(banded_sweep_pairs(lo, lo + 1.0, np.zeros(3, dtype=bool), None, 16).tolist())
+    ... else:
+    ...     print([[0, 1]])
+    [[0, 1]]
+    """
+    if not NUMBA_AVAILABLE:
+        raise RuntimeError("the compiled broadphase needs numba, which is not installed")
+    use_wanted = wanted is not None
+    w = wanted if wanted is not None else np.zeros(0, dtype=np.bool_)
+    # one layout and writeable flag per argument: one compiled specialisation (warm_up compiles it)
+    lo, hi = _plain(np.asarray(lo, dtype=np.float64)), _plain(np.asarray(hi, dtype=np.float64))
+    static, w = _plain(static), _plain(w)
+    n = len(lo)
+    # Three compiled stages around numpy's two sorts: numpy's sorts are
+    # vectorised and measured 7-18x faster than numba's at 10,000 keys
+    # (82 against 617 us for the argsort of the lower bounds).
+    _, lo_band, hi_band, band_lo, span, nbands, big, m, slo, shi, _, _ = _bands_kernel(lo, hi, int(max_bands))
+    by_lo = np.argsort(slo)
+    shift = max(1, int(n - 1).bit_length())
+    key = np.sort(_copies_kernel(by_lo, band_lo, span, nbands, big, m, shift))
+    pair_key = np.sort(_walk_kernel(key, by_lo, slo, shi, lo, hi, lo_band, hi_band, band_lo, nbands, big, static, w,
+                                    use_wanted, shift, float(np.finfo(np.float64).eps)))
+    out = np.empty((len(pair_key), 2), dtype=np.int64)
+    np.right_shift(pair_key, shift, out=out[:, 0])
+    np.bitwise_and(pair_key, (1 << shift) - 1, out=out[:, 1])
+    return out
+
+
+# -- the banded sweep kept between calls: repaired, not redone, when few boxes changed ------------
+
+
+def _new_copies(handles: Any, lo: Any, hi: Any, sweep: int, origins: Any, widths: Any, nbands: Any,
+                max_bands: int, lo_band: Any, hi_band: Any, band_lo: Any, extent: Any) -> Any:
+    """The band copies of boxes ``handles`` under fixed bands; their band columns rewritten in place.
+
+    Bands are clamped to the grid of the build: a box beyond its edge is
+    counted in the edge band. Clamping is monotone, so two boxes that
+    overlap on a band axis still share their clamped bands there, and the
+    larger clamped lower band is still in both ranges: the walk's rules
+    hold. ``extent`` holds (widest sweep extent, largest magnitude) so far,
+    raised here. Returns the copies (cell, handle, lower, upper bound on the
+    sweep axis), unsorted, or a first entry of -1 when a box now spans more
+    than ``max_bands`` cells (the caller rebuilds).
+    """
+    nb = origins.shape[0]
+    k = handles.shape[0]
+    first = np.empty((nb, k), dtype=np.int64)
+    span = np.empty((nb, k), dtype=np.int64)
+    m = 0
+    for r in range(k):
+        h = handles[r]
+        c = 1
+        for a in range(nb):
+            axis = a if a < sweep else a + 1
+            top = nbands[a] - 1
+            f = min(max(np.floor((lo[h, axis] - origins[a]) / widths[a]), 0.0), float(top))
+            last = min(max(np.floor((hi[h, axis] - origins[a]) / widths[a]), 0.0), float(top))
+            first[a, r] = np.int64(f)
+            span[a, r] = np.int64(last) - np.int64(f) + 1
+            lo_band[a, h] = lo[h, axis]
+            hi_band[a, h] = hi[h, axis]
+            band_lo[a, h] = np.int64(f)
+            c *= span[a, r]
+        if c > max_bands:
+            return (np.full(1, -1, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0), np.empty(0))
+        m += c
+        extent[0] = max(extent[0], hi[h, sweep] - lo[h, sweep])
+        extent[1] = max(extent[1], abs(lo[h, sweep]), abs(hi[h, sweep]))
+    cell = np.empty(m, dtype=np.int64)
+    box = np.empty(m, dtype=np.int64)
+    start = np.empty(m)
+    end = np.empty(m)
+    p = 0
+    for r in range(k):
+        h = handles[r]
+        if nb == 1:
+            for o in range(span[0, r]):
+                cell[p] = first[0, r] + o
+                box[p], start[p], end[p] = h, lo[h, sweep], hi[h, sweep]
+                p += 1
+        else:
+            for o0 in range(span[0, r]):
+                for o1 in range(span[1, r]):
+                    cell[p] = (first[0, r] + o0) * nbands[1] + first[1, r] + o1
+                    box[p], start[p], end[p] = h, lo[h, sweep], hi[h, sweep]
+                    p += 1
+    return cell, box, start, end
+
+
+def _merge_copies(cell: Any, box: Any, start: Any, end: Any, drop: Any, n_cell: Any, n_box: Any, n_start: Any,
+                  n_end: Any) -> Any:
+    """The copies sorted by (cell, lower bound) without those of ``drop`` boxes, merged with new sorted ones."""
+    m = 0
+    for q in range(cell.shape[0]):
+        if not drop[box[q]]:
+            m += 1
+    total = m + n_cell.shape[0]
+    o_cell = np.empty(total, dtype=np.int64)
+    o_box = np.empty(total, dtype=np.int64)
+    o_start = np.empty(total)
+    o_end = np.empty(total)
+    i = 0
+    j = 0
+    n_old = cell.shape[0]
+    n_new = n_cell.shape[0]
+    for out in range(total):
+        while i < n_old and drop[box[i]]:
+            i += 1
+        take_old = i < n_old and (j >= n_new or cell[i] < n_cell[j] or (cell[i] == n_cell[j]
+                                                                          and start[i] <= n_start[j]))
+        if take_old:
+            o_cell[out], o_box[out], o_start[out], o_end[out] = cell[i], box[i], start[i], end[i]
+            i += 1
+        else:
+            o_cell[out], o_box[out], o_start[out], o_end[out] = n_cell[j], n_box[j], n_start[j], n_end[j]
+            j += 1
+    return o_cell, o_box, o_start, o_end
+
+
+if NUMBA_AVAILABLE:
+    _new_copies_kernel: Callable[..., Any] = njit(cache=True)(_new_copies)
+    _merge_copies_kernel: Callable[..., Any] = njit(cache=True)(_merge_copies)
+
+
+class BandedSweepCache:
+    """A banded sweep's sorted copies kept between calls, for the pairs of a few changed boxes (compiled).
+
+    :func:`banded_sweep_pairs` sorts every box into its bands on every call.
+    When only a few boxes changed since the last call (most bodies idle),
+    this keeps the copies sorted by (cell, lower bound on the sweep axis)
+    and, per call, drops the changed boxes' copies and merges their new ones
+    (one pass over the copies, plus a sort of the new ones), then walks only
+    the runs of the wanted copies. The bands, the sweep axis and the
+    look-back reach are those of the build (the reach only grows), so the
+    walk's rules hold unchanged: the same pairs as a sweep from scratch.
+
+    Boxes are stored by handle; the cache is built over the live handles and
+    must be dropped when a box is inserted or removed.
+
+    Parameters
+    ----------
+    lo, hi : ndarray of float64, shape (capacity, D), D = 2 or 3
+        Boxes by handle.
+    live : ndarray of int64, shape (n,), n >= 2
+        The live handles, ascending.
+    max_bands : int
+        A box spanning more cells than this makes the cache unusable
+        (:attr:`usable` False): such boxes are tested against every box by the
+        sweep from scratch.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lo = np.array([[0.0, 0.0], [1.0, 0.0], [5.0, 5.0]])
+    >>> if NUMBA_AVAILABLE:
+    ...     cache = BandedSweepCache(lo, lo + 1.0, np.arange(3), 16)
+    ...     lo[2] = [1.5, 0.5]
+    ...     moved = np.array([2])
+    ...     print(cache.pairs_touching(lo, lo + 1.0, moved, moved, np.zeros(3, dtype=bool)).tolist())
+    ... else:
+    ...     print([[1, 2]])
+    [[1, 2]]
+    """
+
+    def __init__(self, lo: NDArray[np.float64], hi: NDArray[np.float64], live: NDArray[np.int64],
+                 max_bands: int) -> None:
+        cap = len(lo)
+        n = len(live)
+        llo, lhi = lo.take(live, axis=0), hi.take(live, axis=0)
+        (sweep, lo_band, hi_band, band_lo, span, nbands, big, m, slo, shi, origins,
+         widths) = _bands_kernel(llo, lhi, int(max_bands))
+        self.usable = not bool(big.any())
+        self.max_bands = int(max_bands)
+        self.sweep = int(sweep)
+        self.origins, self.widths, self.nbands = origins, widths, nbands
+        nb = len(nbands)
+        self.lo_band, self.hi_band = np.zeros((nb, cap)), np.zeros((nb, cap))
+        self.band_lo = np.zeros((nb, cap), dtype=np.int64)
+        self.lo_band[:, live], self.hi_band[:, live], self.band_lo[:, live] = lo_band, hi_band, band_lo
+        by_lo = np.argsort(slo)
+        shift = max(1, int(n - 1).bit_length())
+        key = np.sort(_copies_kernel(by_lo, band_lo, span, nbands, big, m, shift))
+        rows = by_lo[key & ((1 << shift) - 1)]
+        self.cell, self.box = key >> shift, live[rows]
+        self.start, self.end = slo[rows], shi[rows]
+        # (widest extent on the sweep axis, largest magnitude there): the look-back reach's inputs
+        self.extent = np.array([float((shi - slo).max()), float(max(np.abs(slo).max(), np.abs(shi).max()))])
+        self.shift = max(1, int(cap - 1).bit_length())
+
+    def pairs_touching(self, lo: NDArray[np.float64], hi: NDArray[np.float64], changed: NDArray[np.int64],
+                       wanted: NDArray[np.int64], static: NDArray[np.bool_]) -> NDArray[np.int64] | None:
+        """Repair the copies of the ``changed`` handles, then every overlapping pair holding a ``wanted`` one.
+
+        Parameters
+        ----------
+        lo, hi : ndarray of float64, shape (capacity, D)
+            Boxes by handle, now.
+        changed : ndarray of int64, shape (k,)
+            Distinct live handles whose box changed since the last call or
+            the build.
+        wanted : ndarray of int64, shape (w,)
+            Distinct live handles whose pairs are asked for.
+        static : ndarray of bool, shape (capacity,)
+
+        Returns
+        -------
+        ndarray of int64, shape (P, 2), or None
+            Handle pairs ``(i, j)``, ``i < j``, sorted lexicographically; None
+            (and :attr:`usable` False from then on) when a changed box now
+            spans more than ``max_bands`` cells.
+        """
+        if not self.usable:
+            return None
+        cap = len(lo)
+        cell, box, start, end = _new_copies_kernel(changed, lo, hi, self.sweep, self.origins, self.widths,
+                                                   self.nbands, self.max_bands, self.lo_band, self.hi_band,
+                                                   self.band_lo, self.extent)
+        if len(cell) and cell[0] < 0:
+            self.usable = False
+            return None
+        order = np.lexsort((start, cell))
+        mark = np.zeros(cap, dtype=bool)
+        if len(changed):
+            mark[changed] = True
+            self.cell, self.box, self.start, self.end = _merge_copies_kernel(
+                self.cell, self.box, self.start, self.end, mark, cell.take(order), box.take(order),
+                start.take(order), end.take(order))
+            mark[changed] = False
+        mark[wanted] = True
+        widest, magnitude = float(self.extent[0]), float(self.extent[1])
+        reach = widest + 4.0 * float(np.finfo(np.float64).eps) * (magnitude + widest)
+        keys = np.sort(_kernel(self.box, self.cell, self.start, self.end, self.lo_band, self.hi_band, self.band_lo,
+                               self.nbands, static, mark, True, reach, self.shift))
+        out = np.empty((len(keys), 2), dtype=np.int64)
+        np.right_shift(keys, self.shift, out=out[:, 0])
+        np.bitwise_and(keys, (1 << self.shift) - 1, out=out[:, 1])
+        return out

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-__all__ = ["build_buckets", "query_boxes", "query_segments"]
+__all__ = ["build_buckets", "changed_rows", "patch_buckets", "query_boxes", "query_segments"]
 
 Index = NDArray[np.int64]
 Floats = NDArray[np.float64]
@@ -29,15 +29,17 @@ def _hash(cx: int, cy: int, cz: int, dim: int, mask: int) -> int:
 
 
 @njit(cache=True)
-def _build(c0: Index, span: Index, owner: Index, mask: int, dim: int) -> tuple[Index, Index]:
+def _build(c0: Index, span: Index, owner: Index, mask: int, dim: int, spare: int) -> tuple[Index, Index]:
     n = c0.shape[0]
     starts = np.zeros(mask + 2, dtype=np.int64)
     for pass_ in range(2):
         if pass_ == 1:
-            for k in range(1, mask + 2):  # counts -> starts (shifted by one: filled below)
+            for k in range(1, mask + 2):  # counts (+ spare room in buckets in use) -> starts
+                if starts[k] > 0:
+                    starts[k] += spare
                 starts[k] += starts[k - 1]
             total = starts[mask + 1]
-            entries = np.empty(total, dtype=np.int64)
+            entries = np.full(total, -1, dtype=np.int64)
             fill = starts[:-1].copy()
         for i in range(n):
             sz = span[i, 2] if dim == 3 else 1
@@ -54,8 +56,10 @@ def _build(c0: Index, span: Index, owner: Index, mask: int, dim: int) -> tuple[I
     return starts, entries
 
 
-def build_buckets(c0: Index, span: Index, owner: Index, mask: int, dim: int) -> tuple[Index, Index]:
+def build_buckets(c0: Index, span: Index, owner: Index, mask: int, dim: int, spare: int = 0) -> tuple[Index, Index]:
     """``(starts (mask + 2,), entries)``: the CSR buckets of boxes ``owner`` over cells ``c0 .. c0 + span - 1``.
+
+    ``spare``: free entries (-1) after the boxes of every bucket in use, room for :func:`patch_buckets`.
 
     Examples
     --------
@@ -66,7 +70,175 @@ def build_buckets(c0: Index, span: Index, owner: Index, mask: int, dim: int) -> 
     """
     if not len(owner):
         return np.zeros(mask + 2, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return _build(np.ascontiguousarray(c0), np.ascontiguousarray(span), owner, mask, dim)
+    return _build(np.ascontiguousarray(c0), np.ascontiguousarray(span), owner, mask, dim, spare)
+
+
+@njit(cache=True)
+def _cell_range(lo: Floats, hi: Floats, s: int, cell: float, pad: float, dim: int, c0: Index, c1: Index) -> None:
+    """The cells row ``s``'s box is registered in (as the build computes them), into ``c0``, ``c1`` (3,)."""
+    c0[2] = 0
+    c1[2] = 0
+    for k in range(dim):
+        c0[k] = math.floor((lo[s, k] - pad) / cell)
+        c1[k] = math.floor((hi[s, k] + pad) / cell)
+
+
+@njit(cache=True)
+def _unlink(s: int, c0: Index, c1: Index, upto: int, dim: int, mask: int, starts: Index, entries: Index,
+            elo: Floats, ehi: Floats) -> None:
+    """Take row ``s`` out of the buckets of the first ``upto`` cells of ``c0 .. c1`` (once per cell)."""
+    count = 0
+    for a in range(c0[0], c1[0] + 1):
+        for b in range(c0[1], c1[1] + 1):
+            for c in range(c0[2], c1[2] + 1):
+                if count == upto:
+                    return
+                count += 1
+                key = _hash(a, b, c, dim, mask)
+                for e in range(starts[key], starts[key + 1]):
+                    if entries[e] == s:
+                        entries[e] = -1
+                        for k in range(dim):
+                            elo[e, k] = np.inf
+                            ehi[e, k] = -np.inf
+                        break
+
+
+@njit(cache=True)
+def _patch(rows: Index, new_lo: Floats, new_hi: Floats, alive: NDArray[np.bool_], was_big: NDArray[np.bool_],
+           lo: Floats, hi: Floats, cell: float, pad: float, mask: int, starts: Index, entries: Index, elo: Floats,
+           ehi: Floats) -> tuple[NDArray[np.bool_], int]:
+    dim = lo.shape[1]
+    overflow = np.zeros(rows.shape[0], dtype=np.bool_)
+    delta = 0
+    c0 = np.zeros(3, dtype=np.int64)
+    c1 = np.zeros(3, dtype=np.int64)
+    for i in range(rows.shape[0]):
+        s = rows[i]
+        if lo[s, 0] <= hi[s, 0] and not was_big[i]:  # registered in buckets: leave them
+            _cell_range(lo, hi, s, cell, pad, dim, c0, c1)
+            _unlink(s, c0, c1, 27, dim, mask, starts, entries, elo, ehi)
+            delta -= 1
+        size = 0.0
+        for k in range(dim):
+            lo[s, k] = new_lo[i, k] if alive[i] else np.inf
+            hi[s, k] = new_hi[i, k] if alive[i] else -np.inf
+            size = max(size, new_hi[i, k] - new_lo[i, k])
+        if not alive[i]:
+            continue
+        if size > cell:  # larger than a cell: the big list (as the build would put it)
+            overflow[i] = True
+            continue
+        _cell_range(lo, hi, s, cell, pad, dim, c0, c1)
+        placed = 0
+        full = False
+        for a in range(c0[0], c1[0] + 1):
+            for b in range(c0[1], c1[1] + 1):
+                for c in range(c0[2], c1[2] + 1):
+                    if full:
+                        continue
+                    key = _hash(a, b, c, dim, mask)
+                    free = -1
+                    for e in range(starts[key], starts[key + 1]):
+                        if entries[e] < 0:
+                            free = e
+                            break
+                    if free < 0:
+                        full = True
+                        continue
+                    entries[free] = s
+                    for k in range(dim):
+                        elo[free, k] = lo[s, k]
+                        ehi[free, k] = hi[s, k]
+                    placed += 1
+        if full:  # no room in some bucket: undo, and the big list takes it
+            _unlink(s, c0, c1, placed, dim, mask, starts, entries, elo, ehi)
+            overflow[i] = True
+        else:
+            delta += 1
+    return overflow, delta
+
+
+def patch_buckets(rows: Index, new_lo: Floats, new_hi: Floats, alive: NDArray[np.bool_], was_big: NDArray[np.bool_],
+                  lo: Floats, hi: Floats, cell: float, pad: float, mask: int, starts: Index, entries: Index,
+                  elo: Floats, ehi: Floats) -> tuple[NDArray[np.bool_], int]:
+    """Move rows between buckets in place: out of the cells of their old box, into those of the new one.
+
+    ``lo``, ``hi`` (the grid's registered boxes) are updated; ``elo``,
+    ``ehi`` are the entries' own copies. A row not ``alive`` leaves and gets
+    an empty box. ``was_big``: rows on the big list, not in any bucket.
+
+    Returns
+    -------
+    overflow : ndarray of bool, shape (k,)
+        Rows left for the big list: a box larger than a cell, or a bucket
+        with no free entry (the row is then in no bucket).
+    delta : int
+        Change in the number of bucketed rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld.spatial.grid import GridIndex
+    >>> lo = np.array([[float(i), 0.0] for i in range(40)])
+    >>> g = GridIndex(lo, lo + 0.5, np.arange(40), "compiled", spare=1)
+    >>> elo, ehi = g.entry_boxes()
+    >>> over, delta = patch_buckets(np.array([0]), np.array([[0.0, 0.0]]), np.array([[0.5, 0.0]]),
+    ...                             np.array([False]), np.array([False]), g.lo, g.hi, g.cell, g.pad, g.mask,
+    ...                             g.starts, g.entries, elo, ehi)
+    >>> over.tolist(), delta, int((g.entries == 0).sum())
+    ([False], -1, 0)
+    """
+    return _patch(np.require(rows, np.int64, ["C"]), new_lo, new_hi, alive, was_big, lo, hi, cell, pad,
+                  mask, starts, entries, elo, ehi)
+
+
+@njit(cache=True)
+def _changed_rows(alive: NDArray[np.bool_], ident: Index, registered: Index, lo: Floats, hi: Floats,
+                  reg_lo: Floats, reg_hi: Floats) -> Index:
+    n, dim = lo.shape
+    out = np.empty(n, dtype=np.int64)
+    k = 0
+    for s in range(n):
+        if alive[s]:
+            changed = registered[s] != ident[s]
+            for d in range(dim):
+                if lo[s, d] < reg_lo[s, d] or hi[s, d] > reg_hi[s, d]:
+                    changed = True
+        else:
+            changed = registered[s] >= 0
+        if changed:
+            out[k] = s
+            k += 1
+    found: Index = out[:k].copy()
+    return found
+
+
+def changed_rows(alive: NDArray[np.bool_], ident: Index, registered: Index, lo: Floats, hi: Floats,
+                 reg_lo: Floats, reg_hi: Floats) -> Index:
+    """Rows a grid must move: alive and new (``ident`` != ``registered``) or out of their registered box, or gone.
+
+    Parameters
+    ----------
+    alive : ndarray of bool, shape (N,)
+        Rows that should be in the grid now.
+    ident, registered : ndarray of int64, shape (N,)
+        Who holds each row now, and who held it when it was registered (-1: not registered).
+    lo, hi : ndarray, shape (N, D)
+        Boxes now.
+    reg_lo, reg_hi : ndarray, shape (N, D)
+        Boxes the grid holds; a box still inside its registered box needs no move.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> box = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])
+    >>> changed_rows(np.array([True, True, False]), np.array([5, 6, 7]), np.array([5, 6, 7]), box, box + 2.0,
+    ...              box - 0.5, box + 2.0).tolist()   # rows 0 and 1 still inside their boxes; row 2 gone
+    [2]
+    """
+    rows: Index = _changed_rows(alive, ident, registered, lo, hi, reg_lo, reg_hi)
+    return rows
 
 
 @njit(cache=True)
@@ -113,7 +285,7 @@ def _query_boxes(lo: Floats, hi: Floats, cell: float, mask: int, starts: Index, 
                             key = _hash(a, b, c, dim, mask)
                             for e in range(starts[key], starts[key + 1]):
                                 j = entries[e]
-                                if stamp[j] != tag and _meets(lo, hi, j, qlo, qhi, i, dim):
+                                if j >= 0 and stamp[j] != tag and _meets(lo, hi, j, qlo, qhi, i, dim):
                                     stamp[j] = tag
                                     if pass_ == 1:
                                         out_q[pos] = i
@@ -259,7 +431,7 @@ def _query_segments(lo: Floats, hi: Floats, cell: float, mask: int, starts: Inde
                     key = _hash(cur[0], cur[1], cur[2] if dim == 3 else 0, dim, mask)
                     for e in range(starts[key], starts[key + 1]):
                         j = entries[e]
-                        if stamp[j] != tag and _segment_meets(lo, hi, j, o, d, i, tmax[i], dim):
+                        if j >= 0 and stamp[j] != tag and _segment_meets(lo, hi, j, o, d, i, tmax[i], dim):
                             stamp[j] = tag
                             if pass_ == 1:
                                 out_q[pos] = i
@@ -436,7 +608,8 @@ def _ray_body(j: int, o: Floats, d: Floats, maxd: float, kind: Index, center: Fl
 
 @njit(cache=True)
 def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, starts: Index, entries: Index,
-                big: Index, n_gridded: int, glo: Floats, ghi: Floats, kind: Index, center: Floats, rot: Floats,
+                big: Index, n_gridded: int, glo: Floats, ghi: Floats, elo: Floats, ehi: Floats, kind: Index,
+                center: Floats, rot: Floats,
                 half: Floats, radius: Floats, serial: Index, passes: NDArray[np.bool_], o: Floats, d: Floats,
                 maxd: float, rel: float, floor: float, parallel_rate: float, stamp: Index,
                 base: int) -> tuple[Index, Floats, Floats]:
@@ -500,12 +673,13 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
         for _ in range(budget):
             key = _hash(cur[0], cur[1], cur[2] if dim == 3 else 0, dim, mask)
             for e in range(starts[key], starts[key + 1]):
+                # the entry's own box first (read in a row; free entries hold empty boxes), then the body
+                if not _segment_meets(elo, ehi, e, o, d, i, min(maxd, best_t[i]), dim):
+                    continue
                 j = entries[e]
                 if stamp[j] == tag or not passes[j]:
                     continue
                 stamp[j] = tag
-                if not _segment_meets(lo, hi, j, o, d, i, min(maxd, best_t[i]), dim):
-                    continue
                 dist = _ray_body(j, oi, di, maxd, kind, center, rot, half, radius, rel, floor, parallel_rate,
                                  signed, rate, nrm)
                 if dist < best_t[i] or (dist == best_t[i] and dist < np.inf and serial[j] < serial[best_j[i]]):
@@ -530,7 +704,7 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
     """The nearest ball or box each ray meets, walking the grid and stopping at the first cell past the best hit.
 
     ``grid_arrays`` are a :class:`~collideworld.spatial.grid.GridIndex`'s
-    ``(lo, hi, cell, pad, mask, starts, entries, big, n_gridded, glo, ghi)``;
+    ``(lo, hi, cell, pad, mask, starts, entries, big, n_gridded, glo, ghi, entry_lo, entry_hi)``;
     ``bodies`` the boxed bodies' ``(kind, center, rotation, half, radius,
     serial)`` by local index (kind 1 ball, 2 box); ``passes`` the filter.
 

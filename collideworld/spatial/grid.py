@@ -131,30 +131,36 @@ class GridIndex:
     [10, 11, 12]
     """
 
-    def __init__(self, lo: Floats, hi: Floats, handles: Index, backend: str = "numpy") -> None:
+    def __init__(self, lo: Floats, hi: Floats, handles: Index, backend: str = "numpy", *,
+                 members: Index | None = None, spare: int = 0) -> None:
         self.dim = lo.shape[1] if lo.ndim == 2 else 0
         self.backend = backend
-        self.lo = np.ascontiguousarray(lo, dtype=np.float64)
-        self.hi = np.ascontiguousarray(hi, dtype=np.float64)
+        # a grid that patch() changes keeps boxes of its own (never the caller's arrays)
+        self.lo = np.array(lo, dtype=np.float64) if spare else np.ascontiguousarray(lo, dtype=np.float64)
+        self.hi = np.array(hi, dtype=np.float64) if spare else np.ascontiguousarray(hi, dtype=np.float64)
         self.handles = np.asarray(handles, dtype=np.int64)
         n = len(self.handles)
         self.n = n
-        size = (self.hi - self.lo).max(axis=1) if n else np.zeros(0)
-        scale = float(max(np.abs(self.lo).max(initial=0.0), np.abs(self.hi).max(initial=0.0)))
+        # the rows registered in the grid (all of them by default; the others are absent, empty boxes)
+        self.members: Index = np.arange(n, dtype=np.int64) if members is None else np.asarray(members, np.int64)
+        mem = self.members
+        m_lo, m_hi = self.lo.take(mem, axis=0), self.hi.take(mem, axis=0)
+        size = (m_hi - m_lo).max(axis=1) if len(mem) else np.zeros(0)
+        scale = float(max(np.abs(m_lo).max(initial=0.0), np.abs(m_hi).max(initial=0.0)))
         # twice the median size, grown to hold all but the largest 1 % of boxes
         # (capped at 8 medians: a few huge boxes must not coarsen the grid)
-        med = float(np.median(size)) if n else 1.0
-        cell = min(max(2.0 * med, float(np.quantile(size, 0.99))), 8.0 * med) if n else 1.0
+        med = float(np.median(size)) if len(mem) else 1.0
+        cell = min(max(2.0 * med, float(np.quantile(size, 0.99))), 8.0 * med) if len(mem) else 1.0
         # keep cell indices far inside int64 whatever the coordinates are
         cell = max(cell, scale * 2.0 ** -40, 1e-300)
         big = size > cell
-        if n - int(big.sum()) < MIN_GRIDDED:
+        if len(mem) - int(big.sum()) < MIN_GRIDDED:
             big[:] = True
         self.cell = cell
         # registration pad: above the rounding of a ray's crossing parameters
         self.pad = 1e-6 * cell + 1e-12 * scale
-        self.big: Index = np.flatnonzero(big)
-        gridded = np.flatnonzero(~big)
+        self.big: Index = mem[big]
+        gridded = mem[~big]
         self.gridded = gridded
         if len(gridded):
             c0 = np.floor((self.lo[gridded] - self.pad) / cell).astype(np.int64)
@@ -170,7 +176,8 @@ class GridIndex:
         self.mask = table - 1
         if backend == "compiled":
             from .compiled import build_buckets
-            self.starts, self.entries = build_buckets(c0, span, gridded, self.mask, self.dim)
+            # spare: free entries (-1) at the end of every bucket in use, for patch() to fill
+            self.starts, self.entries = build_buckets(c0, span, gridded, self.mask, self.dim, spare)
         else:
             cells_list, owners = [], []
             for off in itertools.product(range(3), repeat=self.dim):
@@ -184,6 +191,13 @@ class GridIndex:
             self.entries = owner[order].astype(np.int64)
             self.starts = np.zeros(table + 1, dtype=np.int64)
             np.cumsum(np.bincount(keys, minlength=table), out=self.starts[1:])
+        # each entry's own copy of its box, for the compiled one-call queries (collideworld.compiled.queries):
+        # a bucket's boxes are then read in a row, not one cache miss per box
+        self.entry_lo: Floats | None = None
+        self.entry_hi: Floats | None = None
+        #: bucketed rows (patch() keeps the count); the big list may grow to big_limit by patches
+        self.n_gridded = len(gridded)
+        self.big_limit = max(64, 2 * len(self.big))
         # the compiled queries' "seen" marks: each call takes fresh tags (see _tags)
         self.stamp = np.full(n, -1, dtype=np.int64)
         self._next_tag = 0
@@ -193,6 +207,79 @@ class GridIndex:
         base = self._next_tag
         self._next_tag += 2 * m
         return base
+
+    def entry_boxes(self) -> tuple[Floats, Floats]:
+        """``(lo, hi)`` (E, D): the box of each bucket entry, in bucket order (made on first use).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> g = GridIndex(np.zeros((1, 2)), np.ones((1, 2)), np.array([0]))
+        >>> [a.shape for a in g.entry_boxes()] == [(len(g.entries), 2)] * 2
+        True
+        """
+        if self.entry_lo is None or self.entry_hi is None:
+            used = (self.entries >= 0)[:, None]
+            # a free entry (-1) holds an empty box: no query meets it
+            self.entry_lo = np.where(used, self.lo.take(np.maximum(self.entries, 0), axis=0), np.inf)
+            self.entry_hi = np.where(used, self.hi.take(np.maximum(self.entries, 0), axis=0), -np.inf)
+        return self.entry_lo, self.entry_hi
+
+    def registered(self) -> Index:
+        """Handles of every box in the grid (bucketed or big), in row order.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> lo, hi = np.array([[0.0, 0.0], [np.inf, np.inf]]), np.array([[1.0, 1.0], [-np.inf, -np.inf]])
+        >>> GridIndex(lo, hi, np.array([4, 5]), members=[0]).registered().tolist()   # row 1 is absent
+        [4]
+        """
+        out: Index = self.handles[self.lo[:, 0] <= self.hi[:, 0]] if self.n else self.handles
+        return out
+
+    def patch(self, rows: Index, lo: Floats, hi: Floats, alive: NDArray[np.bool_]) -> bool:
+        """Move rows ``rows`` to boxes ``lo``, ``hi`` (each (k, D)), or take them out where not ``alive``.
+
+        Compiled grids built with ``spare`` room only. Each row leaves the
+        buckets of its old cells and enters those of its new ones, O(cells)
+        a row; a row whose new cells have no free entry, or whose box is now
+        larger than a cell, goes to the "big" list. Returns False when the
+        grid should rather be built again (the big list grew past a bound, or
+        a row is new to ``handles``): the caller rebuilds.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> lo = np.array([[float(i), 0.0] for i in range(40)])
+        >>> g = GridIndex(lo, lo + 0.5, np.arange(40), "compiled", spare=2)
+        >>> g.patch(np.array([3]), np.array([[100.0, 0.0]]), np.array([[100.5, 0.0]]), np.array([True]))
+        True
+        >>> g.query_box(np.array([100.2, 0.0]), np.array([100.3, 0.0])).tolist()
+        [3]
+        >>> g.query_box(np.array([3.2, 0.0]), np.array([3.2, 0.0])).tolist()   # where it was
+        []
+        """
+        from .compiled import patch_buckets
+
+        assert self.backend == "compiled"
+        if len(rows) and int(rows.max()) >= self.n:
+            return False
+        in_big = np.isin(rows, self.big)
+        if in_big.any():
+            self.big = self.big[~np.isin(self.big, rows[in_big])]
+        elo, ehi = self.entry_boxes()
+        overflow, delta = patch_buckets(rows, np.ascontiguousarray(lo), np.ascontiguousarray(hi), alive, in_big,
+                                        self.lo, self.hi, self.cell, self.pad, self.mask, self.starts, self.entries,
+                                        elo, ehi)
+        self.n_gridded += delta
+        if overflow.any():
+            self.big = np.concatenate([self.big, rows[overflow]])
+        live = alive & ~overflow
+        if live.any():  # the bounds a segment walk clips to hold every gridded box
+            self.glo = np.minimum(self.glo, lo[live].min(axis=0) - self.pad)
+            self.ghi = np.maximum(self.ghi, hi[live].max(axis=0) + self.pad)
+        return len(self.big) <= self.big_limit
 
     def __len__(self) -> int:
         return self.n
@@ -236,7 +323,7 @@ class GridIndex:
         if self.backend == "compiled":
             from .compiled import query_boxes
             return query_boxes(self.lo, self.hi, self.cell, self.mask, self.starts, self.entries, self.big,
-                               len(self.gridded), qlo, qhi, MAX_QUERY_CELLS, self.stamp, self._tags(len(qlo)))
+                               self.n_gridded, qlo, qhi, MAX_QUERY_CELLS, self.stamp, self._tags(len(qlo)))
         return self._query_boxes_numpy(qlo, qhi)
 
     def _query_boxes_numpy(self, qlo: Floats, qhi: Floats) -> tuple[Index, Index]:
@@ -302,7 +389,7 @@ class GridIndex:
         if self.backend == "compiled":
             from .compiled import query_segments
             return query_segments(self.lo, self.hi, self.cell, self.mask, self.starts, self.entries, self.big,
-                                  len(self.gridded), self.glo, self.ghi, o, d, t, self.stamp, self._tags(len(o)))
+                                  self.n_gridded, self.glo, self.ghi, o, d, t, self.stamp, self._tags(len(o)))
         qs: list[Index] = []
         bs: list[Index] = []
         for i in range(len(o)):
@@ -348,21 +435,25 @@ class GridIndex:
         return out
 
     def arrays(self) -> tuple[Any, ...]:
-        """``(lo, hi, cell, pad, mask, starts, entries, big, n_gridded, glo, ghi)``, for compiled walks.
+        """The grid's arrays for compiled walks.
+
+        ``(lo, hi, cell, pad, mask, starts, entries, big, n_gridded, glo, ghi, entry_lo, entry_hi)``.
 
         Examples
         --------
         >>> import numpy as np
         >>> len(GridIndex(np.zeros((1, 2)), np.ones((1, 2)), np.array([0])).arrays())
-        11
+        13
         """
         return (self.lo, self.hi, self.cell, self.pad, self.mask, self.starts, self.entries, self.big,
-                len(self.gridded), self.glo, self.ghi)
+                self.n_gridded, self.glo, self.ghi, *self.entry_boxes())
 
     def _check(self) -> None:
         """Assert the invariants: every gridded box is in the bucket of every cell it meets."""
         assert self.starts[-1] == len(self.entries)
-        for j in self.gridded.tolist():
+        in_buckets = np.unique(self.entries[self.entries >= 0])
+        assert len(in_buckets) == self.n_gridded and not np.isin(self.big, in_buckets).any()
+        for j in in_buckets.tolist():
             c0 = np.floor((self.lo[j] - self.pad) / self.cell).astype(np.int64)
             c1 = np.floor((self.hi[j] + self.pad) / self.cell).astype(np.int64)
             for off in itertools.product(*(range(int(s)) for s in c1 - c0 + 1)):

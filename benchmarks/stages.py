@@ -1,0 +1,79 @@
+"""Where one collideworld frame's time goes, stage by stage, on a benchmark workload.
+
+Usage::
+
+    python benchmarks/stages.py DIM N MOVING_FRACTION [FRAMES]
+    python benchmarks/stages.py 2 10000 0.05 40
+
+Drives the compiled World as ``benchmarks/run.py`` does (``move_many`` then
+``step``, the same seeded frames) and times each stage with CPU time
+(``time.process_time``), which a shared machine disturbs less than wall
+time: ``move`` (pose checks and posing), ``refit`` (fat boxes and the
+broadphase update), ``broad`` (the broadphase's pair questions), ``narrow``
+(the narrowphase), ``cache_own`` (the pair cache's own bookkeeping: keying,
+reuse, events, the Contacts). Run it alternately on two checkouts and
+compare medians of several runs.
+"""
+
+from __future__ import annotations
+
+import collections
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from engines import CollideWorldEngine  # noqa: E402
+from workloads import make_scene_2d, make_scene_3d  # noqa: E402
+
+
+def main() -> None:
+    import collideworld.pair_cache as pair_cache
+    import collideworld.world as world
+
+    dim, n, frac = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+    count = int(sys.argv[4]) if len(sys.argv) > 4 else 30
+    spent: dict[str, float] = collections.defaultdict(float)
+
+    def timed(owner: Any, name: str, label: str) -> None:
+        inner: Callable[..., Any] = getattr(owner, name)
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            t = time.process_time()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                spent[label] += time.process_time() - t
+
+        setattr(owner, name, wrapper)
+
+    timed(world, "refresh_moved", "refit")
+    timed(pair_cache, "contact_pairs", "narrow")
+    scene = (make_scene_2d if dim == 2 else make_scene_3d)(n, moving_fraction=frac, seed=0)
+    engine = CollideWorldEngine()
+    engine.setup(scene)
+    w = engine.world
+    for name in ("pairs", "pairs_touching"):
+        timed(w._pairs._bp, name, "broad")
+    timed(w, "move_many", "move")
+    timed(w._pairs, "step", "cache_total")
+    frames = list(scene.frames(count + 3))
+    for fr in frames[:3]:  # warm-up, not timed
+        engine.frame(fr.moved, fr.positions, fr.rotations)
+    spent.clear()
+    per_frame = []
+    for fr in frames[3:]:
+        t = time.process_time()
+        engine.frame(fr.moved, fr.positions, fr.rotations)
+        per_frame.append(time.process_time() - t)
+    spent["cache_own"] = spent.pop("cache_total") - spent["broad"] - spent["narrow"]
+    stages = " ".join(f"{k} {1e3 * v / count:.2f}" for k, v in spent.items())
+    print(f"dim {dim} n {n} moving {frac}: median {1e3 * statistics.median(per_frame):.2f} ms CPU per frame | {stages}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,726 @@
+"""Compiled twin of :mod:`collideworld.queries`: a whole point, box or shape query in one numba call.
+
+The numpy path (:func:`collideworld.queries.overlapping`) asks the grid for
+candidates, copies the probes and the candidates' rows into a scratch store
+and runs the narrowphase on it: a few dozen array calls per query, which is
+most of a single query's cost. Here one call does all of it, per probe::
+
+    the probe's box (tight, widened by the touching tolerance)
+    grid walk -> candidate boxes (spatial.compiled._query_boxes, local indices)
+    + every half-space
+    filter both ways (category & mask)
+    bounding-ball reject, then the row routine of the canonical kind pair
+    (geometry/compiled/contact_<a>_<b>.py, with the probe's own columns on one side)
+    hits of one probe sorted by add order (serial)
+
+The row routines read side a and side b from separate arrays, so a probe
+never enters the store. Pairs the routines here do not cover (capsules,
+hulls, polygons that are not simple, on either side) come back as "other"
+rows for the numpy path to settle: a new kind gets its branch in the
+exact test of :func:`_overlap`, or stays on that fallback.
+
+Probe kinds: 1 ball (a point is a ball of radius 0), 2 box (an axis-aligned
+box for ``query_aabb``), 3 simple polygon (2D, its posed vertices given).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+from ..geometry.compiled import contact_ball_ball as _bb
+from ..geometry.compiled import contact_ball_box as _bx
+from ..geometry.compiled import contact_ball_polygon as _bp
+from ..geometry.compiled import contact_box_box_2d as _xx2
+from ..geometry.compiled import contact_box_box_3d as _xx3
+from ..geometry.compiled import contact_box_polygon as _xp
+from ..geometry.compiled import contact_halfspace_ball as _hb
+from ..geometry.compiled import contact_halfspace_box as _hx
+from ..geometry.compiled import contact_halfspace_polygon as _hp
+from ..geometry.compiled import contact_polygon_polygon as _pp
+from ..spatial.compiled import _hash, _meets, _next_axis, _ray_body, _segment_meets
+
+__all__ = ["overlap_probes", "overlap_point", "overlap_box", "overlap_shapes", "ray_all", "HIT", "MISS", "OTHER"]
+
+Index = NDArray[np.int64]
+Floats = NDArray[np.float64]
+
+# Kind codes of collideworld.bodies.Kind (a test checks they agree)
+HALFSPACE, BALL, BOX, POLYGON = 0, 1, 2, 3
+#: what :func:`_probe_body` says of a pair
+MISS, HIT, OTHER = 0, 1, 2
+
+_ball_ball = _bb._row
+_ball_box = _bx._row
+_ball_polygon = _bp._row
+_box_box_2d = _xx2._row
+_box_box_3d = _xx3._row
+_box_polygon = _xp._row
+_halfspace_ball = _hb._row
+_halfspace_box = _hx._row
+_halfspace_points = _hp._row_planes
+_polygon_polygon = _pp._row
+
+
+@njit(cache=True)
+def _probe_bounds(pk: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats, pwx: Floats, pwy: Floats,
+                  rule: tuple[float, float], qlo: Floats, qhi: Floats) -> None:
+    """Boxes of the probe rows, widened like tight boxes (the arithmetic of ``queries.probe_bounds``)."""
+    m, dim = ppos.shape
+    for r in range(m):
+        scale = 0.0
+        for k in range(dim):
+            if pk == BALL:
+                lo = ppos[r, k] - prad[r]
+                hi = ppos[r, k] + prad[r]
+            elif pk == BOX:
+                ext = 0.0
+                for j in range(dim):
+                    ext += abs(prot[r, k, j]) * phalf[r, j]
+                lo = ppos[r, k] - ext
+                hi = ppos[r, k] + ext
+            else:
+                col = pwx if k == 0 else pwy
+                lo = col[0, r]
+                hi = col[0, r]
+                for v in range(1, col.shape[0]):
+                    lo = min(lo, col[v, r])
+                    hi = max(hi, col[v, r])
+            qlo[r, k] = lo
+            qhi[r, k] = hi
+            scale = max(scale, max(abs(lo), abs(hi)))
+        tol = rule[0] * max(rule[1], scale)
+        for k in range(dim):
+            qlo[r, k] -= tol
+            qhi[r, k] += tol
+
+
+@njit(cache=True)
+def _grown(arr: Index, n: int) -> Index:
+    """``arr`` with twice the room, its first ``n`` entries kept (buffers whose size no pass bounds)."""
+    out = np.empty(max(16, 2 * arr.shape[0]), dtype=np.int64)
+    out[:n] = arr[:n]
+    return out
+
+
+@njit(cache=True)
+def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
+             elo: Floats, ehi: Floats, big: Index,
+             n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
+             kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
+             plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats, world_y: Floats,
+             poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
+             pk: int, pn: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats, pbound: Floats,
+             pwx: Floats, pwy: Floats, qlo: Floats, qhi: Floats, cat: int, msk: int,
+             rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
+    # One pass per probe: its grid candidates (the walk of spatial.compiled._query_boxes), then
+    # each candidate's exact test while its rows are still in cache. The output buffers grow by
+    # doubling (a count would need a second walk and a second exact test of every candidate, which
+    # is most of the work): log2 of the hits allocations, none per pair.
+    m, dim = ppos.shape
+    n = lo.shape[0]
+    n_p = planes.shape[0]
+    rel = rule[0]
+    out_q = np.empty(max(16, m), dtype=np.int64)
+    out_s = np.empty(max(16, m), dtype=np.int64)
+    oth_q = np.empty(0, dtype=np.int64)
+    oth_s = np.empty(0, dtype=np.int64)
+    cand = np.empty(64, dtype=np.int64)
+    n_out = 0
+    n_oth = 0
+    hit = np.empty(1, dtype=np.bool_)
+    nrm = np.empty((1, dim))
+    dep = np.empty(1)
+    m3 = np.empty((3, 3))
+    t3 = np.empty(3)
+    tb3 = np.empty(3)
+    c0 = np.zeros(3, dtype=np.int64)
+    c1 = np.zeros(3, dtype=np.int64)
+    for r in range(m):
+        tag = base + r  # a tag no earlier query used: stamps never need clearing
+        nc = 0
+        ncells = 1
+        for k in range(dim):
+            c0[k] = math.floor(qlo[r, k] / cell)
+            c1[k] = math.floor(qhi[r, k] / cell)
+            ncells *= c1[k] - c0[k] + 1
+        one_cell = ncells == 1
+        if n_gridded > 0 and ncells <= max_cells:
+            for a in range(c0[0], c1[0] + 1):
+                for b in range(c0[1], c1[1] + 1):
+                    for c in range(c0[2], c1[2] + 1):
+                        key = _hash(a, b, c, dim, gmask)
+                        for e in range(starts[key], starts[key + 1]):
+                            # the entry's own copy of its box: a bucket's boxes are read in a row
+                            if not _meets(elo, ehi, e, qlo, qhi, r, dim):
+                                continue
+                            j = entries[e]
+                            if one_cell:
+                                # one bucket: a body is in it twice only when two of its cells share
+                                # it; a look over this probe's few candidates is cheaper than a stamp
+                                seen = False
+                                for t in range(nc):
+                                    if cand[t] == j:
+                                        seen = True
+                                if seen:
+                                    continue
+                            elif stamp[j] == tag:
+                                continue
+                            else:
+                                stamp[j] = tag
+                            if nc == cand.shape[0]:
+                                cand = _grown(cand, nc)
+                            cand[nc] = j
+                            nc += 1
+            for t in range(big.shape[0]):
+                j = big[t]
+                if _meets(lo, hi, j, qlo, qhi, r, dim):
+                    if nc == cand.shape[0]:
+                        cand = _grown(cand, nc)
+                    cand[nc] = j
+                    nc += 1
+        else:  # a wide query (or no grid): a scan of every box is cheaper than its cells
+            for j in range(n):
+                if _meets(lo, hi, j, qlo, qhi, r, dim):
+                    if nc == cand.shape[0]:
+                        cand = _grown(cand, nc)
+                    cand[nc] = j
+                    nc += 1
+        first = n_out
+        for t in range(nc + n_p):
+            s = handles[cand[t]] if t < nc else planes[t - nc]
+            if (category[s] & msk) == 0 or (cat & bits[s]) == 0:
+                continue
+            # -- the exact test of probe r against body s: HIT, MISS or OTHER. Written out here, not
+            # called: a call passing the ~20 column arrays cost 8x the test itself.
+            got = MISS
+            kb = kind[s]
+            if kb > POLYGON or (kb == POLYGON and not simple[s]):
+                got = OTHER
+            elif kb != HALFSPACE:
+                # the bounding-ball reject of the narrowphase (probe as a, body as b), operation for operation
+                reach = pbound[r] + bound_radius[s]
+                g = ppos[r, 0] - position[s, 0]
+                size = abs(ppos[r, 0])
+                spread = abs(g)
+                dist2 = g * g
+                for d in range(1, dim):
+                    g = ppos[r, d] - position[s, d]
+                    size = max(size, abs(ppos[r, d]))
+                    spread = max(spread, abs(g))
+                    dist2 += g * g
+                slack = 2.0 * (rel * abs(size + spread + reach))
+                limit = reach * (1 + 1e-9) + slack
+                if dist2 <= limit * limit:
+                    got = HIT  # for now: the kernel decides below
+            else:
+                got = HIT
+            if got == HIT:
+                # canonical order: the lower kind is side a (a hit does not depend on the normal's sign)
+                if kb == HALFSPACE:
+                    if pk == BALL:
+                        _halfspace_ball(plane_normal, plane_offset, s, ppos, prad, r, rule, 0, hit, nrm, dep)
+                    elif pk == BOX:
+                        _halfspace_box(plane_normal, plane_offset, s, ppos, prot, phalf, r, rule, 0, hit, nrm, dep)
+                    else:
+                        _halfspace_points(plane_normal, plane_offset, s, pwx, pwy, r, pn, rule, 0, hit, nrm, dep)
+                elif pk == BALL:
+                    if kb == BALL:
+                        _ball_ball(ppos, prad, r, position, radius, s, rule, 0, hit, nrm, dep)
+                    elif kb == BOX:
+                        _ball_box(ppos, prad, r, position, rotation, half, s, rule, 0, hit, nrm, dep)
+                    else:
+                        _ball_polygon(ppos, prad, r, world_x, world_y, s, simple_n[poly[s]], rule, 0, hit, nrm, dep)
+                elif pk == BOX:
+                    if kb == BALL:
+                        _ball_box(position, radius, s, ppos, prot, phalf, r, rule, 0, hit, nrm, dep)
+                    elif kb == BOX:
+                        if dim == 2:
+                            _box_box_2d(ppos, prot, phalf, r, position, rotation, half, s, rule, 0, hit, nrm, dep)
+                        else:
+                            _box_box_3d(ppos, prot, phalf, r, position, rotation, half, s, rule, 0, m3, t3, tb3,
+                                        hit, nrm, dep)
+                    else:
+                        _box_polygon(ppos, prot, phalf, r, world_x, world_y, s, simple_n[poly[s]], rule, 0, hit, nrm,
+                                     dep)
+                else:  # a simple polygon probe
+                    if kb == BALL:
+                        _ball_polygon(position, radius, s, pwx, pwy, r, pn, rule, 0, hit, nrm, dep)
+                    elif kb == BOX:
+                        _box_polygon(position, rotation, half, s, pwx, pwy, r, pn, rule, 0, hit, nrm, dep)
+                    else:
+                        _polygon_polygon(pwx, pwy, r, pn, world_x, world_y, s, simple_n[poly[s]], rule, 0, hit, nrm,
+                                         dep)
+                got = HIT if hit[0] else MISS
+            if got == HIT:
+                if n_out == out_q.shape[0]:
+                    out_q = _grown(out_q, n_out)
+                    out_s = _grown(out_s, n_out)
+                # insertion by serial: a probe's hits are few
+                k = n_out
+                while k > first and serial[out_s[k - 1]] > serial[s]:
+                    out_s[k] = out_s[k - 1]
+                    k -= 1
+                out_s[k] = s
+                out_q[n_out] = r
+                n_out += 1
+            elif got == OTHER:
+                if n_oth == oth_q.shape[0]:
+                    oth_q = _grown(oth_q, n_oth)
+                    oth_s = _grown(oth_s, n_oth)
+                oth_q[n_oth] = r
+                oth_s[n_oth] = s
+                n_oth += 1
+    return out_q[:n_out], out_s[:n_out], oth_q[:n_oth], oth_s[:n_oth]
+
+
+@njit(cache=True)
+def _overlap_probes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
+                    elo: Floats, ehi: Floats, big: Index,
+                    n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
+                    kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
+                    plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
+                    world_y: Floats, poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
+                    pk: int, pn: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats, pbound: Floats,
+                    pwx: Floats, pwy: Floats, cat: int, msk: int,
+                    rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
+    m, dim = ppos.shape
+    qlo = np.empty((m, dim))
+    qhi = np.empty((m, dim))
+    _probe_bounds(pk, ppos, prot, prad, phalf, pwx, pwy, rule, qlo, qhi)
+    return _overlap(lo, hi, cell, gmask, starts, entries, elo, ehi,
+                    big, n_gridded, handles, max_cells, stamp, base, planes,
+                    kind, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
+                    world_x, world_y, poly, simple_n, category, bits, serial, pk, pn, ppos, prot, prad, phalf,
+                    pbound, pwx, pwy, qlo, qhi, cat, msk, rule)
+
+
+@njit(cache=True)
+def _overlap_boxes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
+                   elo: Floats, ehi: Floats, big: Index,
+                   n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
+                   kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
+                   plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
+                   world_y: Floats, poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
+                   center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
+                   rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
+    """Points (``ball``: balls of radius 0) or axis-aligned boxes ``center ± hw`` as probes."""
+    m, dim = center.shape
+    qlo = np.empty((m, dim))
+    qhi = np.empty((m, dim))
+    prot = np.zeros((m, dim, dim))
+    prad = np.zeros(m)
+    pbound = np.empty(m)
+    for r in range(m):
+        # the probes' boxes as World._box_hits widens them: tol of (max |center| + max half)
+        mc = abs(center[r, 0])
+        mh = hw[r, 0]
+        b2 = 0.0
+        for k in range(dim):
+            mc = max(mc, abs(center[r, k]))
+            mh = max(mh, hw[r, k])
+            b2 += hw[r, k] * hw[r, k]
+            prot[r, k, k] = 1.0
+        tol = rule[0] * max(rule[1], mc + mh)
+        for k in range(dim):
+            qlo[r, k] = center[r, k] - hw[r, k] - tol
+            qhi[r, k] = center[r, k] + hw[r, k] + tol
+        pbound[r] = np.sqrt(b2)
+    no = np.empty((0, m))
+    pk = BALL if ball else BOX
+    return _overlap(lo, hi, cell, gmask, starts, entries, elo, ehi,
+                    big, n_gridded, handles, max_cells, stamp, base, planes,
+                    kind, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
+                    world_x, world_y, poly, simple_n, category, bits, serial, pk, 0, center, prot,
+                    prad, hw, pbound, no, no, qlo, qhi, cat, msk, rule)
+
+
+@njit(cache=True)
+def _overlap_point(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
+                   elo: Floats, ehi: Floats, big: Index,
+                   n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
+                   kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
+                   plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
+                   world_y: Floats, poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
+                   x: float, y: float, z: float, hx: float, hy: float, hz: float, ball: bool, cat: int, msk: int,
+                   rule: tuple[float, float]) -> tuple[Index, Index]:
+    """One point (or one axis-aligned box) from scalars: no array to build in Python."""
+    dim = position.shape[1]
+    center = np.empty((1, dim))
+    hw = np.empty((1, dim))
+    center[0, 0] = x
+    center[0, 1] = y
+    hw[0, 0] = hx
+    hw[0, 1] = hy
+    if dim == 3:
+        center[0, 2] = z
+        hw[0, 2] = hz
+    _, s, oq, os_ = _overlap_boxes(lo, hi, cell, gmask, starts, entries, elo, ehi,
+                                   big, n_gridded, handles, max_cells, stamp,
+                                   base, planes, kind, simple, position, rotation, radius, half, plane_normal,
+                                   plane_offset, bound_radius, world_x, world_y, poly, simple_n, category, bits,
+                                   serial, center, hw, ball, cat, msk, rule)
+    return s, os_
+
+
+def overlap_probes(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], pk: int, pn: int, ppos: Floats,
+                   prot: Floats, prad: Floats, phalf: Floats, pbound: Floats, pwx: Floats, pwy: Floats, cat: int,
+                   msk: int, rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
+    """``(probe row, slot)`` of every body each probe touches, sorted by row then add order; and "other" pairs.
+
+    Parameters
+    ----------
+    grid_args : tuple
+        ``(lo, hi, cell, mask, starts, entries, entry_lo, entry_hi, big,
+        n_gridded, handles, max_cells, stamp, tag base, half-space slots)``: a
+        :class:`~collideworld.spatial.GridIndex`'s arrays (see
+        ``queries.QueryIndex.fast_args``).
+    body_args : tuple
+        The store's columns ``(kind, simple, position, rotation, radius, half,
+        plane_normal, plane_offset, bound_radius, world_x, world_y, poly,
+        simple_n, category, mask, serial)``.
+    pk, pn : int
+        Probe kind (1 ball, 2 box, 3 simple polygon) and, for a polygon, its vertex count.
+    ppos, prot, prad, phalf, pbound : ndarray
+        Probe rows: positions (m, D), rotations (m, D, D), radii (m,), half
+        extents (m, D), bounding radii (m,).
+    pwx, pwy : ndarray, shape (8, m)
+        A polygon probe's posed vertices (padded by the last); (0, m) otherwise.
+    cat, msk : int
+        The query's filter.
+    rule : (float, float)
+        :func:`~collideworld.geometry.compiled.kernel_support.touch_rule`.
+
+    Returns
+    -------
+    rows, slots : ndarray of int64, shape (K,)
+        Hits.
+    other_rows, other_slots : ndarray of int64
+        Candidate pairs (filter passed) this loop does not settle: capsules,
+        hulls, polygons that are not simple.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add_many(Circle(1.0), [[0, 0], [5, 0]])
+    [0, 1]
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> from collideworld.geometry.compiled.kernel_support import touch_rule
+    >>> g, b = index.fast_args(1), index.body_args()
+    >>> no = np.zeros((0, 1))
+    >>> rows, slots, _, _ = overlap_probes(g, b, 1, 0, np.array([[5.5, 0.0]]), np.eye(2)[None], np.array([0.5]),
+    ...                                    np.zeros((1, 2)), np.array([0.5]), no, no, 1, 1, touch_rule())
+    >>> rows.tolist(), slots.tolist()
+    ([0], [1])
+    """
+    return _overlap_probes(*grid_args, *body_args, pk, pn, ppos, prot, prad, phalf,  # type: ignore[call-arg]
+                           pbound, pwx, pwy, cat, msk, rule)
+
+
+def overlap_box(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], center: Floats, hw: Floats, ball: bool,
+                cat: int, msk: int, rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
+    """:func:`overlap_probes` for points (``ball``) or axis-aligned boxes ``center ± hw`` (each (m, D)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Box, World
+    >>> from collideworld.queries import QueryIndex
+    >>> from collideworld.geometry.compiled.kernel_support import touch_rule
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Box((1.0, 1.0)), position=(2, 0))
+    0
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> pts = np.array([[1.0, 1.0], [0.0, 0.0]])
+    >>> rows, slots, _, _ = overlap_box(index.fast_args(2), index.body_args(), pts, np.zeros((2, 2)), True, 1, 1,
+    ...                                 touch_rule())
+    >>> rows.tolist(), slots.tolist()       # the corner (1, 1) touches
+    ([0], [0])
+    """
+    return _overlap_boxes(*grid_args, *body_args, center, hw, ball, cat, msk, rule)  # type: ignore[call-arg]
+
+
+def overlap_point(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], x: float, y: float, z: float, hx: float,
+                  hy: float, hz: float, ball: bool, cat: int, msk: int,
+                  rule: tuple[float, float]) -> tuple[Index, Index]:
+    """One point or axis-aligned box from scalars: ``(slots in add order, other slots)``.
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> from collideworld.queries import QueryIndex
+    >>> from collideworld.geometry.compiled.kernel_support import touch_rule
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add_many(Circle(1.0), [[0, 0], [1, 0]])
+    [0, 1]
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> slots, other = overlap_point(index.fast_args(1), index.body_args(), 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True,
+    ...                              1, 1, touch_rule())
+    >>> slots.tolist(), other.tolist()
+    ([0, 1], [])
+    """
+    return _overlap_point(*grid_args, *body_args, x, y, z, hx, hy, hz, ball, cat, msk,  # type: ignore[call-arg]
+                          rule)
+
+
+@njit(cache=True)
+def _overlap_shapes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
+                    elo: Floats, ehi: Floats, big: Index,
+                    n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
+                    kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
+                    plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
+                    world_y: Floats, poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
+                    pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, unit: Floats, lx: Floats, ly: Floats,
+                    rad: float, hw: Floats, bound: float, cat: int, msk: int,
+                    rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
+    """One shape at ``m`` poses: its rows built here as ``BodyStore.set_poses`` would pose them."""
+    m, dim = pos.shape
+    prot = np.empty((m, dim, dim))
+    prad = np.full(m, rad)
+    phalf = np.empty((m, dim))
+    pbound = np.full(m, bound)
+    pwx = np.empty((lx.shape[0], m))
+    pwy = np.empty((lx.shape[0], m))
+    for r in range(m):
+        for k in range(dim):
+            phalf[r, k] = hw[k]
+        if dim == 2:
+            prot[r, 0, 0] = cos[r]
+            prot[r, 0, 1] = -sin[r]
+            prot[r, 1, 0] = sin[r]
+            prot[r, 1, 1] = cos[r]
+            # R @ local + t, as the compiled posing (_poses_2d) and BodyStore._pose_simple
+            r00, r01, r10, r11 = prot[r, 0, 0], prot[r, 0, 1], prot[r, 1, 0], prot[r, 1, 1]
+            for v in range(lx.shape[0]):
+                pwx[v, r] = r00 * lx[v] + r01 * ly[v] + pos[r, 0]
+                pwy[v, r] = r10 * lx[v] + r11 * ly[v] + pos[r, 1]
+        else:
+            # rotation_matrix_3d's entries, operation for operation (as _poses_3d)
+            w, x, y, z = unit[r, 0], unit[r, 1], unit[r, 2], unit[r, 3]
+            prot[r, 0, 0] = 1 - 2 * (y * y + z * z)
+            prot[r, 0, 1] = 2 * (x * y - w * z)
+            prot[r, 0, 2] = 2 * (x * z + w * y)
+            prot[r, 1, 0] = 2 * (x * y + w * z)
+            prot[r, 1, 1] = 1 - 2 * (x * x + z * z)
+            prot[r, 1, 2] = 2 * (y * z - w * x)
+            prot[r, 2, 0] = 2 * (x * z - w * y)
+            prot[r, 2, 1] = 2 * (y * z + w * x)
+            prot[r, 2, 2] = 1 - 2 * (x * x + y * y)
+    return _overlap_probes(lo, hi, cell, gmask, starts, entries, elo, ehi,
+                           big, n_gridded, handles, max_cells, stamp, base,
+                           planes, kind, simple, position, rotation, radius, half, plane_normal, plane_offset,
+                           bound_radius, world_x, world_y, poly, simple_n, category, bits, serial, pk, pn, pos,
+                           prot, prad, phalf, pbound, pwx, pwy, cat, msk, rule)
+
+
+def overlap_shapes(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], pk: int, pn: int, pos: Floats,
+                   cos: Floats, sin: Floats, unit: Floats, lx: Floats, ly: Floats, rad: float, hw: Floats,
+                   bound: float, cat: int, msk: int, rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
+    """One shape of kind ``pk`` at ``m`` poses: :func:`overlap_probes` with the probe rows built in the call.
+
+    Parameters
+    ----------
+    pos : ndarray, shape (m, D)
+    cos, sin : ndarray, shape (m,)
+        2D: of the angles, as numpy rounds them ((0,) arrays in 3D).
+    unit : ndarray, shape (m, 4)
+        3D: unit quaternions ``[w, x, y, z]`` ((0, 4) in 2D).
+    lx, ly : ndarray, shape (8,)
+        A simple polygon's local vertices, padded by the last ((0,) otherwise).
+    rad : float
+        A ball's radius.
+    hw : ndarray, shape (D,)
+        A box's half extents.
+    bound : float
+        The shape's bounding radius.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Box, World
+    >>> from collideworld.queries import QueryIndex
+    >>> from collideworld.geometry.compiled.kernel_support import touch_rule
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Box((1.0, 1.0)), position=(2, 0))
+    0
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> pos = np.array([[0.5, 0.0], [-3.0, 0.0]])
+    >>> rows, slots, _, _ = overlap_shapes(index.fast_args(2), index.body_args(), 2, 0, pos, np.ones(2), np.zeros(2),
+    ...                                    np.zeros((0, 4)), np.zeros(0), np.zeros(0), 0.0, np.array([0.5, 0.5]),
+    ...                                    0.5 ** 0.5, 1, 1, touch_rule())
+    >>> rows.tolist(), slots.tolist()
+    ([0], [0])
+    """
+    return _overlap_shapes(*grid_args, *body_args, pk, pn, pos, cos, sin, unit, lx, ly,  # type: ignore[call-arg]
+                           rad, hw, bound, cat, msk, rule)
+
+
+# -- rays: every hit of one ray, in one call -------------------------------------------------
+
+@njit(cache=True)
+def _ray_all(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index, big: Index,
+             n_gridded: int, glo: Floats, ghi: Floats, handles: Index, stamp: Index, tag: int,
+             kind: Index, center: Floats, rot: Floats, half: Floats, radius: Floats, serial: Index,
+             category: Any, bits: Any, o: Floats, d: Floats, maxd: float, cat: int, msk: int, rel: float,
+             floor: float, parallel_rate: float) -> tuple[Index, Floats, Floats, Floats]:
+    """Every ball or box (by the grid's local index) a ray meets within ``maxd``: slots, distances, points,
+    normals, sorted by distance then add order. The walk of ``spatial.compiled._query_segments``; the casts
+    of ``_ray_body`` (numpy ``raycast_ball`` / ``raycast_box`` arithmetic)."""
+    dim = lo.shape[1]
+    o2 = np.empty((1, dim))
+    d2 = np.empty((1, dim))
+    for k in range(dim):
+        o2[0, k] = o[k]
+        d2[0, k] = d[k]
+    found = np.empty(16, dtype=np.int64)
+    dist = np.empty(16)
+    nrms = np.empty((16, dim))
+    nf = 0
+    signed = np.empty(2 * dim)
+    rate = np.empty(2 * dim)
+    nrm = np.empty(dim)
+    cur = np.zeros(3, dtype=np.int64)
+    last = np.zeros(3, dtype=np.int64)
+    step = np.zeros(3, dtype=np.int64)
+    tnext = np.full(3, np.inf)
+    tdelta = np.full(3, np.inf)
+    n_big = big.shape[0]
+    # the cells the segment passes (clipped to the grid's bounds), then the big boxes
+    ta = 0.0
+    tb = maxd
+    for k in range(dim):
+        if d[k] == 0.0:
+            if o[k] < glo[k] or o[k] > ghi[k]:
+                tb = -1.0
+            continue
+        u = (glo[k] - o[k]) / d[k]
+        v = (ghi[k] - o[k]) / d[k]
+        ta = max(ta, min(u, v))
+        tb = min(tb, max(u, v))
+    walk = n_gridded > 0 and ta <= tb
+    budget = 0
+    if walk:
+        for k in range(dim):
+            cur[k] = math.floor((o[k] + ta * d[k]) / cell)
+            last[k] = math.floor((o[k] + tb * d[k]) / cell)
+            if d[k] > 0.0:
+                step[k] = 1
+                tnext[k] = ((cur[k] + 1) * cell - o[k]) / d[k]
+                tdelta[k] = cell / d[k]
+            elif d[k] < 0.0:
+                step[k] = -1
+                tnext[k] = (cur[k] * cell - o[k]) / d[k]
+                tdelta[k] = -cell / d[k]
+        budget = 1
+        for k in range(dim):
+            budget += abs(last[k] - cur[k]) + 1
+    done = not walk
+    big_done = False
+    while True:
+        if not done:
+            key = _hash(cur[0], cur[1], cur[2] if dim == 3 else 0, dim, gmask)
+            e0 = starts[key]
+            e1 = starts[key + 1]
+        elif not big_done:
+            e0 = 0
+            e1 = n_big
+            big_done = True
+        else:
+            break
+        for e in range(e0, e1):
+            j = entries[e] if not done else big[e]
+            if j < 0 or stamp[j] == tag:  # a free entry, or a box met already
+                continue
+            stamp[j] = tag
+            if not _segment_meets(lo, hi, j, o2, d2, 0, maxd, dim):
+                continue
+            s = handles[j]
+            if (category[s] & msk) == 0 or (cat & bits[s]) == 0:
+                continue
+            t = _ray_body(j, o, d, maxd, kind, center, rot, half, radius, rel, floor, parallel_rate, signed, rate,
+                          nrm)
+            if t < np.inf:
+                if nf == found.shape[0]:
+                    grown_f = np.empty(2 * nf, dtype=np.int64)
+                    grown_d = np.empty(2 * nf)
+                    grown_n = np.empty((2 * nf, dim))
+                    grown_f[:nf] = found[:nf]
+                    grown_d[:nf] = dist[:nf]
+                    grown_n[:nf] = nrms[:nf]
+                    found, dist, nrms = grown_f, grown_d, grown_n
+                # insertion by (distance, serial): a ray's hits are few
+                k = nf
+                while k > 0 and (dist[k - 1] > t or (dist[k - 1] == t and serial[found[k - 1]] > serial[j])):
+                    found[k] = found[k - 1]
+                    dist[k] = dist[k - 1]
+                    nrms[k] = nrms[k - 1]
+                    k -= 1
+                found[k] = j
+                dist[k] = t
+                for c in range(dim):
+                    nrms[k, c] = nrm[c]
+                nf += 1
+        if not done:
+            budget -= 1
+            axis = _next_axis(cur, last, tnext, dim)
+            if axis < 0 or budget <= 0:
+                done = True
+            else:
+                cur[axis] += step[axis]
+                tnext[axis] += tdelta[axis]
+    slots = np.empty(nf, dtype=np.int64)
+    points = np.empty((nf, dim))
+    for k in range(nf):
+        slots[k] = handles[found[k]]
+        for c in range(dim):
+            points[k, c] = o[c] + d[c] * dist[k]
+    return slots, dist[:nf].copy(), points, nrms[:nf].copy()
+
+
+def ray_all(grid_args: tuple[Any, ...], bodies: tuple[Any, ...], category: Any, bits: Any, o: Floats, d: Floats,
+            maxd: float, cat: int, msk: int, rule: tuple[float, float],
+            parallel_rate: float) -> tuple[Index, Floats, Floats, Floats]:
+    """Every ball or box one ray meets within ``maxd``, nearest first (then add order), in one call.
+
+    Parameters
+    ----------
+    grid_args : tuple
+        ``(lo, hi, cell, mask, starts, entries, big, n_gridded, glo, ghi,
+        handles, stamp, tag)`` of a :class:`~collideworld.spatial.GridIndex`.
+    bodies : tuple
+        ``(kind, center, rotation, half, radius, serial)`` by the grid's local
+        index (``queries.QueryIndex.bodies``: balls and boxes only).
+    category, bits : ndarray of uint32
+        The store's filter columns, by slot.
+    o, d : ndarray, shape (D,)
+        Origin and unit direction.
+
+    Returns
+    -------
+    slots : ndarray of int64, shape (K,)
+    distance : ndarray, shape (K,)
+    point, normal : ndarray, shape (K, D)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add_many(Circle(1.0), [[5, 0], [9, 0]])
+    [0, 1]
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> s, t, p, n = ray_all(index.ray_args(), index.bodies, w._store.category, w._store.mask, np.zeros(2),
+    ...                      np.array([1.0, 0.0]), np.inf, 1, 1, index.rule, 1e-300)
+    >>> s.tolist(), t.tolist(), n.tolist()
+    ([0, 1], [4.0, 8.0], [[-1.0, 0.0], [-1.0, 0.0]])
+    """
+    return _ray_all(*grid_args, *bodies, category, bits, o, d, maxd, cat, msk,  # type: ignore[call-arg]
+                    rule[0], rule[1], parallel_rate)
