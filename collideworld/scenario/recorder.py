@@ -429,7 +429,7 @@ def _expect_pairs(contacts: Any, int_ids: bool) -> Any:
         try:
             pairs[:, 0] = a
             pairs[:, 1] = b
-        except OverflowError:  # an id beyond 64 bits
+        except (OverflowError, ValueError, TypeError):  # an id beyond 64 bits (or not an int after all)
             pass
         else:
             if (contacts.part_a < 0).all() and (contacts.part_b < 0).all():
