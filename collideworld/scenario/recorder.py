@@ -142,6 +142,10 @@ class Recorder:
         self._array_lookup: tuple[np.ndarray[Any, Any], tuple[int, ...]] | None = None  # its ids as a tuple
         for body_id in world.ids():
             self._added[body_id] = None
+        # Whether every id the world has held while recorded is a plain int:
+        # then a step's pairs are put in an int array without a type check
+        # per contact (bodies are only added through the recorder).
+        self._int_ids = all(type(i) is int for i in self._added)
 
     # -- bookkeeping -------------------------------------------------------
 
@@ -195,6 +199,7 @@ class Recorder:
             **kwargs: Any) -> Any:
         """``world.add``; returns the id."""
         body_id = self.world.add(shape, position, angle, quaternion, **kwargs)
+        self._int_ids = self._int_ids and type(body_id) is int
         self._note_add(body_id)
         return body_id
 
@@ -203,6 +208,7 @@ class Recorder:
         # The bodies are noted from the ids the world returns, so a one-shot
         # iterable given here is consumed once, by the world.
         ids: list[Any] = self.world.add_many(*args, **kwargs)
+        self._int_ids = self._int_ids and set(map(type, ids)) <= {int}
         for body_id in ids:
             self._note_add(body_id)
         return ids
@@ -284,7 +290,7 @@ class Recorder:
         expect: Any = None
         if self.record_expect:
             # once per body pair (a compound's pair has a row per pair of parts)
-            expect = _expect_pairs(contacts.a.tolist(), contacts.b.tolist())
+            expect = _expect_pairs(contacts, self._int_ids)
         expect_contacts = None
         if self.record_contacts:
             expect_contacts = [c for c in contacts
@@ -410,16 +416,24 @@ def _plain_id(value: Any) -> Any:
     return item() if item is not None and not isinstance(value, (str, int)) else value
 
 
-def _expect_pairs(a: list[Any], b: list[Any]) -> Any:
+def _expect_pairs(contacts: Any, int_ids: bool) -> Any:
     """The step's pairs for the writer, each once, in order of first appearance (a compound's
     pair has a row per pair of parts): an (m, 2) int64 array when every id is an int that fits
-    (one text for all, no tuple per pair), else a list of tuples."""
-    if a and set(map(type, a)) | set(map(type, b)) == {int}:
+    (one text for all, no tuple per pair), else a list of tuples.
+
+    ``int_ids`` says that every body's id is an int (known to the recorder): the
+    ids are then cast without a type check per pair."""
+    a, b = contacts.a, contacts.b
+    if len(a) and (int_ids or set(map(type, a)) | set(map(type, b)) == {int}):
+        pairs = np.empty((len(a), 2), dtype=np.int64)
         try:
-            pairs = np.array([a, b], dtype=np.int64).T.copy()
-        except OverflowError:  # an id beyond 64 bits
+            pairs[:, 0] = a
+            pairs[:, 1] = b
+        except (OverflowError, ValueError, TypeError):  # an id beyond 64 bits (or not an int after all)
             pass
         else:
+            if (contacts.part_a < 0).all() and (contacts.part_b < 0).all():
+                return pairs  # no compound: each row is a different pair
             # Repeats sit next to each other once sorted; the sort is stable,
             # so the first of equal rows is the first to appear.
             order = np.lexsort((pairs[:, 1], pairs[:, 0]))
@@ -430,7 +444,7 @@ def _expect_pairs(a: list[Any], b: list[Any]) -> Any:
                 keep[order[1:][repeated]] = False
                 pairs = pairs[keep]
             return pairs
-    return list(dict.fromkeys(zip(a, b, strict=True)))
+    return list(dict.fromkeys(zip(a.tolist(), b.tolist(), strict=True)))
 
 
 def _is_convex(shape: Any) -> bool:

@@ -226,6 +226,57 @@ def body_to_dict(body: Any) -> dict[str, Any]:
     return out
 
 
+def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], bool]:
+    """The ``"add":[...]`` member of a frame's line, and whether a shape needs version 2.
+
+    The same text as ``_key("add", [body_to_dict(b) for b in bodies])``, made
+    faster for the usual body (a ``World.body()`` snapshot or a BodySpec with
+    an int id, a finite shape and a float64 position): its entry is put
+    together as text (floats by ``float.__repr__``, as the json module
+    writes them), and bodies of one shape object (``add_many``) share the
+    text of it, made once. A recorder's first frame adds every body.
+    """
+    shapes: dict[int, tuple[Any, str, bool]] = {}  # id(shape) -> (shape, its text, a version 2 type)
+    texts = []
+    v2 = False
+    for body in bodies:
+        shape = getattr(body, "shape", None)
+        position = getattr(body, "position", None)
+        if (isinstance(body, Mapping) or type(body.id) is not int or type(position) is not np.ndarray
+                or position.dtype != np.float64 or position.shape != (dim,) or shape is None or shape.is_infinite):
+            entry = body_to_dict(body)
+            shape_type = entry.get("shape", {}).get("type") if isinstance(entry.get("shape"), Mapping) else None
+            v2 = v2 or shape_type in _V2_SHAPE_TYPES
+            texts.append(_dumps(entry))
+            continue
+        known = shapes.get(id(shape))
+        if known is None or known[0] is not shape:
+            as_dict = shape_dict(shape)
+            known = shapes[id(shape)] = (shape, _dumps(as_dict), as_dict.get("type") in _V2_SHAPE_TYPES)
+        v2 = v2 or known[2]
+        xyz = position.tolist()
+        if not all(map(math.isfinite, xyz)):
+            body_to_dict(body)  # raises with the usual message
+        text = f'{{"id":{body.id},"shape":{known[1]},"position":[{",".join(map(float.__repr__, xyz))}]'
+        angle = getattr(body, "angle", None)
+        if angle is not None and float(angle) != 0.0:
+            text += ',"angle":' + float.__repr__(_floats(angle, ("body", body.id, "angle"))[0])
+        quat = getattr(body, "quaternion", None)
+        if quat is not None:
+            q = _floats(quat, ("body", body.id, "quaternion"))
+            if q != [1.0, 0.0, 0.0, 0.0]:
+                text += f',"quaternion":{_dumps(q)}'
+        if bool(body.static):
+            text += ',"static":true'
+        category, mask = int(body.category), int(body.mask)
+        if category != 1:
+            text += f',"category":{category}'
+        if mask != UINT32_MAX:
+            text += f',"mask":{mask}'
+        texts.append(text + "}")
+    return [b'"add":[', ",".join(texts).encode("utf-8"), b"]"], v2
+
+
 def move_to_dict(move: Any) -> dict[str, Any]:
     """The file form of a pose update: a :class:`~collideworld.scenario.MoveSpec` or a ready dict.
 
@@ -358,8 +409,11 @@ def _batch_column(values: ArrayLike, shape: tuple[int, ...], field: str,
     return arr
 
 
-def _move_batch_bytes(batch: MoveBatch, dim: int, state: dict[str, Any]) -> bytes:
+def _move_batch_bytes(batch: MoveBatch, dim: int, state: dict[str, Any]) -> bytes | memoryview:
     """The JSON text of a batch's ``move`` entries, comma separated, UTF-8 (empty for none).
+
+    From the compiled loop it is a view of the writer's scratch buffer (not
+    copied): valid until the next call with the same ``state``.
 
     ``state`` is the writer's: the last batch's ids and their texts, and a
     scratch buffer, kept from frame to frame.
@@ -422,7 +476,7 @@ def _gaps(columns: list[tuple[str, int, Any]]) -> list[str]:
 
 
 def _move_rows_compiled(columns: list[tuple[str, int, Any]], id_bytes: np.ndarray[Any, Any],
-                        id_offsets: np.ndarray[Any, Any], state: dict[str, Any]) -> bytes:
+                        id_offsets: np.ndarray[Any, Any], state: dict[str, Any]) -> memoryview:
     from .compiled_text import MAX_DOUBLE_TEXT, SLACK, write_moves
 
     if len(columns) == 1 and columns[0][2].flags.c_contiguous:
@@ -443,7 +497,7 @@ def _move_rows_compiled(columns: list[tuple[str, int, Any]], id_bytes: np.ndarra
     used = write_moves(matrix.reshape(-1).view(np.uint64), n, k, id_bytes, id_offsets,
                        np.frombuffer(row_start + bytes(SLACK), dtype=np.uint8),
                        np.frombuffer(gap_bytes + bytes(SLACK), dtype=np.uint8), gap_offsets, out)
-    return out[:used].tobytes()
+    return out.data[:used]  # a view, not copied: the frame's line is written from it
 
 
 def _move_rows_python(columns: list[tuple[str, int, Any]], texts: list[str]) -> list[str]:
@@ -724,17 +778,39 @@ class ScenarioWriter:
     def _write_line(self, obj: Mapping[str, Any]) -> None:
         self._write_bytes(_dumps(obj).encode("utf-8") + b"\n")
 
-    def _write_bytes(self, line: bytes) -> None:
+    def _write_bytes(self, line: bytes | list[bytes | memoryview]) -> None:
+        """Write one line (bytes, or its pieces in order) with one write, and flush."""
         if self.closed:
             raise ValueError(f"{self.path}: the writer is closed")
         # One write of the whole line, then flush: a kill never leaves a
-        # completed frame unwritten (GzipFile.flush is a Z_SYNC_FLUSH).
+        # completed frame unwritten (GzipFile.flush is a Z_SYNC_FLUSH). A
+        # plain file gets a line's pieces with one os.writev, not joined
+        # first: a recorded frame's move text is large, and each copy of it
+        # costs memory traffic (and cache space the next step then misses).
+        if isinstance(line, list):
+            if self._out is self._raw:
+                self._writev(line)
+                if self._fsync:
+                    os.fsync(self._raw.fileno())
+                return
+            line = b"".join(line)
         self._out.write(line)
         self._out.flush()
         if self._out is not self._raw:
             self._raw.flush()
         if self._fsync:
             os.fsync(self._raw.fileno())
+
+    def _writev(self, pieces: list[bytes | memoryview]) -> None:
+        """The pieces at the end of the plain file, one ``os.writev`` (more only if it writes short)."""
+        self._raw.flush()  # nothing is buffered after a line; kept in case
+        fd = self._raw.fileno()
+        done = os.writev(fd, pieces)
+        total = sum(len(p) for p in pieces)
+        if done < total:  # rare (a full disk, a signal): the rest, from where it stopped
+            rest = b"".join(pieces)[done:]
+            while rest:
+                rest = rest[os.write(fd, rest):]
 
     def _upgrade_to_v2(self) -> None:
         """Make the header say version 2 (the file so far is valid version 2 as it is)."""
@@ -837,24 +913,27 @@ class ScenarioWriter:
         # Each key's text is made in turn, in the format's order; nothing is
         # written until all are made, so a rejected frame leaves no trace. The
         # line is put together once, as bytes: a recorded frame can be large.
-        parts: list[list[bytes]] = []  # each member's pieces
+        parts: list[Sequence[bytes | memoryview]] = []  # each member's pieces
         if comment is not None:
             parts.append(_key("_comment", str(comment)))
         removes = [_id(i) for i in remove]
         if removes:
             parts.append(_key("remove", removes))
-        adds = [body_to_dict(b) for b in add]
+        adds = list(add)
+        v2 = False
         if adds:
-            parts.append(_key("add", adds))
+            add_part, v2 = _add_member(adds, self.dim)
+            parts.append(add_part)
         sets = [set_to_dict(c) for c in set]
         if sets:
             parts.append(_key("set", sets))
         # a shape only version 2 defines (capsule, segment, convex_hull, compound) makes a version 2 file
-        v2 = bool(sets) or any(isinstance(b.get("shape"), Mapping) and b["shape"].get("type") in _V2_SHAPE_TYPES
-                               for b in adds)
-        moves: list[bytes] = []
+        v2 = v2 or bool(sets)
+        moves: list[bytes | memoryview] = []
         for m in move:
             if isinstance(m, MoveBatch):
+                # a view of the scratch buffer: an earlier batch's view is copied before it is reused
+                moves = [bytes(piece) if isinstance(piece, memoryview) else piece for piece in moves]
                 text = _move_batch_bytes(m, self.dim, self._batch_state)
             else:
                 entry = move_to_dict(m)
@@ -886,11 +965,11 @@ class ScenarioWriter:
             v2 = True
         if v2 and self.version < 2:
             self._upgrade_to_v2()
-        pieces = [b"{"]
+        pieces: list[bytes | memoryview] = [b"{"]
         for i, part in enumerate(parts):
             pieces += (b",", *part) if i else part
         pieces.append(b"}\n")
-        self._write_bytes(b"".join(pieces))
+        self._write_bytes(pieces)
         self.frames_written += 1
 
     def write(self, frame: Frame) -> None:
