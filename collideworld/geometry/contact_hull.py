@@ -239,11 +239,11 @@ def contact_polytopes(verts_a: F64, normals_a: F64, edges_a: F64, radius_a: F64,
         inside = best >= 0.0
         idx = over[inside]
         signed[idx] = radius[idx] + best[inside]
-        # a separating axis proves a gap at least that wide: GJK may stall a few 1e-9 short of it.
-        # Only a clear shortfall (1e-10 of the scale) counts, so that rounding near the touching
-        # tolerance (where the twins' SAT axes differ) never decides a hit.
+        # a separating axis proves a gap at least that wide, and GJK's answer is a lower bound
+        # of the gap too (gjk_closest answers its certified bound when rounding stops it early,
+        # as near nearly parallel faces): the wider of the two proofs wins
         certified = radius[over] + best
-        stalled = certified < signed[over] - 1e-10 * scale[over]
+        stalled = certified < signed[over]
         signed[over[stalled]] = certified[stalled]
         # the SAT's axis either way: where the polytopes are a few ulps apart, GJK's distance
         # decides (a SAT axis may separate them by less than their distance) but the sign of its
