@@ -21,6 +21,9 @@ Detection*, §9.5; Box2D v3 ``distance.c``)::
         add w to the simplex
         v = point of the simplex nearest the origin; drop the vertices it does not use
         stop if the simplex is a tetrahedron holding the origin, or |v| did not shrink
+    answer |v| (from the simplex's face), but 0 if stopped by rounding before
+    any v.w > 0 proved the pieces apart (nearly parallel faces can stall an
+    overlapping pair 1e-9 of its size short of the origin)
 
 The nearest point of a simplex of at most 4 vertices is found by trying each
 of its (at most 15) faces: the affine projection of the origin with
@@ -357,10 +360,10 @@ def _holds_origin(ws: NDArray[np.float64]) -> bool:
     the points themselves, better conditioned than barycentric weights from
     the Gram matrix (whose determinant squares the volume).
     """
-    for l in range(4):
-        i = 1 if l == 0 else 0
-        j = 2 if l <= 1 else 1
-        k = 3 if l <= 2 else 2
+    for q in range(4):  # the face opposite vertex q
+        i = 1 if q == 0 else 0
+        j = 2 if q <= 1 else 1
+        k = 3 if q <= 2 else 2
         e1x = ws[j, 0] - ws[i, 0]
         e1y = ws[j, 1] - ws[i, 1]
         e1z = ws[j, 2] - ws[i, 2]
@@ -370,7 +373,7 @@ def _holds_origin(ws: NDArray[np.float64]) -> bool:
         nx = e1y * e2z - e1z * e2y
         ny = e1z * e2x - e1x * e2z
         nz = e1x * e2y - e1y * e2x
-        apex = nx * (ws[l, 0] - ws[i, 0]) + ny * (ws[l, 1] - ws[i, 1]) + nz * (ws[l, 2] - ws[i, 2])
+        apex = nx * (ws[q, 0] - ws[i, 0]) + ny * (ws[q, 1] - ws[i, 1]) + nz * (ws[q, 2] - ws[i, 2])
         origin = -(nx * ws[i, 0] + ny * ws[i, 1] + nz * ws[i, 2])
         if apex * origin < 0.0:
             return False
