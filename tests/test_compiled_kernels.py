@@ -116,7 +116,9 @@ def assert_same_hull_contacts(name: str, ref, got, args: tuple[np.ndarray, ...])
     overlap = (np.einsum("nkd,nd->nk", pa, got.normal).max(axis=1)
                - np.einsum("nkd,nd->nk", pb, got.normal).min(axis=1) + radius)
     tie = got.hit & (np.abs(overlap - ref.depth) <= 1e-10 * scale)
-    near = ~got.hit & (np.abs(ref.depth) <= 1e-9 * scale)  # apart by ulps: the axis is as ambiguous
+    # apart by ulps the axis is as ambiguous; apart by up to 1e-7 of the size, GJK may stop
+    # without a proof of the gap and the twins' SATs then give separating axes that may differ
+    near = ~got.hit & (np.abs(ref.depth) <= 1e-7 * scale)
     wrong = np.flatnonzero(off & ~tie & ~near)
     assert len(wrong) == 0, f"normal differs in rows {wrong[:10].tolist()}: {got.normal[wrong[:3]].tolist()} " \
         f"vs numpy {ref.normal[wrong[:3]].tolist()}"

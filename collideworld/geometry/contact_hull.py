@@ -241,9 +241,12 @@ def contact_polytopes(verts_a: F64, normals_a: F64, edges_a: F64, radius_a: F64,
         signed[idx] = radius[idx] + best[inside]
         # a separating axis proves a gap at least that wide, and GJK's answer is a lower bound
         # of the gap too (gjk_closest answers its certified bound when rounding stops it early,
-        # as near nearly parallel faces): the wider of the two proofs wins
+        # as near nearly parallel faces): the wider of the two proofs wins. Only by more than
+        # 2e-13 of the scale (20 touching tolerances), so that the twins' SAT rounding (their
+        # axes are measured differently, ~1e-15 apart) never decides a hit at the tolerance:
+        # there GJK's answer (one compiled routine for both twins) decides.
         certified = radius[over] + best
-        stalled = certified < signed[over]
+        stalled = certified < signed[over] - 2e-13 * scale[over]
         signed[over[stalled]] = certified[stalled]
         # the SAT's axis either way: where the polytopes are a few ulps apart, GJK's distance
         # decides (a SAT axis may separate them by less than their distance) but the sign of its

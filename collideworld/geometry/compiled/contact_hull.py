@@ -549,7 +549,7 @@ def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa
                     bz = lz
         # overlapping: the least overlap; apart, a separating axis proves a gap at least
         # that wide (GJK's answer is a lower bound too), counted as the numpy twin counts it
-        if best >= 0.0 or radius + best < signed:
+        if best >= 0.0 or radius + best < signed - 2e-13 * scale:
             signed = radius + best
         # the SAT's axis either way (GJK's direction is noise a few ulps from touching), as the numpy twin
         nx = bx
