@@ -62,6 +62,8 @@ def _gjk_rows_py(world: F64, a_first: NDArray[np.int64], a_count: NDArray[np.int
     out = np.zeros(9)  # gjk_closest writes both closest points and the unit direction (out[6:9])
     for i in range(a_first.shape[0]):
         dist[i] = gjk_closest(world, a_first[i], a_count[i], b_first[i], b_count[i], ws, out)
+        if ws[14, 0] == 0.0:  # no proof of a gap (GJK stopped by rounding): the SAT decides
+            dist[i] = 0.0
         for k in range(9):
             points[i, k] = out[k]
 

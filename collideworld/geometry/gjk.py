@@ -21,9 +21,9 @@ Detection*, §9.5; Box2D v3 ``distance.c``)::
         add w to the simplex
         v = point of the simplex nearest the origin; drop the vertices it does not use
         stop if the simplex is a tetrahedron holding the origin, or |v| did not shrink
-    answer |v| (from the simplex's face), but 0 if stopped by rounding before
-    any v.w > 0 proved the pieces apart (nearly parallel faces can stall an
-    overlapping pair 1e-9 of its size short of the origin)
+    answer |v| (from the simplex's face); ws[14, 0] = 0 when stopped by rounding
+    before any v.w > 0 proved the pieces apart (nearly parallel faces can stall
+    an overlapping pair 1e-9 of its size short of the origin)
 
 The nearest point of a simplex of at most 4 vertices is found by trying each
 of its (at most 15) faces: the affine projection of the origin with
@@ -388,7 +388,9 @@ def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, 
     ``out[0:3]`` and ``out[3:6]`` receive the closest points on A and on B
     (when overlapping, unspecified), ``out[6:9]`` the unit direction from A
     to B (zero when overlapping).
-    ``ws`` is (16, 4) scratch.
+    ``ws`` is (16, 4) scratch; on return ``ws[14, 0]`` is 1.0 when the answer
+    is proved (GJK converged, or a direction separated the hulls), 0.0 when
+    rounding stopped it first (then the hulls may overlap).
 
     Examples
     --------
@@ -559,14 +561,13 @@ def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, 
     out[7] = ny + 0.0
     out[8] = nz + 0.0
     dist = math.sqrt(vv) if m == 1 else max(0.0, -(nx * ws[0, 0] + ny * ws[0, 1] + nz * ws[0, 2]))
-    if not converged and not lower > 0.0:
-        # stopped by rounding (no progress, a repeated support point, the iteration cap, a
-        # tetrahedron whose weights and volumes disagree) with no separating direction met:
-        # |v| only bounds the distance from above, and near nearly parallel faces an
-        # overlapping pair can stall 1e-9 of its size short of the origin. Without a proof
-        # of a gap the answer is 0 (callers then measure the overlap: SAT or EPA); with one,
-        # |v| stays the better estimate of the gap.
-        dist = 0.0
+    # Stopped by rounding (no progress, a repeated support point, the iteration cap, a
+    # tetrahedron whose weights and volumes disagree) with no separating direction met, |v|
+    # only bounds the distance from above: near nearly parallel faces an overlapping pair can
+    # stall 1e-9 of its size short of the origin. ws[14, 0] says whether the answer is proved
+    # (converged, or some v.w > 0 showed a gap): callers deciding hits (the hull contacts)
+    # read an unproved answer as 0; distance and time-of-impact callers keep |v|.
+    ws[14, 0] = 1.0 if converged or lower > 0.0 else 0.0
     return float(dist)
 
 

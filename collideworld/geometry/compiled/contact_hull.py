@@ -390,6 +390,8 @@ def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa
         for d in range(3):
             ws[k, d] = math.nan
     dist = gjk_closest(world, 0, nva, nva, nvb, ws, gout)
+    if ws[14, 0] == 0.0:  # no proof of a gap (GJK stopped by rounding): the SAT decides, as in the numpy twin
+        dist = 0.0
     nx = 1.0
     ny = 0.0
     nz = 0.0
