@@ -148,7 +148,7 @@ def register_warm_up(fn: Callable[[int], None]) -> Callable[[int], None]:
     return fn
 
 
-def warm_up(dims: Iterable[int] = (2, 3)) -> None:
+def warm_up(dims: Iterable[int] = (2, 3), every_shape: bool = False) -> None:
     """Compile (or load from numba's on-disk cache) every compiled kernel a step uses.
 
     Call it once, e.g. at start-up, so that no compilation happens inside a
@@ -160,11 +160,16 @@ def warm_up(dims: Iterable[int] = (2, 3)) -> None:
     ----------
     dims : iterable of {2, 3}, optional
         The dimensions whose kernels to prepare; both by default.
+    every_shape : bool, optional
+        Also prepare the kernels of capsules, segments and (3D) convex hulls.
+        Off by default because it almost quadruples a cold compile (measured
+        17 s -> 64 s for both dimensions); with it, a step over any mix of
+        shapes but compounds compiles nothing more.
 
     Raises
     ------
     InvalidArgumentError
-        For a dimension other than 2 or 3.
+        For a dimension other than 2 or 3, or an ``every_shape`` that is not a bool.
 
     Examples
     --------
@@ -174,16 +179,21 @@ def warm_up(dims: Iterable[int] = (2, 3)) -> None:
     bad = [d for d in wanted if d not in (2, 3)]
     if bad:
         raise InvalidArgumentError(f"warm_up dims must be 2 or 3; got {wanted!r}")
+    if not isinstance(every_shape, bool):
+        raise InvalidArgumentError(f"warm_up every_shape must be True or False; got {every_shape!r}")
     if not compiled_available():
         return
     for d in sorted(set(wanted)):
-        _warm_dim(d)
+        _warm_dim(d, every_shape)
         for warm in _WARMERS:
             warm(d)
 
 
-def _warm_dim(dim: int) -> None:
+def _warm_dim(dim: int, every_shape: bool = False) -> None:
     """Run every compiled kernel a ``dim``-D step uses once, on a tiny world of every shape kind.
+
+    The capsule, segment and hull kinds only with ``every_shape`` (they almost
+    quadruple the cold compile: 17 s -> 64 s measured).
 
     Going through :func:`~collideworld.narrowphase.contact_pairs_exact` and
     the broadphase's ``overlapping_pairs`` exercises exactly the argument
@@ -196,15 +206,20 @@ def _warm_dim(dim: int) -> None:
     from .broadphase.batched_sweep import BatchedSweep, overlapping_pairs
     from .geometry.compiled import aabb
     from .narrowphase import contact_pairs_exact, manifold_pairs
-    from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Shape, Sphere
+    from .shapes import Box, Capsule, Circle, ConvexHull, HalfPlane, Plane, Polygon, Segment, Shape, Sphere
 
     shapes: list[Shape]
     if dim == 2:
         shapes = [HalfPlane((0.0, 1.0), 0.0), Circle(1.0), Box((1.0, 0.5)),
                   Polygon(((0.0, 0.0), (1.0, 0.0), (0.0, 1.0))),
                   Polygon(((0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (1.0, 0.5), (0.0, 2.0)))]  # concave
+        if every_shape:
+            shapes += [Capsule((0.0, 0.0), (1.0, 0.0), 0.25), Segment((0.0, 0.0), (0.0, 1.0))]
     else:
         shapes = [Plane((0.0, 0.0, 1.0), 0.0), Sphere(1.0), Box((1.0, 0.5, 0.25))]
+        if every_shape:
+            shapes += [Capsule((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 0.25), Segment((0.0, 0.0, 0.0), (0.0, 1.0, 0.0)),
+                       ConvexHull(((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)))]
     store = BodyStore(dim, backend="compiled")  # its set_poses runs the compiled posing
     slots = store.allocate(len(shapes))
     store.set_shapes(slots, shapes)

@@ -116,7 +116,9 @@ def assert_same_hull_contacts(name: str, ref, got, args: tuple[np.ndarray, ...])
     overlap = (np.einsum("nkd,nd->nk", pa, got.normal).max(axis=1)
                - np.einsum("nkd,nd->nk", pb, got.normal).min(axis=1) + radius)
     tie = got.hit & (np.abs(overlap - ref.depth) <= 1e-10 * scale)
-    near = ~got.hit & (np.abs(ref.depth) <= 1e-9 * scale)  # apart by ulps: the axis is as ambiguous
+    # apart by ulps the axis is as ambiguous; apart by up to 1e-7 of the size, GJK may stop
+    # without a proof of the gap and the twins' SATs then give separating axes that may differ
+    near = ~got.hit & (np.abs(ref.depth) <= 1e-7 * scale)
     wrong = np.flatnonzero(off & ~tie & ~near)
     assert len(wrong) == 0, f"normal differs in rows {wrong[:10].tolist()}: {got.normal[wrong[:3]].tolist()} " \
         f"vs numpy {ref.normal[wrong[:3]].tolist()}"
@@ -759,6 +761,8 @@ def test_warm_up_validates_dims_and_runs() -> None:
     warm_up(dims=[3])
     with pytest.raises(InvalidArgumentError, match=r"\(4,\)"):
         warm_up(dims=(4,))
+    with pytest.raises(InvalidArgumentError, match="every_shape.*'yes'"):
+        warm_up(every_shape="yes")  # type: ignore[arg-type]
 
 
 NO_COMPILE_AFTER_WARM_UP = textwrap.dedent("""
@@ -834,6 +838,55 @@ FALLBACK = textwrap.dedent("""
     assert sorted(w.step().pairs()) == [(0, 1)]
     print("ok")
 """)
+
+
+NO_COMPILE_AFTER_WARM_UP_EVERY_SHAPE = textwrap.dedent("""
+    import importlib, pkgutil
+    import numpy as np
+    import collideworld
+    from collideworld import World, Circle, Box, Polygon, HalfPlane, Plane, Sphere, Capsule, Segment, ConvexHull
+    collideworld.warm_up(every_shape=True)
+    modules = ["collideworld.broadphase.compiled"] + [
+        package + "." + m.name
+        for package in ("collideworld.geometry.compiled", "collideworld.compiled")
+        for m in pkgutil.iter_modules(importlib.import_module(package).__path__)]
+    def signatures():
+        found = {}
+        for name in modules:
+            for attr, obj in vars(importlib.import_module(name)).items():
+                if hasattr(obj, "signatures") and hasattr(obj, "py_func"):
+                    found[name + "." + attr] = len(obj.signatures)
+        return found
+    before = signatures()
+    rng = np.random.default_rng(1)
+    for dim in (2, 3):
+        w = World(dim=dim, backend="compiled")
+        w.add(HalfPlane((0.0, 1.0), 0.0) if dim == 2 else Plane((0.0, 0.0, 1.0), 0.0))
+        if dim == 2:
+            shapes = [Circle(0.5), Box((0.5, 0.3)), Polygon(((0, 0), (1, 0), (0.5, 0.8))),
+                      Capsule((0, 0), (1, 0), 0.3), Segment((0, 0), (0.5, 1))]
+        else:
+            hull = ConvexHull([tuple(p) for p in rng.normal(size=(12, 3))])
+            shapes = [Sphere(0.5), Box((0.5, 0.3, 0.2)), Capsule((0, 0, 0), (1, 0, 0), 0.3),
+                      Segment((0, 0, 0), (0.5, 1, 0)), hull]
+        for i in range(60):
+            w.add(shapes[i % len(shapes)], position=tuple(rng.uniform(0, 5, dim)))
+        for _ in range(3):
+            w.step()
+            for body in range(1, 61, 3):
+                w.move(body, position=tuple(rng.uniform(0, 5, dim)))
+    after = signatures()
+    grown = {k: (before.get(k), v) for k, v in after.items() if v != before.get(k)}
+    assert not grown, grown
+    print("ok")
+""")
+
+
+def test_no_compilation_with_every_shape_after_warm_up_every_shape() -> None:
+    done = subprocess.run([sys.executable, "-c", NO_COMPILE_AFTER_WARM_UP_EVERY_SHAPE], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "ok"
 
 
 def test_without_numba_everything_falls_back_to_numpy() -> None:

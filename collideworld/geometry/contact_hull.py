@@ -62,6 +62,8 @@ def _gjk_rows_py(world: F64, a_first: NDArray[np.int64], a_count: NDArray[np.int
     out = np.zeros(9)  # gjk_closest writes both closest points and the unit direction (out[6:9])
     for i in range(a_first.shape[0]):
         dist[i] = gjk_closest(world, a_first[i], a_count[i], b_first[i], b_count[i], ws, out)
+        if ws[14, 0] == 0.0:  # no proof of a gap (GJK stopped by rounding): the SAT decides
+            dist[i] = 0.0
         for k in range(9):
             points[i, k] = out[k]
 
@@ -239,11 +241,14 @@ def contact_polytopes(verts_a: F64, normals_a: F64, edges_a: F64, radius_a: F64,
         inside = best >= 0.0
         idx = over[inside]
         signed[idx] = radius[idx] + best[inside]
-        # a separating axis proves a gap at least that wide: GJK may stall a few 1e-9 short of it.
-        # Only a clear shortfall (1e-10 of the scale) counts, so that rounding near the touching
-        # tolerance (where the twins' SAT axes differ) never decides a hit.
+        # a separating axis proves a gap at least that wide, and GJK's answer is a lower bound
+        # of the gap too (gjk_closest answers its certified bound when rounding stops it early,
+        # as near nearly parallel faces): the wider of the two proofs wins. Only by more than
+        # 2e-13 of the scale (20 touching tolerances), so that the twins' SAT rounding (their
+        # axes are measured differently, ~1e-15 apart) never decides a hit at the tolerance:
+        # there GJK's answer (one compiled routine for both twins) decides.
         certified = radius[over] + best
-        stalled = certified < signed[over] - 1e-10 * scale[over]
+        stalled = certified < signed[over] - 2e-13 * scale[over]
         signed[over[stalled]] = certified[stalled]
         # the SAT's axis either way: where the polytopes are a few ulps apart, GJK's distance
         # decides (a SAT axis may separate them by less than their distance) but the sign of its

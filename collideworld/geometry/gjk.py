@@ -21,6 +21,9 @@ Detection*, §9.5; Box2D v3 ``distance.c``)::
         add w to the simplex
         v = point of the simplex nearest the origin; drop the vertices it does not use
         stop if the simplex is a tetrahedron holding the origin, or |v| did not shrink
+    answer |v| (from the simplex's face); ws[14, 0] = 0 when stopped by rounding
+    before any v.w > 0 proved the pieces apart (nearly parallel faces can stall
+    an overlapping pair 1e-9 of its size short of the origin)
 
 The nearest point of a simplex of at most 4 vertices is found by trying each
 of its (at most 15) faces: the affine projection of the origin with
@@ -349,6 +352,35 @@ def _nearest_on_simplex(ws: NDArray[np.float64], m: int, best_lam: NDArray[np.fl
 
 
 @_jit
+def _holds_origin(ws: NDArray[np.float64]) -> bool:
+    """Whether the tetrahedron ``ws[0:4]`` holds the origin (closed), by signed volumes.
+
+    For each face, the origin must lie on the same side as the opposite
+    vertex, or on the face: the orientation tests of Ericson RTCD 5.1.6 on
+    the points themselves, better conditioned than barycentric weights from
+    the Gram matrix (whose determinant squares the volume).
+    """
+    for q in range(4):  # the face opposite vertex q
+        i = 1 if q == 0 else 0
+        j = 2 if q <= 1 else 1
+        k = 3 if q <= 2 else 2
+        e1x = ws[j, 0] - ws[i, 0]
+        e1y = ws[j, 1] - ws[i, 1]
+        e1z = ws[j, 2] - ws[i, 2]
+        e2x = ws[k, 0] - ws[i, 0]
+        e2y = ws[k, 1] - ws[i, 1]
+        e2z = ws[k, 2] - ws[i, 2]
+        nx = e1y * e2z - e1z * e2y
+        ny = e1z * e2x - e1x * e2z
+        nz = e1x * e2y - e1y * e2x
+        apex = nx * (ws[q, 0] - ws[i, 0]) + ny * (ws[q, 1] - ws[i, 1]) + nz * (ws[q, 2] - ws[i, 2])
+        origin = -(nx * ws[i, 0] + ny * ws[i, 1] + nz * ws[i, 2])
+        if apex * origin < 0.0:
+            return False
+    return True
+
+
+@_jit
 def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, ws: NDArray[np.float64],
                 out: NDArray[np.float64]) -> float:
     """Distance between the hulls of ``world[a0:a0+na]`` and ``world[b0:b0+nb]``; 0 when they overlap.
@@ -356,7 +388,9 @@ def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, 
     ``out[0:3]`` and ``out[3:6]`` receive the closest points on A and on B
     (when overlapping, unspecified), ``out[6:9]`` the unit direction from A
     to B (zero when overlapping).
-    ``ws`` is (16, 4) scratch.
+    ``ws`` is (16, 4) scratch; on return ``ws[14, 0]`` is 1.0 when the answer
+    is proved (GJK converged, or a direction separated the hulls), 0.0 when
+    rounding stopped it first (then the hulls may overlap).
 
     Examples
     --------
@@ -385,6 +419,10 @@ def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, 
     vy = ws[0, 1]
     vz = ws[0, 2]
     vv = vx * vx + vy * vy + vz * vz
+    # the best lower bound of the distance met so far: min over A - B of x . v / |v| = v . w / |v|
+    # (Ericson 9.5.2); a positive one proves the pieces apart
+    lower = 0.0
+    converged = False
     for _ in range(64):
         if vv == 0.0:
             break
@@ -408,7 +446,11 @@ def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, 
         wz = world[ia, 2] - world[ib, 2]
         # Ericson 9.5.2: v.w / |v| is a lower bound of the distance; stop when
         # |v| is within a relative 1e-14 of it
-        if vv - (vx * wx + vy * wy + vz * wz) <= 1e-14 * vv:
+        vw = vx * wx + vy * wy + vz * wz
+        if vw > 0.0:
+            lower = max(lower, vw / math.sqrt(vv))
+        if vv - vw <= 1e-14 * vv:
+            converged = True
             break
         duplicate = False
         for j in range(m):
@@ -425,6 +467,14 @@ def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, 
         mask, nn = _nearest_on_simplex(ws, m + 1, tmp4, ws[13])
         if mask == 0 or not nn < vv:
             break  # rounding stalled the descent: keep the previous simplex and v
+        if mask == 15 and not _holds_origin(ws):
+            # The Gram-matrix weights of a thin tetrahedron (its apex w nearly in the plane of
+            # the triangle, as where two faces are nearly parallel) carry errors of order
+            # eps / height^2, enough to put an origin 1e-10 of the size outside inside.
+            # The signed volumes (Ericson RTCD 9.5.2 via 5.1.6's orientation tests) err by
+            # only eps * size^3: when they see the origin outside a face, keep the previous
+            # simplex, whose v is then an upper bound of a distance that is not 0.
+            break
         # keep only the face used, with its weights, packed to the front
         k = 0
         for j in range(m + 1):
@@ -510,9 +560,15 @@ def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, 
     out[6] = nx + 0.0  # + 0.0: no -0.0 components, whichever way the simplex ran
     out[7] = ny + 0.0
     out[8] = nz + 0.0
-    if m == 1:
-        return math.sqrt(vv)
-    return float(max(0.0, -(nx * ws[0, 0] + ny * ws[0, 1] + nz * ws[0, 2])))
+    dist = math.sqrt(vv) if m == 1 else max(0.0, -(nx * ws[0, 0] + ny * ws[0, 1] + nz * ws[0, 2]))
+    # Stopped by rounding (no progress, a repeated support point, the iteration cap, a
+    # tetrahedron whose weights and volumes disagree) with no separating direction met, |v|
+    # only bounds the distance from above: near nearly parallel faces an overlapping pair can
+    # stall 1e-9 of its size short of the origin. ws[14, 0] says whether the answer is proved
+    # (converged, or some v.w > 0 showed a gap): callers deciding hits (the hull contacts)
+    # read an unproved answer as 0; distance and time-of-impact callers keep |v|.
+    ws[14, 0] = 1.0 if converged or lower > 0.0 else 0.0
+    return float(dist)
 
 
 @_jit

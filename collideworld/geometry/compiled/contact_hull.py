@@ -390,6 +390,8 @@ def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa
         for d in range(3):
             ws[k, d] = math.nan
     dist = gjk_closest(world, 0, nva, nva, nvb, ws, gout)
+    if ws[14, 0] == 0.0:  # no proof of a gap (GJK stopped by rounding): the SAT decides, as in the numpy twin
+        dist = 0.0
     nx = 1.0
     ny = 0.0
     nz = 0.0
@@ -406,6 +408,11 @@ def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa
         nx = eout[1]
         ny = eout[2]
         nz = eout[3]
+        # within 1e-9 of the size of touching, the hit is the SAT's to decide, as in the numpy
+        # twin: a GJK stopped short of a small gap hands EPA an origin that is not inside
+        if not eout[0] > 1e-9 * scale:
+            sat = True
+            signed = radius - dist
     if sat:
         best = math.inf
         bx = 1.0
@@ -543,8 +550,8 @@ def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa
                     by = ly
                     bz = lz
         # overlapping: the least overlap; apart, a separating axis proves a gap at least
-        # that wide (GJK may stall a few 1e-9 short of it), counted as the numpy twin counts it
-        if best >= 0.0 or radius + best < signed - 1e-10 * scale:
+        # that wide (GJK's answer is a lower bound too), counted as the numpy twin counts it
+        if best >= 0.0 or radius + best < signed - 2e-13 * scale:
             signed = radius + best
         # the SAT's axis either way (GJK's direction is noise a few ulps from touching), as the numpy twin
         nx = bx
