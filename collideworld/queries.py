@@ -529,19 +529,26 @@ def overlapping(store: BodyStore, index: QueryIndex, probe: BodyStore | Callable
         return qi, cand
     if not isinstance(probe, BodyStore):
         probe = probe()
-    if store.n_compounds and np.any(store.kind[cand] == Kind.COMPOUND):
-        # a compound overlaps a probe when one of its parts does: test the parts, keep the bodies
-        row, parts = _parts_of_candidates(store, cand)
-        u, local = np.unique(parts, return_inverse=True)
-        res = contact_pairs(_combined(store, probe, m, u), qi[row], m + local, backend)
-        hit = np.zeros(len(cand), dtype=bool)
-        hit[row[res.hit]] = True
-    else:
-        u, local = np.unique(cand, return_inverse=True)
-        hit = contact_pairs(_combined(store, probe, m, u), qi, m + local, backend).hit
+    hit = _probe_hits(store, probe, m, qi, cand, backend)
     qi, cand = qi[hit], cand[hit]
     order = np.lexsort((store.serial[cand], qi))
     return qi[order], cand[order]
+
+
+def _probe_hits(store: BodyStore, probe: BodyStore, m: int, rows: Slots, cand: Slots, backend: str
+                ) -> NDArray[np.bool_]:
+    """Whether probe ``rows[k]`` touches body ``cand[k]``, by the narrowphase (a compound: by any of its parts)."""
+    if store.n_compounds and np.any(store.kind[cand] == Kind.COMPOUND):
+        # a compound meets a probe when one of its parts does: test the parts, keep the bodies
+        row, parts = _parts_of_candidates(store, cand)
+        u, local = np.unique(parts, return_inverse=True)
+        res = contact_pairs(_combined(store, probe, m, u), rows[row], m + local, backend)
+        hit = np.zeros(len(cand), dtype=bool)
+        hit[row[res.hit]] = True
+        return hit
+    u, local = np.unique(cand, return_inverse=True)
+    found: NDArray[np.bool_] = contact_pairs(_combined(store, probe, m, u), rows, m + local, backend).hit
+    return found
 
 
 def _parts_of_candidates(store: BodyStore, cand: Slots) -> tuple[Slots, Slots]:
@@ -627,16 +634,7 @@ def _one_call_spec(shape: Shape) -> tuple[int, int, Floats, Floats, float, Float
 def _settle_other(store: BodyStore, probe: BodyStore, m: int, rows: Slots, slots: Slots, backend: str,
                   hit_rows: Slots, hit_slots: Slots) -> tuple[Slots, Slots]:
     """The one-call hits with the "other" pairs settled by the narrowphase added, sorted by row then add order."""
-    if store.n_compounds and np.any(store.kind[slots] == Kind.COMPOUND):
-        # a compound meets a probe when one of its parts does: test the parts, keep the bodies
-        row, parts = _parts_of_candidates(store, slots)
-        u, local = np.unique(parts, return_inverse=True)
-        res = contact_pairs(_combined(store, probe, m, u), rows[row], m + local, backend)
-        hit = np.zeros(len(slots), dtype=bool)
-        hit[row[res.hit]] = True
-    else:
-        u, local = np.unique(slots, return_inverse=True)
-        hit = contact_pairs(_combined(store, probe, m, u), rows, m + local, backend).hit
+    hit = _probe_hits(store, probe, m, rows, slots, backend)
     qi = np.concatenate([hit_rows, rows[hit]])
     cand = np.concatenate([hit_slots, slots[hit]])
     order = np.lexsort((store.serial[cand], qi))

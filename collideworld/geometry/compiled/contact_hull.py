@@ -571,18 +571,24 @@ def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa
 
 
 @njit(cache=True)
+def _polytope_scratch(n_edges: int) -> tuple[F64, F64, F64, I64, F64, I64, F64, I64, F64]:
+    """Scratch arrays of :func:`_polytope_row`, allocated once per call and reused by every row.
+
+    ``(ws, gout, eb, eb_start, pv, fi, fd, hz, eout)``: GJK's workspace and
+    output, the edge buffer for ``n_edges`` edges of side b and its starts,
+    and EPA's vertices, faces, face data, horizon and output.
+    """
+    return (np.zeros((16, 4)), np.zeros(9), np.empty((max(1, n_edges), 12)),
+            np.empty(max(1, n_edges), dtype=np.int64), np.empty((_EPA_VERTS, 3)),
+            np.empty((_EPA_FACES, 3), dtype=np.int64), np.empty((_EPA_FACES, 4)),
+            np.empty((_EPA_EDGES, 2), dtype=np.int64), np.empty(4))
+
+
+@njit(cache=True)
 def _ball_rows(center: F64, radius: F64, verts: F64, normals: F64, fv: I64, ee: I64, ef: I64,
                rule: tuple[float, float], use_epa: bool, hit: NDArray[np.bool_], normal: F64, depth: F64) -> None:
     world = np.empty((1 + verts.shape[1], 3))
-    ws = np.zeros((16, 4))
-    gout = np.zeros(9)
-    eb = np.empty((max(1, ee.shape[1]), 12))
-    pv = np.empty((_EPA_VERTS, 3))
-    fi = np.empty((_EPA_FACES, 3), dtype=np.int64)
-    fd = np.empty((_EPA_FACES, 4))
-    hz = np.empty((_EPA_EDGES, 2), dtype=np.int64)
-    eout = np.empty(4)
-    eb_start = np.empty(max(1, ee.shape[1]), dtype=np.int64)
+    ws, gout, eb, eb_start, pv, fi, fd, hz, eout = _polytope_scratch(ee.shape[1])
     nofaces = np.zeros((1, 3))
     for i in range(center.shape[0]):
         _polytope_row(center[i:i + 1], 1, nofaces, _NO_FACE, 0, _NO_INDEX, _NO_INDEX, 0, False, radius[i],
@@ -594,15 +600,7 @@ def _ball_rows(center: F64, radius: F64, verts: F64, normals: F64, fv: I64, ee: 
 def _box_rows(center: F64, rotation: F64, half: F64, verts: F64, normals: F64, fv: I64, ee: I64, ef: I64,
               rule: tuple[float, float], use_epa: bool, hit: NDArray[np.bool_], normal: F64, depth: F64) -> None:
     world = np.empty((8 + verts.shape[1], 3))
-    ws = np.zeros((16, 4))
-    gout = np.zeros(9)
-    eb = np.empty((max(1, ee.shape[1]), 12))
-    pv = np.empty((_EPA_VERTS, 3))
-    fi = np.empty((_EPA_FACES, 3), dtype=np.int64)
-    fd = np.empty((_EPA_FACES, 4))
-    hz = np.empty((_EPA_EDGES, 2), dtype=np.int64)
-    eout = np.empty(4)
-    eb_start = np.empty(max(1, ee.shape[1]), dtype=np.int64)
+    ws, gout, eb, eb_start, pv, fi, fd, hz, eout = _polytope_scratch(ee.shape[1])
     corners = np.empty((8, 3))
     faces = np.empty((6, 3))
     for i in range(center.shape[0]):
@@ -627,15 +625,7 @@ def _box_rows(center: F64, rotation: F64, half: F64, verts: F64, normals: F64, f
 def _capsule_rows(p0: F64, p1: F64, radius: F64, verts: F64, normals: F64, fv: I64, ee: I64, ef: I64,
                   rule: tuple[float, float], use_epa: bool, hit: NDArray[np.bool_], normal: F64, depth: F64) -> None:
     world = np.empty((2 + verts.shape[1], 3))
-    ws = np.zeros((16, 4))
-    gout = np.zeros(9)
-    eb = np.empty((max(1, ee.shape[1]), 12))
-    pv = np.empty((_EPA_VERTS, 3))
-    fi = np.empty((_EPA_FACES, 3), dtype=np.int64)
-    fd = np.empty((_EPA_FACES, 4))
-    hz = np.empty((_EPA_EDGES, 2), dtype=np.int64)
-    eout = np.empty(4)
-    eb_start = np.empty(max(1, ee.shape[1]), dtype=np.int64)
+    ws, gout, eb, eb_start, pv, fi, fd, hz, eout = _polytope_scratch(ee.shape[1])
     seg = np.empty((2, 3))
     nofaces = np.zeros((1, 3))
     for i in range(p0.shape[0]):
@@ -651,15 +641,7 @@ def _capsule_rows(p0: F64, p1: F64, radius: F64, verts: F64, normals: F64, fv: I
 def _hull_rows(va: F64, na: F64, fva: I64, eea: I64, efa: I64, vb: F64, nb: F64, fvb: I64, eeb: I64, efb: I64,
                rule: tuple[float, float], use_epa: bool, hit: NDArray[np.bool_], normal: F64, depth: F64) -> None:
     world = np.empty((va.shape[1] + vb.shape[1], 3))
-    ws = np.zeros((16, 4))
-    gout = np.zeros(9)
-    eb = np.empty((max(1, eeb.shape[1]), 12))
-    pv = np.empty((_EPA_VERTS, 3))
-    fi = np.empty((_EPA_FACES, 3), dtype=np.int64)
-    fd = np.empty((_EPA_FACES, 4))
-    hz = np.empty((_EPA_EDGES, 2), dtype=np.int64)
-    eout = np.empty(4)
-    eb_start = np.empty(max(1, eeb.shape[1]), dtype=np.int64)
+    ws, gout, eb, eb_start, pv, fi, fd, hz, eout = _polytope_scratch(eeb.shape[1])
     for i in range(va.shape[0]):
         _polytope_row(va[i], va.shape[1], na[i], fva[i], na.shape[1], eea[i], efa[i], eea.shape[1], False, 0.0,
                       vb[i], vb.shape[1], nb[i], fvb[i], nb.shape[1], eeb[i], efb[i], eeb.shape[1], 0.0,

@@ -346,26 +346,27 @@ def _ball_rows(center: F64, radius: F64, verts: F64, normals: F64, normal: F64, 
 
 
 @njit(cache=True)
+def _loops_scratch(nv: int) -> tuple[F64, F64, I64, I64, F64, F64, F64, I64, F64, F64, F64, F64, I64, F64, F64,
+                                     NDArray[np.bool_], I64]:
+    """Scratch arrays of one manifold call against a hull of up to ``nv`` vertices, reused by every row.
+
+    ``(loop_a, loop_b, lid_a, lid_b, fn_a, fn_b)``: both features' loops, ids
+    and normals; ``(drop, order, angle, t1, t2)``: :func:`_feature_row`'s
+    work; a 4-point feature of side a and its ids; ``(cand, flt, flags,
+    cid)``: :func:`_loops_row`'s clipping work.
+    """
+    return (np.empty((K, 3)), np.empty((K, 3)), np.empty(K, dtype=np.int64), np.empty(K, dtype=np.int64),
+            np.empty(3), np.empty(3), np.empty(nv), np.empty(nv, dtype=np.int64), np.empty(K), np.empty(3),
+            np.empty(3), np.empty((4, 3)), np.empty(4, dtype=np.int64), np.empty((M, 6)),
+            np.empty((4 + 2 * K, 3)), np.empty((2, M), dtype=np.bool_), np.empty(M + 4, dtype=np.int64))
+
+
+@njit(cache=True)
 def _pair_rows(box: bool, ca: F64, ra: F64, ha: F64, va: F64, na: F64, vb: F64, nb: F64, normal: F64,
                points: F64, seps: F64, ids: I64, count: I64) -> None:
     nv = max(va.shape[1], vb.shape[1])
-    loop_a = np.empty((K, 3))
-    loop_b = np.empty((K, 3))
-    lid_a = np.empty(K, dtype=np.int64)
-    lid_b = np.empty(K, dtype=np.int64)
-    fn_a = np.empty(3)
-    fn_b = np.empty(3)
-    drop = np.empty(nv)
-    order = np.empty(nv, dtype=np.int64)
-    angle = np.empty(K)
-    t1 = np.empty(3)
-    t2 = np.empty(3)
-    box4 = np.empty((4, 3))
-    box_ids = np.empty(4, dtype=np.int64)
-    cand = np.empty((M, 6))
-    flt = np.empty((4 + 2 * K, 3))
-    flags = np.empty((2, M), dtype=np.bool_)
-    cid = np.empty(M + 4, dtype=np.int64)
+    (loop_a, loop_b, lid_a, lid_b, fn_a, fn_b, drop, order, angle, t1, t2, box4, box_ids, cand, flt, flags,
+     cid) = _loops_scratch(nv)
     for i in range(normal.shape[0]):
         n = normal[i]
         if box:
@@ -392,23 +393,8 @@ def _pair_rows(box: bool, ca: F64, ra: F64, ha: F64, va: F64, na: F64, vb: F64, 
 def _capsule_rows(p0: F64, p1: F64, radius: F64, vb: F64, nb: F64, normal: F64, depth: F64, points: F64,
                   seps: F64, ids: I64, count: I64) -> None:
     nv = vb.shape[1]
-    loop_a = np.empty((K, 3))
-    loop_b = np.empty((K, 3))
-    lid_a = np.empty(K, dtype=np.int64)
-    lid_b = np.empty(K, dtype=np.int64)
-    fn_a = np.empty(3)
-    fn_b = np.empty(3)
-    drop = np.empty(nv)
-    order = np.empty(nv, dtype=np.int64)
-    angle = np.empty(K)
-    t1 = np.empty(3)
-    t2 = np.empty(3)
-    ends = np.empty((4, 3))
-    end_ids = np.empty(4, dtype=np.int64)
-    cand = np.empty((M, 6))
-    flt = np.empty((4 + 2 * K, 3))
-    flags = np.empty((2, M), dtype=np.bool_)
-    cid = np.empty(M + 4, dtype=np.int64)
+    (loop_a, loop_b, lid_a, lid_b, fn_a, fn_b, drop, order, angle, t1, t2, ends, end_ids, cand, flt, flags,
+     cid) = _loops_scratch(nv)
     for i in range(normal.shape[0]):
         n = normal[i]
         free, code_a = segment_feature_row(p0[i], p1[i], n[0], n[1], n[2], ends, end_ids)
