@@ -19,7 +19,15 @@ from ..manifold_hull import MAX_FEATURE
 from ..manifold_support import FACE_CODE, FEATURE_SLOP, ManifoldArrays
 from .kernel_support import as_rows
 from .manifold_capsule_support import round_row, segment_feature_row
-from .manifold_support import _reduce_row, _segment_distance, box_feature_row, edge_code_row, manifold_outputs
+from .manifold_support import (
+    _reduce_row,
+    _segment_distance,
+    _store,
+    box_feature_row,
+    edge_code_row,
+    edge_crossing_row,
+    manifold_outputs,
+)
 
 __all__ = ["manifold_halfspace_hull", "manifold_ball_hull", "manifold_box_hull", "manifold_capsule_hull",
            "manifold_hull_hull"]
@@ -176,13 +184,6 @@ def _height_on(q3: F64, qx: float, qy: float, corners: F64, loop: F64, count: in
 
 
 @njit(cache=True)
-def _store(cand: F64, k: int, pa: F64, pb: F64, n: F64) -> None:
-    for c in range(3):
-        cand[k, c] = 0.5 * (pa[c] + pb[c])
-    cand[k, 5] = (pb[0] - pa[0]) * n[0] + (pb[1] - pa[1]) * n[1] + (pb[2] - pa[2]) * n[2]
-
-
-@njit(cache=True)
 def _loops_row(ca: F64, ida: I64, cnt_a: int, fna: F64, codea: int, cb: F64, idb: I64, cnt_b: int, fnb: F64,
                codeb: int, n: F64, scale: float, i: int, cand: F64, flt: F64, flags: NDArray[np.bool_],
                cid: I64, points: F64, seps: F64, ids: I64, count: I64, grazing: bool = True) -> None:
@@ -222,21 +223,8 @@ def _loops_row(ca: F64, ida: I64, cnt_a: int, fna: F64, codea: int, cb: F64, idb
         for ej in range(K):
             eb_live = ej < cnt_b and (ej < 1 or cnt_b >= 3) and cnt_b >= 2
             nj = ej + 1 if ej + 1 < cnt_b else 0
-            slot = 2 * K + K * ei + ej
-            dax, day = la[ni, 0] - la[ei, 0], la[ni, 1] - la[ei, 1]
-            dbx, dby = lb[nj, 0] - lb[ej, 0], lb[nj, 1] - lb[ej, 1]
-            wx, wy = lb[ej, 0] - la[ei, 0], lb[ej, 1] - la[ei, 1]
-            den = dax * dby - day * dbx
-            ok = abs(den) > 1e-12 * math.sqrt((dax * dax + day * day) * (dbx * dbx + dby * dby))
-            safe = den if ok else 1.0
-            ss = (wx * dby - wy * dbx) / safe
-            uu = (wx * day - wy * dax) / safe
-            valid[slot] = ok and ss > 0 and ss < 1 and uu > 0 and uu < 1 and ea_live and eb_live
-            for c in range(3):
-                pa[c] = ca[ei, c] + ss * (ca[ni, c] - ca[ei, c])
-                pb[c] = cb[ej, c] + uu * (cb[nj, c] - cb[ej, c])
-            _store(cand, slot, pa, pb, n)
-            cid[slot] = (np.int64(edge_code_row(ida[ei], ida[ni])) << 32) | edge_code_row(idb[ej], idb[nj])
+            edge_crossing_row(la, lb, ca, cb, ida, idb, ei, ni, ej, nj, ea_live and eb_live, 2 * K + K * ei + ej, n,
+                              pa, pb, cand, valid, cid)
     for k in range(M):
         r0, r1, r2 = cand[k, 0] - o[0], cand[k, 1] - o[1], cand[k, 2] - o[2]
         cand[k, 3] = r0 * t1[0] + r1 * t1[1] + r2 * t1[2]

@@ -313,21 +313,8 @@ def features_3d_row(ca: NDArray[np.float64], ida: NDArray[np.int64], fra: int, f
         for ej in range(4):
             eb_live = (ej == 0 and frb >= 1) or frb == 2
             nj = (ej + 1) % 4
-            slot = 8 + 4 * ei + ej
-            dax, day = la[ni, 0] - la[ei, 0], la[ni, 1] - la[ei, 1]
-            dbx, dby = lb[nj, 0] - lb[ej, 0], lb[nj, 1] - lb[ej, 1]
-            wx, wy = lb[ej, 0] - la[ei, 0], lb[ej, 1] - la[ei, 1]
-            den = dax * dby - day * dbx
-            ok = abs(den) > 1e-12 * math.sqrt((dax * dax + day * day) * (dbx * dbx + dby * dby))
-            safe = den if ok else 1.0
-            ss = (wx * dby - wy * dbx) / safe
-            uu = (wx * day - wy * dax) / safe
-            valid[slot] = ok and ss > 0 and ss < 1 and uu > 0 and uu < 1 and ea_live and eb_live
-            for c in range(3):
-                pa[c] = ca[ei, c] + ss * (ca[ni, c] - ca[ei, c])
-                pb[c] = cb[ej, c] + uu * (cb[nj, c] - cb[ej, c])
-            _store(cand, slot, pa, pb, n)
-            cid[slot] = (np.int64(edge_code_row(ida[ei], ida[ni])) << 32) | edge_code_row(idb[ej], idb[nj])
+            edge_crossing_row(la, lb, ca, cb, ida, idb, ei, ni, ej, nj, ea_live and eb_live, 8 + 4 * ei + ej, n,
+                              pa, pb, cand, valid, cid)
     for k in range(valid.shape[0]):
         cand[k, 3], cand[k, 4] = _project(cand[k, :3], o, t1, t2)
     # drop a candidate at the same place as an earlier valid one (judged on the validity before dropping)
@@ -409,6 +396,34 @@ def _store(cand: NDArray[np.float64], k: int, pa: NDArray[np.float64], pb: NDArr
     for c in range(3):
         cand[k, c] = 0.5 * (pa[c] + pb[c])
     cand[k, 5] = (pb[0] - pa[0]) * n[0] + (pb[1] - pa[1]) * n[1] + (pb[2] - pa[2]) * n[2]
+
+
+@njit(cache=True)
+def edge_crossing_row(la: NDArray[np.float64], lb: NDArray[np.float64], ca: NDArray[np.float64],
+                      cb: NDArray[np.float64], ida: NDArray[np.int64], idb: NDArray[np.int64], ei: int, ni: int,
+                      ej: int, nj: int, live: bool, slot: int, n: NDArray[np.float64], pa: NDArray[np.float64],
+                      pb: NDArray[np.float64], cand: NDArray[np.float64], valid: NDArray[np.bool_],
+                      cid: NDArray[np.int64]) -> None:
+    """Candidate ``slot``: where edge ei-ni of feature a crosses edge ej-nj of feature b, seen along n.
+
+    ``la``/``lb`` are the features' corners in the plane across the normal,
+    ``ca``/``cb`` the same corners in 3D; the crossing is valid strictly
+    inside both edges, when the edges are not parallel and ``live``.
+    """
+    dax, day = la[ni, 0] - la[ei, 0], la[ni, 1] - la[ei, 1]
+    dbx, dby = lb[nj, 0] - lb[ej, 0], lb[nj, 1] - lb[ej, 1]
+    wx, wy = lb[ej, 0] - la[ei, 0], lb[ej, 1] - la[ei, 1]
+    den = dax * dby - day * dbx
+    ok = abs(den) > 1e-12 * math.sqrt((dax * dax + day * day) * (dbx * dbx + dby * dby))
+    safe = den if ok else 1.0
+    ss = (wx * dby - wy * dbx) / safe
+    uu = (wx * day - wy * dax) / safe
+    valid[slot] = ok and ss > 0 and ss < 1 and uu > 0 and uu < 1 and live
+    for c in range(3):
+        pa[c] = ca[ei, c] + ss * (ca[ni, c] - ca[ei, c])
+        pb[c] = cb[ej, c] + uu * (cb[nj, c] - cb[ej, c])
+    _store(cand, slot, pa, pb, n)
+    cid[slot] = (np.int64(edge_code_row(ida[ei], ida[ni])) << 32) | edge_code_row(idb[ej], idb[nj])
 
 
 @njit(cache=True)
