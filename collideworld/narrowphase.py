@@ -585,8 +585,9 @@ def contact_pairs_exact(store: BodyStore, ia: Slots, ib: Slots, backend: str = "
     return _contact_pairs_exact(store, ia, ib, kernels_for(resolved))
 
 
-#: 3D stores have no polygons; an empty (8, 0) view of the same layout as the 2D planes below
-_NO_PLANES = np.zeros((0, 8, 2))[:, :, 0].T
+#: 3D stores have no polygons; an (8, 1) strided view, as the 2D planes below are: one
+#: layout for both makes numba compile the compiled contact loop once, not once per layout
+_NO_PLANES = np.zeros((1, 8, 2))[:, :, 0].T
 
 
 def _contact_pairs_compiled(store: BodyStore, ia: Slots, ib: Slots, kernels: Kernels, reject: bool) -> ContactArrays:

@@ -103,8 +103,11 @@ def _row(c: NDArray[np.float64], r: NDArray[np.float64], a: int,
 def _rows(c: NDArray[np.float64], r: NDArray[np.float64], px: NDArray[np.float64], py: NDArray[np.float64],
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
-    for i in range(px.shape[1]):
-        _row(c, r, i, px, py, i, px.shape[0], rule, i, hit, normal, depth)
+    n = px.shape[1]
+    # strided views, as the World's compiled contact loop passes: one compile of _row serves both
+    vx, vy = px[:, :n], py[:, :n]
+    for i in range(n):
+        _row(c, r, i, vx, vy, i, px.shape[0], rule, i, hit, normal, depth)
 
 
 def contact_ball_polygon_planes(

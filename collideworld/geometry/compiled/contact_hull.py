@@ -188,8 +188,11 @@ def _epa(world: F64, na: int, nb: int, ws: F64, scale: float, pv: F64, fi: I64, 
         return False
     # outward faces of a positively oriented tetrahedron (det > 0: p3 on the + side of (p0, p1, p2))
     p1, p2 = (1, 2) if det > 0.0 else (2, 1)
-    if not (_epa_face(pv, fi, fd, 0, 0, p2, p1, eps) and _epa_face(pv, fi, fd, 1, 0, p1, 3, eps)
-            and _epa_face(pv, fi, fd, 2, 0, 3, p2, eps) and _epa_face(pv, fi, fd, 3, p1, p2, 3, eps)):
+    # np.int64(...): a bare constant argument is typed as that literal value, and
+    # numba would compile _epa_face once more for every distinct constant
+    f0, f1, f2, f3 = np.int64(0), np.int64(1), np.int64(2), np.int64(3)
+    if not (_epa_face(pv, fi, fd, f0, f0, p2, p1, eps) and _epa_face(pv, fi, fd, f1, f0, p1, f3, eps)
+            and _epa_face(pv, fi, fd, f2, f0, f3, p2, eps) and _epa_face(pv, fi, fd, f3, p1, p2, f3, eps)):
         return False
     nv = 4
     nf = 4
@@ -389,7 +392,7 @@ def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa
     for k in range(4):  # rows GJK leaves unwritten stay NaN: EPA then sees no tetrahedron
         for d in range(3):
             ws[k, d] = math.nan
-    dist = gjk_closest(world, 0, nva, nva, nvb, ws, gout)
+    dist = gjk_closest(world, np.int64(0), nva, nva, nvb, ws, gout)  # not a literal 0: see _ball_rows
     if ws[14, 0] == 0.0:  # no proof of a gap (GJK stopped by rounding): the SAT decides, as in the numpy twin
         dist = 0.0
     nx = 1.0
@@ -590,8 +593,13 @@ def _ball_rows(center: F64, radius: F64, verts: F64, normals: F64, fv: I64, ee: 
     world = np.empty((1 + verts.shape[1], 3))
     ws, gout, eb, eb_start, pv, fi, fd, hz, eout = _polytope_scratch(ee.shape[1])
     nofaces = np.zeros((1, 3))
+    # Counts as np.int64 and tables as writable copies: a constant argument is typed as
+    # its literal value and a global array as read-only, and numba would compile
+    # _polytope_row (GJK, EPA and all, seconds each) once more for each such variant.
+    no_face, no_index, none = _NO_FACE.copy(), _NO_INDEX.copy(), np.int64(0)
     for i in range(center.shape[0]):
-        _polytope_row(center[i:i + 1], 1, nofaces, _NO_FACE, 0, _NO_INDEX, _NO_INDEX, 0, False, radius[i],
+        _polytope_row(center[i:i + 1], np.int64(1), nofaces, no_face, none, no_index, no_index, none, np.bool_(False),
+                      radius[i],
                       verts[i], verts.shape[1], normals[i], fv[i], normals.shape[1], ee[i], ef[i], ee.shape[1], 0.0,
                       rule, i, world, ws, gout, eb, eb_start, use_epa, pv, fi, fd, hz, eout, hit, normal, depth)
 
@@ -603,6 +611,8 @@ def _box_rows(center: F64, rotation: F64, half: F64, verts: F64, normals: F64, f
     ws, gout, eb, eb_start, pv, fi, fd, hz, eout = _polytope_scratch(ee.shape[1])
     corners = np.empty((8, 3))
     faces = np.empty((6, 3))
+    # writable copies, as in _ball_rows
+    face_vertex, edges, edge_faces = _BOX_FACE_VERTEX.copy(), _BOX_EDGES.copy(), _BOX_EDGE_FACES.copy()
     for i in range(center.shape[0]):
         r = rotation[i]
         for c in range(8):
@@ -616,7 +626,8 @@ def _box_rows(center: F64, rotation: F64, half: F64, verts: F64, normals: F64, f
             for d in range(3):
                 faces[2 * k, d] = r[d, k]
                 faces[2 * k + 1, d] = -r[d, k]
-        _polytope_row(corners, 8, faces, _BOX_FACE_VERTEX, 6, _BOX_EDGES, _BOX_EDGE_FACES, 12, False, 0.0,
+        _polytope_row(corners, np.int64(8), faces, face_vertex, np.int64(6), edges, edge_faces, np.int64(12),
+                      np.bool_(False), 0.0,
                       verts[i], verts.shape[1], normals[i], fv[i], normals.shape[1], ee[i], ef[i], ee.shape[1], 0.0,
                       rule, i, world, ws, gout, eb, eb_start, use_epa, pv, fi, fd, hz, eout, hit, normal, depth)
 
@@ -628,11 +639,13 @@ def _capsule_rows(p0: F64, p1: F64, radius: F64, verts: F64, normals: F64, fv: I
     ws, gout, eb, eb_start, pv, fi, fd, hz, eout = _polytope_scratch(ee.shape[1])
     seg = np.empty((2, 3))
     nofaces = np.zeros((1, 3))
+    # writable copies and a non-literal 0, as in _ball_rows
+    no_face, edge, no_index, none = _NO_FACE.copy(), _SEGMENT_EDGE.copy(), _NO_INDEX.copy(), np.int64(0)
     for i in range(p0.shape[0]):
         for d in range(3):
             seg[0, d] = p0[i, d]
             seg[1, d] = p1[i, d]
-        _polytope_row(seg, 2, nofaces, _NO_FACE, 0, _SEGMENT_EDGE, _NO_INDEX, 1, True, radius[i],
+        _polytope_row(seg, np.int64(2), nofaces, no_face, none, edge, no_index, np.int64(1), np.bool_(True), radius[i],
                       verts[i], verts.shape[1], normals[i], fv[i], normals.shape[1], ee[i], ef[i], ee.shape[1], 0.0,
                       rule, i, world, ws, gout, eb, eb_start, use_epa, pv, fi, fd, hz, eout, hit, normal, depth)
 
@@ -643,7 +656,8 @@ def _hull_rows(va: F64, na: F64, fva: I64, eea: I64, efa: I64, vb: F64, nb: F64,
     world = np.empty((va.shape[1] + vb.shape[1], 3))
     ws, gout, eb, eb_start, pv, fi, fd, hz, eout = _polytope_scratch(eeb.shape[1])
     for i in range(va.shape[0]):
-        _polytope_row(va[i], va.shape[1], na[i], fva[i], na.shape[1], eea[i], efa[i], eea.shape[1], False, 0.0,
+        _polytope_row(va[i], va.shape[1], na[i], fva[i], na.shape[1], eea[i], efa[i], eea.shape[1],
+                      np.bool_(False), 0.0,
                       vb[i], vb.shape[1], nb[i], fvb[i], nb.shape[1], eeb[i], efb[i], eeb.shape[1], 0.0,
                       rule, i, world, ws, gout, eb, eb_start, use_epa, pv, fi, fd, hz, eout, hit, normal, depth)
 

@@ -93,8 +93,11 @@ def _row(ax: NDArray[np.float64], ay: NDArray[np.float64], a: int, ka: int,
 def _rows(ax: NDArray[np.float64], ay: NDArray[np.float64], bx: NDArray[np.float64], by: NDArray[np.float64],
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
-    for i in range(ax.shape[1]):
-        _row(ax, ay, i, ax.shape[0], bx, by, i, bx.shape[0], rule, i, hit, normal, depth)
+    n = ax.shape[1]
+    # strided views, as the World's compiled contact loop passes: one compile of _row serves both
+    vax, vay, vbx, vby = ax[:, :n], ay[:, :n], bx[:, :n], by[:, :n]
+    for i in range(n):
+        _row(vax, vay, i, ax.shape[0], vbx, vby, i, bx.shape[0], rule, i, hit, normal, depth)
 
 
 def contact_convex_planes(

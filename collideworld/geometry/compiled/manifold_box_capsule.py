@@ -21,7 +21,8 @@ def _rows_2d(va: NDArray[np.float64], vb: NDArray[np.float64], radius: NDArray[n
              normal: NDArray[np.float64], points: NDArray[np.float64], seps: NDArray[np.float64],
              ids: NDArray[np.int64], count: NDArray[np.int64]) -> None:
     for i in range(normal.shape[0]):
-        convex_2d_row(va[i], vb[i], normal[i, 0], normal[i, 1], 0, 0, i, points, seps, ids, count)
+        # part 0 as np.int64, not a literal: one compile of convex_2d_row serves every caller
+        convex_2d_row(va[i], vb[i], normal[i, 0], normal[i, 1], np.int64(0), np.int64(0), i, points, seps, ids, count)
         round_row(i, normal, 0.0, radius[i], points, seps, count)
 
 

@@ -373,8 +373,10 @@ def _pair_rows(box: bool, ca: F64, ra: F64, ha: F64, va: F64, na: F64, vb: F64, 
         cnt_b, code_b = _feature_row(vb[i], nb[i], -n[0], -n[1], -n[2], loop_b, lid_b, fn_b, drop, order, angle,
                                      t1, t2)
         scale = max(scale, _row_scale(vb[i]))
+        # np.bool_: a constant argument (or an omitted default) is typed as its literal value,
+        # and numba would compile _loops_row once for each
         _loops_row(loop_a, lid_a, cnt_a, fn_a, code_a, loop_b, lid_b, cnt_b, fn_b, code_b, n, scale, i, cand, flt,
-                   flags, cid, points, seps, ids, count)
+                   flags, cid, points, seps, ids, count, np.bool_(True))
 
 
 @njit(cache=True)
@@ -398,7 +400,7 @@ def _capsule_rows(p0: F64, p1: F64, radius: F64, vb: F64, nb: F64, normal: F64, 
         cnt_b, code_b = _feature_row(vb[i], nb[i], -n[0], -n[1], -n[2], loop_b, lid_b, fn_b, drop, order, angle,
                                      t1, t2)
         _loops_row(loop_a, lid_a, cnt_a, fn_a, code_a, loop_b, lid_b, cnt_b, fn_b, code_b, n, scale, i, cand, flt,
-                   flags, cid, points, seps, ids, count, False)
+                   flags, cid, points, seps, ids, count, np.bool_(False))  # not a literal: see above
         if count[i] == 0:  # no overlap seen along n: as the numpy twin, a sphere's point under the corner
             sep0 = radius[i] - depth[i]
             for d in range(3):
