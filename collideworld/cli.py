@@ -30,6 +30,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -159,6 +160,57 @@ class _Progress:
         if self.bar is not None:
             self.bar.close()
             self.bar = None
+
+
+#: Said once on stderr when numba starts compiling: a machine's first run would
+#: otherwise sit silent for up to a minute, which looks like a hang.
+_COMPILE_NOTICE = ("collideworld: compiling the numba kernels for first use on this machine "
+                  "(cached for later runs; this can take a minute)")
+
+
+@contextlib.contextmanager
+def _compile_notice(enabled: bool, err: TextIO) -> Iterator[None]:
+    """While inside, print :data:`_COMPILE_NOTICE` on ``err`` when numba first compiles.
+
+    Kernels loaded from numba's on-disk cache compile nothing and say nothing;
+    the notice is printed at most once per ``with``.
+
+    Parameters
+    ----------
+    enabled : bool
+        False (or no numba) makes this a no-op.
+    err : text stream
+
+    Examples
+    --------
+    >>> import io
+    >>> err = io.StringIO()
+    >>> with _compile_notice(False, err):
+    ...     pass
+    >>> err.getvalue()
+    ''
+    """
+    from .backend import compiled_available
+
+    if not enabled or not compiled_available():
+        yield
+        return
+    from numba.core import event
+
+    said = False
+
+    class _Notice(event.Listener):
+        def on_start(self, ev: Any) -> None:
+            nonlocal said
+            if not said:
+                said = True
+                print(_COMPILE_NOTICE, file=err, flush=True)
+
+        def on_end(self, ev: Any) -> None:
+            pass
+
+    with event.install_listener("numba:compile", _Notice()):
+        yield
 
 
 def _progress_wanted(args: argparse.Namespace, err: TextIO) -> bool:
@@ -694,8 +746,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     out, err = sys.stdout, sys.stderr
+    # the notice goes where a progress bar would: to a person watching a terminal
+    notice = _progress_wanted(args, err) and getattr(args, "backend", "auto") != "numpy"
     try:
-        return int(args.func(args, out, err))
+        with _compile_notice(notice, err):
+            return int(args.func(args, out, err))
     except (_UsageError, MissingExtraError, InvalidArgumentError) as exc:
         # InvalidArgumentError: e.g. a frame number out of range, an unknown --ids id
         print(f"collideworld {args.command}: error: {exc}", file=err)

@@ -433,3 +433,42 @@ def test_scheduler_unreachable_is_a_usage_error(files, capsys, monkeypatch):
         port = s.getsockname()[1]
     code, _, err = run(capsys, "replay", "--scheduler", f"tcp://127.0.0.1:{port}", files["good.jsonl"])
     assert code == 2 and "cannot connect to the Dask scheduler" in err
+
+
+# -- the first-compile notice ------------------------------------------------
+
+
+def test_compile_notice_is_said_once_when_numba_compiles(capsys):
+    """A function numba has never seen compiles inside the notice: one line, once;
+    a second compile in the same run says nothing more."""
+    import io
+
+    import numba
+
+    from collideworld.cli import _COMPILE_NOTICE, _compile_notice
+
+    # built here so no on-disk cache can hold them: calling them must compile
+    first = numba.njit(lambda x: x + 1)
+    second = numba.njit(lambda x: x * 3)
+    err = io.StringIO()
+    with _compile_notice(True, err):
+        assert first(1) == 2
+        assert second(2) == 6
+    assert err.getvalue() == _COMPILE_NOTICE + "\n"
+    # outside the block, and with the notice off, a compile says nothing
+    quiet = io.StringIO()
+    with _compile_notice(False, quiet):
+        assert numba.njit(lambda x: x - 1)(1) == 0
+    assert numba.njit(lambda x: x - 2)(2) == 0
+    assert quiet.getvalue() == "" and err.getvalue() == _COMPILE_NOTICE + "\n"
+
+
+def test_compile_notice_is_silent_when_the_kernels_are_cached(files, capsys):
+    """With everything compiled already (as after the first run), --progress shows the
+    bar but no compile notice."""
+    from collideworld.cli import _COMPILE_NOTICE
+
+    assert main(["replay", "--progress", files["good.jsonl"]]) == 0  # warms this process
+    capsys.readouterr()
+    assert main(["replay", "--progress", files["good.jsonl"]]) == 0
+    assert _COMPILE_NOTICE not in capsys.readouterr().err

@@ -359,8 +359,9 @@ def _polish(world: F64, na: int, nb: int, fna: F64, nfa: int, fnb: F64, nfb: int
 
 
 @njit(cache=True)
-def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa: I64, nea: int, segment_a: bool,
-                  ra: float, vb: F64, nvb: int, fnb: F64, fvb: I64, nfb: int, eeb: I64, efb: I64, neb: int,
+def _polytope_row(va: F64, nva: int, fna: F64, fva: I64, nfa: int, eea: I64, efa: I64, nea: int,
+                  segment_a: bool | np.bool_, ra: float,
+                  vb: F64, nvb: int, fnb: F64, fvb: I64, nfb: int, eeb: I64, efb: I64, neb: int,
                   rb: float, rule: tuple[float, float], i: int, world: F64, ws: F64, gout: F64, eb: F64, eb_start: I64,
                   use_epa: bool, pv: F64, fi: I64, fd: F64, hz: I64, eout: F64,
                   hit: NDArray[np.bool_], normal: F64, depth: F64) -> None:

@@ -168,9 +168,9 @@ def _contact_many(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], 
     # The vertex planes as strided views and reject as np.bool_: the World's step passes
     # them so (numba types a constant True as a literal), and one compiled contact loop
     # then serves both (a second is seconds more of first-use compile)
+    reject: Any = np.bool_(True)
     _contact_rows(ia, ib, kinds, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
-                  world_x[:, :rows], world_y[:, :rows], poly, simple_n, np.bool_(True), rule, hit, normal, depth,
-                  other)
+                  world_x[:, :rows], world_y[:, :rows], poly, simple_n, reject, rule, hit, normal, depth, other)
 
 
 def contact_many(dim: int, kinds: NDArray[np.int64], n_verts: NDArray[np.int64], params: Floats, lx: Floats,

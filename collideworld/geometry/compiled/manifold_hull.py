@@ -186,7 +186,7 @@ def _height_on(q3: F64, qx: float, qy: float, corners: F64, loop: F64, count: in
 @njit(cache=True)
 def _loops_row(ca: F64, ida: I64, cnt_a: int, fna: F64, codea: int, cb: F64, idb: I64, cnt_b: int, fnb: F64,
                codeb: int, n: F64, scale: float, i: int, cand: F64, flt: F64, flags: NDArray[np.bool_],
-               cid: I64, points: F64, seps: F64, ids: I64, count: I64, grazing: bool = True) -> None:
+               cid: I64, points: F64, seps: F64, ids: I64, count: I64, grazing: bool | np.bool_ = True) -> None:
     """Row i of the numpy twin's ``manifold_loops_3d``.
 
     Scratch: ``cand`` (M, 6), ``flt`` (4 + 2K, 3), ``flags`` (2, M), ``cid`` (M + 4,).
