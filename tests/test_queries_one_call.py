@@ -281,6 +281,36 @@ def test_collide_touching_and_result_type():
     assert repr(r).startswith("ContactResult(") and r.points.round(12).tolist() == [[1.5, 2.0]]
 
 
+def test_plain_quaternion_fast_path_has_the_numpy_paths_bits():
+    """collide()'s Python-float quaternion path against check_quaternion and the
+    renormalisation of rotation_matrix_3d (what the World stores), bit for bit, on
+    quaternions off unit length by up to the tolerance, as tuples, lists and ints."""
+    from collideworld.poses import QUATERNION_NORM_TOL, check_quaternion
+
+    rng = np.random.default_rng(5)
+    q = rng.normal(size=(20000, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    q *= 1.0 + rng.uniform(-0.99, 0.99, size=(len(q), 1)) * QUATERNION_NORM_TOL
+    values = [tuple(r) for r in q.tolist()] + [list(r) for r in q[:100].tolist()]
+    values += [(1, 0, 0, 0), [0, 0, 0, -1], (0.5, 0.5, 0.5, 0.5), (0, 0.6, 0.8, 0)]
+    for value in values:
+        ref = check_quaternion(value)[None]
+        ref = (ref / np.linalg.norm(ref, axis=-1, keepdims=True))[0]
+        got = np.array(collide_module._plain_quaternion(value))
+        assert got.view(np.uint64).tolist() == ref.view(np.uint64).tolist(), value
+    # not plain, or not unit: left to the numpy path, which decides and raises
+    for value in [(0, 0, 0, 2), (1.0, float("nan"), 0.0, 0.0), (1.0, 0.0, 0.0), (True, 0, 0, 0),
+                  np.array([1.0, 0, 0, 0]), (1.0, 0.0, 0.0, 0.0, 0.0)]:
+        assert collide_module._plain_quaternion(value) is None
+
+
+@pytest.mark.parametrize("pose", [((0.0, 0.0, 0.0), (0, 0, 0, 2)), ((0.0, 0.0, 0.0), (1.0, float("inf"), 0.0, 0.0)),
+                                  ((0.0, 0.0, 0.0), (1.0, 0.0, 0.0))])
+def test_collide_bad_quaternions_still_refused(pose):
+    with pytest.raises(InvalidPoseError, match="quaternion|finite"):
+        collide(Box((1.0, 1.0, 1.0)), (0.0, 0.0, 0.0), Box((1.0, 1.0, 1.0)), pose, backend="compiled")
+
+
 @pytest.mark.parametrize("pose, message", [
     (((0.0, float("nan")), 0.0), "finite"),
     (((0.0, 0.0), True), "angle"),
