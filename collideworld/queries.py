@@ -159,6 +159,8 @@ class QueryIndex:
         self._grid_head: tuple[Any, ...] = ()
         self._body_args: tuple[Any, ...] = ()
         self.rule: tuple[float, float] = (0.0, 0.0)
+        #: compiled backend: the arrays above as one numba argument (compiled.queries.QueryArrays)
+        self.arrays: Any = None
 
     def refresh(self) -> GridIndex:
         """The index, brought up to date first if the store changed.
@@ -263,6 +265,26 @@ class QueryIndex:
                            st.plane_offset, st.bound_radius, planes_x, planes_y, st.poly, st.parts.simple_n,
                            st.category, st.mask, st.serial)
         self.rule = touch_rule()
+        # the same arrays as one numba argument: what the single queries pass (see compiled.queries.QueryArrays)
+        self.arrays = _compiled().query_arrays(self.grid_fields(), self._body_args, self.rule)
+
+    def grid_fields(self) -> tuple[Any, ...]:
+        """The grid's arrays and the half-space slots, in the order of ``compiled.queries.QUERY_FIELDS``.
+
+        Examples
+        --------
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2, backend="compiled")
+        >>> w.add(Circle(1.0))
+        0
+        >>> index = QueryIndex(w._store, "compiled")
+        >>> _ = index.refresh()
+        >>> len(index.grid_fields())
+        16
+        """
+        g = self._grid
+        assert g is not None
+        return self._grid_head + (self.planes, g.glo, g.ghi)
 
     def fast_args(self, m: int) -> tuple[Any, ...]:
         """The grid's arrays for ``m`` compiled queries, fresh stamp tags included (compiled backend).
@@ -655,20 +677,23 @@ def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], hal
     >>> point_ids(w._store, index, (0.5, 0.5), (0.0, 0.0), True, 1, 1)
     ['disc']
     """
-    dim = store.dim
-    args = index.fast_args(1)
-    x, y = point[0], point[1]
-    z = point[2] if dim == 3 else 0.0
-    hx, hy = half[0], half[1]
-    hz = half[2] if dim == 3 else 0.0
-    slots, other = _compiled().overlap_point(args, index._body_args, x, y, z, hx, hy, hz, ball, category, mask,
-                                             index.rule)
-    if len(other):
-        center, hw = np.array([point[:dim]]), np.array([half[:dim]])
-        probe = box_probes(dim, center, hw, ball)
-        _, slots = _settle_other(store, probe, 1, np.zeros(len(other), dtype=np.int64), other, "compiled",
-                                 np.zeros(len(slots), dtype=np.int64), slots)
+    if index._version != store.version or index.arrays is None:
+        index.refresh()
+    grid = index._grid
+    assert grid is not None
+    z = point[2] if len(point) == 3 else 0.0
+    hz = half[2] if len(half) == 3 else 0.0
+    found = _compiled().point_slots(index.arrays, point[0], point[1], z, half[0], half[1], hz, ball, category, mask,
+                                    grid._tags(1)).tolist()
+    k = found[0]
     ids = store.ids
+    if len(found) == k + 1:
+        return [ids[s] for s in found[1:]]
+    dim = store.dim
+    other = np.array(found[k + 1:], dtype=np.int64)
+    probe = box_probes(dim, np.array([point[:dim]]), np.array([half[:dim]]), ball)
+    _, slots = _settle_other(store, probe, 1, np.zeros(len(other), dtype=np.int64), other, "compiled",
+                             np.zeros(k, dtype=np.int64), np.array(found[1:k + 1], dtype=np.int64))
     return [ids[s] for s in slots.tolist()]
 
 
@@ -691,10 +716,10 @@ def box_hits(store: BodyStore, index: QueryIndex, center: Floats, half: Floats, 
     ([0], [1])
     """
     m = len(center)
-    args = index.fast_args(m)
+    grid = index.refresh()
     c = np.require(center, np.float64, ["C"])
     h = np.require(half, np.float64, ["C"])
-    rows, slots, orows, oslots = _compiled().overlap_box(args, index._body_args, c, h, ball, category, mask, index.rule)
+    rows, slots, orows, oslots = _compiled().box_slots(index.arrays, c, h, ball, category, mask, grid._tags(m))
     if len(oslots):
         rows, slots = _settle_other(store, box_probes(store.dim, c, h, ball), m, orows, oslots, "compiled",
                                     rows, slots)
@@ -726,7 +751,7 @@ def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floa
         return None
     pk, pn, lx, ly, rad, hw, bound = spec
     m, dim = position.shape
-    args = index.fast_args(m)
+    grid = index.refresh()
     pos = np.require(position, np.float64, ["C"])
     if dim == 2:
         ang = np.zeros(m) if angle is None else angle
@@ -737,9 +762,8 @@ def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floa
         # normalised as BodyStore.set_poses does (rotation_matrix_3d; numpy's summation order)
         unit = np.ascontiguousarray(quat / np.linalg.norm(quat, axis=-1, keepdims=True))
         cos = sin = _NO_VERTS
-    rows, slots, orows, oslots = _compiled().overlap_shapes(args, index._body_args, pk, pn, pos, cos, sin, unit, lx, ly,
-                                                            rad,
-                                                hw, bound, category, mask, index.rule)
+    rows, slots, orows, oslots = _compiled().shape_slots(index.arrays, pk, pn, pos, cos, sin, unit, lx, ly, rad, hw,
+                                                         bound, category, mask, grid._tags(m))
     if len(oslots):
         probe = shape_probes(store, shape, pos, angle if dim == 2 else None, quaternion)
         try:
@@ -774,11 +798,14 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Floats, direction: Flo
     if index.bodies is not None and (not len(index.planes)
                                      or not _passes_filter(store, category, mask, index.planes).any()):
         # balls and boxes, no half-space to meet: the walk, the casts and the sort in one compiled call
-        slots, dist, point, normal = _compiled().ray_all(index.ray_args(), index.bodies, store.category, store.mask,
-                                                         origin,
-                                             direction, max_distance, category, mask, index.rule, _PARALLEL_RATE)
+        o, d = origin.tolist(), direction.tolist()
+        dim = len(o)
+        rows = _compiled().ray_rows(index.arrays, o[0], o[1], o[-1], d[0], d[1], d[-1], max_distance, category, mask,
+                                    grid._tags(1), _PARALLEL_RATE)
+        if not len(rows):
+            return []
         ids = store.ids
-        return [RayHit(ids[s], point[k], normal[k], float(dist[k])) for k, s in enumerate(slots.tolist())]
+        return [RayHit(ids[int(r[0])], r[2:2 + dim], r[2 + dim:], float(r[1])) for r in rows]
     _, local = grid.query_segments_local(origin[None], direction[None], np.array([max_distance]))
     local = local[_passes_filter(store, category, mask, grid.handles[local])]
     planes = index.planes[_passes_filter(store, category, mask, index.planes)]

@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 from numba import njit
+from numba.core import types
+from numba.experimental import structref
 from numpy.typing import NDArray
 
 from ..geometry.compiled import contact_ball_ball as _bb
@@ -64,6 +66,85 @@ _halfspace_ball = _hb._row
 _halfspace_box = _hx._row
 _halfspace_points = _hp._row_planes
 _polygon_polygon = _pp._row
+
+
+# -- the arrays of one query index, as one argument ------------------------------------------
+#
+# A single query used to pass ~40 arrays to its numba call; the dispatcher types and unboxes
+# each (3.5-4 us a call even when the kernel does nothing, measured), more than a whole
+# pymunk point query. A StructRef holding them (built once per grid refresh: it references the
+# grid's and the store's arrays, copies none) is one argument: ~0.5 us a call through the
+# dispatcher. Field order is the order of the kernels' arguments below.
+
+#: grid fields (a GridIndex's arrays), then the store's columns the kernels read, then the touching rule
+QUERY_FIELDS = ("lo", "hi", "cell", "gmask", "starts", "entries", "elo", "ehi", "big", "n_gridded", "handles",
+                "max_cells", "stamp", "planes", "glo", "ghi",
+                "kind", "simple", "position", "rotation", "radius", "half", "plane_normal", "plane_offset",
+                "bound_radius", "world_x", "world_y", "poly", "simple_n", "category", "bits", "serial",
+                "rel", "floor")
+
+
+@structref.register
+class QueryArraysType(types.StructRef):  # type: ignore[misc]
+    """numba type of :class:`QueryArrays` (its fields' types are those of the arrays it was built from)."""
+
+    def preprocess_fields(self, fields: Any) -> Any:
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class QueryArrays(structref.StructRefProxy):  # type: ignore[misc]
+    """The grid's and the store's arrays of one query index, held as one numba argument (:data:`QUERY_FIELDS`).
+
+    Made by :func:`query_arrays`; read only by the kernels here.
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Circle(1.0))
+    0
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> _ = index.refresh()
+    >>> isinstance(index.arrays, QueryArrays)
+    True
+    """
+
+
+structref.define_constructor(QueryArrays, QueryArraysType, list(QUERY_FIELDS))
+structref.define_boxing(QueryArraysType, QueryArrays)
+
+
+@njit(cache=True)
+def _make_query_arrays(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index, elo: Floats,
+                       ehi: Floats, big: Index, n_gridded: int, handles: Index, max_cells: int, stamp: Index,
+                       planes: Index, glo: Floats, ghi: Floats, kind: Any, simple: Any, position: Floats,
+                       rotation: Floats, radius: Floats, half: Floats, plane_normal: Floats, plane_offset: Floats,
+                       bound_radius: Floats, world_x: Floats, world_y: Floats, poly: Index, simple_n: Index,
+                       category: Any, bits: Any, serial: Index, rel: float, floor: float) -> Any:
+    # (a cached constructor: StructRefProxy's own is compiled afresh in every process)
+    return QueryArrays(lo, hi, cell, gmask, starts, entries, elo, ehi, big, n_gridded, handles, max_cells, stamp,
+                       planes, glo, ghi, kind, simple, position, rotation, radius, half, plane_normal, plane_offset,
+                       bound_radius, world_x, world_y, poly, simple_n, category, bits, serial, rel, floor)
+
+
+def query_arrays(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], rule: tuple[float, float]) -> QueryArrays:
+    """A :class:`QueryArrays` over ``grid_args`` (the 16 grid fields of :data:`QUERY_FIELDS`) and ``body_args``.
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Circle(1.0))
+    0
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> _ = index.refresh()
+    >>> isinstance(query_arrays(index.grid_fields(), index.body_args(), index.rule), QueryArrays)
+    True
+    """
+    made: QueryArrays = _make_query_arrays(*grid_args, *body_args, *rule)
+    return made
 
 
 @njit(cache=True)
@@ -724,3 +805,372 @@ def ray_all(grid_args: tuple[Any, ...], bodies: tuple[Any, ...], category: Any, 
     """
     return _ray_all(*grid_args, *bodies, category, bits, o, d, maxd, cat, msk,  # type: ignore[call-arg]
                     rule[0], rule[1], parallel_rate)
+
+
+# -- the same kernels, the index's arrays given as one QueryArrays ---------------------------
+
+@njit(cache=True)
+def _point_q(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: float, ball: bool, cat: int, msk: int,
+             base: int) -> Index:
+    s, other = _overlap_point(q.lo, q.hi, q.cell, q.gmask, q.starts, q.entries, q.elo, q.ehi, q.big, q.n_gridded,
+                              q.handles, q.max_cells, q.stamp, base, q.planes, q.kind, q.simple, q.position,
+                              q.rotation, q.radius, q.half, q.plane_normal, q.plane_offset, q.bound_radius,
+                              q.world_x, q.world_y, q.poly, q.simple_n, q.category, q.bits, q.serial, x, y, z, hx,
+                              hy, hz, ball, cat, msk, (q.rel, q.floor))
+    # one array (boxing each returned array costs): [hit count, hits..., others...]
+    out = np.empty(1 + s.shape[0] + other.shape[0], dtype=np.int64)
+    out[0] = s.shape[0]
+    out[1:1 + s.shape[0]] = s
+    out[1 + s.shape[0]:] = other
+    return out
+
+
+def point_slots(q: QueryArrays, x: float, y: float, z: float, hx: float, hy: float, hz: float, ball: bool, cat: int,
+                msk: int, base: int) -> Index:
+    """One point (``ball``) or axis-aligned box from scalars: ``[K, K slots in add order, other slots...]``.
+
+    ``base``: an unused stamp tag of the grid (``GridIndex._tags(1)``).
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add_many(Circle(1.0), [[0, 0], [1, 0]])
+    [0, 1]
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> grid = index.refresh()
+    >>> point_slots(index.arrays, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True, 1, 1, grid._tags(1)).tolist()
+    [2, 0, 1]
+    """
+    out: Index = _point_one(q, x, y, z, hx, hy, hz, ball, cat, msk, base)
+    return out
+
+
+@njit(cache=True)
+def _boxes_q(q: Any, center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
+             base: int) -> tuple[Index, Index, Index, Index]:
+    return _overlap_boxes(q.lo, q.hi, q.cell, q.gmask, q.starts, q.entries, q.elo, q.ehi, q.big, q.n_gridded,
+                          q.handles, q.max_cells, q.stamp, base, q.planes, q.kind, q.simple, q.position, q.rotation,
+                          q.radius, q.half, q.plane_normal, q.plane_offset, q.bound_radius, q.world_x, q.world_y,
+                          q.poly, q.simple_n, q.category, q.bits, q.serial, center, hw, ball, cat, msk,
+                          (q.rel, q.floor))
+
+
+def box_slots(q: QueryArrays, center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
+              base: int) -> tuple[Index, Index, Index, Index]:
+    """:func:`overlap_box` on a :class:`QueryArrays`; ``base``: ``m`` unused stamp tags (``GridIndex._tags(m)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Box, World
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Box((1.0, 1.0)), position=(2, 0))
+    0
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> grid = index.refresh()
+    >>> rows, slots, _, _ = box_slots(index.arrays, np.array([[1.0, 1.0], [0.0, 0.0]]), np.zeros((2, 2)), True,
+    ...                               1, 1, grid._tags(2))
+    >>> rows.tolist(), slots.tolist()
+    ([0], [0])
+    """
+    return _boxes_q(q, center, hw, ball, cat, msk, base)  # type: ignore[no-any-return]
+
+
+@njit(cache=True)
+def _shapes_q(q: Any, pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, unit: Floats, lx: Floats, ly: Floats,
+              rad: float, hw: Floats, bound: float, cat: int, msk: int, base: int) -> tuple[Index, Index, Index, Index]:
+    return _overlap_shapes(q.lo, q.hi, q.cell, q.gmask, q.starts, q.entries, q.elo, q.ehi, q.big, q.n_gridded,
+                           q.handles, q.max_cells, q.stamp, base, q.planes, q.kind, q.simple, q.position, q.rotation,
+                           q.radius, q.half, q.plane_normal, q.plane_offset, q.bound_radius, q.world_x, q.world_y,
+                           q.poly, q.simple_n, q.category, q.bits, q.serial, pk, pn, pos, cos, sin, unit, lx, ly, rad,
+                           hw, bound, cat, msk, (q.rel, q.floor))
+
+
+def shape_slots(q: QueryArrays, pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, unit: Floats, lx: Floats,
+                ly: Floats, rad: float, hw: Floats, bound: float, cat: int, msk: int,
+                base: int) -> tuple[Index, Index, Index, Index]:
+    """:func:`overlap_shapes` on a :class:`QueryArrays`; ``base``: ``m`` unused stamp tags.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Box, World
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Box((1.0, 1.0)), position=(2, 0))
+    0
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> grid = index.refresh()
+    >>> pos = np.array([[0.5, 0.0], [-3.0, 0.0]])
+    >>> rows, slots, _, _ = shape_slots(index.arrays, 2, 0, pos, np.ones(2), np.zeros(2), np.zeros((0, 4)),
+    ...                                 np.zeros(0), np.zeros(0), 0.0, np.array([0.5, 0.5]), 0.5 ** 0.5, 1, 1,
+    ...                                 grid._tags(2))
+    >>> rows.tolist(), slots.tolist()
+    ([0], [0])
+    """
+    return _shapes_q(q, pk, pn, pos, cos, sin, unit, lx, ly, rad, hw, bound, cat, msk,  # type: ignore[no-any-return]
+                     base)
+
+
+@njit(cache=True)
+def _ray_q(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, cat: int, msk: int,
+           tag: int, parallel_rate: float) -> Floats:
+    dim = q.position.shape[1]
+    o = np.empty(dim)
+    d = np.empty(dim)
+    o[0], o[1], d[0], d[1] = ox, oy, dx, dy
+    if dim == 3:
+        o[2], d[2] = oz, dz
+    slots, dist, points, normals = _ray_all(q.lo, q.hi, q.cell, q.gmask, q.starts, q.entries, q.big, q.n_gridded,
+                                            q.glo, q.ghi, q.handles, q.stamp, tag, q.kind, q.position, q.rotation,
+                                            q.half, q.radius, q.serial, q.category, q.bits, o, d, maxd, cat, msk,
+                                            q.rel, q.floor, parallel_rate)
+    # one array: a row per hit, [slot, distance, point (D), normal (D)] (slots are exact in float64)
+    out = np.empty((slots.shape[0], 2 + 2 * dim))
+    for k in range(slots.shape[0]):
+        out[k, 0] = slots[k]
+        out[k, 1] = dist[k]
+        for c in range(dim):
+            out[k, 2 + c] = points[k, c]
+            out[k, 2 + dim + c] = normals[k, c]
+    return out
+
+
+def ray_rows(q: QueryArrays, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, cat: int,
+             msk: int, tag: int, parallel_rate: float) -> Floats:
+    """:func:`ray_all` on a :class:`QueryArrays` (balls and boxes only), one row per hit.
+
+    Returns
+    -------
+    ndarray, shape (K, 2 + 2 D)
+        ``[slot, distance, point, normal]`` per hit, nearest first (then add order).
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add_many(Circle(1.0), [[5, 0], [9, 0]])
+    [0, 1]
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> grid = index.refresh()
+    >>> ray_rows(index.arrays, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, float("inf"), 1, 1, grid._tags(1), 1e-300).tolist()
+    [[0.0, 4.0, 4.0, 0.0, -1.0, 0.0], [1.0, 8.0, 8.0, 0.0, -1.0, 0.0]]
+    """
+    out: Floats = _ray_q(q, ox, oy, oz, dx, dy, dz, maxd, cat, msk, tag, parallel_rate)
+    return out
+
+
+@njit(cache=True)
+def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats,
+                pbound: Floats, pwx: Floats, pwy: Floats, rule: tuple[float, float], hit: Any, nrm: Floats,
+                dep: Floats, m3: Floats, t3: Floats, tb3: Floats) -> int:
+    """HIT, MISS or OTHER for probe row ``r`` against body ``s``: the exact test of :func:`_overlap`, step for step."""
+    kb = q.kind[s]
+    if kb > POLYGON or (kb == POLYGON and not q.simple[s]):
+        return OTHER
+    dim = ppos.shape[1]
+    position = q.position
+    if kb != HALFSPACE:
+        # the bounding-ball reject of the narrowphase (probe as a, body as b), operation for operation
+        reach = pbound[r] + q.bound_radius[s]
+        g = ppos[r, 0] - position[s, 0]
+        size = abs(ppos[r, 0])
+        spread = abs(g)
+        dist2 = g * g
+        for d in range(1, dim):
+            g = ppos[r, d] - position[s, d]
+            size = max(size, abs(ppos[r, d]))
+            spread = max(spread, abs(g))
+            dist2 += g * g
+        slack = 2.0 * (rule[0] * abs(size + spread + reach))
+        limit = reach * (1 + 1e-9) + slack
+        if dist2 > limit * limit:
+            return MISS
+    # canonical order: the lower kind is side a (a hit does not depend on the normal's sign)
+    if kb == HALFSPACE:
+        if pk == BALL:
+            _halfspace_ball(q.plane_normal, q.plane_offset, s, ppos, prad, r, rule, 0, hit, nrm, dep)
+        elif pk == BOX:
+            _halfspace_box(q.plane_normal, q.plane_offset, s, ppos, prot, phalf, r, rule, 0, hit, nrm, dep)
+        else:
+            _halfspace_points(q.plane_normal, q.plane_offset, s, pwx, pwy, r, pn, rule, 0, hit, nrm, dep)
+    elif pk == BALL:
+        if kb == BALL:
+            _ball_ball(ppos, prad, r, position, q.radius, s, rule, 0, hit, nrm, dep)
+        elif kb == BOX:
+            _ball_box(ppos, prad, r, position, q.rotation, q.half, s, rule, 0, hit, nrm, dep)
+        else:
+            _ball_polygon(ppos, prad, r, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, 0, hit, nrm, dep)
+    elif pk == BOX:
+        if kb == BALL:
+            _ball_box(position, q.radius, s, ppos, prot, phalf, r, rule, 0, hit, nrm, dep)
+        elif kb == BOX:
+            if dim == 2:
+                _box_box_2d(ppos, prot, phalf, r, position, q.rotation, q.half, s, rule, 0, hit, nrm, dep)
+            else:
+                _box_box_3d(ppos, prot, phalf, r, position, q.rotation, q.half, s, rule, 0, m3, t3, tb3, hit, nrm,
+                            dep)
+        else:
+            _box_polygon(ppos, prot, phalf, r, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, 0, hit, nrm,
+                         dep)
+    else:  # a simple polygon probe
+        if kb == BALL:
+            _ball_polygon(position, q.radius, s, pwx, pwy, r, pn, rule, 0, hit, nrm, dep)
+        elif kb == BOX:
+            _box_polygon(position, q.rotation, q.half, s, pwx, pwy, r, pn, rule, 0, hit, nrm, dep)
+        else:
+            _polygon_polygon(pwx, pwy, r, pn, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, 0, hit, nrm, dep)
+    return HIT if hit[0] else MISS
+
+
+@njit(cache=True)
+def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: float, ball: bool, cat: int,
+               msk: int, tag: int) -> Index:
+    """One point (``ball``) or axis-aligned box ``(x, y, z) ± (hx, hy, hz)``: ``[K, K slots in add order, others]``.
+
+    The walk and tests of :func:`_overlap_boxes` for one probe, without its
+    batch buffers (a single query's cost is mostly fixed costs).
+    """
+    dim = q.position.shape[1]
+    rule = (q.rel, q.floor)
+    ppos = np.empty((1, dim))
+    phalf = np.empty((1, dim))
+    prot = np.zeros((1, dim, dim))
+    prad = np.zeros(1)
+    pbound = np.empty(1)
+    qlo = np.empty((1, dim))
+    qhi = np.empty((1, dim))
+    ppos[0, 0], ppos[0, 1], phalf[0, 0], phalf[0, 1] = x, y, hx, hy
+    if dim == 3:
+        ppos[0, 2], phalf[0, 2] = z, hz
+    # the probe's box as _overlap_boxes widens it: tol of (max |center| + max half)
+    mc = abs(ppos[0, 0])
+    mh = phalf[0, 0]
+    b2 = 0.0
+    for k in range(dim):
+        mc = max(mc, abs(ppos[0, k]))
+        mh = max(mh, phalf[0, k])
+        b2 += phalf[0, k] * phalf[0, k]
+        prot[0, k, k] = 1.0
+    tol = rule[0] * max(rule[1], mc + mh)
+    for k in range(dim):
+        qlo[0, k] = ppos[0, k] - phalf[0, k] - tol
+        qhi[0, k] = ppos[0, k] + phalf[0, k] + tol
+    pbound[0] = np.sqrt(b2)
+    pk = BALL if ball else BOX
+    no = np.empty((0, 1))
+    hit = np.empty(1, dtype=np.bool_)
+    nrm = np.empty((1, dim))
+    dep = np.empty(1)
+    m3 = np.empty((3, 3))
+    t3 = np.empty(3)
+    tb3 = np.empty(3)
+    out = np.empty(8, dtype=np.int64)  # [K, hits...]; others after, moved in at the end
+    oth = np.empty(0, dtype=np.int64)
+    n_out = 1
+    n_oth = 0
+    category = q.category
+    bits = q.bits
+    serial = q.serial
+    stamp = q.stamp
+    handles = q.handles
+    lo = q.lo
+    hi = q.hi
+    cell = q.cell
+    c0 = np.zeros(3, dtype=np.int64)
+    c1 = np.zeros(3, dtype=np.int64)
+    ncells = 1
+    for k in range(dim):
+        c0[k] = math.floor(qlo[0, k] / cell)
+        c1[k] = math.floor(qhi[0, k] / cell)
+        ncells *= c1[k] - c0[k] + 1
+    walk = q.n_gridded > 0 and ncells <= q.max_cells
+    n_p = q.planes.shape[0]
+    n_big = q.big.shape[0]
+    # candidates, in turn: the grid's buckets (walk) or every box (scan), then the big boxes, then the half-spaces
+    starts, entries, elo, ehi = q.starts, q.entries, q.elo, q.ehi
+    a = c0[0]
+    b = c0[1]
+    c = c0[2]
+    e = 0
+    e_end = 0
+    if walk:
+        key = _hash(a, b, c, dim, q.gmask)
+        e, e_end = starts[key], starts[key + 1]
+    phase = 0 if walk else 1  # 0 buckets, 1 scan, 2 big boxes, 3 half-spaces
+    t = 0
+    while True:
+        s = -1
+        if phase == 0:
+            if e < e_end:
+                if _meets(elo, ehi, e, qlo, qhi, 0, dim):
+                    j = entries[e]
+                    if stamp[j] != tag:
+                        stamp[j] = tag
+                        s = handles[j]
+                e += 1
+            else:  # next cell
+                c += 1
+                if c > c1[2]:
+                    c = c0[2]
+                    b += 1
+                    if b > c1[1]:
+                        b = c0[1]
+                        a += 1
+                if a > c1[0]:
+                    phase = 2
+                    t = 0
+                else:
+                    key = _hash(a, b, c, dim, q.gmask)
+                    e, e_end = starts[key], starts[key + 1]
+                continue
+        elif phase == 1:
+            if t < lo.shape[0]:
+                if _meets(lo, hi, t, qlo, qhi, 0, dim):
+                    s = handles[t]
+                t += 1
+            else:
+                phase = 3
+                t = 0
+                continue
+        elif phase == 2:
+            if t < n_big:
+                if _meets(lo, hi, q.big[t], qlo, qhi, 0, dim):
+                    s = handles[q.big[t]]
+                t += 1
+            else:
+                phase = 3
+                t = 0
+                continue
+        else:
+            if t >= n_p:
+                break
+            s = q.planes[t]
+            t += 1
+        if s < 0 or (category[s] & msk) == 0 or (cat & bits[s]) == 0:
+            continue
+        got = _probe_test(q, s, pk, 0, 0, ppos, prot, prad, phalf, pbound, no, no, rule, hit, nrm, dep, m3, t3, tb3)
+        if got == HIT:
+            if n_out == out.shape[0]:
+                out = _grown(out, n_out)
+            # insertion by serial: a probe's hits are few
+            k = n_out
+            while k > 1 and serial[out[k - 1]] > serial[s]:
+                out[k] = out[k - 1]
+                k -= 1
+            out[k] = s
+            n_out += 1
+        elif got == OTHER:
+            if n_oth == oth.shape[0]:
+                oth = _grown(oth, n_oth)
+            oth[n_oth] = s
+            n_oth += 1
+    res = np.empty(n_out + n_oth, dtype=np.int64)
+    res[0] = n_out - 1
+    res[1:n_out] = out[1:n_out]
+    res[n_out:] = oth[:n_oth]
+    return res
