@@ -161,6 +161,8 @@ class QueryIndex:
         self.rule: tuple[float, float] = (0.0, 0.0)
         #: compiled backend: the arrays above as one numba argument (compiled.queries.QueryArrays)
         self.arrays: Any = None
+        self.point_fn: Any = None
+        self.ray_fn: Any = None
 
     def refresh(self) -> GridIndex:
         """The index, brought up to date first if the store changed.
@@ -267,6 +269,8 @@ class QueryIndex:
         self.rule = touch_rule()
         # the same arrays as one numba argument: what the single queries pass (see compiled.queries.QueryArrays)
         self.arrays = _compiled().query_arrays(self.grid_fields(), self._body_args, self.rule)
+        # the compiled single point and ray queries, called without the dispatcher's typing
+        self.point_fn, self.ray_fn = _compiled().entry_points(self.arrays, g._tags(1))
 
     def grid_fields(self) -> tuple[Any, ...]:
         """The grid's arrays and the half-space slots, in the order of ``compiled.queries.QUERY_FIELDS``.
@@ -683,8 +687,10 @@ def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], hal
     assert grid is not None
     z = point[2] if len(point) == 3 else 0.0
     hz = half[2] if len(half) == 3 else 0.0
-    found = _compiled().point_slots(index.arrays, point[0], point[1], z, half[0], half[1], hz, ball, category, mask,
-                                    grid._tags(1)).tolist()
+    tag = grid._next_tag
+    grid._next_tag = tag + 2  # (grid._tags(1), inline: a single query pays for every call)
+    found = index.point_fn(index.arrays, point[0], point[1], z, half[0], half[1], hz, ball, category, mask,
+                           tag).tolist()
     k = found[0]
     ids = store.ids
     if len(found) == k + 1:
@@ -775,11 +781,11 @@ def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floa
 
 # -- rays -------------------------------------------------------------------------------
 
-def ray_hits(store: BodyStore, index: QueryIndex, origin: Floats, direction: Floats, max_distance: float,
+def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, max_distance: float,
              category: int, mask: int) -> list[RayHit]:
     """Every body a ray meets within ``max_distance``, nearest first (then add order).
 
-    ``direction`` is of unit length.
+    ``origin`` and ``direction`` (of unit length) are ``D`` floats (tuples or arrays).
 
     Examples
     --------
@@ -794,18 +800,25 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Floats, direction: Flo
     >>> [(h.id, h.distance) for h in ray_hits(w._store, index, np.zeros(2), np.array([1.0, 0.0]), 9.0, 1, 1)]
     [('disc', 4.0)]
     """
-    grid = index.refresh()
+    if index._version != store.version or index.arrays is None:
+        index.refresh()
+    grid = index._grid
+    assert grid is not None
     if index.bodies is not None and (not len(index.planes)
                                      or not _passes_filter(store, category, mask, index.planes).any()):
         # balls and boxes, no half-space to meet: the walk, the casts and the sort in one compiled call
-        o, d = origin.tolist(), direction.tolist()
-        dim = len(o)
-        rows = _compiled().ray_rows(index.arrays, o[0], o[1], o[-1], d[0], d[1], d[-1], max_distance, category, mask,
-                                    grid._tags(1), _PARALLEL_RATE)
+        tag = grid._next_tag
+        grid._next_tag = tag + 2  # (grid._tags(1), inline: a single query pays for every call)
+        rows = index.ray_fn(index.arrays, origin[0], origin[1], origin[-1], direction[0], direction[1],
+                            direction[-1], max_distance, category, mask, tag, _PARALLEL_RATE)
         if not len(rows):
             return []
+        dim = store.dim
         ids = store.ids
-        return [RayHit(ids[int(r[0])], r[2:2 + dim], r[2 + dim:], float(r[1])) for r in rows]
+        return [RayHit(ids[int(s)], rows[k, 2:2 + dim], rows[k, 2 + dim:], d)
+                for k, (s, d) in enumerate(rows[:, :2].tolist())]
+    origin = np.array(origin, dtype=np.float64)
+    direction = np.array(direction, dtype=np.float64)
     _, local = grid.query_segments_local(origin[None], direction[None], np.array([max_distance]))
     local = local[_passes_filter(store, category, mask, grid.handles[local])]
     planes = index.planes[_passes_filter(store, category, mask, index.planes)]

@@ -1261,14 +1261,17 @@ class World:
         >>> [(h.id, h.distance, h.point.tolist()) for h in w.raycast((0, 0), (1, 0))]
         [('disc', 4.0, [4.0, 0.0]), ('box', 9.0, [9.0, 0.0])]
         """
-        o = self._point_array(origin, "origin")
-        dvec = self._point_array(direction, "direction")
-        length = math.sqrt(dvec.dot(dvec))  # np.linalg.norm's arithmetic, without its checks
+        dim = self.dim
+        o = plain_position(origin, dim) or tuple(check_position(origin, dim, "origin").tolist())
+        dv = plain_position(direction, dim) or tuple(check_position(direction, dim, "direction").tolist())
+        # Python floats, summed in axis order: the same unit direction on both backends
+        length = math.sqrt(dv[0] * dv[0] + dv[1] * dv[1] + (dv[2] * dv[2] if dim == 3 else 0.0))
         if not length > 0:
-            raise InvalidArgumentError(f"direction must be non-zero, got {dvec.tolist()}")
+            raise InvalidArgumentError(f"direction must be non-zero, got {list(dv)}")
+        unit = (dv[0] / length, dv[1] / length) if dim == 2 else (dv[0] / length, dv[1] / length, dv[2] / length)
         limit = self._max_distance(max_distance)
         cat, msk = self._filters(category, mask)
-        return ray_hits(self._store, self._index, o, dvec / length, limit, cat, msk)
+        return ray_hits(self._store, self._index, o, unit, limit, cat, msk)
 
     def raycast_many(self, origins: ArrayLike, directions: ArrayLike, max_distance: float = math.inf, *,
                      all_hits: bool = False, category: int = _U32, mask: int = _U32) -> RayHitArrays:

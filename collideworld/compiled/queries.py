@@ -81,7 +81,7 @@ QUERY_FIELDS = ("lo", "hi", "cell", "gmask", "starts", "entries", "elo", "ehi", 
                 "max_cells", "stamp", "planes", "glo", "ghi",
                 "kind", "simple", "position", "rotation", "radius", "half", "plane_normal", "plane_offset",
                 "bound_radius", "world_x", "world_y", "poly", "simple_n", "category", "bits", "serial",
-                "rel", "floor")
+                "rel", "floor", "scratch")
 
 
 @structref.register
@@ -121,12 +121,78 @@ def _make_query_arrays(lo: Floats, hi: Floats, cell: float, gmask: int, starts: 
                        planes: Index, glo: Floats, ghi: Floats, kind: Any, simple: Any, position: Floats,
                        rotation: Floats, radius: Floats, half: Floats, plane_normal: Floats, plane_offset: Floats,
                        bound_radius: Floats, world_x: Floats, world_y: Floats, poly: Index, simple_n: Index,
-                       category: Any, bits: Any, serial: Index, rel: float, floor: float) -> Any:
+                       category: Any, bits: Any, serial: Index, rel: float, floor: float, scratch: Any) -> Any:
     # (a cached constructor: StructRefProxy's own is compiled afresh in every process)
     return QueryArrays(lo, hi, cell, gmask, starts, entries, elo, ehi, big, n_gridded, handles, max_cells, stamp,
                        planes, glo, ghi, kind, simple, position, rotation, radius, half, plane_normal, plane_offset,
-                       bound_radius, world_x, world_y, poly, simple_n, category, bits, serial, rel, floor)
+                       bound_radius, world_x, world_y, poly, simple_n, category, bits, serial, rel, floor, scratch)
 
+
+def scratch(dim: int) -> tuple[Any, ...]:
+    """The small arrays a single query's kernel works in, made once per index (numba allocates ~15 ns each).
+
+    Only the single-query kernels (:func:`_point_one`, :func:`_ray_one`) use
+    them, under the GIL (they do not release it), so one set per index is enough.
+
+    Examples
+    --------
+    >>> len(scratch(2))
+    28
+    """
+    f, i = np.float64, np.int64
+    return (np.empty((1, dim)), np.empty((1, dim)), np.zeros((1, dim, dim)), np.zeros(1), np.empty(1),  # probe row
+            np.empty((1, dim)), np.empty((1, dim)), np.empty((0, 1)),  # its box, no polygon columns
+            np.empty(1, dtype=np.bool_), np.empty((1, dim)), np.empty(1),  # hit, normal, depth
+            np.empty((3, 3)), np.empty(3), np.empty(3), np.zeros(3, dtype=i), np.zeros(3, dtype=i),  # box 3D, cells
+            np.empty(dim), np.empty(dim), np.empty((1, dim)), np.empty((1, dim)),  # ray: o, d, as rows
+            np.empty(2 * dim), np.empty(2 * dim), np.empty(dim),  # ray casts' work arrays
+            np.zeros(3, dtype=i), np.zeros(3, dtype=i), np.zeros(3, dtype=i), np.zeros(3, dtype=f),
+            np.zeros(3, dtype=f))  # ray walk: cur, last, step, tnext, tdelta
+
+
+#: QueryArrays type -> (the type, (point entry, ray entry)): see :func:`entry_points`
+_ENTRIES: dict[int, tuple[Any, tuple[Any, Any]]] = {}
+
+
+def entry_points(q: QueryArrays, tag: int) -> tuple[Any, Any]:
+    """The compiled entry points of :func:`_point_one` and :func:`_ray_one` for ``q``'s type.
+
+    A dispatcher call types every argument first (its typeof of a StructRef
+    is a Python call): ~0.5 us of a ~2 us single query. The entry point of
+    the specialisation for ``q``'s type unboxes the arguments by that
+    signature without typing them, so its callers must pass the same
+    Python kinds as here: floats, a bool, ints. Compiles (or loads from the
+    cache) both specialisations on first sight of a type, with calls that
+    test nothing (filter 0) and stamp with ``tag`` and ``tag + 1``, unused
+    stamp tags of the grid. numba types are interned (one object per type):
+    the type's id is its key, and the entry keeps it alive.
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Circle(1.0))
+    0
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> grid = index.refresh()
+    >>> point, ray = entry_points(index.arrays, grid._tags(1))
+    >>> point(index.arrays, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True, 1, 1, grid._tags(1)).tolist()   # [K, slots...]
+    [1, 0]
+    """
+    qt = q._type
+    found = _ENTRIES.get(id(qt))
+    if found is not None and found[0] is qt:
+        return found[1]
+    fns = []
+    for disp, args in ((_point_one, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, True, 0, 0, tag)),
+                       (_ray_one, (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0, 0, tag + 1, 1e-300))):
+        disp(q, *args)
+        compiled = disp.overloads.get(tuple(disp.typeof_pyval(a) for a in (q, *args)))
+        fns.append(disp if compiled is None else compiled.entry_point)
+    entries = (fns[0], fns[1])
+    _ENTRIES[id(qt)] = (qt, entries)
+    return entries
 
 def query_arrays(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], rule: tuple[float, float]) -> QueryArrays:
     """A :class:`QueryArrays` over ``grid_args`` (the 16 grid fields of :data:`QUERY_FIELDS`) and ``body_args``.
@@ -143,7 +209,7 @@ def query_arrays(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], rule: t
     >>> isinstance(query_arrays(index.grid_fields(), index.body_args(), index.rule), QueryArrays)
     True
     """
-    made: QueryArrays = _make_query_arrays(*grid_args, *body_args, *rule)
+    made: QueryArrays = _make_query_arrays(*grid_args, *body_args, *rule, scratch(body_args[2].shape[1]))
     return made
 
 
@@ -916,27 +982,116 @@ def shape_slots(q: QueryArrays, pk: int, pn: int, pos: Floats, cos: Floats, sin:
 
 
 @njit(cache=True)
-def _ray_q(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, cat: int, msk: int,
-           tag: int, parallel_rate: float) -> Floats:
+def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, cat: int,
+             msk: int, tag: int, parallel_rate: float) -> Floats:
+    """Every ball or box one ray meets within ``maxd``, one row per hit ``[slot, distance, point, normal]``,
+    nearest first (then add order). The walk of ``spatial.compiled._query_segments``; the casts of
+    ``_ray_body`` (numpy ``raycast_ball`` / ``raycast_box`` arithmetic); :func:`_ray_all` in the index's
+    scratch arrays."""
     dim = q.position.shape[1]
-    o = np.empty(dim)
-    d = np.empty(dim)
+    sc = q.scratch
+    o, d, o2, d2, signed, rate, nrm = sc[16], sc[17], sc[18], sc[19], sc[20], sc[21], sc[22]
+    cur, last, step, tnext, tdelta = sc[23], sc[24], sc[25], sc[26], sc[27]
     o[0], o[1], d[0], d[1] = ox, oy, dx, dy
     if dim == 3:
         o[2], d[2] = oz, dz
-    slots, dist, points, normals = _ray_all(q.lo, q.hi, q.cell, q.gmask, q.starts, q.entries, q.big, q.n_gridded,
-                                            q.glo, q.ghi, q.handles, q.stamp, tag, q.kind, q.position, q.rotation,
-                                            q.half, q.radius, q.serial, q.category, q.bits, o, d, maxd, cat, msk,
-                                            q.rel, q.floor, parallel_rate)
-    # one array: a row per hit, [slot, distance, point (D), normal (D)] (slots are exact in float64)
-    out = np.empty((slots.shape[0], 2 + 2 * dim))
-    for k in range(slots.shape[0]):
-        out[k, 0] = slots[k]
-        out[k, 1] = dist[k]
-        for c in range(dim):
-            out[k, 2 + c] = points[k, c]
-            out[k, 2 + dim + c] = normals[k, c]
-    return out
+    for k in range(dim):
+        o2[0, k] = o[k]
+        d2[0, k] = d[k]
+    for k in range(3):
+        cur[k] = 0
+        last[k] = 0
+        step[k] = 0
+        tnext[k] = np.inf
+        tdelta[k] = np.inf
+    width = 2 + 2 * dim
+    out = np.empty((4, width))
+    nf = 0
+    lo, hi, glo, ghi, cell = q.lo, q.hi, q.glo, q.ghi, q.cell
+    starts, entries, big, stamp = q.starts, q.entries, q.big, q.stamp
+    kind, position, rotation, half, radius, serial = q.kind, q.position, q.rotation, q.half, q.radius, q.serial
+    category, bits = q.category, q.bits
+    rel, floor = q.rel, q.floor
+    n_big = big.shape[0]
+    # the cells the segment passes (clipped to the grid's bounds), then the big boxes
+    ta = 0.0
+    tb = maxd
+    for k in range(dim):
+        if d[k] == 0.0:
+            if o[k] < glo[k] or o[k] > ghi[k]:
+                tb = -1.0
+            continue
+        u = (glo[k] - o[k]) / d[k]
+        v = (ghi[k] - o[k]) / d[k]
+        ta = max(ta, min(u, v))
+        tb = min(tb, max(u, v))
+    walk = q.n_gridded > 0 and ta <= tb
+    budget = 0
+    if walk:
+        for k in range(dim):
+            cur[k] = math.floor((o[k] + ta * d[k]) / cell)
+            last[k] = math.floor((o[k] + tb * d[k]) / cell)
+            if d[k] > 0.0:
+                step[k] = 1
+                tnext[k] = ((cur[k] + 1) * cell - o[k]) / d[k]
+                tdelta[k] = cell / d[k]
+            elif d[k] < 0.0:
+                step[k] = -1
+                tnext[k] = (cur[k] * cell - o[k]) / d[k]
+                tdelta[k] = -cell / d[k]
+        budget = 1
+        for k in range(dim):
+            budget += abs(last[k] - cur[k]) + 1
+    done = not walk
+    big_done = False
+    while True:
+        if not done:
+            key = _hash(cur[0], cur[1], cur[2] if dim == 3 else 0, dim, q.gmask)
+            e0 = starts[key]
+            e1 = starts[key + 1]
+        elif not big_done:
+            e0 = 0
+            e1 = n_big
+            big_done = True
+        else:
+            break
+        for e in range(e0, e1):
+            j = entries[e] if not done else big[e]
+            if j < 0 or stamp[j] == tag:  # a free entry, or a box met already
+                continue
+            stamp[j] = tag
+            if not _segment_meets(lo, hi, j, o2, d2, 0, maxd, dim):
+                continue
+            s = q.handles[j]
+            if (category[s] & msk) == 0 or (cat & bits[s]) == 0:
+                continue
+            t = _ray_body(j, o, d, maxd, kind, position, rotation, half, radius, rel, floor, parallel_rate, signed,
+                          rate, nrm)
+            if t < np.inf:
+                if nf == out.shape[0]:
+                    grown = np.empty((2 * nf, width))
+                    grown[:nf] = out[:nf]
+                    out = grown
+                # insertion by (distance, serial): a ray's hits are few
+                k = nf
+                while k > 0 and (out[k - 1, 1] > t or (out[k - 1, 1] == t and serial[int(out[k - 1, 0])] > serial[s])):
+                    out[k] = out[k - 1]
+                    k -= 1
+                out[k, 0] = s
+                out[k, 1] = t
+                for c in range(dim):
+                    out[k, 2 + c] = o[c] + d[c] * t
+                    out[k, 2 + dim + c] = nrm[c]
+                nf += 1
+        if not done:
+            budget -= 1
+            axis = _next_axis(cur, last, tnext, dim)
+            if axis < 0 or budget <= 0:
+                done = True
+            else:
+                cur[axis] += step[axis]
+                tnext[axis] += tdelta[axis]
+    return out[:nf]
 
 
 def ray_rows(q: QueryArrays, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, cat: int,
@@ -960,7 +1115,7 @@ def ray_rows(q: QueryArrays, ox: float, oy: float, oz: float, dx: float, dy: flo
     >>> ray_rows(index.arrays, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, float("inf"), 1, 1, grid._tags(1), 1e-300).tolist()
     [[0.0, 4.0, 4.0, 0.0, -1.0, 0.0], [1.0, 8.0, 8.0, 0.0, -1.0, 0.0]]
     """
-    out: Floats = _ray_q(q, ox, oy, oz, dx, dy, dz, maxd, cat, msk, tag, parallel_rate)
+    out: Floats = _ray_one(q, ox, oy, oz, dx, dy, dz, maxd, cat, msk, tag, parallel_rate)
     return out
 
 
@@ -1037,13 +1192,9 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
     """
     dim = q.position.shape[1]
     rule = (q.rel, q.floor)
-    ppos = np.empty((1, dim))
-    phalf = np.empty((1, dim))
-    prot = np.zeros((1, dim, dim))
-    prad = np.zeros(1)
-    pbound = np.empty(1)
-    qlo = np.empty((1, dim))
-    qhi = np.empty((1, dim))
+    sc = q.scratch
+    ppos, phalf, prot, prad, pbound, qlo, qhi = sc[0], sc[1], sc[2], sc[3], sc[4], sc[5], sc[6]
+    prad[0] = 0.0
     ppos[0, 0], ppos[0, 1], phalf[0, 0], phalf[0, 1] = x, y, hx, hy
     if dim == 3:
         ppos[0, 2], phalf[0, 2] = z, hz
@@ -1055,20 +1206,15 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
         mc = max(mc, abs(ppos[0, k]))
         mh = max(mh, phalf[0, k])
         b2 += phalf[0, k] * phalf[0, k]
-        prot[0, k, k] = 1.0
+        for j in range(dim):
+            prot[0, k, j] = 1.0 if j == k else 0.0
     tol = rule[0] * max(rule[1], mc + mh)
     for k in range(dim):
         qlo[0, k] = ppos[0, k] - phalf[0, k] - tol
         qhi[0, k] = ppos[0, k] + phalf[0, k] + tol
     pbound[0] = np.sqrt(b2)
     pk = BALL if ball else BOX
-    no = np.empty((0, 1))
-    hit = np.empty(1, dtype=np.bool_)
-    nrm = np.empty((1, dim))
-    dep = np.empty(1)
-    m3 = np.empty((3, 3))
-    t3 = np.empty(3)
-    tb3 = np.empty(3)
+    no, hit, nrm, dep, m3, t3, tb3 = sc[7], sc[8], sc[9], sc[10], sc[11], sc[12], sc[13]
     out = np.empty(8, dtype=np.int64)  # [K, hits...]; others after, moved in at the end
     oth = np.empty(0, dtype=np.int64)
     n_out = 1
@@ -1081,8 +1227,7 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
     lo = q.lo
     hi = q.hi
     cell = q.cell
-    c0 = np.zeros(3, dtype=np.int64)
-    c1 = np.zeros(3, dtype=np.int64)
+    c0, c1 = sc[14], sc[15]
     ncells = 1
     for k in range(dim):
         c0[k] = math.floor(qlo[0, k] / cell)
