@@ -50,6 +50,9 @@ __all__ = ["RayHit", "RayHitArrays", "NearHit", "CastHit", "QueryIndex", "overla
 Slots = NDArray[np.int64]
 Floats = NDArray[np.float64]
 
+# Kind codes as plain ints: a patch compares with them a few times, and an enum member's lookup costs ~1 us
+_HALFSPACE, _BOX = int(Kind.HALFSPACE), int(Kind.BOX)
+
 class RayHit(NamedTuple):
     """One body hit by :meth:`World.raycast`.
 
@@ -161,6 +164,7 @@ class QueryIndex:
         self.rule: tuple[float, float] = (0.0, 0.0)
         #: compiled backend: the arrays above as one numba argument (compiled.queries.QueryArrays)
         self.arrays: Any = None
+        self._scratch: tuple[Any, ...] | None = None
         self.point_fn: Any = None
         self.ray_fn: Any = None
 
@@ -190,6 +194,7 @@ class QueryIndex:
 
     def _rebuild(self) -> None:
         st = self.store
+        st.take_changes()  # the journal starts again from this build
         live = st.body_slots()  # a compound's part slots are found through their body
         kinds = st.kind[live]
         finite = live[kinds != Kind.HALFSPACE]
@@ -221,33 +226,58 @@ class QueryIndex:
         self.bodies = (st.kind, st.position, st.rotation, st.half, st.radius, st.serial) if only else None
 
     def _patch(self) -> bool:
-        """Bring a compiled grid up to date in place; False when it should be rebuilt instead."""
+        """Bring a compiled grid up to date in place; False when it should be rebuilt instead.
+
+        The rows to look at come from the store's change journal
+        (:meth:`BodyStore.take_changes`): O(changed). When the journal gave up
+        (many changes, or renumbered slots), every row is compared (O(n)
+        compiled compares), or the grid is rebuilt.
+        """
         from .spatial.compiled import changed_rows
 
         st = self.store
         g = self._grid
         assert g is not None
+        look = st.take_changes()
         if g.n != st.capacity:
             return False
-        lo, hi = query_bounds(st)
-        # finite bodies only: a compound's part slots are found through their body
-        gridded = (st.kind > Kind.HALFSPACE) & (st.owner < 0)
-        rows = changed_rows(gridded, st.serial, self._registered, lo, hi, g.lo, g.hi)
+        if look is None:  # every row: compare the boxes the grid holds with the boxes now
+            lo, hi = query_bounds(st)
+            gridded = (st.kind > _HALFSPACE) & (st.owner < 0)
+            rows = changed_rows(gridded, st.serial, self._registered, lo, hi, g.lo, g.hi)
+            self.planes = np.flatnonzero(st.kind == _HALFSPACE)
+            self._balls_and_boxes()
+        else:
+            # finite bodies only: a compound's part slots are found through their body
+            kinds = st.kind.take(look)
+            gridded = (kinds > _HALFSPACE) & (st.owner.take(look) < 0)
+            moved = look[st.moved.take(look) & gridded]
+            lo, hi = st.fat_lo.take(look, axis=0), st.fat_hi.take(look, axis=0)  # query_bounds, of these rows
+            if len(moved):
+                at = np.searchsorted(look, moved)
+                tight = _compiled().row_bounds(self.arrays, moved) if self.arrays is not None else None
+                lo[at], hi[at] = tight_bounds(st, moved) if tight is None else tight
+            local = changed_rows(gridded, st.serial.take(look), self._registered.take(look), lo, hi,
+                                 g.lo.take(look, axis=0), g.hi.take(look, axis=0))
+            rows = look[local]
+            lo, hi = lo.take(local, axis=0), hi.take(local, axis=0)
+            # half-spaces are in no grid: added, removed or moved, they are just listed again
+            if len(self.planes) or np.any(kinds == _HALFSPACE):
+                self.planes = np.union1d(self.planes[~np.isin(self.planes, look)], look[kinds == _HALFSPACE])
+            if self.bodies is None or np.any(kinds > _BOX):
+                self._balls_and_boxes()
         self._changes += len(rows)
         if self._changes > max(256, st.count // 4):
             return False  # patched enough since the build: a rebuild costs about as much, and re-sizes the cells
         if len(rows):
-            alive = gridded[rows]
-            new_lo, new_hi = lo.take(rows, axis=0), hi.take(rows, axis=0)
+            alive = (st.kind.take(rows) > _HALFSPACE) & (st.owner.take(rows) < 0)
+            new_lo, new_hi = (lo, hi) if look is not None else (lo.take(rows, axis=0), hi.take(rows, axis=0))
             if not g.patch(rows, new_lo, new_hi, alive):
                 return False
             self._registered[rows] = np.where(alive, st.serial[rows], -1)
             if alive.any():
                 self.bounds = (np.minimum(self.bounds[0], new_lo[alive].min(axis=0)),
                                np.maximum(self.bounds[1], new_hi[alive].max(axis=0)))
-        # half-spaces are in no grid: added, removed or moved, they are just listed again
-        self.planes = np.flatnonzero(st.kind == Kind.HALFSPACE)
-        self._balls_and_boxes()
         return True
 
     def _fast_arrays(self) -> None:
@@ -268,7 +298,9 @@ class QueryIndex:
                            st.category, st.mask, st.serial)
         self.rule = touch_rule()
         # the same arrays as one numba argument: what the single queries pass (see compiled.queries.QueryArrays)
-        self.arrays = _compiled().query_arrays(self.grid_fields(), self._body_args, self.rule)
+        if self._scratch is None:
+            self._scratch = _compiled().scratch(st.dim)
+        self.arrays = _compiled().query_arrays(self.grid_fields(), self._body_args, self.rule, self._scratch)
         # the compiled single point and ray queries, called without the dispatcher's typing
         self.point_fn, self.ray_fn = _compiled().entry_points(self.arrays, g._tags(1))
 
@@ -681,20 +713,22 @@ def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], hal
     >>> point_ids(w._store, index, (0.5, 0.5), (0.0, 0.0), True, 1, 1)
     ['disc']
     """
-    if index._version != store.version or index.arrays is None:
+    if index._version != store.version:
         index.refresh()
     grid = index._grid
     assert grid is not None
-    z = point[2] if len(point) == 3 else 0.0
-    hz = half[2] if len(half) == 3 else 0.0
     tag = grid._next_tag
     grid._next_tag = tag + 2  # (grid._tags(1), inline: a single query pays for every call)
-    found = index.point_fn(index.arrays, point[0], point[1], z, half[0], half[1], hz, ball, category, mask,
-                           tag).tolist()
+    # (a 2D point's last coordinate stands in for z, which the kernel does not read)
+    found = index.point_fn(index.arrays, point[0], point[1], point[-1], half[0], half[1], half[-1], ball, category,
+                           mask, tag).tolist()
     k = found[0]
-    ids = store.ids
     if len(found) == k + 1:
+        if k < 2:
+            return [store.ids[found[1]]] if k else []
+        ids = store.ids
         return [ids[s] for s in found[1:]]
+    ids = store.ids
     dim = store.dim
     other = np.array(found[k + 1:], dtype=np.int64)
     probe = box_probes(dim, np.array([point[:dim]]), np.array([half[:dim]]), ball)

@@ -131,7 +131,7 @@ def _make_query_arrays(lo: Floats, hi: Floats, cell: float, gmask: int, starts: 
 def scratch(dim: int) -> tuple[Any, ...]:
     """The small arrays a single query's kernel works in, made once per index (numba allocates ~15 ns each).
 
-    Only the single-query kernels (:func:`_point_one`, :func:`_ray_one`) use
+    Only the single ray query's kernel (:func:`_ray_one`) uses
     them, under the GIL (they do not release it), so one set per index is enough.
 
     Examples
@@ -194,8 +194,11 @@ def entry_points(q: QueryArrays, tag: int) -> tuple[Any, Any]:
     _ENTRIES[id(qt)] = (qt, entries)
     return entries
 
-def query_arrays(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], rule: tuple[float, float]) -> QueryArrays:
+def query_arrays(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], rule: tuple[float, float],
+                 work: tuple[Any, ...] | None = None) -> QueryArrays:
     """A :class:`QueryArrays` over ``grid_args`` (the 16 grid fields of :data:`QUERY_FIELDS`) and ``body_args``.
+
+    ``work``: the :func:`scratch` arrays (made here if not given).
 
     Examples
     --------
@@ -209,7 +212,8 @@ def query_arrays(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], rule: t
     >>> isinstance(query_arrays(index.grid_fields(), index.body_args(), index.rule), QueryArrays)
     True
     """
-    made: QueryArrays = _make_query_arrays(*grid_args, *body_args, *rule, scratch(body_args[2].shape[1]))
+    work = scratch(body_args[2].shape[1]) if work is None else work
+    made: QueryArrays = _make_query_arrays(*grid_args, *body_args, *rule, work)
     return made
 
 
@@ -1192,9 +1196,13 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
     """
     dim = q.position.shape[1]
     rule = (q.rel, q.floor)
-    sc = q.scratch
-    ppos, phalf, prot, prad, pbound, qlo, qhi = sc[0], sc[1], sc[2], sc[3], sc[4], sc[5], sc[6]
-    prad[0] = 0.0
+    ppos = np.empty((1, dim))
+    phalf = np.empty((1, dim))
+    prot = np.zeros((1, dim, dim))
+    prad = np.zeros(1)
+    pbound = np.empty(1)
+    qlo = np.empty((1, dim))
+    qhi = np.empty((1, dim))
     ppos[0, 0], ppos[0, 1], phalf[0, 0], phalf[0, 1] = x, y, hx, hy
     if dim == 3:
         ppos[0, 2], phalf[0, 2] = z, hz
@@ -1206,15 +1214,20 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
         mc = max(mc, abs(ppos[0, k]))
         mh = max(mh, phalf[0, k])
         b2 += phalf[0, k] * phalf[0, k]
-        for j in range(dim):
-            prot[0, k, j] = 1.0 if j == k else 0.0
+        prot[0, k, k] = 1.0
     tol = rule[0] * max(rule[1], mc + mh)
     for k in range(dim):
         qlo[0, k] = ppos[0, k] - phalf[0, k] - tol
         qhi[0, k] = ppos[0, k] + phalf[0, k] + tol
     pbound[0] = np.sqrt(b2)
     pk = BALL if ball else BOX
-    no, hit, nrm, dep, m3, t3, tb3 = sc[7], sc[8], sc[9], sc[10], sc[11], sc[12], sc[13]
+    no = np.empty((0, 1))
+    hit = np.empty(1, dtype=np.bool_)
+    nrm = np.empty((1, dim))
+    dep = np.empty(1)
+    m3 = np.empty((3, 3))
+    t3 = np.empty(3)
+    tb3 = np.empty(3)
     out = np.empty(8, dtype=np.int64)  # [K, hits...]; others after, moved in at the end
     oth = np.empty(0, dtype=np.int64)
     n_out = 1
@@ -1227,7 +1240,8 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
     lo = q.lo
     hi = q.hi
     cell = q.cell
-    c0, c1 = sc[14], sc[15]
+    c0 = np.zeros(3, dtype=np.int64)
+    c1 = np.zeros(3, dtype=np.int64)
     ncells = 1
     for k in range(dim):
         c0[k] = math.floor(qlo[0, k] / cell)
@@ -1319,3 +1333,68 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
     res[1:n_out] = out[1:n_out]
     res[n_out:] = oth[:n_oth]
     return res
+
+
+@njit(cache=True)
+def _row_bounds(q: Any, rows: Index) -> tuple[Floats, Floats, bool]:
+    dim = q.position.shape[1]
+    m = rows.shape[0]
+    lo = np.empty((m, dim))
+    hi = np.empty((m, dim))
+    for r in range(m):
+        s = rows[r]
+        kb = q.kind[s]
+        if kb > POLYGON or kb == HALFSPACE or (kb == POLYGON and not q.simple[s]):
+            return lo, hi, False
+        scale = 0.0
+        for k in range(dim):
+            if kb == BALL:
+                a = q.position[s, k] - q.radius[s]
+                b = q.position[s, k] + q.radius[s]
+            elif kb == BOX:
+                ext = 0.0
+                for j in range(dim):
+                    ext += abs(q.rotation[s, k, j]) * q.half[s, j]
+                a = q.position[s, k] - ext
+                b = q.position[s, k] + ext
+            else:  # the posed vertices, padded by the last
+                col = q.world_x if k == 0 else q.world_y
+                a = col[0, s]
+                b = col[0, s]
+                for v in range(1, col.shape[0]):
+                    a = min(a, col[v, s])
+                    b = max(b, col[v, s])
+            lo[r, k] = a
+            hi[r, k] = b
+            scale = max(scale, max(abs(a), abs(b)))
+        tol = q.rel * max(q.floor, scale)
+        for k in range(dim):
+            lo[r, k] -= tol
+            hi[r, k] += tol
+    return lo, hi, True
+
+
+def row_bounds(q: QueryArrays, rows: Index) -> tuple[Floats, Floats] | None:
+    """Tight boxes ``(lo, hi)`` (k, D) of balls, boxes and simple polygons ``rows``, widened by the touching tolerance.
+
+    The arithmetic of :func:`_probe_bounds` on the store's own rows (to
+    rounding, the boxes of ``fat_boxes.tight_bounds``): what a grid patch
+    needs for a few moved bodies, without the numpy path's grouping by kind.
+    None when some row is of another kind.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, World
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Circle(1.0), position=(2, 0))
+    0
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> _ = index.refresh()
+    >>> lo, hi = row_bounds(index.arrays, np.array([0]))
+    >>> np.round(lo, 9).tolist(), np.round(hi, 9).tolist()
+    ([[1.0, -1.0]], [[3.0, 1.0]])
+    """
+    lo, hi, ok = _row_bounds(q, rows)
+    return (lo, hi) if ok else None
