@@ -36,13 +36,15 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from .backend import register_warm_up
 from .bodies import SIMPLE_POLYGON_VERTICES, BodyStore, Kind, kind_of
-from .fat_boxes import query_bounds, tight_bounds
+from .fat_boxes import query_bounds, set_fat_bounds, tight_bounds
 from .geometry.raycast import _PARALLEL_RATE
 from .geometry.tolerance import touch_tolerance
 from .narrowphase import contact_pairs, raycast_slots
 from .shapes import Shape
 from .spatial import GridIndex
+from .spatial.grid import MIN_GRIDDED
 
 __all__ = ["RayHit", "RayHitArrays", "NearHit", "CastHit", "QueryIndex", "overlapping", "ray_hits", "ray_hits_many",
            "ids_in_order", "nearest", "within", "cast_hits", "one_call_shape", "point_ids", "box_hits", "shape_hits"]
@@ -1322,3 +1324,68 @@ def cast_hits(store: BodyStore, index: QueryIndex, shape: Shape, start: Any, end
             rows.append((r.t, int(store.serial[s]), s, r))
     rows.sort(key=lambda x: (x[0], x[1]))
     return [CastHit(store.ids[s], float(r.t), r.normal, r.point) for _, _, s, r in rows]
+
+
+# -- warm-up ------------------------------------------------------------------------------
+
+@register_warm_up
+def _warm_up_queries(dim: int) -> None:
+    """Run every compiled query path once on tiny stores (called by ``collideworld.warm_up``).
+
+    Single and batched point, box and shape queries, a patch of the grid
+    after a move, single and batched rays (first and all hits), and the
+    proximity queries (nearest, within, cast): with the argument types a
+    world passes, so that the first query of a process compiles nothing.
+    """
+    from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Sphere
+
+    ball = Circle(0.5) if dim == 2 else Sphere(0.5)
+    box = Box((0.5,) * dim)
+    plane = HalfPlane((0.0, 1.0), -5.0) if dim == 2 else Plane((0.0, 0.0, 1.0), -5.0)
+    tri = [Polygon(((0.0, 0.0), (1.0, 0.0), (0.0, 1.0)))] if dim == 2 else []
+    u32 = 0xFFFFFFFF
+    for kinds in ([ball, box], [plane, ball, box, *tri]):  # rays take the one-call path on balls and boxes only
+        # enough bodies for a grid (fewer all go to its list of big boxes, and no walk would run)
+        shapes = kinds[:1] + kinds[1:] * (MIN_GRIDDED // (len(kinds) - 1) + 1)
+        store = BodyStore(dim, backend="compiled")
+        slots = store.allocate(len(shapes))
+        store.set_shapes(slots, shapes)
+        pos = np.zeros((len(shapes), dim))
+        pos[:, 0] = 2.0 * np.arange(len(shapes))
+        if dim == 2:
+            store.set_poses(slots, pos, np.full(len(shapes), 0.1))
+        else:
+            store.set_poses(slots, pos, quaternion=np.tile([1.0, 0.0, 0.0, 0.0], (len(shapes), 1)))
+        store.serial[slots] = np.arange(len(shapes))
+        store.category[slots] = store.mask[slots] = u32
+        set_fat_bounds(store, slots[store.kind[slots] != Kind.HALFSPACE], 0.1)
+        index = QueryIndex(store, "compiled")
+        index.refresh()
+        at = tuple(float(c) for c in pos[-1])
+        point_ids(store, index, at, (0.0, 0.0, 0.0), True, u32, u32)
+        point_ids(store, index, at, (0.5,) * dim, False, u32, u32)
+        box_hits(store, index, pos, np.zeros_like(pos), True, u32, u32)
+        for probe in (ball, box, *tri):
+            if dim == 2:
+                shape_hits(store, index, probe, pos, np.zeros(len(pos)), None, u32, u32)
+            else:
+                shape_hits(store, index, probe, pos, None, np.tile([1.0, 0.0, 0.0, 0.0], (len(pos), 1)), u32, u32)
+        # a move: the grid is patched from the change journal
+        if dim == 2:
+            store.set_poses(slots[-1:], pos[-1:] + 0.25, np.zeros(1))
+        else:
+            store.set_poses(slots[-1:], pos[-1:] + 0.25, quaternion=np.array([[1.0, 0.0, 0.0, 0.0]]))
+        store.moved[slots[-1:]] = True
+        index.refresh()
+        direction = (1.0,) + (0.0,) * (dim - 1)
+        ray_hits(store, index, (-3.0,) * dim, direction, 50.0, u32, u32)
+        dirs = np.tile(np.array(direction), (len(pos), 1))
+        for all_hits in (False, True):
+            ray_hits_many(store, index, pos - 3.0, dirs, math.inf, u32, u32, all_hits)
+            ray_hits_many(store, index, pos - 3.0, dirs, 5.0, u32, u32, all_hits)
+    at_body = pos[1]  # overlapping a body: the deepest points' GJK runs too
+    pose = (at_body, 0.0 if dim == 2 else None)
+    lo, hi = at_body - 0.5, at_body + 0.5
+    nearest(store, index, ball, pose, lo, hi, 2, math.inf, u32, u32)
+    within(store, index, box, pose, lo, hi, 3.0, u32, u32)
+    cast_hits(store, index, ball, pose, (at_body + 9.0, pose[1]), lo, hi + 9.0, u32, u32)

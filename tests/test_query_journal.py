@@ -11,6 +11,10 @@ against every body; the ray kernels on every body).
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -143,3 +147,66 @@ def test_rejected_calls_leave_the_world_and_its_queries_unchanged():
     assert cw._store.version == version
     assert cw._store.take_changes().tolist() == []
     _agree(rng, ws)
+
+
+NO_COMPILE_IN_QUERIES_AFTER_WARM_UP = textwrap.dedent("""
+    import importlib, pkgutil
+    import numpy as np
+    import collideworld
+    from collideworld import World, Circle, Box, Polygon, HalfPlane, Plane, Sphere
+    collideworld.warm_up()
+    modules = ["collideworld.spatial.compiled", "collideworld.geometry.gjk", "collideworld.geometry.time_of_impact"]
+    modules += ["collideworld.compiled." + m.name
+                for m in pkgutil.iter_modules(importlib.import_module("collideworld.compiled").__path__)]
+    def signatures():
+        found = {}
+        for name in modules:
+            for attr, obj in vars(importlib.import_module(name)).items():
+                if hasattr(obj, "signatures") and hasattr(obj, "py_func"):
+                    found[name + "." + attr] = len(obj.signatures)
+        return found
+    before = signatures()
+    rng = np.random.default_rng(0)
+    for dim in (2, 3):
+        for with_polygons in (True, False):
+            w = World(dim=dim, backend="compiled")
+            if with_polygons:
+                w.add(HalfPlane((0.0, 1.0), -9.0) if dim == 2 else Plane((0.0, 0.0, 1.0), -9.0))
+            shapes = [Circle(0.5) if dim == 2 else Sphere(0.5), Box((0.5,) * dim)]
+            if dim == 2 and with_polygons:
+                shapes.append(Polygon(((0, 0), (1, 0), (0.5, 0.8))))
+            for i in range(60):
+                w.add(shapes[i % len(shapes)], position=tuple(rng.uniform(0, 12, dim)))
+            w.step()
+            pts = rng.uniform(0, 12, (30, dim))
+            dirs = rng.normal(size=(30, dim))
+            p = tuple(pts[0].tolist())
+            pose = (p, 0.3) if dim == 2 else (p, (1.0, 0.0, 0.0, 0.0))
+            for probe in shapes:
+                w.query_shape(probe, p, **({"angle": 0.3} if dim == 2 else {}))
+                w.query_shapes(probe, pts)
+            w.query_point(p)
+            w.query_points(pts)
+            w.query_aabb(pts[0] - 1.0, pts[0] + 1.0)
+            w.raycast(p, dirs[0], 5.0)
+            w.raycast(p, dirs[0])
+            w.raycast_many(pts, dirs, 5.0)
+            w.raycast_many(pts, dirs)
+            w.raycast_many(pts, dirs, all_hits=True)
+            w.move(5, position=tuple(rng.uniform(0, 12, dim)))   # the grid is patched from the journal
+            w.query_point(p)
+            w.query_nearest(p, k=3)
+            w.query_within(shapes[1], pose, 2.0)
+            w.cast(shapes[0], pose, (tuple((pts[0] + 5.0).tolist()), pose[1]))
+    after = signatures()
+    grown = {k: (before.get(k), v) for k, v in after.items() if v != before.get(k)}
+    assert not grown, grown
+    print("ok")
+""")
+
+
+def test_no_compilation_in_queries_after_warm_up():
+    done = subprocess.run([sys.executable, "-c", NO_COMPILE_IN_QUERIES_AFTER_WARM_UP], capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "ok"
