@@ -324,37 +324,6 @@ class QueryIndex:
         assert g is not None
         return self._grid_head + (self.planes, g.glo, g.ghi)
 
-    def fast_args(self, m: int) -> tuple[Any, ...]:
-        """The grid's arrays for ``m`` compiled queries, fresh stamp tags included (compiled backend).
-
-        Examples
-        --------
-        >>> from collideworld import Circle, World
-        >>> w = World(dim=2, backend="compiled")
-        >>> w.add(Circle(1.0))
-        0
-        >>> len(QueryIndex(w._store, "compiled").fast_args(1))
-        15
-        """
-        grid = self.refresh()
-        return self._grid_head + (grid._tags(m), self.planes)
-
-    def ray_args(self) -> tuple[Any, ...]:
-        """The grid's arrays for one compiled ray walk, a fresh stamp tag included (compiled backend).
-
-        Examples
-        --------
-        >>> from collideworld import Circle, World
-        >>> w = World(dim=2, backend="compiled")
-        >>> w.add(Circle(1.0))
-        0
-        >>> len(QueryIndex(w._store, "compiled").ray_args())
-        13
-        """
-        g = self.refresh()
-        return (g.lo, g.hi, g.cell, g.mask, g.starts, g.entries, g.big, g.n_gridded, g.glo, g.ghi, g.handles,
-                g.stamp, g._tags(1))
-
     def body_args(self) -> tuple[Any, ...]:
         """The store's columns the compiled queries read (after :meth:`refresh`; compiled backend).
 

@@ -17,7 +17,13 @@ The row routines read side a and side b from separate arrays, so a probe
 never enters the store. Pairs the routines here do not cover (capsules,
 hulls, polygons that are not simple, on either side) come back as "other"
 rows for the numpy path to settle: a new kind gets its branch in the
-exact test of :func:`_overlap`, or stays on that fallback.
+exact tests of :func:`_overlap` (batches) and :func:`_probe_test` (single
+queries), or stays on that fallback.
+
+The index's arrays reach the kernels as one :class:`QueryArrays` (a numba
+StructRef built per grid refresh), and a single point or ray query calls
+its kernel's compiled entry point directly (:func:`entry_points`): a
+dispatcher typing ~40 arrays cost more than a whole pymunk point query.
 
 Probe kinds: 1 ball (a point is a ball of radius 0), 2 box (an axis-aligned
 box for ``query_aabb``), 3 simple polygon (2D, its posed vertices given).
@@ -46,7 +52,8 @@ from ..geometry.compiled import contact_halfspace_polygon as _hp
 from ..geometry.compiled import contact_polygon_polygon as _pp
 from ..spatial.compiled import _hash, _meets, _next_axis, _ray_body, _segment_meets
 
-__all__ = ["overlap_probes", "overlap_point", "overlap_box", "overlap_shapes", "ray_all", "HIT", "MISS", "OTHER"]
+__all__ = ["QueryArrays", "query_arrays", "entry_points", "scratch", "point_slots", "box_slots", "shape_slots",
+           "ray_rows", "row_bounds", "HIT", "MISS", "OTHER"]
 
 Index = NDArray[np.int64]
 Floats = NDArray[np.float64]
@@ -85,14 +92,14 @@ QUERY_FIELDS = ("lo", "hi", "cell", "gmask", "starts", "entries", "elo", "ehi", 
 
 
 @structref.register
-class QueryArraysType(types.StructRef):  # type: ignore[misc]
+class QueryArraysType(types.StructRef):
     """numba type of :class:`QueryArrays` (its fields' types are those of the arrays it was built from)."""
 
     def preprocess_fields(self, fields: Any) -> Any:
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)  # type: ignore[no-untyped-call]
 
 
-class QueryArrays(structref.StructRefProxy):  # type: ignore[misc]
+class QueryArrays(structref.StructRefProxy):
     """The grid's and the store's arrays of one query index, held as one numba argument (:data:`QUERY_FIELDS`).
 
     Made by :func:`query_arrays`; read only by the kernels here.
@@ -111,8 +118,8 @@ class QueryArrays(structref.StructRefProxy):  # type: ignore[misc]
     """
 
 
-structref.define_constructor(QueryArrays, QueryArraysType, list(QUERY_FIELDS))
-structref.define_boxing(QueryArraysType, QueryArrays)
+structref.define_constructor(QueryArrays, QueryArraysType, list(QUERY_FIELDS))  # type: ignore[no-untyped-call]
+structref.define_boxing(QueryArraysType, QueryArrays)  # type: ignore[no-untyped-call]
 
 
 @njit(cache=True)
@@ -123,9 +130,11 @@ def _make_query_arrays(lo: Floats, hi: Floats, cell: float, gmask: int, starts: 
                        bound_radius: Floats, world_x: Floats, world_y: Floats, poly: Index, simple_n: Index,
                        category: Any, bits: Any, serial: Index, rel: float, floor: float, scratch: Any) -> Any:
     # (a cached constructor: StructRefProxy's own is compiled afresh in every process)
-    return QueryArrays(lo, hi, cell, gmask, starts, entries, elo, ehi, big, n_gridded, handles, max_cells, stamp,
-                       planes, glo, ghi, kind, simple, position, rotation, radius, half, plane_normal, plane_offset,
-                       bound_radius, world_x, world_y, poly, simple_n, category, bits, serial, rel, floor, scratch)
+    made = QueryArrays(lo, hi, cell, gmask, starts, entries, elo, ehi,  # type: ignore[no-untyped-call]
+                       big, n_gridded, handles, max_cells, stamp, planes, glo, ghi, kind, simple, position,
+                       rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x, world_y, poly,
+                       simple_n, category, bits, serial, rel, floor, scratch)
+    return made
 
 
 def scratch(dim: int) -> tuple[Any, ...]:
@@ -180,7 +189,7 @@ def entry_points(q: QueryArrays, tag: int) -> tuple[Any, Any]:
     >>> point(index.arrays, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True, 1, 1, grid._tags(1)).tolist()   # [K, slots...]
     [1, 0]
     """
-    qt = q._type
+    qt = q._type  # type: ignore[attr-defined]
     found = _ENTRIES.get(id(qt))
     if found is not None and found[0] is qt:
         return found[1]
@@ -189,7 +198,7 @@ def entry_points(q: QueryArrays, tag: int) -> tuple[Any, Any]:
                        (_ray_one, (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0, 0, tag + 1, 1e-300))):
         disp(q, *args)
         compiled = disp.overloads.get(tuple(disp.typeof_pyval(a) for a in (q, *args)))
-        fns.append(disp if compiled is None else compiled.entry_point)
+        fns.append(disp if compiled is None else compiled.entry_point)  # type: ignore[attr-defined]
     entries = (fns[0], fns[1])
     _ENTRIES[id(qt)] = (qt, entries)
     return entries
@@ -213,7 +222,7 @@ def query_arrays(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], rule: t
     True
     """
     work = scratch(body_args[2].shape[1]) if work is None else work
-    made: QueryArrays = _make_query_arrays(*grid_args, *body_args, *rule, work)
+    made: QueryArrays = _make_query_arrays(*grid_args, *body_args, *rule, work)  # type: ignore[call-arg]
     return made
 
 
@@ -491,137 +500,6 @@ def _overlap_boxes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Inde
 
 
 @njit(cache=True)
-def _overlap_point(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
-                   elo: Floats, ehi: Floats, big: Index,
-                   n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
-                   kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
-                   plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
-                   world_y: Floats, poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
-                   x: float, y: float, z: float, hx: float, hy: float, hz: float, ball: bool, cat: int, msk: int,
-                   rule: tuple[float, float]) -> tuple[Index, Index]:
-    """One point (or one axis-aligned box) from scalars: no array to build in Python."""
-    dim = position.shape[1]
-    center = np.empty((1, dim))
-    hw = np.empty((1, dim))
-    center[0, 0] = x
-    center[0, 1] = y
-    hw[0, 0] = hx
-    hw[0, 1] = hy
-    if dim == 3:
-        center[0, 2] = z
-        hw[0, 2] = hz
-    _, s, oq, os_ = _overlap_boxes(lo, hi, cell, gmask, starts, entries, elo, ehi,
-                                   big, n_gridded, handles, max_cells, stamp,
-                                   base, planes, kind, simple, position, rotation, radius, half, plane_normal,
-                                   plane_offset, bound_radius, world_x, world_y, poly, simple_n, category, bits,
-                                   serial, center, hw, ball, cat, msk, rule)
-    return s, os_
-
-
-def overlap_probes(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], pk: int, pn: int, ppos: Floats,
-                   prot: Floats, prad: Floats, phalf: Floats, pbound: Floats, pwx: Floats, pwy: Floats, cat: int,
-                   msk: int, rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
-    """``(probe row, slot)`` of every body each probe touches, sorted by row then add order; and "other" pairs.
-
-    Parameters
-    ----------
-    grid_args : tuple
-        ``(lo, hi, cell, mask, starts, entries, entry_lo, entry_hi, big,
-        n_gridded, handles, max_cells, stamp, tag base, half-space slots)``: a
-        :class:`~collideworld.spatial.GridIndex`'s arrays (see
-        ``queries.QueryIndex.fast_args``).
-    body_args : tuple
-        The store's columns ``(kind, simple, position, rotation, radius, half,
-        plane_normal, plane_offset, bound_radius, world_x, world_y, poly,
-        simple_n, category, mask, serial)``.
-    pk, pn : int
-        Probe kind (1 ball, 2 box, 3 simple polygon) and, for a polygon, its vertex count.
-    ppos, prot, prad, phalf, pbound : ndarray
-        Probe rows: positions (m, D), rotations (m, D, D), radii (m,), half
-        extents (m, D), bounding radii (m,).
-    pwx, pwy : ndarray, shape (8, m)
-        A polygon probe's posed vertices (padded by the last); (0, m) otherwise.
-    cat, msk : int
-        The query's filter.
-    rule : (float, float)
-        :func:`~collideworld.geometry.compiled.kernel_support.touch_rule`.
-
-    Returns
-    -------
-    rows, slots : ndarray of int64, shape (K,)
-        Hits.
-    other_rows, other_slots : ndarray of int64
-        Candidate pairs (filter passed) this loop does not settle: capsules,
-        hulls, polygons that are not simple.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from collideworld import Circle, World
-    >>> from collideworld.queries import QueryIndex
-    >>> w = World(dim=2, backend="compiled")
-    >>> w.add_many(Circle(1.0), [[0, 0], [5, 0]])
-    [0, 1]
-    >>> index = QueryIndex(w._store, "compiled")
-    >>> from collideworld.geometry.compiled.kernel_support import touch_rule
-    >>> g, b = index.fast_args(1), index.body_args()
-    >>> no = np.zeros((0, 1))
-    >>> rows, slots, _, _ = overlap_probes(g, b, 1, 0, np.array([[5.5, 0.0]]), np.eye(2)[None], np.array([0.5]),
-    ...                                    np.zeros((1, 2)), np.array([0.5]), no, no, 1, 1, touch_rule())
-    >>> rows.tolist(), slots.tolist()
-    ([0], [1])
-    """
-    return _overlap_probes(*grid_args, *body_args, pk, pn, ppos, prot, prad, phalf,  # type: ignore[call-arg]
-                           pbound, pwx, pwy, cat, msk, rule)
-
-
-def overlap_box(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], center: Floats, hw: Floats, ball: bool,
-                cat: int, msk: int, rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
-    """:func:`overlap_probes` for points (``ball``) or axis-aligned boxes ``center ± hw`` (each (m, D)).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from collideworld import Box, World
-    >>> from collideworld.queries import QueryIndex
-    >>> from collideworld.geometry.compiled.kernel_support import touch_rule
-    >>> w = World(dim=2, backend="compiled")
-    >>> w.add(Box((1.0, 1.0)), position=(2, 0))
-    0
-    >>> index = QueryIndex(w._store, "compiled")
-    >>> pts = np.array([[1.0, 1.0], [0.0, 0.0]])
-    >>> rows, slots, _, _ = overlap_box(index.fast_args(2), index.body_args(), pts, np.zeros((2, 2)), True, 1, 1,
-    ...                                 touch_rule())
-    >>> rows.tolist(), slots.tolist()       # the corner (1, 1) touches
-    ([0], [0])
-    """
-    return _overlap_boxes(*grid_args, *body_args, center, hw, ball, cat, msk, rule)  # type: ignore[call-arg]
-
-
-def overlap_point(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], x: float, y: float, z: float, hx: float,
-                  hy: float, hz: float, ball: bool, cat: int, msk: int,
-                  rule: tuple[float, float]) -> tuple[Index, Index]:
-    """One point or axis-aligned box from scalars: ``(slots in add order, other slots)``.
-
-    Examples
-    --------
-    >>> from collideworld import Circle, World
-    >>> from collideworld.queries import QueryIndex
-    >>> from collideworld.geometry.compiled.kernel_support import touch_rule
-    >>> w = World(dim=2, backend="compiled")
-    >>> w.add_many(Circle(1.0), [[0, 0], [1, 0]])
-    [0, 1]
-    >>> index = QueryIndex(w._store, "compiled")
-    >>> slots, other = overlap_point(index.fast_args(1), index.body_args(), 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True,
-    ...                              1, 1, touch_rule())
-    >>> slots.tolist(), other.tolist()
-    ([0, 1], [])
-    """
-    return _overlap_point(*grid_args, *body_args, x, y, z, hx, hy, hz, ball, cat, msk,  # type: ignore[call-arg]
-                          rule)
-
-
-@njit(cache=True)
 def _overlap_shapes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
                     elo: Floats, ehi: Floats, big: Index,
                     n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
@@ -671,229 +549,7 @@ def _overlap_shapes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Ind
                            prot, prad, phalf, pbound, pwx, pwy, cat, msk, rule)
 
 
-def overlap_shapes(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], pk: int, pn: int, pos: Floats,
-                   cos: Floats, sin: Floats, unit: Floats, lx: Floats, ly: Floats, rad: float, hw: Floats,
-                   bound: float, cat: int, msk: int, rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
-    """One shape of kind ``pk`` at ``m`` poses: :func:`overlap_probes` with the probe rows built in the call.
-
-    Parameters
-    ----------
-    pos : ndarray, shape (m, D)
-    cos, sin : ndarray, shape (m,)
-        2D: of the angles, as numpy rounds them ((0,) arrays in 3D).
-    unit : ndarray, shape (m, 4)
-        3D: unit quaternions ``[w, x, y, z]`` ((0, 4) in 2D).
-    lx, ly : ndarray, shape (8,)
-        A simple polygon's local vertices, padded by the last ((0,) otherwise).
-    rad : float
-        A ball's radius.
-    hw : ndarray, shape (D,)
-        A box's half extents.
-    bound : float
-        The shape's bounding radius.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from collideworld import Box, World
-    >>> from collideworld.queries import QueryIndex
-    >>> from collideworld.geometry.compiled.kernel_support import touch_rule
-    >>> w = World(dim=2, backend="compiled")
-    >>> w.add(Box((1.0, 1.0)), position=(2, 0))
-    0
-    >>> index = QueryIndex(w._store, "compiled")
-    >>> pos = np.array([[0.5, 0.0], [-3.0, 0.0]])
-    >>> rows, slots, _, _ = overlap_shapes(index.fast_args(2), index.body_args(), 2, 0, pos, np.ones(2), np.zeros(2),
-    ...                                    np.zeros((0, 4)), np.zeros(0), np.zeros(0), 0.0, np.array([0.5, 0.5]),
-    ...                                    0.5 ** 0.5, 1, 1, touch_rule())
-    >>> rows.tolist(), slots.tolist()
-    ([0], [0])
-    """
-    return _overlap_shapes(*grid_args, *body_args, pk, pn, pos, cos, sin, unit, lx, ly,  # type: ignore[call-arg]
-                           rad, hw, bound, cat, msk, rule)
-
-
-# -- rays: every hit of one ray, in one call -------------------------------------------------
-
-@njit(cache=True)
-def _ray_all(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index, big: Index,
-             n_gridded: int, glo: Floats, ghi: Floats, handles: Index, stamp: Index, tag: int,
-             kind: Index, center: Floats, rot: Floats, half: Floats, radius: Floats, serial: Index,
-             category: Any, bits: Any, o: Floats, d: Floats, maxd: float, cat: int, msk: int, rel: float,
-             floor: float, parallel_rate: float) -> tuple[Index, Floats, Floats, Floats]:
-    """Every ball or box (by the grid's local index) a ray meets within ``maxd``: slots, distances, points,
-    normals, sorted by distance then add order. The walk of ``spatial.compiled._query_segments``; the casts
-    of ``_ray_body`` (numpy ``raycast_ball`` / ``raycast_box`` arithmetic)."""
-    dim = lo.shape[1]
-    o2 = np.empty((1, dim))
-    d2 = np.empty((1, dim))
-    for k in range(dim):
-        o2[0, k] = o[k]
-        d2[0, k] = d[k]
-    found = np.empty(16, dtype=np.int64)
-    dist = np.empty(16)
-    nrms = np.empty((16, dim))
-    nf = 0
-    signed = np.empty(2 * dim)
-    rate = np.empty(2 * dim)
-    nrm = np.empty(dim)
-    cur = np.zeros(3, dtype=np.int64)
-    last = np.zeros(3, dtype=np.int64)
-    step = np.zeros(3, dtype=np.int64)
-    tnext = np.full(3, np.inf)
-    tdelta = np.full(3, np.inf)
-    n_big = big.shape[0]
-    # the cells the segment passes (clipped to the grid's bounds), then the big boxes
-    ta = 0.0
-    tb = maxd
-    for k in range(dim):
-        if d[k] == 0.0:
-            if o[k] < glo[k] or o[k] > ghi[k]:
-                tb = -1.0
-            continue
-        u = (glo[k] - o[k]) / d[k]
-        v = (ghi[k] - o[k]) / d[k]
-        ta = max(ta, min(u, v))
-        tb = min(tb, max(u, v))
-    walk = n_gridded > 0 and ta <= tb
-    budget = 0
-    if walk:
-        for k in range(dim):
-            cur[k] = math.floor((o[k] + ta * d[k]) / cell)
-            last[k] = math.floor((o[k] + tb * d[k]) / cell)
-            if d[k] > 0.0:
-                step[k] = 1
-                tnext[k] = ((cur[k] + 1) * cell - o[k]) / d[k]
-                tdelta[k] = cell / d[k]
-            elif d[k] < 0.0:
-                step[k] = -1
-                tnext[k] = (cur[k] * cell - o[k]) / d[k]
-                tdelta[k] = -cell / d[k]
-        budget = 1
-        for k in range(dim):
-            budget += abs(last[k] - cur[k]) + 1
-    done = not walk
-    big_done = False
-    while True:
-        if not done:
-            key = _hash(cur[0], cur[1], cur[2] if dim == 3 else 0, dim, gmask)
-            e0 = starts[key]
-            e1 = starts[key + 1]
-        elif not big_done:
-            e0 = 0
-            e1 = n_big
-            big_done = True
-        else:
-            break
-        for e in range(e0, e1):
-            j = entries[e] if not done else big[e]
-            if j < 0 or stamp[j] == tag:  # a free entry, or a box met already
-                continue
-            stamp[j] = tag
-            if not _segment_meets(lo, hi, j, o2, d2, 0, maxd, dim):
-                continue
-            s = handles[j]
-            if (category[s] & msk) == 0 or (cat & bits[s]) == 0:
-                continue
-            t = _ray_body(j, o, d, maxd, kind, center, rot, half, radius, rel, floor, parallel_rate, signed, rate,
-                          nrm)
-            if t < np.inf:
-                if nf == found.shape[0]:
-                    grown_f = np.empty(2 * nf, dtype=np.int64)
-                    grown_d = np.empty(2 * nf)
-                    grown_n = np.empty((2 * nf, dim))
-                    grown_f[:nf] = found[:nf]
-                    grown_d[:nf] = dist[:nf]
-                    grown_n[:nf] = nrms[:nf]
-                    found, dist, nrms = grown_f, grown_d, grown_n
-                # insertion by (distance, serial): a ray's hits are few
-                k = nf
-                while k > 0 and (dist[k - 1] > t or (dist[k - 1] == t and serial[found[k - 1]] > serial[j])):
-                    found[k] = found[k - 1]
-                    dist[k] = dist[k - 1]
-                    nrms[k] = nrms[k - 1]
-                    k -= 1
-                found[k] = j
-                dist[k] = t
-                for c in range(dim):
-                    nrms[k, c] = nrm[c]
-                nf += 1
-        if not done:
-            budget -= 1
-            axis = _next_axis(cur, last, tnext, dim)
-            if axis < 0 or budget <= 0:
-                done = True
-            else:
-                cur[axis] += step[axis]
-                tnext[axis] += tdelta[axis]
-    slots = np.empty(nf, dtype=np.int64)
-    points = np.empty((nf, dim))
-    for k in range(nf):
-        slots[k] = handles[found[k]]
-        for c in range(dim):
-            points[k, c] = o[c] + d[c] * dist[k]
-    return slots, dist[:nf].copy(), points, nrms[:nf].copy()
-
-
-def ray_all(grid_args: tuple[Any, ...], bodies: tuple[Any, ...], category: Any, bits: Any, o: Floats, d: Floats,
-            maxd: float, cat: int, msk: int, rule: tuple[float, float],
-            parallel_rate: float) -> tuple[Index, Floats, Floats, Floats]:
-    """Every ball or box one ray meets within ``maxd``, nearest first (then add order), in one call.
-
-    Parameters
-    ----------
-    grid_args : tuple
-        ``(lo, hi, cell, mask, starts, entries, big, n_gridded, glo, ghi,
-        handles, stamp, tag)`` of a :class:`~collideworld.spatial.GridIndex`.
-    bodies : tuple
-        ``(kind, center, rotation, half, radius, serial)`` by the grid's local
-        index (``queries.QueryIndex.bodies``: balls and boxes only).
-    category, bits : ndarray of uint32
-        The store's filter columns, by slot.
-    o, d : ndarray, shape (D,)
-        Origin and unit direction.
-
-    Returns
-    -------
-    slots : ndarray of int64, shape (K,)
-    distance : ndarray, shape (K,)
-    point, normal : ndarray, shape (K, D)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from collideworld import Circle, World
-    >>> from collideworld.queries import QueryIndex
-    >>> w = World(dim=2, backend="compiled")
-    >>> w.add_many(Circle(1.0), [[5, 0], [9, 0]])
-    [0, 1]
-    >>> index = QueryIndex(w._store, "compiled")
-    >>> s, t, p, n = ray_all(index.ray_args(), index.bodies, w._store.category, w._store.mask, np.zeros(2),
-    ...                      np.array([1.0, 0.0]), np.inf, 1, 1, index.rule, 1e-300)
-    >>> s.tolist(), t.tolist(), n.tolist()
-    ([0, 1], [4.0, 8.0], [[-1.0, 0.0], [-1.0, 0.0]])
-    """
-    return _ray_all(*grid_args, *bodies, category, bits, o, d, maxd, cat, msk,  # type: ignore[call-arg]
-                    rule[0], rule[1], parallel_rate)
-
-
 # -- the same kernels, the index's arrays given as one QueryArrays ---------------------------
-
-@njit(cache=True)
-def _point_q(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: float, ball: bool, cat: int, msk: int,
-             base: int) -> Index:
-    s, other = _overlap_point(q.lo, q.hi, q.cell, q.gmask, q.starts, q.entries, q.elo, q.ehi, q.big, q.n_gridded,
-                              q.handles, q.max_cells, q.stamp, base, q.planes, q.kind, q.simple, q.position,
-                              q.rotation, q.radius, q.half, q.plane_normal, q.plane_offset, q.bound_radius,
-                              q.world_x, q.world_y, q.poly, q.simple_n, q.category, q.bits, q.serial, x, y, z, hx,
-                              hy, hz, ball, cat, msk, (q.rel, q.floor))
-    # one array (boxing each returned array costs): [hit count, hits..., others...]
-    out = np.empty(1 + s.shape[0] + other.shape[0], dtype=np.int64)
-    out[0] = s.shape[0]
-    out[1:1 + s.shape[0]] = s
-    out[1 + s.shape[0]:] = other
-    return out
-
 
 def point_slots(q: QueryArrays, x: float, y: float, z: float, hx: float, hy: float, hz: float, ball: bool, cat: int,
                 msk: int, base: int) -> Index:
@@ -929,7 +585,18 @@ def _boxes_q(q: Any, center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
 
 def box_slots(q: QueryArrays, center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
               base: int) -> tuple[Index, Index, Index, Index]:
-    """:func:`overlap_box` on a :class:`QueryArrays`; ``base``: ``m`` unused stamp tags (``GridIndex._tags(m)``).
+    """Points (``ball``: balls of radius 0) or axis-aligned boxes ``center ± hw`` (each (m, D)) as probes.
+
+    ``base``: ``2 m`` unused stamp tags of the grid (``GridIndex._tags(m)``).
+
+    Returns
+    -------
+    rows, slots : ndarray of int64, shape (K,)
+        ``(probe row, slot)`` of every body each probe touches, sorted by row
+        then add order.
+    other_rows, other_slots : ndarray of int64
+        Candidate pairs (filter passed) the kernel does not settle: capsules,
+        hulls, polygons that are not simple.
 
     Examples
     --------
@@ -946,7 +613,7 @@ def box_slots(q: QueryArrays, center: Floats, hw: Floats, ball: bool, cat: int, 
     >>> rows.tolist(), slots.tolist()
     ([0], [0])
     """
-    return _boxes_q(q, center, hw, ball, cat, msk, base)  # type: ignore[no-any-return]
+    return _boxes_q(q, center, hw, ball, cat, msk, base)
 
 
 @njit(cache=True)
@@ -962,7 +629,27 @@ def _shapes_q(q: Any, pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, u
 def shape_slots(q: QueryArrays, pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, unit: Floats, lx: Floats,
                 ly: Floats, rad: float, hw: Floats, bound: float, cat: int, msk: int,
                 base: int) -> tuple[Index, Index, Index, Index]:
-    """:func:`overlap_shapes` on a :class:`QueryArrays`; ``base``: ``m`` unused stamp tags.
+    """One shape of kind ``pk`` (1 ball, 2 box, 3 simple polygon, ``pn`` vertices) at ``m`` poses, as :func:`box_slots`.
+
+    Parameters
+    ----------
+    pos : ndarray, shape (m, D)
+    cos, sin : ndarray, shape (m,)
+        2D: of the angles, as numpy rounds them ((0,) arrays in 3D).
+    unit : ndarray, shape (m, 4)
+        3D: unit quaternions ``[w, x, y, z]`` ((0, 4) in 2D).
+    lx, ly : ndarray, shape (8,)
+        A simple polygon's local vertices, padded by the last ((0,) otherwise).
+    rad : float
+        A ball's radius.
+    hw : ndarray, shape (D,)
+        A box's half extents.
+    bound : float
+        The shape's bounding radius.
+    cat, msk : int
+        The query's filter.
+    base : int
+        ``2 m`` unused stamp tags of the grid.
 
     Examples
     --------
@@ -981,7 +668,7 @@ def shape_slots(q: QueryArrays, pk: int, pn: int, pos: Floats, cos: Floats, sin:
     >>> rows.tolist(), slots.tolist()
     ([0], [0])
     """
-    return _shapes_q(q, pk, pn, pos, cos, sin, unit, lx, ly, rad, hw, bound, cat, msk,  # type: ignore[no-any-return]
+    return _shapes_q(q, pk, pn, pos, cos, sin, unit, lx, ly, rad, hw, bound, cat, msk,
                      base)
 
 
@@ -990,8 +677,7 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
              msk: int, tag: int, parallel_rate: float) -> Floats:
     """Every ball or box one ray meets within ``maxd``, one row per hit ``[slot, distance, point, normal]``,
     nearest first (then add order). The walk of ``spatial.compiled._query_segments``; the casts of
-    ``_ray_body`` (numpy ``raycast_ball`` / ``raycast_box`` arithmetic); :func:`_ray_all` in the index's
-    scratch arrays."""
+    ``_ray_body`` (numpy ``raycast_ball`` / ``raycast_box`` arithmetic), in the index's scratch arrays."""
     dim = q.position.shape[1]
     sc = q.scratch
     o, d, o2, d2, signed, rate, nrm = sc[16], sc[17], sc[18], sc[19], sc[20], sc[21], sc[22]
@@ -1100,7 +786,10 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
 
 def ray_rows(q: QueryArrays, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, cat: int,
              msk: int, tag: int, parallel_rate: float) -> Floats:
-    """:func:`ray_all` on a :class:`QueryArrays` (balls and boxes only), one row per hit.
+    """Every ball or box one ray (origin ``o``, unit direction ``d``) meets within ``maxd``, one row per hit.
+
+    The index must hold balls and boxes only (``queries.QueryIndex.bodies``);
+    ``tag``: an unused stamp tag of the grid.
 
     Returns
     -------
