@@ -169,6 +169,7 @@ class QueryIndex:
         self._scratch: tuple[Any, ...] | None = None
         self.point_fn: Any = None
         self.ray_fn: Any = None
+        self.shapes_fn: Any = None
 
     def refresh(self) -> GridIndex:
         """The index, brought up to date first if the store changed.
@@ -304,7 +305,7 @@ class QueryIndex:
             self._scratch = _compiled().scratch(st.dim)
         self.arrays = _compiled().query_arrays(self.grid_fields(), self._body_args, self.rule, self._scratch)
         # the compiled single point and ray queries, called without the dispatcher's typing
-        self.point_fn, self.ray_fn = _compiled().entry_points(self.arrays, g._tags(1))
+        self.point_fn, self.ray_fn, self.shapes_fn = _compiled().entry_points(self.arrays, g._tags(1), st.dim)
 
     def grid_fields(self) -> tuple[Any, ...]:
         """The grid's arrays and the half-space slots, in the order of ``compiled.queries.QUERY_FIELDS``.
@@ -773,8 +774,8 @@ def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floa
         # normalised as BodyStore.set_poses does (rotation_matrix_3d; numpy's summation order)
         unit = np.ascontiguousarray(quat / np.linalg.norm(quat, axis=-1, keepdims=True))
         cos = sin = _NO_VERTS
-    rows, slots, orows, oslots = _compiled().shape_slots(index.arrays, pk, pn, pos, cos, sin, unit, lx, ly, rad, hw,
-                                                         bound, category, mask, grid._tags(m))
+    rows, slots, orows, oslots = index.shapes_fn(index.arrays, pk, pn, pos, cos, sin, unit, lx, ly, rad, hw, bound,
+                                                 category, mask, grid._tags(m))
     if len(oslots):
         probe = shape_probes(store, shape, pos, angle if dim == 2 else None, quaternion)
         try:

@@ -70,6 +70,8 @@ __all__ = ["World", "Body", "RayHit", "RayHitArrays", "NearHit", "CastHit"]
 _U32 = 0xFFFFFFFF
 _IDENTITY_Q = np.array([1.0, 0.0, 0.0, 0.0])
 _ZEROS3 = (0.0, 0.0, 0.0)
+#: an angle the single query_shape reads directly (a numpy scalar included)
+_FLOATS = (float, np.float64)
 _STRATEGIES: dict[str, type[Broadphase]] = {
     "auto": AdaptiveBroadphase, "sap": SweepAndPrune, "batched": BatchedSweep, "brute_force": BruteForceBroadphase}
 
@@ -1064,9 +1066,9 @@ class World:
         []
         """
         xy = plain_position(position, 2) if self.dim == 2 and quaternion is None else None
-        if xy is not None and (angle is None or (type(angle) is float and math.isfinite(angle))):
+        if xy is not None and (angle is None or (type(angle) in _FLOATS and math.isfinite(angle))):
             # the common 2D call, read without the general checks (same arrays as they give)
-            pose: tuple[Any, Any, Any] = (np.array([xy]), None if angle is None else np.array([angle]), None)
+            pose: tuple[Any, Any, Any] = (np.array([xy]), None if angle is None else np.array([float(angle)]), None)
         else:
             pose = check_pose_arrays(self.dim, 1, position, angle, quaternion, single=True)
         shape, pos, ang, quat = self._placed(shape, *pose, 1)

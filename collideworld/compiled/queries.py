@@ -160,17 +160,18 @@ def scratch(dim: int) -> tuple[Any, ...]:
 
 
 #: QueryArrays type -> (the type, (point entry, ray entry)): see :func:`entry_points`
-_ENTRIES: dict[int, tuple[Any, tuple[Any, Any]]] = {}
+_ENTRIES: dict[int, tuple[Any, tuple[Any, Any, Any]]] = {}
 
 
-def entry_points(q: QueryArrays, tag: int) -> tuple[Any, Any]:
-    """The compiled entry points of :func:`_point_one` and :func:`_ray_one` for ``q``'s type.
+def entry_points(q: QueryArrays, tag: int, dim: int) -> tuple[Any, Any, Any]:
+    """The compiled entry points of :func:`_point_one`, :func:`_ray_one` and :func:`_shapes_q` for ``q``'s type.
 
     A dispatcher call types every argument first (its typeof of a StructRef
     is a Python call): ~0.5 us of a ~2 us single query. The entry point of
     the specialisation for ``q``'s type unboxes the arguments by that
     signature without typing them, so its callers must pass the same
-    Python kinds as here: floats, a bool, ints. Compiles (or loads from the
+    Python kinds as here: floats, a bool, ints (and C-contiguous float64
+    arrays of the same dimensions for the shapes kernel). Compiles (or loads from the
     cache) both specialisations on first sight of a type, with calls that
     test nothing (filter 0) and stamp with ``tag`` and ``tag + 1``, unused
     stamp tags of the grid. numba types are interned (one object per type):
@@ -185,7 +186,7 @@ def entry_points(q: QueryArrays, tag: int) -> tuple[Any, Any]:
     0
     >>> index = QueryIndex(w._store, "compiled")
     >>> grid = index.refresh()
-    >>> point, ray = entry_points(index.arrays, grid._tags(1))
+    >>> point, ray, shapes = entry_points(index.arrays, grid._tags(1), 2)
     >>> point(index.arrays, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True, 1, 1, grid._tags(1)).tolist()   # [K, slots...]
     [1, 0]
     """
@@ -194,12 +195,15 @@ def entry_points(q: QueryArrays, tag: int) -> tuple[Any, Any]:
     if found is not None and found[0] is qt:
         return found[1]
     fns = []
+    none = np.zeros((0, dim))
     for disp, args in ((_point_one, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, True, 0, 0, tag)),
-                       (_ray_one, (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0, 0, tag + 1, 1e-300))):
+                       (_ray_one, (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0, 0, tag + 1, 1e-300)),
+                       (_shapes_q, (1, 0, none, np.zeros(0), np.zeros(0), np.zeros((0, 4)), np.zeros(0), np.zeros(0),
+                                    0.0, np.zeros(dim), 0.0, 0, 0, tag))):
         disp(q, *args)
         compiled = disp.overloads.get(tuple(disp.typeof_pyval(a) for a in (q, *args)))
         fns.append(disp if compiled is None else compiled.entry_point)  # type: ignore[attr-defined]
-    entries = (fns[0], fns[1])
+    entries = (fns[0], fns[1], fns[2])
     _ENTRIES[id(qt)] = (qt, entries)
     return entries
 
