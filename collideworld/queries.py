@@ -810,7 +810,7 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, m
         index.refresh()
     grid = index._grid
     assert grid is not None
-    if index.bodies is not None and (not len(index.planes)
+    if index.bodies is not None and (not index.planes.size
                                      or not _passes_filter(store, category, mask, index.planes).any()):
         # balls and boxes, no half-space to meet: the walk, the casts and the sort in one compiled call
         tag = grid._next_tag
