@@ -687,13 +687,9 @@ def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], hal
     """
     if index._version != store.version:
         index.refresh()
-    grid = index._grid
-    assert grid is not None
-    tag = grid._next_tag
-    grid._next_tag = tag + 2  # (grid._tags(1), inline: a single query pays for every call)
     # (a 2D point's last coordinate stands in for z, which the kernel does not read)
     found = index.point_fn(index.arrays, point[0], point[1], point[-1], half[0], half[1], half[-1], ball, category,
-                           mask, tag).tolist()
+                           mask).tolist()
     k = found[0]
     if len(found) == k + 1:
         if k < 2:
@@ -813,10 +809,8 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, m
     if index.bodies is not None and (not index.planes.size
                                      or not _passes_filter(store, category, mask, index.planes).any()):
         # balls and boxes, no half-space to meet: the walk, the casts and the sort in one compiled call
-        tag = grid._next_tag
-        grid._next_tag = tag + 2  # (grid._tags(1), inline: a single query pays for every call)
         rows = index.ray_fn(index.arrays, origin[0], origin[1], origin[-1], direction[0], direction[1],
-                            direction[-1], max_distance, category, mask, tag, _PARALLEL_RATE)
+                            direction[-1], max_distance, category, mask, _PARALLEL_RATE)
         if not len(rows):
             return []
         dim = store.dim

@@ -1273,7 +1273,8 @@ class World:
         if not length > 0:
             raise InvalidArgumentError(f"direction must be non-zero, got {list(dv)}")
         unit = (dv[0] / length, dv[1] / length) if dim == 2 else (dv[0] / length, dv[1] / length, dv[2] / length)
-        limit = max_distance if type(max_distance) is float and max_distance >= 0.0 else self._max_distance(max_distance)
+        limit = (max_distance if type(max_distance) is float and max_distance >= 0.0
+                 else self._max_distance(max_distance))
         if category == _U32 and mask == _U32 and type(category) is int and type(mask) is int:
             return ray_hits(self._store, self._index, o, unit, limit, _U32, _U32)  # no filter: no checks
         cat, msk = self._filters(category, mask)

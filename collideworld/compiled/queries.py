@@ -140,13 +140,13 @@ def _make_query_arrays(lo: Floats, hi: Floats, cell: float, gmask: int, starts: 
 def scratch(dim: int) -> tuple[Any, ...]:
     """The small arrays a single query's kernel works in, made once per index (numba allocates ~15 ns each).
 
-    Only the single ray query's kernel (:func:`_ray_one`) uses
-    them, under the GIL (they do not release it), so one set per index is enough.
+    Only the single queries' kernels (:func:`_point_one`, :func:`_ray_one`)
+    use them, under the GIL (they do not release it), so one set per index is enough.
 
     Examples
     --------
     >>> len(scratch(2))
-    28
+    29
     """
     f, i = np.float64, np.int64
     return (np.empty((1, dim)), np.empty((1, dim)), np.zeros((1, dim, dim)), np.zeros(1), np.empty(1),  # probe row
@@ -156,7 +156,10 @@ def scratch(dim: int) -> tuple[Any, ...]:
             np.empty(dim), np.empty(dim), np.empty((1, dim)), np.empty((1, dim)),  # ray: o, d, as rows
             np.empty(2 * dim), np.empty(2 * dim), np.empty(dim),  # ray casts' work arrays
             np.zeros(3, dtype=i), np.zeros(3, dtype=i), np.zeros(3, dtype=i), np.zeros(3, dtype=f),
-            np.zeros(3, dtype=f))  # ray walk: cur, last, step, tnext, tdelta
+            np.zeros(3, dtype=f),  # ray walk: cur, last, step, tnext, tdelta
+            # the single queries' own stamp tags, counting down from -2: the grid's (GridIndex._tags) are >= 0
+            # and -1 is "never stamped", so the two never meet, and a single query passes no tag
+            np.full(1, -2, dtype=i))
 
 
 #: QueryArrays type -> (the type, (point entry, ray entry)): see :func:`entry_points`
@@ -172,9 +175,9 @@ def entry_points(q: QueryArrays, tag: int, dim: int) -> tuple[Any, Any, Any]:
     signature without typing them, so its callers must pass the same
     Python kinds as here: floats, a bool, ints (and C-contiguous float64
     arrays of the same dimensions for the shapes kernel). Compiles (or loads from the
-    cache) both specialisations on first sight of a type, with calls that
-    test nothing (filter 0) and stamp with ``tag`` and ``tag + 1``, unused
-    stamp tags of the grid. numba types are interned (one object per type):
+    cache) the specialisations on first sight of a type, with calls that
+    test nothing (filter 0); ``tag``: ``2`` unused stamp tags of the grid
+    (for the shapes kernel's call). numba types are interned (one object per type):
     the type's id is its key, and the entry keeps it alive.
 
     Examples
@@ -187,7 +190,7 @@ def entry_points(q: QueryArrays, tag: int, dim: int) -> tuple[Any, Any, Any]:
     >>> index = QueryIndex(w._store, "compiled")
     >>> grid = index.refresh()
     >>> point, ray, shapes = entry_points(index.arrays, grid._tags(1), 2)
-    >>> point(index.arrays, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True, 1, 1, grid._tags(1)).tolist()   # [K, slots...]
+    >>> point(index.arrays, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True, 1, 1).tolist()   # [K, slots...]
     [1, 0]
     """
     qt = q._type  # type: ignore[attr-defined]
@@ -196,8 +199,8 @@ def entry_points(q: QueryArrays, tag: int, dim: int) -> tuple[Any, Any, Any]:
         return found[1]
     fns = []
     none = np.zeros((0, dim))
-    for disp, args in ((_point_one, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, True, 0, 0, tag)),
-                       (_ray_one, (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0, 0, tag + 1, 1e-300)),
+    for disp, args in ((_point_one, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, True, 0, 0)),
+                       (_ray_one, (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0, 0, 1e-300)),
                        (_shapes_q, (1, 0, none, np.zeros(0), np.zeros(0), np.zeros((0, 4)), np.zeros(0), np.zeros(0),
                                     0.0, np.zeros(dim), 0.0, 0, 0, tag))):
         disp(q, *args)
@@ -556,10 +559,9 @@ def _overlap_shapes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Ind
 # -- the same kernels, the index's arrays given as one QueryArrays ---------------------------
 
 def point_slots(q: QueryArrays, x: float, y: float, z: float, hx: float, hy: float, hz: float, ball: bool, cat: int,
-                msk: int, base: int) -> Index:
+                msk: int) -> Index:
     """One point (``ball``) or axis-aligned box from scalars: ``[K, K slots in add order, other slots...]``.
 
-    ``base``: an unused stamp tag of the grid (``GridIndex._tags(1)``).
 
     Examples
     --------
@@ -570,10 +572,10 @@ def point_slots(q: QueryArrays, x: float, y: float, z: float, hx: float, hy: flo
     [0, 1]
     >>> index = QueryIndex(w._store, "compiled")
     >>> grid = index.refresh()
-    >>> point_slots(index.arrays, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True, 1, 1, grid._tags(1)).tolist()
+    >>> point_slots(index.arrays, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True, 1, 1).tolist()
     [2, 0, 1]
     """
-    out: Index = _point_one(q, x, y, z, hx, hy, hz, ball, cat, msk, base)
+    out: Index = _point_one(q, x, y, z, hx, hy, hz, ball, cat, msk)
     return out
 
 
@@ -678,7 +680,7 @@ def shape_slots(q: QueryArrays, pk: int, pn: int, pos: Floats, cos: Floats, sin:
 
 @njit(cache=True)
 def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, cat: int,
-             msk: int, tag: int, parallel_rate: float) -> Floats:
+             msk: int, parallel_rate: float) -> Floats:
     """Every ball or box one ray meets within ``maxd``, one row per hit ``[slot, distance, point, normal]``,
     nearest first (then add order). The walk of ``spatial.compiled._query_segments``; the casts of
     ``_ray_body`` (numpy ``raycast_ball`` / ``raycast_box`` arithmetic), in the index's scratch arrays."""
@@ -686,6 +688,8 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
     sc = q.scratch
     o, d, o2, d2, signed, rate, nrm = sc[16], sc[17], sc[18], sc[19], sc[20], sc[21], sc[22]
     cur, last, step, tnext, tdelta = sc[23], sc[24], sc[25], sc[26], sc[27]
+    tag = sc[28][0]  # a tag of the single queries' own (see scratch)
+    sc[28][0] = tag - 1
     o[0], o[1], d[0], d[1] = ox, oy, dx, dy
     if dim == 3:
         o[2], d[2] = oz, dz
@@ -789,11 +793,10 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
 
 
 def ray_rows(q: QueryArrays, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, cat: int,
-             msk: int, tag: int, parallel_rate: float) -> Floats:
+             msk: int, parallel_rate: float) -> Floats:
     """Every ball or box one ray (origin ``o``, unit direction ``d``) meets within ``maxd``, one row per hit.
 
-    The index must hold balls and boxes only (``queries.QueryIndex.bodies``);
-    ``tag``: an unused stamp tag of the grid.
+    The index must hold balls and boxes only (``queries.QueryIndex.bodies``).
 
     Returns
     -------
@@ -809,10 +812,10 @@ def ray_rows(q: QueryArrays, ox: float, oy: float, oz: float, dx: float, dy: flo
     [0, 1]
     >>> index = QueryIndex(w._store, "compiled")
     >>> grid = index.refresh()
-    >>> ray_rows(index.arrays, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, float("inf"), 1, 1, grid._tags(1), 1e-300).tolist()
+    >>> ray_rows(index.arrays, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, float("inf"), 1, 1, 1e-300).tolist()
     [[0.0, 4.0, 4.0, 0.0, -1.0, 0.0], [1.0, 8.0, 8.0, 0.0, -1.0, 0.0]]
     """
-    out: Floats = _ray_one(q, ox, oy, oz, dx, dy, dz, maxd, cat, msk, tag, parallel_rate)
+    out: Floats = _ray_one(q, ox, oy, oz, dx, dy, dz, maxd, cat, msk, parallel_rate)
     return out
 
 
@@ -881,13 +884,16 @@ def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Fl
 
 @njit(cache=True)
 def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: float, ball: bool, cat: int,
-               msk: int, tag: int) -> Index:
+               msk: int) -> Index:
     """One point (``ball``) or axis-aligned box ``(x, y, z) ± (hx, hy, hz)``: ``[K, K slots in add order, others]``.
 
     The walk and tests of :func:`_overlap_boxes` for one probe, without its
     batch buffers (a single query's cost is mostly fixed costs).
     """
     dim = q.position.shape[1]
+    counter = q.scratch[28]
+    tag = counter[0]  # a tag of the single queries' own (see scratch)
+    counter[0] = tag - 1
     rule = (q.rel, q.floor)
     ppos = np.empty((1, dim))
     phalf = np.empty((1, dim))
