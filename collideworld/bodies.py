@@ -577,6 +577,10 @@ class BodyStore:
         #: bumped by every change of a body's geometry or of which slots are live
         #: (set_shapes, set_poses, release, compact): the query index rebuilds when it differs
         self.version = 0
+        #: the change journal: the slots of every change that bumps ``version`` since :meth:`take_changes`
+        #: last read it (None: more than a quarter of the store, or slots renumbered: read everything)
+        self._journal: list[NDArray[np.int64]] | None = []
+        self._journaled = 0
         #: part slots of every compound, each compound's contiguous from its ``parts_at``
         #: (entries of released compounds stay behind as garbage until :meth:`compact`)
         self.part_slots = np.zeros(0, dtype=np.int64)
@@ -586,9 +590,50 @@ class BodyStore:
         self.n_part_slots = 0
         self._alloc(max(4, capacity))
 
+    def _note(self, slots: NDArray[np.int64]) -> None:
+        """Journal a change of ``slots`` (their geometry, or whether they are live), and bump ``version``."""
+        self.version += 1
+        journal = self._journal
+        if journal is not None:
+            journal.append(np.array(slots, dtype=np.int64))  # a copy: the caller's array may change
+            self._journaled += len(slots)
+            if self._journaled > max(256, self.capacity // 4):
+                self._journal = None  # nobody read it for long: a reader compares everything instead
+
+    def take_changes(self) -> NDArray[np.int64] | None:
+        """The slots changed since the last call (sorted, unique), and a fresh journal.
+
+        None when the journal gave up: more than a quarter of the store (at
+        least 256 slots) changed, or slots were renumbered (:meth:`compact`)
+        or added (the arrays grew). The query index patches its grid from
+        it in O(changed) (``queries.QueryIndex``); there is one reader.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from collideworld import Circle
+        >>> store = BodyStore(2)
+        >>> s = store.allocate(3)
+        >>> store.set_shapes(s, [Circle(1.0)] * 3)
+        >>> _ = store.take_changes()
+        >>> store.set_poses(s[[2, 0]], np.zeros((2, 2)), np.zeros(2))
+        >>> store.take_changes().tolist(), store.take_changes().tolist()
+        ([0, 2], [])
+        """
+        journal = self._journal
+        self._journal = []
+        self._journaled = 0
+        if journal is None:
+            return None
+        if not journal:
+            return np.zeros(0, dtype=np.int64)
+        out: NDArray[np.int64] = np.unique(np.concatenate(journal)) if len(journal) > 1 else np.unique(journal[0])
+        return out
+
     def _alloc(self, capacity: int) -> None:
         d = self.dim
         old = self.capacity
+        self._journal = None  # the arrays are new: readers start over
 
         def grow(name: str, shape: tuple[int, ...], dtype: Any, fill: Any) -> None:
             arr: NDArray[Any] = np.full((capacity,) + shape, fill, dtype=dtype)
@@ -657,7 +702,7 @@ class BodyStore:
 
     def release(self, slots: NDArray[np.int64]) -> None:
         """Free slots; their rows are reset so stale data cannot leak. A compound's part slots go with it."""
-        self.version += 1
+        self._note(slots)
         if self.n_compounds:
             comp = slots[self.kind[slots] == Kind.COMPOUND]
             if len(comp):
@@ -712,6 +757,7 @@ class BodyStore:
         twice the live count, at least 16) must hold the live bodies.
         """
         self.version += 1
+        self._journal = None  # every slot renumbered
         live = np.flatnonzero(self.kind >= 0)
         live = live[np.argsort(self.serial[live], kind="stable")]
         n = len(live)
@@ -754,7 +800,7 @@ class BodyStore:
 
     def set_shapes(self, slots: NDArray[np.int64], shapes: Sequence[Shape]) -> None:
         """Write shape parameters of ``shapes`` into ``slots`` (one shape each), replacing any there."""
-        self.version += 1
+        self._note(slots)
         for s, shape in zip(slots.tolist(), shapes, strict=False):
             if self.poly[s] >= 0:  # a polygon replaced in place: drop its hold on the part table
                 self.parts.release(int(self.poly[s]))
@@ -959,7 +1005,7 @@ class BodyStore:
                   angle: NDArray[np.float64] | None = None,
                   quaternion: NDArray[np.float64] | None = None) -> None:
         """:meth:`set_poses` for the rows ``slots`` themselves."""
-        self.version += 1
+        self._note(slots)
         if self.backend == "compiled":
             from .geometry.compiled.posing import set_poses_2d, set_poses_3d
 

@@ -36,19 +36,24 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from .backend import register_warm_up
 from .bodies import SIMPLE_POLYGON_VERTICES, BodyStore, Kind, kind_of
-from .fat_boxes import query_bounds, tight_bounds
+from .fat_boxes import query_bounds, set_fat_bounds, tight_bounds
 from .geometry.raycast import _PARALLEL_RATE
 from .geometry.tolerance import touch_tolerance
 from .narrowphase import contact_pairs, raycast_slots
 from .shapes import Shape
 from .spatial import GridIndex
+from .spatial.grid import MIN_GRIDDED
 
 __all__ = ["RayHit", "RayHitArrays", "NearHit", "CastHit", "QueryIndex", "overlapping", "ray_hits", "ray_hits_many",
            "ids_in_order", "nearest", "within", "cast_hits", "one_call_shape", "point_ids", "box_hits", "shape_hits"]
 
 Slots = NDArray[np.int64]
 Floats = NDArray[np.float64]
+
+# Kind codes as plain ints: a patch compares with them a few times, and an enum member's lookup costs ~1 us
+_HALFSPACE, _BOX = int(Kind.HALFSPACE), int(Kind.BOX)
 
 class RayHit(NamedTuple):
     """One body hit by :meth:`World.raycast`.
@@ -159,6 +164,12 @@ class QueryIndex:
         self._grid_head: tuple[Any, ...] = ()
         self._body_args: tuple[Any, ...] = ()
         self.rule: tuple[float, float] = (0.0, 0.0)
+        #: compiled backend: the arrays above as one numba argument (compiled.queries.QueryArrays)
+        self.arrays: Any = None
+        self._scratch: tuple[Any, ...] | None = None
+        self.point_fn: Any = None
+        self.ray_fn: Any = None
+        self.shapes_fn: Any = None
 
     def refresh(self) -> GridIndex:
         """The index, brought up to date first if the store changed.
@@ -186,6 +197,7 @@ class QueryIndex:
 
     def _rebuild(self) -> None:
         st = self.store
+        st.take_changes()  # the journal starts again from this build
         live = st.body_slots()  # a compound's part slots are found through their body
         kinds = st.kind[live]
         finite = live[kinds != Kind.HALFSPACE]
@@ -217,33 +229,58 @@ class QueryIndex:
         self.bodies = (st.kind, st.position, st.rotation, st.half, st.radius, st.serial) if only else None
 
     def _patch(self) -> bool:
-        """Bring a compiled grid up to date in place; False when it should be rebuilt instead."""
+        """Bring a compiled grid up to date in place; False when it should be rebuilt instead.
+
+        The rows to look at come from the store's change journal
+        (:meth:`BodyStore.take_changes`): O(changed). When the journal gave up
+        (many changes, or renumbered slots), every row is compared (O(n)
+        compiled compares), or the grid is rebuilt.
+        """
         from .spatial.compiled import changed_rows
 
         st = self.store
         g = self._grid
         assert g is not None
+        look = st.take_changes()
         if g.n != st.capacity:
             return False
-        lo, hi = query_bounds(st)
-        # finite bodies only: a compound's part slots are found through their body
-        gridded = (st.kind > Kind.HALFSPACE) & (st.owner < 0)
-        rows = changed_rows(gridded, st.serial, self._registered, lo, hi, g.lo, g.hi)
+        if look is None:  # every row: compare the boxes the grid holds with the boxes now
+            lo, hi = query_bounds(st)
+            gridded = (st.kind > _HALFSPACE) & (st.owner < 0)
+            rows = changed_rows(gridded, st.serial, self._registered, lo, hi, g.lo, g.hi)
+            self.planes = np.flatnonzero(st.kind == _HALFSPACE)
+            self._balls_and_boxes()
+        else:
+            # finite bodies only: a compound's part slots are found through their body
+            kinds = st.kind.take(look)
+            gridded = (kinds > _HALFSPACE) & (st.owner.take(look) < 0)
+            moved = look[st.moved.take(look) & gridded]
+            lo, hi = st.fat_lo.take(look, axis=0), st.fat_hi.take(look, axis=0)  # query_bounds, of these rows
+            if len(moved):
+                at = np.searchsorted(look, moved)
+                tight = _compiled().row_bounds(self.arrays, moved) if self.arrays is not None else None
+                lo[at], hi[at] = tight_bounds(st, moved) if tight is None else tight
+            local = changed_rows(gridded, st.serial.take(look), self._registered.take(look), lo, hi,
+                                 g.lo.take(look, axis=0), g.hi.take(look, axis=0))
+            rows = look[local]
+            lo, hi = lo.take(local, axis=0), hi.take(local, axis=0)
+            # half-spaces are in no grid: added, removed or moved, they are just listed again
+            if len(self.planes) or np.any(kinds == _HALFSPACE):
+                self.planes = np.union1d(self.planes[~np.isin(self.planes, look)], look[kinds == _HALFSPACE])
+            if self.bodies is None or np.any(kinds > _BOX):
+                self._balls_and_boxes()
         self._changes += len(rows)
         if self._changes > max(256, st.count // 4):
             return False  # patched enough since the build: a rebuild costs about as much, and re-sizes the cells
         if len(rows):
-            alive = gridded[rows]
-            new_lo, new_hi = lo.take(rows, axis=0), hi.take(rows, axis=0)
+            alive = (st.kind.take(rows) > _HALFSPACE) & (st.owner.take(rows) < 0)
+            new_lo, new_hi = (lo, hi) if look is not None else (lo.take(rows, axis=0), hi.take(rows, axis=0))
             if not g.patch(rows, new_lo, new_hi, alive):
                 return False
             self._registered[rows] = np.where(alive, st.serial[rows], -1)
             if alive.any():
                 self.bounds = (np.minimum(self.bounds[0], new_lo[alive].min(axis=0)),
                                np.maximum(self.bounds[1], new_hi[alive].max(axis=0)))
-        # half-spaces are in no grid: added, removed or moved, they are just listed again
-        self.planes = np.flatnonzero(st.kind == Kind.HALFSPACE)
-        self._balls_and_boxes()
         return True
 
     def _fast_arrays(self) -> None:
@@ -263,24 +300,15 @@ class QueryIndex:
                            st.plane_offset, st.bound_radius, planes_x, planes_y, st.poly, st.parts.simple_n,
                            st.category, st.mask, st.serial)
         self.rule = touch_rule()
+        # the same arrays as one numba argument: what the single queries pass (see compiled.queries.QueryArrays)
+        if self._scratch is None:
+            self._scratch = _compiled().scratch(st.dim)
+        self.arrays = _compiled().query_arrays(self.grid_fields(), self._body_args, self.rule, self._scratch)
+        # the compiled single point and ray queries, called without the dispatcher's typing
+        self.point_fn, self.ray_fn, self.shapes_fn = _compiled().entry_points(self.arrays, g._tags(1), st.dim)
 
-    def fast_args(self, m: int) -> tuple[Any, ...]:
-        """The grid's arrays for ``m`` compiled queries, fresh stamp tags included (compiled backend).
-
-        Examples
-        --------
-        >>> from collideworld import Circle, World
-        >>> w = World(dim=2, backend="compiled")
-        >>> w.add(Circle(1.0))
-        0
-        >>> len(QueryIndex(w._store, "compiled").fast_args(1))
-        15
-        """
-        grid = self.refresh()
-        return self._grid_head + (grid._tags(m), self.planes)
-
-    def ray_args(self) -> tuple[Any, ...]:
-        """The grid's arrays for one compiled ray walk, a fresh stamp tag included (compiled backend).
+    def grid_fields(self) -> tuple[Any, ...]:
+        """The grid's arrays and the half-space slots, in the order of ``compiled.queries.QUERY_FIELDS``.
 
         Examples
         --------
@@ -288,12 +316,14 @@ class QueryIndex:
         >>> w = World(dim=2, backend="compiled")
         >>> w.add(Circle(1.0))
         0
-        >>> len(QueryIndex(w._store, "compiled").ray_args())
-        13
+        >>> index = QueryIndex(w._store, "compiled")
+        >>> _ = index.refresh()
+        >>> len(index.grid_fields())
+        16
         """
-        g = self.refresh()
-        return (g.lo, g.hi, g.cell, g.mask, g.starts, g.entries, g.big, g.n_gridded, g.glo, g.ghi, g.handles,
-                g.stamp, g._tags(1))
+        g = self._grid
+        assert g is not None
+        return self._grid_head + (self.planes, g.glo, g.ghi)
 
     def body_args(self) -> tuple[Any, ...]:
         """The store's columns the compiled queries read (after :meth:`refresh`; compiled backend).
@@ -655,20 +685,23 @@ def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], hal
     >>> point_ids(w._store, index, (0.5, 0.5), (0.0, 0.0), True, 1, 1)
     ['disc']
     """
-    dim = store.dim
-    args = index.fast_args(1)
-    x, y = point[0], point[1]
-    z = point[2] if dim == 3 else 0.0
-    hx, hy = half[0], half[1]
-    hz = half[2] if dim == 3 else 0.0
-    slots, other = _compiled().overlap_point(args, index._body_args, x, y, z, hx, hy, hz, ball, category, mask,
-                                             index.rule)
-    if len(other):
-        center, hw = np.array([point[:dim]]), np.array([half[:dim]])
-        probe = box_probes(dim, center, hw, ball)
-        _, slots = _settle_other(store, probe, 1, np.zeros(len(other), dtype=np.int64), other, "compiled",
-                                 np.zeros(len(slots), dtype=np.int64), slots)
+    if index._version != store.version:
+        index.refresh()
+    # (a 2D point's last coordinate stands in for z, which the kernel does not read)
+    found = index.point_fn(index.arrays, point[0], point[1], point[-1], half[0], half[1], half[-1], ball, category,
+                           mask).tolist()
+    k = found[0]
+    if len(found) == k + 1:
+        if k < 2:
+            return [store.ids[found[1]]] if k else []
+        ids = store.ids
+        return [ids[s] for s in found[1:]]
     ids = store.ids
+    dim = store.dim
+    other = np.array(found[k + 1:], dtype=np.int64)
+    probe = box_probes(dim, np.array([point[:dim]]), np.array([half[:dim]]), ball)
+    _, slots = _settle_other(store, probe, 1, np.zeros(len(other), dtype=np.int64), other, "compiled",
+                             np.zeros(k, dtype=np.int64), np.array(found[1:k + 1], dtype=np.int64))
     return [ids[s] for s in slots.tolist()]
 
 
@@ -691,10 +724,10 @@ def box_hits(store: BodyStore, index: QueryIndex, center: Floats, half: Floats, 
     ([0], [1])
     """
     m = len(center)
-    args = index.fast_args(m)
+    grid = index.refresh()
     c = np.require(center, np.float64, ["C"])
     h = np.require(half, np.float64, ["C"])
-    rows, slots, orows, oslots = _compiled().overlap_box(args, index._body_args, c, h, ball, category, mask, index.rule)
+    rows, slots, orows, oslots = _compiled().box_slots(index.arrays, c, h, ball, category, mask, grid._tags(m))
     if len(oslots):
         rows, slots = _settle_other(store, box_probes(store.dim, c, h, ball), m, orows, oslots, "compiled",
                                     rows, slots)
@@ -726,7 +759,7 @@ def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floa
         return None
     pk, pn, lx, ly, rad, hw, bound = spec
     m, dim = position.shape
-    args = index.fast_args(m)
+    grid = index.refresh()
     pos = np.require(position, np.float64, ["C"])
     if dim == 2:
         ang = np.zeros(m) if angle is None else angle
@@ -737,9 +770,8 @@ def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floa
         # normalised as BodyStore.set_poses does (rotation_matrix_3d; numpy's summation order)
         unit = np.ascontiguousarray(quat / np.linalg.norm(quat, axis=-1, keepdims=True))
         cos = sin = _NO_VERTS
-    rows, slots, orows, oslots = _compiled().overlap_shapes(args, index._body_args, pk, pn, pos, cos, sin, unit, lx, ly,
-                                                            rad,
-                                                hw, bound, category, mask, index.rule)
+    rows, slots, orows, oslots = index.shapes_fn(index.arrays, pk, pn, pos, cos, sin, unit, lx, ly, rad, hw, bound,
+                                                 category, mask, grid._tags(m))
     if len(oslots):
         probe = shape_probes(store, shape, pos, angle if dim == 2 else None, quaternion)
         try:
@@ -751,11 +783,11 @@ def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floa
 
 # -- rays -------------------------------------------------------------------------------
 
-def ray_hits(store: BodyStore, index: QueryIndex, origin: Floats, direction: Floats, max_distance: float,
+def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, max_distance: float,
              category: int, mask: int) -> list[RayHit]:
     """Every body a ray meets within ``max_distance``, nearest first (then add order).
 
-    ``direction`` is of unit length.
+    ``origin`` and ``direction`` (of unit length) are ``D`` floats (tuples or arrays).
 
     Examples
     --------
@@ -770,15 +802,23 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Floats, direction: Flo
     >>> [(h.id, h.distance) for h in ray_hits(w._store, index, np.zeros(2), np.array([1.0, 0.0]), 9.0, 1, 1)]
     [('disc', 4.0)]
     """
-    grid = index.refresh()
-    if index.bodies is not None and (not len(index.planes)
+    if index._version != store.version or index.arrays is None:
+        index.refresh()
+    grid = index._grid
+    assert grid is not None
+    if index.bodies is not None and (not index.planes.size
                                      or not _passes_filter(store, category, mask, index.planes).any()):
         # balls and boxes, no half-space to meet: the walk, the casts and the sort in one compiled call
-        slots, dist, point, normal = _compiled().ray_all(index.ray_args(), index.bodies, store.category, store.mask,
-                                                         origin,
-                                             direction, max_distance, category, mask, index.rule, _PARALLEL_RATE)
+        rows = index.ray_fn(index.arrays, origin[0], origin[1], origin[-1], direction[0], direction[1],
+                            direction[-1], max_distance, category, mask, _PARALLEL_RATE)
+        if not len(rows):
+            return []
+        dim = store.dim
         ids = store.ids
-        return [RayHit(ids[s], point[k], normal[k], float(dist[k])) for k, s in enumerate(slots.tolist())]
+        return [RayHit(ids[int(s)], rows[k, 2:2 + dim], rows[k, 2 + dim:], d)
+                for k, (s, d) in enumerate(rows[:, :2].tolist())]
+    origin = np.array(origin, dtype=np.float64)
+    direction = np.array(direction, dtype=np.float64)
     _, local = grid.query_segments_local(origin[None], direction[None], np.array([max_distance]))
     local = local[_passes_filter(store, category, mask, grid.handles[local])]
     planes = index.planes[_passes_filter(store, category, mask, index.planes)]
@@ -1248,3 +1288,68 @@ def cast_hits(store: BodyStore, index: QueryIndex, shape: Shape, start: Any, end
             rows.append((r.t, int(store.serial[s]), s, r))
     rows.sort(key=lambda x: (x[0], x[1]))
     return [CastHit(store.ids[s], float(r.t), r.normal, r.point) for _, _, s, r in rows]
+
+
+# -- warm-up ------------------------------------------------------------------------------
+
+@register_warm_up
+def _warm_up_queries(dim: int) -> None:
+    """Run every compiled query path once on tiny stores (called by ``collideworld.warm_up``).
+
+    Single and batched point, box and shape queries, a patch of the grid
+    after a move, single and batched rays (first and all hits), and the
+    proximity queries (nearest, within, cast): with the argument types a
+    world passes, so that the first query of a process compiles nothing.
+    """
+    from .shapes import Box, Circle, HalfPlane, Plane, Polygon, Sphere
+
+    ball = Circle(0.5) if dim == 2 else Sphere(0.5)
+    box = Box((0.5,) * dim)
+    plane = HalfPlane((0.0, 1.0), -5.0) if dim == 2 else Plane((0.0, 0.0, 1.0), -5.0)
+    tri = [Polygon(((0.0, 0.0), (1.0, 0.0), (0.0, 1.0)))] if dim == 2 else []
+    u32 = 0xFFFFFFFF
+    for kinds in ([ball, box], [plane, ball, box, *tri]):  # rays take the one-call path on balls and boxes only
+        # enough bodies for a grid (fewer all go to its list of big boxes, and no walk would run)
+        shapes = kinds[:1] + kinds[1:] * (MIN_GRIDDED // (len(kinds) - 1) + 1)
+        store = BodyStore(dim, backend="compiled")
+        slots = store.allocate(len(shapes))
+        store.set_shapes(slots, shapes)
+        pos = np.zeros((len(shapes), dim))
+        pos[:, 0] = 2.0 * np.arange(len(shapes))
+        if dim == 2:
+            store.set_poses(slots, pos, np.full(len(shapes), 0.1))
+        else:
+            store.set_poses(slots, pos, quaternion=np.tile([1.0, 0.0, 0.0, 0.0], (len(shapes), 1)))
+        store.serial[slots] = np.arange(len(shapes))
+        store.category[slots] = store.mask[slots] = u32
+        set_fat_bounds(store, slots[store.kind[slots] != Kind.HALFSPACE], 0.1)
+        index = QueryIndex(store, "compiled")
+        index.refresh()
+        at = tuple(float(c) for c in pos[-1])
+        point_ids(store, index, at, (0.0, 0.0, 0.0), True, u32, u32)
+        point_ids(store, index, at, (0.5,) * dim, False, u32, u32)
+        box_hits(store, index, pos, np.zeros_like(pos), True, u32, u32)
+        for probe in (ball, box, *tri):
+            if dim == 2:
+                shape_hits(store, index, probe, pos, np.zeros(len(pos)), None, u32, u32)
+            else:
+                shape_hits(store, index, probe, pos, None, np.tile([1.0, 0.0, 0.0, 0.0], (len(pos), 1)), u32, u32)
+        # a move: the grid is patched from the change journal
+        if dim == 2:
+            store.set_poses(slots[-1:], pos[-1:] + 0.25, np.zeros(1))
+        else:
+            store.set_poses(slots[-1:], pos[-1:] + 0.25, quaternion=np.array([[1.0, 0.0, 0.0, 0.0]]))
+        store.moved[slots[-1:]] = True
+        index.refresh()
+        direction = (1.0,) + (0.0,) * (dim - 1)
+        ray_hits(store, index, (-3.0,) * dim, direction, 50.0, u32, u32)
+        dirs = np.tile(np.array(direction), (len(pos), 1))
+        for all_hits in (False, True):
+            ray_hits_many(store, index, pos - 3.0, dirs, math.inf, u32, u32, all_hits)
+            ray_hits_many(store, index, pos - 3.0, dirs, 5.0, u32, u32, all_hits)
+    at_body = pos[1]  # overlapping a body: the deepest points' GJK runs too
+    pose = (at_body, 0.0 if dim == 2 else None)
+    lo, hi = at_body - 0.5, at_body + 0.5
+    nearest(store, index, ball, pose, lo, hi, 2, math.inf, u32, u32)
+    within(store, index, box, pose, lo, hi, 3.0, u32, u32)
+    cast_hits(store, index, ball, pose, (at_body + 9.0, pose[1]), lo, hi + 9.0, u32, u32)

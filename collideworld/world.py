@@ -70,6 +70,8 @@ __all__ = ["World", "Body", "RayHit", "RayHitArrays", "NearHit", "CastHit"]
 _U32 = 0xFFFFFFFF
 _IDENTITY_Q = np.array([1.0, 0.0, 0.0, 0.0])
 _ZEROS3 = (0.0, 0.0, 0.0)
+#: an angle the single query_shape reads directly (a numpy scalar included)
+_FLOATS = (float, np.float64)
 _STRATEGIES: dict[str, type[Broadphase]] = {
     "auto": AdaptiveBroadphase, "sap": SweepAndPrune, "batched": BatchedSweep, "brute_force": BruteForceBroadphase}
 
@@ -1064,9 +1066,9 @@ class World:
         []
         """
         xy = plain_position(position, 2) if self.dim == 2 and quaternion is None else None
-        if xy is not None and (angle is None or (type(angle) is float and math.isfinite(angle))):
+        if xy is not None and (angle is None or (type(angle) in _FLOATS and math.isfinite(angle))):
             # the common 2D call, read without the general checks (same arrays as they give)
-            pose: tuple[Any, Any, Any] = (np.array([xy]), None if angle is None else np.array([angle]), None)
+            pose: tuple[Any, Any, Any] = (np.array([xy]), None if angle is None else np.array([float(angle)]), None)
         else:
             pose = check_pose_arrays(self.dim, 1, position, angle, quaternion, single=True)
         shape, pos, ang, quat = self._placed(shape, *pose, 1)
@@ -1154,6 +1156,8 @@ class World:
         """
         if self.backend == "compiled":
             xyz = plain_position(point, self.dim) or tuple(check_position(point, self.dim, "point").tolist())
+            if category == _U32 and mask == _U32 and type(category) is int and type(mask) is int:
+                return point_ids(self._store, self._index, xyz, _ZEROS3, True, _U32, _U32)  # no filter: no checks
             cat, msk = self._filters(category, mask)
             return point_ids(self._store, self._index, xyz, _ZEROS3, True, cat, msk)
         p = check_position(point, self.dim, "point")
@@ -1261,14 +1265,20 @@ class World:
         >>> [(h.id, h.distance, h.point.tolist()) for h in w.raycast((0, 0), (1, 0))]
         [('disc', 4.0, [4.0, 0.0]), ('box', 9.0, [9.0, 0.0])]
         """
-        o = self._point_array(origin, "origin")
-        dvec = self._point_array(direction, "direction")
-        length = math.sqrt(dvec.dot(dvec))  # np.linalg.norm's arithmetic, without its checks
+        dim = self.dim
+        o = plain_position(origin, dim) or tuple(check_position(origin, dim, "origin").tolist())
+        dv = plain_position(direction, dim) or tuple(check_position(direction, dim, "direction").tolist())
+        # Python floats, summed in axis order: the same unit direction on both backends
+        length = math.sqrt(dv[0] * dv[0] + dv[1] * dv[1] + (dv[2] * dv[2] if dim == 3 else 0.0))
         if not length > 0:
-            raise InvalidArgumentError(f"direction must be non-zero, got {dvec.tolist()}")
-        limit = self._max_distance(max_distance)
+            raise InvalidArgumentError(f"direction must be non-zero, got {list(dv)}")
+        unit = (dv[0] / length, dv[1] / length) if dim == 2 else (dv[0] / length, dv[1] / length, dv[2] / length)
+        limit = (max_distance if type(max_distance) is float and max_distance >= 0.0
+                 else self._max_distance(max_distance))
+        if category == _U32 and mask == _U32 and type(category) is int and type(mask) is int:
+            return ray_hits(self._store, self._index, o, unit, limit, _U32, _U32)  # no filter: no checks
         cat, msk = self._filters(category, mask)
-        return ray_hits(self._store, self._index, o, dvec / length, limit, cat, msk)
+        return ray_hits(self._store, self._index, o, unit, limit, cat, msk)
 
     def raycast_many(self, origins: ArrayLike, directions: ArrayLike, max_distance: float = math.inf, *,
                      all_hits: bool = False, category: int = _U32, mask: int = _U32) -> RayHitArrays:

@@ -17,7 +17,13 @@ The row routines read side a and side b from separate arrays, so a probe
 never enters the store. Pairs the routines here do not cover (capsules,
 hulls, polygons that are not simple, on either side) come back as "other"
 rows for the numpy path to settle: a new kind gets its branch in the
-exact test of :func:`_overlap`, or stays on that fallback.
+exact tests of :func:`_overlap` (batches) and :func:`_probe_test` (single
+queries), or stays on that fallback.
+
+The index's arrays reach the kernels as one :class:`QueryArrays` (a numba
+StructRef built per grid refresh), and a single point or ray query calls
+its kernel's compiled entry point directly (:func:`entry_points`): a
+dispatcher typing ~40 arrays cost more than a whole pymunk point query.
 
 Probe kinds: 1 ball (a point is a ball of radius 0), 2 box (an axis-aligned
 box for ``query_aabb``), 3 simple polygon (2D, its posed vertices given).
@@ -30,6 +36,8 @@ from typing import Any
 
 import numpy as np
 from numba import njit
+from numba.core import types
+from numba.experimental import structref
 from numpy.typing import NDArray
 
 from ..geometry.compiled import contact_ball_ball as _bb
@@ -44,7 +52,8 @@ from ..geometry.compiled import contact_halfspace_polygon as _hp
 from ..geometry.compiled import contact_polygon_polygon as _pp
 from ..spatial.compiled import _hash, _meets, _next_axis, _ray_body, _segment_meets
 
-__all__ = ["overlap_probes", "overlap_point", "overlap_box", "overlap_shapes", "ray_all", "HIT", "MISS", "OTHER"]
+__all__ = ["QueryArrays", "query_arrays", "entry_points", "scratch", "point_slots", "box_slots", "shape_slots",
+           "ray_rows", "row_bounds", "HIT", "MISS", "OTHER"]
 
 Index = NDArray[np.int64]
 Floats = NDArray[np.float64]
@@ -64,6 +73,164 @@ _halfspace_ball = _hb._row
 _halfspace_box = _hx._row
 _halfspace_points = _hp._row_planes
 _polygon_polygon = _pp._row
+
+
+# -- the arrays of one query index, as one argument ------------------------------------------
+#
+# A single query used to pass ~40 arrays to its numba call; the dispatcher types and unboxes
+# each (3.5-4 us a call even when the kernel does nothing, measured), more than a whole
+# pymunk point query. A StructRef holding them (built once per grid refresh: it references the
+# grid's and the store's arrays, copies none) is one argument: ~0.5 us a call through the
+# dispatcher. Field order is the order of the kernels' arguments below.
+
+#: grid fields (a GridIndex's arrays), then the store's columns the kernels read, then the touching rule
+QUERY_FIELDS = ("lo", "hi", "cell", "gmask", "starts", "entries", "elo", "ehi", "big", "n_gridded", "handles",
+                "max_cells", "stamp", "planes", "glo", "ghi",
+                "kind", "simple", "position", "rotation", "radius", "half", "plane_normal", "plane_offset",
+                "bound_radius", "world_x", "world_y", "poly", "simple_n", "category", "bits", "serial",
+                "rel", "floor", "scratch")
+
+
+@structref.register
+class QueryArraysType(types.StructRef):
+    """numba type of :class:`QueryArrays` (its fields' types are those of the arrays it was built from)."""
+
+    def preprocess_fields(self, fields: Any) -> Any:
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)  # type: ignore[no-untyped-call]
+
+
+class QueryArrays(structref.StructRefProxy):
+    """The grid's and the store's arrays of one query index, held as one numba argument (:data:`QUERY_FIELDS`).
+
+    Made by :func:`query_arrays`; read only by the kernels here.
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Circle(1.0))
+    0
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> _ = index.refresh()
+    >>> isinstance(index.arrays, QueryArrays)
+    True
+    """
+
+
+structref.define_constructor(QueryArrays, QueryArraysType, list(QUERY_FIELDS))  # type: ignore[no-untyped-call]
+structref.define_boxing(QueryArraysType, QueryArrays)  # type: ignore[no-untyped-call]
+
+
+@njit(cache=True)
+def _make_query_arrays(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index, elo: Floats,
+                       ehi: Floats, big: Index, n_gridded: int, handles: Index, max_cells: int, stamp: Index,
+                       planes: Index, glo: Floats, ghi: Floats, kind: Any, simple: Any, position: Floats,
+                       rotation: Floats, radius: Floats, half: Floats, plane_normal: Floats, plane_offset: Floats,
+                       bound_radius: Floats, world_x: Floats, world_y: Floats, poly: Index, simple_n: Index,
+                       category: Any, bits: Any, serial: Index, rel: float, floor: float, scratch: Any) -> Any:
+    # (a cached constructor: StructRefProxy's own is compiled afresh in every process)
+    made = QueryArrays(lo, hi, cell, gmask, starts, entries, elo, ehi,  # type: ignore[no-untyped-call]
+                       big, n_gridded, handles, max_cells, stamp, planes, glo, ghi, kind, simple, position,
+                       rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x, world_y, poly,
+                       simple_n, category, bits, serial, rel, floor, scratch)
+    return made
+
+
+def scratch(dim: int) -> tuple[Any, ...]:
+    """The small arrays a single query's kernel works in, made once per index (numba allocates ~15 ns each).
+
+    Only the single queries' kernels (:func:`_point_one`, :func:`_ray_one`)
+    use them, under the GIL (they do not release it), so one set per index is enough.
+
+    Examples
+    --------
+    >>> len(scratch(2))
+    29
+    """
+    f, i = np.float64, np.int64
+    return (np.empty((1, dim)), np.empty((1, dim)), np.zeros((1, dim, dim)), np.zeros(1), np.empty(1),  # probe row
+            np.empty((1, dim)), np.empty((1, dim)), np.empty((0, 1)),  # its box, no polygon columns
+            np.empty(1, dtype=np.bool_), np.empty((1, dim)), np.empty(1),  # hit, normal, depth
+            np.empty((3, 3)), np.empty(3), np.empty(3), np.zeros(3, dtype=i), np.zeros(3, dtype=i),  # box 3D, cells
+            np.empty(dim), np.empty(dim), np.empty((1, dim)), np.empty((1, dim)),  # ray: o, d, as rows
+            np.empty(2 * dim), np.empty(2 * dim), np.empty(dim),  # ray casts' work arrays
+            np.zeros(3, dtype=i), np.zeros(3, dtype=i), np.zeros(3, dtype=i), np.zeros(3, dtype=f),
+            np.zeros(3, dtype=f),  # ray walk: cur, last, step, tnext, tdelta
+            # the single queries' own stamp tags, counting down from -2: the grid's (GridIndex._tags) are >= 0
+            # and -1 is "never stamped", so the two never meet, and a single query passes no tag
+            np.full(1, -2, dtype=i))
+
+
+#: QueryArrays type -> (the type, (point entry, ray entry)): see :func:`entry_points`
+_ENTRIES: dict[int, tuple[Any, tuple[Any, Any, Any]]] = {}
+
+
+def entry_points(q: QueryArrays, tag: int, dim: int) -> tuple[Any, Any, Any]:
+    """The compiled entry points of :func:`_point_one`, :func:`_ray_one` and :func:`_shapes_q` for ``q``'s type.
+
+    A dispatcher call types every argument first (its typeof of a StructRef
+    is a Python call): ~0.5 us of a ~2 us single query. The entry point of
+    the specialisation for ``q``'s type unboxes the arguments by that
+    signature without typing them, so its callers must pass the same
+    Python kinds as here: floats, a bool, ints (and C-contiguous float64
+    arrays of the same dimensions for the shapes kernel). Compiles (or loads from the
+    cache) the specialisations on first sight of a type, with calls that
+    test nothing (filter 0); ``tag``: ``2`` unused stamp tags of the grid
+    (for the shapes kernel's call). numba types are interned (one object per type):
+    the type's id is its key, and the entry keeps it alive.
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Circle(1.0))
+    0
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> grid = index.refresh()
+    >>> point, ray, shapes = entry_points(index.arrays, grid._tags(1), 2)
+    >>> point(index.arrays, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True, 1, 1).tolist()   # [K, slots...]
+    [1, 0]
+    """
+    qt = q._type  # type: ignore[attr-defined]
+    found = _ENTRIES.get(id(qt))
+    if found is not None and found[0] is qt:
+        return found[1]
+    fns = []
+    none = np.zeros((0, dim))
+    for disp, args in ((_point_one, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, True, 0, 0)),
+                       (_ray_one, (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0, 0, 1e-300)),
+                       (_shapes_q, (1, 0, none, np.zeros(0), np.zeros(0), np.zeros((0, 4)), np.zeros(0), np.zeros(0),
+                                    0.0, np.zeros(dim), 0.0, 0, 0, tag))):
+        disp(q, *args)
+        compiled = disp.overloads.get(tuple(disp.typeof_pyval(a) for a in (q, *args)))
+        fns.append(disp if compiled is None else compiled.entry_point)  # type: ignore[attr-defined]
+    entries = (fns[0], fns[1], fns[2])
+    _ENTRIES[id(qt)] = (qt, entries)
+    return entries
+
+def query_arrays(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], rule: tuple[float, float],
+                 work: tuple[Any, ...] | None = None) -> QueryArrays:
+    """A :class:`QueryArrays` over ``grid_args`` (the 16 grid fields of :data:`QUERY_FIELDS`) and ``body_args``.
+
+    ``work``: the :func:`scratch` arrays (made here if not given).
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Circle(1.0))
+    0
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> _ = index.refresh()
+    >>> isinstance(query_arrays(index.grid_fields(), index.body_args(), index.rule), QueryArrays)
+    True
+    """
+    work = scratch(body_args[2].shape[1]) if work is None else work
+    made: QueryArrays = _make_query_arrays(*grid_args, *body_args, *rule, work)  # type: ignore[call-arg]
+    return made
 
 
 @njit(cache=True)
@@ -340,137 +507,6 @@ def _overlap_boxes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Inde
 
 
 @njit(cache=True)
-def _overlap_point(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
-                   elo: Floats, ehi: Floats, big: Index,
-                   n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
-                   kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
-                   plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
-                   world_y: Floats, poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
-                   x: float, y: float, z: float, hx: float, hy: float, hz: float, ball: bool, cat: int, msk: int,
-                   rule: tuple[float, float]) -> tuple[Index, Index]:
-    """One point (or one axis-aligned box) from scalars: no array to build in Python."""
-    dim = position.shape[1]
-    center = np.empty((1, dim))
-    hw = np.empty((1, dim))
-    center[0, 0] = x
-    center[0, 1] = y
-    hw[0, 0] = hx
-    hw[0, 1] = hy
-    if dim == 3:
-        center[0, 2] = z
-        hw[0, 2] = hz
-    _, s, oq, os_ = _overlap_boxes(lo, hi, cell, gmask, starts, entries, elo, ehi,
-                                   big, n_gridded, handles, max_cells, stamp,
-                                   base, planes, kind, simple, position, rotation, radius, half, plane_normal,
-                                   plane_offset, bound_radius, world_x, world_y, poly, simple_n, category, bits,
-                                   serial, center, hw, ball, cat, msk, rule)
-    return s, os_
-
-
-def overlap_probes(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], pk: int, pn: int, ppos: Floats,
-                   prot: Floats, prad: Floats, phalf: Floats, pbound: Floats, pwx: Floats, pwy: Floats, cat: int,
-                   msk: int, rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
-    """``(probe row, slot)`` of every body each probe touches, sorted by row then add order; and "other" pairs.
-
-    Parameters
-    ----------
-    grid_args : tuple
-        ``(lo, hi, cell, mask, starts, entries, entry_lo, entry_hi, big,
-        n_gridded, handles, max_cells, stamp, tag base, half-space slots)``: a
-        :class:`~collideworld.spatial.GridIndex`'s arrays (see
-        ``queries.QueryIndex.fast_args``).
-    body_args : tuple
-        The store's columns ``(kind, simple, position, rotation, radius, half,
-        plane_normal, plane_offset, bound_radius, world_x, world_y, poly,
-        simple_n, category, mask, serial)``.
-    pk, pn : int
-        Probe kind (1 ball, 2 box, 3 simple polygon) and, for a polygon, its vertex count.
-    ppos, prot, prad, phalf, pbound : ndarray
-        Probe rows: positions (m, D), rotations (m, D, D), radii (m,), half
-        extents (m, D), bounding radii (m,).
-    pwx, pwy : ndarray, shape (8, m)
-        A polygon probe's posed vertices (padded by the last); (0, m) otherwise.
-    cat, msk : int
-        The query's filter.
-    rule : (float, float)
-        :func:`~collideworld.geometry.compiled.kernel_support.touch_rule`.
-
-    Returns
-    -------
-    rows, slots : ndarray of int64, shape (K,)
-        Hits.
-    other_rows, other_slots : ndarray of int64
-        Candidate pairs (filter passed) this loop does not settle: capsules,
-        hulls, polygons that are not simple.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from collideworld import Circle, World
-    >>> from collideworld.queries import QueryIndex
-    >>> w = World(dim=2, backend="compiled")
-    >>> w.add_many(Circle(1.0), [[0, 0], [5, 0]])
-    [0, 1]
-    >>> index = QueryIndex(w._store, "compiled")
-    >>> from collideworld.geometry.compiled.kernel_support import touch_rule
-    >>> g, b = index.fast_args(1), index.body_args()
-    >>> no = np.zeros((0, 1))
-    >>> rows, slots, _, _ = overlap_probes(g, b, 1, 0, np.array([[5.5, 0.0]]), np.eye(2)[None], np.array([0.5]),
-    ...                                    np.zeros((1, 2)), np.array([0.5]), no, no, 1, 1, touch_rule())
-    >>> rows.tolist(), slots.tolist()
-    ([0], [1])
-    """
-    return _overlap_probes(*grid_args, *body_args, pk, pn, ppos, prot, prad, phalf,  # type: ignore[call-arg]
-                           pbound, pwx, pwy, cat, msk, rule)
-
-
-def overlap_box(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], center: Floats, hw: Floats, ball: bool,
-                cat: int, msk: int, rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
-    """:func:`overlap_probes` for points (``ball``) or axis-aligned boxes ``center ± hw`` (each (m, D)).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from collideworld import Box, World
-    >>> from collideworld.queries import QueryIndex
-    >>> from collideworld.geometry.compiled.kernel_support import touch_rule
-    >>> w = World(dim=2, backend="compiled")
-    >>> w.add(Box((1.0, 1.0)), position=(2, 0))
-    0
-    >>> index = QueryIndex(w._store, "compiled")
-    >>> pts = np.array([[1.0, 1.0], [0.0, 0.0]])
-    >>> rows, slots, _, _ = overlap_box(index.fast_args(2), index.body_args(), pts, np.zeros((2, 2)), True, 1, 1,
-    ...                                 touch_rule())
-    >>> rows.tolist(), slots.tolist()       # the corner (1, 1) touches
-    ([0], [0])
-    """
-    return _overlap_boxes(*grid_args, *body_args, center, hw, ball, cat, msk, rule)  # type: ignore[call-arg]
-
-
-def overlap_point(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], x: float, y: float, z: float, hx: float,
-                  hy: float, hz: float, ball: bool, cat: int, msk: int,
-                  rule: tuple[float, float]) -> tuple[Index, Index]:
-    """One point or axis-aligned box from scalars: ``(slots in add order, other slots)``.
-
-    Examples
-    --------
-    >>> from collideworld import Circle, World
-    >>> from collideworld.queries import QueryIndex
-    >>> from collideworld.geometry.compiled.kernel_support import touch_rule
-    >>> w = World(dim=2, backend="compiled")
-    >>> w.add_many(Circle(1.0), [[0, 0], [1, 0]])
-    [0, 1]
-    >>> index = QueryIndex(w._store, "compiled")
-    >>> slots, other = overlap_point(index.fast_args(1), index.body_args(), 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True,
-    ...                              1, 1, touch_rule())
-    >>> slots.tolist(), other.tolist()
-    ([0, 1], [])
-    """
-    return _overlap_point(*grid_args, *body_args, x, y, z, hx, hy, hz, ball, cat, msk,  # type: ignore[call-arg]
-                          rule)
-
-
-@njit(cache=True)
 def _overlap_shapes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
                     elo: Floats, ehi: Floats, big: Index,
                     n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
@@ -520,10 +556,86 @@ def _overlap_shapes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Ind
                            prot, prad, phalf, pbound, pwx, pwy, cat, msk, rule)
 
 
-def overlap_shapes(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], pk: int, pn: int, pos: Floats,
-                   cos: Floats, sin: Floats, unit: Floats, lx: Floats, ly: Floats, rad: float, hw: Floats,
-                   bound: float, cat: int, msk: int, rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
-    """One shape of kind ``pk`` at ``m`` poses: :func:`overlap_probes` with the probe rows built in the call.
+# -- the same kernels, the index's arrays given as one QueryArrays ---------------------------
+
+def point_slots(q: QueryArrays, x: float, y: float, z: float, hx: float, hy: float, hz: float, ball: bool, cat: int,
+                msk: int) -> Index:
+    """One point (``ball``) or axis-aligned box from scalars: ``[K, K slots in add order, other slots...]``.
+
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add_many(Circle(1.0), [[0, 0], [1, 0]])
+    [0, 1]
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> grid = index.refresh()
+    >>> point_slots(index.arrays, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True, 1, 1).tolist()
+    [2, 0, 1]
+    """
+    out: Index = _point_one(q, x, y, z, hx, hy, hz, ball, cat, msk)
+    return out
+
+
+@njit(cache=True)
+def _boxes_q(q: Any, center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
+             base: int) -> tuple[Index, Index, Index, Index]:
+    return _overlap_boxes(q.lo, q.hi, q.cell, q.gmask, q.starts, q.entries, q.elo, q.ehi, q.big, q.n_gridded,
+                          q.handles, q.max_cells, q.stamp, base, q.planes, q.kind, q.simple, q.position, q.rotation,
+                          q.radius, q.half, q.plane_normal, q.plane_offset, q.bound_radius, q.world_x, q.world_y,
+                          q.poly, q.simple_n, q.category, q.bits, q.serial, center, hw, ball, cat, msk,
+                          (q.rel, q.floor))
+
+
+def box_slots(q: QueryArrays, center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
+              base: int) -> tuple[Index, Index, Index, Index]:
+    """Points (``ball``: balls of radius 0) or axis-aligned boxes ``center ± hw`` (each (m, D)) as probes.
+
+    ``base``: ``2 m`` unused stamp tags of the grid (``GridIndex._tags(m)``).
+
+    Returns
+    -------
+    rows, slots : ndarray of int64, shape (K,)
+        ``(probe row, slot)`` of every body each probe touches, sorted by row
+        then add order.
+    other_rows, other_slots : ndarray of int64
+        Candidate pairs (filter passed) the kernel does not settle: capsules,
+        hulls, polygons that are not simple.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Box, World
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Box((1.0, 1.0)), position=(2, 0))
+    0
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> grid = index.refresh()
+    >>> rows, slots, _, _ = box_slots(index.arrays, np.array([[1.0, 1.0], [0.0, 0.0]]), np.zeros((2, 2)), True,
+    ...                               1, 1, grid._tags(2))
+    >>> rows.tolist(), slots.tolist()
+    ([0], [0])
+    """
+    return _boxes_q(q, center, hw, ball, cat, msk, base)
+
+
+@njit(cache=True)
+def _shapes_q(q: Any, pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, unit: Floats, lx: Floats, ly: Floats,
+              rad: float, hw: Floats, bound: float, cat: int, msk: int, base: int) -> tuple[Index, Index, Index, Index]:
+    return _overlap_shapes(q.lo, q.hi, q.cell, q.gmask, q.starts, q.entries, q.elo, q.ehi, q.big, q.n_gridded,
+                           q.handles, q.max_cells, q.stamp, base, q.planes, q.kind, q.simple, q.position, q.rotation,
+                           q.radius, q.half, q.plane_normal, q.plane_offset, q.bound_radius, q.world_x, q.world_y,
+                           q.poly, q.simple_n, q.category, q.bits, q.serial, pk, pn, pos, cos, sin, unit, lx, ly, rad,
+                           hw, bound, cat, msk, (q.rel, q.floor))
+
+
+def shape_slots(q: QueryArrays, pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, unit: Floats, lx: Floats,
+                ly: Floats, rad: float, hw: Floats, bound: float, cat: int, msk: int,
+                base: int) -> tuple[Index, Index, Index, Index]:
+    """One shape of kind ``pk`` (1 ball, 2 box, 3 simple polygon, ``pn`` vertices) at ``m`` poses, as :func:`box_slots`.
 
     Parameters
     ----------
@@ -540,57 +652,64 @@ def overlap_shapes(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], pk: i
         A box's half extents.
     bound : float
         The shape's bounding radius.
+    cat, msk : int
+        The query's filter.
+    base : int
+        ``2 m`` unused stamp tags of the grid.
 
     Examples
     --------
     >>> import numpy as np
     >>> from collideworld import Box, World
     >>> from collideworld.queries import QueryIndex
-    >>> from collideworld.geometry.compiled.kernel_support import touch_rule
     >>> w = World(dim=2, backend="compiled")
     >>> w.add(Box((1.0, 1.0)), position=(2, 0))
     0
     >>> index = QueryIndex(w._store, "compiled")
+    >>> grid = index.refresh()
     >>> pos = np.array([[0.5, 0.0], [-3.0, 0.0]])
-    >>> rows, slots, _, _ = overlap_shapes(index.fast_args(2), index.body_args(), 2, 0, pos, np.ones(2), np.zeros(2),
-    ...                                    np.zeros((0, 4)), np.zeros(0), np.zeros(0), 0.0, np.array([0.5, 0.5]),
-    ...                                    0.5 ** 0.5, 1, 1, touch_rule())
+    >>> rows, slots, _, _ = shape_slots(index.arrays, 2, 0, pos, np.ones(2), np.zeros(2), np.zeros((0, 4)),
+    ...                                 np.zeros(0), np.zeros(0), 0.0, np.array([0.5, 0.5]), 0.5 ** 0.5, 1, 1,
+    ...                                 grid._tags(2))
     >>> rows.tolist(), slots.tolist()
     ([0], [0])
     """
-    return _overlap_shapes(*grid_args, *body_args, pk, pn, pos, cos, sin, unit, lx, ly,  # type: ignore[call-arg]
-                           rad, hw, bound, cat, msk, rule)
+    return _shapes_q(q, pk, pn, pos, cos, sin, unit, lx, ly, rad, hw, bound, cat, msk,
+                     base)
 
-
-# -- rays: every hit of one ray, in one call -------------------------------------------------
 
 @njit(cache=True)
-def _ray_all(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index, big: Index,
-             n_gridded: int, glo: Floats, ghi: Floats, handles: Index, stamp: Index, tag: int,
-             kind: Index, center: Floats, rot: Floats, half: Floats, radius: Floats, serial: Index,
-             category: Any, bits: Any, o: Floats, d: Floats, maxd: float, cat: int, msk: int, rel: float,
-             floor: float, parallel_rate: float) -> tuple[Index, Floats, Floats, Floats]:
-    """Every ball or box (by the grid's local index) a ray meets within ``maxd``: slots, distances, points,
-    normals, sorted by distance then add order. The walk of ``spatial.compiled._query_segments``; the casts
-    of ``_ray_body`` (numpy ``raycast_ball`` / ``raycast_box`` arithmetic)."""
-    dim = lo.shape[1]
-    o2 = np.empty((1, dim))
-    d2 = np.empty((1, dim))
+def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, cat: int,
+             msk: int, parallel_rate: float) -> Floats:
+    """Every ball or box one ray meets within ``maxd``, one row per hit ``[slot, distance, point, normal]``,
+    nearest first (then add order). The walk of ``spatial.compiled._query_segments``; the casts of
+    ``_ray_body`` (numpy ``raycast_ball`` / ``raycast_box`` arithmetic), in the index's scratch arrays."""
+    dim = q.position.shape[1]
+    sc = q.scratch
+    o, d, o2, d2, signed, rate, nrm = sc[16], sc[17], sc[18], sc[19], sc[20], sc[21], sc[22]
+    cur, last, step, tnext, tdelta = sc[23], sc[24], sc[25], sc[26], sc[27]
+    tag = sc[28][0]  # a tag of the single queries' own (see scratch)
+    sc[28][0] = tag - 1
+    o[0], o[1], d[0], d[1] = ox, oy, dx, dy
+    if dim == 3:
+        o[2], d[2] = oz, dz
     for k in range(dim):
         o2[0, k] = o[k]
         d2[0, k] = d[k]
-    found = np.empty(16, dtype=np.int64)
-    dist = np.empty(16)
-    nrms = np.empty((16, dim))
+    for k in range(3):
+        cur[k] = 0
+        last[k] = 0
+        step[k] = 0
+        tnext[k] = np.inf
+        tdelta[k] = np.inf
+    width = 2 + 2 * dim
+    out = np.empty((4, width))
     nf = 0
-    signed = np.empty(2 * dim)
-    rate = np.empty(2 * dim)
-    nrm = np.empty(dim)
-    cur = np.zeros(3, dtype=np.int64)
-    last = np.zeros(3, dtype=np.int64)
-    step = np.zeros(3, dtype=np.int64)
-    tnext = np.full(3, np.inf)
-    tdelta = np.full(3, np.inf)
+    lo, hi, glo, ghi, cell = q.lo, q.hi, q.glo, q.ghi, q.cell
+    starts, entries, big, stamp = q.starts, q.entries, q.big, q.stamp
+    kind, position, rotation, half, radius, serial = q.kind, q.position, q.rotation, q.half, q.radius, q.serial
+    category, bits = q.category, q.bits
+    rel, floor = q.rel, q.floor
     n_big = big.shape[0]
     # the cells the segment passes (clipped to the grid's bounds), then the big boxes
     ta = 0.0
@@ -604,7 +723,7 @@ def _ray_all(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
         v = (ghi[k] - o[k]) / d[k]
         ta = max(ta, min(u, v))
         tb = min(tb, max(u, v))
-    walk = n_gridded > 0 and ta <= tb
+    walk = q.n_gridded > 0 and ta <= tb
     budget = 0
     if walk:
         for k in range(dim):
@@ -625,7 +744,7 @@ def _ray_all(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
     big_done = False
     while True:
         if not done:
-            key = _hash(cur[0], cur[1], cur[2] if dim == 3 else 0, dim, gmask)
+            key = _hash(cur[0], cur[1], cur[2] if dim == 3 else 0, dim, q.gmask)
             e0 = starts[key]
             e1 = starts[key + 1]
         elif not big_done:
@@ -641,31 +760,26 @@ def _ray_all(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
             stamp[j] = tag
             if not _segment_meets(lo, hi, j, o2, d2, 0, maxd, dim):
                 continue
-            s = handles[j]
+            s = q.handles[j]
             if (category[s] & msk) == 0 or (cat & bits[s]) == 0:
                 continue
-            t = _ray_body(j, o, d, maxd, kind, center, rot, half, radius, rel, floor, parallel_rate, signed, rate,
-                          nrm)
+            t = _ray_body(j, o, d, maxd, kind, position, rotation, half, radius, rel, floor, parallel_rate, signed,
+                          rate, nrm)
             if t < np.inf:
-                if nf == found.shape[0]:
-                    grown_f = np.empty(2 * nf, dtype=np.int64)
-                    grown_d = np.empty(2 * nf)
-                    grown_n = np.empty((2 * nf, dim))
-                    grown_f[:nf] = found[:nf]
-                    grown_d[:nf] = dist[:nf]
-                    grown_n[:nf] = nrms[:nf]
-                    found, dist, nrms = grown_f, grown_d, grown_n
+                if nf == out.shape[0]:
+                    grown = np.empty((2 * nf, width))
+                    grown[:nf] = out[:nf]
+                    out = grown
                 # insertion by (distance, serial): a ray's hits are few
                 k = nf
-                while k > 0 and (dist[k - 1] > t or (dist[k - 1] == t and serial[found[k - 1]] > serial[j])):
-                    found[k] = found[k - 1]
-                    dist[k] = dist[k - 1]
-                    nrms[k] = nrms[k - 1]
+                while k > 0 and (out[k - 1, 1] > t or (out[k - 1, 1] == t and serial[int(out[k - 1, 0])] > serial[s])):
+                    out[k] = out[k - 1]
                     k -= 1
-                found[k] = j
-                dist[k] = t
+                out[k, 0] = s
+                out[k, 1] = t
                 for c in range(dim):
-                    nrms[k, c] = nrm[c]
+                    out[k, 2 + c] = o[c] + d[c] * t
+                    out[k, 2 + dim + c] = nrm[c]
                 nf += 1
         if not done:
             budget -= 1
@@ -675,38 +789,297 @@ def _ray_all(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
             else:
                 cur[axis] += step[axis]
                 tnext[axis] += tdelta[axis]
-    slots = np.empty(nf, dtype=np.int64)
-    points = np.empty((nf, dim))
-    for k in range(nf):
-        slots[k] = handles[found[k]]
-        for c in range(dim):
-            points[k, c] = o[c] + d[c] * dist[k]
-    return slots, dist[:nf].copy(), points, nrms[:nf].copy()
+    return out[:nf]
 
 
-def ray_all(grid_args: tuple[Any, ...], bodies: tuple[Any, ...], category: Any, bits: Any, o: Floats, d: Floats,
-            maxd: float, cat: int, msk: int, rule: tuple[float, float],
-            parallel_rate: float) -> tuple[Index, Floats, Floats, Floats]:
-    """Every ball or box one ray meets within ``maxd``, nearest first (then add order), in one call.
+def ray_rows(q: QueryArrays, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, cat: int,
+             msk: int, parallel_rate: float) -> Floats:
+    """Every ball or box one ray (origin ``o``, unit direction ``d``) meets within ``maxd``, one row per hit.
 
-    Parameters
-    ----------
-    grid_args : tuple
-        ``(lo, hi, cell, mask, starts, entries, big, n_gridded, glo, ghi,
-        handles, stamp, tag)`` of a :class:`~collideworld.spatial.GridIndex`.
-    bodies : tuple
-        ``(kind, center, rotation, half, radius, serial)`` by the grid's local
-        index (``queries.QueryIndex.bodies``: balls and boxes only).
-    category, bits : ndarray of uint32
-        The store's filter columns, by slot.
-    o, d : ndarray, shape (D,)
-        Origin and unit direction.
+    The index must hold balls and boxes only (``queries.QueryIndex.bodies``).
 
     Returns
     -------
-    slots : ndarray of int64, shape (K,)
-    distance : ndarray, shape (K,)
-    point, normal : ndarray, shape (K, D)
+    ndarray, shape (K, 2 + 2 D)
+        ``[slot, distance, point, normal]`` per hit, nearest first (then add order).
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add_many(Circle(1.0), [[5, 0], [9, 0]])
+    [0, 1]
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> grid = index.refresh()
+    >>> ray_rows(index.arrays, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, float("inf"), 1, 1, 1e-300).tolist()
+    [[0.0, 4.0, 4.0, 0.0, -1.0, 0.0], [1.0, 8.0, 8.0, 0.0, -1.0, 0.0]]
+    """
+    out: Floats = _ray_one(q, ox, oy, oz, dx, dy, dz, maxd, cat, msk, parallel_rate)
+    return out
+
+
+@njit(cache=True)
+def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats,
+                pbound: Floats, pwx: Floats, pwy: Floats, rule: tuple[float, float], hit: Any, nrm: Floats,
+                dep: Floats, m3: Floats, t3: Floats, tb3: Floats) -> int:
+    """HIT, MISS or OTHER for probe row ``r`` against body ``s``: the exact test of :func:`_overlap`, step for step."""
+    kb = q.kind[s]
+    if kb > POLYGON or (kb == POLYGON and not q.simple[s]):
+        return OTHER
+    dim = ppos.shape[1]
+    position = q.position
+    if kb != HALFSPACE:
+        # the bounding-ball reject of the narrowphase (probe as a, body as b), operation for operation
+        reach = pbound[r] + q.bound_radius[s]
+        g = ppos[r, 0] - position[s, 0]
+        size = abs(ppos[r, 0])
+        spread = abs(g)
+        dist2 = g * g
+        for d in range(1, dim):
+            g = ppos[r, d] - position[s, d]
+            size = max(size, abs(ppos[r, d]))
+            spread = max(spread, abs(g))
+            dist2 += g * g
+        slack = 2.0 * (rule[0] * abs(size + spread + reach))
+        limit = reach * (1 + 1e-9) + slack
+        if dist2 > limit * limit:
+            return MISS
+    # canonical order: the lower kind is side a (a hit does not depend on the normal's sign)
+    if kb == HALFSPACE:
+        if pk == BALL:
+            _halfspace_ball(q.plane_normal, q.plane_offset, s, ppos, prad, r, rule, 0, hit, nrm, dep)
+        elif pk == BOX:
+            _halfspace_box(q.plane_normal, q.plane_offset, s, ppos, prot, phalf, r, rule, 0, hit, nrm, dep)
+        else:
+            _halfspace_points(q.plane_normal, q.plane_offset, s, pwx, pwy, r, pn, rule, 0, hit, nrm, dep)
+    elif pk == BALL:
+        if kb == BALL:
+            _ball_ball(ppos, prad, r, position, q.radius, s, rule, 0, hit, nrm, dep)
+        elif kb == BOX:
+            _ball_box(ppos, prad, r, position, q.rotation, q.half, s, rule, 0, hit, nrm, dep)
+        else:
+            _ball_polygon(ppos, prad, r, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, 0, hit, nrm, dep)
+    elif pk == BOX:
+        if kb == BALL:
+            _ball_box(position, q.radius, s, ppos, prot, phalf, r, rule, 0, hit, nrm, dep)
+        elif kb == BOX:
+            if dim == 2:
+                _box_box_2d(ppos, prot, phalf, r, position, q.rotation, q.half, s, rule, 0, hit, nrm, dep)
+            else:
+                _box_box_3d(ppos, prot, phalf, r, position, q.rotation, q.half, s, rule, 0, m3, t3, tb3, hit, nrm,
+                            dep)
+        else:
+            _box_polygon(ppos, prot, phalf, r, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, 0, hit, nrm,
+                         dep)
+    else:  # a simple polygon probe
+        if kb == BALL:
+            _ball_polygon(position, q.radius, s, pwx, pwy, r, pn, rule, 0, hit, nrm, dep)
+        elif kb == BOX:
+            _box_polygon(position, q.rotation, q.half, s, pwx, pwy, r, pn, rule, 0, hit, nrm, dep)
+        else:
+            _polygon_polygon(pwx, pwy, r, pn, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, 0, hit, nrm, dep)
+    return HIT if hit[0] else MISS
+
+
+@njit(cache=True)
+def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: float, ball: bool, cat: int,
+               msk: int) -> Index:
+    """One point (``ball``) or axis-aligned box ``(x, y, z) ± (hx, hy, hz)``: ``[K, K slots in add order, others]``.
+
+    The walk and tests of :func:`_overlap_boxes` for one probe, without its
+    batch buffers (a single query's cost is mostly fixed costs).
+    """
+    dim = q.position.shape[1]
+    counter = q.scratch[28]
+    tag = counter[0]  # a tag of the single queries' own (see scratch)
+    counter[0] = tag - 1
+    rule = (q.rel, q.floor)
+    ppos = np.empty((1, dim))
+    phalf = np.empty((1, dim))
+    prot = np.zeros((1, dim, dim))
+    prad = np.zeros(1)
+    pbound = np.empty(1)
+    qlo = np.empty((1, dim))
+    qhi = np.empty((1, dim))
+    ppos[0, 0], ppos[0, 1], phalf[0, 0], phalf[0, 1] = x, y, hx, hy
+    if dim == 3:
+        ppos[0, 2], phalf[0, 2] = z, hz
+    # the probe's box as _overlap_boxes widens it: tol of (max |center| + max half)
+    mc = abs(ppos[0, 0])
+    mh = phalf[0, 0]
+    b2 = 0.0
+    for k in range(dim):
+        mc = max(mc, abs(ppos[0, k]))
+        mh = max(mh, phalf[0, k])
+        b2 += phalf[0, k] * phalf[0, k]
+        prot[0, k, k] = 1.0
+    tol = rule[0] * max(rule[1], mc + mh)
+    for k in range(dim):
+        qlo[0, k] = ppos[0, k] - phalf[0, k] - tol
+        qhi[0, k] = ppos[0, k] + phalf[0, k] + tol
+    pbound[0] = np.sqrt(b2)
+    pk = BALL if ball else BOX
+    no = np.empty((0, 1))
+    hit = np.empty(1, dtype=np.bool_)
+    nrm = np.empty((1, dim))
+    dep = np.empty(1)
+    m3 = np.empty((3, 3))
+    t3 = np.empty(3)
+    tb3 = np.empty(3)
+    out = np.empty(8, dtype=np.int64)  # [K, hits...]; others after, moved in at the end
+    oth = np.empty(0, dtype=np.int64)
+    n_out = 1
+    n_oth = 0
+    category = q.category
+    bits = q.bits
+    serial = q.serial
+    stamp = q.stamp
+    handles = q.handles
+    lo = q.lo
+    hi = q.hi
+    cell = q.cell
+    c0 = np.zeros(3, dtype=np.int64)
+    c1 = np.zeros(3, dtype=np.int64)
+    ncells = 1
+    for k in range(dim):
+        c0[k] = math.floor(qlo[0, k] / cell)
+        c1[k] = math.floor(qhi[0, k] / cell)
+        ncells *= c1[k] - c0[k] + 1
+    walk = q.n_gridded > 0 and ncells <= q.max_cells
+    n_p = q.planes.shape[0]
+    n_big = q.big.shape[0]
+    # candidates, in turn: the grid's buckets (walk) or every box (scan), then the big boxes, then the half-spaces
+    starts, entries, elo, ehi = q.starts, q.entries, q.elo, q.ehi
+    a = c0[0]
+    b = c0[1]
+    c = c0[2]
+    e = 0
+    e_end = 0
+    if walk:
+        key = _hash(a, b, c, dim, q.gmask)
+        e, e_end = starts[key], starts[key + 1]
+    phase = 0 if walk else 1  # 0 buckets, 1 scan, 2 big boxes, 3 half-spaces
+    t = 0
+    while True:
+        s = -1
+        if phase == 0:
+            if e < e_end:
+                if _meets(elo, ehi, e, qlo, qhi, 0, dim):
+                    j = entries[e]
+                    if stamp[j] != tag:
+                        stamp[j] = tag
+                        s = handles[j]
+                e += 1
+            else:  # next cell
+                c += 1
+                if c > c1[2]:
+                    c = c0[2]
+                    b += 1
+                    if b > c1[1]:
+                        b = c0[1]
+                        a += 1
+                if a > c1[0]:
+                    phase = 2
+                    t = 0
+                else:
+                    key = _hash(a, b, c, dim, q.gmask)
+                    e, e_end = starts[key], starts[key + 1]
+                continue
+        elif phase == 1:
+            if t < lo.shape[0]:
+                if _meets(lo, hi, t, qlo, qhi, 0, dim):
+                    s = handles[t]
+                t += 1
+            else:
+                phase = 3
+                t = 0
+                continue
+        elif phase == 2:
+            if t < n_big:
+                if _meets(lo, hi, q.big[t], qlo, qhi, 0, dim):
+                    s = handles[q.big[t]]
+                t += 1
+            else:
+                phase = 3
+                t = 0
+                continue
+        else:
+            if t >= n_p:
+                break
+            s = q.planes[t]
+            t += 1
+        if s < 0 or (category[s] & msk) == 0 or (cat & bits[s]) == 0:
+            continue
+        got = _probe_test(q, s, pk, 0, 0, ppos, prot, prad, phalf, pbound, no, no, rule, hit, nrm, dep, m3, t3, tb3)
+        if got == HIT:
+            if n_out == out.shape[0]:
+                out = _grown(out, n_out)
+            # insertion by serial: a probe's hits are few
+            k = n_out
+            while k > 1 and serial[out[k - 1]] > serial[s]:
+                out[k] = out[k - 1]
+                k -= 1
+            out[k] = s
+            n_out += 1
+        elif got == OTHER:
+            if n_oth == oth.shape[0]:
+                oth = _grown(oth, n_oth)
+            oth[n_oth] = s
+            n_oth += 1
+    res = np.empty(n_out + n_oth, dtype=np.int64)
+    res[0] = n_out - 1
+    res[1:n_out] = out[1:n_out]
+    res[n_out:] = oth[:n_oth]
+    return res
+
+
+@njit(cache=True)
+def _row_bounds(q: Any, rows: Index) -> tuple[Floats, Floats, bool]:
+    dim = q.position.shape[1]
+    m = rows.shape[0]
+    lo = np.empty((m, dim))
+    hi = np.empty((m, dim))
+    for r in range(m):
+        s = rows[r]
+        kb = q.kind[s]
+        if kb > POLYGON or kb == HALFSPACE or (kb == POLYGON and not q.simple[s]):
+            return lo, hi, False
+        scale = 0.0
+        for k in range(dim):
+            if kb == BALL:
+                a = q.position[s, k] - q.radius[s]
+                b = q.position[s, k] + q.radius[s]
+            elif kb == BOX:
+                ext = 0.0
+                for j in range(dim):
+                    ext += abs(q.rotation[s, k, j]) * q.half[s, j]
+                a = q.position[s, k] - ext
+                b = q.position[s, k] + ext
+            else:  # the posed vertices, padded by the last
+                col = q.world_x if k == 0 else q.world_y
+                a = col[0, s]
+                b = col[0, s]
+                for v in range(1, col.shape[0]):
+                    a = min(a, col[v, s])
+                    b = max(b, col[v, s])
+            lo[r, k] = a
+            hi[r, k] = b
+            scale = max(scale, max(abs(a), abs(b)))
+        tol = q.rel * max(q.floor, scale)
+        for k in range(dim):
+            lo[r, k] -= tol
+            hi[r, k] += tol
+    return lo, hi, True
+
+
+def row_bounds(q: QueryArrays, rows: Index) -> tuple[Floats, Floats] | None:
+    """Tight boxes ``(lo, hi)`` (k, D) of balls, boxes and simple polygons ``rows``, widened by the touching tolerance.
+
+    The arithmetic of :func:`_probe_bounds` on the store's own rows (to
+    rounding, the boxes of ``fat_boxes.tight_bounds``): what a grid patch
+    needs for a few moved bodies, without the numpy path's grouping by kind.
+    None when some row is of another kind.
 
     Examples
     --------
@@ -714,13 +1087,13 @@ def ray_all(grid_args: tuple[Any, ...], bodies: tuple[Any, ...], category: Any, 
     >>> from collideworld import Circle, World
     >>> from collideworld.queries import QueryIndex
     >>> w = World(dim=2, backend="compiled")
-    >>> w.add_many(Circle(1.0), [[5, 0], [9, 0]])
-    [0, 1]
+    >>> w.add(Circle(1.0), position=(2, 0))
+    0
     >>> index = QueryIndex(w._store, "compiled")
-    >>> s, t, p, n = ray_all(index.ray_args(), index.bodies, w._store.category, w._store.mask, np.zeros(2),
-    ...                      np.array([1.0, 0.0]), np.inf, 1, 1, index.rule, 1e-300)
-    >>> s.tolist(), t.tolist(), n.tolist()
-    ([0, 1], [4.0, 8.0], [[-1.0, 0.0], [-1.0, 0.0]])
+    >>> _ = index.refresh()
+    >>> lo, hi = row_bounds(index.arrays, np.array([0]))
+    >>> np.round(lo, 9).tolist(), np.round(hi, 9).tolist()
+    ([[1.0, -1.0]], [[3.0, 1.0]])
     """
-    return _ray_all(*grid_args, *bodies, category, bits, o, d, maxd, cat, msk,  # type: ignore[call-arg]
-                    rule[0], rule[1], parallel_rate)
+    lo, hi, ok = _row_bounds(q, rows)
+    return (lo, hi) if ok else None

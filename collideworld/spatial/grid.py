@@ -265,8 +265,9 @@ class GridIndex:
         assert self.backend == "compiled"
         if len(rows) and int(rows.max()) >= self.n:
             return False
-        in_big = np.isin(rows, self.big)
-        if in_big.any():
+        # (np.isin costs ~10 us even on empty arrays: a patch of one row pays for every call)
+        in_big = np.isin(rows, self.big) if len(self.big) else np.zeros(len(rows), dtype=bool)
+        if len(self.big) and in_big.any():
             self.big = self.big[~np.isin(self.big, rows[in_big])]
         elo, ehi = self.entry_boxes()
         overflow, delta = patch_buckets(rows, np.ascontiguousarray(lo), np.ascontiguousarray(hi), alive, in_big,
@@ -277,8 +278,10 @@ class GridIndex:
             self.big = np.concatenate([self.big, rows[overflow]])
         live = alive & ~overflow
         if live.any():  # the bounds a segment walk clips to hold every gridded box
-            self.glo = np.minimum(self.glo, lo[live].min(axis=0) - self.pad)
-            self.ghi = np.maximum(self.ghi, hi[live].max(axis=0) + self.pad)
+            llo, lhi = lo[live].min(axis=0) - self.pad, hi[live].max(axis=0) + self.pad
+            if np.any(llo < self.glo) or np.any(lhi > self.ghi):
+                self.glo = np.minimum(self.glo, llo)
+                self.ghi = np.maximum(self.ghi, lhi)
         return len(self.big) <= self.big_limit
 
     def __len__(self) -> int:

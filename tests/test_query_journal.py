@@ -1,0 +1,212 @@
+"""The store's change journal and the query grid patched from it.
+
+``BodyStore.take_changes`` lists the slots changed since it was last read;
+the compiled query index patches its grid from that list only (O(changed)).
+Each world here runs on both backends after every single change (move, add,
+remove, set_shape, set_static, set_filter, a moved half-plane, a rejected
+call), and every query is compared three ways: the compiled world, the
+numpy world (which rebuilds its grid), and brute force (``collide()``
+against every body; the ray kernels on every body).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from collideworld import Box, Circle, CollideWorldError, HalfPlane, Polygon, World
+from collideworld.bodies import BodyStore
+
+from .test_queries_batched import brute_rays, brute_shape
+
+pytest.importorskip("numba")
+
+U32 = 0xFFFFFFFF
+
+
+def test_take_changes_lists_each_changed_slot_once_sorted():
+    store = BodyStore(2)
+    s = store.allocate(4)
+    store.set_shapes(s, [Circle(1.0)] * 4)
+    store.take_changes()
+    assert store.take_changes().tolist() == []
+    store.set_poses(s[[3, 1]], np.zeros((2, 2)), np.zeros(2))
+    store.set_poses(s[[1]], np.ones((1, 2)), np.zeros(1))
+    store.set_shapes(s[[0]], [Box((1.0, 1.0))])
+    assert store.take_changes().tolist() == [0, 1, 3]
+    store.release(s[[2]])
+    assert store.take_changes().tolist() == [2]
+    assert store.take_changes().tolist() == []
+
+
+def test_take_changes_gives_up_on_renumbering_growth_and_floods():
+    store = BodyStore(2, capacity=4)
+    s = store.allocate(4)
+    store.set_shapes(s, [Circle(1.0)] * 4)
+    store.take_changes()
+    store.compact()
+    assert store.take_changes() is None        # slots renumbered: the reader must look at everything
+    store.allocate(20)                         # the arrays grow
+    assert store.take_changes() is None
+    big = BodyStore(2, capacity=2000)
+    slots = big.allocate(2000)
+    big.take_changes()
+    for k in range(600):                       # more than a quarter of the store, nobody reading
+        big.set_poses(slots[k:k + 1], np.zeros((1, 2)), np.zeros(1))
+    assert big.take_changes() is None
+    assert big.take_changes().tolist() == []   # a fresh journal after it was read
+
+
+def _pair(seed, n=300, span=30.0):
+    rng = np.random.default_rng(seed)
+    ws = [World(2, backend=b) for b in ("compiled", "numpy")]
+    shapes = [Box((0.5, 0.3)), Circle(0.4), Polygon([(0, 0), (1, 0), (0.3, 0.8)])]
+    for w in ws:
+        for k in range(n):
+            r = np.random.default_rng(seed * 1000 + k)
+            w.add(shapes[k % 3], position=r.uniform(0, span, 2), angle=float(r.uniform(-3, 3)), id=k,
+                  category=1 + k % 2, mask=U32)
+        w.add(HalfPlane((0.0, 1.0), -0.5), id="floor")
+        w.step()
+    return rng, ws
+
+
+def _agree(rng, ws, span=30.0):
+    """Every query of both worlds agrees, and with brute force."""
+    cw, nw = ws
+    for _ in range(25):
+        p = rng.uniform(-1, span + 1, 2)
+        got = cw.query_point(tuple(p.tolist()))
+        assert got == nw.query_point(tuple(p.tolist()))
+        # brute force with a box of half side 1e-12 for the point: random points are never that near an edge
+        dot = Box((1e-12, 1e-12))
+        assert got == brute_shape(cw, dot, (p, 0.0))
+        cat = int(rng.integers(1, 4))
+        assert cw.query_point(p, category=cat, mask=cat) == brute_shape(cw, dot, (p, 0.0), cat, cat)
+        box = Box((0.7, 0.4))
+        a = float(rng.uniform(-3, 3))
+        assert cw.query_shape(box, p, angle=a) == nw.query_shape(box, p, angle=a) == brute_shape(cw, box, (p, a))
+        lo = p - 0.5
+        assert cw.query_aabb(lo, p) == nw.query_aabb(lo, p)
+        d = rng.normal(size=2)
+        hits = cw.raycast(p, d, 8.0)
+        assert [(h.id, h.distance) for h in hits] == [(h.id, h.distance) for h in nw.raycast(p, d, 8.0)]
+        brute = brute_rays(cw, p, d, 8.0)
+        assert {h.id for h in hits} == set(brute)
+        assert all(abs(h.distance - brute[h.id]) <= 1e-9 * (1 + h.distance) for h in hits)
+    pts = rng.uniform(-1, span + 1, (400, 2))
+    a, b = cw.query_points(pts), nw.query_points(pts)
+    assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
+    cw._index._grid._check()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_queries_after_each_kind_of_change(seed):
+    rng, ws = _pair(seed)
+    _agree(rng, ws)
+    index = ws[0]._index
+    changes = [
+        lambda w: w.move(5, (3.0, 4.0), angle=0.3),
+        lambda w: w.move_many([6, 7, 8], [[1.0, 1.0], [29.0, 29.0], [15.0, 15.0]]),
+        lambda w: w.add(Circle(0.7), position=(10.0, 10.0), id="new"),
+        lambda w: w.remove(9),
+        lambda w: w.set_shape(10, Box((2.0, 0.2))),
+        lambda w: w.set_static(11, True),
+        lambda w: w.set_filter(12, category=4, mask=4),
+        lambda w: w.set_shape("floor", HalfPlane((0.0, 1.0), 3.0)),   # the half-plane moves
+        lambda w: w.remove("floor"),
+        lambda w: w.add(Polygon([(0, 0), (2, 0), (1, 2)]), position=(20.0, 5.0), id="tri"),
+    ]
+    for change in changes:
+        for w in ws:
+            change(w)
+        grid, before = index._grid, index._changes
+        _agree(rng, ws)
+        assert index._grid is grid             # patched in place, not rebuilt
+        assert index._changes - before <= 3    # the patch looked at the changed bodies only
+    for w in ws:
+        w.step()
+    _agree(rng, ws)
+
+
+def test_rejected_calls_leave_the_world_and_its_queries_unchanged():
+    rng, ws = _pair(3)
+    _agree(rng, ws)
+    cw = ws[0]
+    version = cw._store.version
+    for bad in (lambda w: w.move(5, (np.nan, 0.0)), lambda w: w.move("nobody", (0.0, 0.0)),
+                lambda w: w.set_shape(5, "not a shape"), lambda w: w.move_many([5, 6], [[0.0, 0.0]]),
+                lambda w: w.query_point((1.0,)), lambda w: w.raycast((0.0, 0.0), (0.0, 0.0))):
+        for w in ws:
+            with pytest.raises(CollideWorldError):
+                bad(w)
+    assert cw._store.version == version
+    assert cw._store.take_changes().tolist() == []
+    _agree(rng, ws)
+
+
+NO_COMPILE_IN_QUERIES_AFTER_WARM_UP = textwrap.dedent("""
+    import importlib, pkgutil
+    import numpy as np
+    import collideworld
+    from collideworld import World, Circle, Box, Polygon, HalfPlane, Plane, Sphere
+    collideworld.warm_up()
+    modules = ["collideworld.spatial.compiled", "collideworld.geometry.gjk", "collideworld.geometry.time_of_impact"]
+    modules += ["collideworld.compiled." + m.name
+                for m in pkgutil.iter_modules(importlib.import_module("collideworld.compiled").__path__)]
+    def signatures():
+        found = {}
+        for name in modules:
+            for attr, obj in vars(importlib.import_module(name)).items():
+                if hasattr(obj, "signatures") and hasattr(obj, "py_func"):
+                    found[name + "." + attr] = len(obj.signatures)
+        return found
+    before = signatures()
+    rng = np.random.default_rng(0)
+    for dim in (2, 3):
+        for with_polygons in (True, False):
+            w = World(dim=dim, backend="compiled")
+            if with_polygons:
+                w.add(HalfPlane((0.0, 1.0), -9.0) if dim == 2 else Plane((0.0, 0.0, 1.0), -9.0))
+            shapes = [Circle(0.5) if dim == 2 else Sphere(0.5), Box((0.5,) * dim)]
+            if dim == 2 and with_polygons:
+                shapes.append(Polygon(((0, 0), (1, 0), (0.5, 0.8))))
+            for i in range(60):
+                w.add(shapes[i % len(shapes)], position=tuple(rng.uniform(0, 12, dim)))
+            w.step()
+            pts = rng.uniform(0, 12, (30, dim))
+            dirs = rng.normal(size=(30, dim))
+            p = tuple(pts[0].tolist())
+            pose = (p, 0.3) if dim == 2 else (p, (1.0, 0.0, 0.0, 0.0))
+            for probe in shapes:
+                w.query_shape(probe, p, **({"angle": 0.3} if dim == 2 else {}))
+                w.query_shapes(probe, pts)
+            w.query_point(p)
+            w.query_points(pts)
+            w.query_aabb(pts[0] - 1.0, pts[0] + 1.0)
+            w.raycast(p, dirs[0], 5.0)
+            w.raycast(p, dirs[0])
+            w.raycast_many(pts, dirs, 5.0)
+            w.raycast_many(pts, dirs)
+            w.raycast_many(pts, dirs, all_hits=True)
+            w.move(5, position=tuple(rng.uniform(0, 12, dim)))   # the grid is patched from the journal
+            w.query_point(p)
+            w.query_nearest(p, k=3)
+            w.query_within(shapes[1], pose, 2.0)
+            w.cast(shapes[0], pose, (tuple((pts[0] + 5.0).tolist()), pose[1]))
+    after = signatures()
+    grown = {k: (before.get(k), v) for k, v in after.items() if v != before.get(k)}
+    assert not grown, grown
+    print("ok")
+""")
+
+
+def test_no_compilation_in_queries_after_warm_up():
+    done = subprocess.run([sys.executable, "-c", NO_COMPILE_IN_QUERIES_AFTER_WARM_UP], capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "ok"
