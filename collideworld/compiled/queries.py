@@ -284,6 +284,11 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
              pk: int, pn: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats, pbound: Floats,
              pwx: Floats, pwy: Floats, qlo: Floats, qhi: Floats, cat: int, msk: int,
              rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
+    # The row index as np.int64 and the probe's vertex planes as strided views (as the
+    # store's): numba compiles a row kernel once per literal value and array layout
+    # it meets, and the World's step calls them so
+    row0 = np.int64(0)
+    pvx, pvy = pwx[:, :pwx.shape[1]], pwy[:, :pwy.shape[1]]
     # One pass per probe: its grid candidates (the walk of spatial.compiled._query_boxes), then
     # each candidate's exact test while its rows are still in cache. The output buffers grow by
     # doubling (a count would need a second walk and a second exact test of every candidate, which
@@ -390,37 +395,37 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                 # canonical order: the lower kind is side a (a hit does not depend on the normal's sign)
                 if kb == HALFSPACE:
                     if pk == BALL:
-                        _halfspace_ball(plane_normal, plane_offset, s, ppos, prad, r, rule, 0, hit, nrm, dep)
+                        _halfspace_ball(plane_normal, plane_offset, s, ppos, prad, r, rule, row0, hit, nrm, dep)
                     elif pk == BOX:
-                        _halfspace_box(plane_normal, plane_offset, s, ppos, prot, phalf, r, rule, 0, hit, nrm, dep)
+                        _halfspace_box(plane_normal, plane_offset, s, ppos, prot, phalf, r, rule, row0, hit, nrm, dep)
                     else:
-                        _halfspace_points(plane_normal, plane_offset, s, pwx, pwy, r, pn, rule, 0, hit, nrm, dep)
+                        _halfspace_points(plane_normal, plane_offset, s, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
                 elif pk == BALL:
                     if kb == BALL:
-                        _ball_ball(ppos, prad, r, position, radius, s, rule, 0, hit, nrm, dep)
+                        _ball_ball(ppos, prad, r, position, radius, s, rule, row0, hit, nrm, dep)
                     elif kb == BOX:
-                        _ball_box(ppos, prad, r, position, rotation, half, s, rule, 0, hit, nrm, dep)
+                        _ball_box(ppos, prad, r, position, rotation, half, s, rule, row0, hit, nrm, dep)
                     else:
-                        _ball_polygon(ppos, prad, r, world_x, world_y, s, simple_n[poly[s]], rule, 0, hit, nrm, dep)
+                        _ball_polygon(ppos, prad, r, world_x, world_y, s, simple_n[poly[s]], rule, row0, hit, nrm, dep)
                 elif pk == BOX:
                     if kb == BALL:
-                        _ball_box(position, radius, s, ppos, prot, phalf, r, rule, 0, hit, nrm, dep)
+                        _ball_box(position, radius, s, ppos, prot, phalf, r, rule, row0, hit, nrm, dep)
                     elif kb == BOX:
                         if dim == 2:
-                            _box_box_2d(ppos, prot, phalf, r, position, rotation, half, s, rule, 0, hit, nrm, dep)
+                            _box_box_2d(ppos, prot, phalf, r, position, rotation, half, s, rule, row0, hit, nrm, dep)
                         else:
                             _box_box_3d(ppos, prot, phalf, r, position, rotation, half, s, rule, 0, m3, t3, tb3,
                                         hit, nrm, dep)
                     else:
-                        _box_polygon(ppos, prot, phalf, r, world_x, world_y, s, simple_n[poly[s]], rule, 0, hit, nrm,
+                        _box_polygon(ppos, prot, phalf, r, world_x, world_y, s, simple_n[poly[s]], rule, row0, hit, nrm,
                                      dep)
                 else:  # a simple polygon probe
                     if kb == BALL:
-                        _ball_polygon(position, radius, s, pwx, pwy, r, pn, rule, 0, hit, nrm, dep)
+                        _ball_polygon(position, radius, s, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
                     elif kb == BOX:
-                        _box_polygon(position, rotation, half, s, pwx, pwy, r, pn, rule, 0, hit, nrm, dep)
+                        _box_polygon(position, rotation, half, s, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
                     else:
-                        _polygon_polygon(pwx, pwy, r, pn, world_x, world_y, s, simple_n[poly[s]], rule, 0, hit, nrm,
+                        _polygon_polygon(pvx, pvy, r, pn, world_x, world_y, s, simple_n[poly[s]], rule, row0, hit, nrm,
                                          dep)
                 got = HIT if hit[0] else MISS
             if got == HIT:
@@ -684,6 +689,7 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
     """Every ball or box one ray meets within ``maxd``, one row per hit ``[slot, distance, point, normal]``,
     nearest first (then add order). The walk of ``spatial.compiled._query_segments``; the casts of
     ``_ray_body`` (numpy ``raycast_ball`` / ``raycast_box`` arithmetic), in the index's scratch arrays."""
+    row0 = np.int64(0)  # not a literal: numba would compile _meets and the row kernels once more for it
     dim = q.position.shape[1]
     sc = q.scratch
     o, d, o2, d2, signed, rate, nrm = sc[16], sc[17], sc[18], sc[19], sc[20], sc[21], sc[22]
@@ -758,7 +764,7 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
             if j < 0 or stamp[j] == tag:  # a free entry, or a box met already
                 continue
             stamp[j] = tag
-            if not _segment_meets(lo, hi, j, o2, d2, 0, maxd, dim):
+            if not _segment_meets(lo, hi, j, o2, d2, row0, maxd, dim):
                 continue
             s = q.handles[j]
             if (category[s] & msk) == 0 or (cat & bits[s]) == 0:
@@ -824,6 +830,11 @@ def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Fl
                 pbound: Floats, pwx: Floats, pwy: Floats, rule: tuple[float, float], hit: Any, nrm: Floats,
                 dep: Floats, m3: Floats, t3: Floats, tb3: Floats) -> int:
     """HIT, MISS or OTHER for probe row ``r`` against body ``s``: the exact test of :func:`_overlap`, step for step."""
+    # The row index as np.int64 and the probe's vertex planes as strided views (as the
+    # store's): numba compiles a row kernel once per literal value and array layout
+    # it meets, and the World's step calls them so
+    row0 = np.int64(0)
+    pvx, pvy = pwx[:, :pwx.shape[1]], pwy[:, :pwy.shape[1]]
     kb = q.kind[s]
     if kb > POLYGON or (kb == POLYGON and not q.simple[s]):
         return OTHER
@@ -848,37 +859,37 @@ def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Fl
     # canonical order: the lower kind is side a (a hit does not depend on the normal's sign)
     if kb == HALFSPACE:
         if pk == BALL:
-            _halfspace_ball(q.plane_normal, q.plane_offset, s, ppos, prad, r, rule, 0, hit, nrm, dep)
+            _halfspace_ball(q.plane_normal, q.plane_offset, s, ppos, prad, r, rule, row0, hit, nrm, dep)
         elif pk == BOX:
-            _halfspace_box(q.plane_normal, q.plane_offset, s, ppos, prot, phalf, r, rule, 0, hit, nrm, dep)
+            _halfspace_box(q.plane_normal, q.plane_offset, s, ppos, prot, phalf, r, rule, row0, hit, nrm, dep)
         else:
-            _halfspace_points(q.plane_normal, q.plane_offset, s, pwx, pwy, r, pn, rule, 0, hit, nrm, dep)
+            _halfspace_points(q.plane_normal, q.plane_offset, s, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
     elif pk == BALL:
         if kb == BALL:
-            _ball_ball(ppos, prad, r, position, q.radius, s, rule, 0, hit, nrm, dep)
+            _ball_ball(ppos, prad, r, position, q.radius, s, rule, row0, hit, nrm, dep)
         elif kb == BOX:
-            _ball_box(ppos, prad, r, position, q.rotation, q.half, s, rule, 0, hit, nrm, dep)
+            _ball_box(ppos, prad, r, position, q.rotation, q.half, s, rule, row0, hit, nrm, dep)
         else:
-            _ball_polygon(ppos, prad, r, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, 0, hit, nrm, dep)
+            _ball_polygon(ppos, prad, r, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, row0, hit, nrm, dep)
     elif pk == BOX:
         if kb == BALL:
-            _ball_box(position, q.radius, s, ppos, prot, phalf, r, rule, 0, hit, nrm, dep)
+            _ball_box(position, q.radius, s, ppos, prot, phalf, r, rule, row0, hit, nrm, dep)
         elif kb == BOX:
             if dim == 2:
-                _box_box_2d(ppos, prot, phalf, r, position, q.rotation, q.half, s, rule, 0, hit, nrm, dep)
+                _box_box_2d(ppos, prot, phalf, r, position, q.rotation, q.half, s, rule, row0, hit, nrm, dep)
             else:
                 _box_box_3d(ppos, prot, phalf, r, position, q.rotation, q.half, s, rule, 0, m3, t3, tb3, hit, nrm,
                             dep)
         else:
-            _box_polygon(ppos, prot, phalf, r, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, 0, hit, nrm,
+            _box_polygon(ppos, prot, phalf, r, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, row0, hit, nrm,
                          dep)
     else:  # a simple polygon probe
         if kb == BALL:
-            _ball_polygon(position, q.radius, s, pwx, pwy, r, pn, rule, 0, hit, nrm, dep)
+            _ball_polygon(position, q.radius, s, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
         elif kb == BOX:
-            _box_polygon(position, q.rotation, q.half, s, pwx, pwy, r, pn, rule, 0, hit, nrm, dep)
+            _box_polygon(position, q.rotation, q.half, s, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
         else:
-            _polygon_polygon(pwx, pwy, r, pn, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, 0, hit, nrm, dep)
+            _polygon_polygon(pvx, pvy, r, pn, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, row0, hit, nrm, dep)
     return HIT if hit[0] else MISS
 
 
@@ -890,6 +901,7 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
     The walk and tests of :func:`_overlap_boxes` for one probe, without its
     batch buffers (a single query's cost is mostly fixed costs).
     """
+    row0 = np.int64(0)  # not a literal: numba would compile _meets and the row kernels once more for it
     dim = q.position.shape[1]
     counter = q.scratch[28]
     tag = counter[0]  # a tag of the single queries' own (see scratch)
@@ -965,7 +977,7 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
         s = -1
         if phase == 0:
             if e < e_end:
-                if _meets(elo, ehi, e, qlo, qhi, 0, dim):
+                if _meets(elo, ehi, e, qlo, qhi, row0, dim):
                     j = entries[e]
                     if stamp[j] != tag:
                         stamp[j] = tag
@@ -988,7 +1000,7 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
                 continue
         elif phase == 1:
             if t < lo.shape[0]:
-                if _meets(lo, hi, t, qlo, qhi, 0, dim):
+                if _meets(lo, hi, t, qlo, qhi, row0, dim):
                     s = handles[t]
                 t += 1
             else:
@@ -997,7 +1009,7 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
                 continue
         elif phase == 2:
             if t < n_big:
-                if _meets(lo, hi, q.big[t], qlo, qhi, 0, dim):
+                if _meets(lo, hi, q.big[t], qlo, qhi, row0, dim):
                     s = handles[q.big[t]]
                 t += 1
             else:
@@ -1011,7 +1023,8 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
             t += 1
         if s < 0 or (category[s] & msk) == 0 or (cat & bits[s]) == 0:
             continue
-        got = _probe_test(q, s, pk, 0, 0, ppos, prot, prad, phalf, pbound, no, no, rule, hit, nrm, dep, m3, t3, tb3)
+        got = _probe_test(q, s, pk, row0, row0, ppos, prot, prad, phalf, pbound, no, no, rule, hit, nrm, dep, m3, t3,
+                          tb3)
         if got == HIT:
             if n_out == out.shape[0]:
                 out = _grown(out, n_out)

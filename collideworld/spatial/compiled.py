@@ -117,7 +117,7 @@ def _patch(rows: Index, new_lo: Floats, new_hi: Floats, alive: NDArray[np.bool_]
         s = rows[i]
         if lo[s, 0] <= hi[s, 0] and not was_big[i]:  # registered in buckets: leave them
             _cell_range(lo, hi, s, cell, pad, dim, c0, c1)
-            _unlink(s, c0, c1, 27, dim, mask, starts, entries, elo, ehi)
+            _unlink(s, c0, c1, np.int64(27), dim, mask, starts, entries, elo, ehi)  # not a literal: one compile
             delta -= 1
         size = 0.0
         for k in range(dim):
