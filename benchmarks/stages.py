@@ -50,6 +50,9 @@ def main() -> None:
         import numba
 
         numba.set_num_threads(threads)
+        import collideworld
+
+        collideworld.set_threads(threads)  # as given, even on a loaded machine
     spent: dict[str, float] = collections.defaultdict(float)
     walled: dict[str, float] = collections.defaultdict(float)
 

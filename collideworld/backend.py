@@ -126,7 +126,10 @@ def set_threads(n: int | None) -> None:
     any number of threads. ``set_threads(1)`` makes every loop serial;
     ``None`` lifts the cap. numba's own per-thread count
     (``numba.set_num_threads``) is honoured too: a loop uses the smaller of
-    the two.
+    the two. With no cap (the default) a loop also uses no more threads
+    than the cores other processes leave idle (by the 1-minute load
+    average): on busy cores, waiting for a descheduled worker thread costs
+    far more than a second core gains. An explicit cap is obeyed as given.
 
     Parameters
     ----------
@@ -166,7 +169,8 @@ def get_threads() -> int:
     int
         1 when the loops run serially (numba missing, a threading layer that
         is not thread-safe, or a cap of 1), else
-        ``min(numba.get_num_threads(), set_threads cap)``.
+        ``min(numba.get_num_threads(), set_threads cap)``; with no cap, at
+        most the cores the load average leaves idle.
 
     Examples
     --------

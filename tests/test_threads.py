@@ -253,7 +253,34 @@ def test_numba_set_num_threads_is_honoured() -> None:
         assert collideworld.get_threads() == 1
     finally:
         numba.set_num_threads(before)
-    assert collideworld.get_threads() == (min(before, _pool()) if layer_is_thread_safe() else 1)
+    collideworld.set_threads(_pool())
+    try:
+        assert collideworld.get_threads() == (before if layer_is_thread_safe() else 1)
+    finally:
+        collideworld.set_threads(None)
+
+
+@pytest.mark.parametrize(("load", "cores", "want"), [(0.0, 2, 2), (1.0, 2, 2), (1.4, 2, 2), (1.6, 2, 1),
+                                                     (2.5, 2, 1), (9.0, 2, 1), (0.5, 8, 8), (3.0, 8, 6),
+                                                     (4.0, 8, 5)])
+def test_without_a_cap_busy_cores_are_left_alone(monkeypatch: pytest.MonkeyPatch, load: float, cores: int,
+                                                 want: int) -> None:
+    # cores - (load - this process), rounded: by hand 2 - 0.6 = 1.4 -> 1, 8 - 2 = 6
+    from collideworld.geometry.compiled import threads
+
+    monkeypatch.setattr(threads.os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(threads.os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(threads, "_idle", (-1.0, 1))
+    monkeypatch.setattr(threads.time, "monotonic", lambda: 1e9)
+    assert threads._idle_threads() == want
+    collideworld.set_threads(None)
+    import numba
+
+    expected = min(want, numba.get_num_threads()) if threads.layer_is_thread_safe() else 1
+    assert collideworld.get_threads() == expected
+    collideworld.set_threads(1)
+    assert collideworld.get_threads() == 1
+    collideworld.set_threads(None)
 
 
 WORKQUEUE = textwrap.dedent("""
