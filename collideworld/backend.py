@@ -150,7 +150,7 @@ def set_threads(n: int | None) -> None:
     >>> set_threads(0)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    collideworld.errors.InvalidArgumentError: set_threads needs None or an int from 1 to the thread pool's size (...); got 0
+    collideworld.errors.InvalidArgumentError: set_threads needs None or an int from 1 to the thread pool's size ...
     """
     limit = _pool_size()
     if n is not None and (isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= limit):
@@ -190,7 +190,7 @@ def _pool_size() -> int:
         return 1
     import numba
 
-    return int(numba.config.NUMBA_NUM_THREADS)
+    return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
 
 
 #: Warm-up steps of compiled code above this layer (which this module may not
@@ -231,7 +231,9 @@ def warm_up(dims: Iterable[int] = (2, 3), every_shape: bool = False) -> None:
 
     Call it once, e.g. at start-up, so that no compilation happens inside a
     frame you time. Where the compiled loops may run on several threads
-    (:func:`get_threads` above 1), their parallel builds are compiled too. The first call in a fresh environment compiles (tens of
+    (numba's pool has several, a thread-safe threading layer, no
+    ``set_threads(1)``), their parallel builds are compiled too.
+    The first call in a fresh environment compiles (tens of
     seconds); later processes load the cached machine code (well under a
     second). Without numba it does nothing.
 
@@ -262,11 +264,11 @@ def warm_up(dims: Iterable[int] = (2, 3), every_shape: bool = False) -> None:
         raise InvalidArgumentError(f"warm_up every_shape must be True or False; got {every_shape!r}")
     if not compiled_available():
         return
-    from .geometry.compiled.threads import thread_count
+    from .geometry.compiled.threads import parallel_possible
 
     for d in sorted(set(wanted)):
         _warm_dim(d, every_shape)
-        if thread_count() > 1:
+        if parallel_possible():
             # the parallel builds too, which a step calls on large batches
             with _parallel_from_the_first_row():
                 _warm_dim(d)

@@ -171,7 +171,7 @@ def test_contact_loop_parallel_build_matches_serial_bit_for_bit(dim: int, chunks
     with on_threads(MANY):
         cs._contact_chunks_parallel(*cols, True, touch_rule(), *got, chunks)
     assert want[0].any() and not want[0].all()
-    for w, g in zip(want, got):
+    for w, g in zip(want, got, strict=True):
         assert w.tobytes() == g.tobytes()
 
 

@@ -352,7 +352,7 @@ if NUMBA_AVAILABLE:
     _walk_copies_kernel: Callable[..., Any] = njit(cache=True)(_walk_copies)
     _big_pairs_kernel: Callable[..., Any] = njit(cache=True)(_with_big_pairs)
 else:  # pragma: no cover - exercised only where numba is absent
-    prange = range
+    prange = range  # type: ignore[misc]
 
 
 def _walk(box: NDArray[np.int64], cell: NDArray[np.int64], start_lo: NDArray[np.float64], end: NDArray[np.float64],

@@ -43,7 +43,8 @@ import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["layer_is_thread_safe", "on_threads", "parallel_twin", "set_thread_cap", "thread_cap", "thread_count", "threads_for"]
+__all__ = ["layer_is_thread_safe", "on_threads", "parallel_possible", "parallel_twin", "set_thread_cap",
+           "thread_cap", "thread_count", "threads_for"]
 
 #: Threading layers that may be entered by several Python threads at once (numba's docs).
 _SAFE_LAYERS = ("omp", "tbb")
@@ -78,8 +79,8 @@ def layer_is_thread_safe() -> bool:
                     from numba.np.ufunc import parallel
 
                     # what numba's first parallel call does: choose and load the layer
-                    parallel._launch_threads()
-                    _safe = numba.threading_layer() in _SAFE_LAYERS
+                    parallel._launch_threads()  # type: ignore[no-untyped-call]
+                    _safe = numba.threading_layer() in _SAFE_LAYERS  # type: ignore[attr-defined]
                 except Exception:  # no layer loads, or numba's internals moved: stay serial
                     _safe = False
     return _safe
@@ -161,6 +162,26 @@ def _idle_threads() -> int:
             free = 1 << 30
         _idle = (now, free)
     return _idle[1]
+
+
+def parallel_possible() -> bool:
+    """Whether a parallel build may ever run in this process, whatever the load (for warm-up).
+
+    Returns
+    -------
+    bool
+        numba's pool has several threads, the cap is not 1 and the
+        threading layer is thread-safe.
+
+    Examples
+    --------
+    >>> isinstance(parallel_possible(), bool)
+    True
+    """
+    import numba
+
+    pool = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+    return pool > 1 and _cap != 1 and layer_is_thread_safe()
 
 
 def threads_for(size: int, threshold: int) -> int:
