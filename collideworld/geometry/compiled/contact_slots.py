@@ -18,6 +18,11 @@ every pair gets the bits of the grouped compiled path. Per pair::
 Pairs flagged ``other`` are left for the grouped path (polygons split into
 parts). The numpy twin of this loop is the grouped dispatcher itself.
 
+From :data:`PARALLEL_PAIRS` pairs on, the loop runs in ranges of rows spread
+over threads (``prange``; :mod:`.threads` says when and on how many). Each
+row reads only its own inputs and writes only its own outputs, so the
+results are the same bit for bit on any number of threads.
+
 NOTE: numba's on-disk cache of :func:`_contact_rows` is checked against this
 file only, not against the row routines it calls in the other modules. After
 editing a ``_row`` there, delete the cache
