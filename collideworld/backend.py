@@ -282,16 +282,21 @@ def _parallel_from_the_first_row() -> Iterator[None]:
 
     A step elsewhere meanwhile gets the same results (any thread count gives
     the same bits), only on more threads than its batches need.
+    numba's thread count of the calling thread must be above 1 (it is,
+    unless ``numba.set_num_threads(1)`` was called there).
     """
     from .broadphase import compiled as broad
     from .geometry.compiled import contact_slots
+    from .geometry.compiled.threads import set_thread_cap, thread_cap
 
-    before = broad.PARALLEL_COPIES, contact_slots.PARALLEL_PAIRS
+    before = broad.PARALLEL_COPIES, contact_slots.PARALLEL_PAIRS, thread_cap()
     broad.PARALLEL_COPIES = contact_slots.PARALLEL_PAIRS = 0
+    set_thread_cap(_pool_size())  # an explicit cap: taken even when other processes keep the cores busy
     try:
         yield
     finally:
-        broad.PARALLEL_COPIES, contact_slots.PARALLEL_PAIRS = before
+        broad.PARALLEL_COPIES, contact_slots.PARALLEL_PAIRS, cap = before
+        set_thread_cap(cap)
 
 
 def _warm_dim(dim: int, every_shape: bool = False) -> None:

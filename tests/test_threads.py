@@ -316,3 +316,24 @@ def test_workqueue_layer_keeps_every_loop_serial() -> None:
     done = subprocess.run([sys.executable, "-c", WORKQUEUE], capture_output=True, text=True, timeout=600, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip() == "ok"
+
+
+WARM_UP_UNDER_LOAD = textwrap.dedent("""
+    import os
+    os.getloadavg = lambda: (50.0, 50.0, 50.0)  # every core busy with other processes
+    import collideworld
+    from collideworld.broadphase import compiled as broad
+    from collideworld.geometry.compiled import contact_slots
+    from collideworld.geometry.compiled.threads import parallel_possible
+    assert collideworld.get_threads() == 1
+    collideworld.warm_up()
+    built = bool(contact_slots._contact_chunks_parallel.signatures) and bool(broad._kernel_parallel.signatures)
+    print(built == parallel_possible(), collideworld.get_threads())
+""")
+
+
+def test_warm_up_prepares_the_parallel_builds_even_when_the_cores_are_busy_now() -> None:
+    # the load may drop later: a step must then not compile in the middle of a frame
+    done = subprocess.run([sys.executable, "-c", WARM_UP_UNDER_LOAD], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["True", "1"]
