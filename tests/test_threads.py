@@ -337,3 +337,34 @@ def test_warm_up_prepares_the_parallel_builds_even_when_the_cores_are_busy_now()
     done = subprocess.run([sys.executable, "-c", WARM_UP_UNDER_LOAD], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["True", "1"]
+
+
+FORK = textwrap.dedent("""
+    import multiprocessing as mp
+    import numpy as np
+    import collideworld
+    from collideworld import World, Circle
+    from collideworld.broadphase import compiled as broad
+    from collideworld.geometry.compiled import contact_slots
+    broad.PARALLEL_COPIES = contact_slots.PARALLEL_PAIRS = 0
+    import numba
+    collideworld.set_threads(numba.config.NUMBA_NUM_THREADS)  # parallel in the parent, whatever the load
+    def run(seed):
+        rng = np.random.default_rng(seed)
+        w = World(dim=2, backend="compiled")
+        w.add_many([Circle(0.5)] * 400, rng.uniform(0, 15, (400, 2)))
+        return len(w.step()), collideworld.get_threads()
+    parent = run(0)
+    with mp.get_context("fork").Pool(1) as pool:
+        child = pool.apply(run, (0,))
+    print(parent[0] == child[0] > 0, child[1])
+""")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() on this platform")
+def test_a_child_forked_after_parallel_steps_runs_serially() -> None:
+    # GNU OpenMP aborts a forked child's first parallel loop ("fork() called
+    # from a process already using GNU OpenMP"): the child must stay serial
+    done = subprocess.run([sys.executable, "-c", FORK], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["True", "1"]

@@ -29,6 +29,10 @@ run parallel kernels at the same time, and separate worlds may be stepped
 from separate threads. The layer is found once, by loading it as numba's
 first parallel call would; only ``omp`` and ``tbb`` are thread-safe.
 
+A child process forked after the layer was loaded stays serial too: GNU
+OpenMP's threads do not survive a fork, and its next parallel loop would
+abort the child (``multiprocessing`` forks by default on Linux).
+
 NOTE: numba's thread count is per Python thread
 (``numba.set_num_threads`` affects only the thread calling it); the cap of
 :func:`set_thread_cap` is for the whole process.
@@ -51,6 +55,7 @@ _SAFE_LAYERS = ("omp", "tbb")
 
 _lock = threading.Lock()
 _safe: bool | None = None
+_pid = -1  # the process that loaded the layer
 _cap: int | None = None
 #: (time read, threads the load average leaves) of :func:`_idle_threads`
 _idle = (-1.0, 1)
@@ -63,14 +68,15 @@ def layer_is_thread_safe() -> bool:
     -------
     bool
         False also when the layer cannot be loaded (no parallel build is
-        then ever called).
+        then ever called), and in a child forked after the layer was
+        loaded (GNU OpenMP is not fork-safe).
 
     Examples
     --------
     >>> isinstance(layer_is_thread_safe(), bool)
     True
     """
-    global _safe
+    global _safe, _pid
     if _safe is None:
         with _lock:
             if _safe is None:
@@ -83,7 +89,10 @@ def layer_is_thread_safe() -> bool:
                     _safe = numba.threading_layer() in _SAFE_LAYERS  # type: ignore[attr-defined]
                 except Exception:  # no layer loads, or numba's internals moved: stay serial
                     _safe = False
-    return _safe
+                _pid = os.getpid()
+    # a child forked after the threads started: GNU OpenMP's threads do not
+    # survive a fork (its next parallel loop aborts the child), so stay serial
+    return _safe and os.getpid() == _pid
 
 
 def set_thread_cap(n: int | None) -> None:
