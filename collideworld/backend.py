@@ -118,15 +118,16 @@ def resolve_backend(name: str) -> str:
 
 
 def set_threads(n: int | None) -> None:
-    """Cap the threads the compiled core's parallel loops use, for the whole process.
+    """Let the compiled core's large batches run on up to ``n`` threads (the default is 1: serial).
 
-    The compiled narrowphase and broadphase run their large batches on
+    The compiled narrowphase and broadphase can run their large batches on
     several threads (numba's ``prange``) when numba's threading layer is
     thread-safe (``omp`` or ``tbb``); results are the same, bit for bit, on
-    any number of threads. ``set_threads(1)`` makes every loop serial;
-    ``None`` lifts the cap. numba's own per-thread count
+    any number of threads. The setting is for the whole process.
+    ``set_threads(1)`` (the default) keeps every loop serial; ``None`` uses
+    every thread of numba's pool. numba's own per-thread count
     (``numba.set_num_threads``) is honoured too: a loop uses the smaller of
-    the two. With no cap (the default) a loop also uses no more threads
+    the two. With ``None`` a loop also uses no more threads
     than the cores other processes leave idle (by the 1-minute load
     average): on busy cores, waiting for a descheduled worker thread costs
     far more than a second core gains. An explicit cap is obeyed as given.
@@ -144,9 +145,10 @@ def set_threads(n: int | None) -> None:
 
     Examples
     --------
+    >>> set_threads(None); get_threads() >= 1
+    True
     >>> set_threads(1); get_threads()
     1
-    >>> set_threads(None)
     >>> set_threads(0)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -231,8 +233,9 @@ def warm_up(dims: Iterable[int] = (2, 3), every_shape: bool = False) -> None:
 
     Call it once, e.g. at start-up, so that no compilation happens inside a
     frame you time. Where the compiled loops may run on several threads
-    (numba's pool has several, a thread-safe threading layer, no
-    ``set_threads(1)``), their parallel builds are compiled too.
+    (after :func:`set_threads` above 1 or None, with a thread-safe
+    threading layer and several threads in numba's pool), their parallel
+    builds are compiled too: call ``set_threads`` first.
     The first call in a fresh environment compiles (tens of
     seconds); later processes load the cached machine code (well under a
     second). Without numba it does nothing.

@@ -48,7 +48,7 @@ def parallel_everywhere(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(broad, "PARALLEL_COPIES", 0)
     monkeypatch.setattr(contact_slots, "PARALLEL_PAIRS", 0)
     yield
-    collideworld.set_threads(None)
+    collideworld.set_threads(1)  # the default
 
 
 def _snapshot(c: collideworld.Contacts) -> tuple[Any, ...]:
@@ -207,7 +207,7 @@ def test_broadphase_walk_parallel_build_gives_the_same_keys_in_the_same_order(di
 
 def test_two_python_threads_stepping_two_worlds_give_the_serial_results(parallel_everywhere: None) -> None:
     serial = {dim: _run(dim, 5, False, 1) for dim in (2, 3)}
-    collideworld.set_threads(None)
+    collideworld.set_threads(_pool())
     got: dict[int, list[tuple[Any, ...]]] = {}
     failed: list[BaseException] = []
     start = threading.Barrier(2)
@@ -229,17 +229,20 @@ def test_two_python_threads_stepping_two_worlds_give_the_serial_results(parallel
 
 
 def test_set_threads_validates_and_caps() -> None:
+    from collideworld.geometry.compiled.threads import layer_is_thread_safe
+
     before = collideworld.get_threads()
+    assert before == 1  # serial unless asked
     for bad in (0, -1, 2.5, True, "2", _pool() + 1):
         with pytest.raises(InvalidArgumentError, match="set_threads"):
             collideworld.set_threads(bad)  # type: ignore[arg-type]
         assert collideworld.get_threads() == before  # a rejected call changes nothing
-    collideworld.set_threads(1)
+    collideworld.set_threads(_pool())
     try:
-        assert collideworld.get_threads() == 1
+        assert collideworld.get_threads() == (_pool() if layer_is_thread_safe() else 1)
     finally:
-        collideworld.set_threads(None)
-    assert collideworld.get_threads() == before
+        collideworld.set_threads(1)
+    assert collideworld.get_threads() == 1
 
 
 def test_numba_set_num_threads_is_honoured() -> None:
@@ -248,16 +251,16 @@ def test_numba_set_num_threads_is_honoured() -> None:
     from collideworld.geometry.compiled.threads import layer_is_thread_safe
 
     before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        assert collideworld.get_threads() == 1
-    finally:
-        numba.set_num_threads(before)
     collideworld.set_threads(_pool())
     try:
         assert collideworld.get_threads() == (before if layer_is_thread_safe() else 1)
+        numba.set_num_threads(1)
+        try:
+            assert collideworld.get_threads() == 1
+        finally:
+            numba.set_num_threads(before)
     finally:
-        collideworld.set_threads(None)
+        collideworld.set_threads(1)
 
 
 @pytest.mark.parametrize(("load", "cores", "want"), [(0.0, 2, 2), (1.0, 2, 2), (1.4, 2, 2), (1.6, 2, 1),
@@ -280,7 +283,6 @@ def test_without_a_cap_busy_cores_are_left_alone(monkeypatch: pytest.MonkeyPatch
     assert collideworld.get_threads() == expected
     collideworld.set_threads(1)
     assert collideworld.get_threads() == 1
-    collideworld.set_threads(None)
 
 
 WORKQUEUE = textwrap.dedent("""
@@ -290,6 +292,8 @@ WORKQUEUE = textwrap.dedent("""
     from collideworld import World, Circle
     from collideworld.broadphase import compiled as broad
     from collideworld.geometry.compiled import contact_slots
+    import numba
+    collideworld.set_threads(numba.config.NUMBA_NUM_THREADS)
     assert collideworld.get_threads() == 1, collideworld.get_threads()
     broad.PARALLEL_COPIES = contact_slots.PARALLEL_PAIRS = 0
     def work(seed, out):
@@ -325,6 +329,7 @@ WARM_UP_UNDER_LOAD = textwrap.dedent("""
     from collideworld.broadphase import compiled as broad
     from collideworld.geometry.compiled import contact_slots
     from collideworld.geometry.compiled.threads import parallel_possible
+    collideworld.set_threads(None)  # threads asked for, but the load average leaves none
     assert collideworld.get_threads() == 1
     collideworld.warm_up()
     built = bool(contact_slots._contact_chunks_parallel.signatures) and bool(broad._kernel_parallel.signatures)

@@ -33,6 +33,14 @@ A child process forked after the layer was loaded stays serial too: GNU
 OpenMP's threads do not survive a fork, and its next parallel loop would
 abort the child (``multiprocessing`` forks by default on Linux).
 
+NOTE: serial by default (a cap of 1) until :func:`collideworld.set_threads`
+asks for threads. On the 2-core development machine (a VM shared with other
+work) two threads shortened back-to-back frames (3D 5,000 bodies: 4.9 ->
+3.5 ms) but, between frames of other engines in ``benchmarks/run.py``,
+some workloads lost badly (2D 10,000 with 5 % moving: 2.0 -> 6.8 ms; 3D
+5,000 once 5.1 -> 115 ms): waking sleeping worker threads there is slow
+and erratic. The parallel builds also add about 7 s to a cold compile.
+
 NOTE: numba's thread count is per Python thread
 (``numba.set_num_threads`` affects only the thread calling it); the cap of
 :func:`set_thread_cap` is for the whole process.
@@ -56,7 +64,8 @@ _SAFE_LAYERS = ("omp", "tbb")
 _lock = threading.Lock()
 _safe: bool | None = None
 _pid = -1  # the process that loaded the layer
-_cap: int | None = None
+#: serial unless asked (collideworld.set_threads): see the module docstring's NOTE on defaults
+_cap: int | None = 1
 #: (time read, threads the load average leaves) of :func:`_idle_threads`
 _idle = (-1.0, 1)
 
@@ -106,10 +115,10 @@ def set_thread_cap(n: int | None) -> None:
 
     Examples
     --------
-    >>> set_thread_cap(1); thread_cap()
-    1
     >>> set_thread_cap(None); thread_cap() is None
     True
+    >>> set_thread_cap(1); thread_cap()
+    1
     """
     global _cap
     _cap = n
