@@ -169,7 +169,7 @@ def _contact_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np
                   poly: NDArray[np.int64], simple_n: NDArray[np.int64], reject: bool, rule: tuple[float, float],
                   hit: NDArray[np.bool_], normal: NDArray[np.float64],
                   depth: NDArray[np.float64], other: NDArray[np.bool_]) -> None:
-    """The whole loop on one thread."""
+    """The whole loop on one thread (for compiled callers; :func:`contact_slots` calls the range directly)."""
     _contact_range(0, ia.shape[0], ia, ib, kind, simple, position, rotation, radius, half, plane_normal,
                    plane_offset, bound_radius, world_x, world_y, poly, simple_n, reject, rule, hit, normal, depth,
                    other)
@@ -268,7 +268,9 @@ def contact_slots(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np
             poly, simple_n, bool(reject), touch_rule(), out.hit, out.normal, out.depth, other)
     threads = threads_for(n, PARALLEL_PAIRS)
     if threads == 1:
-        _contact_rows(*args)
+        # the range itself, not _contact_rows: a compiled caller re-optimises the
+        # whole linked loop, seconds of compile that a step does not need
+        _contact_range(0, n, *args)
     else:
         # a few ranges per thread: pairs differ in cost (a ball pair against a polygon pair)
         with on_threads(threads):
