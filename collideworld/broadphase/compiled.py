@@ -25,8 +25,9 @@ bound, so no pair allocates):
           * have their home cell here (the cell of the larger lower band on
             each band axis), so a pair sharing several cells is reported once
 
-NOTE: threads. From :data:`PARALLEL_COPIES` copies on, the walk runs in
-ranges of copies spread over threads (``prange``; the parallel build is a
+NOTE: threads. From :data:`PARALLEL_COPIES` copies on, and once threads were
+asked for (:func:`collideworld.set_threads`), the walk runs in ranges of
+copies spread over threads (``prange``; the parallel build is a
 second build of the same function, see
 :mod:`collideworld.geometry.compiled.threads`): a bound per range, a prefix
 sum, then each range fills its own slice, and the slices are joined in
@@ -35,7 +36,10 @@ range order, so the keys and their order do not depend on the thread count
 in a quiet moment (medians of 40 interleaved calls): the walk 0.74 -> 0.46
 ms for 10,000 2D boxes and 1.17 -> 0.75 ms for 5,000 3D boxes on two
 threads; the whole sweep 1.23 -> 0.94 and 1.63 -> 1.11 ms. The parallel
-build compiles in about 4 s more. No ``fastmath``: it may reorder or
+build compiles in about 4 s more. (An earlier two-pass try measured no
+gain; numba's cache keys a build by name and signature, not by
+``parallel``, so a parallel build of the same function can load the serial
+machine code: hence :func:`~collideworld.geometry.compiled.threads.parallel_twin`.) No ``fastmath``: it may reorder or
 contract the comparisons and break the touching rule.
 
 NOTE: numba is optional. Without it :data:`NUMBA_AVAILABLE` is False and

@@ -18,7 +18,8 @@ every pair gets the bits of the grouped compiled path. Per pair::
 Pairs flagged ``other`` are left for the grouped path (polygons split into
 parts). The numpy twin of this loop is the grouped dispatcher itself.
 
-From :data:`PARALLEL_PAIRS` pairs on, the loop runs in ranges of rows spread
+From :data:`PARALLEL_PAIRS` pairs on, and once threads were asked for
+(:func:`collideworld.set_threads`), the loop runs in ranges of rows spread
 over threads (``prange``; :mod:`.threads` says when and on how many). Each
 row reads only its own inputs and writes only its own outputs, so the
 results are the same bit for bit on any number of threads.
