@@ -353,7 +353,10 @@ def _environment(cw_broadphase: str | None) -> dict[str, Any]:
         commit, dirty = "?", False
     import os
 
+    from collideworld.backend import get_threads
+
     return {
+        "collideworld_threads": get_threads(), "load_average": [round(x, 2) for x in os.getloadavg()],
         "python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
         "numpy": np.__version__, "pymunk": pymunk.version, "shapely": shapely.__version__,
         "fcl": getattr(fcl, "__version__", "?"), "collideworld_commit": commit + ("+dirty" if dirty else ""),
@@ -508,8 +511,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default=None, help="comma-separated workload keys to run (default all)")
     ap.add_argument("--cw-broadphase", default=None,
                     help="collideworld's World(broadphase=...) (default: the World's own default)")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="numba threads for collideworld's compiled loops (numba.set_num_threads; default: "
+                         "every core numba sees); 1 gives the single-thread figures")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
     args = ap.parse_args(argv)
+    if args.threads is not None:
+        import numba
+
+        if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
+            ap.error(f"--threads must be from 1 to {numba.config.NUMBA_NUM_THREADS} (numba's pool), "
+                     f"got {args.threads}")
+        numba.set_num_threads(args.threads)
+        import collideworld
+
+        collideworld.set_threads(args.threads)  # as given, even on a loaded machine
     frames = args.frames if args.frames is not None else (5 if args.quick else 20)
     warmup = args.warmup if args.warmup is not None else (1 if args.quick else 3)
     if frames < 1 or warmup < 0:

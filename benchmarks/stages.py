@@ -2,8 +2,8 @@
 
 Usage::
 
-    python benchmarks/stages.py DIM N MOVING_FRACTION [FRAMES]
-    python benchmarks/stages.py 2 10000 0.05 40
+    python benchmarks/stages.py DIM N MOVING_FRACTION [FRAMES] [--threads T]
+    python benchmarks/stages.py 2 10000 0.05 40 --threads 1
 
 Drives the compiled World as ``benchmarks/run.py`` does (``move_many`` then
 ``step``, the same seeded frames) and times each stage with CPU time
@@ -12,7 +12,10 @@ time: ``move`` (pose checks and posing), ``refit`` (fat boxes and the
 broadphase update), ``broad`` (the broadphase's pair questions), ``narrow``
 (the narrowphase), ``cache_own`` (the pair cache's own bookkeeping: keying,
 reuse, events, the Contacts). Run it alternately on two checkouts and
-compare medians of several runs.
+compare medians of several runs. Each stage is given twice: CPU time (the
+sum over threads) and wall time (what several threads shorten).
+``--threads T`` sets numba's thread count (``numba.set_num_threads``); by
+default every core numba sees.
 """
 
 from __future__ import annotations
@@ -35,19 +38,35 @@ def main() -> None:
     import collideworld.pair_cache as pair_cache
     import collideworld.world as world
 
-    dim, n, frac = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-    count = int(sys.argv[4]) if len(sys.argv) > 4 else 30
+    args = sys.argv[1:]
+    threads = None
+    if "--threads" in args:
+        at = args.index("--threads")
+        threads = int(args[at + 1])
+        del args[at: at + 2]
+    dim, n, frac = int(args[0]), int(args[1]), float(args[2])
+    count = int(args[3]) if len(args) > 3 else 30
+    if threads is not None:
+        import numba
+
+        numba.set_num_threads(threads)
+        import collideworld
+
+        collideworld.set_threads(threads)  # as given, even on a loaded machine
     spent: dict[str, float] = collections.defaultdict(float)
+    walled: dict[str, float] = collections.defaultdict(float)
 
     def timed(owner: Any, name: str, label: str) -> None:
         inner: Callable[..., Any] = getattr(owner, name)
 
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             t = time.process_time()
+            t_wall = time.perf_counter()
             try:
                 return inner(*args, **kwargs)
             finally:
                 spent[label] += time.process_time() - t
+                walled[label] += time.perf_counter() - t_wall
 
         setattr(owner, name, wrapper)
 
@@ -65,14 +84,24 @@ def main() -> None:
     for fr in frames[:3]:  # warm-up, not timed
         engine.frame(fr.moved, fr.positions, fr.rotations)
     spent.clear()
+    walled.clear()
     per_frame = []
+    per_frame_wall = []
     for fr in frames[3:]:
         t = time.process_time()
+        t_wall = time.perf_counter()
         engine.frame(fr.moved, fr.positions, fr.rotations)
         per_frame.append(time.process_time() - t)
-    spent["cache_own"] = spent.pop("cache_total") - spent["broad"] - spent["narrow"]
-    stages = " ".join(f"{k} {1e3 * v / count:.2f}" for k, v in spent.items())
-    print(f"dim {dim} n {n} moving {frac}: median {1e3 * statistics.median(per_frame):.2f} ms CPU per frame | {stages}")
+        per_frame_wall.append(time.perf_counter() - t_wall)
+    for table in (spent, walled):
+        table["cache_own"] = table.pop("cache_total") - table["broad"] - table["narrow"]
+    from collideworld.backend import get_threads
+
+    print(f"dim {dim} n {n} moving {frac} threads {get_threads()}: median "
+          f"{1e3 * statistics.median(per_frame):.2f} ms CPU, {1e3 * statistics.median(per_frame_wall):.2f} ms wall "
+          "per frame")
+    for label, table in (("CPU ", spent), ("wall", walled)):
+        print(f"  {label} | " + " ".join(f"{k} {1e3 * v / count:.2f}" for k, v in table.items()))
 
 
 if __name__ == "__main__":

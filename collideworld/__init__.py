@@ -15,7 +15,7 @@ broadphase -> narrowphase -> world (contacts and events) -> scenario files.
 
 from typing import TYPE_CHECKING
 
-from .backend import warm_up
+from .backend import get_threads, set_threads, warm_up
 from .collide import ContactResult, collide, collide_many
 from .contacts import Contact, Contacts, PairList
 from .culling import (
@@ -74,5 +74,5 @@ __all__ = [
     "CollideWorldError", "InvalidShapeError", "InvalidPoseError", "InvalidArgumentError",
     "UnsupportedPairError", "DuplicateIdError", "UnknownIdError", "ScenarioError", "MissingExtraError",
     "distance", "time_of_impact", "check_trajectory", "DistanceResult", "ImpactResult", "TrajectoryResult",
-    "warm_up", "__version__",
+    "warm_up", "set_threads", "get_threads", "__version__",
 ]

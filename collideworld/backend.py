@@ -11,14 +11,16 @@ imported only when the compiled backend is first asked for, so
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from .errors import InvalidArgumentError
 
-__all__ = ["BACKENDS", "compiled_available", "register_warm_up", "resolve_backend", "warm_up"]
+__all__ = ["BACKENDS", "compiled_available", "get_threads", "register_warm_up", "resolve_backend", "set_threads",
+           "warm_up"]
 
 #: The names :func:`resolve_backend` accepts.
 BACKENDS = ("auto", "compiled", "numpy")
@@ -115,6 +117,84 @@ def resolve_backend(name: str) -> str:
     return "numpy"
 
 
+def set_threads(n: int | None) -> None:
+    """Let the compiled core's large batches run on up to ``n`` threads (the default is 1: serial).
+
+    The compiled narrowphase and broadphase can run their large batches on
+    several threads (numba's ``prange``) when numba's threading layer is
+    thread-safe (``omp`` or ``tbb``); results are the same, bit for bit, on
+    any number of threads. The setting is for the whole process.
+    ``set_threads(1)`` (the default) keeps every loop serial; ``None`` uses
+    every thread of numba's pool. numba's own per-thread count
+    (``numba.set_num_threads``) is honoured too: a loop uses the smaller of
+    the two. With ``None`` a loop also uses no more threads
+    than the cores other processes leave idle (by the 1-minute load
+    average): on busy cores, waiting for a descheduled worker thread costs
+    far more than a second core gains. An explicit cap is obeyed as given.
+
+    Parameters
+    ----------
+    n : int or None
+        At least 1, at most numba's thread pool (``numba.config.NUMBA_NUM_THREADS``,
+        by default the number of cores); None for no cap.
+
+    Raises
+    ------
+    InvalidArgumentError
+        For anything else (nothing changes).
+
+    Examples
+    --------
+    >>> set_threads(None); get_threads() >= 1
+    True
+    >>> set_threads(1); get_threads()
+    1
+    >>> set_threads(0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidArgumentError: set_threads needs None or an int from 1 to the thread pool's size ...
+    """
+    limit = _pool_size()
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= limit):
+        raise InvalidArgumentError(f"set_threads needs None or an int from 1 to the thread pool's size "
+                                   f"({limit}); got {n!r}")
+    from .geometry.compiled.threads import set_thread_cap
+
+    set_thread_cap(n)
+
+
+def get_threads() -> int:
+    """Threads a large batch of the compiled core would run on if stepped now from this Python thread.
+
+    Returns
+    -------
+    int
+        1 when the loops run serially (numba missing, a threading layer that
+        is not thread-safe, or a cap of 1), else
+        ``min(numba.get_num_threads(), set_threads cap)``; with no cap, at
+        most the cores the load average leaves idle.
+
+    Examples
+    --------
+    >>> get_threads() >= 1
+    True
+    """
+    if not compiled_available():
+        return 1
+    from .geometry.compiled.threads import thread_count
+
+    return thread_count()
+
+
+def _pool_size() -> int:
+    """numba's thread pool size (1 without numba)."""
+    if not compiled_available():
+        return 1
+    import numba
+
+    return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+
+
 #: Warm-up steps of compiled code above this layer (which this module may not
 #: import), registered by the modules that own that code; each takes the dimension.
 _WARMERS: list[Callable[[int], None]] = []
@@ -152,7 +232,11 @@ def warm_up(dims: Iterable[int] = (2, 3), every_shape: bool = False) -> None:
     """Compile (or load from numba's on-disk cache) every compiled kernel a step uses.
 
     Call it once, e.g. at start-up, so that no compilation happens inside a
-    frame you time. The first call in a fresh environment compiles (tens of
+    frame you time. Where the compiled loops may run on several threads
+    (after :func:`set_threads` above 1 or None, with a thread-safe
+    threading layer and several threads in numba's pool), their parallel
+    builds are compiled too: call ``set_threads`` first.
+    The first call in a fresh environment compiles (tens of
     seconds); later processes load the cached machine code (well under a
     second). Without numba it does nothing.
 
@@ -183,10 +267,39 @@ def warm_up(dims: Iterable[int] = (2, 3), every_shape: bool = False) -> None:
         raise InvalidArgumentError(f"warm_up every_shape must be True or False; got {every_shape!r}")
     if not compiled_available():
         return
+    from .geometry.compiled.threads import parallel_possible
+
     for d in sorted(set(wanted)):
         _warm_dim(d, every_shape)
+        if parallel_possible():
+            # the parallel builds too, which a step calls on large batches
+            with _parallel_from_the_first_row():
+                _warm_dim(d)
         for warm in _WARMERS:
             warm(d)
+
+
+@contextlib.contextmanager
+def _parallel_from_the_first_row() -> Iterator[None]:
+    """Inside the block the compiled loops take their parallel builds whatever the batch size (for warm_up).
+
+    A step elsewhere meanwhile gets the same results (any thread count gives
+    the same bits), only on more threads than its batches need.
+    numba's thread count of the calling thread must be above 1 (it is,
+    unless ``numba.set_num_threads(1)`` was called there).
+    """
+    from .broadphase import compiled as broad
+    from .geometry.compiled import contact_slots
+    from .geometry.compiled.threads import set_thread_cap, thread_cap
+
+    before = broad.PARALLEL_COPIES, contact_slots.PARALLEL_PAIRS, thread_cap()
+    broad.PARALLEL_COPIES = contact_slots.PARALLEL_PAIRS = 0
+    set_thread_cap(_pool_size())  # an explicit cap: taken even when other processes keep the cores busy
+    try:
+        yield
+    finally:
+        broad.PARALLEL_COPIES, contact_slots.PARALLEL_PAIRS, cap = before
+        set_thread_cap(cap)
 
 
 def _warm_dim(dim: int, every_shape: bool = False) -> None:

@@ -18,6 +18,12 @@ every pair gets the bits of the grouped compiled path. Per pair::
 Pairs flagged ``other`` are left for the grouped path (polygons split into
 parts). The numpy twin of this loop is the grouped dispatcher itself.
 
+From :data:`PARALLEL_PAIRS` pairs on, and once threads were asked for
+(:func:`collideworld.set_threads`), the loop runs in ranges of rows spread
+over threads (``prange``; :mod:`.threads` says when and on how many). Each
+row reads only its own inputs and writes only its own outputs, so the
+results are the same bit for bit on any number of threads.
+
 NOTE: numba's on-disk cache of :func:`_contact_rows` is checked against this
 file only, not against the row routines it calls in the other modules. After
 editing a ``_row`` there, delete the cache
@@ -27,7 +33,7 @@ editing a ``_row`` there, delete the cache
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 from numpy.typing import NDArray
 
 from ..result import ContactArrays
@@ -43,11 +49,17 @@ from . import contact_halfspace_halfspace as _hh
 from . import contact_halfspace_polygon as _hp
 from . import contact_polygon_polygon as _pp
 from .kernel_support import touch_rule
+from .threads import on_threads, threads_for
 
 __all__ = ["contact_slots"]
 
 # Kind codes of collideworld.bodies.Kind (this package may not import it; a test checks they agree).
 HALFSPACE, BALL, BOX, POLYGON = 0, 1, 2, 3
+
+#: Pairs from which the loop runs on several threads (see :mod:`.threads`).
+PARALLEL_PAIRS = 2048
+#: Ranges of pairs per thread in the parallel build.
+CHUNKS_PER_THREAD = 4
 
 _ball_ball = _bb._row
 _ball_box = _bx._row
@@ -63,19 +75,21 @@ _polygon_polygon = _pp._row
 
 
 @njit(cache=True)
-def _contact_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArray[np.bool_],
-                  position: NDArray[np.float64], rotation: NDArray[np.float64], radius: NDArray[np.float64],
-                  half: NDArray[np.float64], plane_normal: NDArray[np.float64], plane_offset: NDArray[np.float64],
-                  bound_radius: NDArray[np.float64], world_x: NDArray[np.float64], world_y: NDArray[np.float64],
-                  poly: NDArray[np.int64], simple_n: NDArray[np.int64], reject: bool, rule: tuple[float, float],
-                  hit: NDArray[np.bool_], normal: NDArray[np.float64],
-                  depth: NDArray[np.float64], other: NDArray[np.bool_]) -> None:
+def _contact_range(start: int, stop: int, ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.int8],
+                   simple: NDArray[np.bool_], position: NDArray[np.float64], rotation: NDArray[np.float64],
+                   radius: NDArray[np.float64], half: NDArray[np.float64], plane_normal: NDArray[np.float64],
+                   plane_offset: NDArray[np.float64], bound_radius: NDArray[np.float64],
+                   world_x: NDArray[np.float64], world_y: NDArray[np.float64], poly: NDArray[np.int64],
+                   simple_n: NDArray[np.int64], reject: bool, rule: tuple[float, float], hit: NDArray[np.bool_],
+                   normal: NDArray[np.float64], depth: NDArray[np.float64], other: NDArray[np.bool_]) -> None:
+    """Rows ``start`` to ``stop`` of the loop: each writes only its own row of the outputs."""
     dim = position.shape[1]
     rel = rule[0]
+    # scratch of the 3D box-box routine, one set per range (so per thread)
     r = np.empty((3, 3))
     t = np.empty(3)
     t_b = np.empty(3)
-    for i in range(ia.shape[0]):
+    for i in range(start, stop):
         a = ia[i]
         b = ib[i]
         if reject:
@@ -148,6 +162,44 @@ def _contact_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np
             normal[i, d] = normal[i, d] * sign + 0.0
 
 
+@njit(cache=True)
+def _contact_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArray[np.bool_],
+                  position: NDArray[np.float64], rotation: NDArray[np.float64], radius: NDArray[np.float64],
+                  half: NDArray[np.float64], plane_normal: NDArray[np.float64], plane_offset: NDArray[np.float64],
+                  bound_radius: NDArray[np.float64], world_x: NDArray[np.float64], world_y: NDArray[np.float64],
+                  poly: NDArray[np.int64], simple_n: NDArray[np.int64], reject: bool, rule: tuple[float, float],
+                  hit: NDArray[np.bool_], normal: NDArray[np.float64],
+                  depth: NDArray[np.float64], other: NDArray[np.bool_]) -> None:
+    """The whole loop on one thread (for compiled callers; :func:`contact_slots` calls the range directly)."""
+    _contact_range(0, ia.shape[0], ia, ib, kind, simple, position, rotation, radius, half, plane_normal,
+                   plane_offset, bound_radius, world_x, world_y, poly, simple_n, reject, rule, hit, normal, depth,
+                   other)
+
+
+def _contact_chunks(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArray[np.bool_],
+                    position: NDArray[np.float64], rotation: NDArray[np.float64], radius: NDArray[np.float64],
+                    half: NDArray[np.float64], plane_normal: NDArray[np.float64], plane_offset: NDArray[np.float64],
+                    bound_radius: NDArray[np.float64], world_x: NDArray[np.float64], world_y: NDArray[np.float64],
+                    poly: NDArray[np.int64], simple_n: NDArray[np.int64], reject: bool, rule: tuple[float, float],
+                    hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64],
+                    other: NDArray[np.bool_], chunks: int) -> None:
+    """The loop in ``chunks`` ranges of rows, spread over threads by ``prange`` (parallel build below).
+
+    Every row depends on its own inputs only and is written in place, so the
+    results are those of :func:`_contact_rows`, bit for bit, however the
+    ranges fall on threads.
+    """
+    n = ia.shape[0]
+    size = (n + chunks - 1) // chunks
+    for c in prange(chunks):
+        _contact_range(min(n, c * size), min(n, (c + 1) * size), ia, ib, kind, simple, position, rotation, radius,
+                       half, plane_normal, plane_offset, bound_radius, world_x, world_y, poly, simple_n, reject,
+                       rule, hit, normal, depth, other)
+
+
+_contact_chunks_parallel = njit(cache=True, parallel=True)(_contact_chunks)
+
+
 def contact_slots(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArray[np.bool_],
                   position: NDArray[np.float64], rotation: NDArray[np.float64], radius: NDArray[np.float64],
                   half: NDArray[np.float64], plane_normal: NDArray[np.float64], plane_offset: NDArray[np.float64],
@@ -212,7 +264,16 @@ def contact_slots(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np
     dim = position.shape[1]
     out = ContactArrays(np.empty(n, dtype=np.bool_), np.empty((n, dim)), np.empty(n))
     other = np.zeros(n, dtype=np.bool_)
-    _contact_rows(np.require(ia, np.int64, ["C", "W"]), np.require(ib, np.int64, ["C", "W"]), kind, simple,
-                  position, rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x, world_y,
-                  poly, simple_n, bool(reject), touch_rule(), out.hit, out.normal, out.depth, other)
+    args = (np.require(ia, np.int64, ["C", "W"]), np.require(ib, np.int64, ["C", "W"]), kind, simple,
+            position, rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x, world_y,
+            poly, simple_n, bool(reject), touch_rule(), out.hit, out.normal, out.depth, other)
+    threads = threads_for(n, PARALLEL_PAIRS)
+    if threads == 1:
+        # the range itself, not _contact_rows: a compiled caller re-optimises the
+        # whole linked loop, seconds of compile that a step does not need
+        _contact_range(0, n, *args)
+    else:
+        # a few ranges per thread: pairs differ in cost (a ball pair against a polygon pair)
+        with on_threads(threads):
+            _contact_chunks_parallel(*args, CHUNKS_PER_THREAD * threads)
     return out, other

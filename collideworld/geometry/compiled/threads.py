@@ -1,0 +1,287 @@
+"""When the compiled loops run on several threads, and on how many.
+
+Some compiled loops (the narrowphase's loop over pairs, the broadphase's walk)
+exist twice: a serial build and a ``parallel=True`` build of the same Python
+function, whose ``prange`` runs over chunks of rows. Each chunk writes to
+places fixed before the loop starts (a pair's own row, or a range given by a
+prefix sum of counts), so both builds give the same results, bit for bit,
+on any number of threads. :func:`threads_for` picks the build per call:
+
+    the batch is smaller than the loop's threshold        -> serial
+    set_threads(1) was called, or numba's count is 1      -> serial
+    numba's threading layer is not thread-safe            -> serial
+    otherwise                                             -> parallel, on
+        min(numba.get_num_threads(), the set_threads cap) threads, and with
+        no cap set, no more than the cores other processes leave idle
+
+Why the idle cores: a parallel loop ends at a barrier that waits for every
+worker thread, and a worker sharing its core with another busy process
+waits for the scheduler. Measured on the 2-core development machine with
+one other process at 100 %: the contact loop over 3,580 pairs took 0.26 ms
+on one thread and 7 ms (median) on two. With no cap, the loops therefore
+use at most ``cores - (1-minute load average - 1) + 0.5`` threads (this
+process counts once in the load), read at most once a second; an explicit
+:func:`set_thread_cap` is obeyed as given.
+
+Why the layer matters: numba's ``workqueue`` layer (the one it falls back
+to without OpenMP or TBB) aborts the whole process when two Python threads
+run parallel kernels at the same time, and separate worlds may be stepped
+from separate threads. The layer is found once, by loading it as numba's
+first parallel call would; only ``omp`` and ``tbb`` are thread-safe.
+
+A child process forked after the layer was loaded stays serial too: GNU
+OpenMP's threads do not survive a fork, and its next parallel loop would
+abort the child (``multiprocessing`` forks by default on Linux).
+
+NOTE: serial by default (a cap of 1) until :func:`collideworld.set_threads`
+asks for threads. On the 2-core development machine (a VM shared with other
+work) two threads shortened back-to-back frames (3D 5,000 bodies: 4.9 ->
+3.5 ms) but, between frames of other engines in ``benchmarks/run.py``,
+some workloads lost badly (2D 10,000 with 5 % moving: 2.0 -> 6.8 ms; 3D
+5,000 once 5.1 -> 115 ms): waking sleeping worker threads there is slow
+and erratic. The parallel builds also add about 7 s to a cold compile.
+
+NOTE: numba's thread count is per Python thread
+(``numba.set_num_threads`` affects only the thread calling it); the cap of
+:func:`set_thread_cap` is for the whole process.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import types
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+__all__ = ["layer_is_thread_safe", "on_threads", "parallel_possible", "parallel_twin", "set_thread_cap",
+           "thread_cap", "thread_count", "threads_for"]
+
+#: Threading layers that may be entered by several Python threads at once (numba's docs).
+_SAFE_LAYERS = ("omp", "tbb")
+
+_lock = threading.Lock()
+_safe: bool | None = None
+_pid = -1  # the process that loaded the layer
+#: serial unless asked (collideworld.set_threads): see the module docstring's NOTE on defaults
+_cap: int | None = 1
+#: (time read, threads the load average leaves) of :func:`_idle_threads`
+_idle = (-1.0, 1)
+
+
+def layer_is_thread_safe() -> bool:
+    """Whether numba's threading layer in this process is ``omp`` or ``tbb`` (found on the first call).
+
+    Returns
+    -------
+    bool
+        False also when the layer cannot be loaded (no parallel build is
+        then ever called), and in a child forked after the layer was
+        loaded (GNU OpenMP is not fork-safe).
+
+    Examples
+    --------
+    >>> isinstance(layer_is_thread_safe(), bool)
+    True
+    """
+    global _safe, _pid
+    if _safe is None:
+        with _lock:
+            if _safe is None:
+                try:
+                    import numba
+                    from numba.np.ufunc import parallel
+
+                    # what numba's first parallel call does: choose and load the layer
+                    parallel._launch_threads()  # type: ignore[no-untyped-call]
+                    _safe = numba.threading_layer() in _SAFE_LAYERS  # type: ignore[attr-defined]
+                except Exception:  # no layer loads, or numba's internals moved: stay serial
+                    _safe = False
+                _pid = os.getpid()
+    # a child forked after the threads started: GNU OpenMP's threads do not
+    # survive a fork (its next parallel loop aborts the child), so stay serial
+    return _safe and os.getpid() == _pid
+
+
+def set_thread_cap(n: int | None) -> None:
+    """Cap the threads of the parallel builds for the whole process (None: no cap; 1: always serial).
+
+    Validation is the caller's (:func:`collideworld.set_threads`).
+
+    Parameters
+    ----------
+    n : int or None
+
+    Examples
+    --------
+    >>> set_thread_cap(None); thread_cap() is None
+    True
+    >>> set_thread_cap(1); thread_cap()
+    1
+    """
+    global _cap
+    _cap = n
+
+
+def thread_cap() -> int | None:
+    """The cap set by :func:`set_thread_cap` (None when there is none).
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
+    >>> thread_cap() is None or thread_cap() >= 1
+    True
+    """
+    return _cap
+
+
+def thread_count() -> int:
+    """Threads a parallel build would use if called now from this Python thread (1: the serial build).
+
+    Returns
+    -------
+    int
+        ``min(numba.get_num_threads(), cap)`` (with no cap, at most the
+        cores the load average leaves idle), or 1 when the threading layer
+        is not thread-safe.
+
+    Examples
+    --------
+    >>> thread_count() >= 1
+    True
+    """
+    if _cap == 1:
+        return 1
+    import numba
+
+    n = int(numba.get_num_threads())
+    if _cap is not None:
+        n = min(n, _cap)
+    elif n > 1:
+        n = min(n, _idle_threads())
+    if n > 1 and not layer_is_thread_safe():
+        return 1
+    return n
+
+
+def _idle_threads() -> int:
+    """Threads the other processes leave room for: cores minus the load average's others, rounded (cached 1 s)."""
+    global _idle
+    now = time.monotonic()
+    if now - _idle[0] > 1.0:
+        try:
+            others = max(0.0, os.getloadavg()[0] - 1.0)
+            free = max(1, int((os.cpu_count() or 1) - others + 0.5))
+        except (OSError, AttributeError):  # no load average (Windows): trust numba's count
+            free = 1 << 30
+        _idle = (now, free)
+    return _idle[1]
+
+
+def parallel_possible() -> bool:
+    """Whether a parallel build may ever run in this process, whatever the load (for warm-up).
+
+    Returns
+    -------
+    bool
+        numba's pool has several threads, the cap is not 1 and the
+        threading layer is thread-safe.
+
+    Examples
+    --------
+    >>> isinstance(parallel_possible(), bool)
+    True
+    """
+    import numba
+
+    pool = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+    return pool > 1 and _cap != 1 and layer_is_thread_safe()
+
+
+def threads_for(size: int, threshold: int) -> int:
+    """Threads for a loop over ``size`` rows that pays on several threads from ``threshold`` rows on.
+
+    Parameters
+    ----------
+    size : int
+    threshold : int
+
+    Returns
+    -------
+    int
+        1 (run the serial build) or the thread count for the parallel build.
+
+    Examples
+    --------
+    >>> threads_for(10, 1000)
+    1
+    """
+    if size < threshold:
+        return 1
+    return thread_count()
+
+
+@contextmanager
+def on_threads(n: int) -> Iterator[None]:
+    """numba's thread count of this Python thread set to ``n`` inside the block, restored after.
+
+    Parameters
+    ----------
+    n : int
+        From :func:`threads_for`, at least 2 (and at most numba's count).
+
+    Examples
+    --------
+    >>> import numba
+    >>> with on_threads(numba.get_num_threads()):
+    ...     pass
+    """
+    import numba
+
+    before = int(numba.get_num_threads())
+    if before == n:
+        yield
+        return
+    numba.set_num_threads(n)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+def parallel_twin(fn: Callable[..., object]) -> Callable[..., object]:
+    """A copy of ``fn`` under the name ``<name>_parallel``, for its ``parallel=True`` build.
+
+    numba's on-disk cache names its files after the function's qualified
+    name and keys them by signature and bytecode, not by ``parallel``: two
+    builds of one function would load each other's machine code. The copy
+    has the same code and globals and a cache file of its own.
+
+    Parameters
+    ----------
+    fn : function
+
+    Returns
+    -------
+    function
+
+    Examples
+    --------
+    >>> def add(a, b):
+    ...     return a + b
+    >>> twin = parallel_twin(add)
+    >>> twin.__qualname__.endswith("add_parallel"), twin(1, 2)
+    (True, 3)
+    """
+    assert isinstance(fn, types.FunctionType)
+    twin = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__ + "_parallel", fn.__defaults__,
+                              fn.__closure__)
+    twin.__qualname__ = fn.__qualname__ + "_parallel"
+    twin.__doc__ = fn.__doc__
+    twin.__module__ = fn.__module__
+    twin.__annotations__ = dict(fn.__annotations__)
+    return twin
