@@ -829,7 +829,13 @@ def ray_rows(q: QueryArrays, ox: float, oy: float, oz: float, dx: float, dy: flo
 def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats,
                 pbound: Floats, pwx: Floats, pwy: Floats, rule: tuple[float, float], hit: Any, nrm: Floats,
                 dep: Floats, m3: Floats, t3: Floats, tb3: Floats) -> int:
-    """HIT, MISS or OTHER for probe row ``r`` against body ``s``: the exact test of :func:`_overlap`, step for step."""
+    """HIT, MISS or OTHER for probe row ``r`` against body ``s``: the exact test of :func:`_overlap`, step for step.
+
+    Written twice on purpose: :func:`_overlap` (the batches) cannot call this
+    (a plain call per candidate made the batched queries 2-3x slower), and
+    numba refuses to inline it (``inline="always"`` with this many arguments
+    fails in its inlining pass). Change the two together.
+    """
     # The row index as np.int64 and the probe's vertex planes as strided views (as the
     # store's): numba compiles a row kernel once per literal value and array layout
     # it meets, and the World's step calls them so
