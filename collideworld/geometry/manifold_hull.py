@@ -47,6 +47,7 @@ from .manifold_support import (
     FACE_CODE,
     FEATURE_SLOP,
     ManifoldArrays,
+    _height_on,
     _plane_basis,
     _reduce_to_four,
     _segment_distance_2d,
@@ -195,18 +196,10 @@ def _inside(q: F64, loop: F64, count: I64, eps: F64) -> NDArray[np.bool_]:
     return out
 
 
-def _height_on(q3: F64, q2: F64, loop: F64, loop2: F64, count: I64, face_normal: F64, normal: F64) -> F64:
-    """The points of the features over the candidates: q3 (N, M, 3) moved along n onto the feature."""
-    fn = face_normal[:, None, :]
-    h = ((loop[:, None, 0] - q3) * fn).sum(-1) / (fn * normal[:, None, :]).sum(-1)
-    on_face = q3 + h[..., None] * normal[:, None, :]
-    e2 = loop2[:, None, 1] - loop2[:, None, 0]
-    ee = (e2 * e2).sum(-1)
-    s = np.clip(((q2 - loop2[:, None, 0]) * e2).sum(-1) / np.where(ee > 0, ee, 1.0), 0.0, 1.0)
-    on_edge = loop[:, None, 0] + s[..., None] * (loop[:, None, 1] - loop[:, None, 0])
-    vertex = np.broadcast_to(loop[:, None, 0], q3.shape)
-    c = count[:, None, None]
-    out: F64 = np.where(c >= 3, on_face, np.where(c == 2, on_edge, vertex))
+def _free(count: I64) -> I64:
+    """A loop's live corners as the free dimensions of its feature (2 face, 1 edge, 0 vertex), as
+    :func:`~collideworld.geometry.manifold_support._height_on` takes them."""
+    out: I64 = np.where(count >= 3, 2, np.where(count == 2, 1, 0))
     return out
 
 
@@ -271,10 +264,10 @@ def manifold_loops_3d(feature_a: tuple[F64, I64, I64, F64, I64], feature_b: tupl
     live_a, live_b = idx < ca[:, None], idx < cb[:, None]
     # 1) a's corners over b's feature, 2) b's over a's
     in_a = live_a & _inside(la, lb, cb, eps)
-    pb1 = _height_on(la3, la, lb3, lb, cb, fnb, normal)
+    pb1 = _height_on(la3, la, lb3, lb, _free(cb), fnb, normal)
     id1 = feature_ids(ida, np.broadcast_to(codeb[:, None], (n, k)))
     in_b = live_b & _inside(lb, la, ca, eps)
-    pa2 = _height_on(lb3, lb, la3, la, ca, fna, normal)
+    pa2 = _height_on(lb3, lb, la3, la, _free(ca), fna, normal)
     id2 = feature_ids(np.broadcast_to(codea[:, None], (n, k)), idb)
     # 3) crossings of a's edge i (corner i to the next live one) with b's edge j
     nxt_a = np.where(idx + 1 < ca[:, None], idx + 1, 0)

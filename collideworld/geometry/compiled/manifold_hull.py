@@ -20,6 +20,7 @@ from ..manifold_support import FACE_CODE, FEATURE_SLOP, ManifoldArrays
 from .kernel_support import as_rows
 from .manifold_capsule_support import round_row, segment_feature_row
 from .manifold_support import (
+    _height_on,
     _reduce_row,
     _segment_distance,
     _store,
@@ -161,29 +162,6 @@ def _inside(qx: float, qy: float, loop: F64, count: int, eps: float) -> bool:
 
 
 @njit(cache=True)
-def _height_on(q3: F64, qx: float, qy: float, corners: F64, loop: F64, count: int, fn: F64, n: F64,
-               out: F64) -> None:
-    """The point of the feature over q (q3 moved along n onto it), into ``out``."""
-    if count >= 3:
-        num = (corners[0, 0] - q3[0]) * fn[0] + (corners[0, 1] - q3[1]) * fn[1] + (corners[0, 2] - q3[2]) * fn[2]
-        den = fn[0] * n[0] + fn[1] * n[1] + fn[2] * n[2]
-        hh = num / den
-        for a in range(3):
-            out[a] = q3[a] + hh * n[a]
-    elif count == 2:
-        ex = loop[1, 0] - loop[0, 0]
-        ey = loop[1, 1] - loop[0, 1]
-        ee = ex * ex + ey * ey
-        s = ((qx - loop[0, 0]) * ex + (qy - loop[0, 1]) * ey) / (ee if ee > 0 else 1.0)
-        s = min(max(s, 0.0), 1.0)
-        for a in range(3):
-            out[a] = corners[0, a] + s * (corners[1, a] - corners[0, a])
-    else:
-        for a in range(3):
-            out[a] = corners[0, a]
-
-
-@njit(cache=True)
 def _loops_row(ca: F64, ida: I64, cnt_a: int, fna: F64, codea: int, cb: F64, idb: I64, cnt_b: int, fnb: F64,
                codeb: int, n: F64, scale: float, i: int, cand: F64, flt: F64, flags: NDArray[np.bool_],
                cid: I64, points: F64, seps: F64, ids: I64, count: I64, grazing: bool | np.bool_ = True) -> None:
@@ -203,16 +181,19 @@ def _loops_row(ca: F64, ida: I64, cnt_a: int, fna: F64, codea: int, cb: F64, idb
         lb[k, 0] = r0 * t1[0] + r1 * t1[1] + r2 * t1[2]
         lb[k, 1] = r0 * t2[0] + r1 * t2[1] + r2 * t2[2]
     eps = 1e-9 * scale
+    # the live corners as their features' free dimensions (2 face, 1 edge, 0 vertex), as _height_on takes them
+    free_a = np.int64(2 if cnt_a >= 3 else (1 if cnt_a == 2 else 0))
+    free_b = np.int64(2 if cnt_b >= 3 else (1 if cnt_b == 2 else 0))
     valid, keep = flags[0], flags[1]
     for k in range(K):
         valid[k] = k < cnt_a and _inside(la[k, 0], la[k, 1], lb, cnt_b, eps)
-        _height_on(ca[k], la[k, 0], la[k, 1], cb, lb, cnt_b, fnb, n, pb)
+        _height_on(ca[k], la[k, 0], la[k, 1], cb, lb, free_b, fnb, n, pb)
         for c in range(3):
             pa[c] = ca[k, c]
         _store(cand, k, pa, pb, n)
         cid[k] = (np.int64(ida[k]) << 32) | codeb
         valid[K + k] = k < cnt_b and _inside(lb[k, 0], lb[k, 1], la, cnt_a, eps)
-        _height_on(cb[k], lb[k, 0], lb[k, 1], ca, la, cnt_a, fna, n, pa)
+        _height_on(cb[k], lb[k, 0], lb[k, 1], ca, la, free_a, fna, n, pa)
         for c in range(3):
             pb[c] = cb[k, c]
         _store(cand, K + k, pa, pb, n)
