@@ -27,6 +27,7 @@ from .manifold_support import (
     box_feature_row,
     edge_code_row,
     edge_crossing_row,
+    kept_points_row,
     manifold_outputs,
 )
 
@@ -210,29 +211,7 @@ def _loops_row(ca: F64, ida: I64, cnt_a: int, fna: F64, codea: int, cb: F64, idb
         r0, r1, r2 = cand[k, 0] - o[0], cand[k, 1] - o[1], cand[k, 2] - o[2]
         cand[k, 3] = r0 * t1[0] + r1 * t1[1] + r2 * t1[2]
         cand[k, 4] = r0 * t2[0] + r1 * t2[1] + r2 * t2[2]
-    for k in range(M):
-        keep[k] = valid[k]
-    for k in range(M):
-        if not valid[k]:
-            continue
-        for j in range(k):
-            if valid[j]:
-                ddx, ddy = cand[k, 3] - cand[j, 3], cand[k, 4] - cand[j, 4]
-                if math.sqrt(ddx * ddx + ddy * ddy) <= eps:
-                    keep[k] = False
-                    break
-    chosen = cid[M:]
-    _reduce_row(cand, keep, chosen)
-    used = 0
-    for slot in range(4):
-        c = chosen[slot]
-        if c < 0:
-            continue
-        for d in range(3):
-            points[i, slot, d] = cand[c, d]
-        seps[i, slot] = cand[c, 5]
-        ids[i, slot] = cid[c]
-        used += 1
+    used = kept_points_row(cand, valid, keep, cid, eps, i, points, seps, ids)
     if used == 0 and grazing:  # the normal grazes the features: one point between the first corners
         for d in range(3):
             points[i, 0, d] = 0.5 * (ca[0, d] + cb[0, d])

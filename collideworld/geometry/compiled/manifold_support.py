@@ -263,6 +263,46 @@ def _height_on(q3: NDArray[np.float64], qx: float, qy: float, corners: NDArray[n
 
 
 @njit(cache=True)
+def kept_points_row(cand: NDArray[np.float64], valid: NDArray[np.bool_], keep: NDArray[np.bool_],
+                    cid: NDArray[np.int64], eps: float, i: int, points: NDArray[np.float64],
+                    seps: NDArray[np.float64], ids: NDArray[np.int64]) -> int:
+    """Write row i's contact points from its M candidates; return how many (0 to 4).
+
+    A candidate at the same place as an earlier valid one (within ``eps``
+    across the normal, ``cand[:, 3:5]``; judged on the validity before
+    dropping) is dropped, more than four are reduced to four
+    (:func:`_reduce_row`), and the kept ones go to slots 0, 1, ... of row i.
+    ``keep`` (M,) is scratch; ``cid`` holds the M candidates' ids, then 4
+    slots of scratch.
+    """
+    m = valid.shape[0]
+    for k in range(m):
+        keep[k] = valid[k]
+    for k in range(m):
+        if not valid[k]:
+            continue
+        for j in range(k):
+            if valid[j]:
+                dx, dy = cand[k, 3] - cand[j, 3], cand[k, 4] - cand[j, 4]
+                if math.sqrt(dx * dx + dy * dy) <= eps:
+                    keep[k] = False
+                    break
+    chosen = cid[m:]
+    _reduce_row(cand, keep, chosen)
+    used = 0
+    for slot in range(4):
+        c = chosen[slot]
+        if c < 0:
+            continue
+        for d in range(3):
+            points[i, slot, d] = cand[c, d]
+        seps[i, slot] = cand[c, 5]
+        ids[i, slot] = cid[c]
+        used += 1
+    return used
+
+
+@njit(cache=True)
 def features_3d_row(ca: NDArray[np.float64], ida: NDArray[np.int64], fra: int, fna: NDArray[np.float64], codea: int,
                     cb: NDArray[np.float64], idb: NDArray[np.int64], frb: int, fnb: NDArray[np.float64], codeb: int,
                     n: NDArray[np.float64], scale: float, i: int, cand: NDArray[np.float64],
@@ -317,30 +357,7 @@ def features_3d_row(ca: NDArray[np.float64], ida: NDArray[np.int64], fra: int, f
                               pa, pb, cand, valid, cid)
     for k in range(valid.shape[0]):
         cand[k, 3], cand[k, 4] = _project(cand[k, :3], o, t1, t2)
-    # drop a candidate at the same place as an earlier valid one (judged on the validity before dropping)
-    for k in range(valid.shape[0]):
-        keep[k] = valid[k]
-    for k in range(valid.shape[0]):
-        if not valid[k]:
-            continue
-        for j in range(k):
-            if valid[j]:
-                dx, dy = cand[k, 3] - cand[j, 3], cand[k, 4] - cand[j, 4]
-                if math.sqrt(dx * dx + dy * dy) <= eps:
-                    keep[k] = False
-                    break
-    chosen = cid[24:]
-    _reduce_row(cand, keep, chosen)
-    used = 0
-    for slot in range(4):
-        c = chosen[slot]
-        if c < 0:
-            continue
-        for d in range(3):
-            points[i, slot, d] = cand[c, d]
-        seps[i, slot] = cand[c, 5]
-        ids[i, slot] = cid[c]
-        used += 1
+    used = kept_points_row(cand, valid, keep, cid, eps, i, points, seps, ids)
     if used == 0:  # the normal grazes the features: one point between their nearest points
         side, k, j, t = _nearest_row(la, fra, lb, frb)
         nj = (j + 1) % 4
