@@ -48,12 +48,13 @@ from .manifold_support import (
     FEATURE_SLOP,
     ManifoldArrays,
     _height_on,
+    _kept_points,
     _plane_basis,
+    _points_in_slots,
     _reduce_to_four,
     _segment_distance_2d,
     box_feature_3d,
     edge_code,
-    empty_manifold,
     feature_ids,
     manifold_single_point,
 )
@@ -250,7 +251,6 @@ def manifold_loops_3d(feature_a: tuple[F64, I64, I64, F64, I64], feature_b: tupl
     la3, ida, ca, fna, codea = feature_a
     lb3, idb, cb, fnb, codeb = feature_b
     n, k, _ = la3.shape
-    rows = np.arange(n)
     t1, t2 = _plane_basis(normal)
     origin = la3[:, 0]
 
@@ -311,24 +311,7 @@ def manifold_loops_3d(feature_a: tuple[F64, I64, I64, F64, I64], feature_b: tupl
     ids = np.take_along_axis(ids, front, axis=1)
     point = 0.5 * (pa + pb)
     sep = ((pb - pa) * normal[:, None, :]).sum(-1)
-    q = project(point)
-    dx = q[:, :, None, 0] - q[:, None, :, 0]
-    dy = q[:, :, None, 1] - q[:, None, :, 1]
-    close = np.sqrt(dx * dx + dy * dy) <= eps[:, None, None]
-    earlier = np.tril(np.ones((m, m), dtype=bool), -1)
-    valid &= ~(close & earlier[None] & valid[:, None, :]).any(axis=2)
-
-    chosen = _reduce_to_four(q, sep, valid)
-    out = empty_manifold(n, 3)
-    count = np.zeros(n, dtype=np.int64)
-    for slot in range(4):
-        c = chosen[:, slot]
-        use = c >= 0
-        cc = np.where(use, c, 0)
-        out.points[use, slot] = point[rows, cc][use]
-        out.separations[use, slot] = sep[rows, cc][use]
-        out.ids[use, slot] = ids[rows, cc][use]
-        count += use
+    out, count = _points_in_slots(point, sep, ids, _kept_points(project(point), sep, valid, eps))
     none = count == 0
     if grazing and none.any():
         pa0, pb0 = la3[none, 0], lb3[none, 0]
@@ -384,24 +367,14 @@ def manifold_halfspace_hull(plane_normal: F64, offset: F64, verts: F64, normals:
     >>> int(m.count[0]), sorted(m.points[0].tolist())
     (4, [[-1.0, -1.0, 0.0], [-1.0, 1.0, 0.0], [1.0, -1.0, 0.0], [1.0, 1.0, 0.0]])
     """
-    n = len(normal)
-    rows = np.arange(n)
     loop, ids, count, _, _ = hull_feature(verts, normals, -normal)
     sep = np.einsum("nkd,nd->nk", loop, plane_normal) - offset[:, None]
     points = loop - 0.5 * sep[..., None] * normal[:, None, :]
     t1, t2 = _plane_basis(normal)
     q = np.stack([(points * t1[:, None, :]).sum(-1), (points * t2[:, None, :]).sum(-1)], axis=-1)
     valid = np.arange(loop.shape[1])[None, :] < count[:, None]
-    chosen = _reduce_to_four(q, sep, valid)
-    out = empty_manifold(n, 3)
-    for slot in range(4):
-        c = chosen[:, slot]
-        use = c >= 0
-        cc = np.where(use, c, 0)
-        out.points[use, slot] = points[rows, cc][use]
-        out.separations[use, slot] = sep[rows, cc][use]
-        out.ids[use, slot] = ids[rows, cc][use]
-    out.count[:] = (chosen >= 0).sum(axis=1)
+    out, count = _points_in_slots(points, sep, ids, _reduce_to_four(q, sep, valid))
+    out.count[:] = count
     return out
 
 

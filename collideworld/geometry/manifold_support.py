@@ -457,6 +457,48 @@ def _height_on(q3: NDArray[np.float64], q2: NDArray[np.float64], corners: NDArra
     return out
 
 
+def _kept_points(q: NDArray[np.float64], sep: NDArray[np.float64], valid: NDArray[np.bool_],
+                eps: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Which of each row's M candidate points to keep: (N, 4) indices, -1 for none.
+
+    A candidate at the same place as an earlier valid one (within ``eps``
+    across the normal, positions ``q`` (N, M, 2); a corner of one feature
+    lying on the other's edge shows up twice) is dropped, then more than
+    four are reduced to four (:func:`_reduce_to_four`, separations ``sep``
+    (N, M)). ``valid`` (N, M) is not changed.
+    """
+    m = q.shape[1]
+    # per component: a reduction over a trailing axis of 2 costs ~20x more
+    dx = q[:, :, None, 0] - q[:, None, :, 0]
+    dy = q[:, :, None, 1] - q[:, None, :, 1]
+    close = np.sqrt(dx * dx + dy * dy) <= eps[:, None, None]
+    earlier = np.tril(np.ones((m, m), dtype=bool), -1)
+    kept = valid & ~(close & earlier[None] & valid[:, None, :]).any(axis=2)
+    return _reduce_to_four(q, sep, kept)
+
+
+def _points_in_slots(point: NDArray[np.float64], sep: NDArray[np.float64], ids: NDArray[np.int64],
+                    chosen: NDArray[np.int64]) -> tuple[ManifoldArrays, NDArray[np.int64]]:
+    """A 3D manifold of the candidates ``chosen`` (N, 4; -1: none) of each row, and the counts (N,).
+
+    ``point`` (N, M, 3), ``sep`` (N, M) and ``ids`` (N, M) are the candidates'.
+    The manifold's ``count`` is left for the caller (who may still add a point).
+    """
+    n = len(chosen)
+    rows = np.arange(n)
+    out = empty_manifold(n, 3)
+    count = np.zeros(n, dtype=np.int64)
+    for slot in range(4):
+        c = chosen[:, slot]
+        use = c >= 0
+        cc = np.where(use, c, 0)
+        out.points[use, slot] = point[rows, cc][use]
+        out.separations[use, slot] = sep[rows, cc][use]
+        out.ids[use, slot] = ids[rows, cc][use]
+        count += use
+    return out, count
+
+
 def manifold_features_3d(feature_a: tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64],
                                           NDArray[np.float64], NDArray[np.int64]],
                          feature_b: tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64],
@@ -503,7 +545,6 @@ def manifold_features_3d(feature_a: tuple[NDArray[np.float64], NDArray[np.int64]
     ca, ida, fra, fna, codea = feature_a
     cb, idb, frb, fnb, codeb = feature_b
     n = len(normal)
-    rows = np.arange(n)
     t1, t2 = _plane_basis(normal)
     origin = ca[:, 0]
 
@@ -566,27 +607,9 @@ def manifold_features_3d(feature_a: tuple[NDArray[np.float64], NDArray[np.int64]
     valid_c = np.take_along_axis(valid, order, axis=1)
     q_c = np.take_along_axis(q, order[:, :, None], axis=1)
     sep_c = np.take_along_axis(sep, order, axis=1)
-    # drop a candidate at the same place as an earlier one (a corner of one
-    # feature lying on the other's edge shows up twice); per component: a
-    # reduction over a trailing axis of 2 costs ~20x more
-    dx = q_c[:, :, None, 0] - q_c[:, None, :, 0]
-    dy = q_c[:, :, None, 1] - q_c[:, None, :, 1]
-    close = np.sqrt(dx * dx + dy * dy) <= eps[:, None, None]
-    earlier = np.tril(np.ones((order.shape[1], order.shape[1]), dtype=bool), -1)
-    valid_c &= ~(close & earlier[None] & valid_c[:, None, :]).any(axis=2)
-
-    picked = _reduce_to_four(q_c, sep_c, valid_c)
+    picked = _kept_points(q_c, sep_c, valid_c, eps)
     chosen = np.where(picked >= 0, np.take_along_axis(order, np.maximum(picked, 0), axis=1), -1)
-    out = empty_manifold(n, 3)
-    count = np.zeros(n, dtype=np.int64)
-    for slot in range(4):
-        c = chosen[:, slot]
-        use = c >= 0
-        cc = np.where(use, c, 0)
-        out.points[use, slot] = point[rows, cc][use]
-        out.separations[use, slot] = sep[rows, cc][use]
-        out.ids[use, slot] = ids[rows, cc][use]
-        count += use
+    out, count = _points_in_slots(point, sep, ids, chosen)
     # nothing found (the normal grazes the features: seen along n they miss
     # each other by a gap g): one point, between their nearest points
     none = count == 0
