@@ -13,8 +13,10 @@ time):
 
 * ``query_shape`` (a 1x1 box at an angle) vs ``Space.shape_query``;
 * ``query_point`` vs ``Space.point_query(p, 0, filter)``;
-* ``raycast(max_distance=5)`` (every hit) vs ``Space.segment_query_first``
-  (first hit only: pymunk's cheapest ray);
+* ``raycast(max_distance=5)`` (every hit, nearest first) vs
+  ``Space.segment_query`` (every hit, unordered), and
+  ``raycast(max_distance=5, all_hits=False)`` vs ``Space.segment_query_first``
+  (the nearest hit);
 
 Batches of 10,000 (arrays in, arrays out) against a Python loop over pymunk's
 single queries: ``query_points``, ``raycast_many`` (first hits, 5 units and
@@ -145,6 +147,9 @@ def run(n: int, backend: str, rows: list[tuple[str, int, float, float]]) -> None
         assert (first is None) == (not hits)
         if first is not None:
             assert abs(hits[0].distance - first.alpha * 5.0) < 1e-6
+        assert [h.id for h in w.raycast((x, y), dirs[k], 5.0, all_hits=False)] == [h.id for h in hits[:1]]
+        every = space.segment_query((x, y), tuple(spots[k] + 5.0 * dirs[k]), 0.0, flt)
+        assert {h.id for h in hits} == {index[id(q.shape)] for q in every}
 
     it = iter(range(10**9))
 
@@ -174,11 +179,21 @@ def run(n: int, backend: str, rows: list[tuple[str, int, float, float]]) -> None
     def pm_ray() -> None:
         k = nxt()
         x, y = spots[k]
+        space.segment_query((x, y), (x + 5.0 * dirs[k, 0], y + 5.0 * dirs[k, 1]), 0.0, flt)
+
+    def cw_ray_first() -> None:
+        k = nxt()
+        w.raycast(spots[k], dirs[k], 5.0, all_hits=False)
+
+    def pm_ray_first() -> None:
+        k = nxt()
+        x, y = spots[k]
         space.segment_query_first((x, y), (x + 5.0 * dirs[k, 0], y + 5.0 * dirs[k, 1]), 0.0, flt)
 
     for name, a, b in (("query_shape vs shape_query", cw_shape, pm_shape),
                        ("query_point vs point_query", cw_point, pm_point),
-                       ("raycast(max 5) vs segment_query_first", cw_ray, pm_ray)):
+                       ("raycast(max 5) vs segment_query (every hit)", cw_ray, pm_ray),
+                       ("raycast(max 5, all_hits=False) vs segment_query_first", cw_ray_first, pm_ray_first)):
         rows.append((name, n, *timed_pair(a, b, 200, 200)))
 
     m = 10_000

@@ -122,6 +122,8 @@ def check_position(value: Any, dim: int, what: str = "position") -> NDArray[np.f
 
 
 _PLAIN = (int, float)
+#: numpy's float64 dtype (one object: ``is`` is cheaper than ``==``, and a byte-swapped float64 is not it)
+_FLOAT64 = np.dtype(np.float64)
 
 
 def plain_position(value: Any, dim: int) -> tuple[float, ...] | None:
@@ -155,8 +157,10 @@ def plain_position(value: Any, dim: int) -> tuple[float, ...] | None:
                 return None
             out.append(f)
         return tuple(out)
-    if t is np.ndarray and value.dtype == np.float64 and value.shape == (dim,):
-        vals = value.tolist()
+    if t is np.ndarray and value.dtype is _FLOAT64:
+        vals = value.tolist()  # (a list of floats only for shape (n,): cheaper to look at than .shape)
+        if type(vals) is not list or len(vals) != dim or type(vals[0]) is not float:
+            return None
         for f in vals:
             if not -MAX_COORDINATE <= f <= MAX_COORDINATE:
                 return None

@@ -166,7 +166,8 @@ class QueryIndex:
         self.rule: tuple[float, float] = (0.0, 0.0)
         #: compiled backend: the arrays above as one numba argument (compiled.queries.QueryArrays)
         self.arrays: Any = None
-        self._scratch: tuple[Any, ...] | None = None
+        #: compiled backend: the single queries' scratch arrays (compiled.queries.scratch), their results too
+        self.work: tuple[Any, ...] = ()
         self.point_fn: Any = None
         self.ray_fn: Any = None
         self.shapes_fn: Any = None
@@ -301,9 +302,9 @@ class QueryIndex:
                            st.category, st.mask, st.serial)
         self.rule = touch_rule()
         # the same arrays as one numba argument: what the single queries pass (see compiled.queries.QueryArrays)
-        if self._scratch is None:
-            self._scratch = _compiled().scratch(st.dim)
-        self.arrays = _compiled().query_arrays(self.grid_fields(), self._body_args, self.rule, self._scratch)
+        if not self.work:
+            self.work = _compiled().scratch(st.dim)
+        self.arrays = _compiled().query_arrays(self.grid_fields(), self._body_args, self.rule, self.work)
         # the compiled single point and ray queries, called without the dispatcher's typing
         self.point_fn, self.ray_fn, self.shapes_fn = _compiled().entry_points(self.arrays, g._tags(1), st.dim)
 
@@ -614,6 +615,9 @@ def _compiled() -> Any:
 #: Probe kinds of the one-call queries (collideworld.compiled.queries: 1 ball, 2 box, 3 simple polygon)
 _ONE_CALL_KINDS = {Kind.BALL: 1, Kind.BOX: 2, Kind.POLYGON: 3}
 _NO_VERTS = np.zeros(0)
+_new_tuple = tuple.__new__
+#: compiled.queries.NO_HIT: what the single point query's kernel returns when it meets nothing (a test checks)
+_NO_HIT = -1
 #: what the one-call queries need of the last probe shapes, by id (the entry keeps the shape alive)
 _PROBE_ROWS: dict[int, tuple[Shape, Any]] = {}
 
@@ -688,16 +692,21 @@ def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], hal
     if index._version != store.version:
         index.refresh()
     # (a 2D point's last coordinate stands in for z, which the kernel does not read)
-    found = index.point_fn(index.arrays, point[0], point[1], point[-1], half[0], half[1], half[-1], ball, category,
-                           mask).tolist()
-    k = found[0]
-    if len(found) == k + 1:
-        if k < 2:
-            return [store.ids[found[1]]] if k else []
-        ids = store.ids
-        return [ids[s] for s in found[1:]]
+    code = index.point_fn(index.arrays, point[0], point[1], point[-1], half[0], half[1], half[-1], ball, category,
+                          mask)
+    if code >= 0:  # the common answers first: one body, or none
+        return [store.ids[code]]
+    if code == _NO_HIT:
+        return []
     ids = store.ids
     dim = store.dim
+    found = _compiled().point_found(index.work, code)
+    if found is None:  # more than a single query's scratch holds: the batch kernel
+        _, slots = box_hits(store, index, np.array([point[:dim]]), np.array([half[:dim]]), ball, category, mask)
+        return [ids[s] for s in slots.tolist()]
+    k = found[0]
+    if len(found) == k + 1:
+        return [ids[s] for s in found[1:]]
     other = np.array(found[k + 1:], dtype=np.int64)
     probe = box_probes(dim, np.array([point[:dim]]), np.array([half[:dim]]), ball)
     _, slots = _settle_other(store, probe, 1, np.zeros(len(other), dtype=np.int64), other, "compiled",
@@ -784,8 +793,8 @@ def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floa
 # -- rays -------------------------------------------------------------------------------
 
 def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, max_distance: float,
-             category: int, mask: int) -> list[RayHit]:
-    """Every body a ray meets within ``max_distance``, nearest first (then add order).
+             category: int, mask: int, first: bool = False) -> list[RayHit]:
+    """Every body a ray meets within ``max_distance``, nearest first (then add order); ``first``: the first one.
 
     ``origin`` and ``direction`` (of unit length) are ``D`` floats (tuples or arrays).
 
@@ -804,19 +813,29 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, m
     """
     if index._version != store.version or index.arrays is None:
         index.refresh()
-    grid = index._grid
-    assert grid is not None
     if index.bodies is not None and (not index.planes.size
                                      or not _passes_filter(store, category, mask, index.planes).any()):
         # balls and boxes, no half-space to meet: the walk, the casts and the sort in one compiled call
-        rows = index.ray_fn(index.arrays, origin[0], origin[1], origin[-1], direction[0], direction[1],
-                            direction[-1], max_distance, category, mask, _PARALLEL_RATE)
-        if not len(rows):
+        count = index.ray_fn(index.arrays, origin[0], origin[1], origin[-1], direction[0], direction[1],
+                             direction[-1], max_distance, category, mask, _PARALLEL_RATE, first)
+        if count == 0:
             return []
+        # the hits' rows [slot, distance, point, normal] are in the scratch (the next query's): copied out
+        # (tuple.__new__: a NamedTuple's own __new__ is a Python call, a sixth of a single ray's cost)
         dim = store.dim
-        ids = store.ids
-        return [RayHit(ids[int(s)], rows[k, 2:2 + dim], rows[k, 2 + dim:], d)
-                for k, (s, d) in enumerate(rows[:, :2].tolist())]
+        if count == 1 or (first and count > 0):
+            row = index.work[32][0]
+            slot, distance = row[:2].tolist()
+            pn = row[2:].copy()
+            return [_new_tuple(RayHit, (store.ids[int(slot)], pn[:dim], pn[dim:], distance))]
+        if count > 0:  # (else more hits than a single query's scratch holds: the general path below)
+            rows = index.work[32][:count].copy()
+            ids = store.ids
+            points, normals = rows[:, 2:2 + dim], rows[:, 2 + dim:]
+            return [_new_tuple(RayHit, (ids[int(row[0])], points[k], normals[k], row[1]))
+                    for k, row in enumerate(rows.tolist())]
+    grid = index._grid
+    assert grid is not None
     origin = np.array(origin, dtype=np.float64)
     direction = np.array(direction, dtype=np.float64)
     _, local = grid.query_segments_local(origin[None], direction[None], np.array([max_distance]))
@@ -836,7 +855,7 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, m
     cand, dist, normal = cand[ok], dist[ok], normal[ok]
     order = np.lexsort((store.serial[cand], dist))
     return [RayHit(store.ids[cand[k]], origin + direction * dist[k], normal[k].copy(), float(dist[k]))
-            for k in order.tolist()]
+            for k in order[:1 if first else len(order)].tolist()]
 
 
 def _ray_frames(d: Floats) -> Floats:

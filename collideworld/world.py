@@ -1238,7 +1238,7 @@ class World:
         return limit
 
     def raycast(self, origin: ArrayLike, direction: ArrayLike, max_distance: float = math.inf, *,
-                category: int = _U32, mask: int = _U32) -> list[RayHit]:
+                all_hits: bool = True, category: int = _U32, mask: int = _U32) -> list[RayHit]:
         """Bodies hit by a ray, nearest first.
 
         Parameters
@@ -1248,6 +1248,10 @@ class World:
             Non-zero; normalised here, so distances are in world units.
         max_distance : float
             Hits farther than this are ignored (``inf`` by default).
+        all_hits : bool
+            True (default): every hit. False: the nearest only (ties: the
+            body added first), a list of at most one; the compiled backend
+            stops walking the grid once nothing nearer can be left.
 
         Returns
         -------
@@ -1264,6 +1268,8 @@ class World:
         ('box', 'disc')
         >>> [(h.id, h.distance, h.point.tolist()) for h in w.raycast((0, 0), (1, 0))]
         [('disc', 4.0, [4.0, 0.0]), ('box', 9.0, [9.0, 0.0])]
+        >>> [h.id for h in w.raycast((0, 0), (1, 0), all_hits=False)]
+        ['disc']
         """
         dim = self.dim
         o = plain_position(origin, dim) or tuple(check_position(origin, dim, "origin").tolist())
@@ -1275,10 +1281,15 @@ class World:
         unit = (dv[0] / length, dv[1] / length) if dim == 2 else (dv[0] / length, dv[1] / length, dv[2] / length)
         limit = (max_distance if type(max_distance) is float and max_distance >= 0.0
                  else self._max_distance(max_distance))
+        if type(all_hits) is not bool:
+            if not isinstance(all_hits, np.bool_):
+                raise InvalidArgumentError(f"all_hits must be True or False, got {all_hits!r}")
+            all_hits = bool(all_hits)
+        first = not all_hits
         if category == _U32 and mask == _U32 and type(category) is int and type(mask) is int:
-            return ray_hits(self._store, self._index, o, unit, limit, _U32, _U32)  # no filter: no checks
+            return ray_hits(self._store, self._index, o, unit, limit, _U32, _U32, first)  # no filter: no checks
         cat, msk = self._filters(category, mask)
-        return ray_hits(self._store, self._index, o, unit, limit, cat, msk)
+        return ray_hits(self._store, self._index, o, unit, limit, cat, msk, first)
 
     def raycast_many(self, origins: ArrayLike, directions: ArrayLike, max_distance: float = math.inf, *,
                      all_hits: bool = False, category: int = _U32, mask: int = _U32) -> RayHitArrays:

@@ -27,6 +27,7 @@ from collideworld import (
     Circle,
     ConvexHull,
     HalfPlane,
+    InvalidArgumentError,
     InvalidPoseError,
     Plane,
     Polygon,
@@ -90,6 +91,32 @@ def test_kind_codes_agree():
 
     assert (cq.HALFSPACE, cq.BALL, cq.BOX, cq.POLYGON) == (Kind.HALFSPACE, Kind.BALL, Kind.BOX, Kind.POLYGON)
     assert (cs.HALFSPACE, cs.BALL, cs.BOX, cs.POLYGON) == (cq.HALFSPACE, cq.BALL, cq.BOX, cq.POLYGON)
+    assert cq.NO_HIT == sys.modules["collideworld.queries"]._NO_HIT
+
+
+@pytest.mark.parametrize("count", [1, 2, 63, 64, 65, 200])
+@pytest.mark.parametrize("kind", ["circle", "capsule", "mixed"])
+def test_point_met_by_more_bodies_than_the_scratch_holds(count, kind):
+    # ``count`` bodies stacked over one spot (the single point query's scratch holds 64 hits and 64
+    # capsules to settle apart): every one is reported, in add order, like the numpy path and a hand check
+    rng = np.random.default_rng(count)
+    worlds = [World(2, backend=b) for b in ("compiled", "numpy")]
+    expected = []
+    for i in range(count):
+        as_capsule = kind == "capsule" or (kind == "mixed" and i % 2)
+        c = rng.uniform(-0.2, 0.2, 2)
+        for w in worlds:
+            w.add(Capsule((-1.0, 0.0), (1.0, 0.0), 0.5) if as_capsule else Circle(1.0), c, id=f"b{i}")
+        # by hand: the spot (0, 0) is within 0.29 of every centre, inside radius 1 and half-width 0.5
+        expected.append(f"b{i}")
+    for w in worlds:
+        w.add(Circle(0.5), (5.0, 5.0), id="far")  # a body the spot misses
+    wc, wn = worlds
+    for spot in ((0.0, 0.0), np.zeros(2)):
+        assert wc.query_point(spot) == wn.query_point(spot) == expected
+    assert wc.query_point((5.0, 5.25)) == ["far"]
+    assert wc.query_point((9.0, 9.0)) == []
+    assert wc.query_aabb((-0.1, -0.1), (0.1, 0.1)) == expected
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -171,6 +198,23 @@ def test_raycast_one_call_matches_brute_force_and_numpy():
             want = brute_rays(wc, o, d, limit, mask=mask)
             assert {h.id: h.distance for h in a} == pytest.approx(want, rel=1e-12, abs=1e-12)
             assert [h.distance for h in a] == sorted(h.distance for h in a)
+
+
+@pytest.mark.parametrize("count", [63, 64, 65, 150])
+def test_raycast_through_more_bodies_than_the_scratch_holds(count):
+    # a row of ``count`` unit discs at x = 3, 6, 9, ...: the ray along +x enters disc k at 3 (k + 1) - 1
+    # (by hand); the single ray's scratch holds 64 hits, beyond that the general path answers
+    w = World(2, backend="compiled")
+    w.add_many(Circle(1.0), [[3.0 * (k + 1), 0.0] for k in range(count)], ids=[f"d{k}" for k in range(count)])
+    w.add(Box((1.0, 1.0)), (0.0, 9.0), id="off the ray")
+    hits = w.raycast((0.0, 0.0), (1.0, 0.0))
+    assert [h.id for h in hits] == [f"d{k}" for k in range(count)]
+    assert [h.distance for h in hits] == [3.0 * (k + 1) - 1.0 for k in range(count)]
+    assert all(h.point.tolist() == [h.distance, 0.0] and h.normal.tolist() == [-1.0, 0.0] for h in hits)
+    # the hits are the caller's: the next query (which reuses the scratch) does not change them
+    first = [(h.point.tolist(), h.normal.tolist()) for h in hits]
+    assert [h.id for h in w.raycast((0.0, 9.0 - 5.0), (0.0, 1.0))] == ["off the ray"]
+    assert [(h.point.tolist(), h.normal.tolist()) for h in hits] == first
 
 
 def test_raycast_hits_a_box_face_exactly_and_grazes_an_edge():
@@ -372,8 +416,12 @@ def test_plain_position_accepts_only_what_check_position_accepts():
     assert plain_position((1, 2.5), 2) == (1.0, 2.5)
     assert plain_position(np.array([1.0, 2.0, 3.0]), 3) == (1.0, 2.0, 3.0)
     for bad in [(1, 2, 3), (True, 1.0), (np.float64(1.0), 2.0), ("1", 2), (math.nan, 0), (math.inf, 0),
-                (1e151, 0), (10 ** 400, 0), np.array([1, 2]), np.array([1.0, 2.0], dtype=np.float32), [1.0]]:
+                (1e151, 0), (10 ** 400, 0), np.array([1, 2]), np.array([1.0, 2.0], dtype=np.float32), [1.0],
+                np.array([[1.0, 2.0]]), np.array([[1.0], [2.0]]), np.array(1.0), np.zeros(0), np.zeros(3),
+                np.array([1.0, 2.0], dtype=">f8"), np.array([np.nan, 1.0]), np.array([1e151, 1.0])]:
         assert plain_position(bad, 2) is None, bad
+    assert plain_position(np.array([[1.0, 2.0]])[0], 2) == (1.0, 2.0)  # a row of a 2D array
+    assert plain_position(np.array([1.0, 5.0, 2.0])[::2], 2) == (1.0, 2.0)  # a strided view
 
 
 # -- the compiled grid, patched in place -------------------------------------------------------
@@ -459,3 +507,106 @@ def test_patched_world_queries_match_rebuilt_numpy_world(seed):
         assert ws[0].raycast_many(pts, dirs, 20.0).id.tolist() == ws[1].raycast_many(pts, dirs, 20.0).id.tolist()
         ws[0]._index._grid._check()
     assert patched > 20   # the compiled grid was patched, not only rebuilt
+
+
+# -- raycast(all_hits=False): the nearest hit, the compiled walk stopping early -------------------
+
+def _assert_first_is_nearest(w, o, d, limit, mask=U32):
+    every = w.raycast(o, d, limit, mask=mask)
+    first = w.raycast(o, d, limit, all_hits=False, mask=mask)
+    assert len(first) == min(1, len(every))
+    if first:
+        # the same hit as the whole list's head, bit for bit
+        assert first[0].id == every[0].id and first[0].distance == every[0].distance
+        assert first[0].point.tolist() == every[0].point.tolist()
+        assert first[0].normal.tolist() == every[0].normal.tolist()
+    want = brute_rays(w, o, d, limit, mask=mask)  # every body tested, no grid
+    if not want:
+        assert first == []
+    else:
+        nearest = min(want.values())
+        assert first[0].distance == pytest.approx(nearest, rel=1e-12, abs=1e-12)
+        assert want[first[0].id] == pytest.approx(nearest, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("backend", ["compiled", "numpy"])
+@pytest.mark.parametrize("kinds,plane", [(("box", "circle"), False), (("box", "circle"), True),
+                                         (("box", "circle", "poly", "capsule"), False)])
+def test_raycast_first_hit_is_the_nearest(backend, kinds, plane):
+    w = _mixed_world(backend, 21, kinds=kinds, plane=plane)
+    rng = np.random.default_rng(22)
+    for k in range(150):
+        o = rng.uniform(-5, 45, 2)
+        d = rng.normal(size=2)
+        if k % 5 == 0:
+            d[k % 2] = 0.0
+        _assert_first_is_nearest(w, o, d, [3.0, 20.0, math.inf][k % 3], mask=[U32, 1, 2][k % 4 % 3])
+
+
+def test_raycast_first_hit_on_cell_walls_and_ties():
+    # rays along the grid's cell walls and through its corners, boxes with faces on the walls, and
+    # bodies at equal distances (the nearest is then the one added first): compiled == the whole list's
+    # head, and the numpy backend agrees
+    worlds = [World(2, backend=b) for b in ("compiled", "numpy")]
+    rng = np.random.default_rng(5)
+    for i in range(300):
+        h = float(rng.choice([0.5, 1.0, 2.0]))
+        c = rng.integers(-10, 10, 2).astype(float) * h  # faces on multiples of h
+        for w in worlds:
+            w.add(Box((h, h)) if i % 3 else Circle(h), c, id=i)
+    for w in worlds:
+        w.add(Box((1.0, 1.0)), (3.0, 3.0), id="twin a")
+        w.add(Box((1.0, 1.0)), (3.0, 3.0), id="twin b")  # the same box: the same distances
+    wc, wn = worlds
+    cell = wc._index.refresh().cell
+    rays = [((-30.0, k * cell), (1.0, 0.0)) for k in range(-3, 4)]
+    rays += [((k * cell, -30.0), (0.0, 1.0)) for k in range(-3, 4)]
+    rays += [((-30.0, -30.0), (1.0, 1.0)), ((30.0, -30.0), (-1.0, 1.0)), ((3.0, -20.0), (0.0, 1.0)),
+             ((-20.0, 3.0), (1.0, 0.0)), ((3.0, 3.0), (1.0, 0.0))]
+    for o, d in rays:
+        for limit in (math.inf, 25.0):
+            for w in worlds:
+                _assert_first_is_nearest(w, o, d, limit)
+            a = wc.raycast(o, d, limit, all_hits=False)
+            b = wn.raycast(o, d, limit, all_hits=False)
+            assert [h.id for h in a] == [h.id for h in b]
+    for backend in ("compiled", "numpy"):
+        for order in (["b", "a"], ["a", "b"]):
+            w = World(2, backend=backend)
+            for name in order:  # two boxes in one place: both met at distance 9 (by hand)
+                w.add(Box((1.0, 1.0)), (10.0, 0.0), id=name)
+            w.add_many(Circle(0.5), [[-20.0 + 3 * k, 5.0] for k in range(20)])  # more grid, off the ray
+            [hit] = w.raycast((0.0, 0.0), (1.0, 0.0), all_hits=False)
+            assert (hit.id, hit.distance) == (order[0], 9.0)
+
+
+def test_raycast_all_hits_must_be_a_bool():
+    w = World(2)
+    w.add(Circle(1.0), (3.0, 0.0))
+    with pytest.raises(InvalidArgumentError, match=r"all_hits must be True or False, got 'no'"):
+        w.raycast((0, 0), (1, 0), all_hits="no")
+    assert [h.distance for h in w.raycast((0, 0), (1, 0), all_hits=np.bool_(False))] == [2.0]
+
+
+@pytest.mark.parametrize("backend", ["compiled", "numpy"])
+def test_raycast_first_hit_looks_past_a_far_hit_found_early(backend):
+    # A thin slanted box A has its box in cells 0 and 1 of the grid, but the ray along y = c/2 meets it
+    # only at x = 1.2 c (cell 1); a small disc B at x = 1.05 c (cell 1 only) is nearer. The walk meets A
+    # in cell 0 first: the nearest is B all the same (by hand: B's left edge is at 1.03 c).
+    background = [[100.0 + 2.0 * (k % 40), 2.0 * (k // 40)] for k in range(800)]
+    probe = World(2, backend=backend)
+    probe.add_many(Circle(0.5), background)
+    c = probe._index.refresh().cell
+    y0 = 0.5 * c
+    p, q = np.array([0.7 * c, y0 + 0.5 * c]), np.array([1.5 * c, y0 - 0.3 * c])
+    length = float(np.linalg.norm(q - p))
+    w = World(2, backend=backend)  # (bodies added to a built grid wait on its list of big boxes)
+    w.add_many(Circle(0.5), background)
+    w.add(Box((length / 2, 0.005 * c)), (p + q) / 2, angle=math.atan2(*(q - p)[::-1]), id="A")
+    w.add(Circle(0.02 * c), (1.05 * c, y0), id="B")
+    grid = w._index.refresh()
+    assert grid.cell == c and len(grid.big) == 0  # in the cells the geometry was placed on
+    hits = w.raycast((0.1 * c, y0), (1.0, 0.0))
+    assert [h.id for h in hits] == ["B", "A"]
+    [first] = w.raycast((0.1 * c, y0), (1.0, 0.0), all_hits=False)
+    assert first.id == "B" and first.distance == pytest.approx(1.03 * c - 0.1 * c, rel=1e-12)

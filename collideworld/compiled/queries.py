@@ -62,6 +62,10 @@ Floats = NDArray[np.float64]
 HALFSPACE, BALL, BOX, POLYGON = 0, 1, 2, 3
 #: what :func:`_probe_body` says of a pair
 MISS, HIT, OTHER = 0, 1, 2
+#: how many hits (and, apart, unsettled candidates) a single query's scratch holds; more: see the codes below
+SINGLE_CAPACITY = 64
+#: what :func:`_point_one` returns besides a slot (its one hit) and :func:`_ray_one` besides a count
+NO_HIT, SEE_SCRATCH, TOO_MANY = -1, -2, -3
 
 _ball_ball = _bb._row
 _ball_box = _bx._row
@@ -146,7 +150,7 @@ def scratch(dim: int) -> tuple[Any, ...]:
     Examples
     --------
     >>> len(scratch(2))
-    29
+    33
     """
     f, i = np.float64, np.int64
     return (np.empty((1, dim)), np.empty((1, dim)), np.zeros((1, dim, dim)), np.zeros(1), np.empty(1),  # probe row
@@ -159,7 +163,11 @@ def scratch(dim: int) -> tuple[Any, ...]:
             np.zeros(3, dtype=f),  # ray walk: cur, last, step, tnext, tdelta
             # the single queries' own stamp tags, counting down from -2: the grid's (GridIndex._tags) are >= 0
             # and -1 is "never stamped", so the two never meet, and a single query passes no tag
-            np.full(1, -2, dtype=i))
+            np.full(1, -2, dtype=i),
+            # the results of one query, read by the caller after the call (a returned array costs
+            # ~0.3 us to make and box): point hits, point others, [hits, others], ray rows
+            np.empty(SINGLE_CAPACITY, dtype=i), np.empty(SINGLE_CAPACITY, dtype=i), np.zeros(2, dtype=i),
+            np.empty((SINGLE_CAPACITY, 2 + 2 * dim)))
 
 
 #: QueryArrays type -> (the type, (point entry, ray entry)): see :func:`entry_points`
@@ -200,7 +208,7 @@ def entry_points(q: QueryArrays, tag: int, dim: int) -> tuple[Any, Any, Any]:
     fns = []
     none = np.zeros((0, dim))
     for disp, args in ((_point_one, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, True, 0, 0)),
-                       (_ray_one, (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0, 0, 1e-300)),
+                       (_ray_one, (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0, 0, 1e-300, False)),
                        (_shapes_q, (1, 0, none, np.zeros(0), np.zeros(0), np.zeros((0, 4)), np.zeros(0), np.zeros(0),
                                     0.0, np.zeros(dim), 0.0, 0, 0, tag))):
         disp(q, *args)
@@ -563,10 +571,35 @@ def _overlap_shapes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Ind
 
 # -- the same kernels, the index's arrays given as one QueryArrays ---------------------------
 
-def point_slots(q: QueryArrays, x: float, y: float, z: float, hx: float, hy: float, hz: float, ball: bool, cat: int,
-                msk: int) -> Index:
+def point_found(work: tuple[Any, ...], code: int) -> list[int] | None:
+    """``[K, K hit slots in add order, unsettled slots...]`` from what :func:`_point_one` returned.
+
+    ``work``: the :func:`scratch` arrays of the index it ran on. None: more
+    than ``SINGLE_CAPACITY`` (ask the batch kernel, :func:`box_slots`).
+
+    Examples
+    --------
+    >>> work = scratch(2)
+    >>> point_found(work, 7), point_found(work, NO_HIT), point_found(work, TOO_MANY)
+    ([1, 7], [0], None)
+    """
+    if code >= 0:
+        return [1, code]
+    if code == NO_HIT:
+        return [0]
+    if code == TOO_MANY:
+        return None
+    k, u = work[31].tolist()
+    found: list[int] = [k, *work[29][:k].tolist(), *work[30][:u].tolist()]
+    return found
+
+
+def point_slots(q: QueryArrays, work: tuple[Any, ...], x: float, y: float, z: float, hx: float, hy: float,
+                hz: float, ball: bool, cat: int, msk: int) -> list[int] | None:
     """One point (``ball``) or axis-aligned box from scalars: ``[K, K slots in add order, other slots...]``.
 
+    ``work``: the :func:`scratch` arrays ``q`` was made with. None: too many
+    for a single query's scratch (see :func:`point_found`).
 
     Examples
     --------
@@ -577,11 +610,10 @@ def point_slots(q: QueryArrays, x: float, y: float, z: float, hx: float, hy: flo
     [0, 1]
     >>> index = QueryIndex(w._store, "compiled")
     >>> grid = index.refresh()
-    >>> point_slots(index.arrays, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True, 1, 1).tolist()
+    >>> point_slots(index.arrays, index.work, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True, 1, 1)
     [2, 0, 1]
     """
-    out: Index = _point_one(q, x, y, z, hx, hy, hz, ball, cat, msk)
-    return out
+    return point_found(work, _point_one(q, x, y, z, hx, hy, hz, ball, cat, msk))
 
 
 @njit(cache=True)
@@ -685,10 +717,15 @@ def shape_slots(q: QueryArrays, pk: int, pn: int, pos: Floats, cos: Floats, sin:
 
 @njit(cache=True)
 def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, cat: int,
-             msk: int, parallel_rate: float) -> Floats:
-    """Every ball or box one ray meets within ``maxd``, one row per hit ``[slot, distance, point, normal]``,
-    nearest first (then add order). The walk of ``spatial.compiled._query_segments``; the casts of
-    ``_ray_body`` (numpy ``raycast_ball`` / ``raycast_box`` arithmetic), in the index's scratch arrays."""
+             msk: int, parallel_rate: float, first: bool) -> int:
+    """Every ball or box one ray meets within ``maxd``: how many, their rows ``[slot, distance, point, normal]``
+    in ``scratch[32]``, nearest first (then add order); ``TOO_MANY`` if more than it holds. The walk of
+    ``spatial.compiled._query_segments``; the casts of ``_ray_body`` (numpy ``raycast_ball`` /
+    ``raycast_box`` arithmetic), in the index's scratch arrays.
+
+    ``first``: only row 0 is wanted (the nearest hit, ties to the body added
+    first), and the walk stops at the first cell it leaves beyond that hit.
+    """
     row0 = np.int64(0)  # not a literal: numba would compile _meets and the row kernels once more for it
     dim = q.position.shape[1]
     sc = q.scratch
@@ -708,8 +745,7 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
         step[k] = 0
         tnext[k] = np.inf
         tdelta[k] = np.inf
-    width = 2 + 2 * dim
-    out = np.empty((4, width))
+    out = sc[32]
     nf = 0
     lo, hi, glo, ghi, cell = q.lo, q.hi, q.glo, q.ghi, q.cell
     starts, entries, big, stamp = q.starts, q.entries, q.big, q.stamp
@@ -730,6 +766,9 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
         ta = max(ta, min(u, v))
         tb = min(tb, max(u, v))
     walk = q.n_gridded > 0 and ta <= tb
+    reach = cell  # the scale of the stopping test's margin (first): the cell and the farthest coordinate
+    for k in range(dim):
+        reach = max(reach, abs(o[k]))
     budget = 0
     if walk:
         for k in range(dim):
@@ -773,9 +812,7 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
                           rate, nrm)
             if t < np.inf:
                 if nf == out.shape[0]:
-                    grown = np.empty((2 * nf, width))
-                    grown[:nf] = out[:nf]
-                    out = grown
+                    return TOO_MANY
                 # insertion by (distance, serial): a ray's hits are few
                 k = nf
                 while k > 0 and (out[k - 1, 1] > t or (out[k - 1, 1] == t and serial[int(out[k - 1, 0])] > serial[s])):
@@ -792,22 +829,32 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
             axis = _next_axis(cur, last, tnext, dim)
             if axis < 0 or budget <= 0:
                 done = True
+            elif first and nf > 0 and out[0, 1] + 1e-9 * (reach + tnext[axis]) < tnext[axis]:
+                # The cells walked so far hold every point of the ray up to tnext[axis], where it leaves
+                # this one, and a body is in every cell its box meets: a hit nearer than (or as near as)
+                # out[0] has its entry point in a walked cell, and was tested. The margin (far above the
+                # rounding of the cell walls and of the floors that placed the boxes) only walks one
+                # cell more when the hit is at a wall. The big boxes are not in cells: tested after.
+                done = True
             else:
                 cur[axis] += step[axis]
                 tnext[axis] += tdelta[axis]
-    return out[:nf]
+    return nf
 
 
-def ray_rows(q: QueryArrays, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, cat: int,
-             msk: int, parallel_rate: float) -> Floats:
+def ray_rows(q: QueryArrays, work: tuple[Any, ...], ox: float, oy: float, oz: float, dx: float, dy: float,
+             dz: float, maxd: float, cat: int, msk: int, parallel_rate: float, first: bool = False) -> Floats | None:
     """Every ball or box one ray (origin ``o``, unit direction ``d``) meets within ``maxd``, one row per hit.
 
-    The index must hold balls and boxes only (``queries.QueryIndex.bodies``).
+    The index must hold balls and boxes only (``queries.QueryIndex.bodies``);
+    ``work``: the :func:`scratch` arrays ``q`` was made with.
 
     Returns
     -------
-    ndarray, shape (K, 2 + 2 D)
-        ``[slot, distance, point, normal]`` per hit, nearest first (then add order).
+    ndarray, shape (K, 2 + 2 D), or None
+        ``[slot, distance, point, normal]`` per hit, nearest first (then add
+        order), a copy; None: more than ``SINGLE_CAPACITY`` hits (a single
+        query's scratch holds no more). ``first``: the first row only.
 
     Examples
     --------
@@ -818,11 +865,14 @@ def ray_rows(q: QueryArrays, ox: float, oy: float, oz: float, dx: float, dy: flo
     [0, 1]
     >>> index = QueryIndex(w._store, "compiled")
     >>> grid = index.refresh()
-    >>> ray_rows(index.arrays, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, float("inf"), 1, 1, 1e-300).tolist()
+    >>> ray_rows(index.arrays, index.work, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, float("inf"), 1, 1, 1e-300).tolist()
     [[0.0, 4.0, 4.0, 0.0, -1.0, 0.0], [1.0, 8.0, 8.0, 0.0, -1.0, 0.0]]
     """
-    out: Floats = _ray_one(q, ox, oy, oz, dx, dy, dz, maxd, cat, msk, parallel_rate)
-    return out
+    count = _ray_one(q, ox, oy, oz, dx, dy, dz, maxd, cat, msk, parallel_rate, first)
+    if count == TOO_MANY:
+        return None
+    rows: Floats = work[32][:min(count, 1) if first else count].copy()
+    return rows
 
 
 @njit(cache=True)
@@ -901,25 +951,28 @@ def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Fl
 
 @njit(cache=True)
 def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: float, ball: bool, cat: int,
-               msk: int) -> Index:
-    """One point (``ball``) or axis-aligned box ``(x, y, z) ± (hx, hy, hz)``: ``[K, K slots in add order, others]``.
+               msk: int) -> int:
+    """One point (``ball``) or axis-aligned box ``(x, y, z) ± (hx, hy, hz)``: its one hit's slot, or a code.
 
-    The walk and tests of :func:`_overlap_boxes` for one probe, without its
-    batch buffers (a single query's cost is mostly fixed costs).
+    The walk and tests of :func:`_overlap_boxes` for one probe, in the index's
+    scratch arrays (a single query's cost is mostly fixed costs: twenty small
+    allocations and a returned array were most of it). Returns the slot of
+    the only body met when exactly one is and none is left unsettled;
+    ``NO_HIT``; ``SEE_SCRATCH``: ``scratch[31]`` holds ``[K, U]``,
+    ``scratch[29][:K]`` the hits in add order and ``scratch[30][:U]`` the
+    candidates the kernel does not settle (capsules, hulls, polygons that are
+    not simple); ``TOO_MANY``: more than ``SINGLE_CAPACITY`` of either, ask
+    the batch kernel.
     """
     row0 = np.int64(0)  # not a literal: numba would compile _meets and the row kernels once more for it
     dim = q.position.shape[1]
-    counter = q.scratch[28]
-    tag = counter[0]  # a tag of the single queries' own (see scratch)
-    counter[0] = tag - 1
+    sc = q.scratch
+    ppos, phalf, prot, prad, pbound, qlo, qhi, no = sc[0], sc[1], sc[2], sc[3], sc[4], sc[5], sc[6], sc[7]
+    hit, nrm, dep, m3, t3, tb3, c0, c1 = sc[8], sc[9], sc[10], sc[11], sc[12], sc[13], sc[14], sc[15]
+    out, oth, counts = sc[29], sc[30], sc[31]
+    tag = sc[28][0]  # a tag of the single queries' own (see scratch)
+    sc[28][0] = tag - 1
     rule = (q.rel, q.floor)
-    ppos = np.empty((1, dim))
-    phalf = np.empty((1, dim))
-    prot = np.zeros((1, dim, dim))
-    prad = np.zeros(1)
-    pbound = np.empty(1)
-    qlo = np.empty((1, dim))
-    qhi = np.empty((1, dim))
     ppos[0, 0], ppos[0, 1], phalf[0, 0], phalf[0, 1] = x, y, hx, hy
     if dim == 3:
         ppos[0, 2], phalf[0, 2] = z, hz
@@ -931,23 +984,16 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
         mc = max(mc, abs(ppos[0, k]))
         mh = max(mh, phalf[0, k])
         b2 += phalf[0, k] * phalf[0, k]
-        prot[0, k, k] = 1.0
+        prot[0, k, k] = 1.0  # (the rest of the scratch rotation stays zero)
+    prad[0] = 0.0
     tol = rule[0] * max(rule[1], mc + mh)
     for k in range(dim):
         qlo[0, k] = ppos[0, k] - phalf[0, k] - tol
         qhi[0, k] = ppos[0, k] + phalf[0, k] + tol
     pbound[0] = np.sqrt(b2)
     pk = BALL if ball else BOX
-    no = np.empty((0, 1))
-    hit = np.empty(1, dtype=np.bool_)
-    nrm = np.empty((1, dim))
-    dep = np.empty(1)
-    m3 = np.empty((3, 3))
-    t3 = np.empty(3)
-    tb3 = np.empty(3)
-    out = np.empty(8, dtype=np.int64)  # [K, hits...]; others after, moved in at the end
-    oth = np.empty(0, dtype=np.int64)
-    n_out = 1
+    cap = out.shape[0]
+    n_out = 0
     n_oth = 0
     category = q.category
     bits = q.bits
@@ -957,8 +1003,9 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
     lo = q.lo
     hi = q.hi
     cell = q.cell
-    c0 = np.zeros(3, dtype=np.int64)
-    c1 = np.zeros(3, dtype=np.int64)
+    for k in range(3):
+        c0[k] = 0
+        c1[k] = 0
     ncells = 1
     for k in range(dim):
         c0[k] = math.floor(qlo[0, k] / cell)
@@ -1032,25 +1079,25 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
         got = _probe_test(q, s, pk, row0, row0, ppos, prot, prad, phalf, pbound, no, no, rule, hit, nrm, dep, m3, t3,
                           tb3)
         if got == HIT:
-            if n_out == out.shape[0]:
-                out = _grown(out, n_out)
+            if n_out == cap:
+                return TOO_MANY
             # insertion by serial: a probe's hits are few
             k = n_out
-            while k > 1 and serial[out[k - 1]] > serial[s]:
+            while k > 0 and serial[out[k - 1]] > serial[s]:
                 out[k] = out[k - 1]
                 k -= 1
             out[k] = s
             n_out += 1
         elif got == OTHER:
-            if n_oth == oth.shape[0]:
-                oth = _grown(oth, n_oth)
+            if n_oth == cap:
+                return TOO_MANY
             oth[n_oth] = s
             n_oth += 1
-    res = np.empty(n_out + n_oth, dtype=np.int64)
-    res[0] = n_out - 1
-    res[1:n_out] = out[1:n_out]
-    res[n_out:] = oth[:n_oth]
-    return res
+    if n_oth == 0 and n_out <= 1:
+        return out[0] if n_out else NO_HIT
+    counts[0] = n_out
+    counts[1] = n_oth
+    return SEE_SCRATCH
 
 
 @njit(cache=True)
