@@ -13,6 +13,8 @@ time):
 
 * ``query_shape`` (a 1x1 box at an angle) vs ``Space.shape_query``;
 * ``query_point`` vs ``Space.point_query(p, 0, filter)``;
+* ``query_aabb`` (a 1x1 box) vs ``Space.bb_query`` (which answers from the
+  shapes' bounding boxes only: less work than the exact test);
 * ``raycast(max_distance=5)`` (every hit, nearest first) vs
   ``Space.segment_query`` (every hit, unordered), and
   ``raycast(max_distance=5, all_hits=False)`` vs ``Space.segment_query_first``
@@ -138,6 +140,15 @@ def run(n: int, backend: str, rows: list[tuple[str, int, float, float]]) -> None
         got = set(w.query_point((x, y)))
         want = {index[id(q.shape)] for q in space.point_query((x, y), 0.0, flt)}
         assert got == want, (k, got, want)
+        got = set(w.query_aabb((x - 0.5, y - 0.5), (x + 0.5, y + 0.5)))
+        bb = pymunk.BB(x - 0.5, y - 0.5, x + 0.5, y + 0.5)
+        # pymunk's bb_query reports the shapes whose bounding boxes meet the box: more than the exact
+        # answer, so the exact answer is checked against a box probe through shape_query
+        assert got <= {index[id(q)] for q in space.bb_query(bb, flt)}
+        aabb_probe = pymunk.Poly(None, [(x - 0.5, y - 0.5), (x + 0.5, y - 0.5), (x + 0.5, y + 0.5), (x - 0.5, y + 0.5)])
+        aabb_body = pymunk.Body(body_type=pymunk.Body.KINEMATIC)
+        aabb_probe.body = aabb_body
+        assert got == {index[id(q.shape)] for q in space.shape_query(aabb_probe)}
         body, shp = pymunk_probe(space, x, y, angles[k])
         got = set(w.query_shape(probe, (x, y), angle=angles[k]))
         want = {index[id(q.shape)] for q in space.shape_query(shp)}
@@ -172,6 +183,14 @@ def run(n: int, backend: str, rows: list[tuple[str, int, float, float]]) -> None
         x, y = spots[nxt()]
         space.point_query((x, y), 0.0, flt)
 
+    def cw_aabb() -> None:
+        x, y = spots[nxt()]
+        w.query_aabb((x - 0.5, y - 0.5), (x + 0.5, y + 0.5))
+
+    def pm_aabb() -> None:
+        x, y = spots[nxt()]
+        space.bb_query(pymunk.BB(x - 0.5, y - 0.5, x + 0.5, y + 0.5), flt)
+
     def cw_ray() -> None:
         k = nxt()
         w.raycast(spots[k], dirs[k], 5.0)
@@ -192,6 +211,7 @@ def run(n: int, backend: str, rows: list[tuple[str, int, float, float]]) -> None
 
     for name, a, b in (("query_shape vs shape_query", cw_shape, pm_shape),
                        ("query_point vs point_query", cw_point, pm_point),
+                       ("query_aabb (1x1) vs bb_query", cw_aabb, pm_aabb),
                        ("raycast(max 5) vs segment_query (every hit)", cw_ray, pm_ray),
                        ("raycast(max 5, all_hits=False) vs segment_query_first", cw_ray_first, pm_ray_first)):
         rows.append((name, n, *timed_pair(a, b, 200, 200)))

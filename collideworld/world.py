@@ -1209,15 +1209,25 @@ class World:
         >>> w.query_aabb((0.5, 0.5), (1.5, 1.5))   # the corner (0.5, 0.5) is 0.71 from the centre
         ['near']
         """
+        if self.backend == "compiled":
+            # Python floats throughout (a handful of numpy calls would cost more than the query)
+            dim = self.dim
+            a = plain_position(lo, dim) or tuple(check_position(lo, dim, "lo").tolist())
+            b = plain_position(hi, dim) or tuple(check_position(hi, dim, "hi").tolist())
+            if a[0] > b[0] or a[1] > b[1] or a[-1] > b[-1]:
+                raise InvalidArgumentError(f"query_aabb needs lo <= hi on every axis, got lo={list(a)}, hi={list(b)}")
+            cat, msk = self._filters(category, mask)
+            # the numpy path's 0.5 * (lo + hi) and 0.5 * (hi - lo), per coordinate: the same floats
+            # (in 2D the last coordinate repeats the second: the kernel does not read a third)
+            center = (0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]), 0.5 * (a[-1] + b[-1]))
+            half = (0.5 * (b[0] - a[0]), 0.5 * (b[1] - a[1]), 0.5 * (b[-1] - a[-1]))
+            return point_ids(self._store, self._index, center, half, False, cat, msk)
         lo_ = self._point_array(lo, "lo")
         hi_ = self._point_array(hi, "hi")
         if np.any(lo_ > hi_):
             raise InvalidArgumentError(
                 f"query_aabb needs lo <= hi on every axis, got lo={lo_.tolist()}, hi={hi_.tolist()}")
         cat, msk = self._filters(category, mask)
-        if self.backend == "compiled":
-            center, half = 0.5 * (lo_ + hi_), 0.5 * (hi_ - lo_)
-            return point_ids(self._store, self._index, tuple(center.tolist()), tuple(half.tolist()), False, cat, msk)
         _, slots = self._box_hits((0.5 * (lo_ + hi_))[None], (0.5 * (hi_ - lo_))[None], False, cat, msk)
         ids: list[Any] = self._store.ids[slots].tolist()
         return ids
