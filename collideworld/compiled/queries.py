@@ -198,8 +198,8 @@ def entry_points(q: QueryArrays, tag: int, dim: int) -> tuple[Any, Any, Any]:
     >>> index = QueryIndex(w._store, "compiled")
     >>> grid = index.refresh()
     >>> point, ray, shapes = entry_points(index.arrays, grid._tags(1), 2)
-    >>> point(index.arrays, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True, 1, 1).tolist()   # [K, slots...]
-    [1, 0]
+    >>> point(index.arrays, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True, 1, 1)   # the only body met: slot 0
+    0
     """
     qt = q._type  # type: ignore[attr-defined]
     found = _ENTRIES.get(id(qt))
