@@ -168,6 +168,8 @@ class QueryIndex:
         self.arrays: Any = None
         #: compiled backend: the single queries' scratch arrays (compiled.queries.scratch), their results too
         self.work: tuple[Any, ...] = ()
+        #: the identities of the arrays ``arrays`` was made of (see _fast_arrays)
+        self._arrays_key: Any = None
         self.point_fn: Any = None
         self.ray_fn: Any = None
         self.shapes_fn: Any = None
@@ -293,8 +295,21 @@ class QueryIndex:
         g = self._grid
         assert g is not None
         st = self.store
-        self._grid_head = (g.lo, g.hi, g.cell, g.mask, g.starts, g.entries, *g.entry_boxes(), g.big, g.n_gridded,
-                           g.handles, MAX_QUERY_CELLS, g.stamp)
+        head = (g.lo, g.hi, g.cell, g.mask, g.starts, g.entries, *g.entry_boxes(), g.big, g.n_gridded,
+                g.handles, MAX_QUERY_CELLS, g.stamp)
+        # A patch mostly writes into the grid's arrays in place: when no array was replaced (and no
+        # count changed), the QueryArrays of the last refresh still hold them all, and making it again
+        # (with its entry points' lookup) was a sixth of moving one body and querying. (Its arrays
+        # keep the old objects alive, so an id cannot be reused by a new one while it is compared.)
+        columns = (st.kind, st.simple, st.position, st.rotation, st.radius, st.half, st.plane_normal,
+                   st.plane_offset, st.bound_radius, st.world_xy if st.dim == 2 else None, st.poly,
+                   st.parts.simple_n, st.category, st.mask,
+                   st.serial, self.planes, g.glo, g.ghi)
+        key = (tuple(x if type(x) in (int, float) else id(x) for x in head), tuple(map(id, columns)), touch_rule())
+        if self.arrays is not None and key == self._arrays_key:
+            return
+        self._arrays_key = key
+        self._grid_head = head
         planes_x = st.world_xy[:, :, 0].T if st.dim == 2 else _NO_PLANES
         planes_y = st.world_xy[:, :, 1].T if st.dim == 2 else _NO_PLANES
         self._body_args = (st.kind, st.simple, st.position, st.rotation, st.radius, st.half, st.plane_normal,
