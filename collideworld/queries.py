@@ -168,6 +168,8 @@ class QueryIndex:
         self.arrays: Any = None
         #: compiled backend: the single queries' scratch arrays (compiled.queries.scratch), their results too
         self.work: tuple[Any, ...] = ()
+        #: compiled backend: where the single ray query leaves its hits' rows (one of ``work``)
+        self.ray_rows: Floats = np.zeros((0, 0))
         #: the identities of the arrays ``arrays`` was made of (see _fast_arrays)
         self._arrays_key: Any = None
         self.point_fn: Any = None
@@ -319,6 +321,7 @@ class QueryIndex:
         # the same arrays as one numba argument: what the single queries pass (see compiled.queries.QueryArrays)
         if not self.work:
             self.work = _compiled().scratch(st.dim)
+            self.ray_rows = self.work[_compiled().RAY_ROWS]
         self.arrays = _compiled().query_arrays(self.grid_fields(), self._body_args, self.rule, self.work)
         # the compiled single point and ray queries, called without the dispatcher's typing
         self.point_fn, self.ray_fn, self.shapes_fn = _compiled().entry_points(self.arrays, g._tags(1), st.dim)
@@ -839,12 +842,12 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, m
         # (tuple.__new__: a NamedTuple's own __new__ is a Python call, a sixth of a single ray's cost)
         dim = store.dim
         if count == 1 or (first and count > 0):
-            row = index.work[32][0]
+            row = index.ray_rows[0]
             slot, distance = row[:2].tolist()
             pn = row[2:].copy()
             return [_new_tuple(RayHit, (store.ids[int(slot)], pn[:dim], pn[dim:], distance))]
         if count > 0:  # (else more hits than a single query's scratch holds: the general path below)
-            rows = index.work[32][:count].copy()
+            rows = index.ray_rows[:count].copy()
             ids = store.ids
             points, normals = rows[:, 2:2 + dim], rows[:, 2 + dim:]
             return [_new_tuple(RayHit, (ids[int(row[0])], points[k], normals[k], row[1]))

@@ -92,6 +92,12 @@ def test_kind_codes_agree():
     assert (cq.HALFSPACE, cq.BALL, cq.BOX, cq.POLYGON) == (Kind.HALFSPACE, Kind.BALL, Kind.BOX, Kind.POLYGON)
     assert (cs.HALFSPACE, cs.BALL, cs.BOX, cs.POLYGON) == (cq.HALFSPACE, cq.BALL, cq.BOX, cq.POLYGON)
     assert cq.NO_HIT == sys.modules["collideworld.queries"]._NO_HIT
+    for dim in (2, 3):  # the named places of the single queries' results in the scratch
+        work = cq.scratch(dim)
+        assert work[cq.RAY_ROWS].shape == (cq.SINGLE_CAPACITY, 2 + 2 * dim)
+        assert [work[k].shape for k in (cq.POINT_HITS, cq.POINT_OTHERS, cq.POINT_COUNTS)] == [
+            (cq.SINGLE_CAPACITY,), (cq.SINGLE_CAPACITY,), (2,)]
+        assert all(work[k].dtype == np.int64 for k in (cq.POINT_HITS, cq.POINT_OTHERS, cq.POINT_COUNTS))
 
 
 @pytest.mark.parametrize("count", [1, 2, 63, 64, 65, 200])

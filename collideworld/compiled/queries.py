@@ -66,6 +66,9 @@ MISS, HIT, OTHER = 0, 1, 2
 SINGLE_CAPACITY = 64
 #: what :func:`_point_one` returns besides a slot (its one hit) and :func:`_ray_one` besides a count
 NO_HIT, SEE_SCRATCH, TOO_MANY = -1, -2, -3
+#: where in :func:`scratch` the single queries leave their results: a point's hits, its unsettled
+#: candidates, the two counts, a ray's rows
+POINT_HITS, POINT_OTHERS, POINT_COUNTS, RAY_ROWS = 29, 30, 31, 32
 
 _ball_ball = _bb._row
 _ball_box = _bx._row
@@ -589,8 +592,8 @@ def point_found(work: tuple[Any, ...], code: int) -> list[int] | None:
         return [0]
     if code == TOO_MANY:
         return None
-    k, u = work[31].tolist()
-    found: list[int] = [k, *work[29][:k].tolist(), *work[30][:u].tolist()]
+    k, u = work[POINT_COUNTS].tolist()
+    found: list[int] = [k, *work[POINT_HITS][:k].tolist(), *work[POINT_OTHERS][:u].tolist()]
     return found
 
 
@@ -719,7 +722,7 @@ def shape_slots(q: QueryArrays, pk: int, pn: int, pos: Floats, cos: Floats, sin:
 def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, cat: int,
              msk: int, parallel_rate: float, first: bool) -> int:
     """Every ball or box one ray meets within ``maxd``: how many, their rows ``[slot, distance, point, normal]``
-    in ``scratch[32]``, nearest first (then add order); ``TOO_MANY`` if more than it holds. The walk of
+    in ``scratch[RAY_ROWS]``, nearest first (then add order); ``TOO_MANY`` if more than it holds. The walk of
     ``spatial.compiled._query_segments``; the casts of ``_ray_body`` (numpy ``raycast_ball`` /
     ``raycast_box`` arithmetic), in the index's scratch arrays.
 
@@ -745,7 +748,7 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
         step[k] = 0
         tnext[k] = np.inf
         tdelta[k] = np.inf
-    out = sc[32]
+    out = sc[RAY_ROWS]
     nf = 0
     lo, hi, glo, ghi, cell = q.lo, q.hi, q.glo, q.ghi, q.cell
     starts, entries, big, stamp = q.starts, q.entries, q.big, q.stamp
@@ -871,7 +874,7 @@ def ray_rows(q: QueryArrays, work: tuple[Any, ...], ox: float, oy: float, oz: fl
     count = _ray_one(q, ox, oy, oz, dx, dy, dz, maxd, cat, msk, parallel_rate, first)
     if count == TOO_MANY:
         return None
-    rows: Floats = work[32][:min(count, 1) if first else count].copy()
+    rows: Floats = work[RAY_ROWS][:min(count, 1) if first else count].copy()
     return rows
 
 
@@ -958,8 +961,8 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
     scratch arrays (a single query's cost is mostly fixed costs: twenty small
     allocations and a returned array were most of it). Returns the slot of
     the only body met when exactly one is and none is left unsettled;
-    ``NO_HIT``; ``SEE_SCRATCH``: ``scratch[31]`` holds ``[K, U]``,
-    ``scratch[29][:K]`` the hits in add order and ``scratch[30][:U]`` the
+    ``NO_HIT``; ``SEE_SCRATCH``: ``scratch[POINT_COUNTS]`` holds ``[K, U]``,
+    ``scratch[POINT_HITS][:K]`` the hits in add order and ``scratch[POINT_OTHERS][:U]`` the
     candidates the kernel does not settle (capsules, hulls, polygons that are
     not simple); ``TOO_MANY``: more than ``SINGLE_CAPACITY`` of either, ask
     the batch kernel.
@@ -969,7 +972,7 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
     sc = q.scratch
     ppos, phalf, prot, prad, pbound, qlo, qhi, no = sc[0], sc[1], sc[2], sc[3], sc[4], sc[5], sc[6], sc[7]
     hit, nrm, dep, m3, t3, tb3, c0, c1 = sc[8], sc[9], sc[10], sc[11], sc[12], sc[13], sc[14], sc[15]
-    out, oth, counts = sc[29], sc[30], sc[31]
+    out, oth, counts = sc[POINT_HITS], sc[POINT_OTHERS], sc[POINT_COUNTS]
     tag = sc[28][0]  # a tag of the single queries' own (see scratch)
     sc[28][0] = tag - 1
     rule = (q.rel, q.floor)
