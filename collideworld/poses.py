@@ -124,13 +124,14 @@ def check_position(value: Any, dim: int, what: str = "position") -> NDArray[np.f
 _PLAIN = (int, float)
 #: numpy's float64 dtype (one object: ``is`` is cheaper than ``==``, and a byte-swapped float64 is not it)
 _FLOAT64 = np.dtype(np.float64)
+_NP_FLOAT64 = np.float64
 
 
 def plain_position(value: Any, dim: int) -> tuple[float, ...] | None:
     """``dim`` Python floats when ``value`` is a clean position in a common form, else None.
 
     The fast path of the single queries: a tuple or list of ``dim`` ints or
-    floats, or a float64 array of shape ``(dim,)``, finite and within
+    floats (numpy float64 scalars included), or a float64 array of shape ``(dim,)``, finite and within
     :data:`~collideworld.geometry.tolerance.MAX_COORDINATE`, is read without
     a numpy round trip. Anything else (including bad input) gives None, and
     the caller checks it with :func:`check_position`, which raises the usual
@@ -150,7 +151,9 @@ def plain_position(value: Any, dim: int) -> tuple[float, ...] | None:
         out = []
         for v in value:
             tv = type(v)
-            if tv is not float and tv is not int:  # bools, numpy scalars, strings: the careful path
+            if tv is _NP_FLOAT64:  # (what indexing a float array gives: a float subclass, its value exact)
+                v, tv = float(v), float
+            elif tv is not float and tv is not int:  # bools, other numpy scalars, strings: the careful path
                 return None
             f = float(v) if tv is int and abs(v) <= MAX_COORDINATE else v
             if not -MAX_COORDINATE <= f <= MAX_COORDINATE:  # also refuses NaN

@@ -167,7 +167,7 @@ class QueryIndex:
         #: compiled backend: the arrays above as one numba argument (compiled.queries.QueryArrays)
         self.arrays: Any = None
         #: compiled backend: the single queries' scratch arrays (compiled.queries.scratch), their results too
-        self.work: tuple[Any, ...] = ()
+        self.work: tuple[tuple[Any, ...], tuple[Any, ...]] | tuple[()] = ()
         #: compiled backend: where the single ray query leaves its hits' rows (one of ``work``)
         self.ray_rows: Floats = np.zeros((0, 0))
         #: the identities of the arrays ``arrays`` was made of (see _fast_arrays)
@@ -321,7 +321,7 @@ class QueryIndex:
         # the same arrays as one numba argument: what the single queries pass (see compiled.queries.QueryArrays)
         if not self.work:
             self.work = _compiled().scratch(st.dim)
-            self.ray_rows = self.work[_compiled().RAY_ROWS]
+            self.ray_rows = self.work[1][_compiled().RAY_ROWS]
         self.arrays = _compiled().query_arrays(self.grid_fields(), self._body_args, self.rule, self.work)
         # the compiled single point and ray queries, called without the dispatcher's typing
         self.point_fn, self.ray_fn, self.shapes_fn = _compiled().entry_points(self.arrays, g._tags(1), st.dim)

@@ -93,11 +93,13 @@ def test_kind_codes_agree():
     assert (cs.HALFSPACE, cs.BALL, cs.BOX, cs.POLYGON) == (cq.HALFSPACE, cq.BALL, cq.BOX, cq.POLYGON)
     assert cq.NO_HIT == sys.modules["collideworld.queries"]._NO_HIT
     for dim in (2, 3):  # the named places of the single queries' results in the scratch
-        work = cq.scratch(dim)
-        assert work[cq.RAY_ROWS].shape == (cq.SINGLE_CAPACITY, 2 + 2 * dim)
-        assert [work[k].shape for k in (cq.POINT_HITS, cq.POINT_OTHERS, cq.POINT_COUNTS)] == [
+        point_work, ray_work = cq.scratch(dim)
+        assert ray_work[cq.RAY_ROWS].shape == (cq.SINGLE_CAPACITY, 2 + 2 * dim)
+        assert [point_work[k].shape for k in (cq.POINT_HITS, cq.POINT_OTHERS, cq.POINT_COUNTS)] == [
             (cq.SINGLE_CAPACITY,), (cq.SINGLE_CAPACITY,), (2,)]
-        assert all(work[k].dtype == np.int64 for k in (cq.POINT_HITS, cq.POINT_OTHERS, cq.POINT_COUNTS))
+        assert all(point_work[k].dtype == np.int64 for k in (cq.POINT_HITS, cq.POINT_OTHERS, cq.POINT_COUNTS))
+        # one stamp-tag counter for both (a point and a ray query never reuse each other's tags)
+        assert point_work[16] is ray_work[12] and point_work[16].tolist() == [-2]
 
 
 @pytest.mark.parametrize("count", [1, 2, 63, 64, 65, 200])
@@ -421,7 +423,11 @@ def test_collide_many_with_kinds_left_to_the_store_path():
 def test_plain_position_accepts_only_what_check_position_accepts():
     assert plain_position((1, 2.5), 2) == (1.0, 2.5)
     assert plain_position(np.array([1.0, 2.0, 3.0]), 3) == (1.0, 2.0, 3.0)
-    for bad in [(1, 2, 3), (True, 1.0), (np.float64(1.0), 2.0), ("1", 2), (math.nan, 0), (math.inf, 0),
+    # numpy float64 scalars (what indexing a float array gives) are plain floats; other numpy scalars not
+    got = plain_position((np.float64(1.5), 2.0), 2)
+    assert got == (1.5, 2.0) and all(type(v) is float for v in got)
+    for bad in [(1, 2, 3), (True, 1.0), (np.float32(1.0), 2.0), (np.int64(1), 2.0), (np.float64("nan"), 1.0),
+                (np.float64(1e151), 0.0), ("1", 2), (math.nan, 0), (math.inf, 0),
                 (1e151, 0), (10 ** 400, 0), np.array([1, 2]), np.array([1.0, 2.0], dtype=np.float32), [1.0],
                 np.array([[1.0, 2.0]]), np.array([[1.0], [2.0]]), np.array(1.0), np.zeros(0), np.zeros(3),
                 np.array([1.0, 2.0], dtype=">f8"), np.array([np.nan, 1.0]), np.array([1e151, 1.0])]:

@@ -66,9 +66,11 @@ MISS, HIT, OTHER = 0, 1, 2
 SINGLE_CAPACITY = 64
 #: what :func:`_point_one` returns besides a slot (its one hit) and :func:`_ray_one` besides a count
 NO_HIT, SEE_SCRATCH, TOO_MANY = -1, -2, -3
-#: where in :func:`scratch` the single queries leave their results: a point's hits, its unsettled
-#: candidates, the two counts, a ray's rows
-POINT_HITS, POINT_OTHERS, POINT_COUNTS, RAY_ROWS = 29, 30, 31, 32
+#: the single point and ray queries' scratch arrays: one tuple each (see :func:`scratch`)
+Work = tuple[tuple[Any, ...], tuple[Any, ...]]
+#: where in :func:`scratch`'s two tuples the single queries leave their results: in the point query's,
+#: its hits, its unsettled candidates and their two counts; in the ray query's, its rows
+POINT_HITS, POINT_OTHERS, POINT_COUNTS, RAY_ROWS = 17, 18, 19, 13
 
 _ball_ball = _bb._row
 _ball_box = _bx._row
@@ -95,7 +97,7 @@ QUERY_FIELDS = ("lo", "hi", "cell", "gmask", "starts", "entries", "elo", "ehi", 
                 "max_cells", "stamp", "planes", "glo", "ghi",
                 "kind", "simple", "position", "rotation", "radius", "half", "plane_normal", "plane_offset",
                 "bound_radius", "world_x", "world_y", "poly", "simple_n", "category", "bits", "serial",
-                "rel", "floor", "scratch")
+                "rel", "floor", "point_work", "ray_work")
 
 
 @structref.register
@@ -135,42 +137,51 @@ def _make_query_arrays(lo: Floats, hi: Floats, cell: float, gmask: int, starts: 
                        planes: Index, glo: Floats, ghi: Floats, kind: Any, simple: Any, position: Floats,
                        rotation: Floats, radius: Floats, half: Floats, plane_normal: Floats, plane_offset: Floats,
                        bound_radius: Floats, world_x: Floats, world_y: Floats, poly: Index, simple_n: Index,
-                       category: Any, bits: Any, serial: Index, rel: float, floor: float, scratch: Any) -> Any:
+                       category: Any, bits: Any, serial: Index, rel: float, floor: float, point_work: Any,
+                       ray_work: Any) -> Any:
     # (a cached constructor: StructRefProxy's own is compiled afresh in every process)
     made = QueryArrays(lo, hi, cell, gmask, starts, entries, elo, ehi,  # type: ignore[no-untyped-call]
                        big, n_gridded, handles, max_cells, stamp, planes, glo, ghi, kind, simple, position,
                        rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x, world_y, poly,
-                       simple_n, category, bits, serial, rel, floor, scratch)
+                       simple_n, category, bits, serial, rel, floor, point_work, ray_work)
     return made
 
 
-def scratch(dim: int) -> tuple[Any, ...]:
-    """The small arrays a single query's kernel works in, made once per index (numba allocates ~15 ns each).
+def scratch(dim: int) -> Work:
+    """The small arrays the single point and ray queries' kernels work in, made once per index.
 
-    Only the single queries' kernels (:func:`_point_one`, :func:`_ray_one`)
-    use them, under the GIL (they do not release it), so one set per index is enough.
+    numba allocates an array in ~15 ns; these are made once. Two tuples, one
+    per kernel: loading a tuple of arrays from the index's QueryArrays takes
+    a reference to every array in it (an atomic count each, ~5 ns, measured
+    0.32 us for one tuple of 33), so each kernel gets only its own. Only the
+    single queries' kernels (:func:`_point_one`, :func:`_ray_one`) use them,
+    under the GIL (they do not release it), so one set per index is enough.
 
     Examples
     --------
-    >>> len(scratch(2))
-    33
+    >>> point_work, ray_work = scratch(2)
+    >>> len(point_work), len(ray_work)
+    (20, 14)
     """
     f, i = np.float64, np.int64
-    return (np.empty((1, dim)), np.empty((1, dim)), np.zeros((1, dim, dim)), np.zeros(1), np.empty(1),  # probe row
-            np.empty((1, dim)), np.empty((1, dim)), np.empty((0, 1)),  # its box, no polygon columns
-            np.empty(1, dtype=np.bool_), np.empty((1, dim)), np.empty(1),  # hit, normal, depth
-            np.empty((3, 3)), np.empty(3), np.empty(3), np.zeros(3, dtype=i), np.zeros(3, dtype=i),  # box 3D, cells
-            np.empty(dim), np.empty(dim), np.empty((1, dim)), np.empty((1, dim)),  # ray: o, d, as rows
-            np.empty(2 * dim), np.empty(2 * dim), np.empty(dim),  # ray casts' work arrays
-            np.zeros(3, dtype=i), np.zeros(3, dtype=i), np.zeros(3, dtype=i), np.zeros(3, dtype=f),
-            np.zeros(3, dtype=f),  # ray walk: cur, last, step, tnext, tdelta
-            # the single queries' own stamp tags, counting down from -2: the grid's (GridIndex._tags) are >= 0
-            # and -1 is "never stamped", so the two never meet, and a single query passes no tag
-            np.full(1, -2, dtype=i),
-            # the results of one query, read by the caller after the call (a returned array costs
-            # ~0.3 us to make and box): point hits, point others, [hits, others], ray rows
-            np.empty(SINGLE_CAPACITY, dtype=i), np.empty(SINGLE_CAPACITY, dtype=i), np.zeros(2, dtype=i),
-            np.empty((SINGLE_CAPACITY, 2 + 2 * dim)))
+    # the single queries' own stamp tags, counting down from -2: the grid's (GridIndex._tags) are >= 0
+    # and -1 is "never stamped", so the two never meet, and a single query passes no tag (one counter
+    # shared by both tuples)
+    tag = np.full(1, -2, dtype=i)
+    point = (np.empty((1, dim)), np.empty((1, dim)), np.zeros((1, dim, dim)), np.zeros(1), np.empty(1),  # probe row
+             np.empty((1, dim)), np.empty((1, dim)), np.empty((0, 1)),  # its box, no polygon columns
+             np.empty(1, dtype=np.bool_), np.empty((1, dim)), np.empty(1),  # hit, normal, depth
+             np.empty((3, 3)), np.empty(3), np.empty(3), np.zeros(3, dtype=i), np.zeros(3, dtype=i),  # 3D box, cells
+             tag,
+             # the results, read by the caller after the call (a returned array costs ~0.3 us to make
+             # and box): hits, others, [hits, others]
+             np.empty(SINGLE_CAPACITY, dtype=i), np.empty(SINGLE_CAPACITY, dtype=i), np.zeros(2, dtype=i))
+    ray = (np.empty(dim), np.empty(dim), np.empty((1, dim)), np.empty((1, dim)),  # o, d, as rows
+           np.empty(2 * dim), np.empty(2 * dim), np.empty(dim),  # the casts' work arrays
+           np.zeros(3, dtype=i), np.zeros(3, dtype=i), np.zeros(3, dtype=i), np.zeros(3, dtype=f),
+           np.zeros(3, dtype=f),  # the walk: cur, last, step, tnext, tdelta
+           tag, np.empty((SINGLE_CAPACITY, 2 + 2 * dim)))  # the hits' rows
+    return point, ray
 
 
 #: QueryArrays type -> (the type, (point entry, ray entry)): see :func:`entry_points`
@@ -222,7 +233,7 @@ def entry_points(q: QueryArrays, tag: int, dim: int) -> tuple[Any, Any, Any]:
     return entries
 
 def query_arrays(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], rule: tuple[float, float],
-                 work: tuple[Any, ...] | None = None) -> QueryArrays:
+                 work: Work | None = None) -> QueryArrays:
     """A :class:`QueryArrays` over ``grid_args`` (the 16 grid fields of :data:`QUERY_FIELDS`) and ``body_args``.
 
     ``work``: the :func:`scratch` arrays (made here if not given).
@@ -240,7 +251,7 @@ def query_arrays(grid_args: tuple[Any, ...], body_args: tuple[Any, ...], rule: t
     True
     """
     work = scratch(body_args[2].shape[1]) if work is None else work
-    made: QueryArrays = _make_query_arrays(*grid_args, *body_args, *rule, work)  # type: ignore[call-arg]
+    made: QueryArrays = _make_query_arrays(*grid_args, *body_args, *rule, *work)  # type: ignore[call-arg]
     return made
 
 
@@ -574,7 +585,7 @@ def _overlap_shapes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Ind
 
 # -- the same kernels, the index's arrays given as one QueryArrays ---------------------------
 
-def point_found(work: tuple[Any, ...], code: int) -> list[int] | None:
+def point_found(work: Work, code: int) -> list[int] | None:
     """``[K, K hit slots in add order, unsettled slots...]`` from what :func:`_point_one` returned.
 
     ``work``: the :func:`scratch` arrays of the index it ran on. None: more
@@ -592,13 +603,14 @@ def point_found(work: tuple[Any, ...], code: int) -> list[int] | None:
         return [0]
     if code == TOO_MANY:
         return None
-    k, u = work[POINT_COUNTS].tolist()
-    found: list[int] = [k, *work[POINT_HITS][:k].tolist(), *work[POINT_OTHERS][:u].tolist()]
+    point = work[0]
+    k, u = point[POINT_COUNTS].tolist()
+    found: list[int] = [k, *point[POINT_HITS][:k].tolist(), *point[POINT_OTHERS][:u].tolist()]
     return found
 
 
-def point_slots(q: QueryArrays, work: tuple[Any, ...], x: float, y: float, z: float, hx: float, hy: float,
-                hz: float, ball: bool, cat: int, msk: int) -> list[int] | None:
+def point_slots(q: QueryArrays, work: Work, x: float, y: float, z: float, hx: float, hy: float, hz: float,
+                ball: bool, cat: int, msk: int) -> list[int] | None:
     """One point (``ball``) or axis-aligned box from scalars: ``[K, K slots in add order, other slots...]``.
 
     ``work``: the :func:`scratch` arrays ``q`` was made with. None: too many
@@ -722,7 +734,7 @@ def shape_slots(q: QueryArrays, pk: int, pn: int, pos: Floats, cos: Floats, sin:
 def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, cat: int,
              msk: int, parallel_rate: float, first: bool) -> int:
     """Every ball or box one ray meets within ``maxd``: how many, their rows ``[slot, distance, point, normal]``
-    in ``scratch[RAY_ROWS]``, nearest first (then add order); ``TOO_MANY`` if more than it holds. The walk of
+    in ``ray_work[RAY_ROWS]``, nearest first (then add order); ``TOO_MANY`` if more than it holds. The walk of
     ``spatial.compiled._query_segments``; the casts of ``_ray_body`` (numpy ``raycast_ball`` /
     ``raycast_box`` arithmetic), in the index's scratch arrays.
 
@@ -731,11 +743,11 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
     """
     row0 = np.int64(0)  # not a literal: numba would compile _meets and the row kernels once more for it
     dim = q.position.shape[1]
-    sc = q.scratch
-    o, d, o2, d2, signed, rate, nrm = sc[16], sc[17], sc[18], sc[19], sc[20], sc[21], sc[22]
-    cur, last, step, tnext, tdelta = sc[23], sc[24], sc[25], sc[26], sc[27]
-    tag = sc[28][0]  # a tag of the single queries' own (see scratch)
-    sc[28][0] = tag - 1
+    sc = q.ray_work
+    o, d, o2, d2, signed, rate, nrm = sc[0], sc[1], sc[2], sc[3], sc[4], sc[5], sc[6]
+    cur, last, step, tnext, tdelta = sc[7], sc[8], sc[9], sc[10], sc[11]
+    tag = sc[12][0]  # a tag of the single queries' own (see scratch)
+    sc[12][0] = tag - 1
     o[0], o[1], d[0], d[1] = ox, oy, dx, dy
     if dim == 3:
         o[2], d[2] = oz, dz
@@ -845,8 +857,8 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
     return nf
 
 
-def ray_rows(q: QueryArrays, work: tuple[Any, ...], ox: float, oy: float, oz: float, dx: float, dy: float,
-             dz: float, maxd: float, cat: int, msk: int, parallel_rate: float, first: bool = False) -> Floats | None:
+def ray_rows(q: QueryArrays, work: Work, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float,
+             maxd: float, cat: int, msk: int, parallel_rate: float, first: bool = False) -> Floats | None:
     """Every ball or box one ray (origin ``o``, unit direction ``d``) meets within ``maxd``, one row per hit.
 
     The index must hold balls and boxes only (``queries.QueryIndex.bodies``);
@@ -874,7 +886,7 @@ def ray_rows(q: QueryArrays, work: tuple[Any, ...], ox: float, oy: float, oz: fl
     count = _ray_one(q, ox, oy, oz, dx, dy, dz, maxd, cat, msk, parallel_rate, first)
     if count == TOO_MANY:
         return None
-    rows: Floats = work[RAY_ROWS][:min(count, 1) if first else count].copy()
+    rows: Floats = work[1][RAY_ROWS][:min(count, 1) if first else count].copy()
     return rows
 
 
@@ -961,20 +973,20 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
     scratch arrays (a single query's cost is mostly fixed costs: twenty small
     allocations and a returned array were most of it). Returns the slot of
     the only body met when exactly one is and none is left unsettled;
-    ``NO_HIT``; ``SEE_SCRATCH``: ``scratch[POINT_COUNTS]`` holds ``[K, U]``,
-    ``scratch[POINT_HITS][:K]`` the hits in add order and ``scratch[POINT_OTHERS][:U]`` the
+    ``NO_HIT``; ``SEE_SCRATCH``: ``point_work[POINT_COUNTS]`` holds ``[K, U]``,
+    ``point_work[POINT_HITS][:K]`` the hits in add order and ``point_work[POINT_OTHERS][:U]`` the
     candidates the kernel does not settle (capsules, hulls, polygons that are
     not simple); ``TOO_MANY``: more than ``SINGLE_CAPACITY`` of either, ask
     the batch kernel.
     """
     row0 = np.int64(0)  # not a literal: numba would compile _meets and the row kernels once more for it
     dim = q.position.shape[1]
-    sc = q.scratch
+    sc = q.point_work
     ppos, phalf, prot, prad, pbound, qlo, qhi, no = sc[0], sc[1], sc[2], sc[3], sc[4], sc[5], sc[6], sc[7]
     hit, nrm, dep, m3, t3, tb3, c0, c1 = sc[8], sc[9], sc[10], sc[11], sc[12], sc[13], sc[14], sc[15]
     out, oth, counts = sc[POINT_HITS], sc[POINT_OTHERS], sc[POINT_COUNTS]
-    tag = sc[28][0]  # a tag of the single queries' own (see scratch)
-    sc[28][0] = tag - 1
+    tag = sc[16][0]  # a tag of the single queries' own (see scratch)
+    sc[16][0] = tag - 1
     rule = (q.rel, q.floor)
     ppos[0, 0], ppos[0, 1], phalf[0, 0], phalf[0, 1] = x, y, hx, hy
     if dim == 3:
