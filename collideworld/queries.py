@@ -167,7 +167,7 @@ class QueryIndex:
         #: compiled backend: the arrays above as one numba argument (compiled.queries.QueryArrays)
         self.arrays: Any = None
         #: compiled backend: the single queries' scratch arrays (compiled.queries.scratch), their results too
-        self.work: tuple[tuple[Any, ...], tuple[Any, ...]] | tuple[()] = ()
+        self.work: tuple[tuple[Any, ...], ...] = ()
         #: compiled backend: where the single ray query leaves its hits' rows (one of ``work``)
         self.ray_rows: Floats = np.zeros((0, 0))
         #: the identities of the arrays ``arrays`` was made of (see _fast_arrays)
