@@ -14,7 +14,8 @@ time):
 * ``query_shape`` (a 1x1 box at an angle) vs ``Space.shape_query``;
 * ``query_point`` vs ``Space.point_query(p, 0, filter)``;
 * ``query_aabb`` (a 1x1 box) vs ``Space.bb_query`` (which answers from the
-  shapes' bounding boxes only: less work than the exact test);
+  shapes' bounding boxes only: less work than the exact test, and more
+  bodies), and vs ``Space.shape_query`` of the same box (the same answers);
 * ``raycast(max_distance=5)`` (every hit, nearest first) vs
   ``Space.segment_query`` (every hit, unordered), and
   ``raycast(max_distance=5, all_hits=False)`` vs ``Space.segment_query_first``
@@ -191,6 +192,11 @@ def run(n: int, backend: str, rows: list[tuple[str, int, float, float]]) -> None
         x, y = spots[nxt()]
         space.bb_query(pymunk.BB(x - 0.5, y - 0.5, x + 0.5, y + 0.5), flt)
 
+    def pm_aabb_exact() -> None:
+        x, y = spots[nxt()]
+        _, shp = pymunk_probe(space, x, y, 0.0)
+        space.shape_query(shp)
+
     def cw_ray() -> None:
         k = nxt()
         w.raycast(spots[k], dirs[k], 5.0)
@@ -211,7 +217,8 @@ def run(n: int, backend: str, rows: list[tuple[str, int, float, float]]) -> None
 
     for name, a, b in (("query_shape vs shape_query", cw_shape, pm_shape),
                        ("query_point vs point_query", cw_point, pm_point),
-                       ("query_aabb (1x1) vs bb_query", cw_aabb, pm_aabb),
+                       ("query_aabb (1x1) vs bb_query (bounding boxes only)", cw_aabb, pm_aabb),
+                       ("query_aabb (1x1) vs shape_query of the box (exact)", cw_aabb, pm_aabb_exact),
                        ("raycast(max 5) vs segment_query (every hit)", cw_ray, pm_ray),
                        ("raycast(max 5, all_hits=False) vs segment_query_first", cw_ray_first, pm_ray_first)):
         rows.append((name, n, *timed_pair(a, b, 200, 200)))
