@@ -157,6 +157,9 @@ class QueryIndex:
         #: a small probe store single queries fill again and again (see shape_probes)
         self.probe: BodyStore | None = None
         self.bodies: tuple[Any, ...] | None = None
+        #: compiled grid: which slots held a kind other than a ball, box or half-space, and how many
+        self._other_kind: NDArray[np.bool_] = np.zeros(0, dtype=bool)
+        self._n_other = 0
         #: compiled grid: the serial each slot's row was registered for (-1: none), changes since the build
         self._registered: Slots = np.zeros(0, dtype=np.int64)
         self._changes = 0
@@ -226,11 +229,22 @@ class QueryIndex:
         self._grid = GridIndex(lo, hi, finite, self.backend)
         self.bounds = (lo.min(axis=0, initial=np.inf), hi.max(axis=0, initial=-np.inf))
 
-    def _balls_and_boxes(self) -> None:
-        """The compiled casts' bodies (the store's columns, by slot) when every finite body is a ball or a box."""
+    def _balls_and_boxes(self, look: Slots | None = None) -> None:
+        """The compiled casts' bodies (the store's columns, by slot) when every finite body is a ball or a box.
+
+        ``look``: only these slots changed since the last call (their kinds
+        are compared with the ones seen then: O(changed)); None: count them all.
+        """
         st = self.store
         # (half-spaces are cast beside the walk; free slots (-1) are in no bucket)
-        only = not np.any(st.kind > Kind.BOX)
+        if look is None or len(self._other_kind) != st.capacity:
+            self._other_kind = st.kind > Kind.BOX
+            self._n_other = int(self._other_kind.sum())
+        else:
+            now = st.kind.take(look) > Kind.BOX
+            self._n_other += int(now.sum()) - int(self._other_kind.take(look).sum())
+            self._other_kind[look] = now
+        only = self._n_other == 0
         self.bodies = (st.kind, st.position, st.rotation, st.half, st.radius, st.serial) if only else None
 
     def _patch(self) -> bool:
@@ -273,7 +287,7 @@ class QueryIndex:
             if len(self.planes) or np.any(kinds == _HALFSPACE):
                 self.planes = np.union1d(self.planes[~np.isin(self.planes, look)], look[kinds == _HALFSPACE])
             if self.bodies is None or np.any(kinds > _BOX):
-                self._balls_and_boxes()
+                self._balls_and_boxes(look)
         self._changes += len(rows)
         if self._changes > max(256, st.count // 4):
             return False  # patched enough since the build: a rebuild costs about as much, and re-sizes the cells

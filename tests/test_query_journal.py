@@ -210,3 +210,48 @@ def test_no_compilation_in_queries_after_warm_up():
                           text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip() == "ok"
+
+
+def test_ray_fast_path_follows_the_kinds_in_the_world_through_patches():
+    # The one-call ray path serves worlds of balls and boxes only; which kinds a world holds is
+    # counted from the change journal (O(changed)), not by a scan of every slot each patch. A capsule
+    # (and a concave polygon) come and go; each time the rays answer like brute force and the numpy world.
+    from collideworld import Capsule
+
+    rng = np.random.default_rng(9)
+    worlds = [World(2, backend=b) for b in ("compiled", "numpy")]
+    centres = rng.uniform(0, 30, (300, 2))
+    for w in worlds:
+        w.add_many(Circle(0.6), centres, ids=list(range(300)))
+    wc, wn = worlds
+    concave = Polygon([(0, 0), (2, 0), (2, 2), (1, 1), (0, 2)])
+
+    def check(expect_fast):
+        grid = wc._index.refresh()
+        assert grid is not None and (wc._index.bodies is not None) == expect_fast
+        for _ in range(25):
+            o, d = rng.uniform(-2, 32, 2), rng.normal(size=2)
+            got = wc.raycast(o, d, 20.0)
+            assert [h.id for h in got] == [h.id for h in wn.raycast(o, d, 20.0)]
+            assert {h.id: h.distance for h in got} == pytest.approx(brute_rays(wc, o, d, 20.0), rel=1e-12, abs=1e-12)
+
+    check(True)
+    for w in worlds:
+        w.add(Capsule((0, 0), (3, 0), 0.4), (10.0, 10.0), id="cap")
+    check(False)
+    for w in worlds:
+        w.set_shape(5, concave)
+    check(False)
+    for w in worlds:
+        w.remove("cap")
+    check(False)  # the concave polygon is still there
+    for w in worlds:
+        w.set_shape(5, Box((0.5, 0.5)))
+    check(True)
+    for w in worlds:
+        w.move(7, (12.0, 12.0))
+        w.set_shape(8, Capsule((0, 0), (1, 0), 0.2))
+    check(False)
+    for w in worlds:
+        w.remove(8)
+    check(True)
