@@ -321,7 +321,7 @@ class QueryIndex:
                    st.plane_offset, st.bound_radius, st.world_xy if st.dim == 2 else None, st.poly,
                    st.parts.simple_n, st.category, st.mask,
                    st.serial, self.planes, g.glo, g.ghi)
-        key = (tuple(x if type(x) in (int, float) else id(x) for x in head), tuple(map(id, columns)), touch_rule())
+        key = (*map(id, head), g.cell, g.n_gridded, *map(id, columns), touch_rule())  # (cell, count: by value)
         if self.arrays is not None and key == self._arrays_key:
             return
         self._arrays_key = key
