@@ -50,7 +50,7 @@ from ..geometry.compiled import contact_halfspace_ball as _hb
 from ..geometry.compiled import contact_halfspace_box as _hx
 from ..geometry.compiled import contact_halfspace_polygon as _hp
 from ..geometry.compiled import contact_polygon_polygon as _pp
-from ..spatial.compiled import _hash, _meets, _next_axis, _ray_body, _segment_meets
+from ..spatial.compiled import _hash, _meets, _next_axis, _ray_body, _segment_meets, prefetch
 
 __all__ = ["QueryArrays", "query_arrays", "entry_points", "scratch", "point_slots", "box_slots", "shape_slots",
            "ray_rows", "row_bounds", "HIT", "MISS", "OTHER"]
@@ -274,6 +274,61 @@ def _grown(arr: Index, n: int) -> Index:
     return out
 
 
+#: how many probes (or candidates) ahead the batched walks load their next data (see spatial.compiled.prefetch):
+#: enough misses in flight to cover a memory latency, few enough that the lines are still cached when used
+_AHEAD = 8
+#: probes over more cells than this are not prefetched (rare: each cell is a few lines)
+_PREFETCH_CELLS = 4
+
+
+@njit(cache=True)
+def _prefetch_cells(qlo: Floats, qhi: Floats, r: int, cell: float, gmask: int, starts: Index, entries: Index,
+                    elo: Floats, ehi: Floats, max_cells: int, buckets: bool) -> None:
+    """Start loading what the walk of probe box ``r`` will read: its cells' bucket bounds, or (``buckets``) the buckets.
+
+    A hint only: no result depends on it.
+    """
+    dim = qlo.shape[1]
+    a0 = math.floor(qlo[r, 0] / cell)
+    a1 = math.floor(qhi[r, 0] / cell)
+    b0 = math.floor(qlo[r, 1] / cell)
+    b1 = math.floor(qhi[r, 1] / cell)
+    z0 = math.floor(qlo[r, 2] / cell) if dim == 3 else 0
+    z1 = math.floor(qhi[r, 2] / cell) if dim == 3 else 0
+    if (a1 - a0 + 1) * (b1 - b0 + 1) * (z1 - z0 + 1) > _PREFETCH_CELLS:
+        return
+    for a in range(a0, a1 + 1):
+        for b in range(b0, b1 + 1):
+            for c in range(z0, z1 + 1):
+                key = _hash(a, b, c, dim, gmask)
+                if not buckets:
+                    prefetch(starts, key)
+                    continue
+                e0 = starts[key]
+                e1 = starts[key + 1]
+                if e1 > e0:
+                    # a bucket's entries are in a row: their first and last lines (most buckets span two)
+                    prefetch(entries, e0)
+                    prefetch(entries, e1 - 1)
+                    prefetch(elo, e0)
+                    prefetch(elo, e1 - 1)
+                    prefetch(ehi, e0)
+                    prefetch(ehi, e1 - 1)
+
+
+@njit(cache=True)
+def _prefetch_row(s: int, kind: Any, category: Any, bits: Any, bound_radius: Floats, position: Floats,
+                  rotation: Floats, half: Floats) -> None:
+    """Start loading the columns of slot ``s`` the exact tests of balls and boxes read (a hint only)."""
+    prefetch(kind, s)
+    prefetch(category, s)
+    prefetch(bits, s)
+    prefetch(bound_radius, s)
+    prefetch(position, s)
+    prefetch(rotation, s)
+    prefetch(half, s)
+
+
 @njit(cache=True)
 def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
              elo: Floats, ehi: Floats, big: Index,
@@ -301,7 +356,8 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
     out_s = np.empty(max(16, m), dtype=np.int64)
     oth_q = np.empty(0, dtype=np.int64)
     oth_s = np.empty(0, dtype=np.int64)
-    cand = np.empty(64, dtype=np.int64)
+    cand = np.empty(max(64, m), dtype=np.int64)
+    nc = 0
     n_out = 0
     n_oth = 0
     hit = np.empty(1, dtype=np.bool_)
@@ -312,9 +368,20 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
     tb3 = np.empty(3)
     c0 = np.zeros(3, dtype=np.int64)
     c1 = np.zeros(3, dtype=np.int64)
+    # Pass 1: every probe's grid candidates, in one flat list (cand[cstart[r]:cstart[r + 1]]
+    # are probe r's, in the order the walk meets them). The walk reads a bucket at a random place
+    # of arrays larger than the caches: the buckets of the probe AHEAD probes on are loaded
+    # (prefetched) now, and the bucket bounds of the one 2 AHEAD on before that, so that the
+    # misses of several probes overlap instead of each stalling its walk.
+    cstart = np.empty(m + 1, dtype=np.int64)
     for r in range(m):
+        if r + 2 * _AHEAD < m:
+            _prefetch_cells(qlo, qhi, r + 2 * _AHEAD, cell, gmask, starts, entries, elo, ehi, max_cells, False)
+        if r + _AHEAD < m:
+            _prefetch_cells(qlo, qhi, r + _AHEAD, cell, gmask, starts, entries, elo, ehi, max_cells, True)
         tag = base + r  # a tag no earlier query used: stamps never need clearing
-        nc = 0
+        cstart[r] = nc
+        first = nc
         ncells = 1
         for k in range(dim):
             c0[k] = math.floor(qlo[r, k] / cell)
@@ -335,7 +402,7 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                                 # one bucket: a body is in it twice only when two of its cells share
                                 # it; a look over this probe's few candidates is cheaper than a stamp
                                 seen = False
-                                for t in range(nc):
+                                for t in range(first, nc):
                                     if cand[t] == j:
                                         seen = True
                                 if seen:
@@ -362,9 +429,23 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                         cand = _grown(cand, nc)
                     cand[nc] = j
                     nc += 1
+    cstart[m] = nc
+    # Pass 2: the exact tests, probe by probe, in the order of pass 1; the rows of the
+    # candidate AHEAD places on are loaded meanwhile (its slot's, from the handle loaded
+    # 2 AHEAD places before)
+    for r in range(m):
         first = n_out
-        for t in range(nc + n_p):
-            s = handles[cand[t]] if t < nc else planes[t - nc]
+        c_end = cstart[r + 1]
+        for t in range(cstart[r], c_end + n_p):
+            if t < c_end:
+                if t + 2 * _AHEAD < nc:
+                    prefetch(handles, cand[t + 2 * _AHEAD])
+                if t + _AHEAD < nc:
+                    _prefetch_row(handles[cand[t + _AHEAD]], kind, category, bits, bound_radius, position, rotation,
+                                  half)
+                s = handles[cand[t]]
+            else:
+                s = planes[t - c_end]
             if (category[s] & msk) == 0 or (cat & bits[s]) == 0:
                 continue
             # -- the exact test of probe r against body s: HIT, MISS or OTHER. Written out here, not
