@@ -50,7 +50,7 @@ from ..geometry.compiled import contact_halfspace_ball as _hb
 from ..geometry.compiled import contact_halfspace_box as _hx
 from ..geometry.compiled import contact_halfspace_polygon as _hp
 from ..geometry.compiled import contact_polygon_polygon as _pp
-from ..spatial.compiled import _hash, _meets, _next_axis, _ray_body, _segment_meets, prefetch
+from ..spatial.compiled import _hash, _meets, _next_axis, _prefetch_bucket, _ray_body, _segment_meets, prefetch
 
 __all__ = ["QueryArrays", "query_arrays", "entry_points", "scratch", "point_slots", "box_slots", "shape_slots",
            "ray_rows", "row_bounds", "HIT", "MISS", "OTHER"]
@@ -304,16 +304,7 @@ def _prefetch_cells(qlo: Floats, qhi: Floats, r: int, cell: float, gmask: int, s
                 if not buckets:
                     prefetch(starts, key)
                     continue
-                e0 = starts[key]
-                e1 = starts[key + 1]
-                if e1 > e0:
-                    # a bucket's entries are in a row: their first and last lines (most buckets span two)
-                    prefetch(entries, e0)
-                    prefetch(entries, e1 - 1)
-                    prefetch(elo, e0)
-                    prefetch(elo, e1 - 1)
-                    prefetch(ehi, e0)
-                    prefetch(ehi, e1 - 1)
+                _prefetch_bucket(key, starts, entries, elo, ehi)
 
 
 @njit(cache=True)

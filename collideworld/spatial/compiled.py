@@ -8,10 +8,11 @@ cells is reported once, and outputs sized by a counting pass.
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
-from llvmlite import ir
+from llvmlite import ir  # type: ignore[import-untyped]
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -35,7 +36,8 @@ def _prefetch_typing(typingctx: Any, array: Any, row: Any) -> Any:  # pragma: no
         address = builder.gep(builder.bitcast(made.data, byte), [offset])
         i32 = ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [byte, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")  # (opaque pointers: LLVM 15+)
+        fn = cgutils.get_or_insert_function(builder.module, fnty,  # type: ignore[no-untyped-call]
+                                            "llvm.prefetch.p0")  # (the name with opaque pointers: LLVM 15 on)
         # read (0), keep in every cache level (3), data cache (1)
         builder.call(fn, [address, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
         return context.get_dummy_value()
@@ -49,7 +51,7 @@ def _prefetch_typing(typingctx: Any, array: Any, row: Any) -> Any:  # pragma: no
 #: (each probe's bucket, then each candidate's rows, at random places of arrays larger than the caches):
 #: loading them a few probes ahead lets the misses of several probes overlap instead of following each other
 #: (the software pipelining of Chen et al., "Improving Hash Join Performance through Prefetching", ICDE 2004).
-prefetch = intrinsic(_prefetch_typing)
+prefetch = cast(Callable[[Any, int], None], intrinsic(_prefetch_typing))
 
 
 @njit(cache=True)
@@ -638,6 +640,64 @@ def _ray_body(j: int, o: Floats, d: Floats, maxd: float, kind: Index, center: Fl
     return _ray_box(o, d, maxd, center[j], rot[j], half[j], rel, floor, parallel_rate, signed, rate, normal)
 
 
+#: how many rays ahead :func:`_first_hits` loads the buckets of their first cells (see :data:`prefetch`)
+_AHEAD = 8
+#: rows of its ring of cells to load (more than 2 _AHEAD)
+_RING = 32
+
+
+@njit(cache=True)
+def _prefetch_ray(o: Floats, d: Floats, r: int, cell: float, mask: int, starts: Index, ring: Index) -> None:
+    """Start loading the bucket bounds of the first two cells ray ``r`` is likely to walk; keep their keys in ``ring``.
+
+    A hint only (no result depends on it), so cheap rather than exact: the
+    cell of the origin (a ray starting outside the grid walks others), and
+    its neighbour across the wall the ray meets first.
+    """
+    dim = o.shape[1]
+    scale = 1.0 / cell
+    cx = math.floor(o[r, 0] * scale)
+    cy = math.floor(o[r, 1] * scale)
+    cz = math.floor(o[r, dim - 1] * scale) if dim == 3 else 0
+    key = _hash(cx, cy, cz, dim, mask)
+    ring[r % _RING, 0] = key
+    prefetch(starts, key)
+    nearest = np.inf
+    axis = -1
+    for k in range(dim):
+        if d[r, k] != 0.0:
+            c = cx if k == 0 else (cy if k == 1 else cz)
+            wall = (c + 1) * cell if d[r, k] > 0.0 else c * cell
+            t = (wall - o[r, k]) / d[r, k]
+            if t < nearest:
+                nearest = t
+                axis = k
+    step = 1 if d[r, max(axis, 0)] > 0.0 else -1
+    if axis == 0:
+        cx += step
+    elif axis == 1:
+        cy += step
+    else:
+        cz += step
+    key = _hash(cx, cy, cz, dim, mask)
+    ring[r % _RING, 1] = key
+    prefetch(starts, key)
+
+
+@njit(cache=True)
+def _prefetch_bucket(key: int, starts: Index, entries: Index, elo: Floats, ehi: Floats) -> None:
+    """Start loading bucket ``key``'s entries and their boxes: its first and last lines (most span two). A hint."""
+    e0 = starts[key]
+    e1 = starts[key + 1] - 1
+    if e1 >= e0:
+        prefetch(entries, e0)
+        prefetch(entries, e1)
+        prefetch(elo, e0)
+        prefetch(elo, e1)
+        prefetch(ehi, e0)
+        prefetch(ehi, e1)
+
+
 @njit(cache=True)
 def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, starts: Index, entries: Index,
                 big: Index, n_gridded: int, glo: Floats, ghi: Floats, elo: Floats, ehi: Floats, kind: Index,
@@ -658,7 +718,13 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
     step = np.zeros(3, dtype=np.int64)
     tnext = np.full(3, np.inf)
     tdelta = np.full(3, np.inf)
+    ring = np.zeros((_RING, 2), dtype=np.int64)  # the first two cells of the rays ahead (see _prefetch_ray)
     for i in range(m):
+        if n_gridded > 0 and i + 2 * _AHEAD < m:
+            _prefetch_ray(o, d, i + 2 * _AHEAD, cell, mask, starts, ring)
+        if n_gridded > 0 and i + _AHEAD < m:
+            for u in range(2):
+                _prefetch_bucket(ring[(i + _AHEAD) % _RING, u], starts, entries, elo, ehi)
         tag = base + i
         oi = o[i]
         di = d[i]
