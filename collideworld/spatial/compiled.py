@@ -775,7 +775,9 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
                 if not _segment_meets(elo, ehi, e, o, d, i, min(maxd, best_t[i]), dim):
                     continue
                 j = entries[e]
-                if stamp[j] == tag or not passes[j]:
+                # a free entry (-1) holds an empty box, which the slab test passes when no direction
+                # component is 0 (inf - o and -inf - o bound the whole line): never a body
+                if j < 0 or stamp[j] == tag or not passes[j]:
                     continue
                 stamp[j] = tag
                 dist = _ray_body(j, oi, di, maxd, kind, center, rot, half, radius, rel, floor, parallel_rate,
