@@ -773,13 +773,13 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
         for _ in range(budget):
             key = _hash(cur[0], cur[1], cur[2] if dim == 3 else 0, dim, mask)
             for e in range(starts[key], starts[key + 1]):
-                # the entry's own box first (read in a row; free entries hold empty boxes), then the body
-                if not _segment_meets(elo, ehi, e, o, d, i, min(maxd, best_t[i]), dim):
-                    continue
+                # a free entry (-1) first: its empty box passes the slab test when no direction component
+                # is 0 (inf - o and -inf - o bound the whole line), and a third of the entries of a grid
+                # with patch room are free. Then the entry's own box (read in a row), then the body
                 j = entries[e]
-                # a free entry (-1) holds an empty box, which the slab test passes when no direction
-                # component is 0 (inf - o and -inf - o bound the whole line): never a body
-                if j < 0 or stamp[j] == tag or not passes[j]:
+                if j < 0 or not _segment_meets(elo, ehi, e, o, d, i, min(maxd, best_t[i]), dim):
+                    continue
+                if stamp[j] == tag or not passes[j]:
                     continue
                 stamp[j] = tag
                 dist = _ray_body(j, oi, di, maxd, kind, center, rot, half, radius, rel, floor, parallel_rate,
