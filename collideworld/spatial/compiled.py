@@ -13,7 +13,6 @@ from typing import Any, cast
 
 import numpy as np
 from llvmlite import ir  # type: ignore[import-untyped]
-from llvmlite.binding import llvm_version_info  # type: ignore[import-untyped]
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -23,11 +22,6 @@ __all__ = ["build_buckets", "changed_rows", "patch_buckets", "query_boxes", "que
 
 Index = NDArray[np.int64]
 Floats = NDArray[np.float64]
-
-
-#: the intrinsic's name is mangled by its pointer type: opaque pointers (``p0``) from LLVM 15, the typed
-#: ``p0i8`` before (numba 0.60, the oldest this package takes, is built on LLVM 14)
-_PREFETCH = "llvm.prefetch.p0" if llvm_version_info[0] >= 15 else "llvm.prefetch.p0i8"
 
 
 def _prefetch_typing(typingctx: Any, array: Any, row: Any) -> Any:  # pragma: no cover - compiled
@@ -42,7 +36,8 @@ def _prefetch_typing(typingctx: Any, array: Any, row: Any) -> Any:  # pragma: no
         address = builder.gep(builder.bitcast(made.data, byte), [offset])
         i32 = ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [byte, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, _PREFETCH)  # type: ignore[no-untyped-call]
+        fn = cgutils.get_or_insert_function(builder.module, fnty,  # type: ignore[no-untyped-call]
+                                            "llvm.prefetch.p0")  # (the name with opaque pointers: LLVM 15 on)
         # read (0), keep in every cache level (3), data cache (1)
         builder.call(fn, [address, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
         return context.get_dummy_value()
