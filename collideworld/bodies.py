@@ -471,12 +471,12 @@ class BodyStore:
     poly : int64 (cap,)          polygon shape index in :attr:`parts`, else -1
     bound_radius : (cap,)        radius of a disc/ball about the origin containing the shape
     simple : bool (cap,)         convex polygon of at most :data:`SIMPLE_POLYGON_VERTICES` vertices
-    world_x, world_y : (8, cap)  simple polygons' vertices posed (padded by repeating the last
-                                 one), refreshed by :meth:`set_poses` from the part table's
-                                 ``simple_x``, ``simple_y``
-    world_xy : (cap, 8, 2)       the same vertices slot-major, for the compiled narrowphase:
-                                 one polygon is two cache lines there, against sixteen in
-                                 ``world_x`` / ``world_y`` (which numpy's reductions want)
+    world_xy : (cap, 8, 2)       simple polygons' vertices posed (padded by repeating the last
+                                 one), slot-major, refreshed by :meth:`set_poses` from the part
+                                 table's ``simple_x``, ``simple_y``: one polygon is two cache
+                                 lines
+    world_x, world_y : (8, cap)  views of ``world_xy``'s x and y in the (vertex, slot) layout
+                                 (strided, not copies: the posed vertices are kept once)
 
     Per-body metadata of the world, in the same slots (grown with them):
 
@@ -680,12 +680,7 @@ class BodyStore:
             grow("local_quat", (4,), np.float64, 0.0)
         if d == 2:
             grow("world_xy", (SIMPLE_POLYGON_VERTICES, 2), np.float64, 0.0)
-            # (vertex, slot) layout: gathering slots gives (8, N) planes directly
-            for name in ("world_x", "world_y"):
-                arr = np.zeros((SIMPLE_POLYGON_VERTICES, capacity))
-                if old:
-                    arr[:, :old] = getattr(self, name)
-                setattr(self, name, arr)
+            self._plane_views()
         self.shapes.extend([None] * (capacity - old))
         # appending larger slots keeps a valid min-heap: every new slot exceeds every old one
         self._free.extend(range(old, capacity))
@@ -741,7 +736,12 @@ class BodyStore:
             push(self._free, s)
         self.count -= len(slots)
 
-    #: Row columns of shape (cap, ...); world_x / world_y are (8, cap) and handled apart.
+    def _plane_views(self) -> None:
+        """Point ``world_x`` / ``world_y`` at the x and y of ``world_xy``: one copy of the posed vertices."""
+        self.world_x = self.world_xy[:, :, 0].T
+        self.world_y = self.world_xy[:, :, 1].T
+
+    #: Row columns of shape (cap, ...); world_x / world_y are views of world_xy.
     _COLUMNS = ("kind", "position", "angle", "quaternion", "rotation", "radius", "half", "plane_normal",
                 "plane_offset", "seg0", "seg1", "poly", "hull",
                 "bound_radius", "simple", "ids", "serial", "static", "category",
@@ -774,11 +774,7 @@ class BodyStore:
             arr[n:] = _FREE_FILL.get(name, 0)
             setattr(self, name, arr)
         if self.dim == 2:
-            for name in ("world_x", "world_y"):
-                plane: NDArray[np.float64] = getattr(self, name)
-                arr2 = np.zeros((SIMPLE_POLYGON_VERTICES, cap))
-                arr2[:, :n] = plane[:, live]
-                setattr(self, name, arr2)
+            self._plane_views()
         self.shapes = [self.shapes[s] for s in live.tolist()] + [None] * (cap - n)
         # part slots and their owners moved too: follow them
         owner = self.owner[:n]
@@ -1011,7 +1007,7 @@ class BodyStore:
 
             if self.dim == 2:
                 set_poses_2d(slots, position, angle, self.position, self.angle, self.rotation, self.simple, self.poly,
-                             self.parts.simple_x, self.parts.simple_y, self.world_x, self.world_y, self.world_xy)
+                             self.parts.simple_x, self.parts.simple_y, self.world_xy)
             else:
                 set_poses_3d(slots, position, quaternion, self.position, self.quaternion, self.rotation)
             return
@@ -1039,8 +1035,6 @@ class BodyStore:
         lx, ly = np.take(self.parts.simple_x, shape, axis=1), np.take(self.parts.simple_y, shape, axis=1)
         wx = rot[:, 0, 0] * lx + rot[:, 0, 1] * ly + pos[:, 0]
         wy = rot[:, 1, 0] * lx + rot[:, 1, 1] * ly + pos[:, 1]
-        self.world_x[:, slots] = wx
-        self.world_y[:, slots] = wy
         self.world_xy[slots, :, 0] = wx.T
         self.world_xy[slots, :, 1] = wy.T
 
@@ -1108,7 +1102,10 @@ class BodyStore:
 
     def polygon_planes(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """World vertices of simple polygons ``slots`` as x and y planes, each (8, len(slots))."""
-        return np.take(self.world_x, slots, axis=1), np.take(self.world_y, slots, axis=1)
+        # gathered slot-major (contiguous rows), then made C-ordered: reductions over the
+        # vertex axis of a strided (8, m) view run several times slower
+        xy = self.world_xy.take(slots, axis=0)
+        return np.ascontiguousarray(xy[:, :, 0].T), np.ascontiguousarray(xy[:, :, 1].T)
 
     def polygon_outline_world(self, slots: NDArray[np.int64]) -> list[tuple[NDArray[np.int64], NDArray[np.float64]]]:
         """World vertices of the outlines of polygon bodies, grouped by bucket.
