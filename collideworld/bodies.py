@@ -276,8 +276,10 @@ class PartTable:
     """
 
     def __init__(self) -> None:
-        self._bucket_rows: dict[int, list[NDArray[np.float64]]] = {}
-        self._bucket_arrays: dict[int, NDArray[np.float64]] = {}
+        # bucket size -> its rows, (capacity, size, 2), grown by doubling; rows in use: _bucket_len
+        # (one array per bucket, not one per part: an array object costs more than an 8-vertex part)
+        self._buckets: dict[int, NDArray[np.float64]] = {}
+        self._bucket_len: dict[int, int] = {}
         self._free_rows: dict[int, list[int]] = {}  # bucket size -> free rows
         self.part_bucket: list[int] = []
         self.part_row: list[int] = []
@@ -309,18 +311,21 @@ class PartTable:
     def _store_part(self, pid: int, verts: NDArray[np.float64]) -> None:
         """Write part ``pid``'s padded vertices into a row of its bucket."""
         size = _bucket_size(len(verts))
-        padded = np.empty((size, 2))
-        padded[: len(verts)] = verts
-        padded[len(verts):] = verts[-1]
-        rows = self._bucket_rows.setdefault(size, [])
         free = self._free_rows.get(size)
         if free:
             row = free.pop()
-            rows[row] = padded
         else:
-            row = len(rows)
-            rows.append(padded)
-        self._bucket_arrays.pop(size, None)
+            row = self._bucket_len.get(size, 0)
+            self._bucket_len[size] = row + 1
+            rows = self._buckets.get(size)
+            if rows is None or row == len(rows):
+                grown = np.empty((max(16, 2 * row), size, 2))
+                if rows is not None:
+                    grown[:row] = rows
+                self._buckets[size] = grown
+        padded = self._buckets[size][row]
+        padded[: len(verts)] = verts
+        padded[len(verts):] = verts[-1]
         self.part_bucket[pid] = size
         self.part_row[pid] = row
         self._arrays_cache = None
@@ -399,12 +404,8 @@ class PartTable:
             assert self._shape_of_index[i] is shape
 
     def bucket(self, size: int) -> NDArray[np.float64]:
-        """The padded ``(rows, size, 2)`` array of one bucket."""
-        arr = self._bucket_arrays.get(size)
-        if arr is None:
-            arr = np.stack(self._bucket_rows[size])
-            self._bucket_arrays[size] = arr
-        return arr
+        """The padded ``(rows, size, 2)`` array of one bucket (a view of the table's: read it before the next intern)."""
+        return self._buckets[size][: self._bucket_len[size]]
 
     def part_arrays(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """``(bucket_size, row)`` of every part, as arrays indexed by part id."""
