@@ -404,7 +404,7 @@ class PartTable:
             assert self._shape_of_index[i] is shape
 
     def bucket(self, size: int) -> NDArray[np.float64]:
-        """The padded ``(rows, size, 2)`` array of one bucket (a view of the table's: read it before the next intern)."""
+        """The padded ``(rows, size, 2)`` array of one bucket (a view: read it before the table changes)."""
         return self._buckets[size][: self._bucket_len[size]]
 
     def part_arrays(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -501,9 +501,12 @@ class BodyStore:
     part : int64 (cap,)          a part slot's index in its compound's ``parts``; -1 for a body
     n_parts : int64 (cap,)       a compound body's number of parts; 0 otherwise
     parts_at : int64 (cap,)      where a compound's part slots start in :attr:`part_slots`; -1 otherwise
-    local_pos : (cap, D)         a part slot's position in its body's frame
-    local_angle : (cap,)         2D: a part slot's angle in its body's frame
-    local_quat : (cap, 4)        3D: a part slot's quaternion in its body's frame
+
+    Beside :attr:`part_slots` (one row per part slot, not per slot, so
+    that bodies of other shapes pay nothing for them):
+
+    part_local_pos : (P, D)      the part's position in its body's frame
+    part_local_rot : (P,) or (P, 4)  its angle (2D) or quaternion (3D) in its body's frame
 
     The posed vertices of simple polygons (every convex polygon of a typical
     scene) are computed once per pose change, in the (vertex, slot) layout the
@@ -558,9 +561,8 @@ class BodyStore:
     part: NDArray[np.int64]
     n_parts: NDArray[np.int64]
     parts_at: NDArray[np.int64]
-    local_pos: NDArray[np.float64]
-    local_angle: NDArray[np.float64]
-    local_quat: NDArray[np.float64]
+    part_local_pos: NDArray[np.float64]
+    part_local_rot: NDArray[np.float64]
 
     def __init__(self, dim: int, capacity: int = 16, backend: str = "numpy") -> None:
         if dim not in (2, 3):
@@ -585,6 +587,8 @@ class BodyStore:
         #: part slots of every compound, each compound's contiguous from its ``parts_at``
         #: (entries of released compounds stay behind as garbage until :meth:`compact`)
         self.part_slots = np.zeros(0, dtype=np.int64)
+        self.part_local_pos = np.zeros((0, dim))
+        self.part_local_rot = np.zeros(0) if dim == 2 else np.zeros((0, 4))
         #: live compound bodies: every compound-only path is skipped while 0
         self.n_compounds = 0
         #: live part slots (rows that are no bodies)
@@ -674,11 +678,6 @@ class BodyStore:
         grow("part", (), np.int64, -1)
         grow("n_parts", (), np.int64, 0)
         grow("parts_at", (), np.int64, -1)
-        grow("local_pos", (d,), np.float64, 0.0)
-        if d == 2:
-            grow("local_angle", (), np.float64, 0.0)
-        else:
-            grow("local_quat", (4,), np.float64, 0.0)
         if d == 2:
             grow("world_xy", (SIMPLE_POLYGON_VERTICES, 2), np.float64, 0.0)
             self._plane_views()
@@ -747,7 +746,7 @@ class BodyStore:
                 "plane_offset", "seg0", "seg1", "poly", "hull",
                 "bound_radius", "simple", "ids", "serial", "static", "category",
                 "mask", "moved", "fat_lo", "fat_hi", "data", "world_xy",
-                "owner", "part", "n_parts", "parts_at", "local_pos", "local_angle", "local_quat")
+                "owner", "part", "n_parts", "parts_at")
 
     def compact(self, capacity: int | None = None) -> NDArray[np.int64]:
         """Move the live bodies to slots ``0 .. count - 1`` in add order and shrink the arrays.
@@ -782,11 +781,15 @@ class BodyStore:
         self.owner[:n] = np.where(owner >= 0, new_slot.take(np.maximum(owner, 0)), -1)
         if self.n_compounds:
             comp = np.flatnonzero(self.kind[:n] == Kind.COMPOUND)
-            _, parts = self.compound_parts_of(comp, self.parts_at[comp], self.n_parts[comp])
-            self.part_slots = new_slot.take(parts)
+            _, at = self._part_index(self.parts_at[comp], self.n_parts[comp])
+            self.part_slots = new_slot.take(self.part_slots.take(at))
+            self.part_local_pos = self.part_local_pos.take(at, axis=0)
+            self.part_local_rot = self.part_local_rot.take(at, axis=0)
             self.parts_at[comp] = np.cumsum(self.n_parts[comp]) - self.n_parts[comp]
         else:
             self.part_slots = np.zeros(0, dtype=np.int64)
+            self.part_local_pos = self.part_local_pos[:0]
+            self.part_local_rot = self.part_local_rot[:0]
         # the hull table drops its free rows too (the padding may shrink with them)
         new_row = self.hulls.compact()
         used = self.hull[:n] >= 0
@@ -855,14 +858,13 @@ class BodyStore:
         self.set_shapes(parts, [p[0] for p in shape.parts])
         self.owner[parts] = s
         self.part[parts] = np.arange(k)
-        self.local_pos[parts] = [p[1] for p in shape.parts]
-        if self.dim == 2:
-            self.local_angle[parts] = [p[2] for p in shape.parts]
-        else:
-            self.local_quat[parts] = [p[2] for p in shape.parts]
         self.n_parts[s] = k
         self.parts_at[s] = len(self.part_slots)
         self.part_slots = np.concatenate([self.part_slots, parts])
+        local_pos = np.array([p[1] for p in shape.parts], dtype=np.float64).reshape(k, self.dim)
+        local_rot = np.array([p[2] for p in shape.parts], dtype=np.float64).reshape((k, *self.part_local_rot.shape[1:]))
+        self.part_local_pos = np.concatenate([self.part_local_pos, local_pos])
+        self.part_local_rot = np.concatenate([self.part_local_rot, local_rot])
         self.n_compounds += 1
         self.n_part_slots += k
 
@@ -880,9 +882,15 @@ class BodyStore:
     def compound_parts_of(self, comp: NDArray[np.int64], at: NDArray[np.int64], counts: NDArray[np.int64]
                           ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """(row into ``comp``, part slot) of every part, given where each compound's parts start and their count."""
-        row = np.repeat(np.arange(len(comp)), counts)
+        row, index = self._part_index(at, counts)
+        return row, self.part_slots.take(index)
+
+    @staticmethod
+    def _part_index(at: NDArray[np.int64], counts: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """(row into the compounds, index into :attr:`part_slots`) of every part of compounds starting at ``at``."""
+        row = np.repeat(np.arange(len(at)), counts)
         child = np.arange(int(counts.sum())) - (np.cumsum(counts) - counts)[row]
-        return row, self.part_slots.take(at.take(row) + child)
+        return row, at.take(row) + child
 
     def compound_parts(self, comp: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """Part slots of compound bodies ``comp``: ``(row into comp, part slot)``, in part order.
@@ -977,16 +985,17 @@ class BodyStore:
 
     def _pose_parts(self, comp: NDArray[np.int64]) -> None:
         """Pose the part slots of compounds ``comp`` from their bodies' poses: body pose o local pose."""
-        row, parts = self.compound_parts(comp)
+        row, index = self._part_index(self.parts_at.take(comp), self.n_parts.take(comp))
+        parts = self.part_slots.take(index)
         owners = comp.take(row)
         rot = self.rotation.take(owners, axis=0)
-        local = self.local_pos.take(parts, axis=0)
+        local = self.part_local_pos.take(index, axis=0)
         pos = self.position.take(owners, axis=0) + np.einsum("mij,mj->mi", rot, local)
         if self.dim == 2:
-            self._set_rows(parts, pos, self.angle.take(owners) + self.local_angle.take(parts))
+            self._set_rows(parts, pos, self.angle.take(owners) + self.part_local_rot.take(index))
         else:
             self._set_rows(parts, pos, quaternion=_quat_product(self.quaternion.take(owners, axis=0),
-                                                                self.local_quat.take(parts, axis=0)))
+                                                                self.part_local_rot.take(index, axis=0)))
 
     def set_poses(self, slots: NDArray[np.int64], position: NDArray[np.float64] | None,
                   angle: NDArray[np.float64] | None = None,
