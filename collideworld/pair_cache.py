@@ -431,6 +431,9 @@ class PairCache:
         # compiled, one merge walk over every row costs less than the patched shortcut below
         full_diff = fresh is None or self._backend == "compiled"
         if full_diff:
+            # last step's candidates are not read below: let them go before this step's
+            # contacts are made (a world's memory peaks here, with both generations alive)
+            del old
             rows, began_rows, ended = self._kernels.contact_events(cand.keys, cand.hit, prev_keys)
         else:
             rows = np.flatnonzero(cand.hit)
