@@ -379,6 +379,39 @@ class PartTable:
             self.simple_n[idx] = k
         return idx
 
+    def reserve(self, shapes: Sequence[Polygon]) -> None:
+        """Make room for the parts of ``shapes`` before they are interned one by one.
+
+        The arrays grow by doubling as shapes come; a batch of 33,334 new
+        polygons would leave 65,536 columns with half of them unused. Room
+        is made for the convex polygons' parts (their one part's bucket)
+        and every new polygon's ``simple_*`` column; the rest grows as usual.
+        """
+        fresh = [shape for shape in set(shapes) if shape not in self._shape_index]
+        if len(fresh) < 16:
+            return
+        top = len(self.shape_first_part) + max(0, len(fresh) - len(self._free_shapes))
+        have = self.simple_x.shape[1]
+        if top > have:
+            more = np.zeros((SIMPLE_POLYGON_VERTICES, top - have))
+            self.simple_x = np.concatenate([self.simple_x, more], axis=1)
+            self.simple_y = np.concatenate([self.simple_y, more], axis=1)
+            self.simple_n = np.concatenate([self.simple_n, np.zeros(top - have, dtype=np.int64)])
+        counts: dict[int, int] = {}
+        for shape in fresh:
+            if shape.is_convex:
+                size = _bucket_size(len(shape.parts[0]))
+                counts[size] = counts.get(size, 0) + 1
+        for size, count in counts.items():
+            used = self._bucket_len.get(size, 0)
+            want = used + max(0, count - len(self._free_rows.get(size, [])))
+            rows = self._buckets.get(size)
+            if rows is None or len(rows) < want:
+                grown = np.empty((want, size, 2))
+                if rows is not None:
+                    grown[:used] = rows[:used]
+                self._buckets[size] = grown
+
     def release(self, idx: int) -> None:
         """One user of shape ``idx`` is gone; free its parts when it was the last."""
         self._refs[idx] -= 1
@@ -801,6 +834,8 @@ class BodyStore:
     def set_shapes(self, slots: NDArray[np.int64], shapes: Sequence[Shape]) -> None:
         """Write shape parameters of ``shapes`` into ``slots`` (one shape each), replacing any there."""
         self._note(slots)
+        if self.dim == 2 and len(shapes) > 16:
+            self.parts.reserve([shape for shape in shapes if isinstance(shape, Polygon)])
         for s, shape in zip(slots.tolist(), shapes, strict=False):
             if self.poly[s] >= 0:  # a polygon replaced in place: drop its hold on the part table
                 self.parts.release(int(self.poly[s]))
