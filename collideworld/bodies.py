@@ -276,8 +276,10 @@ class PartTable:
     """
 
     def __init__(self) -> None:
-        self._bucket_rows: dict[int, list[NDArray[np.float64]]] = {}
-        self._bucket_arrays: dict[int, NDArray[np.float64]] = {}
+        # bucket size -> its rows, (capacity, size, 2), grown by doubling; rows in use: _bucket_len
+        # (one array per bucket, not one per part: an array object costs more than an 8-vertex part)
+        self._buckets: dict[int, NDArray[np.float64]] = {}
+        self._bucket_len: dict[int, int] = {}
         self._free_rows: dict[int, list[int]] = {}  # bucket size -> free rows
         self.part_bucket: list[int] = []
         self.part_row: list[int] = []
@@ -309,18 +311,21 @@ class PartTable:
     def _store_part(self, pid: int, verts: NDArray[np.float64]) -> None:
         """Write part ``pid``'s padded vertices into a row of its bucket."""
         size = _bucket_size(len(verts))
-        padded = np.empty((size, 2))
-        padded[: len(verts)] = verts
-        padded[len(verts):] = verts[-1]
-        rows = self._bucket_rows.setdefault(size, [])
         free = self._free_rows.get(size)
         if free:
             row = free.pop()
-            rows[row] = padded
         else:
-            row = len(rows)
-            rows.append(padded)
-        self._bucket_arrays.pop(size, None)
+            row = self._bucket_len.get(size, 0)
+            self._bucket_len[size] = row + 1
+            rows = self._buckets.get(size)
+            if rows is None or row == len(rows):
+                grown = np.empty((max(16, 2 * row), size, 2))
+                if rows is not None:
+                    grown[:row] = rows
+                self._buckets[size] = grown
+        padded = self._buckets[size][row]
+        padded[: len(verts)] = verts
+        padded[len(verts):] = verts[-1]
         self.part_bucket[pid] = size
         self.part_row[pid] = row
         self._arrays_cache = None
@@ -374,6 +379,39 @@ class PartTable:
             self.simple_n[idx] = k
         return idx
 
+    def reserve(self, shapes: Sequence[Polygon]) -> None:
+        """Make room for the parts of ``shapes`` before they are interned one by one.
+
+        The arrays grow by doubling as shapes come; a batch of 33,334 new
+        polygons would leave 65,536 columns with half of them unused. Room
+        is made for the convex polygons' parts (their one part's bucket)
+        and every new polygon's ``simple_*`` column; the rest grows as usual.
+        """
+        fresh = [shape for shape in set(shapes) if shape not in self._shape_index]
+        if len(fresh) < 16:
+            return
+        top = len(self.shape_first_part) + max(0, len(fresh) - len(self._free_shapes))
+        have = self.simple_x.shape[1]
+        if top > have:
+            more = np.zeros((SIMPLE_POLYGON_VERTICES, top - have))
+            self.simple_x = np.concatenate([self.simple_x, more], axis=1)
+            self.simple_y = np.concatenate([self.simple_y, more], axis=1)
+            self.simple_n = np.concatenate([self.simple_n, np.zeros(top - have, dtype=np.int64)])
+        counts: dict[int, int] = {}
+        for shape in fresh:
+            if shape.is_convex:
+                size = _bucket_size(len(shape.parts[0]))
+                counts[size] = counts.get(size, 0) + 1
+        for size, count in counts.items():
+            used = self._bucket_len.get(size, 0)
+            want = used + max(0, count - len(self._free_rows.get(size, [])))
+            rows = self._buckets.get(size)
+            if rows is None or len(rows) < want:
+                grown = np.empty((want, size, 2))
+                if rows is not None:
+                    grown[:used] = rows[:used]
+                self._buckets[size] = grown
+
     def release(self, idx: int) -> None:
         """One user of shape ``idx`` is gone; free its parts when it was the last."""
         self._refs[idx] -= 1
@@ -399,12 +437,8 @@ class PartTable:
             assert self._shape_of_index[i] is shape
 
     def bucket(self, size: int) -> NDArray[np.float64]:
-        """The padded ``(rows, size, 2)`` array of one bucket."""
-        arr = self._bucket_arrays.get(size)
-        if arr is None:
-            arr = np.stack(self._bucket_rows[size])
-            self._bucket_arrays[size] = arr
-        return arr
+        """The padded ``(rows, size, 2)`` array of one bucket (a view: read it before the table changes)."""
+        return self._buckets[size][: self._bucket_len[size]]
 
     def part_arrays(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """``(bucket_size, row)`` of every part, as arrays indexed by part id."""
@@ -471,12 +505,12 @@ class BodyStore:
     poly : int64 (cap,)          polygon shape index in :attr:`parts`, else -1
     bound_radius : (cap,)        radius of a disc/ball about the origin containing the shape
     simple : bool (cap,)         convex polygon of at most :data:`SIMPLE_POLYGON_VERTICES` vertices
-    world_x, world_y : (8, cap)  simple polygons' vertices posed (padded by repeating the last
-                                 one), refreshed by :meth:`set_poses` from the part table's
-                                 ``simple_x``, ``simple_y``
-    world_xy : (cap, 8, 2)       the same vertices slot-major, for the compiled narrowphase:
-                                 one polygon is two cache lines there, against sixteen in
-                                 ``world_x`` / ``world_y`` (which numpy's reductions want)
+    world_xy : (cap, 8, 2)       simple polygons' vertices posed (padded by repeating the last
+                                 one), slot-major, refreshed by :meth:`set_poses` from the part
+                                 table's ``simple_x``, ``simple_y``: one polygon is two cache
+                                 lines
+    world_x, world_y : (8, cap)  views of ``world_xy``'s x and y in the (vertex, slot) layout
+                                 (strided, not copies: the posed vertices are kept once)
 
     Per-body metadata of the world, in the same slots (grown with them):
 
@@ -500,9 +534,12 @@ class BodyStore:
     part : int64 (cap,)          a part slot's index in its compound's ``parts``; -1 for a body
     n_parts : int64 (cap,)       a compound body's number of parts; 0 otherwise
     parts_at : int64 (cap,)      where a compound's part slots start in :attr:`part_slots`; -1 otherwise
-    local_pos : (cap, D)         a part slot's position in its body's frame
-    local_angle : (cap,)         2D: a part slot's angle in its body's frame
-    local_quat : (cap, 4)        3D: a part slot's quaternion in its body's frame
+
+    Beside :attr:`part_slots` (one row per part slot, not per slot, so
+    that bodies of other shapes pay nothing for them):
+
+    part_local_pos : (P, D)      the part's position in its body's frame
+    part_local_rot : (P,) or (P, 4)  its angle (2D) or quaternion (3D) in its body's frame
 
     The posed vertices of simple polygons (every convex polygon of a typical
     scene) are computed once per pose change, in the (vertex, slot) layout the
@@ -557,9 +594,8 @@ class BodyStore:
     part: NDArray[np.int64]
     n_parts: NDArray[np.int64]
     parts_at: NDArray[np.int64]
-    local_pos: NDArray[np.float64]
-    local_angle: NDArray[np.float64]
-    local_quat: NDArray[np.float64]
+    part_local_pos: NDArray[np.float64]
+    part_local_rot: NDArray[np.float64]
 
     def __init__(self, dim: int, capacity: int = 16, backend: str = "numpy") -> None:
         if dim not in (2, 3):
@@ -584,6 +620,8 @@ class BodyStore:
         #: part slots of every compound, each compound's contiguous from its ``parts_at``
         #: (entries of released compounds stay behind as garbage until :meth:`compact`)
         self.part_slots = np.zeros(0, dtype=np.int64)
+        self.part_local_pos = np.zeros((0, dim))
+        self.part_local_rot = np.zeros(0) if dim == 2 else np.zeros((0, 4))
         #: live compound bodies: every compound-only path is skipped while 0
         self.n_compounds = 0
         #: live part slots (rows that are no bodies)
@@ -673,19 +711,9 @@ class BodyStore:
         grow("part", (), np.int64, -1)
         grow("n_parts", (), np.int64, 0)
         grow("parts_at", (), np.int64, -1)
-        grow("local_pos", (d,), np.float64, 0.0)
-        if d == 2:
-            grow("local_angle", (), np.float64, 0.0)
-        else:
-            grow("local_quat", (4,), np.float64, 0.0)
         if d == 2:
             grow("world_xy", (SIMPLE_POLYGON_VERTICES, 2), np.float64, 0.0)
-            # (vertex, slot) layout: gathering slots gives (8, N) planes directly
-            for name in ("world_x", "world_y"):
-                arr = np.zeros((SIMPLE_POLYGON_VERTICES, capacity))
-                if old:
-                    arr[:, :old] = getattr(self, name)
-                setattr(self, name, arr)
+            self._plane_views()
         self.shapes.extend([None] * (capacity - old))
         # appending larger slots keeps a valid min-heap: every new slot exceeds every old one
         self._free.extend(range(old, capacity))
@@ -741,12 +769,17 @@ class BodyStore:
             push(self._free, s)
         self.count -= len(slots)
 
-    #: Row columns of shape (cap, ...); world_x / world_y are (8, cap) and handled apart.
+    def _plane_views(self) -> None:
+        """Point ``world_x`` / ``world_y`` at the x and y of ``world_xy``: one copy of the posed vertices."""
+        self.world_x = self.world_xy[:, :, 0].T
+        self.world_y = self.world_xy[:, :, 1].T
+
+    #: Row columns of shape (cap, ...); world_x / world_y are views of world_xy.
     _COLUMNS = ("kind", "position", "angle", "quaternion", "rotation", "radius", "half", "plane_normal",
                 "plane_offset", "seg0", "seg1", "poly", "hull",
                 "bound_radius", "simple", "ids", "serial", "static", "category",
                 "mask", "moved", "fat_lo", "fat_hi", "data", "world_xy",
-                "owner", "part", "n_parts", "parts_at", "local_pos", "local_angle", "local_quat")
+                "owner", "part", "n_parts", "parts_at")
 
     def compact(self, capacity: int | None = None) -> NDArray[np.int64]:
         """Move the live bodies to slots ``0 .. count - 1`` in add order and shrink the arrays.
@@ -774,22 +807,22 @@ class BodyStore:
             arr[n:] = _FREE_FILL.get(name, 0)
             setattr(self, name, arr)
         if self.dim == 2:
-            for name in ("world_x", "world_y"):
-                plane: NDArray[np.float64] = getattr(self, name)
-                arr2 = np.zeros((SIMPLE_POLYGON_VERTICES, cap))
-                arr2[:, :n] = plane[:, live]
-                setattr(self, name, arr2)
+            self._plane_views()
         self.shapes = [self.shapes[s] for s in live.tolist()] + [None] * (cap - n)
         # part slots and their owners moved too: follow them
         owner = self.owner[:n]
         self.owner[:n] = np.where(owner >= 0, new_slot.take(np.maximum(owner, 0)), -1)
         if self.n_compounds:
             comp = np.flatnonzero(self.kind[:n] == Kind.COMPOUND)
-            _, parts = self.compound_parts_of(comp, self.parts_at[comp], self.n_parts[comp])
-            self.part_slots = new_slot.take(parts)
+            _, at = self._part_index(self.parts_at[comp], self.n_parts[comp])
+            self.part_slots = new_slot.take(self.part_slots.take(at))
+            self.part_local_pos = self.part_local_pos.take(at, axis=0)
+            self.part_local_rot = self.part_local_rot.take(at, axis=0)
             self.parts_at[comp] = np.cumsum(self.n_parts[comp]) - self.n_parts[comp]
         else:
             self.part_slots = np.zeros(0, dtype=np.int64)
+            self.part_local_pos = self.part_local_pos[:0]
+            self.part_local_rot = self.part_local_rot[:0]
         # the hull table drops its free rows too (the padding may shrink with them)
         new_row = self.hulls.compact()
         used = self.hull[:n] >= 0
@@ -801,6 +834,8 @@ class BodyStore:
     def set_shapes(self, slots: NDArray[np.int64], shapes: Sequence[Shape]) -> None:
         """Write shape parameters of ``shapes`` into ``slots`` (one shape each), replacing any there."""
         self._note(slots)
+        if self.dim == 2 and len(shapes) > 16:
+            self.parts.reserve([shape for shape in shapes if isinstance(shape, Polygon)])
         for s, shape in zip(slots.tolist(), shapes, strict=False):
             if self.poly[s] >= 0:  # a polygon replaced in place: drop its hold on the part table
                 self.parts.release(int(self.poly[s]))
@@ -858,14 +893,13 @@ class BodyStore:
         self.set_shapes(parts, [p[0] for p in shape.parts])
         self.owner[parts] = s
         self.part[parts] = np.arange(k)
-        self.local_pos[parts] = [p[1] for p in shape.parts]
-        if self.dim == 2:
-            self.local_angle[parts] = [p[2] for p in shape.parts]
-        else:
-            self.local_quat[parts] = [p[2] for p in shape.parts]
         self.n_parts[s] = k
         self.parts_at[s] = len(self.part_slots)
         self.part_slots = np.concatenate([self.part_slots, parts])
+        local_pos = np.array([p[1] for p in shape.parts], dtype=np.float64).reshape(k, self.dim)
+        local_rot = np.array([p[2] for p in shape.parts], dtype=np.float64).reshape((k, *self.part_local_rot.shape[1:]))
+        self.part_local_pos = np.concatenate([self.part_local_pos, local_pos])
+        self.part_local_rot = np.concatenate([self.part_local_rot, local_rot])
         self.n_compounds += 1
         self.n_part_slots += k
 
@@ -883,9 +917,15 @@ class BodyStore:
     def compound_parts_of(self, comp: NDArray[np.int64], at: NDArray[np.int64], counts: NDArray[np.int64]
                           ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """(row into ``comp``, part slot) of every part, given where each compound's parts start and their count."""
-        row = np.repeat(np.arange(len(comp)), counts)
+        row, index = self._part_index(at, counts)
+        return row, self.part_slots.take(index)
+
+    @staticmethod
+    def _part_index(at: NDArray[np.int64], counts: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """(row into the compounds, index into :attr:`part_slots`) of every part of compounds starting at ``at``."""
+        row = np.repeat(np.arange(len(at)), counts)
         child = np.arange(int(counts.sum())) - (np.cumsum(counts) - counts)[row]
-        return row, self.part_slots.take(at.take(row) + child)
+        return row, at.take(row) + child
 
     def compound_parts(self, comp: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """Part slots of compound bodies ``comp``: ``(row into comp, part slot)``, in part order.
@@ -980,16 +1020,17 @@ class BodyStore:
 
     def _pose_parts(self, comp: NDArray[np.int64]) -> None:
         """Pose the part slots of compounds ``comp`` from their bodies' poses: body pose o local pose."""
-        row, parts = self.compound_parts(comp)
+        row, index = self._part_index(self.parts_at.take(comp), self.n_parts.take(comp))
+        parts = self.part_slots.take(index)
         owners = comp.take(row)
         rot = self.rotation.take(owners, axis=0)
-        local = self.local_pos.take(parts, axis=0)
+        local = self.part_local_pos.take(index, axis=0)
         pos = self.position.take(owners, axis=0) + np.einsum("mij,mj->mi", rot, local)
         if self.dim == 2:
-            self._set_rows(parts, pos, self.angle.take(owners) + self.local_angle.take(parts))
+            self._set_rows(parts, pos, self.angle.take(owners) + self.part_local_rot.take(index))
         else:
             self._set_rows(parts, pos, quaternion=_quat_product(self.quaternion.take(owners, axis=0),
-                                                                self.local_quat.take(parts, axis=0)))
+                                                                self.part_local_rot.take(index, axis=0)))
 
     def set_poses(self, slots: NDArray[np.int64], position: NDArray[np.float64] | None,
                   angle: NDArray[np.float64] | None = None,
@@ -1011,7 +1052,7 @@ class BodyStore:
 
             if self.dim == 2:
                 set_poses_2d(slots, position, angle, self.position, self.angle, self.rotation, self.simple, self.poly,
-                             self.parts.simple_x, self.parts.simple_y, self.world_x, self.world_y, self.world_xy)
+                             self.parts.simple_x, self.parts.simple_y, self.world_xy)
             else:
                 set_poses_3d(slots, position, quaternion, self.position, self.quaternion, self.rotation)
             return
@@ -1039,8 +1080,6 @@ class BodyStore:
         lx, ly = np.take(self.parts.simple_x, shape, axis=1), np.take(self.parts.simple_y, shape, axis=1)
         wx = rot[:, 0, 0] * lx + rot[:, 0, 1] * ly + pos[:, 0]
         wy = rot[:, 1, 0] * lx + rot[:, 1, 1] * ly + pos[:, 1]
-        self.world_x[:, slots] = wx
-        self.world_y[:, slots] = wy
         self.world_xy[slots, :, 0] = wx.T
         self.world_xy[slots, :, 1] = wy.T
 
@@ -1108,7 +1147,10 @@ class BodyStore:
 
     def polygon_planes(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """World vertices of simple polygons ``slots`` as x and y planes, each (8, len(slots))."""
-        return np.take(self.world_x, slots, axis=1), np.take(self.world_y, slots, axis=1)
+        # gathered slot-major (contiguous rows), then made C-ordered: reductions over the
+        # vertex axis of a strided (8, m) view run several times slower
+        xy = self.world_xy.take(slots, axis=0)
+        return np.ascontiguousarray(xy[:, :, 0].T), np.ascontiguousarray(xy[:, :, 1].T)
 
     def polygon_outline_world(self, slots: NDArray[np.int64]) -> list[tuple[NDArray[np.int64], NDArray[np.float64]]]:
         """World vertices of the outlines of polygon bodies, grouped by bucket.

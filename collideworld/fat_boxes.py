@@ -117,7 +117,8 @@ def refresh_moved(store: BodyStore, broadphase: Broadphase, fat_margin: float,
     return moved, esc
 
 
-_NO_PLANES = np.zeros((8, 0))
+# the layout of a 2D store's world_x / world_y (views of world_xy): one compiled specialisation
+_NO_PLANES = np.zeros((0, 8, 2))[:, :, 0].T
 
 
 def _refit_compiled(store: BodyStore, broadphase: Broadphase, finite: NDArray[np.int64],

@@ -351,16 +351,24 @@ class PairCache:
         """
         keys, a, b = self._keyed(self._bp.pairs().reshape(-1, 2), presorted=True)
         n = len(keys)
-        hit = np.empty(n, dtype=bool)
-        normal = np.empty((n, self.dim))
-        depth = np.empty(n)
         old = self._cand
         fresh = None
         if len(old.keys) and n_moved < len(self._registry):
+            hit = np.empty(n, dtype=bool)
+            normal = np.empty((n, self.dim))
+            depth = np.empty(n)
             # reuse last step's answer for pairs in which neither body moved
             fresh = self._kernels.reuse_answers(keys, a, b, moved, old.keys, old.hit, old.normal, old.depth,
                                                 hit, normal, depth)
-        self._narrow(a, b, fresh, hit, normal, depth)
+            self._narrow(a, b, fresh, hit, normal, depth)
+        else:
+            # every row is tested: the narrowphase's arrays are the answer (not copied into
+            # arrays of the same size allocated beside them)
+            res = contact_pairs(self._store, a, b, self._backend)
+            hit = np.require(res.hit, np.bool_, ["C", "W"])
+            normal = np.require(res.normal, np.float64, ["C", "W"])
+            depth = np.require(res.depth, np.float64, ["C", "W"])
+            del res
         cand = _Candidates(keys, a, b, hit, normal, depth, self._registry.signature())
         return self._with_manifolds(cand, old, fresh)
 
@@ -431,6 +439,9 @@ class PairCache:
         # compiled, one merge walk over every row costs less than the patched shortcut below
         full_diff = fresh is None or self._backend == "compiled"
         if full_diff:
+            # last step's candidates are not read below: let them go before this step's
+            # contacts are made (a world's memory peaks here, with both generations alive)
+            del old
             rows, began_rows, ended = self._kernels.contact_events(cand.keys, cand.hit, prev_keys)
         else:
             rows = np.flatnonzero(cand.hit)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError, dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -84,7 +84,7 @@ def _vector(value: Any, what: str, dims: tuple[int, ...], limit: float | None = 
     return tuple(_finite_float(v, f"{what}[{i}]", limit) for i, v in enumerate(items))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Circle:
     """A disc of ``radius`` centred on the body's origin (2D).
 
@@ -113,7 +113,7 @@ class Circle:
         return self.radius
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Sphere:
     """A ball of ``radius`` centred on the body's origin (3D).
 
@@ -142,7 +142,7 @@ class Sphere:
         return self.radius
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Box:
     """A box centred on the body's origin, edges along the local axes.
 
@@ -184,7 +184,6 @@ class Box:
         return float(math.sqrt(sum(h * h for h in self.half_extents)))
 
 
-@dataclass(frozen=True, eq=False)
 class Polygon:
     """A simple polygon (2D), convex or concave, in either winding.
 
@@ -192,38 +191,47 @@ class Polygon:
     vertices, zero area and self-intersecting edges. Collinear and repeated
     consecutive vertices are allowed and dropped from the convex pieces.
 
+    Immutable, compared and hashed by its vertices. The vertices are kept
+    once, as the bytes of one float64 array (a world of 100,000 distinct
+    polygons pays about a fifth of what tuples of Python floats cost), and
+    a polygon given counter-clockwise and clean, whose one part is its
+    vertices, keeps no part of its own: :attr:`vertices` and :attr:`parts`
+    are made from those bytes when read.
+
     Parameters
     ----------
     vertices : sequence of (x, y), shape (K, 2)
-        The boundary in order, ``K >= 3``; stored as a tuple of float pairs.
+        The boundary in order, ``K >= 3``; stored as floats.
 
     Attributes
     ----------
-    parts : tuple of ndarray, each shape (k, 2)
-        Convex pieces, counter-clockwise, no repeated or collinear vertices.
-        A convex polygon has exactly one piece.
     is_convex : bool
+        Whether the polygon is convex: then :attr:`parts` has exactly one piece.
 
     Examples
     --------
     >>> l_shape = Polygon([(0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2)])
     >>> l_shape.is_convex, len(l_shape.parts) >= 2
     (False, True)
+    >>> Polygon([(0, 0), (1, 0), (0, 1)])
+    Polygon(vertices=((0.0, 0.0), (1.0, 0.0), (0.0, 1.0)))
     """
 
-    vertices: tuple[tuple[float, float], ...]
-    parts: tuple[NDArray[np.float64], ...] = field(init=False, repr=False, compare=False)
-    is_convex: bool = field(init=False, repr=False, compare=False)
+    __slots__ = ("_xy", "_parts", "is_convex")
+    __match_args__ = ("vertices",)
+    _xy: bytes  # the vertices as given: a (K, 2) float64 array's bytes
+    _parts: tuple[NDArray[np.float64], ...] | None  # None: the one part is the vertices
+    is_convex: bool
     dim: ClassVar[int] = 2
     kind: ClassVar[str] = "polygon"
     is_infinite: ClassVar[bool] = False
 
-    def __post_init__(self) -> None:
+    def __init__(self, vertices: Sequence[Sequence[float]]) -> None:
         try:
-            raw = [tuple(v) for v in self.vertices]
+            raw = [tuple(v) for v in vertices]
         except TypeError:
             raise InvalidShapeError(
-                f"Polygon vertices must be a sequence of (x, y) pairs, got {self.vertices!r}"
+                f"Polygon vertices must be a sequence of (x, y) pairs, got {vertices!r}"
             ) from None
         verts: list[tuple[float, float]] = []
         for i, v in enumerate(raw):
@@ -231,28 +239,72 @@ class Polygon:
                 raise InvalidShapeError(f"Polygon vertex {i} must have 2 coordinates, got {v!r}")
             verts.append((_finite_float(v[0], f"Polygon vertex {i} x"),
                           _finite_float(v[1], f"Polygon vertex {i} y")))
-        object.__setattr__(self, "vertices", tuple(verts))
-        arr = np.array(verts, dtype=np.float64).reshape(-1, 2)
+        arr = np.array(verts, dtype=np.float64)
+        if arr.ndim != 2:  # no vertices at all; a reshape is a second array object, so only then
+            arr = arr.reshape(-1, 2)
         problem = _poly.polygon_problem(arr)
         if problem is not None:
             raise InvalidShapeError(f"Polygon is not valid: {problem} (vertices {list(verts)!r})")
         ccw = _poly.clean_polygon(arr)
         convex = _poly.is_convex(ccw)
-        parts = (ccw,) if convex else tuple(_poly.convex_decomposition(ccw))
-        for p in parts:
-            p.setflags(write=False)
-        object.__setattr__(self, "parts", parts)
+        parts: tuple[NDArray[np.float64], ...] | None = None
+        if not (convex and ccw.shape == arr.shape and np.array_equal(ccw, arr)):
+            parts = (ccw,) if convex else tuple(_poly.convex_decomposition(ccw))
+            for p in parts:
+                p.setflags(write=False)
+        object.__setattr__(self, "_xy", arr.tobytes())
+        object.__setattr__(self, "_parts", parts)
         object.__setattr__(self, "is_convex", convex)
 
+    def _array(self) -> NDArray[np.float64]:
+        """The vertices as a read-only (K, 2) array (over the kept bytes, no copy)."""
+        return np.frombuffer(self._xy, dtype=np.float64).reshape(-1, 2)
+
+    @property
+    def parts(self) -> tuple[NDArray[np.float64], ...]:
+        """Convex pieces, counter-clockwise, no repeated or collinear vertices: read-only (k, 2) arrays.
+
+        Examples
+        --------
+        >>> [p.tolist() for p in Polygon([(0, 0), (1, 0), (0, 1)]).parts]
+        [[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]]
+        """
+        return (self._array(),) if self._parts is None else self._parts
+
+    @property
+    def vertices(self) -> tuple[tuple[float, float], ...]:
+        """The vertices as given, as a tuple of ``(x, y)`` float pairs (shape (K, 2)).
+
+        Examples
+        --------
+        >>> Polygon([(0, 0), (1, 0), (0, 1)]).vertices
+        ((0.0, 0.0), (1.0, 0.0), (0.0, 1.0))
+        """
+        return tuple((x, y) for x, y in self._array().tolist())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Polygon, (self.vertices,))
+
+    def __repr__(self) -> str:
+        return f"Polygon(vertices={self.vertices!r})"
+
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Polygon) and self.vertices == other.vertices
+        # -0.0 == 0.0, as the tuples of floats compared
+        return self is other or (isinstance(other, Polygon) and np.array_equal(self._array(), other._array()))
 
     def __hash__(self) -> int:
-        return hash(("polygon", self.vertices))
+        # + 0.0 turns -0.0 into 0.0: equal polygons hash equal
+        return hash(("polygon", (self._array() + 0.0).tobytes()))
 
     @property
     def bounding_radius(self) -> float:
-        return float(max(math.hypot(x, y) for x, y in self.vertices))
+        return float(max(math.hypot(x, y) for x, y in self._array().tolist()))
 
 
 def _normalised_plane(normal: Any, offset: Any, dims: tuple[int, ...], name: str) -> tuple[tuple[float, ...], float]:
@@ -274,7 +326,7 @@ def _normalised_plane(normal: Any, offset: Any, dims: tuple[int, ...], name: str
     return unit, offset_along_unit
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HalfPlane:
     """All world points ``p`` with ``dot(normal, p) <= offset`` (2D); no pose.
 
@@ -307,7 +359,7 @@ class HalfPlane:
         object.__setattr__(self, "offset", d)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Plane:
     """All world points ``p`` with ``dot(normal, p) <= offset`` (3D); no pose.
 
@@ -351,7 +403,7 @@ def _capsule_points(p0: Any, p1: Any, name: str) -> tuple[tuple[float, ...], tup
     return a, b
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Capsule:
     """All points within ``radius`` of the segment ``p0``-``p1`` (2D or 3D).
 
@@ -400,7 +452,7 @@ class Capsule:
         return max(math.hypot(*self.p0), math.hypot(*self.p1)) + self.radius
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Segment:
     """The segment ``p0``-``p1`` itself (2D or 3D): a capsule of radius 0.
 

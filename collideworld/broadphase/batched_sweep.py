@@ -475,10 +475,17 @@ class BatchedSweep(Broadphase):
     def pairs(self) -> NDArray[np.int64]:
         if self._cache is None:
             live = np.flatnonzero(self._alive)
-            rows = overlapping_pairs(self._lo.take(live, axis=0), self._hi.take(live, axis=0), self._static[live],
-                                     backend=self.backend)
-            # live is increasing, so mapping rows to handles keeps i < j and the order
-            self._cache = live[rows].reshape(-1, 2)
+            k = len(live)
+            if k and live[-1] == k - 1:
+                # the live handles are 0 .. k-1 (a world without holes): rows are handles, and the
+                # boxes are the leading rows, passed as views instead of gathered copies
+                self._cache = overlapping_pairs(self._lo[:k], self._hi[:k], self._static[:k],
+                                                backend=self.backend).reshape(-1, 2)
+            else:
+                rows = overlapping_pairs(self._lo.take(live, axis=0), self._hi.take(live, axis=0),
+                                         self._static[live], backend=self.backend)
+                # live is increasing, so mapping rows to handles keeps i < j and the order
+                self._cache = live[rows].reshape(-1, 2)
             self._cache.setflags(write=False)
         return self._cache
 

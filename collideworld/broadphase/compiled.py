@@ -484,13 +484,22 @@ def banded_sweep_pairs(lo: NDArray[np.float64], hi: NDArray[np.float64], static:
     # Three compiled stages around numpy's two sorts: numpy's sorts are
     # vectorised and measured 7-18x faster than numba's at 10,000 keys
     # (82 against 617 us for the argsort of the lower bounds).
+    # Each stage's inputs are dropped as soon as the next has what it needs, and the sorts
+    # are in place: at 100,000 boxes the stages' arrays are a few hundred bytes per box,
+    # and holding them all to the end made this call the peak of a world's memory.
     _, lo_band, hi_band, band_lo, span, nbands, big, m, slo, shi, _, _ = _bands_kernel(lo, hi, int(max_bands))
     by_lo = np.argsort(slo)
     shift = max(1, int(n - 1).bit_length())
-    key = np.sort(_copies_kernel(by_lo, band_lo, span, nbands, big, m, shift))
+    key = _copies_kernel(by_lo, band_lo, span, nbands, big, m, shift)
+    key.sort()
+    del span
     box, cell, start_lo, end, reach = _walk_copies_kernel(key, by_lo, slo, shi, shift, float(np.finfo(np.float64).eps))
+    del key, by_lo, slo, shi
     found = _walk(box, cell, start_lo, end, lo_band, hi_band, band_lo, nbands, static, w, use_wanted, reach, shift)
-    pair_key = np.sort(_big_pairs_kernel(found, lo, hi, big, static, w, use_wanted, shift))
+    del box, cell, start_lo, end, lo_band, hi_band, band_lo, nbands
+    pair_key = _big_pairs_kernel(found, lo, hi, big, static, w, use_wanted, shift)
+    del found
+    pair_key.sort()
     out = np.empty((len(pair_key), 2), dtype=np.int64)
     np.right_shift(pair_key, shift, out=out[:, 0])
     np.bitwise_and(pair_key, (1 << shift) - 1, out=out[:, 1])

@@ -36,8 +36,7 @@ def _poses_2d(slots: NDArray[np.int64], new_position: NDArray[np.float64], has_p
               new_angle: NDArray[np.float64], cos: NDArray[np.float64], sin: NDArray[np.float64], has_angle: bool,
               position: NDArray[np.float64], angle: NDArray[np.float64], rotation: NDArray[np.float64],
               simple: NDArray[np.bool_], poly: NDArray[np.int64], simple_x: NDArray[np.float64],
-              simple_y: NDArray[np.float64], world_x: NDArray[np.float64], world_y: NDArray[np.float64],
-              world_xy: NDArray[np.float64]) -> None:
+              simple_y: NDArray[np.float64], world_xy: NDArray[np.float64]) -> None:
     for r in range(slots.shape[0]):
         s = slots[r]
         if has_position:
@@ -54,21 +53,16 @@ def _poses_2d(slots: NDArray[np.int64], new_position: NDArray[np.float64], has_p
             r00, r01, r10, r11 = rotation[s, 0, 0], rotation[s, 0, 1], rotation[s, 1, 0], rotation[s, 1, 1]
             tx, ty = position[s, 0], position[s, 1]
             p = poly[s]
-            for k in range(world_x.shape[0]):
+            for k in range(world_xy.shape[1]):
                 lx, ly = simple_x[k, p], simple_y[k, p]
-                x = r00 * lx + r01 * ly + tx
-                y = r10 * lx + r11 * ly + ty
-                world_x[k, s] = x
-                world_y[k, s] = y
-                world_xy[s, k, 0] = x
-                world_xy[s, k, 1] = y
+                world_xy[s, k, 0] = r00 * lx + r01 * ly + tx
+                world_xy[s, k, 1] = r10 * lx + r11 * ly + ty
 
 
 def set_poses_2d(slots: NDArray[np.int64], new_position: NDArray[np.float64] | None,
                  new_angle: NDArray[np.float64] | None, position: NDArray[np.float64], angle: NDArray[np.float64],
                  rotation: NDArray[np.float64], simple: NDArray[np.bool_], poly: NDArray[np.int64],
-                 simple_x: NDArray[np.float64], simple_y: NDArray[np.float64], world_x: NDArray[np.float64],
-                 world_y: NDArray[np.float64], world_xy: NDArray[np.float64]) -> None:
+                 simple_x: NDArray[np.float64], simple_y: NDArray[np.float64], world_xy: NDArray[np.float64]) -> None:
     """Write 2D poses of bodies ``slots`` into the store's columns, in place.
 
     Parameters
@@ -79,8 +73,9 @@ def set_poses_2d(slots: NDArray[np.int64], new_position: NDArray[np.float64] | N
         None keeps the positions.
     new_angle : ndarray, shape (m,), or None
         Radians; None keeps the angles and rotations.
-    position, angle, rotation, simple, poly, world_x, world_y, world_xy
-        The store's columns (see :class:`collideworld.bodies.BodyStore`).
+    position, angle, rotation, simple, poly, world_xy
+        The store's columns (see :class:`collideworld.bodies.BodyStore`; its ``world_x``
+        and ``world_y`` are views of ``world_xy``).
     simple_x, simple_y : ndarray, shape (K, P)
         Local vertices of simple polygons by shape index (the part table's).
 
@@ -93,7 +88,7 @@ def set_poses_2d(slots: NDArray[np.int64], new_position: NDArray[np.float64] | N
     >>> s = st.allocate(1)
     >>> st.set_shapes(s, [Polygon([(0, 0), (1, 0), (0, 1)])])
     >>> set_poses_2d(s, np.array([[5.0, 0.0]]), np.array([np.pi]), st.position, st.angle, st.rotation,
-    ...              st.simple, st.poly, st.parts.simple_x, st.parts.simple_y, st.world_x, st.world_y, st.world_xy)
+    ...              st.simple, st.poly, st.parts.simple_x, st.parts.simple_y, st.world_xy)
     >>> np.round(st.world_x[:3, 0], 12).tolist(), np.round(st.world_y[:3, 0], 12).tolist()
     ([5.0, 4.0, 5.0], [0.0, 0.0, -1.0])
     """
@@ -105,8 +100,7 @@ def set_poses_2d(slots: NDArray[np.int64], new_position: NDArray[np.float64] | N
     # cos and sin as numpy rounds them (rotation_matrix_2d), not as the compiled libm does
     cos, sin = (no, no) if new_angle is None else (np.cos(ang), np.sin(ang))
     _poses_2d(np.require(slots, np.int64, ["C", "W"]), pos, new_position is not None, ang, cos, sin,
-              new_angle is not None, position, angle, rotation, simple, poly, simple_x, simple_y, world_x, world_y,
-              world_xy)
+              new_angle is not None, position, angle, rotation, simple, poly, simple_x, simple_y, world_xy)
 
 
 @njit(cache=True)
