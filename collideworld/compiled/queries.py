@@ -847,7 +847,7 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
     out = sc[RAY_ROWS]
     nf = 0
     lo, hi, glo, ghi, cell = q.lo, q.hi, q.glo, q.ghi, q.cell
-    starts, entries, big, stamp = q.starts, q.entries, q.big, q.stamp
+    starts, entries, big, stamp, handles = q.starts, q.entries, q.big, q.stamp, q.handles
     kind, position, rotation, half, radius, serial = q.kind, q.position, q.rotation, q.half, q.radius, q.serial
     category, bits = q.category, q.bits
     rel, floor = q.rel, q.floor
@@ -904,7 +904,7 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
             stamp[j] = tag
             if not _segment_meets(lo, hi, j, o2, d2, row0, maxd, dim):
                 continue
-            s = q.handles[j]
+            s = handles[j]
             if (category[s] & msk) == 0 or (cat & bits[s]) == 0:
                 continue
             t = _ray_body(j, o, d, maxd, kind, position, rotation, half, radius, rel, floor, parallel_rate, signed,
@@ -1111,8 +1111,9 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
         c1[k] = math.floor(qhi[0, k] / cell)
         ncells *= c1[k] - c0[k] + 1
     walk = q.n_gridded > 0 and ncells <= q.max_cells
-    n_p = q.planes.shape[0]
-    n_big = q.big.shape[0]
+    planes, big = q.planes, q.big  # (each field read takes a reference: once, not in the loop)
+    n_p = planes.shape[0]
+    n_big = big.shape[0]
     # candidates, in turn: the grid's buckets (walk) or every box (scan), then the big boxes, then the half-spaces
     starts, entries, elo, ehi = q.starts, q.entries, q.elo, q.ehi
     a = c0[0]
@@ -1161,8 +1162,8 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
                 continue
         elif phase == 2:
             if t < n_big:
-                if _meets(lo, hi, q.big[t], qlo, qhi, row0, dim):
-                    s = handles[q.big[t]]
+                if _meets(lo, hi, big[t], qlo, qhi, row0, dim):
+                    s = handles[big[t]]
                 t += 1
             else:
                 phase = 3
@@ -1171,7 +1172,7 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
         else:
             if t >= n_p:
                 break
-            s = q.planes[t]
+            s = planes[t]
             t += 1
         if s < 0 or (category[s] & msk) == 0 or (cat & bits[s]) == 0:
             continue
