@@ -29,6 +29,7 @@ from .manifold_support import (
     edge_crossing_row,
     kept_points_row,
     manifold_outputs,
+    points_in_slots_row,
 )
 
 __all__ = ["manifold_halfspace_hull", "manifold_ball_hull", "manifold_box_hull", "manifold_capsule_hull",
@@ -257,17 +258,7 @@ def _halfspace_rows(pn: F64, offset: F64, verts: F64, normals: F64, normal: F64,
             cand[k, 5] = sep
             keep[k] = k < cnt
         _reduce_row(cand, keep, chosen)
-        used = 0
-        for slot in range(4):
-            c = chosen[slot]
-            if c < 0:
-                continue
-            for d in range(3):
-                points[i, slot, d] = cand[c, d]
-            seps[i, slot] = cand[c, 5]
-            ids[i, slot] = lids[c]
-            used += 1
-        count[i] = used
+        count[i] = points_in_slots_row(cand, chosen, lids, i, points, seps, ids)
 
 
 @njit(cache=True)

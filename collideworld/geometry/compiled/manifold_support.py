@@ -289,6 +289,17 @@ def kept_points_row(cand: NDArray[np.float64], valid: NDArray[np.bool_], keep: N
                     break
     chosen = cid[m:]
     _reduce_row(cand, keep, chosen)
+    return points_in_slots_row(cand, chosen, cid, i, points, seps, ids)
+
+
+@njit(cache=True)
+def points_in_slots_row(cand: NDArray[np.float64], chosen: NDArray[np.int64], cid: NDArray[np.int64], i: int,
+                        points: NDArray[np.float64], seps: NDArray[np.float64], ids: NDArray[np.int64]) -> int:
+    """Write the candidates ``chosen`` (4 slots, -1 for none) to slots 0, 1, ... of row i; return how many.
+
+    ``cand[:, :3]`` the points, ``cand[:, 5]`` their separations, ``cid``
+    their ids (the compiled twin of ``manifold_support._points_in_slots``).
+    """
     used = 0
     for slot in range(4):
         c = chosen[slot]
