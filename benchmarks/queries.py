@@ -42,6 +42,7 @@ import time
 import numpy as np
 import pymunk
 
+import collideworld
 from collideworld import Box, World, collide, collide_many
 
 #: CPU time of this process (both libraries run in it, measured alike)
@@ -288,14 +289,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--backend", default="compiled", choices=["compiled", "numpy"])
+    parser.add_argument("--threads", type=int, default=1,
+                        help="collideworld.set_threads(n): a batch is split over n threads (times are then wall "
+                             "clock, since CPU time would add the threads' times up)")
     args = parser.parse_args()
+    if args.threads != 1:
+        global CLOCK
+        collideworld.set_threads(args.threads)
+        CLOCK = time.perf_counter
     rows: list[tuple[str, int, float, float]] = []
     for n in args.sizes:
         run(n, args.backend, rows)
     run_collide(args.backend, rows)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    clock = "CPU time" if args.threads == 1 else f"wall clock, {args.threads} threads"
     print(f"\nbackend={args.backend}, pymunk {pymunk.version}, load average {load} "
-          "(CPU time, medians of interleaved rounds)")
+          f"({clock}, medians of interleaved rounds)")
     print("| query | bodies | collideworld | pymunk | pymunk / collideworld |\n|---|---:|---:|---:|---:|")
     for name, n, ours, theirs in rows:
         def fmt(t: float) -> str:

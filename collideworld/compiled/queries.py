@@ -229,7 +229,7 @@ def entry_points(q: QueryArrays, tag: int, dim: int) -> tuple[Any, Any, Any]:
     for disp, args in ((_point_one, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, True, 0, 0)),
                        (_ray_one, (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0, 0, 1e-300, False)),
                        (_shapes_q, (1, 0, none, np.zeros(0), np.zeros(0), np.zeros((0, 4)), np.zeros(0), np.zeros(0),
-                                    0.0, np.zeros(dim), 0.0, 0, 0, tag))):
+                                    0.0, np.zeros(dim), 0.0, 0, 0, tag, np.empty(0, dtype=np.int64)))):
         disp(q, *args)
         compiled = disp.overloads.get(tuple(disp.typeof_pyval(a) for a in (q, *args)))
         fns.append(disp if compiled is None else compiled.entry_point)  # type: ignore[attr-defined]
@@ -715,21 +715,23 @@ def point_slots(q: QueryArrays, work: Work, x: float, y: float, z: float, hx: fl
     return point_found(work, _point_one(q, x, y, z, hx, hy, hz, ball, cat, msk))
 
 
-@njit(cache=True)
+# nogil: a batch may be split over Python threads (threads.run_split), each range with its own stamps
+@njit(cache=True, nogil=True)
 def _boxes_q(q: Any, center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
-             base: int) -> tuple[Index, Index, Index, Index]:
+             base: int, stamp: Index) -> tuple[Index, Index, Index, Index]:
     return _overlap_boxes(q.lo, q.hi, q.cell, q.gmask, q.starts, q.entries, q.elo, q.ehi, q.big, q.n_gridded,
-                          q.handles, q.max_cells, q.stamp, base, q.planes, q.kind, q.simple, q.position, q.rotation,
+                          q.handles, q.max_cells, stamp, base, q.planes, q.kind, q.simple, q.position, q.rotation,
                           q.radius, q.half, q.plane_normal, q.plane_offset, q.bound_radius, q.world_x, q.world_y,
                           q.poly, q.simple_n, q.category, q.bits, q.serial, center, hw, ball, cat, msk,
                           (q.rel, q.floor))
 
 
 def box_slots(q: QueryArrays, center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
-              base: int) -> tuple[Index, Index, Index, Index]:
+              base: int, stamp: Index) -> tuple[Index, Index, Index, Index]:
     """Points (``ball``: balls of radius 0) or axis-aligned boxes ``center ± hw`` (each (m, D)) as probes.
 
-    ``base``: ``2 m`` unused stamp tags of the grid (``GridIndex._tags(m)``).
+    ``base``: ``2 m`` unused stamp tags of the grid (``GridIndex._tags(m)``); ``stamp``: the grid's
+    "seen" marks (``GridIndex.stamps``: one array per thread running a part of a batch at once).
 
     Returns
     -------
@@ -751,18 +753,19 @@ def box_slots(q: QueryArrays, center: Floats, hw: Floats, ball: bool, cat: int, 
     >>> index = QueryIndex(w._store, "compiled")
     >>> grid = index.refresh()
     >>> rows, slots, _, _ = box_slots(index.arrays, np.array([[1.0, 1.0], [0.0, 0.0]]), np.zeros((2, 2)), True,
-    ...                               1, 1, grid._tags(2))
+    ...                               1, 1, grid._tags(2), grid.stamp)
     >>> rows.tolist(), slots.tolist()
     ([0], [0])
     """
-    return _boxes_q(q, center, hw, ball, cat, msk, base)
+    return _boxes_q(q, center, hw, ball, cat, msk, base, stamp)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # (nogil: see _boxes_q)
 def _shapes_q(q: Any, pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, unit: Floats, lx: Floats, ly: Floats,
-              rad: float, hw: Floats, bound: float, cat: int, msk: int, base: int) -> tuple[Index, Index, Index, Index]:
+              rad: float, hw: Floats, bound: float, cat: int, msk: int, base: int,
+              stamp: Index) -> tuple[Index, Index, Index, Index]:
     return _overlap_shapes(q.lo, q.hi, q.cell, q.gmask, q.starts, q.entries, q.elo, q.ehi, q.big, q.n_gridded,
-                           q.handles, q.max_cells, q.stamp, base, q.planes, q.kind, q.simple, q.position, q.rotation,
+                           q.handles, q.max_cells, stamp, base, q.planes, q.kind, q.simple, q.position, q.rotation,
                            q.radius, q.half, q.plane_normal, q.plane_offset, q.bound_radius, q.world_x, q.world_y,
                            q.poly, q.simple_n, q.category, q.bits, q.serial, pk, pn, pos, cos, sin, unit, lx, ly, rad,
                            hw, bound, cat, msk, (q.rel, q.floor))
@@ -770,7 +773,7 @@ def _shapes_q(q: Any, pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, u
 
 def shape_slots(q: QueryArrays, pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, unit: Floats, lx: Floats,
                 ly: Floats, rad: float, hw: Floats, bound: float, cat: int, msk: int,
-                base: int) -> tuple[Index, Index, Index, Index]:
+                base: int, stamp: Index) -> tuple[Index, Index, Index, Index]:
     """One shape of kind ``pk`` (1 ball, 2 box, 3 simple polygon, ``pn`` vertices) at ``m`` poses, as :func:`box_slots`.
 
     Parameters
@@ -792,6 +795,8 @@ def shape_slots(q: QueryArrays, pk: int, pn: int, pos: Floats, cos: Floats, sin:
         The query's filter.
     base : int
         ``2 m`` unused stamp tags of the grid.
+    stamp : ndarray of int64
+        The grid's "seen" marks (as :func:`box_slots`).
 
     Examples
     --------
@@ -806,12 +811,11 @@ def shape_slots(q: QueryArrays, pk: int, pn: int, pos: Floats, cos: Floats, sin:
     >>> pos = np.array([[0.5, 0.0], [-3.0, 0.0]])
     >>> rows, slots, _, _ = shape_slots(index.arrays, 2, 0, pos, np.ones(2), np.zeros(2), np.zeros((0, 4)),
     ...                                 np.zeros(0), np.zeros(0), 0.0, np.array([0.5, 0.5]), 0.5 ** 0.5, 1, 1,
-    ...                                 grid._tags(2))
+    ...                                 grid._tags(2), grid.stamp)
     >>> rows.tolist(), slots.tolist()
     ([0], [0])
     """
-    return _shapes_q(q, pk, pn, pos, cos, sin, unit, lx, ly, rad, hw, bound, cat, msk,
-                     base)
+    return _shapes_q(q, pk, pn, pos, cos, sin, unit, lx, ly, rad, hw, bound, cat, msk, base, stamp)
 
 
 @njit(cache=True)

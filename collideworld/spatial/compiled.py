@@ -700,7 +700,8 @@ def _prefetch_bucket(key: int, starts: Index, entries: Index, elo: Floats, ehi: 
         prefetch(ehi, e1)
 
 
-@njit(cache=True)
+# nogil: a batch may be split over Python threads (threads.run_split), each range with its own stamps
+@njit(cache=True, nogil=True)
 def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, starts: Index, entries: Index,
                 big: Index, n_gridded: int, glo: Floats, ghi: Floats, elo: Floats, ehi: Floats, kind: Index,
                 center: Floats, rot: Floats,

@@ -200,7 +200,26 @@ class GridIndex:
         self.big_limit = max(64, 2 * len(self.big))
         # the compiled queries' "seen" marks: each call takes fresh tags (see _tags)
         self.stamp = np.full(n, -1, dtype=np.int64)
+        self._more_stamps: list[Index] = []
         self._next_tag = 0
+
+    def stamps(self, k: int) -> list[Index]:
+        """``k`` arrays of "seen" marks: :attr:`stamp`, then ``k - 1`` more made on first use and kept.
+
+        One per thread running a part of a batched query at once: a mark is
+        written as a body is met, and two threads sharing one array could
+        overwrite each other's. The tags of :meth:`_tags` are fresh for all.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> g = GridIndex(np.zeros((3, 2)), np.ones((3, 2)), np.arange(3), backend="compiled")
+        >>> [s.shape for s in g.stamps(2)], g.stamps(1)[0] is g.stamp
+        ([(3,), (3,)], True)
+        """
+        while len(self._more_stamps) < k - 1:
+            self._more_stamps.append(np.full(len(self.stamp), -1, dtype=np.int64))
+        return [self.stamp, *self._more_stamps[:k - 1]]
 
     def _tags(self, m: int) -> int:
         """The first of ``2 m`` unused stamp tags (two passes of ``m`` queries)."""

@@ -53,13 +53,18 @@ import threading
 import time
 import types
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from typing import TypeVar
 
-__all__ = ["layer_is_thread_safe", "on_threads", "parallel_possible", "parallel_twin", "set_thread_cap",
+__all__ = ["batch_threads", "layer_is_thread_safe", "on_threads", "parallel_possible", "parallel_twin", "run_split",
+           "set_thread_cap",
            "thread_cap", "thread_count", "threads_for"]
 
 #: Threading layers that may be entered by several Python threads at once (numba's docs).
 _SAFE_LAYERS = ("omp", "tbb")
+
+_T = TypeVar("_T")
 
 _lock = threading.Lock()
 _safe: bool | None = None
@@ -154,17 +159,22 @@ def thread_count() -> int:
     >>> thread_count() >= 1
     True
     """
+    n = _wanted_threads()
+    if n > 1 and not layer_is_thread_safe():
+        return 1
+    return n
+
+
+def _wanted_threads() -> int:
+    """``min(numba.get_num_threads(), cap)``, with no cap at most the idle cores (the layer not asked)."""
     if _cap == 1:
         return 1
     import numba
-
     n = int(numba.get_num_threads())
     if _cap is not None:
         n = min(n, _cap)
     elif n > 1:
         n = min(n, _idle_threads())
-    if n > 1 and not layer_is_thread_safe():
-        return 1
     return n
 
 
@@ -285,3 +295,77 @@ def parallel_twin(fn: Callable[..., object]) -> Callable[..., object]:
     twin.__module__ = fn.__module__
     twin.__annotations__ = dict(fn.__annotations__)
     return twin
+
+
+# -- batches split over Python threads ------------------------------------------------------
+#
+# The batched queries (many points, rays or placements against one world) are independent
+# per query: their kernels are built with ``nogil=True`` and a batch is cut into contiguous
+# ranges run at once on plain Python threads, each range with its own scratch ("seen" stamps),
+# the results joined in range order (the serial order). numba's own pool is not used: a range's
+# output length is known only after its walk, and plain threads need no thread-safe layer.
+
+#: (process id, pool): a pool's threads do not survive a fork, so a child makes its own
+_pool: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def batch_threads(size: int, threshold: int) -> int:
+    """Threads for a batch of ``size`` independent queries, each thread taking at least ``threshold`` of them.
+
+    The count :func:`collideworld.set_threads` allows (as :func:`thread_count`,
+    but any threading layer will do: the ranges run on Python threads).
+
+    Parameters
+    ----------
+    size, threshold : int
+
+    Returns
+    -------
+    int
+        1 (run the batch in one call) or more.
+
+    Examples
+    --------
+    >>> batch_threads(10, 1000)
+    1
+    """
+    if size < 2 * threshold:
+        return 1
+    return max(1, min(_wanted_threads(), size // threshold))
+
+
+def run_split(run: Callable[[int, int, int], _T], size: int, threads: int) -> list[_T]:
+    """``[run(start, stop, k) for the k-th of threads contiguous ranges of range(size)]``, the ranges at once.
+
+    ``run`` must release the GIL for its work (a ``nogil`` compiled kernel)
+    and touch nothing another range touches except to read; ``k`` says which
+    range's scratch to use. The calling thread runs the first range itself.
+
+    Parameters
+    ----------
+    run : callable
+    size, threads : int
+
+    Returns
+    -------
+    list
+        The ranges' results, in range order.
+
+    Examples
+    --------
+    >>> run_split(lambda start, stop, k: (start, stop, k), 10, 3)
+    [(0, 3, 0), (3, 6, 1), (6, 10, 2)]
+    """
+    global _pool
+    bounds = [size * k // threads for k in range(threads + 1)]
+    if threads == 1:
+        return [run(0, size, 0)]
+    pid = os.getpid()
+    if _pool is None or _pool[0] != pid:
+        with _lock:
+            if _pool is None or _pool[0] != pid:
+                _pool = (pid, ThreadPoolExecutor(thread_name_prefix="collideworld-batch"))
+    pool = _pool[1]
+    later = [pool.submit(run, bounds[k], bounds[k + 1], k) for k in range(1, threads)]
+    first = run(bounds[0], bounds[1], 0)
+    return [first, *(f.result() for f in later)]
