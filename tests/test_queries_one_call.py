@@ -99,7 +99,7 @@ def test_kind_codes_agree():
             (cq.SINGLE_CAPACITY,), (cq.SINGLE_CAPACITY,), (2,)]
         assert all(point_work[k].dtype == np.int64 for k in (cq.POINT_HITS, cq.POINT_OTHERS, cq.POINT_COUNTS))
         # one stamp-tag counter for both (a point and a ray query never reuse each other's tags)
-        assert point_work[16] is ray_work[12] and point_work[16].tolist() == [-2]
+        assert point_work[16] is ray_work[9] and point_work[16].tolist() == [-2]
 
 
 @pytest.mark.parametrize("count", [1, 2, 63, 64, 65, 200])
@@ -275,6 +275,10 @@ def test_one_call_queries_3d_and_2d_balls_boxes(dim):
         # rotation rounds differently (cast_rows' basis), so distances agree to rounding there
         assert [h.id for h in a] == [h.id for h in b]
         assert [h.distance for h in a] == pytest.approx([h.distance for h in b], rel=1e-12, abs=1e-12)
+        for x, y in zip(a, b, strict=True):  # every component of the normal and the point (3D: z too)
+            assert x.normal.shape == x.point.shape == (dim,)
+            np.testing.assert_allclose(x.normal, y.normal, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(x.point, y.point, rtol=0, atol=1e-9)
         assert {h.id: h.distance for h in a} == pytest.approx(brute_rays(wc, p, d, 8.0), rel=1e-12, abs=1e-12)
 
 
@@ -622,3 +626,38 @@ def test_raycast_first_hit_looks_past_a_far_hit_found_early(backend):
     assert [h.id for h in hits] == ["B", "A"]
     [first] = w.raycast((0.1 * c, y0), (1.0, 0.0), all_hits=False)
     assert first.id == "B" and first.distance == pytest.approx(1.03 * c - 0.1 * c, rel=1e-12)
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_one_call_raycast_rows_match_numpy_in_every_component(dim):
+    # balls and boxes only, no half-space: the single ray takes the one-call walk (_ray_one), whose
+    # rows [slot, distance, point, normal] are checked here component by component (3D: z too),
+    # after other queries left other rows in the scratch, against the numpy backend's casts
+    rng = np.random.default_rng(40 + dim)
+    worlds = []
+    for backend in ("compiled", "numpy"):
+        w = World(dim, backend=backend)
+        r2 = np.random.default_rng(6)
+        for i in range(200):
+            pos = r2.uniform(0, 15, dim)
+            q = r2.normal(size=4)
+            turn = {"angle": float(r2.uniform(-3, 3))} if dim == 2 else {"quaternion": q / np.linalg.norm(q)}
+            if i % 2:
+                w.add(Circle(0.6) if dim == 2 else Sphere(0.6), pos, id=i)
+            else:
+                w.add(Box(tuple(r2.uniform(0.2, 1, dim).tolist())), pos, id=i, **turn)
+        worlds.append(w)
+    wc, wn = worlds
+    met = 0
+    for _ in range(150):
+        p, d = rng.uniform(-1, 16, dim), rng.normal(size=dim)
+        for first in (False, True):
+            a, b = wc.raycast(p, d, 10.0, all_hits=not first), wn.raycast(p, d, 10.0, all_hits=not first)
+            assert [h.id for h in a] == [h.id for h in b]
+            for x, y in zip(a, b, strict=True):
+                assert x.normal.shape == x.point.shape == (dim,)
+                np.testing.assert_allclose(x.normal, y.normal, rtol=0, atol=1e-12)
+                np.testing.assert_allclose(x.point, y.point, rtol=0, atol=1e-9)
+                assert x.distance == pytest.approx(y.distance, rel=1e-12, abs=1e-12)
+                met += abs(x.normal[-1]) > 0.1  # normals with a last component that matters
+    assert met > 20

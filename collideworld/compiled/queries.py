@@ -55,7 +55,7 @@ from ..geometry.compiled import contact_halfspace_ball as _hb
 from ..geometry.compiled import contact_halfspace_box as _hx
 from ..geometry.compiled import contact_halfspace_polygon as _hp
 from ..geometry.compiled import contact_polygon_polygon as _pp
-from ..spatial.compiled import _hash, _meets, _next_axis, _prefetch_bucket, _ray_body, _segment_meets, prefetch
+from ..spatial.compiled import _hash, _meets, _next_axis, _prefetch_bucket, _ray_slot, _segment_meets, prefetch
 
 __all__ = ["QueryArrays", "query_arrays", "entry_points", "scratch", "point_slots", "box_slots", "shape_slots",
            "ray_rows", "row_bounds", "HIT", "MISS", "OTHER"]
@@ -75,7 +75,7 @@ NO_HIT, SEE_SCRATCH, TOO_MANY = -1, -2, -3
 Work = tuple[tuple[Any, ...], tuple[Any, ...]]
 #: where in :func:`scratch`'s two tuples the single queries leave their results: in the point query's,
 #: its hits, its unsettled candidates and their two counts; in the ray query's, its rows
-POINT_HITS, POINT_OTHERS, POINT_COUNTS, RAY_ROWS = 17, 18, 19, 13
+POINT_HITS, POINT_OTHERS, POINT_COUNTS, RAY_ROWS = 17, 18, 19, 10
 
 _ball_ball = _bb._row
 _ball_box = _bx._row
@@ -166,7 +166,7 @@ def scratch(dim: int) -> Work:
     --------
     >>> point_work, ray_work = scratch(2)
     >>> len(point_work), len(ray_work)
-    (20, 14)
+    (20, 11)
     """
     f, i = np.float64, np.int64
     # the single queries' own stamp tags, counting down from -2: the grid's (GridIndex._tags) are >= 0
@@ -182,7 +182,6 @@ def scratch(dim: int) -> Work:
              # and box): hits, others, [hits, others]
              np.empty(SINGLE_CAPACITY, dtype=i), np.empty(SINGLE_CAPACITY, dtype=i), np.zeros(2, dtype=i))
     ray = (np.empty(dim), np.empty(dim), np.empty((1, dim)), np.empty((1, dim)),  # o, d, as rows
-           np.empty(2 * dim), np.empty(2 * dim), np.empty(dim),  # the casts' work arrays
            np.zeros(3, dtype=i), np.zeros(3, dtype=i), np.zeros(3, dtype=i), np.zeros(3, dtype=f),
            np.zeros(3, dtype=f),  # the walk: cur, last, step, tnext, tdelta
            tag, np.empty((SINGLE_CAPACITY, 2 + 2 * dim)))  # the hits' rows
@@ -823,7 +822,7 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
              msk: int, parallel_rate: float, first: bool) -> int:
     """Every ball or box one ray meets within ``maxd``: how many, their rows ``[slot, distance, point, normal]``
     in ``ray_work[RAY_ROWS]``, nearest first (then add order); ``TOO_MANY`` if more than it holds. The walk of
-    ``spatial.compiled._query_segments``; the casts of ``_ray_body`` (numpy ``raycast_ball`` /
+    ``spatial.compiled._query_segments``; the casts of ``_ray_slot`` (numpy ``raycast_ball`` /
     ``raycast_box`` arithmetic), in the index's scratch arrays.
 
     ``first``: only row 0 is wanted (the nearest hit, ties to the body added
@@ -832,10 +831,10 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
     row0 = np.int64(0)  # not a literal: numba would compile _meets and the row kernels once more for it
     dim = q.position.shape[1]
     sc = q.ray_work
-    o, d, o2, d2, signed, rate, nrm = sc[0], sc[1], sc[2], sc[3], sc[4], sc[5], sc[6]
-    cur, last, step, tnext, tdelta = sc[7], sc[8], sc[9], sc[10], sc[11]
-    tag = sc[12][0]  # a tag of the single queries' own (see scratch)
-    sc[12][0] = tag - 1
+    o, d, o2, d2 = sc[0], sc[1], sc[2], sc[3]
+    cur, last, step, tnext, tdelta = sc[4], sc[5], sc[6], sc[7], sc[8]
+    tag = sc[9][0]  # a tag of the single queries' own (see scratch)
+    sc[9][0] = tag - 1
     o[0], o[1], d[0], d[1] = ox, oy, dx, dy
     if dim == 3:
         o[2], d[2] = oz, dz
@@ -911,8 +910,8 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
             s = handles[j]
             if (category[s] & msk) == 0 or (cat & bits[s]) == 0:
                 continue
-            t = _ray_body(j, o, d, maxd, kind, position, rotation, half, radius, rel, floor, parallel_rate, signed,
-                          rate, nrm)
+            t, nx, ny, nz = _ray_slot(j, ox, oy, oz, dx, dy, dz, maxd, kind, position, rotation, half, radius, rel,
+                                      floor, parallel_rate)
             if t < np.inf:
                 if nf == out.shape[0]:
                     return TOO_MANY
@@ -925,7 +924,10 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
                 out[k, 1] = t
                 for c in range(dim):
                     out[k, 2 + c] = o[c] + d[c] * t
-                    out[k, 2 + dim + c] = nrm[c]
+                out[k, 2 + dim] = nx
+                out[k, 3 + dim] = ny
+                if dim == 3:
+                    out[k, 4 + dim] = nz
                 nf += 1
         if not done:
             budget -= 1
