@@ -55,7 +55,7 @@ from ..geometry.compiled import contact_halfspace_ball as _hb
 from ..geometry.compiled import contact_halfspace_box as _hx
 from ..geometry.compiled import contact_halfspace_polygon as _hp
 from ..geometry.compiled import contact_polygon_polygon as _pp
-from ..spatial.compiled import _hash, _meets, _next_axis, _prefetch_bucket, _ray_slot, _segment_meets, prefetch
+from ..spatial.compiled import _hash, _meets, _next_axis, _ray_slot, _segment_meets, prefetch
 
 __all__ = ["QueryArrays", "query_arrays", "entry_points", "scratch", "point_slots", "box_slots", "shape_slots",
            "ray_rows", "row_bounds", "HIT", "MISS", "OTHER"]
@@ -305,47 +305,44 @@ def _grown(arr: Index, n: int) -> Index:
 _AHEAD = 8
 #: probes over more cells than this are not prefetched (rare: each cell is a few lines)
 _PREFETCH_CELLS = 4
+#: a probe's walk finds the bodies it met already by a look over its candidates while they are fewer
+#: than this, then by stamps
+_LOOK_AMONG = 16
 
 
-# inlined: a call, passing each array as its seven fields, cost more than the loads it starts (measured)
-@njit(cache=True, inline="always")
-def _prefetch_cells(qlo: Floats, qhi: Floats, r: int, cell: float, gmask: int, starts: Index, entries: Index,
-                    elo: Floats, ehi: Floats, buckets: bool) -> None:
-    """Start loading what the walk of probe box ``r`` will read: its cells' bucket bounds, or (``buckets``) the buckets.
+@njit(cache=True)
+def _probe_keys(lo0: float, lo1: float, lo2: float, hi0: float, hi1: float, hi2: float, cell: float, gmask: int,
+                dim: int) -> tuple[int, int, int, int, int]:
+    """The bucket keys of the cells of probe box ``[lo, hi]``, for loading them ahead (a hint): ``(k0..k3, count)``.
 
-    A hint only: no result depends on it.
+    ``count`` 0: the box spans more than ``_PREFETCH_CELLS`` cells (not loaded
+    ahead). Scalars in and out: a helper given arrays counts references to
+    them (atomic updates; on several threads, cache lines passed between cores).
     """
-    dim = qlo.shape[1]
-    a0 = math.floor(qlo[r, 0] / cell)
-    a1 = math.floor(qhi[r, 0] / cell)
-    b0 = math.floor(qlo[r, 1] / cell)
-    b1 = math.floor(qhi[r, 1] / cell)
-    z0 = math.floor(qlo[r, 2] / cell) if dim == 3 else 0
-    z1 = math.floor(qhi[r, 2] / cell) if dim == 3 else 0
+    a0 = math.floor(lo0 / cell)
+    a1 = math.floor(hi0 / cell)
+    b0 = math.floor(lo1 / cell)
+    b1 = math.floor(hi1 / cell)
+    z0 = math.floor(lo2 / cell) if dim == 3 else 0
+    z1 = math.floor(hi2 / cell) if dim == 3 else 0
     if (a1 - a0 + 1) * (b1 - b0 + 1) * (z1 - z0 + 1) > _PREFETCH_CELLS:
-        return
+        return 0, 0, 0, 0, 0
+    k0 = k1 = k2 = k3 = 0
+    count = 0
     for a in range(a0, a1 + 1):
         for b in range(b0, b1 + 1):
             for c in range(z0, z1 + 1):
                 key = _hash(a, b, c, dim, gmask)
-                if not buckets:
-                    prefetch(starts, key)
-                    continue
-                _prefetch_bucket(key, starts, entries, elo, ehi)
-
-
-# inlined: a call, passing each array as its seven fields, cost more than the loads it starts (measured)
-@njit(cache=True, inline="always")
-def _prefetch_row(s: int, kind: Any, category: Any, bits: Any, bound_radius: Floats, position: Floats,
-                  rotation: Floats, half: Floats) -> None:
-    """Start loading the columns of slot ``s`` the exact tests of balls and boxes read (a hint only)."""
-    prefetch(kind, s)
-    prefetch(category, s)
-    prefetch(bits, s)
-    prefetch(bound_radius, s)
-    prefetch(position, s)
-    prefetch(rotation, s)
-    prefetch(half, s)
+                if count == 0:
+                    k0 = key
+                elif count == 1:
+                    k1 = key
+                elif count == 2:
+                    k2 = key
+                else:
+                    k3 = key
+                count += 1
+    return k0, k1, k2, k3, count
 
 
 @njit(cache=True)
@@ -398,11 +395,30 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
     # (prefetched) now, and the bucket bounds of the one 2 AHEAD on before that, so that the
     # misses of several probes overlap instead of each stalling its walk.
     cstart = np.empty(m + 1, dtype=np.int64)
+    zd = dim - 1  # 2D: the third coordinate read at index 1 again, and ignored
     for r in range(m):
-        if r + 2 * _AHEAD < m:
-            _prefetch_cells(qlo, qhi, r + 2 * _AHEAD, cell, gmask, starts, entries, elo, ehi, False)
-        if r + _AHEAD < m:
-            _prefetch_cells(qlo, qhi, r + _AHEAD, cell, gmask, starts, entries, elo, ehi, True)
+        # (loads ahead written out, not in helpers given the arrays: see _probe_keys)
+        ahead = r + 2 * _AHEAD
+        if ahead < m:
+            keys = _probe_keys(qlo[ahead, 0], qlo[ahead, 1], qlo[ahead, zd], qhi[ahead, 0], qhi[ahead, 1],
+                               qhi[ahead, zd], cell, gmask, dim)
+            for u in range(keys[4]):
+                prefetch(starts, keys[u])
+        ahead = r + _AHEAD
+        if ahead < m:
+            keys = _probe_keys(qlo[ahead, 0], qlo[ahead, 1], qlo[ahead, zd], qhi[ahead, 0], qhi[ahead, 1],
+                               qhi[ahead, zd], cell, gmask, dim)
+            for u in range(keys[4]):
+                # the bucket: its entries and their boxes, first and last lines (most span two)
+                e0 = starts[keys[u]]
+                e1 = starts[keys[u] + 1] - 1
+                if e1 >= e0:
+                    prefetch(entries, e0)
+                    prefetch(entries, e1)
+                    prefetch(elo, e0)
+                    prefetch(elo, e1)
+                    prefetch(ehi, e0)
+                    prefetch(ehi, e1)
         tag = base + r  # a tag no earlier query used: stamps never need clearing
         cstart[r] = nc
         first = nc
@@ -411,7 +427,7 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
             c0[k] = math.floor(qlo[r, k] / cell)
             c1[k] = math.floor(qhi[r, k] / cell)
             ncells *= c1[k] - c0[k] + 1
-        one_cell = ncells == 1
+        stamped = False  # this probe's candidates are marked in ``stamp`` (from _LOOK_AMONG of them on)
         if n_gridded > 0 and ncells <= max_cells:
             for a in range(c0[0], c1[0] + 1):
                 for b in range(c0[1], c1[1] + 1):
@@ -422,18 +438,24 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                             if not _meets(elo, ehi, e, qlo, qhi, r, dim):
                                 continue
                             j = entries[e]
-                            if one_cell:
-                                # one bucket: a body is in it twice only when two of its cells share
-                                # it; a look over this probe's few candidates is cheaper than a stamp
+                            # A body met before by this probe (it is in several of its cells): while the
+                            # probe has few candidates, a look over them is cheaper than reading the body's
+                            # stamp (a cache miss: the stamps are as many as the bodies); past that, every
+                            # candidate is stamped, those before included
+                            if nc - first < _LOOK_AMONG:
                                 seen = False
                                 for t in range(first, nc):
                                     if cand[t] == j:
                                         seen = True
                                 if seen:
                                     continue
-                            elif stamp[j] == tag:
-                                continue
                             else:
+                                if not stamped:
+                                    for t in range(first, nc):
+                                        stamp[cand[t]] = tag
+                                    stamped = True
+                                if stamp[j] == tag:
+                                    continue
                                 stamp[j] = tag
                             if nc == cand.shape[0]:
                                 cand = _grown(cand, nc)
@@ -465,8 +487,15 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                 if t + 2 * _AHEAD < nc:
                     prefetch(handles, cand[t + 2 * _AHEAD])
                 if t + _AHEAD < nc:
-                    _prefetch_row(handles[cand[t + _AHEAD]], kind, category, bits, bound_radius, position, rotation,
-                                  half)
+                    # the columns the tests of balls and boxes read
+                    ahead = handles[cand[t + _AHEAD]]
+                    prefetch(kind, ahead)
+                    prefetch(category, ahead)
+                    prefetch(bits, ahead)
+                    prefetch(bound_radius, ahead)
+                    prefetch(position, ahead)
+                    prefetch(rotation, ahead)
+                    prefetch(half, ahead)
                 s = handles[cand[t]]
             else:
                 s = planes[t - c_end]

@@ -677,58 +677,40 @@ _AHEAD = 8
 _RING = 32
 
 
-# inlined: a call, passing each array as its seven fields, cost more than the loads it starts (measured)
-@njit(cache=True, inline="always")
-def _prefetch_ray(o: Floats, d: Floats, r: int, cell: float, mask: int, starts: Index, ring: Index) -> None:
-    """Start loading the bucket bounds of the first two cells ray ``r`` is likely to walk; keep their keys in ``ring``.
+@njit(cache=True)
+def _first_keys(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, cell: float, mask: int,
+                dim: int) -> tuple[int, int]:
+    """The bucket keys of the first two cells a ray is likely to walk, for loading them ahead (a hint).
 
-    A hint only (no result depends on it), so cheap rather than exact: the
-    cell of the origin (a ray starting outside the grid walks others), and
-    its neighbour across the wall the ray meets first.
+    Cheap rather than exact: the cell of the origin (a ray starting outside
+    the grid walks others), and its neighbour across the wall the ray meets
+    first. Scalars in and out (see the casts above: nothing to count).
     """
-    dim = o.shape[1]
     scale = 1.0 / cell
-    cx = math.floor(o[r, 0] * scale)
-    cy = math.floor(o[r, 1] * scale)
-    cz = math.floor(o[r, dim - 1] * scale) if dim == 3 else 0
-    key = _hash(cx, cy, cz, dim, mask)
-    ring[r % _RING, 0] = key
-    prefetch(starts, key)
+    cx = math.floor(ox * scale)
+    cy = math.floor(oy * scale)
+    cz = math.floor(oz * scale) if dim == 3 else 0
+    first = _hash(cx, cy, cz, dim, mask)
     nearest = np.inf
     axis = -1
     for k in range(dim):
-        if d[r, k] != 0.0:
+        dk = dx if k == 0 else (dy if k == 1 else dz)
+        if dk != 0.0:
             c = cx if k == 0 else (cy if k == 1 else cz)
-            wall = (c + 1) * cell if d[r, k] > 0.0 else c * cell
-            t = (wall - o[r, k]) / d[r, k]
+            wall = (c + 1) * cell if dk > 0.0 else c * cell
+            t = (wall - (ox if k == 0 else (oy if k == 1 else oz))) / dk
             if t < nearest:
                 nearest = t
                 axis = k
-    step = 1 if d[r, max(axis, 0)] > 0.0 else -1
-    if axis == 0:
+    towards = dx if axis <= 0 else (dy if axis == 1 else dz)
+    step = 1 if towards > 0.0 else -1
+    if axis <= 0:
         cx += step
     elif axis == 1:
         cy += step
     else:
         cz += step
-    key = _hash(cx, cy, cz, dim, mask)
-    ring[r % _RING, 1] = key
-    prefetch(starts, key)
-
-
-# inlined: a call, passing each array as its seven fields, cost more than the loads it starts (measured)
-@njit(cache=True, inline="always")
-def _prefetch_bucket(key: int, starts: Index, entries: Index, elo: Floats, ehi: Floats) -> None:
-    """Start loading bucket ``key``'s entries and their boxes: its first and last lines (most span two). A hint."""
-    e0 = starts[key]
-    e1 = starts[key + 1] - 1
-    if e1 >= e0:
-        prefetch(entries, e0)
-        prefetch(entries, e1)
-        prefetch(elo, e0)
-        prefetch(elo, e1)
-        prefetch(ehi, e0)
-        prefetch(ehi, e1)
+    return first, _hash(cx, cy, cz, dim, mask)
 
 
 # nogil: a batch may be split over Python threads (threads.run_split), each range with its own stamps
@@ -750,13 +732,32 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
     step = np.zeros(3, dtype=np.int64)
     tnext = np.full(3, np.inf)
     tdelta = np.full(3, np.inf)
-    ring = np.zeros((_RING, 2), dtype=np.int64)  # the first two cells of the rays ahead (see _prefetch_ray)
+    ring = np.zeros((_RING, 2), dtype=np.int64)  # the first two cells of the rays ahead (see _first_keys)
     for i in range(m):
-        if n_gridded > 0 and i + 2 * _AHEAD < m:
-            _prefetch_ray(o, d, i + 2 * _AHEAD, cell, mask, starts, ring)
+        # The rays ahead: the bucket bounds of the first cells of the ray 2 AHEAD on, then the buckets
+        # (entries and their boxes, first and last lines) of the ray AHEAD on. Written out, not in
+        # helpers: a helper given the arrays counts references to them (atomic updates, and on
+        # several threads, cache lines passed between cores).
+        ahead = i + 2 * _AHEAD
+        if n_gridded > 0 and ahead < m:
+            k0, k1 = _first_keys(o[ahead, 0], o[ahead, 1], o[ahead, z], d[ahead, 0], d[ahead, 1], d[ahead, z],
+                                 cell, mask, dim)
+            ring[ahead % _RING, 0] = k0
+            ring[ahead % _RING, 1] = k1
+            prefetch(starts, k0)
+            prefetch(starts, k1)
         if n_gridded > 0 and i + _AHEAD < m:
             for u in range(2):
-                _prefetch_bucket(ring[(i + _AHEAD) % _RING, u], starts, entries, elo, ehi)
+                key = ring[(i + _AHEAD) % _RING, u]
+                e0 = starts[key]
+                e1 = starts[key + 1] - 1
+                if e1 >= e0:
+                    prefetch(entries, e0)
+                    prefetch(entries, e1)
+                    prefetch(elo, e0)
+                    prefetch(elo, e1)
+                    prefetch(ehi, e0)
+                    prefetch(ehi, e1)
         tag = base + i
         ox, oy, oz = o[i, 0], o[i, 1], o[i, z]
         dx, dy, dz = d[i, 0], d[i, 1], d[i, z]
