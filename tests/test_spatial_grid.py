@@ -133,3 +133,42 @@ def test_far_coordinates():
         g = GridIndex(lo, hi, np.arange(500), backend)
         q = lo[:50] + 0.5
         assert as_set(*g.query_boxes(q, q)) == brute_boxes(lo, hi, q, q)
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_float32_entry_boxes_hold_their_rows_boxes_through_patches(dim):
+    # the compiled walks filter bucket entries by float32 copies of the boxes, rounded outwards:
+    # each copy must hold its row's float64 box (else a touching query could be filtered out),
+    # after the build and after patches move rows between buckets
+    rng = np.random.default_rng(dim)
+    n = 400
+    lo = rng.uniform(-50, 50, (n, dim)) + rng.uniform(0, 1, (n, dim)) * 1e-9  # few are float32 numbers
+    hi = lo + rng.uniform(0.05, 1.0, (n, dim))
+    g = GridIndex(lo, hi, np.arange(n), "compiled", spare=4)
+
+    def check():
+        elo, ehi = g.entry_boxes()
+        assert elo.dtype == ehi.dtype == np.float32
+        used = np.flatnonzero(g.entries >= 0)
+        rows = g.entries[used]
+        # compared in float64 (exact for float32 values)
+        assert (elo[used].astype(np.float64) <= g.lo[rows]).all() and (ehi[used].astype(np.float64) >= g.hi[rows]).all()
+        # outwards by at most one float32 step
+        assert (np.nextafter(elo[used], np.float32(np.inf)).astype(np.float64) > g.lo[rows]).all()
+        assert (np.nextafter(ehi[used], np.float32(-np.inf)).astype(np.float64) < g.hi[rows]).all()
+        free = np.flatnonzero(g.entries < 0)
+        assert (elo[free] == np.inf).all() and (ehi[free] == -np.inf).all()
+
+    check()
+    patched = 0
+    for _ in range(5):
+        rows = rng.choice(n, 30, replace=False)
+        new_lo = lo[rows] + rng.normal(0, 0.3, (30, dim))  # near where they started (a removed row's box is inf)
+        new_lo[:3] += 1e-10  # off the float32 grid
+        new_hi = new_lo + rng.uniform(0.05, 1.0, (30, dim))
+        alive = rng.random(30) > 0.1
+        if not g.patch(rows, new_lo, new_hi, alive):
+            break  # no room left: the owner rebuilds (the grid is not to be used as it is)
+        patched += 1
+        check()
+    assert patched >= 2

@@ -62,6 +62,8 @@ __all__ = ["QueryArrays", "query_arrays", "entry_points", "scratch", "point_slot
 
 Index = NDArray[np.int64]
 Floats = NDArray[np.float64]
+#: the grid's entry boxes (GridIndex.entry_boxes)
+Floats32 = NDArray[np.float32]
 
 # Kind codes of collideworld.bodies.Kind (a test checks they agree)
 HALFSPACE, BALL, BOX, POLYGON = 0, 1, 2, 3
@@ -137,8 +139,8 @@ structref.define_boxing(QueryArraysType, QueryArrays)  # type: ignore[no-untyped
 
 
 @njit(cache=True)
-def _make_query_arrays(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index, elo: Floats,
-                       ehi: Floats, big: Index, n_gridded: int, handles: Index, max_cells: int, stamp: Index,
+def _make_query_arrays(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index, elo: Floats32,
+                       ehi: Floats32, big: Index, n_gridded: int, handles: Index, max_cells: int, stamp: Index,
                        planes: Index, glo: Floats, ghi: Floats, kind: Any, simple: Any, position: Floats,
                        rotation: Floats, radius: Floats, half: Floats, plane_normal: Floats, plane_offset: Floats,
                        bound_radius: Floats, world_x: Floats, world_y: Floats, poly: Index, simple_n: Index,
@@ -347,7 +349,7 @@ def _probe_keys(lo0: float, lo1: float, lo2: float, hi0: float, hi1: float, hi2:
 
 @njit(cache=True)
 def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
-             elo: Floats, ehi: Floats, big: Index,
+             elo: Floats32, ehi: Floats32, big: Index,
              n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
              kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
              plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats, world_y: Floats,
@@ -586,7 +588,7 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
 
 @njit(cache=True)
 def _overlap_probes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
-                    elo: Floats, ehi: Floats, big: Index,
+                    elo: Floats32, ehi: Floats32, big: Index,
                     n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
                     kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
                     plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
@@ -607,7 +609,7 @@ def _overlap_probes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Ind
 
 @njit(cache=True)
 def _overlap_boxes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
-                   elo: Floats, ehi: Floats, big: Index,
+                   elo: Floats32, ehi: Floats32, big: Index,
                    n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
                    kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
                    plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
@@ -647,7 +649,7 @@ def _overlap_boxes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Inde
 
 @njit(cache=True)
 def _overlap_shapes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
-                    elo: Floats, ehi: Floats, big: Index,
+                    elo: Floats32, ehi: Floats32, big: Index,
                     n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
                     kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
                     plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,

@@ -22,6 +22,8 @@ __all__ = ["build_buckets", "changed_rows", "patch_buckets", "query_boxes", "que
 
 Index = NDArray[np.int64]
 Floats = NDArray[np.float64]
+#: the grid's entry boxes (GridIndex.entry_boxes)
+Floats32 = NDArray[np.float32]
 
 
 def _prefetch_typing(typingctx: Any, array: Any, row: Any) -> Any:  # pragma: no cover - compiled
@@ -119,7 +121,7 @@ def _cell_range(lo: Floats, hi: Floats, s: int, cell: float, pad: float, dim: in
 
 @njit(cache=True)
 def _unlink(s: int, c0: Index, c1: Index, upto: int, dim: int, mask: int, starts: Index, entries: Index,
-            elo: Floats, ehi: Floats) -> None:
+            elo: Floats32, ehi: Floats32) -> None:
     """Take row ``s`` out of the buckets of the first ``upto`` cells of ``c0 .. c1`` (once per cell)."""
     count = 0
     for a in range(c0[0], c1[0] + 1):
@@ -140,8 +142,8 @@ def _unlink(s: int, c0: Index, c1: Index, upto: int, dim: int, mask: int, starts
 
 @njit(cache=True)
 def _patch(rows: Index, new_lo: Floats, new_hi: Floats, alive: NDArray[np.bool_], was_big: NDArray[np.bool_],
-           lo: Floats, hi: Floats, cell: float, pad: float, mask: int, starts: Index, entries: Index, elo: Floats,
-           ehi: Floats) -> tuple[NDArray[np.bool_], int]:
+           lo: Floats, hi: Floats, cell: float, pad: float, mask: int, starts: Index, entries: Index, elo: Floats32,
+           ehi: Floats32) -> tuple[NDArray[np.bool_], int]:
     dim = lo.shape[1]
     overflow = np.zeros(rows.shape[0], dtype=np.bool_)
     delta = 0
@@ -181,9 +183,11 @@ def _patch(rows: Index, new_lo: Floats, new_hi: Floats, alive: NDArray[np.bool_]
                         full = True
                         continue
                     entries[free] = s
-                    for k in range(dim):
-                        elo[free, k] = lo[s, k]
-                        ehi[free, k] = hi[s, k]
+                    for k in range(dim):  # float32, rounded outwards (GridIndex.entry_boxes)
+                        low = np.float32(lo[s, k])
+                        elo[free, k] = np.nextafter(low, np.float32(-np.inf)) if low > lo[s, k] else low
+                        high = np.float32(hi[s, k])
+                        ehi[free, k] = np.nextafter(high, np.float32(np.inf)) if high < hi[s, k] else high
                     placed += 1
         if full:  # no room in some bucket: undo, and the big list takes it
             _unlink(s, c0, c1, placed, dim, mask, starts, entries, elo, ehi)
@@ -195,7 +199,7 @@ def _patch(rows: Index, new_lo: Floats, new_hi: Floats, alive: NDArray[np.bool_]
 
 def patch_buckets(rows: Index, new_lo: Floats, new_hi: Floats, alive: NDArray[np.bool_], was_big: NDArray[np.bool_],
                   lo: Floats, hi: Floats, cell: float, pad: float, mask: int, starts: Index, entries: Index,
-                  elo: Floats, ehi: Floats) -> tuple[NDArray[np.bool_], int]:
+                  elo: NDArray[np.float32], ehi: NDArray[np.float32]) -> tuple[NDArray[np.bool_], int]:
     """Move rows between buckets in place: out of the cells of their old box, into those of the new one.
 
     ``lo``, ``hi`` (the grid's registered boxes) are updated; ``elo``,
@@ -276,7 +280,8 @@ def changed_rows(alive: NDArray[np.bool_], ident: Index, registered: Index, lo: 
 
 
 @njit(cache=True)
-def _meets(lo: Floats, hi: Floats, j: int, qlo: Floats, qhi: Floats, i: int, dim: int) -> bool:
+def _meets(lo: NDArray[np.floating[Any]], hi: NDArray[np.floating[Any]], j: int, qlo: Floats, qhi: Floats, i: int,
+           dim: int) -> bool:
     for k in range(dim):
         if lo[j, k] > qhi[i, k] or qlo[i, k] > hi[j, k]:
             return False
@@ -374,6 +379,30 @@ def _segment_meets(lo: Floats, hi: Floats, j: int, o: Floats, d: Floats, i: int,
         inv = 1.0 / d[i, k]
         ta = (lo[j, k] - o[i, k]) * inv
         tb = (hi[j, k] - o[i, k]) * inv
+        t0 = max(t0, min(ta, tb))
+        t1 = min(t1, max(ta, tb))
+    return t0 <= t1
+
+
+@njit(cache=True)
+def _slab_meets(lo0: float, lo1: float, lo2: float, hi0: float, hi1: float, hi2: float, ox: float, oy: float,
+                oz: float, dx: float, dy: float, dz: float, ix: float, iy: float, iz: float, tmax: float,
+                dim: int) -> bool:
+    """:func:`_segment_meets` on scalars, the ray's ``1 / d`` given (``i*``; any value where ``d`` is 0): the same
+    arithmetic (it multiplies by the same reciprocal), for a walk that tests many boxes against one ray."""
+    t0 = 0.0
+    t1 = tmax
+    for k in range(dim):
+        o_k = ox if k == 0 else (oy if k == 1 else oz)
+        lo_k = lo0 if k == 0 else (lo1 if k == 1 else lo2)
+        hi_k = hi0 if k == 0 else (hi1 if k == 1 else hi2)
+        if (dx if k == 0 else (dy if k == 1 else dz)) == 0.0:
+            if o_k < lo_k or o_k > hi_k:
+                return False
+            continue
+        inv = ix if k == 0 else (iy if k == 1 else iz)
+        ta = (lo_k - o_k) * inv
+        tb = (hi_k - o_k) * inv
         t0 = max(t0, min(ta, tb))
         t1 = min(t1, max(ta, tb))
     return t0 <= t1
@@ -716,7 +745,7 @@ def _first_keys(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float
 # nogil: a batch may be split over Python threads (threads.run_split), each range with its own stamps
 @njit(cache=True, nogil=True)
 def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, starts: Index, entries: Index,
-                big: Index, n_gridded: int, glo: Floats, ghi: Floats, elo: Floats, ehi: Floats, kind: Index,
+                big: Index, n_gridded: int, glo: Floats, ghi: Floats, elo: Floats32, ehi: Floats32, kind: Index,
                 center: Floats, rot: Floats,
                 half: Floats, radius: Floats, serial: Index, passes: NDArray[np.bool_], o: Floats, d: Floats,
                 maxd: float, rel: float, floor: float, parallel_rate: float, stamp: Index,
@@ -761,6 +790,9 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
         tag = base + i
         ox, oy, oz = o[i, 0], o[i, 1], o[i, z]
         dx, dy, dz = d[i, 0], d[i, 1], d[i, z]
+        ix = 1.0 / dx if dx != 0.0 else 0.0
+        iy = 1.0 / dy if dy != 0.0 else 0.0
+        iz = 1.0 / dz if dz != 0.0 else 0.0
         bj = -1
         bt = np.inf
         bx = by = bz = 0.0
@@ -808,7 +840,8 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
                     # is 0 (inf - o and -inf - o bound the whole line), and a third of the entries of a grid
                     # with patch room are free. Then the entry's own box (read in a row), then the body
                     j = entries[e]
-                    if j < 0 or not _segment_meets(elo, ehi, e, o, d, i, min(maxd, bt), dim):
+                    if j < 0 or not _slab_meets(elo[e, 0], elo[e, 1], elo[e, z], ehi[e, 0], ehi[e, 1], ehi[e, z], ox,
+                                                oy, oz, dx, dy, dz, ix, iy, iz, min(maxd, bt), dim):
                         continue
                     if stamp[j] == tag or not passes[j]:
                         continue
