@@ -102,6 +102,21 @@ def _agree(rng, ws, span=30.0):
     a, b = cw.query_points(pts), nw.query_points(pts)
     assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
     cw._index._grid._check()
+    _packed_rows_match_the_store(cw)
+
+
+def _packed_rows_match_the_store(w):
+    """The compiled index's packed rows (what its kernels read) hold the store's columns for every live slot."""
+    from collideworld.compiled.queries import packed_columns
+
+    st, index = w._store, w._index
+    index.refresh()
+    live = np.flatnonzero(st.kind >= 0)
+    cols = packed_columns(index._packed, st.dim)
+    for view, column in zip(cols, (st.kind, st.serial, st.position, st.rotation, st.half, st.radius,
+                                   st.bound_radius), strict=True):
+        assert np.array_equal(view[live], column[live])
+    assert index.arrays is not None
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -57,7 +57,8 @@ from ..geometry.compiled import contact_halfspace_polygon as _hp
 from ..geometry.compiled import contact_polygon_polygon as _pp
 from ..spatial.compiled import _hash, _meets, _next_axis, _ray_slot, _segment_meets, prefetch
 
-__all__ = ["QueryArrays", "query_arrays", "entry_points", "scratch", "point_slots", "box_slots", "shape_slots",
+__all__ = ["QueryArrays", "query_arrays", "entry_points", "scratch", "pack_rows", "packed_columns", "point_slots",
+           "box_slots", "shape_slots",
            "ray_rows", "row_bounds", "HIT", "MISS", "OTHER"]
 
 Index = NDArray[np.int64]
@@ -152,6 +153,72 @@ def _make_query_arrays(lo: Floats, hi: Floats, cell: float, gmask: int, starts: 
                        rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x, world_y, poly,
                        simple_n, category, bits, serial, rel, floor, point_work, ray_work)
     return made
+
+
+@njit(cache=True)
+def _pack_rows(slots: Index, kind: Any, serial: Index, position: Floats, rotation: Floats, half: Floats,
+               radius: Floats, bound_radius: Floats, packed: Floats, ints: Index) -> None:
+    dim = position.shape[1]
+    for t in range(slots.shape[0]):
+        s = slots[t]
+        ints[s, 0] = kind[s]
+        ints[s, 1] = serial[s]
+        c = 2
+        for k in range(dim):
+            packed[s, c + k] = position[s, k]
+        c += dim
+        for a in range(dim):
+            for b in range(dim):
+                packed[s, c + a * dim + b] = rotation[s, a, b]
+        c += dim * dim
+        for k in range(dim):
+            packed[s, c + k] = half[s, k]
+        c += dim
+        packed[s, c] = radius[s]
+        packed[s, c + 1] = bound_radius[s]
+
+
+def pack_rows(slots: Index, kind: Any, serial: Index, position: Floats, rotation: Floats, half: Floats,
+              radius: Floats, bound_radius: Floats, packed: Floats) -> None:
+    """Copy rows ``slots`` of the store's columns into ``packed`` (its layout: :func:`packed_columns`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> packed = np.zeros((2, 16))
+    >>> pack_rows(np.array([1]), np.array([2, 1], dtype=np.int8), np.array([7, 8]), np.ones((2, 2)),
+    ...           np.tile(np.eye(2), (2, 1, 1)), np.full((2, 2), 0.5), np.zeros(2), np.full(2, 0.7), packed)
+    >>> kind, serial, position, rotation, half, radius, bound = packed_columns(packed, 2)
+    >>> int(kind[1]), int(serial[1]), position[1].tolist(), rotation[1].tolist(), float(bound[1]), int(kind[0])
+    (1, 8, [1.0, 1.0], [[1.0, 0.0], [0.0, 1.0]], 0.7, 0)
+    """
+    _pack_rows(slots, kind, serial, position, rotation, half, radius, bound_radius, packed, packed.view(np.int64))
+
+
+def packed_columns(packed: Floats, dim: int) -> tuple[Any, ...]:
+    """Views of a packed row table as the store's columns: ``(kind, serial, position, rotation, half, radius,
+    bound_radius)``.
+
+    Each row holds, side by side, ``kind`` and ``serial`` (int64), then the
+    position (D), the rotation (D x D, row-major), the half extents (D), the
+    radius and the bounding radius (float64). The views are strided (a row
+    apart from one body to the next): the kernels index them as they index
+    the store's columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cols = packed_columns(np.zeros((3, 24)), 3)
+    >>> [c.shape for c in cols]
+    [(3,), (3,), (3, 3), (3, 3, 3), (3, 3), (3,), (3,)]
+    """
+    n, width = packed.shape
+    ints = packed.view(np.int64)
+    at = 2 + dim
+    rotation = np.lib.stride_tricks.as_strided(packed[:, at:], shape=(n, dim, dim), strides=(width * 8, dim * 8, 8))
+    at += dim * dim
+    return (ints[:, 0], ints[:, 1], packed[:, 2:2 + dim], rotation, packed[:, at:at + dim], packed[:, at + dim],
+            packed[:, at + dim + 1])
 
 
 def scratch(dim: int) -> Work:
@@ -489,22 +556,19 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                 if t + 2 * _AHEAD < nc:
                     prefetch(handles, cand[t + 2 * _AHEAD])
                 if t + _AHEAD < nc:
-                    # the columns the tests of balls and boxes read
+                    # the packed row the tests of balls and boxes read (QueryIndex._pack): two or three
+                    # lines, from its first column (kind) on
                     ahead = handles[cand[t + _AHEAD]]
                     prefetch(kind, ahead)
-                    prefetch(category, ahead)
-                    prefetch(bits, ahead)
-                    prefetch(bound_radius, ahead)
-                    prefetch(position, ahead)
-                    prefetch(rotation, ahead)
                     prefetch(half, ahead)
+                    if dim == 3:
+                        prefetch(bound_radius, ahead)
                 s = handles[cand[t]]
             else:
                 s = planes[t - c_end]
-            if (category[s] & msk) == 0 or (cat & bits[s]) == 0:
-                continue
             # -- the exact test of probe r against body s: HIT, MISS or OTHER. Written out here, not
-            # called: a call passing the ~20 column arrays cost 8x the test itself.
+            # called: a call passing the ~20 column arrays cost 8x the test itself. The filter after
+            # it: its two columns are then read for the bodies met only (most candidates are misses)
             got = MISS
             kb = kind[s]
             if kb > POLYGON or (kb == POLYGON and not simple[s]):
@@ -564,6 +628,8 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                         _polygon_polygon(pvx, pvy, r, pn, world_x, world_y, s, simple_n[poly[s]], rule, row0, hit, nrm,
                                          dep)
                 got = HIT if hit[0] else MISS
+            if got != MISS and ((category[s] & msk) == 0 or (cat & bits[s]) == 0):
+                got = MISS
             if got == HIT:
                 if n_out == out_q.shape[0]:
                     out_q = _grown(out_q, n_out)
