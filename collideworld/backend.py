@@ -122,8 +122,11 @@ def set_threads(n: int | None) -> None:
 
     The compiled narrowphase and broadphase can run their large batches on
     several threads (numba's ``prange``) when numba's threading layer is
-    thread-safe (``omp`` or ``tbb``); results are the same, bit for bit, on
-    any number of threads. The setting is for the whole process.
+    thread-safe (``omp`` or ``tbb``), and the batched queries
+    (``query_points``, ``query_shapes``, ``raycast_many``) split a batch of
+    2,048 probes or more over as many Python threads, under any layer;
+    results are the same, bit for bit, on any number of threads. The
+    setting is for the whole process.
     ``set_threads(1)`` (the default) keeps every loop serial; ``None`` uses
     every thread of numba's pool. numba's own per-thread count
     (``numba.set_num_threads``) is honoured too: a loop uses the smaller of

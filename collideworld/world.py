@@ -1102,6 +1102,12 @@ class World:
             The body it touches; for one placement in add order. A placement
             that touches nothing does not appear.
 
+        Notes
+        -----
+        After ``collideworld.set_threads(n)``, a batch of 2,048 or more on the
+        compiled backend is split over up to ``n`` threads: the same
+        answers, in the same order.
+
         Examples
         --------
         Where can a 1x1 building go along a row of candidate spots?
@@ -1181,6 +1187,12 @@ class World:
             Index of the point, ascending.
         ids : ndarray of object, shape (K,)
             A body containing it; for one point in add order.
+
+        Notes
+        -----
+        After ``collideworld.set_threads(n)``, a batch of 2,048 or more on the
+        compiled backend is split over up to ``n`` threads: the same
+        answers, in the same order.
 
         Examples
         --------
@@ -1323,6 +1335,13 @@ class World:
             by ray, then distance, then add order. Distances and normals
             agree with :meth:`raycast` to rounding (each ray is cast in its
             own frame).
+
+        Notes
+        -----
+        After ``collideworld.set_threads(n)``, a batch of 2,048 or more on the
+        compiled backend is split over up to ``n`` threads (first hits;
+        every hit takes one thread): the same
+        answers, in the same order.
 
         Examples
         --------
