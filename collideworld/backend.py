@@ -167,7 +167,12 @@ def set_threads(n: int | None) -> None:
 
 
 def get_threads() -> int:
-    """Threads a large batch of the compiled core would run on if stepped now from this Python thread.
+    """Threads a large batch of the compiled step would run on if stepped now from this Python thread.
+
+    The batched queries split a batch over the same count, except that they
+    need no thread-safe threading layer (they run on Python threads): under
+    numba's ``workqueue`` layer, or in a child forked after parallel loops
+    ran, this says 1 while they still use ``set_threads``' count.
 
     Returns
     -------

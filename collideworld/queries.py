@@ -30,6 +30,7 @@ call these functions.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -181,6 +182,10 @@ class QueryIndex:
         self.point_fn: Any = None
         self.ray_fn: Any = None
         self.shapes_fn: Any = None
+        #: held while a batched kernel (which releases the GIL) runs on this index: two Python threads querying
+        #: one world take turns, as they did when every kernel held the GIL. The batches' stamps are their own
+        #: (GridIndex.stamps), apart from the single point and ray queries' (which hold the GIL)
+        self.lock = threading.Lock()
         #: ``arrays`` for the second, third... thread of a batch (see arrays_for), and the ``arrays`` they copy
         self._thread_arrays: list[Any] = []
         self._thread_arrays_of: Any = None
@@ -332,7 +337,11 @@ class QueryIndex:
         dim = st.dim
         width = 16 if dim == 2 else 24  # 2 + D + D^2 + D + 2 = 12 or 19, rounded up to whole cache lines
         if self._packed.shape[0] != st.capacity:
-            self._packed = np.zeros((st.capacity, width))
+            # rows on cache-line boundaries (numpy aligns to 16 bytes): a row is then exactly two or three lines,
+            # the lines the batched walks load ahead
+            spare = np.zeros(st.capacity * width + 8)
+            at = (-spare.ctypes.data % 64) // 8
+            self._packed = spare[at:at + st.capacity * width].reshape(st.capacity, width)
             self._packed_views = _compiled().packed_columns(self._packed, dim)
             slots = None
         rows = np.arange(st.capacity, dtype=np.int64) if slots is None else slots
@@ -376,20 +385,23 @@ class QueryIndex:
             self.ray_rows = self.work[1][_compiled().RAY_ROWS]
             self.ray_head = (self.ray_rows[0, :2], self.ray_rows[0, 2:])  # (views made once: ~0.1 us each)
         self.arrays = _compiled().query_arrays(self.grid_fields(), self._body_args, self.rule, self.work)
+        self._thread_arrays, self._thread_arrays_of = [], self.arrays  # (they hold the old arrays alive)
         # the compiled single point and ray queries, called without the dispatcher's typing
         self.point_fn, self.ray_fn, self.shapes_fn = _compiled().entry_points(self.arrays, g._tags(1), st.dim)
 
     def arrays_for(self, k: int) -> Any:
         """``arrays`` for the ``k``-th thread running a part of a batch (0: ``arrays`` itself).
 
-        The same arrays, each through a view of its own. numba counts the
-        references to an array's memory in one word, updated atomically as a
-        kernel passes the array to the functions it calls: two threads
-        sharing the word pass its cache line back and forth between their
-        cores on every call (measured: 10,000 points against 100,000 bodies
-        took 1.27 ms on two threads, 1.37 ms on one). A view reaching numba
-        from Python gets a word of its own. Made on first use, kept until
-        ``arrays`` changes.
+        Another :class:`~collideworld.compiled.queries.QueryArrays` of the same
+        arrays. numba counts the references to an array's memory in one word,
+        updated atomically as a kernel passes the array to the functions it
+        calls; the arrays of one QueryArrays share their words with every
+        thread reading it, and two threads then pass those cache lines back
+        and forth between their cores on every call (measured: 10,000 points
+        against 100,000 bodies took 1.27 ms on two threads sharing one,
+        1.37 ms on one thread, 0.78 ms on two with one each). Each array
+        reaching numba from Python gets a word of its own. Made on first use,
+        dropped when ``arrays`` changes.
 
         Examples
         --------
@@ -407,8 +419,8 @@ class QueryIndex:
         if self._thread_arrays_of is not self.arrays:
             self._thread_arrays, self._thread_arrays_of = [], self.arrays
         while len(self._thread_arrays) < k:
-            self._thread_arrays.append(_compiled().query_arrays(own_views(self.grid_fields()),
-                                                                own_views(self._body_args), self.rule, self.work))
+            self._thread_arrays.append(_compiled().query_arrays(self.grid_fields(), self._body_args, self.rule,
+                                                                self.work))
         return self._thread_arrays[k - 1]
 
     def grid_fields(self) -> tuple[Any, ...]:
@@ -442,19 +454,6 @@ class QueryIndex:
         16
         """
         return self._body_args
-
-
-def own_views(args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``args`` with every array replaced by a view of it: for another thread's kernel (see QueryIndex.arrays_for).
-
-    Examples
-    --------
-    >>> a = np.zeros(3)
-    >>> b, two = own_views((a, 2))
-    >>> b is a, b.base is a, two
-    (False, True, 2)
-    """
-    return tuple(a[...] if isinstance(a, np.ndarray) else a for a in args)
 
 
 def _passes_filter(store: BodyStore, category: int, mask: int, slots: Slots) -> NDArray[np.bool_]:
@@ -830,6 +829,25 @@ def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], hal
     return [ids[s] for s in slots.tolist()]
 
 
+#: a batched query is split over threads (:func:`collideworld.set_threads`) when each gets this many queries:
+#: a range then takes ~0.15 ms or more, well above the cost of handing it to a thread
+BATCH_PER_THREAD = 1024
+
+
+def _from_row(a: int, found: tuple[Slots, Slots, Slots, Slots]) -> tuple[Slots, Slots, Slots, Slots]:
+    """A range's ``(rows, slots, other rows, other slots)`` with its rows counted from the batch's row ``a``."""
+    rows, slots, orows, oslots = found
+    return (rows + a, slots, orows + a, oslots) if a else found
+
+
+def _joined(parts: list[tuple[Slots, Slots, Slots, Slots]]) -> tuple[Slots, Slots, Slots, Slots]:
+    """The ranges' results as one (they are in range order, so rows stay sorted)."""
+    if len(parts) == 1:
+        return parts[0]
+    rows, slots, orows, oslots = (np.concatenate(p) for p in zip(*parts, strict=True))
+    return rows, slots, orows, oslots
+
+
 def box_hits(store: BodyStore, index: QueryIndex, center: Floats, half: Floats, ball: bool, category: int,
              mask: int) -> tuple[Slots, Slots]:
     """``(row, slot)`` of every body meeting each point (``ball``) or axis-aligned box ``center ± half`` (m, D).
@@ -852,37 +870,20 @@ def box_hits(store: BodyStore, index: QueryIndex, center: Floats, half: Floats, 
     grid = index.refresh()
     c = np.require(center, np.float64, ["C"])
     h = np.require(half, np.float64, ["C"])
-    box_slots, base = _compiled().box_slots, grid._tags(m)
-
-    def run(a: int, b: int, k: int) -> tuple[Slots, Slots, Slots, Slots]:
-        return _from_row(a, box_slots(qs[k], c[a:b], h[a:b], ball, category, mask, base + a, stamps[k]))
-
+    box_slots = _compiled().box_slots
     threads = batch_threads(m, BATCH_PER_THREAD)
-    qs, stamps = [index.arrays_for(k) for k in range(threads)], grid.stamps(threads)
-    rows, slots, orows, oslots = _joined(run_split(run, m, threads))
+    with index.lock:  # one batch at a time on an index: its stamps are shared (the kernels release the GIL)
+        base, stamps = grid._tags(m), grid.stamps(threads)
+        qs = [index.arrays_for(k) for k in range(threads)]
+
+        def run(a: int, b: int, k: int) -> tuple[Slots, Slots, Slots, Slots]:
+            return _from_row(a, box_slots(qs[k], c[a:b], h[a:b], ball, category, mask, base + a, stamps[k]))
+
+        rows, slots, orows, oslots = _joined(run_split(run, m, threads))
     if len(oslots):
         rows, slots = _settle_other(store, box_probes(store.dim, c, h, ball), m, orows, oslots, "compiled",
                                     rows, slots)
     return rows, slots
-
-
-#: a batched query is split over threads (:func:`collideworld.set_threads`) when each gets this many queries:
-#: a range then takes ~0.15 ms or more, well above the cost of handing it to a thread
-BATCH_PER_THREAD = 1024
-
-
-def _from_row(a: int, found: tuple[Slots, Slots, Slots, Slots]) -> tuple[Slots, Slots, Slots, Slots]:
-    """A range's ``(rows, slots, other rows, other slots)`` with its rows counted from the batch's row ``a``."""
-    rows, slots, orows, oslots = found
-    return (rows + a, slots, orows + a, oslots) if a else found
-
-
-def _joined(parts: list[tuple[Slots, Slots, Slots, Slots]]) -> tuple[Slots, Slots, Slots, Slots]:
-    """The ranges' results as one (they are in range order, so rows stay sorted)."""
-    if len(parts) == 1:
-        return parts[0]
-    rows, slots, orows, oslots = (np.concatenate(p) for p in zip(*parts, strict=True))
-    return rows, slots, orows, oslots
 
 
 def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floats, angle: Floats | None,
@@ -921,17 +922,18 @@ def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floa
         # normalised as BodyStore.set_poses does (rotation_matrix_3d; numpy's summation order)
         unit = np.ascontiguousarray(quat / np.linalg.norm(quat, axis=-1, keepdims=True))
         cos = sin = _NO_VERTS
-    shapes, base = index.shapes_fn, grid._tags(m)
-    if m == 1:  # a single query_shape: no ranges, no slices
-        rows, slots, orows, oslots = shapes(index.arrays, pk, pn, pos, cos, sin, unit, lx, ly, rad, hw, bound,
-                                            category, mask, base, grid.stamp)
-    else:
-        def run(a: int, b: int, k: int) -> tuple[Slots, Slots, Slots, Slots]:
-            return _from_row(a, shapes(qs[k], pk, pn, pos[a:b], cos[a:b], sin[a:b], unit[a:b], lx, ly, rad, hw,
-                                       bound, category, mask, base + a, stamps[k]))
+    shapes = index.shapes_fn
+    threads = batch_threads(m, BATCH_PER_THREAD)
+    with index.lock:  # one batch at a time on an index: its stamps are shared (the kernels release the GIL)
+        base, stamps = grid._tags(m), grid.stamps(threads)
+        qs = [index.arrays_for(k) for k in range(threads)]
 
-        threads = batch_threads(m, BATCH_PER_THREAD)
-        qs, stamps = [index.arrays_for(k) for k in range(threads)], grid.stamps(threads)
+        def run(a: int, b: int, k: int) -> tuple[Slots, Slots, Slots, Slots]:
+            # (one range: the arrays themselves, no slices; a single query_shape comes this way)
+            pa, ca, sa, ua = (pos, cos, sin, unit) if threads == 1 else (pos[a:b], cos[a:b], sin[a:b], unit[a:b])
+            return _from_row(a, shapes(qs[k], pk, pn, pa, ca, sa, ua, lx, ly, rad, hw, bound, category, mask,
+                                       base + a, stamps[k]))
+
         rows, slots, orows, oslots = _joined(run_split(run, m, threads))
     if len(oslots):
         probe = shape_probes(store, shape, pos, angle if dim == 2 else None, quaternion)
@@ -1154,16 +1156,17 @@ def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, o
     assert index.bodies is not None
     m = len(origins)
     passes = _passes_filter(store, category, mask, grid.handles)
-    arrays, bodies, base = grid.arrays(), index.bodies, grid._tags(m)
-
-    def run(a: int, b: int, k: int) -> tuple[Slots, Floats, Floats]:
-        # another thread's arrays through views of their own (see QueryIndex.arrays_for)
-        own = (arrays, bodies, passes) if k == 0 else (own_views(arrays), own_views(bodies), passes[...])
-        return first_hits(*own, origins[a:b], directions[a:b], max_distance, stamps[k], base + a)
-
+    arrays, bodies = grid.arrays(), index.bodies
     threads = batch_threads(m, BATCH_PER_THREAD)
-    stamps = grid.stamps(threads)
-    parts = run_split(run, m, threads)
+    with index.lock:  # one batch at a time on an index: its stamps are shared (the kernels release the GIL)
+        base, stamps = grid._tags(m), grid.stamps(threads)
+
+        def run(a: int, b: int, k: int) -> tuple[Slots, Floats, Floats]:
+            # (each call passes the arrays from Python: a reference count of its own for each, see arrays_for)
+            return first_hits(arrays, bodies, passes, origins[a:b], directions[a:b], max_distance, stamps[k],
+                              base + a)
+
+        parts = run_split(run, m, threads)
     local, dist, normal = parts[0] if threads == 1 else (np.concatenate(p) for p in zip(*parts, strict=True))
     slot = grid.handles[local] if grid.n else np.full(m, -1, dtype=np.int64)
     slot[local < 0] = -1

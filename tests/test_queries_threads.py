@@ -3,7 +3,7 @@
 With ``collideworld.set_threads(n)``, ``query_points``, ``query_shapes`` and
 ``raycast_many`` cut a large batch into contiguous ranges run at once on
 Python threads (``threads.run_split``), each range with its own "seen" marks
-and its own views of the index's arrays, and join the ranges' answers in
+and its own handle on the index's arrays, and join the ranges' answers in
 order. The threshold (``queries.BATCH_PER_THREAD``) is lowered here so that
 small batches split too. The references: the same batch with threads off
 (the property checked is that splitting changes nothing), and the numpy
@@ -205,3 +205,80 @@ def test_a_forked_child_splits_batches_on_threads_of_its_own() -> None:
     done = subprocess.run([sys.executable, "-c", FORK], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["True"]
+
+
+def _dense(backend: str) -> World:
+    """3,000 small bodies in a 30 x 30 square: a 6 x 4 probe meets dozens (past the walks' look over a few)."""
+    r = np.random.default_rng(1)
+    w = World(2, backend=backend)
+    for i in range(3000):
+        s = float(r.uniform(0.1, 0.4))
+        w.add(Circle(s) if i % 2 else Box((s, s)), r.uniform(0, 30, 2), id=i, angle=float(r.uniform(-3, 3)),
+              category=int(r.choice([1, 2])))
+    w.step()
+    return w
+
+
+def test_probes_meeting_dozens_of_bodies_split_and_whole_match_numpy(small_ranges: None) -> None:
+    # more candidates per probe than the walk looks over before it stamps bodies (compiled.queries._LOOK_AMONG)
+    wn, wc = _dense("numpy"), _dense("compiled")
+    r = np.random.default_rng(5)
+    pts, ang = r.uniform(0, 30, (300, 2)), r.uniform(-3, 3, 300)
+    for shape in (Box((3.0, 2.0)), Circle(2.5)):
+        for cat, mask in ((U32, U32), (1, 2)):
+            want = wn.query_shapes(shape, pts, angles=ang, category=cat, mask=mask)
+            assert len(want[0]) > 20 * len(pts)  # dozens a probe
+            for threads in (1, 2):
+                collideworld.set_threads(threads)
+                got = wc.query_shapes(shape, pts, angles=ang, category=cat, mask=mask)
+                assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+
+
+def test_two_python_threads_querying_one_world_get_every_answer_right() -> None:
+    # the batched kernels release the GIL: two threads sharing a world must not share their "seen" marks
+    # (a world takes one batch at a time), nor with the single queries in between
+    import threading
+
+    w = _dense("compiled")
+    pts = np.random.default_rng(5).uniform(0, 30, (3000, 2))
+    d = np.random.default_rng(6).normal(size=(3000, 2))
+    shape = Box((3.0, 2.0))
+    want = [w.query_shapes(shape, pts)[1].tolist(), w.query_points(pts)[1].tolist(),
+            w.raycast_many(pts, d, 5.0).id.tolist(), [w.query_point(tuple(p)) for p in pts[:200].tolist()]]
+    wrong: list[int] = []
+
+    def work() -> None:
+        for _ in range(6):
+            got = [w.query_shapes(shape, pts)[1].tolist(), w.query_points(pts)[1].tolist(),
+                   w.raycast_many(pts, d, 5.0).id.tolist(), [w.query_point(tuple(p)) for p in pts[:200].tolist()]]
+            wrong.extend(i for i in range(4) if got[i] != want[i])
+
+    for threads in (1, 2):
+        collideworld.set_threads(threads)
+        try:
+            workers = [threading.Thread(target=work) for _ in range(2)]
+            for t in workers:
+                t.start()
+            for t in workers:
+                t.join()
+        finally:
+            collideworld.set_threads(1)
+        assert wrong == [], threads
+
+
+def test_run_split_waits_for_every_range_when_the_callers_range_raises() -> None:
+    import threading
+    import time
+
+    done = threading.Event()
+
+    def run(a: int, b: int, k: int) -> int:
+        if k == 0:
+            raise ValueError("the caller's range")
+        time.sleep(0.2)
+        done.set()
+        return k
+
+    with pytest.raises(ValueError, match="caller's range"):
+        run_split(run, 10, 2)
+    assert done.is_set()  # the other range ended before the error came back (it writes scratch the next call reuses)

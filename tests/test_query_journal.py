@@ -117,6 +117,7 @@ def _packed_rows_match_the_store(w):
                                    st.bound_radius), strict=True):
         assert np.array_equal(view[live], column[live])
     assert index.arrays is not None
+    assert index._packed.ctypes.data % 64 == 0  # rows on cache-line boundaries (the walks load them ahead by line)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -270,3 +271,73 @@ def test_ray_fast_path_follows_the_kinds_in_the_world_through_patches():
     for w in worlds:
         w.remove(8)
     check(True)
+
+
+def _stress_world(backend, dim):
+    from collideworld import Sphere
+
+    r = np.random.default_rng(dim)
+    w = World(dim, backend=backend)
+    for i in range(300):
+        s = float(r.uniform(0.2, 1.0))
+        shape = (Circle(s) if dim == 2 else Sphere(s)) if i % 2 else Box((s,) * dim)
+        w.add(shape, r.uniform(0, 25, dim), id=i, category=int(r.choice([1, 2])))
+    w.step()
+    return w
+
+
+def _stress_answers(w, dim):
+    r = np.random.default_rng(11)
+    pts = r.uniform(-1, 26, (120, dim))
+    d = r.normal(size=(120, dim))
+    out = []
+    for cat, mask in ((U32, U32), (1, 2)):
+        a = w.query_points(pts, category=cat, mask=mask)
+        out.append((a[0].tolist(), a[1].tolist()))
+        a = w.query_shapes(Box((1.5,) * dim), pts, category=cat, mask=mask)
+        out.append((a[0].tolist(), a[1].tolist()))
+        h = w.raycast_many(pts, d, 6.0, category=cat, mask=mask)
+        out.append((h.ray.tolist(), h.id.tolist(), np.round(h.distance, 9).tolist()))
+    return out
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_packed_rows_follow_compounds_compaction_and_growth(dim, monkeypatch):
+    # the compiled kernels read packed copies of the store's columns: after each change (compounds,
+    # shape and filter changes, removals, compaction, growth of the store, moves) the copies hold the
+    # store's values, and the batches (one call and split over two threads) answer as the numpy backend
+    import collideworld
+    from collideworld import Compound, Sphere, queries
+
+    monkeypatch.setattr(queries, "BATCH_PER_THREAD", 8)
+    ws = [_stress_world(b, dim) for b in ("numpy", "compiled")]
+    ball = Circle if dim == 2 else Sphere
+    comp = Compound([(Box((0.5,) * dim), (0.0,) * dim), (ball(0.6), (1.5,) + (0.0,) * (dim - 1))])
+    q = np.random.default_rng(9).normal(size=4)
+    pose = {"angle": 0.7} if dim == 2 else {"quaternion": q / np.linalg.norm(q)}
+    changes = [
+        lambda w: w.add(comp, np.full(dim, 5.0), id="c1", **pose),
+        lambda w: w.move("c1", np.full(dim, 12.0), **pose),
+        lambda w: w.set_shape(3, comp),
+        lambda w: w.set_shape("c1", ball(2.0)),
+        lambda w: w.set_shape(5, ball(3.0)),
+        lambda w: w.set_shape(4, Box((3.0,) * dim)),
+        lambda w: w.set_filter(7, category=2, mask=1),
+        lambda w: w.remove_many(list(range(20, 60))),
+        lambda w: w.compact(),
+        lambda w: w.add_many(Box((0.4,) * dim), np.random.default_rng(3).uniform(0, 25, (400, dim))),
+        lambda w: w.move_many(list(range(100, 140)), np.random.default_rng(4).uniform(0, 25, (40, dim))),
+        lambda w: w.compact(),
+        lambda w: w.move(3, np.full(dim, 20.0)),
+    ]
+    try:
+        for change in changes:
+            for w in ws:
+                change(w)
+            want = _stress_answers(ws[0], dim)
+            for threads in (1, 2):
+                collideworld.set_threads(threads)
+                assert _stress_answers(ws[1], dim) == want
+            _packed_rows_match_the_store(ws[1])
+    finally:
+        collideworld.set_threads(1)

@@ -172,3 +172,22 @@ def test_float32_entry_boxes_hold_their_rows_boxes_through_patches(dim):
         patched += 1
         check()
     assert patched >= 2
+
+
+def test_float32_rounding_outwards_at_the_ends_of_float32():
+    import warnings
+
+    from collideworld.spatial.grid import float32_above, float32_below
+
+    big = float(np.finfo(np.float32).max)
+    x = np.array([big, -big, 1e39, -1e39, 1e-50, -1e-50, 0.1, 2.0 ** 24 + 1, 0.0, np.inf, -np.inf])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning at float32's ends
+        low, high = float32_below(x), float32_above(x)
+    assert low.dtype == high.dtype == np.float32
+    assert (low.astype(np.float64) <= x).all() and (high.astype(np.float64) >= x).all()
+    # the nearest such float32 (one step inwards would cross x; a step past float32's ends is inf)
+    with np.errstate(over="ignore"):
+        assert (np.nextafter(low, np.float32(np.inf)).astype(np.float64) > x)[np.isfinite(low)].all()
+        assert (np.nextafter(high, np.float32(-np.inf)).astype(np.float64) < x)[np.isfinite(high)].all()
+    assert low[2] == big and high[2] == np.inf and low[3] == -np.inf and high[3] == -big

@@ -38,6 +38,8 @@ from numpy.typing import NDArray
 __all__ = ["GridIndex", "hash_cells", "segment_meets_boxes"]
 
 Index = NDArray[np.int64]
+Floats = NDArray[np.float64]
+#: the entry boxes' type (see GridIndex.entry_boxes)
 Floats32 = NDArray[np.float32]
 
 
@@ -50,9 +52,9 @@ def float32_below(x: NDArray[np.float64]) -> Floats32:
     >>> a.dtype.name, bool((a <= [0.1, -0.1, 1e300, np.inf]).all()), bool(a[2] == np.finfo(np.float32).max)
     ('float32', True, True)
     """
-    with np.errstate(over="ignore"):  # beyond float32's range: inf, then stepped back
+    with np.errstate(over="ignore"):  # beyond float32's range: inf, then stepped back (np.where steps every value)
         f = x.astype(np.float32)
-    low: Floats32 = np.where(f > x, np.nextafter(f, np.float32(-np.inf)), f)
+        low: Floats32 = np.where(f > x, np.nextafter(f, np.float32(-np.inf)), f)
     return low
 
 
@@ -67,9 +69,9 @@ def float32_above(x: NDArray[np.float64]) -> Floats32:
     """
     with np.errstate(over="ignore"):
         f = x.astype(np.float32)
-    high: Floats32 = np.where(f < x, np.nextafter(f, np.float32(np.inf)), f)
+        high: Floats32 = np.where(f < x, np.nextafter(f, np.float32(np.inf)), f)
     return high
-Floats = NDArray[np.float64]
+
 
 #: Fewer gridded boxes than this: everything is on the "big" list (a scan is cheaper than cells).
 MIN_GRIDDED = 32
@@ -235,22 +237,24 @@ class GridIndex:
         self._next_tag = 0
 
     def stamps(self, k: int) -> list[Index]:
-        """``k`` arrays of "seen" marks: :attr:`stamp`, then ``k - 1`` more made on first use and kept.
+        """``k`` arrays of "seen" marks for a batched query (made on first use and kept), none of them :attr:`stamp`.
 
-        One per thread running a part of a batched query at once: a mark is
-        written as a body is met, and two threads sharing one array could
-        overwrite each other's. The tags of :meth:`_tags` are fresh for all.
+        One per thread running a part of a batch at once: a mark is written as
+        a body is met, and two threads sharing one array could overwrite each
+        other's. Apart from :attr:`stamp` too, which the single queries use
+        while holding the GIL (a batch's kernels release it). The tags of
+        :meth:`_tags` are fresh for all.
 
         Examples
         --------
         >>> import numpy as np
         >>> g = GridIndex(np.zeros((3, 2)), np.ones((3, 2)), np.arange(3), backend="compiled")
-        >>> [s.shape for s in g.stamps(2)], g.stamps(1)[0] is g.stamp
-        ([(3,), (3,)], True)
+        >>> [s.shape for s in g.stamps(2)], any(s is g.stamp for s in g.stamps(2)), g.stamps(1)[0] is g.stamps(2)[0]
+        ([(3,), (3,)], False, True)
         """
-        while len(self._more_stamps) < k - 1:
+        while len(self._more_stamps) < k:
             self._more_stamps.append(np.full(len(self.stamp), -1, dtype=np.int64))
-        return [self.stamp, *self._more_stamps[:k - 1]]
+        return self._more_stamps[:k]
 
     def _tags(self, m: int) -> int:
         """The first of ``2 m`` unused stamp tags (two passes of ``m`` queries)."""

@@ -53,12 +53,12 @@ import threading
 import time
 import types
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from typing import TypeVar
 
-__all__ = ["batch_threads", "layer_is_thread_safe", "on_threads", "parallel_possible", "parallel_twin", "run_split",
-           "set_thread_cap",
+__all__ = ["batch_threads", "layer_is_thread_safe", "on_threads", "parallel_possible", "parallel_twin",
+           "run_split", "set_thread_cap",
            "thread_cap", "thread_count", "threads_for"]
 
 #: Threading layers that may be entered by several Python threads at once (numba's docs).
@@ -367,5 +367,9 @@ def run_split(run: Callable[[int, int, int], _T], size: int, threads: int) -> li
                 _pool = (pid, ThreadPoolExecutor(thread_name_prefix="collideworld-batch"))
     pool = _pool[1]
     later = [pool.submit(run, bounds[k], bounds[k + 1], k) for k in range(1, threads)]
-    first = run(bounds[0], bounds[1], 0)
+    try:
+        first = run(bounds[0], bounds[1], 0)
+    finally:
+        # every range ends before this returns or raises: they write scratch the next call reuses
+        wait(later)
     return [first, *(f.result() for f in later)]
