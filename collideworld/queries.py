@@ -926,15 +926,17 @@ def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floa
     threads = batch_threads(m, BATCH_PER_THREAD)
     with index.lock:  # one batch at a time on an index: its stamps are shared (the kernels release the GIL)
         base, stamps = grid._tags(m), grid.stamps(threads)
-        qs = [index.arrays_for(k) for k in range(threads)]
+        if threads == 1:  # one call (a single query_shape comes this way: ~1 us less than through run_split)
+            rows, slots, orows, oslots = shapes(index.arrays, pk, pn, pos, cos, sin, unit, lx, ly, rad, hw, bound,
+                                                category, mask, base, stamps[0])
+        else:
+            qs = [index.arrays_for(k) for k in range(threads)]
 
-        def run(a: int, b: int, k: int) -> tuple[Slots, Slots, Slots, Slots]:
-            # (one range: the arrays themselves, no slices; a single query_shape comes this way)
-            pa, ca, sa, ua = (pos, cos, sin, unit) if threads == 1 else (pos[a:b], cos[a:b], sin[a:b], unit[a:b])
-            return _from_row(a, shapes(qs[k], pk, pn, pa, ca, sa, ua, lx, ly, rad, hw, bound, category, mask,
-                                       base + a, stamps[k]))
+            def run(a: int, b: int, k: int) -> tuple[Slots, Slots, Slots, Slots]:
+                return _from_row(a, shapes(qs[k], pk, pn, pos[a:b], cos[a:b], sin[a:b], unit[a:b], lx, ly, rad, hw,
+                                           bound, category, mask, base + a, stamps[k]))
 
-        rows, slots, orows, oslots = _joined(run_split(run, m, threads))
+            rows, slots, orows, oslots = _joined(run_split(run, m, threads))
     if len(oslots):
         probe = shape_probes(store, shape, pos, angle if dim == 2 else None, quaternion)
         try:
