@@ -840,12 +840,25 @@ def _from_row(a: int, found: tuple[Slots, Slots, Slots, Slots]) -> tuple[Slots, 
     return (rows + a, slots, orows + a, oslots) if a else found
 
 
-def _joined(parts: list[tuple[Slots, Slots, Slots, Slots]]) -> tuple[Slots, Slots, Slots, Slots]:
-    """The ranges' results as one (they are in range order, so rows stay sorted)."""
-    if len(parts) == 1:
-        return parts[0]
-    rows, slots, orows, oslots = (np.concatenate(p) for p in zip(*parts, strict=True))
-    return rows, slots, orows, oslots
+def _in_ranges(index: QueryIndex, grid: GridIndex, m: int, run_range: Callable[..., tuple[Any, ...]],
+               arrays: bool = True) -> tuple[Any, ...]:
+    """``run_range(q, a, b, tag, stamp)`` over contiguous ranges ``[a, b)`` of a batch of ``m``, joined in order.
+
+    The batched queries' one protocol: the ranges run at once on threads
+    when :func:`collideworld.set_threads` allows (``run_split``), else in
+    one range ``(0, m)``; each gets its own stamps, its first fresh tag, and
+    (``arrays``) its own :class:`~collideworld.compiled.queries.QueryArrays`
+    (see :meth:`QueryIndex.arrays_for`), else ``q`` is None. The index's lock
+    is held throughout: its stamps and tag counter are shared, and the
+    kernels release the GIL. Each range's arrays are concatenated in range
+    order (a range counts its rows from the batch's, see :func:`_from_row`).
+    """
+    threads = batch_threads(m, BATCH_PER_THREAD)
+    with index.lock:
+        base, stamps = grid._tags(m), grid.stamps(threads)
+        qs = [index.arrays_for(k) for k in range(threads)] if arrays else [None] * threads
+        parts = run_split(lambda a, b, k: run_range(qs[k], a, b, base + a, stamps[k]), m, threads)
+    return parts[0] if threads == 1 else tuple(np.concatenate(p) for p in zip(*parts, strict=True))
 
 
 def box_hits(store: BodyStore, index: QueryIndex, center: Floats, half: Floats, ball: bool, category: int,
@@ -871,15 +884,11 @@ def box_hits(store: BodyStore, index: QueryIndex, center: Floats, half: Floats, 
     c = np.require(center, np.float64, ["C"])
     h = np.require(half, np.float64, ["C"])
     box_slots = _compiled().box_slots
-    threads = batch_threads(m, BATCH_PER_THREAD)
-    with index.lock:  # one batch at a time on an index: its stamps are shared (the kernels release the GIL)
-        base, stamps = grid._tags(m), grid.stamps(threads)
-        qs = [index.arrays_for(k) for k in range(threads)]
 
-        def run(a: int, b: int, k: int) -> tuple[Slots, Slots, Slots, Slots]:
-            return _from_row(a, box_slots(qs[k], c[a:b], h[a:b], ball, category, mask, base + a, stamps[k]))
+    def run_range(q: Any, a: int, b: int, tag: int, stamp: Slots) -> tuple[Slots, Slots, Slots, Slots]:
+        return _from_row(a, box_slots(q, c[a:b], h[a:b], ball, category, mask, tag, stamp))
 
-        rows, slots, orows, oslots = _joined(run_split(run, m, threads))
+    rows, slots, orows, oslots = _in_ranges(index, grid, m, run_range)
     if len(oslots):
         rows, slots = _settle_other(store, box_probes(store.dim, c, h, ball), m, orows, oslots, "compiled",
                                     rows, slots)
@@ -923,20 +932,16 @@ def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floa
         unit = np.ascontiguousarray(quat / np.linalg.norm(quat, axis=-1, keepdims=True))
         cos = sin = _NO_VERTS
     shapes = index.shapes_fn
-    threads = batch_threads(m, BATCH_PER_THREAD)
-    with index.lock:  # one batch at a time on an index: its stamps are shared (the kernels release the GIL)
-        base, stamps = grid._tags(m), grid.stamps(threads)
-        if threads == 1:  # one call (a single query_shape comes this way: ~1 us less than through run_split)
-            rows, slots, orows, oslots = shapes(index.arrays, pk, pn, pos, cos, sin, unit, lx, ly, rad, hw, bound,
-                                                category, mask, base, stamps[0])
-        else:
-            qs = [index.arrays_for(k) for k in range(threads)]
 
-            def run(a: int, b: int, k: int) -> tuple[Slots, Slots, Slots, Slots]:
-                return _from_row(a, shapes(qs[k], pk, pn, pos[a:b], cos[a:b], sin[a:b], unit[a:b], lx, ly, rad, hw,
-                                           bound, category, mask, base + a, stamps[k]))
+    def run_range(q: Any, a: int, b: int, tag: int, stamp: Slots) -> tuple[Slots, Slots, Slots, Slots]:
+        if b - a == m:  # the whole batch (a single query_shape comes this way): no slices, no row offset
+            whole: tuple[Slots, Slots, Slots, Slots] = shapes(q, pk, pn, pos, cos, sin, unit, lx, ly, rad, hw, bound,
+                                                              category, mask, tag, stamp)
+            return whole
+        return _from_row(a, shapes(q, pk, pn, pos[a:b], cos[a:b], sin[a:b], unit[a:b], lx, ly, rad, hw, bound,
+                                   category, mask, tag, stamp))
 
-            rows, slots, orows, oslots = _joined(run_split(run, m, threads))
+    rows, slots, orows, oslots = _in_ranges(index, grid, m, run_range)
     if len(oslots):
         probe = shape_probes(store, shape, pos, angle if dim == 2 else None, quaternion)
         try:
@@ -1159,17 +1164,12 @@ def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, o
     m = len(origins)
     passes = _passes_filter(store, category, mask, grid.handles)
     arrays, bodies = grid.arrays(), index.bodies
-    threads = batch_threads(m, BATCH_PER_THREAD)
-    with index.lock:  # one batch at a time on an index: its stamps are shared (the kernels release the GIL)
-        base, stamps = grid._tags(m), grid.stamps(threads)
 
-        def run(a: int, b: int, k: int) -> tuple[Slots, Floats, Floats]:
-            # (each call passes the arrays from Python: a reference count of its own for each, see arrays_for)
-            return first_hits(arrays, bodies, passes, origins[a:b], directions[a:b], max_distance, stamps[k],
-                              base + a)
+    def run_range(q: None, a: int, b: int, tag: int, stamp: Slots) -> tuple[Slots, Floats, Floats]:
+        # (each call passes the arrays from Python: a reference count of its own for each, see arrays_for)
+        return first_hits(arrays, bodies, passes, origins[a:b], directions[a:b], max_distance, stamp, tag)
 
-        parts = run_split(run, m, threads)
-    local, dist, normal = parts[0] if threads == 1 else (np.concatenate(p) for p in zip(*parts, strict=True))
+    local, dist, normal = _in_ranges(index, grid, m, run_range, arrays=False)
     slot = grid.handles[local] if grid.n else np.full(m, -1, dtype=np.int64)
     slot[local < 0] = -1
     planes = index.planes[_passes_filter(store, category, mask, index.planes)]

@@ -56,6 +56,7 @@ from ..geometry.compiled import contact_halfspace_box as _hx
 from ..geometry.compiled import contact_halfspace_polygon as _hp
 from ..geometry.compiled import contact_polygon_polygon as _pp
 from ..spatial.compiled import _hash, _meets, _next_axis, _ray_slot, _segment_meets, prefetch
+from ..spatial.grid import Floats32
 
 __all__ = ["QueryArrays", "query_arrays", "entry_points", "scratch", "pack_rows", "packed_columns", "point_slots",
            "box_slots", "shape_slots",
@@ -63,8 +64,6 @@ __all__ = ["QueryArrays", "query_arrays", "entry_points", "scratch", "pack_rows"
 
 Index = NDArray[np.int64]
 Floats = NDArray[np.float64]
-#: the grid's entry boxes (GridIndex.entry_boxes)
-Floats32 = NDArray[np.float32]
 
 # Kind codes of collideworld.bodies.Kind (a test checks they agree)
 HALFSPACE, BALL, BOX, POLYGON = 0, 1, 2, 3

@@ -18,12 +18,12 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numpy.typing import NDArray
 
+from .grid import Floats32
+
 __all__ = ["build_buckets", "changed_rows", "patch_buckets", "query_boxes", "query_segments"]
 
 Index = NDArray[np.int64]
 Floats = NDArray[np.float64]
-#: the grid's entry boxes (GridIndex.entry_boxes)
-Floats32 = NDArray[np.float32]
 
 
 def _prefetch_typing(typingctx: Any, array: Any, row: Any) -> Any:  # pragma: no cover - compiled

@@ -357,9 +357,9 @@ def run_split(run: Callable[[int, int, int], _T], size: int, threads: int) -> li
     [(0, 3, 0), (3, 6, 1), (6, 10, 2)]
     """
     global _pool
-    bounds = [size * k // threads for k in range(threads + 1)]
     if threads == 1:
         return [run(0, size, 0)]
+    bounds = [size * k // threads for k in range(threads + 1)]
     pid = os.getpid()
     if _pool is None or _pool[0] != pid:
         with _lock:
