@@ -17,7 +17,6 @@ from collideworld.broadphase.adaptive import AdaptiveBroadphase
 from collideworld.broadphase.batched_sweep import MAX_BANDS_PER_BOX, BatchedSweep, overlapping_pairs
 from collideworld.errors import InvalidArgumentError
 
-pytest.importorskip("numba")
 
 
 def brute_pairs(lo, hi, static=None, wanted=None):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import fcl
 import numpy as np
 import pytest
 from shapely.geometry import LineString, Point
@@ -266,7 +267,6 @@ def test_capsule_capsule_distance_is_exact(dim: int, backend: str) -> None:
 
 # -- 3D: python-fcl ---------------------------------------------------------------
 
-fcl = pytest.importorskip("fcl")
 
 
 def _fcl_object(shape, pos, quat):

@@ -395,7 +395,8 @@ def _raise_on_mismatch(path, **kw):
 
 @pytest.fixture(scope="module")
 def dask_cluster():
-    distributed = pytest.importorskip("distributed")
+    import distributed
+
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None) as cluster:
         yield cluster
@@ -422,7 +423,6 @@ def test_scheduler_reports_a_failing_task(files, capsys, monkeypatch, dask_clust
 
 
 def test_scheduler_unreachable_is_a_usage_error(files, capsys, monkeypatch):
-    pytest.importorskip("distributed")
     import socket
 
     import collideworld.cli as cli

@@ -16,7 +16,7 @@ import struct
 import numpy as np
 import pytest
 
-numba = pytest.importorskip("numba")  # a dependency; the module is compiled code
+import numba  # noqa: E402  (a dependency; the module is compiled code)
 
 from collideworld.scenario.compiled_text import MAX_DOUBLE_TEXT, SLACK, write_doubles  # noqa: E402
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 
+import fcl
 import numpy as np
 import pytest
 from scipy.optimize import linprog
@@ -24,7 +25,6 @@ from collideworld.errors import InvalidShapeError
 from collideworld.geometry.rotation import rotation_matrix_3d
 from collideworld.shapes import MAX_HULL_POINTS, MAX_HULL_VERTICES
 
-fcl = pytest.importorskip("fcl")
 
 BACKENDS = ["numpy"] + (["compiled"] if compiled_available() else [])
 IDENTITY = (1.0, 0.0, 0.0, 0.0)

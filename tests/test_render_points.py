@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("matplotlib")
 
 import matplotlib  # noqa: E402
 

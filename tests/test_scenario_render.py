@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("matplotlib")
 
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import FancyArrow  # noqa: E402

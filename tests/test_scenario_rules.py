@@ -147,7 +147,6 @@ def test_coordinates_at_1e150_are_accepted_by_reader_and_world(tmp_path: Path) -
 
 
 def test_render_draws_ids_the_font_cannot(tmp_path: Path) -> None:
-    pytest.importorskip("matplotlib")
     from collideworld.render import label_text, render_frame
 
     ids = ["\\ud800", "$\\\\frac$", "a\\nb", "\\u0000", "\\u4e2d", "x" * 40]
