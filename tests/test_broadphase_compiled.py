@@ -18,7 +18,6 @@ from collideworld.broadphase.batched_sweep import MAX_BANDS_PER_BOX, BatchedSwee
 from collideworld.errors import InvalidArgumentError
 
 
-
 def brute_pairs(lo, hi, static=None, wanted=None):
     """All overlapping, not-both-static row pairs by the brute-force broadphase; optionally only wanted ones."""
     bp = BruteForceBroadphase(lo.shape[1])

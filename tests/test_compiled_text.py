@@ -13,12 +13,10 @@ import math
 import re
 import struct
 
+import numba
 import numpy as np
-import pytest
 
-import numba  # noqa: E402  (a dependency; the module is compiled code)
-
-from collideworld.scenario.compiled_text import MAX_DOUBLE_TEXT, SLACK, write_doubles  # noqa: E402
+from collideworld.scenario.compiled_text import MAX_DOUBLE_TEXT, SLACK, write_doubles
 
 JSON_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?\Z")
 

@@ -25,7 +25,6 @@ from collideworld.errors import InvalidShapeError
 from collideworld.geometry.rotation import rotation_matrix_3d
 from collideworld.shapes import MAX_HULL_POINTS, MAX_HULL_VERTICES
 
-
 BACKENDS = ["numpy"] + (["compiled"] if compiled_available() else [])
 IDENTITY = (1.0, 0.0, 0.0, 0.0)
 

@@ -41,7 +41,6 @@ from collideworld.poses import plain_position
 
 from .test_queries_batched import brute_rays, brute_shape
 
-
 U32 = 0xFFFFFFFF
 collide_module = sys.modules["collideworld.collide"]
 

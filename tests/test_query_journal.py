@@ -23,7 +23,6 @@ from collideworld.bodies import BodyStore
 
 from .test_queries_batched import brute_rays, brute_shape
 
-
 U32 = 0xFFFFFFFF
 
 

@@ -10,11 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
-import pytest
-
-
 import matplotlib  # noqa: E402
+import numpy as np
 
 matplotlib.use("Agg")
 

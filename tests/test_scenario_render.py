@@ -7,8 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import FancyArrow  # noqa: E402
 
