@@ -44,7 +44,7 @@ from .geometry.compiled.threads import batch_threads, run_split
 from .geometry.raycast import _PARALLEL_RATE
 from .geometry.tolerance import touch_tolerance
 from .narrowphase import contact_pairs, raycast_slots
-from .shapes import Shape
+from .shapes import Compound, Shape
 from .spatial import GridIndex
 from .spatial.grid import MIN_GRIDDED
 
@@ -521,6 +521,8 @@ def shape_probes(store: BodyStore, shape: Shape, position: Floats, angle: Floats
     >>> release_probes(p)
     """
     m = len(position)
+    if isinstance(shape, Compound):
+        return _compound_probes(store, shape, position, angle, quaternion)
     probe = _scratch(store, m, reuse)
     probe.set_shapes(np.zeros(1, dtype=np.int64), [shape])
     for name in _row_columns(store.dim):
@@ -528,6 +530,23 @@ def shape_probes(store: BodyStore, shape: Shape, position: Floats, angle: Floats
         col[1:m] = col[0]
     # only row 0 holds the part-table entry: release_probes frees it once
     probe.set_poses(np.arange(m, dtype=np.int64), position, angle, quaternion)
+    return probe
+
+
+def _compound_probes(store: BodyStore, shape: Compound, position: Floats, angle: Floats | None,
+                     quaternion: Floats | None) -> BodyStore:
+    """:func:`shape_probes` of a compound: a fresh store, each of the ``m`` rows owning part slots of its own.
+
+    The parts take the store's lowest free slots, so rows ``0 .. m-1`` are
+    allocated first: written over an unallocated row 0, the compound would
+    hand that very slot to its first part, and the probe (its box, its
+    shape) would become that part at the compound's origin.
+    """
+    m = len(position)
+    probe = _scratch(store, m, None)
+    rows = probe.allocate(m)
+    probe.set_shapes(rows, [shape] * m)
+    probe.set_poses(rows, position, angle, quaternion)
     return probe
 
 
@@ -594,6 +613,10 @@ def release_probes(probe: BodyStore) -> None:
         for shape_index in probe.poly[parts].tolist():
             probe.parts.release(int(shape_index))
         probe.poly[parts] = -1
+        parts = np.flatnonzero((probe.owner >= 0) & (probe.hull >= 0))  # hull parts hold the hull table the same way
+        for hull_index in probe.hull[parts].tolist():
+            probe.hulls.release(int(hull_index))
+        probe.hull[parts] = -1
     if probe.poly[0] >= 0:
         probe.parts.release(int(probe.poly[0]))
         probe.poly[:] = -1

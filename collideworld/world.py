@@ -39,6 +39,7 @@ from .contacts import Contacts
 from .errors import DuplicateIdError, InvalidArgumentError, InvalidPoseError, InvalidShapeError
 from .fat_boxes import refresh_moved, set_fat_bounds, tight_bounds
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
+from .geometry.time_of_impact import NEAR_MISS
 from .geometry.tolerance import touch_tolerance
 from .pair_cache import PairCache
 from .poses import check_pose_arrays, check_position, check_positions, plain_position
@@ -1462,8 +1463,9 @@ class World:
 
         Motion as in :func:`~collideworld.time_of_impact` (linear
         position, angle linear in 2D, slerp in 3D). Candidates are the bodies
-        in the swept box (the path of the shape's origin grown by its
-        bounding radius), each then given to ``time_of_impact``.
+        in the swept box (the path of the shape's origin, not its box's
+        centre, grown by its bounding radius about that origin), each then
+        given to ``time_of_impact``.
 
         Returns
         -------
@@ -1483,13 +1485,24 @@ class World:
         cat, msk = self._filters(category, mask)
         shape, start, lo0, hi0 = self._posed(shape, start_pose, "cast")
         _, end, lo1, hi1 = self._posed(shape, end_pose, "cast")
-        # the shape stays within its bounding radius of its origin, which moves on a line
-        p0, p1 = 0.5 * (lo0 + hi0), 0.5 * (lo1 + hi1)
+        # Every point of the shape stays within its bounding radius of the shape's origin (a
+        # compound's: the body's), and that origin moves on the segment p0-p1 however the shape
+        # turns, so the swept box is that segment's box grown by the radius. The end poses' boxes
+        # say nothing of a turn between them (a blade hinged at one end and turned most of a
+        # circle passes where neither end box is): their centres are not the origin.
+        p0, ang0, _ = collide_pose(shape, start, "query")
+        p1, ang1, _ = collide_pose(shape, end, "query")
         r = shape.bounding_radius if hasattr(shape, "bounding_radius") else 0.0
-        reach = float(max(r, np.max(hi0 - lo0) / 2, np.max(hi1 - lo1) / 2)) * (1 + 1e-9) + 1e-12
-        lo = np.minimum(lo0, np.minimum(p0, p1) - reach)
-        hi = np.maximum(hi0, np.maximum(p0, p1) + reach)
-        lo, hi = np.minimum(lo, lo1), np.maximum(hi, hi1)
+        # widened like a tight box by the touching tolerance of its coordinates, by a relative
+        # margin far above the rounding of the radius and the rotation, and by the gap that
+        # time_of_impact still calls a touch (NEAR_MISS of the farthest any point moves; a 3D
+        # turn along the shortest arc is at most pi)
+        scale = float(max(np.abs(p0).max(), np.abs(p1).max())) + r
+        turn = abs(float(ang1[0]) - float(ang0[0])) if ang0 is not None and ang1 is not None else math.pi
+        extent = float(np.linalg.norm(p1 - p0)) + turn * r
+        reach = r * (1 + 1e-9) + float(touch_tolerance(scale)) + NEAR_MISS * extent
+        lo = np.minimum(np.minimum(p0, p1) - reach, np.minimum(lo0, lo1))
+        hi = np.maximum(np.maximum(p0, p1) + reach, np.maximum(hi0, hi1))
         return cast_hits(self._store, self._index, shape, start, end, lo, hi, cat, msk)
 
     # -- pictures ------------------------------------------------------------------------

@@ -511,13 +511,23 @@ def raycast_capsule(origin: ArrayLike, direction: ArrayLike, max_distance: float
     radial = md + np.where(on_side, entry, 0.0)[:, None] * dd
     rl = np.sqrt(np.einsum("nd,nd->n", radial, radial))
     side_normal = np.where((rl > 0)[:, None], radial / np.where(rl > 0, rl, 1.0)[:, None], -d)
+    # A core no thicker than the touching tolerance (a segment: radius 0) has the hit point on
+    # its axis up to rounding, so ``radial`` is noise of the coordinates' last bits (for a ray
+    # through a 2D segment, often along the segment). Its normal is instead the limit of a
+    # thin capsule's as the radius goes to 0 for a ray that meets the axis: the direction
+    # across the axis back along the ray, -dd / |dd| (in the plane of the axis and the ray;
+    # in 2D the segment's face normal on the ray's side). A zero-radius end cap's surface
+    # faces the ray: -d, as raycast_ball intends for a ball of radius 0.
+    thin = r <= tol
+    facing = -dd / np.sqrt(np.where(moving, rate, 1.0))[:, None]
+    side_normal = np.where((thin & moving)[:, None], facing, side_normal)
     # inside the cylinder part: across within the radius and along within the segment
     across = np.sqrt(np.einsum("nd,nd->n", md, md))
     inside = cap0.hit & (cap0.distance == 0) | cap1.hit & (cap1.distance == 0)
     inside |= has_axis & (across <= r_grown) & (m_along >= -tol) & (m_along <= length + tol)
     dist = np.minimum(np.minimum(cap0.distance, cap1.distance), side_dist)
-    normal = np.where((dist == side_dist)[:, None], side_normal,
-                      np.where((dist == cap0.distance)[:, None], cap0.normal, cap1.normal))
+    cap_normal = np.where((dist == cap0.distance)[:, None], cap0.normal, cap1.normal)
+    normal = np.where((dist == side_dist)[:, None], side_normal, np.where(thin[:, None], -d, cap_normal))
     hit = inside | np.isfinite(dist)
     distance = np.where(inside, 0.0, np.clip(dist, 0.0, max_distance))
     distance = np.where(hit, distance, np.inf)
