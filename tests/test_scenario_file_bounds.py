@@ -83,15 +83,22 @@ def gzip_bomb(path: Path, inflated: int, after: bytes = b"") -> None:
         f.write(comp.flush())
 
 
-def test_points_prescan_stops_at_the_line_limit(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def bomb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """200 MB inflated from 200 kB: line 2 is over max_line_bytes, then ``"points"``."""
+    path = tmp_path_factory.mktemp("bomb") / "bomb.jsonl.gz"
+    gzip_bomb(path, 200 << 20, after=b'{"_c": {"points": 1}}\n')
+    assert path.stat().st_size < 1 << 20
+    return path
+
+
+def test_points_prescan_stops_at_the_line_limit(bomb: Path) -> None:
     """The bytes ``"points"`` after a line over ``max_line_bytes`` are never reached:
     the reader stops at that line, and so does the look for contact points."""
     from collideworld.scenario.replay import _mentions_points
     from collideworld.scenario.source import ReaderLimits
 
-    path = tmp_path / "bomb.jsonl.gz"
-    gzip_bomb(path, 200 << 20, after=b'{"_c": {"points": 1}}\n')
-    assert path.stat().st_size < 1 << 20
+    path = bomb
     assert not _mentions_points(str(path), ReaderLimits())
     # within the limits the same look finds them
     assert _mentions_points(str(path), ReaderLimits(max_line_bytes=300 << 20))
@@ -137,9 +144,8 @@ def measured(*argv: str) -> tuple[int, float, int, str]:
     return int(code), float(seconds), int(rss), proc.stdout + proc.stderr
 
 
-def test_replay_rejects_a_gzip_bomb_at_its_line_with_bounded_memory(tmp_path: Path) -> None:
-    path = tmp_path / "bomb.jsonl.gz"
-    gzip_bomb(path, 200 << 20)
+def test_replay_rejects_a_gzip_bomb_at_its_line_with_bounded_memory(bomb: Path) -> None:
+    path = bomb
     code, seconds, rss_kb, output = measured("replay", "--backend", "numpy", "--no-progress", str(path))
     assert code == 1 and f"{path}:2: line is longer than the limit" in output, output
     assert "Traceback" not in output
