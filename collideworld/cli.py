@@ -643,7 +643,11 @@ def _add_common_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-frames", type=_positive_int, metavar="N",
                    help="reject a file with more than N frames (default 10,000,000)")
     p.add_argument("--max-bodies", type=_positive_int, metavar="N",
-                   help="reject a file with more than N bodies alive at once (default 1,000,000)")
+                   help="reject a file with more than N bodies alive at once (default 1,000,000; "
+                        "each part of a compound counts as a body)")
+    p.add_argument("--max-part-pairs", type=_positive_int, metavar="N",
+                   help="reject a file whose alive compounds could make more than N pairs of parts "
+                        "beyond one per pair of bodies (default 10,000,000)")
     bar = p.add_mutually_exclusive_group()
     bar.add_argument("--progress", action="store_true",
                      help="show a progress bar on stderr even when it is not a terminal")
@@ -653,7 +657,7 @@ def _add_common_options(p: argparse.ArgumentParser) -> None:
 def _limits(args: argparse.Namespace) -> Any:
     """The reader limits given on the command line (the others keep their defaults),
     as keyword arguments of ``read_scenario`` (typed Any: mypy cannot see the keys)."""
-    return {key: value for key in ("max_frames", "max_bodies")
+    return {key: value for key in ("max_frames", "max_bodies", "max_part_pairs")
             if (value := getattr(args, key, None)) is not None}
 
 

@@ -122,6 +122,14 @@ class Frame:
 
 
 
+def _raw_parts(shape: Any) -> int:
+    """The parts of a shape's JSON value if it is a compound's (0 for any other), counted
+    before it is built: the limits bound what building it would cost."""
+    if isinstance(shape, dict) and shape.get("type") == "compound" and isinstance(shape.get("parts"), list):
+        return len(shape["parts"])
+    return 0
+
+
 class _FrameReader:
     """Iterator of frames over one open file; owns the alive-id set."""
 
@@ -132,6 +140,12 @@ class _FrameReader:
         self.alive: dict[BodyId, int] = {}
         #: number of parts of each alive compound body (for checking ``parts`` in expect_contacts)
         self.parts_of: dict[BodyId, int] = {}
+        # What the limits count of the alive bodies: the parts of the compounds
+        # among them, and the sums of p and p * p over them (p the body's
+        # parts, 1 for a simple body), which give the part pairs they can make.
+        self._parts = 0
+        self._sum_p = 0
+        self._sum_p2 = 0
         self._done = False
         self._source = LineSource(path, limits, ignore_truncated_tail)
         try:
@@ -213,16 +227,15 @@ class _FrameReader:
             if bid not in alive:
                 raise _Invalid(f"remove: unknown id {bid!r}")
             del alive[bid]
-            self.parts_of.pop(bid, None)
+            self._count(self.parts_of.pop(bid, 0), -1)
             removes.append(bid)
 
         # add (limits first, then validation of each body)
         add_list = _list(obj.get("add", []), "add")
-        if len(alive) + len(add_list) > self.limits.max_bodies:
-            raise _Invalid(
-                f"add: {len(alive) + len(add_list)} bodies would be alive, more than the limit "
-                f"of {self.limits.max_bodies} (max_bodies)"
-            )
+        new_parts = [_raw_parts(raw.get("shape") if isinstance(raw, dict) else None) for raw in add_list]
+        counts = self._counted(len(alive) + len(add_list), self._parts + sum(new_parts),
+                               self._sum_p + sum(max(n, 1) for n in new_parts),
+                               self._sum_p2 + sum(max(n, 1) ** 2 for n in new_parts), "add")
         adds: list[BodySpec] = []
         for i, raw in enumerate(add_list):
             spec, tag = self._parse_body(raw, i, dim)
@@ -232,6 +245,7 @@ class _FrameReader:
             if spec.shape.kind == "compound":
                 self.parts_of[spec.id] = len(spec.shape.parts)  # type: ignore[union-attr]
             adds.append(spec)
+        self._parts, self._sum_p, self._sum_p2 = counts
 
         # set (version 2): after add, before move
         sets: list[SetSpec] = []
@@ -270,6 +284,32 @@ class _FrameReader:
             expect_impact=impacts,
         )
 
+    def _count(self, parts: int, sign: int) -> None:
+        """Count a body of ``parts`` compound parts (0: a simple body) in (+1) or out (-1)."""
+        p = max(parts, 1)
+        self._parts += sign * parts
+        self._sum_p += sign * p
+        self._sum_p2 += sign * p * p
+
+    def _counted(self, bodies: int, parts: int, sum_p: int, sum_p2: int, what: str) -> tuple[int, int, int]:
+        """Check the alive bodies an operation would leave against ``max_bodies`` (each compound
+        part counting as a body) and ``max_part_pairs``, before any of its shapes is built.
+
+        The part pairs beyond one per pair of bodies are the sum over pairs of
+        bodies of ``p_a p_b - 1``: ``((sum p)^2 - sum p^2) / 2 - bodies (bodies - 1) / 2``.
+        """
+        limits = self.limits
+        if bodies + parts > limits.max_bodies:
+            also = f" and {parts} compound parts (each counts as a body)" if parts else ""
+            raise _Invalid(f"{what}: {bodies} bodies{also} would be alive, more than the limit "
+                           f"of {limits.max_bodies} (max_bodies)")
+        pairs = (sum_p * sum_p - sum_p2) // 2 - bodies * (bodies - 1) // 2
+        if pairs > limits.max_part_pairs:
+            raise _Invalid(f"{what}: the alive bodies' compound parts could make {pairs} pairs of parts "
+                           f"more than one per pair of bodies, over the limit of {limits.max_part_pairs} "
+                           "(max_part_pairs)")
+        return parts, sum_p, sum_p2
+
     def _parse_body(self, raw: Any, i: int, dim: int) -> tuple[BodySpec, int]:
         return parse_body(raw, i, dim, self.limits.max_polygon_vertices, self.version)
 
@@ -299,7 +339,13 @@ class _FrameReader:
         mask = _uint32(obj["mask"], f"{where}: mask") if "mask" in obj else None
         shape = None
         if "shape" in obj:
+            old_parts, new_parts = self.parts_of.get(bid, 0), _raw_parts(obj["shape"])
+            old_p, new_p = max(old_parts, 1), max(new_parts, 1)
+            counts = self._counted(len(self.alive), self._parts - old_parts + new_parts,
+                                   self._sum_p - old_p + new_p, self._sum_p2 - old_p * old_p + new_p * new_p,
+                                   where)
             shape = parse_shape(obj["shape"], dim, where, self.limits.max_polygon_vertices, self.version)
+            self._parts, self._sum_p, self._sum_p2 = counts
             new_tag = shape_tag(shape)
             if (new_tag == _UNBOUNDED) != (tag == _UNBOUNDED):
                 was = "a halfplane or plane" if tag == _UNBOUNDED else "a finite shape"
@@ -641,7 +687,8 @@ def read_scenario(path: str | os.PathLike[str], *, ignore_truncated_tail: bool =
         text after it, a wrong character) is an error all the same.
     **limits
         ``max_line_bytes``, ``max_polygon_vertices``, ``max_bodies``,
-        ``max_frames``, ``max_decompressed_bytes``; see :class:`ReaderLimits`.
+        ``max_frames``, ``max_decompressed_bytes``, ``max_part_pairs``; see
+        :class:`ReaderLimits`.
 
     Returns
     -------

@@ -62,7 +62,7 @@ from typing import Any
 import numpy as np
 
 from .reader import MoveSpec, SetSpec
-from .writer import MoveBatch, ScenarioWriter
+from .writer import MoveBatch, ScenarioWriter, _id
 
 __all__ = ["Recorder"]
 
@@ -198,6 +198,8 @@ class Recorder:
     def add(self, shape: Any, position: Any = None, angle: Any = None, quaternion: Any = None,
             **kwargs: Any) -> Any:
         """``world.add``; returns the id."""
+        if isinstance(kwargs.get("id"), str):
+            _id(kwargs["id"])  # an id the file cannot hold is refused before the world takes it
         body_id = self.world.add(shape, position, angle, quaternion, **kwargs)
         self._int_ids = self._int_ids and type(body_id) is int
         self._note_add(body_id)
@@ -207,6 +209,11 @@ class Recorder:
         """``world.add_many``; returns the ids."""
         # The bodies are noted from the ids the world returns, so a one-shot
         # iterable given here is consumed once, by the world.
+        given = kwargs.get("ids")
+        if isinstance(given, (list, tuple)):
+            for body_id in given:
+                if isinstance(body_id, str):
+                    _id(body_id)  # as in add
         ids: list[Any] = self.world.add_many(*args, **kwargs)
         self._int_ids = self._int_ids and set(map(type, ids)) <= {int}
         for body_id in ids:
@@ -269,8 +276,13 @@ class Recorder:
             self._note_remove(_plain_id(body_id))
 
     def step(self) -> Any:
-        """``world.step()``, then write the frame; returns the step's result."""
-        contacts = self.world.step()
+        """``world.step()``, then write the frame; returns the step's result.
+
+        The frame's operations are put into text before the world steps (a
+        step changes no pose): a frame the writer refuses raises here with
+        the world not stepped and the calls still noted, so once the cause
+        is gone (say, the body removed) the next step records them all.
+        """
         world = self.world
         adds = [world.body(i) for i in self._added]
         moves: list[Any] = self._move_batches()
@@ -287,6 +299,8 @@ class Recorder:
                 mask=int(body.mask) if "mask" in fields else None,
                 shape=body.shape if "shape" in fields else None,
             ))
+        prepared = self.writer._prepare_frame(self._removed, adds, moves, None, changes)
+        contacts = world.step()
         expect: Any = None
         if self.record_expect:
             # once per body pair (a compound's pair has a row per pair of parts)
@@ -295,8 +309,7 @@ class Recorder:
         if self.record_contacts:
             expect_contacts = [c for c in contacts
                                if _is_convex(world.body(c.a).shape) and _is_convex(world.body(c.b).shape)]
-        self.writer.write_frame(remove=self._removed, add=adds, move=moves, expect=expect,
-                                expect_contacts=expect_contacts, set=changes)
+        self.writer._write_prepared(prepared, expect, expect_contacts, None, None)
         self._known.difference_update(self._removed)
         self._known.update(self._added)
         self._added = {}

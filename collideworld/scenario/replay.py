@@ -446,31 +446,24 @@ def _default_world_factory(dim: int, manifolds: bool = False) -> Any:
 def _mentions_points(path: str, limits: ReaderLimits) -> bool:
     """Whether a version 2 file may have contact points: the bytes ``"points"`` occur in it.
 
-    A raw scan, far cheaper than reading the file twice; a false positive
-    (the key in a comment, in ``expect_distance``) only costs a world that
-    computes contact points it did not need.
+    A scan of the raw lines, far cheaper than reading the file twice; a
+    false positive (the key in a comment, in ``expect_distance``) only costs
+    a world that computes contact points it did not need. It reads the file
+    as the reader does, through the same limits (``max_line_bytes``,
+    ``max_frames``, ``max_decompressed_bytes``), and stops at the first line
+    over one of them: the reader reports that line itself, so a gzip bomb
+    is never inflated past what the reader would read of it.
     """
-    import gzip
+    from .source import LineSource
 
-    needle = b'"points"'
-    keep = len(needle) - 1
-    opener: Any = gzip.open if path.endswith(".gz") else open
-    tail = b""
-    seen = 0
     try:
-        with opener(path, "rb") as f:
-            while True:
-                chunk = f.read(1 << 20)
-                if not chunk:
-                    return False
-                if needle in tail + chunk:
-                    return True
-                tail = chunk[-keep:]
-                seen += len(chunk)
-                if seen > limits.max_decompressed_bytes:
-                    return False  # the reader reports the limit itself
-    except (OSError, EOFError, ValueError):
-        return False  # the reader reports a bad file itself, at its line
+        source = LineSource(path, limits, ignore_truncated_tail=True)
+    except ScenarioError:
+        return False  # the reader reports a missing or unreadable file itself
+    try:
+        return source.scan_for(b'"points"')
+    finally:
+        source.close()
 
 
 def _pose(body: Any, dim: int) -> Any:

@@ -30,6 +30,7 @@ import gzip
 import json
 import math
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from json.encoder import encode_basestring
@@ -111,12 +112,27 @@ def _floats(value: Any, what: str | tuple[str, Any, str]) -> list[float]:
     return out
 
 
+#: A code point a JSON reader refuses in a string (see ``source._lone_surrogate``).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate_error(what: str, text: str) -> InvalidArgumentError:
+    found = _SURROGATE.search(text)
+    code = f"\\u{ord(found.group()):04x}" if found else "?"
+    at = found.start() if found else 0
+    shown = repr(text) if len(text) <= 80 else f"...{text[max(at - 30, 0):at + 30]!r}..."
+    return InvalidArgumentError(f"{what} holds a lone surrogate {code}, not a Unicode character: "
+                                f"a scenario file's strings must be Unicode text, got {shown}")
+
+
 def _id(value: Any) -> str | int:
     if isinstance(value, (bool, np.bool_)):
         raise InvalidArgumentError(f"a body id must be a str or an int, got {value!r}")
     if isinstance(value, (int, np.integer)):
         return int(value)
     if isinstance(value, str):
+        if not value.isascii() and _SURROGATE.search(value):
+            raise _lone_surrogate_error("a body id", value)
         return value
     raise InvalidArgumentError(f"a body id must be a str or an int, got {value!r}")
 
@@ -140,12 +156,23 @@ def _convex_hull_to_dict(shape: Any) -> dict[str, Any]:
     return {"type": "convex_hull", "points": [list(p) for p in shape.points]}
 
 
+def _compound_to_dict(shape: Any) -> dict[str, Any]:
+    # Each part through shape_dict, not shapes.shape_to_dict: a part may be
+    # any finite shape, a capsule, segment or hull too (format version 2).
+    rotation = "angle" if shape.dim == 2 else "quaternion"
+    return {"type": "compound", "parts": [
+        {"shape": shape_dict(part), "position": list(position),
+         rotation: rot if shape.dim == 2 else list(rot)}
+        for part, position, rot in shape.parts]}
+
+
 #: The file form of the shapes only version 2 defines, by ``kind``; every
 #: other shape is written by :func:`collideworld.shapes.shape_to_dict`.
 SHAPE_WRITERS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "capsule": _capsule_to_dict,
     "segment": _segment_to_dict,
     "convex_hull": _convex_hull_to_dict,
+    "compound": _compound_to_dict,
 }
 
 
@@ -745,6 +772,8 @@ class ScenarioWriter:
         for key, value in (("name", name), ("description", description)):
             if value is not None and not isinstance(value, str):
                 raise InvalidArgumentError(f"{key} must be a str, got {value!r}")
+            if value is not None and _SURROGATE.search(value):
+                raise _lone_surrogate_error(key, value)
         self.path = check_path(path)
         self.dim = dim
         self.tolerance = DEFAULT_TOLERANCE if tolerance is None else float(tolerance)
@@ -910,6 +939,27 @@ class ScenarioWriter:
         JSON (no spaces) and every float is written in the shortest form that
         reads back as exactly the same float.
         """
+        self._write_prepared(self._prepare_frame(remove, add, move, comment, set),
+                             expect, expect_contacts, expect_distance, expect_impact)
+
+    def _prepare_frame(self, remove: Iterable[Any], add: Iterable[Any], move: Iterable[Any],
+                       comment: str | None, set: Iterable[Any]  # noqa: A002 - the format's key
+                       ) -> tuple[list[Sequence[bytes | memoryview]], bool]:
+        """The text of a frame's operations (its members before the expectations) and whether
+        they need version 2; nothing is written. A :class:`Recorder` makes it before the
+        world steps, so a frame the writer refuses never leaves a step unrecorded.
+        The text may hold a view of the writer's scratch buffer: write it
+        (:meth:`_write_prepared`) before preparing another frame."""
+        if self.closed:
+            raise ValueError(f"{self.path}: the writer is closed")
+        try:
+            return self._operations(remove, add, move, comment, set)
+        except UnicodeEncodeError as exc:  # a str id not met by _id (a MoveBatch's, a dict's)
+            raise _lone_surrogate_error("a string of this frame", exc.object) from None
+
+    def _operations(self, remove: Iterable[Any], add: Iterable[Any], move: Iterable[Any],
+                    comment: str | None, set: Iterable[Any]  # noqa: A002 - the format's key
+                    ) -> tuple[list[Sequence[bytes | memoryview]], bool]:
         # Each key's text is made in turn, in the format's order; nothing is
         # written until all are made, so a rejected frame leaves no trace. The
         # line is put together once, as bytes: a recorded frame can be large.
@@ -943,6 +993,32 @@ class ScenarioWriter:
                 moves += (b",", text) if moves else (text,)
         if moves:
             parts.append([b'"move":[', *moves, b"]"])
+        return parts, v2
+
+    def _write_prepared(self, prepared: tuple[list[Sequence[bytes | memoryview]], bool],
+                        expect: Iterable[Any] | None, expect_contacts: Iterable[Any] | None,
+                        expect_distance: Iterable[Any] | None, expect_impact: Iterable[Any] | None) -> None:
+        """Add the expectations to a prepared frame and write it as one line."""
+        parts, v2 = prepared
+        parts = list(parts)
+        try:
+            v2 = self._expectations(parts, v2, expect, expect_contacts, expect_distance, expect_impact)
+        except UnicodeEncodeError as exc:
+            raise _lone_surrogate_error("a string of this frame", exc.object) from None
+        if v2 and self.version < 2:
+            self._upgrade_to_v2()
+        pieces: list[bytes | memoryview] = [b"{"]
+        for i, part in enumerate(parts):
+            pieces += (b",", *part) if i else part
+        pieces.append(b"}\n")
+        self._write_bytes(pieces)
+        self.frames_written += 1
+
+    @staticmethod
+    def _expectations(parts: list[Sequence[bytes | memoryview]], v2: bool, expect: Iterable[Any] | None,
+                      expect_contacts: Iterable[Any] | None, expect_distance: Iterable[Any] | None,
+                      expect_impact: Iterable[Any] | None) -> bool:
+        """Append the expectation members' text to ``parts``; whether the frame needs version 2."""
         if expect is not None and _int_pair_array(expect):
             # the Recorder's form for int ids: one text for the whole array
             parts.append([b'"expect":', json.dumps(expect.tolist(), separators=(",", ":")).encode()
@@ -963,14 +1039,7 @@ class ScenarioWriter:
         if expect_impact is not None:
             parts.append(_key("expect_impact", [_impact_to_dict(i) for i in expect_impact]))
             v2 = True
-        if v2 and self.version < 2:
-            self._upgrade_to_v2()
-        pieces: list[bytes | memoryview] = [b"{"]
-        for i, part in enumerate(parts):
-            pieces += (b",", *part) if i else part
-        pieces.append(b"}\n")
-        self._write_bytes(pieces)
-        self.frames_written += 1
+        return v2
 
     def write(self, frame: Frame) -> None:
         """Write a :class:`Frame` as read by the reader (copying a file)."""
