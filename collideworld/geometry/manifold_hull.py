@@ -216,13 +216,14 @@ def _surface_over(base: F64, verts: F64, normals: F64, loop: F64, count: I64, di
     the hull; this puts it on the hull, so the midpoint of the two shapes'
     points lies within half its separation of both.
 
-    The bounds are measured from the height of the feature's top, where
-    every face the line truly crosses binds; a face the line misses by at
-    most ``eps`` there (a candidate accepted within ``eps`` of the feature's
-    outline, beside a face parallel to d) is skipped, which leaves the point
-    at most ``eps`` outside that face instead of dividing by its tiny
-    ``f . d``. The point stays within the feature's band of heights (the
-    hull's surface over the feature's outline is, by convexity).
+    The bounds are measured from the height of the hull's highest point
+    along d, where every face the line crosses below it binds; a face the
+    line misses by at most ``eps`` there (a candidate accepted within
+    ``eps`` of the feature's outline, beside a face parallel to d) is
+    skipped, which leaves the point at most ``eps`` outside that face
+    instead of dividing by its tiny ``f . d``. The point is kept no lower
+    than the feature's lowest corner: the hull's surface over the feature's
+    outline is that high, by convexity.
     """
     d0, d1, d2 = direction[:, None, 0], direction[:, None, 1], direction[:, None, 2]
     # face offsets D_j: the highest vertex along each face normal
