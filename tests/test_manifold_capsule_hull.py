@@ -207,7 +207,9 @@ def test_every_point_touches_both_shapes() -> None:
     for cap, pc, hull, ph, r in _pairs(41, 150):
         _check_points(cap, pc, hull, ph, r)
         counts.append(len(r.points))
-    assert counts.count(2) >= 5 and counts.count(1) >= 10
+    # two points only where the core lies flat on a hull face within 0.57 degrees (issue 25: no longer
+    # on any vertices within 1 % of the hull's size), mostly the aligned cubes
+    assert counts.count(2) >= 4 and counts.count(1) >= 10
 
 
 def test_swapping_a_and_b_flips_the_normal_and_swaps_the_ids() -> None:
@@ -271,7 +273,8 @@ def test_compiled_capsule_hull_manifolds_match_numpy(near: bool) -> None:
     assert h.sum() > 40
     m1 = manifold_pairs(store, ia[h], ib[h], c.normal[h], c.depth[h], backend="numpy")
     m2 = manifold_pairs(store, ia[h], ib[h], c.normal[h], c.depth[h], backend="compiled")
-    assert (m1.count == 2).sum() > 3 and (m1.count >= 1).all()
+    # (two-point rows: cores flat on a face within 0.57 degrees, issue 25; a few in each sample)
+    assert (m1.count == 2).sum() >= 3 and (m1.count >= 1).all()
     np.testing.assert_array_equal(m1.count, m2.count)
     np.testing.assert_array_equal(m1.ids, m2.ids)
     np.testing.assert_array_equal(m1.points, m2.points)

@@ -3,17 +3,23 @@
 The method of :mod:`~collideworld.geometry.manifold_support` (Gregorius, GDC
 2015), with a hull's touching feature in place of a box's::
 
-    feature of a hull along d = its vertices at most FEATURE_SLOP times the hull's
-        size (its bounding box's diagonal) below the highest one along d: the
-        face, edge or vertex furthest along d, within the tilt slop (a face of
-        width w counts whole while tilted by less than about 0.57 degrees times
-        size / w), at most MAX_FEATURE of them, the highest kept, as a loop
-        ordered by angle in the plane perpendicular to the contact normal
+    feature of a hull along d = its vertices v lying flat with the highest one,
+        top: the segment top -> v tilted from the plane across d by at most
+        the tilt slop, d . (top - v) <= FEATURE_SLOP |top - v| (0.57 degrees,
+        the rule of polygons and boxes): the face, edge or vertex furthest
+        along d; at most MAX_FEATURE of them, the highest kept, as a loop
+        ordered by angle in the plane perpendicular to the contact normal and
+        cut to its convex outline there
     region = the intersection of a's and b's features seen along n: corners of
         each inside the other, and crossings of their edges (Sutherland-Hodgman's
         output, found as Ericson RTCD 5.x's point and segment tests)
-    each corner: the points of both features over it, halfway; separation n . (p_b - p_a)
+    each corner: the points of both shapes over it (a hull's own surface, from
+        its face planes), halfway; separation n . (p_b - p_a)
     keep at most 4: deepest, farthest, largest triangle, largest added area
+
+Each point is then within half its own |separation| of both shapes (p_a is
+on a, p_b on b, and p_b - p_a is along n), up to rounding and the 1e-9 of
+the pair's size the clip allows "on the other feature".
 
 A capsule (or segment) against a hull is its core segment's feature (both
 ends while it lies within the tilt slop, else its end furthest along n, as
@@ -31,10 +37,11 @@ two vertices, a face ``FACE_CODE | face number``; a box's as in
 The compiled twins are in ``geometry/compiled/manifold_hull.py`` (same
 names; the same points, separations and ids).
 
-NOTE: a feature's loop is ordered by angle about its centroid, which is its
-convex order when the feature is one flat face (the case the slop is for);
-vertices of a curved patch within the slop may make it star-shaped, and the
-points are then those of that star.
+NOTE: the vertices within the slop need not make one flat face (a curved
+patch, both sides of a very thin plate): the clip then works on the convex
+outline of the patch seen along n, and the points lie on the hull's surface
+over it, so a corner of the outline that is not the highest vertex gets the
+surface's height there, and a vertex inside the outline gives no point.
 """
 
 from __future__ import annotations
@@ -69,7 +76,8 @@ I64 = NDArray[np.int64]
 MAX_FEATURE = 8
 
 
-def hull_feature(verts: F64, normals: F64, direction: F64) -> tuple[F64, I64, I64, F64, I64]:
+def hull_feature(verts: F64, normals: F64, direction: F64, convex: bool = True
+                 ) -> tuple[F64, I64, I64, F64, I64]:
     """The touching feature of hulls along ``direction``, as a loop of up to :data:`MAX_FEATURE` vertices.
 
     Parameters
@@ -80,6 +88,11 @@ def hull_feature(verts: F64, normals: F64, direction: F64) -> tuple[F64, I64, I6
         World face normals.
     direction : ndarray, shape (N, 3)
         Unit directions.
+    convex : bool, optional
+        Drop the vertices inside the others' outline seen along the
+        direction (:func:`_convex_loop`), so the loop is convex: what the
+        clip of two features needs. False keeps them all (a plane's points
+        are the vertices themselves, the deepest among them).
 
     Returns
     -------
@@ -116,12 +129,15 @@ def hull_feature(verts: F64, normals: F64, direction: F64) -> tuple[F64, I64, I6
               + verts[:, :, 2] * direction[:, None, 2])
     top = np.argmax(height, axis=1)
     drop = height[rows, top][:, None] - height
-    # the size of the hull: its bounding box's diagonal (whichever vertex is highest)
-    span = verts.max(axis=1) - verts.min(axis=1)
-    size = np.sqrt(span[:, 0] * span[:, 0] + span[:, 1] * span[:, 1] + span[:, 2] * span[:, 2])
     padding = np.zeros((n, v), dtype=bool)
     padding[:, 1:] = (verts[:, 1:] == verts[:, :-1]).all(axis=2)
-    within = (drop <= FEATURE_SLOP * size[:, None]) & ~padding
+    # the documented tilt slop, measured from the top vertex as for polygons (support_ends_2d) and
+    # boxes (box_feature_3d): v joins while the segment top -> v is tilted from the plane across d by
+    # at most asin(FEATURE_SLOP) = 0.57 degrees; a slop in units of the hull's size would admit
+    # edges tilted by degrees on a small face of a big hull
+    rel = verts - verts[rows, top][:, None, :]
+    reach = np.sqrt(rel[:, :, 0] * rel[:, :, 0] + rel[:, :, 1] * rel[:, :, 1] + rel[:, :, 2] * rel[:, :, 2])
+    within = (drop <= FEATURE_SLOP * reach) & ~padding
     within[rows, top] = True
     # the highest k of them (the top first)
     order = np.argsort(np.where(within, drop, np.inf), axis=1, kind="stable")[:, :k]
@@ -137,6 +153,10 @@ def hull_feature(verts: F64, normals: F64, direction: F64) -> tuple[F64, I64, I6
     angle = np.where(live, angle, np.inf)
     sort = np.argsort(angle, axis=1, kind="stable")
     order = np.take_along_axis(order, sort, axis=1)
+    if convex:
+        order, count = _convex_loop(order, count, np.take_along_axis((off * t1[:, None, :]).sum(-1), sort, axis=1),
+                                    np.take_along_axis((off * t2[:, None, :]).sum(-1), sort, axis=1))
+        live = np.arange(k)[None, :] < count[:, None]
     order = np.where(live, order, np.take_along_axis(order, (count - 1)[:, None], axis=1))
     loop = verts[rows[:, None], order]
     face = np.argmax(np.einsum("nfd,nd->nf", normals, direction), axis=1)
@@ -148,6 +168,82 @@ def hull_feature(verts: F64, normals: F64, direction: F64) -> tuple[F64, I64, I6
         loop = np.concatenate([loop, np.repeat(loop[:, -1:], extra, axis=1)], axis=1)
         order = np.concatenate([order, np.repeat(order[:, -1:], extra, axis=1)], axis=1)
     return loop, order.astype(np.int64), count, face_normal, code.astype(np.int64)
+
+
+def _convex_loop(order: I64, count: I64, x: F64, y: F64) -> tuple[I64, I64]:
+    """A loop ordered by angle about an inner point, cut to its convex outline: (order, count).
+
+    Vertices within the slop may come from several faces (a curved patch,
+    both sides of a thin plate), and ordered by angle they make a star, not
+    a convex polygon: a point over the feature but outside the star's kernel
+    then fails the clip's inside test, and a pair can lose every candidate.
+    A vertex of the convex outline is never reflex in such a star, so
+    dropping a reflex (or straight) vertex at a time, the first one, leaves
+    the outline (Graham's scan about an inner point); at least three stay.
+    ``x``, ``y`` (N, K) are the loop's coordinates across the direction.
+    """
+    n, k = order.shape
+    idx = np.arange(k)[None, :]
+    rows = np.arange(n)[:, None]
+    for _ in range(k - 3):
+        prev = np.where(idx == 0, count[:, None] - 1, idx - 1)
+        nxt = np.where(idx + 1 < count[:, None], idx + 1, 0)
+        px, py = x[rows, prev], y[rows, prev]
+        nx, ny = x[rows, nxt], y[rows, nxt]
+        turn = (x - px) * (ny - y) - (y - py) * (nx - x)
+        reflex = (idx < count[:, None]) & (turn <= 0) & (count[:, None] > 3)
+        drop: NDArray[np.bool_] = np.asarray(reflex.any(axis=1))
+        if not drop.any():
+            break
+        first = np.argmax(reflex, axis=1)
+        src = np.minimum(idx + ((idx >= first[:, None]) & drop[:, None]), k - 1)
+        order = np.take_along_axis(order, src, axis=1)
+        x = np.take_along_axis(x, src, axis=1)
+        y = np.take_along_axis(y, src, axis=1)
+        count = count - drop
+    return order, count
+
+
+def _surface_over(base: F64, verts: F64, normals: F64, loop: F64, count: I64, direction: F64, eps: F64) -> F64:
+    """The hull's own surface over each point: ``base`` (N, M, 3) moved along ``direction`` (N, 3) onto it.
+
+    The furthest point of the hull along ``direction`` on the line through
+    ``base``: the least of the face planes' bounds on it, ``(D_j - f_j . p)
+    / (f_j . d)`` over the faces facing d (the hull is the intersection of
+    its face half-spaces ``f_j . x <= D_j``). The feature's vertices may come
+    from several faces (a curved patch within the slop, both sides of a thin
+    plate), so one face's plane through a corner can put the point well off
+    the hull; this puts it on the hull, so the midpoint of the two shapes'
+    points lies within half its separation of both.
+
+    The bounds are measured from the height of the hull's highest point
+    along d, where every face the line crosses below it binds; a face the
+    line misses by at most ``eps`` there (a candidate accepted within
+    ``eps`` of the feature's outline, beside a face parallel to d) is
+    skipped, which leaves the point at most ``eps`` outside that face
+    instead of dividing by its tiny ``f . d``. The point is kept no lower
+    than the feature's lowest corner: the hull's surface over the feature's
+    outline is that high, by convexity.
+    """
+    d0, d1, d2 = direction[:, None, 0], direction[:, None, 1], direction[:, None, 2]
+    # face offsets D_j: the highest vertex along each face normal
+    offsets = (normals[:, :, None, 0] * verts[:, None, :, 0] + normals[:, :, None, 1] * verts[:, None, :, 1]
+               + normals[:, :, None, 2] * verts[:, None, :, 2]).max(axis=2)
+    # the hull's highest point along d (the loop may have lost it, inside its outline) and its lowest corner
+    top = (verts[:, :, 0] * d0 + verts[:, :, 1] * d1 + verts[:, :, 2] * d2).max(axis=1)
+    height = loop[:, :, 0] * d0 + loop[:, :, 1] * d1 + loop[:, :, 2] * d2
+    live = np.arange(loop.shape[1])[None, :] < count[:, None]
+    band = top - np.where(live, height, np.inf).min(axis=1)
+    t0 = top[:, None] - (base[..., 0] * d0 + base[..., 1] * d1 + base[..., 2] * d2)
+    p = base + t0[..., None] * direction[:, None, :]
+    c = normals[:, :, 0] * d0 + normals[:, :, 1] * d1 + normals[:, :, 2] * d2
+    r = offsets[:, None, :] - (p[..., None, 0] * normals[:, None, :, 0] + p[..., None, 1] * normals[:, None, :, 1]
+                               + p[..., None, 2] * normals[:, None, :, 2])
+    binds = (c[:, None, :] > 0) & (r < -eps[:, None, None])
+    t = np.where(binds, r / np.where(binds, c[:, None, :], 1.0), 0.0).min(axis=2, initial=0.0)
+    t = np.maximum(t, -band[:, None])
+    out: F64 = p + t[..., None] * direction[:, None, :]
+    return out
 
 
 def _box_loop(center: F64, rotation: F64, half: F64, direction: F64) -> tuple[F64, I64, I64, F64, I64]:
@@ -206,7 +302,8 @@ def _free(count: I64) -> I64:
 
 def manifold_loops_3d(feature_a: tuple[F64, I64, I64, F64, I64], feature_b: tuple[F64, I64, I64, F64, I64],
                       normal: F64, scale: F64, shift_a: int = 0, shift_b: int = 0,
-                      grazing: bool = True) -> ManifoldArrays:
+                      grazing: bool = True, hull_a: tuple[F64, F64] | None = None,
+                      hull_b: tuple[F64, F64] | None = None) -> ManifoldArrays:
     """Contact points of N pairs of features given as loops (what :func:`hull_feature` returns).
 
     Candidates: a's corners over b's feature, b's over a's, and the crossings
@@ -227,6 +324,11 @@ def manifold_loops_3d(feature_a: tuple[F64, I64, I64, F64, I64], feature_b: tupl
     grazing : bool, optional
         False: a pair with no candidate keeps no point (count 0), for the
         caller to place its own.
+    hull_a, hull_b : tuple of ndarray, optional
+        ``(verts (N, V, 3), face normals (N, F, 3))`` of a side that is a
+        hull: its points are then its own surface over each candidate
+        (:func:`_surface_over`), not the plane of one face, since a hull's
+        feature within the slop need not be flat.
 
     Returns
     -------
@@ -309,6 +411,10 @@ def manifold_loops_3d(feature_a: tuple[F64, I64, I64, F64, I64], feature_b: tupl
     pa = np.take_along_axis(pa, front[..., None], axis=1)
     pb = np.take_along_axis(pb, front[..., None], axis=1)
     ids = np.take_along_axis(ids, front, axis=1)
+    if hull_a is not None:
+        pa = _surface_over(pa, *hull_a, la3, ca, normal, eps)
+    if hull_b is not None:
+        pb = _surface_over(pb, *hull_b, lb3, cb, -normal, eps)
     point = 0.5 * (pa + pb)
     sep = ((pb - pa) * normal[:, None, :]).sum(-1)
     out, count = _points_in_slots(point, sep, ids, _kept_points(project(point), sep, valid, eps))
@@ -367,7 +473,7 @@ def manifold_halfspace_hull(plane_normal: F64, offset: F64, verts: F64, normals:
     >>> int(m.count[0]), sorted(m.points[0].tolist())
     (4, [[-1.0, -1.0, 0.0], [-1.0, 1.0, 0.0], [1.0, -1.0, 0.0], [1.0, 1.0, 0.0]])
     """
-    loop, ids, count, _, _ = hull_feature(verts, normals, -normal)
+    loop, ids, count, _, _ = hull_feature(verts, normals, -normal, convex=False)
     sep = np.einsum("nkd,nd->nk", loop, plane_normal) - offset[:, None]
     points = loop - 0.5 * sep[..., None] * normal[:, None, :]
     t1, t2 = _plane_basis(normal)
@@ -445,7 +551,7 @@ def manifold_box_hull(center: F64, rotation: F64, half: F64, verts: F64, normals
     """
     fa = _box_loop(center, rotation, half, normal)
     fb = hull_feature(verts, normals, -normal)
-    return manifold_loops_3d(fa, fb, normal, np.maximum(_scale(center, half), _scale(verts)))
+    return manifold_loops_3d(fa, fb, normal, np.maximum(_scale(center, half), _scale(verts)), hull_b=(verts, normals))
 
 
 def manifold_capsule_hull(p0: F64, p1: F64, radius: F64, verts: F64, normals: F64, normal: F64,
@@ -493,7 +599,8 @@ def manifold_capsule_hull(p0: F64, p1: F64, radius: F64, verts: F64, normals: F6
     """
     fa = _segment_loop(p0, p1, normal)
     fb = hull_feature(verts, normals, -normal)
-    m = manifold_loops_3d(fa, fb, normal, np.maximum(_scale(p0, p1, radius), _scale(verts)), grazing=False)
+    m = manifold_loops_3d(fa, fb, normal, np.maximum(_scale(p0, p1, radius), _scale(verts)), grazing=False,
+                          hull_b=(verts, normals))
     # no overlap seen along n: the first corners' midpoint (the other kernels' choice) may lie
     # far off the capsule, so the point under the core's corner as for a sphere of radius r,
     # which is within depth / 2 of the capsule (written before the radius shift below)
@@ -544,4 +651,5 @@ def manifold_hull_hull(verts_a: F64, normals_a: F64, verts_b: F64, normals_b: F6
     """
     fa = hull_feature(verts_a, normals_a, normal)
     fb = hull_feature(verts_b, normals_b, -normal)
-    return manifold_loops_3d(fa, fb, normal, np.maximum(_scale(verts_a), _scale(verts_b)))
+    return manifold_loops_3d(fa, fb, normal, np.maximum(_scale(verts_a), _scale(verts_b)),
+                             hull_a=(verts_a, normals_a), hull_b=(verts_b, normals_b))

@@ -55,10 +55,12 @@ def _basis(x: float, y: float, z: float, t1: F64, t2: F64) -> None:
 
 @njit(cache=True)
 def _feature_row(verts: F64, normals: F64, dx: float, dy: float, dz: float, loop: F64, lids: I64, fn: F64,
-                 drop: F64, order: I64, angle: F64, t1: F64, t2: F64) -> tuple[int, int]:
+                 drop: F64, order: I64, angle: F64, t1: F64, t2: F64, xy: F64,
+                 convex: bool | np.bool_ = True) -> tuple[int, int]:
     """The hull's touching feature along d: (count, code); ``loop`` (K, 3), ``lids`` (K,), ``fn`` (3,) filled.
 
-    ``drop`` (V,), ``order`` (V,), ``angle`` (K,), ``t1``, ``t2`` (3,) are scratch.
+    ``drop`` (V,), ``order`` (V,), ``angle`` (K,), ``t1``, ``t2`` (3,), ``xy`` (K, 2) are scratch;
+    ``convex`` as the numpy twin's (its ``_convex_loop``).
     """
     nv = verts.shape[0]
     top = 0
@@ -68,21 +70,17 @@ def _feature_row(verts: F64, normals: F64, dx: float, dy: float, dz: float, loop
         if h > high:
             high = h
             top = k
-    size2 = 0.0
-    for d in range(3):
-        lo = math.inf
-        hi = -math.inf
-        for k in range(nv):
-            lo = min(lo, verts[k, d])
-            hi = max(hi, verts[k, d])
-        size2 += (hi - lo) * (hi - lo)
-    band = FEATURE_SLOP * math.sqrt(size2)
     for k in range(nv):
         h = verts[k, 0] * dx + verts[k, 1] * dy + verts[k, 2] * dz
         dr = high - h
         padding = k > 0 and verts[k, 0] == verts[k - 1, 0] and verts[k, 1] == verts[k - 1, 1] \
             and verts[k, 2] == verts[k - 1, 2]
-        within = k == top or (dr <= band and not padding)
+        # the tilt slop from the top vertex (0.57 degrees), as the numpy twin
+        rx = verts[k, 0] - verts[top, 0]
+        ry = verts[k, 1] - verts[top, 1]
+        rz = verts[k, 2] - verts[top, 2]
+        reach = math.sqrt(rx * rx + ry * ry + rz * rz)
+        within = k == top or (dr <= FEATURE_SLOP * reach and not padding)
         drop[k] = dr if within else math.inf
     # the (at most K) smallest drops, ties by index (the numpy twin's stable argsort)
     count = 0
@@ -126,6 +124,31 @@ def _feature_row(verts: F64, normals: F64, dx: float, dy: float, dz: float, loop
             m -= 1
         angle[m + 1] = a
         order[m + 1] = o
+    if convex:  # the convex outline: drop the first reflex (or straight) vertex at a time, keep 3
+        for j in range(count):
+            ox = verts[order[j], 0] - cx
+            oy = verts[order[j], 1] - cy
+            oz = verts[order[j], 2] - cz
+            xy[j, 0] = ox * t1[0] + oy * t1[1] + oz * t1[2]
+            xy[j, 1] = ox * t2[0] + oy * t2[1] + oz * t2[2]
+        for _ in range(K - 3):
+            if count <= 3:
+                break
+            first = -1
+            for j in range(count):
+                pj = j - 1 if j > 0 else count - 1
+                nj = j + 1 if j + 1 < count else 0
+                turn = (xy[j, 0] - xy[pj, 0]) * (xy[nj, 1] - xy[j, 1]) - (xy[j, 1] - xy[pj, 1]) * (xy[nj, 0] - xy[j, 0])
+                if turn <= 0:
+                    first = j
+                    break
+            if first < 0:
+                break
+            for j in range(first, count - 1):
+                order[j] = order[j + 1]
+                xy[j, 0] = xy[j + 1, 0]
+                xy[j, 1] = xy[j + 1, 1]
+            count -= 1
     for j in range(K):
         src = order[j] if j < count else order[count - 1]
         lids[j] = src
@@ -164,12 +187,56 @@ def _inside(qx: float, qy: float, loop: F64, count: int, eps: float) -> bool:
 
 
 @njit(cache=True)
+def _surface_prep(verts: F64, normals: F64, loop: F64, cnt: int, dx: float, dy: float, dz: float,
+                  offsets: F64) -> tuple[float, float]:
+    """The numpy twin's ``_surface_over`` set-up: face offsets into ``offsets`` (F,), and (top, band) along d."""
+    nv = verts.shape[0]
+    for f in range(normals.shape[0]):
+        best = -math.inf
+        for v in range(nv):
+            best = max(best, normals[f, 0] * verts[v, 0] + normals[f, 1] * verts[v, 1] + normals[f, 2] * verts[v, 2])
+        offsets[f] = best
+    top = -math.inf
+    for v in range(nv):
+        top = max(top, verts[v, 0] * dx + verts[v, 1] * dy + verts[v, 2] * dz)
+    low = math.inf
+    for j in range(cnt):
+        low = min(low, loop[j, 0] * dx + loop[j, 1] * dy + loop[j, 2] * dz)
+    return top, top - low
+
+
+@njit(cache=True)
+def _surface_row(p: F64, normals: F64, offsets: F64, dx: float, dy: float, dz: float, top: float, band: float,
+                 eps: float) -> None:
+    """Move p (3,) along d onto the hull's own surface (the numpy twin's ``_surface_over``, one point)."""
+    t0 = top - (p[0] * dx + p[1] * dy + p[2] * dz)
+    q0 = p[0] + t0 * dx
+    q1 = p[1] + t0 * dy
+    q2 = p[2] + t0 * dz
+    t = 0.0
+    for f in range(normals.shape[0]):
+        c = normals[f, 0] * dx + normals[f, 1] * dy + normals[f, 2] * dz
+        if c > 0:
+            r = offsets[f] - (q0 * normals[f, 0] + q1 * normals[f, 1] + q2 * normals[f, 2])
+            if r < -eps:
+                t = min(t, r / c)
+    t = max(t, -band)
+    p[0] = q0 + t * dx
+    p[1] = q1 + t * dy
+    p[2] = q2 + t * dz
+
+
+@njit(cache=True)
 def _loops_row(ca: F64, ida: I64, cnt_a: int, fna: F64, codea: int, cb: F64, idb: I64, cnt_b: int, fnb: F64,
                codeb: int, n: F64, scale: float, i: int, cand: F64, flt: F64, flags: NDArray[np.bool_],
-               cid: I64, points: F64, seps: F64, ids: I64, count: I64, grazing: bool | np.bool_ = True) -> None:
+               cid: I64, points: F64, seps: F64, ids: I64, count: I64, grazing: bool | np.bool_,
+               hull_a: bool | np.bool_, va: F64, na: F64, hull_b: bool | np.bool_, vb: F64, nb: F64,
+               offs: F64) -> None:
     """Row i of the numpy twin's ``manifold_loops_3d``.
 
-    Scratch: ``cand`` (M, 6), ``flt`` (4 + 2K, 3), ``flags`` (2, M), ``cid`` (M + 4,).
+    ``hull_a`` / ``hull_b``: that side is the hull ``va, na`` / ``vb, nb``
+    (its points lifted onto its own surface, :func:`_surface_row`).
+    Scratch: ``cand`` (M, 6), ``flt`` (4 + 2K, 3), ``flags`` (2, M), ``cid`` (M + 4,), ``offs`` (2, F).
     """
     t1, t2, pa, pb = flt[0], flt[1], flt[2], flt[3]
     la, lb = flt[4:4 + K, :2], flt[4 + K:4 + 2 * K, :2]
@@ -187,17 +254,31 @@ def _loops_row(ca: F64, ida: I64, cnt_a: int, fna: F64, codea: int, cb: F64, idb
     free_a = np.int64(2 if cnt_a >= 3 else (1 if cnt_a == 2 else 0))
     free_b = np.int64(2 if cnt_b >= 3 else (1 if cnt_b == 2 else 0))
     valid, keep = flags[0], flags[1]
+    n0, n1, n2 = n[0], n[1], n[2]
+    top_a, band_a, top_b, band_b = 0.0, 0.0, 0.0, 0.0
+    if hull_a:
+        top_a, band_a = _surface_prep(va, na, ca, cnt_a, n0, n1, n2, offs[0])
+    if hull_b:
+        top_b, band_b = _surface_prep(vb, nb, cb, cnt_b, -n0, -n1, -n2, offs[1])
     for k in range(K):
         valid[k] = k < cnt_a and _inside(la[k, 0], la[k, 1], lb, cnt_b, eps)
         _height_on(ca[k], la[k, 0], la[k, 1], cb, lb, free_b, fnb, n, pb)
         for c in range(3):
             pa[c] = ca[k, c]
+        if valid[k] and hull_a:
+            _surface_row(pa, na, offs[0], n0, n1, n2, top_a, band_a, eps)
+        if valid[k] and hull_b:
+            _surface_row(pb, nb, offs[1], -n0, -n1, -n2, top_b, band_b, eps)
         _store(cand, k, pa, pb, n)
         cid[k] = (np.int64(ida[k]) << 32) | codeb
         valid[K + k] = k < cnt_b and _inside(lb[k, 0], lb[k, 1], la, cnt_a, eps)
         _height_on(cb[k], lb[k, 0], lb[k, 1], ca, la, free_a, fna, n, pa)
         for c in range(3):
             pb[c] = cb[k, c]
+        if valid[K + k] and hull_a:
+            _surface_row(pa, na, offs[0], n0, n1, n2, top_a, band_a, eps)
+        if valid[K + k] and hull_b:
+            _surface_row(pb, nb, offs[1], -n0, -n1, -n2, top_b, band_b, eps)
         _store(cand, K + k, pa, pb, n)
         cid[K + k] = (np.int64(codea) << 32) | idb[k]
     for ei in range(K):
@@ -206,8 +287,15 @@ def _loops_row(ca: F64, ida: I64, cnt_a: int, fna: F64, codea: int, cb: F64, idb
         for ej in range(K):
             eb_live = ej < cnt_b and (ej < 1 or cnt_b >= 3) and cnt_b >= 2
             nj = ej + 1 if ej + 1 < cnt_b else 0
-            edge_crossing_row(la, lb, ca, cb, ida, idb, ei, ni, ej, nj, ea_live and eb_live, 2 * K + K * ei + ej, n,
+            slot = 2 * K + K * ei + ej
+            edge_crossing_row(la, lb, ca, cb, ida, idb, ei, ni, ej, nj, ea_live and eb_live, slot, n,
                               pa, pb, cand, valid, cid)
+            if valid[slot] and (hull_a or hull_b):
+                if hull_a:
+                    _surface_row(pa, na, offs[0], n0, n1, n2, top_a, band_a, eps)
+                if hull_b:
+                    _surface_row(pb, nb, offs[1], -n0, -n1, -n2, top_b, band_b, eps)
+                _store(cand, slot, pa, pb, n)
     for k in range(M):
         r0, r1, r2 = cand[k, 0] - o[0], cand[k, 1] - o[1], cand[k, 2] - o[2]
         cand[k, 3] = r0 * t1[0] + r1 * t1[1] + r2 * t1[2]
@@ -242,12 +330,14 @@ def _halfspace_rows(pn: F64, offset: F64, verts: F64, normals: F64, normal: F64,
     angle = np.empty(K)
     t1 = np.empty(3)
     t2 = np.empty(3)
+    xy = np.empty((K, 2))
     cand = np.empty((K, 6))
     keep = np.empty(K, dtype=np.bool_)
     chosen = np.empty(4, dtype=np.int64)
     for i in range(normal.shape[0]):
         n = normal[i]
-        cnt, _ = _feature_row(verts[i], normals[i], -n[0], -n[1], -n[2], loop, lids, fn, drop, order, angle, t1, t2)
+        cnt, _ = _feature_row(verts[i], normals[i], -n[0], -n[1], -n[2], loop, lids, fn, drop, order, angle, t1, t2,
+                              xy, np.bool_(False))  # a plane's points are the vertices themselves
         _basis(n[0], n[1], n[2], t1, t2)
         for k in range(K):
             sep = loop[k, 0] * pn[i, 0] + loop[k, 1] * pn[i, 1] + loop[k, 2] * pn[i, 2] - offset[i]
@@ -273,10 +363,11 @@ def _ball_rows(center: F64, radius: F64, verts: F64, normals: F64, normal: F64, 
     angle = np.empty(K)
     t1 = np.empty(3)
     t2 = np.empty(3)
+    xy = np.empty((K, 2))
     for i in range(normal.shape[0]):
         n = normal[i]
         _, code = _feature_row(verts[i], normals[i], -n[0], -n[1], -n[2], loop, lids, fn, drop, order, angle,
-                               t1, t2)
+                               t1, t2, xy, np.bool_(True))
         for d in range(3):
             points[i, 0, d] = (center[i, d] + radius[i] * n[d]) + 0.5 * -depth[i] * n[d]
         seps[i, 0] = -depth[i]
@@ -285,19 +376,21 @@ def _ball_rows(center: F64, radius: F64, verts: F64, normals: F64, normal: F64, 
 
 
 @njit(cache=True)
-def _loops_scratch(nv: int) -> tuple[F64, F64, I64, I64, F64, F64, F64, I64, F64, F64, F64, F64, I64, F64, F64,
-                                     NDArray[np.bool_], I64]:
-    """Scratch arrays of one manifold call against a hull of up to ``nv`` vertices, reused by every row.
+def _loops_scratch(nv: int, nf: int) -> tuple[F64, F64, I64, I64, F64, F64, F64, I64, F64, F64, F64, F64, I64, F64,
+                                             F64, NDArray[np.bool_], I64, F64, F64]:
+    """Scratch arrays of one manifold call against hulls of up to ``nv`` vertices and ``nf`` faces, reused by every row.
 
     ``(loop_a, loop_b, lid_a, lid_b, fn_a, fn_b)``: both features' loops, ids
     and normals; ``(drop, order, angle, t1, t2)``: :func:`_feature_row`'s
     work; a 4-point feature of side a and its ids; ``(cand, flt, flags,
-    cid)``: :func:`_loops_row`'s clipping work.
+    cid)``: :func:`_loops_row`'s clipping work; ``xy`` (K, 2) the outline's
+    work; ``offs`` (2, nf) the face offsets of :func:`_surface_row`.
     """
     return (np.empty((K, 3)), np.empty((K, 3)), np.empty(K, dtype=np.int64), np.empty(K, dtype=np.int64),
             np.empty(3), np.empty(3), np.empty(nv), np.empty(nv, dtype=np.int64), np.empty(K), np.empty(3),
             np.empty(3), np.empty((4, 3)), np.empty(4, dtype=np.int64), np.empty((M, 6)),
-            np.empty((4 + 2 * K, 3)), np.empty((2, M), dtype=np.bool_), np.empty(M + 4, dtype=np.int64))
+            np.empty((4 + 2 * K, 3)), np.empty((2, M), dtype=np.bool_), np.empty(M + 4, dtype=np.int64),
+            np.empty((K, 2)), np.empty((2, max(nf, 1))))
 
 
 @njit(cache=True)
@@ -305,7 +398,7 @@ def _pair_rows(box: bool, ca: F64, ra: F64, ha: F64, va: F64, na: F64, vb: F64, 
                points: F64, seps: F64, ids: I64, count: I64) -> None:
     nv = max(va.shape[1], vb.shape[1])
     (loop_a, loop_b, lid_a, lid_b, fn_a, fn_b, drop, order, angle, t1, t2, box4, box_ids, cand, flt, flags,
-     cid) = _loops_scratch(nv)
+     cid, xy, offs) = _loops_scratch(nv, max(na.shape[1], nb.shape[1]))
     for i in range(normal.shape[0]):
         n = normal[i]
         if box:
@@ -319,15 +412,16 @@ def _pair_rows(box: bool, ca: F64, ra: F64, ha: F64, va: F64, na: F64, vb: F64, 
             scale = max(_row_scale(ca[i]), _row_scale(ha[i]))
         else:
             cnt_a, code_a = _feature_row(va[i], na[i], n[0], n[1], n[2], loop_a, lid_a, fn_a, drop, order, angle,
-                                         t1, t2)
+                                         t1, t2, xy, np.bool_(True))
             scale = _row_scale(va[i])
         cnt_b, code_b = _feature_row(vb[i], nb[i], -n[0], -n[1], -n[2], loop_b, lid_b, fn_b, drop, order, angle,
-                                     t1, t2)
+                                     t1, t2, xy, np.bool_(True))
         scale = max(scale, _row_scale(vb[i]))
         # np.bool_: a constant argument (or an omitted default) is typed as its literal value,
         # and numba would compile _loops_row once for each
         _loops_row(loop_a, lid_a, cnt_a, fn_a, code_a, loop_b, lid_b, cnt_b, fn_b, code_b, n, scale, i, cand, flt,
-                   flags, cid, points, seps, ids, count, np.bool_(True))
+                   flags, cid, points, seps, ids, count, np.bool_(True), np.bool_(not box), va[i], na[i],
+                   np.bool_(True), vb[i], nb[i], offs)
 
 
 @njit(cache=True)
@@ -335,7 +429,7 @@ def _capsule_rows(p0: F64, p1: F64, radius: F64, vb: F64, nb: F64, normal: F64, 
                   seps: F64, ids: I64, count: I64) -> None:
     nv = vb.shape[1]
     (loop_a, loop_b, lid_a, lid_b, fn_a, fn_b, drop, order, angle, t1, t2, ends, end_ids, cand, flt, flags,
-     cid) = _loops_scratch(nv)
+     cid, xy, offs) = _loops_scratch(nv, nb.shape[1])
     for i in range(normal.shape[0]):
         n = normal[i]
         free, code_a = segment_feature_row(p0[i], p1[i], n[0], n[1], n[2], ends, end_ids)
@@ -349,9 +443,10 @@ def _capsule_rows(p0: F64, p1: F64, radius: F64, vb: F64, nb: F64, normal: F64, 
             fn_a[d] = n[d]
         scale = max(_row_scale(p0[i]), _row_scale(p1[i]), abs(radius[i]), _row_scale(vb[i]))
         cnt_b, code_b = _feature_row(vb[i], nb[i], -n[0], -n[1], -n[2], loop_b, lid_b, fn_b, drop, order, angle,
-                                     t1, t2)
+                                     t1, t2, xy, np.bool_(True))
         _loops_row(loop_a, lid_a, cnt_a, fn_a, code_a, loop_b, lid_b, cnt_b, fn_b, code_b, n, scale, i, cand, flt,
-                   flags, cid, points, seps, ids, count, np.bool_(False))  # not a literal: see above
+                   flags, cid, points, seps, ids, count, np.bool_(False),  # not literals: see _pair_rows
+                   np.bool_(False), vb[i], nb[i], np.bool_(True), vb[i], nb[i], offs)
         if count[i] == 0:  # no overlap seen along n: as the numpy twin, a sphere's point under the corner
             sep0 = radius[i] - depth[i]
             for d in range(3):
