@@ -458,6 +458,16 @@ def _distance_checked(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
     pb = work.out[3:3 + dim].copy()
     normal = work.out[6:6 + dim].copy()
     if gap > tol:
+        # The gap must agree with GJK's own witness points, which lie on the shapes: a gap
+        # they undercut came from a face normal that was rounding noise (then trust the
+        # points; if they touch, collide() below decides, as for any touching pair).
+        span = pb - pa
+        wgap = float(np.sqrt(span @ span))
+        if wgap < gap - tol:
+            gap = wgap
+            if wgap > 0.0:
+                normal = span / wgap
+    if gap > tol:
         return None if gap > md else DistanceResult(gap, pa, pb, normal)
     c = collide(shape_a, pose_a, shape_b, pose_b)
     if c is None:
