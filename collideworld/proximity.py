@@ -506,9 +506,9 @@ def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, sta
     gap under 1e-12 of the motion's extent (the farthest any point moves
     relative to the other shape) counts as touching. Every time reported is
     one at which the shapes were found touching; a near miss that would take
-    more than :data:`~collideworld.geometry.time_of_impact.MAX_ADVANCE_STEPS`
+    more than ``MAX_ADVANCE_STEPS`` (100,000)
     steps to rule out (a shape grazing another for very many turns) raises
-    :class:`~collideworld.errors.UndecidedError` instead of guessing.
+    ``collideworld.errors.UndecidedError`` instead of guessing.
 
     Parameters
     ----------
@@ -641,7 +641,7 @@ def check_trajectory(shape: Shape, poses: Any, obstacle_shapes: Any, obstacle_po
         2D angle linear, a 3D rotation along the shortest arc), as
         :func:`time_of_impact` does; a touch between steps ``k`` and
         ``k + 1`` is reported as ``step = k`` with ``0 <= t < 1``. Raises
-        :class:`~collideworld.errors.UndecidedError` where
+        ``collideworld.errors.UndecidedError`` where
         :func:`time_of_impact` would.
 
     Returns
