@@ -21,6 +21,7 @@ __all__ = [
     "ScenarioFileError",
     "InvalidTypeError",
     "MissingExtraError",
+    "UndecidedError",
 ]
 
 
@@ -219,4 +220,24 @@ class MissingExtraError(CollideWorldError, ImportError):
     ... except ImportError as exc:
     ...     print(exc)
     rendering needs matplotlib: pip install 'collideworld[render]'
+    """
+
+
+class UndecidedError(CollideWorldError, RuntimeError):
+    """A query ran out of its work budget before it could decide (not bad input).
+
+    :func:`~collideworld.time_of_impact` (and :func:`~collideworld.check_trajectory`
+    with ``continuous=True``) raise it when conservative advancement takes
+    :data:`~collideworld.geometry.time_of_impact.MAX_ADVANCE_STEPS` steps without
+    reaching a touch or the end of the motion: a near miss grazing for very
+    many turns. It neither found a touch nor ruled one out; splitting the
+    motion into shorter ones decides it.
+
+    Examples
+    --------
+    >>> try:
+    ...     raise UndecidedError("time_of_impact could not decide")
+    ... except RuntimeError as exc:
+    ...     print(exc)
+    time_of_impact could not decide
     """

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .collide import _pose, collide
-from .errors import InvalidArgumentError, InvalidPoseError, UnsupportedPairError
+from .errors import InvalidArgumentError, InvalidPoseError, UndecidedError, UnsupportedPairError
 from .geometry import gjk
 from .geometry import time_of_impact as toi
 from .geometry.rotation import rotation_matrix_3d
@@ -458,6 +458,16 @@ def _distance_checked(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
     pb = work.out[3:3 + dim].copy()
     normal = work.out[6:6 + dim].copy()
     if gap > tol:
+        # The gap must agree with GJK's own witness points, which lie on the shapes: a gap
+        # they undercut came from a face normal that was rounding noise (then trust the
+        # points; if they touch, collide() below decides, as for any touching pair).
+        span = pb - pa
+        wgap = float(np.sqrt(span @ span))
+        if wgap < gap - tol:
+            gap = wgap
+            if wgap > 0.0:
+                normal = span / wgap
+    if gap > tol:
         return None if gap > md else DistanceResult(gap, pa, pb, normal)
     c = collide(shape_a, pose_a, shape_b, pose_b)
     if c is None:
@@ -494,7 +504,11 @@ def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, sta
     shapes or fast the motion; the time is exact to 1e-9 (tested; usually
     far better) and never later than the first touch by more than that. A
     gap under 1e-12 of the motion's extent (the farthest any point moves
-    relative to the other shape) counts as touching.
+    relative to the other shape) counts as touching. Every time reported is
+    one at which the shapes were found touching; a near miss that would take
+    more than ``MAX_ADVANCE_STEPS`` (100,000)
+    steps to rule out (a shape grazing another for very many turns) raises
+    ``collideworld.errors.UndecidedError`` instead of guessing.
 
     Parameters
     ----------
@@ -515,6 +529,9 @@ def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, sta
         Not shapes, or of different dimensions.
     InvalidPoseError
         A bad pose, or a pose given for a half-plane or plane.
+    UndecidedError
+        Conservative advancement ran out of steps before it found a touch
+        or ruled one out (split the motion into shorter ones).
 
     Examples
     --------
@@ -555,6 +572,10 @@ def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, sta
     t = float(toi.toi_shapes(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount, p.sfirst,
                              p.scount, p.reach, 0, 1, a0, a1, b0, b1, dim, tol, work.world, work.ws, work.out,
                              work.tmp, work.pose, work.rot))
+    if t == toi.UNDECIDED:
+        raise UndecidedError(f"time_of_impact could not decide within {toi.MAX_ADVANCE_STEPS} conservative-"
+                             f"advancement steps whether the {shape_a.kind} and the {shape_b.kind} touch "
+                             f"(a near miss over very many turns?): split the motion into shorter ones")
     if t < 0.0:
         return None
     t = min(t, 1.0)
@@ -619,7 +640,9 @@ def check_trajectory(shape: Shape, poses: Any, obstacle_shapes: Any, obstacle_po
         Also check the motion between consecutive steps (positions linear, a
         2D angle linear, a 3D rotation along the shortest arc), as
         :func:`time_of_impact` does; a touch between steps ``k`` and
-        ``k + 1`` is reported as ``step = k`` with ``0 <= t < 1``.
+        ``k + 1`` is reported as ``step = k`` with ``0 <= t < 1``. Raises
+        ``collideworld.errors.UndecidedError`` where
+        :func:`time_of_impact` would.
 
     Returns
     -------
@@ -687,4 +710,8 @@ def check_trajectory(shape: Shape, poses: Any, obstacle_shapes: Any, obstacle_po
     step, t, hit = toi.trajectory_kernel(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount,
                                          p.sfirst, p.scount, p.reach, np.ascontiguousarray(rows),
                                          np.ascontiguousarray(orows), dim, bool(continuous), clearance, nearest)
+    if t == toi.UNDECIDED:
+        raise UndecidedError(f"check_trajectory could not decide within {toi.MAX_ADVANCE_STEPS} conservative-"
+                             f"advancement steps whether the motion from step {step} to step {step + 1} touches "
+                             f"obstacle {hit} (a near miss over very many turns?): add steps in between")
     return TrajectoryResult(int(step), float(t), int(hit), clearance, nearest)

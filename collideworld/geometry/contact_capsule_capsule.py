@@ -32,9 +32,13 @@ from .capsule_support import closest_segment_segment, dot, perpendicular
 from .kernel_support import finish, pair_scale
 from .result import ContactArrays
 
-__all__ = ["contact_capsule_capsule"]
+__all__ = ["contact_capsule_capsule", "PARALLEL_SIN2"]
 
 F64 = NDArray[np.float64]
+
+#: Cores whose angle has ``sin^2`` at most this are treated as parallel (3D): the cross
+#: product's direction errs by ~eps / sin, the parallel answer by ~sin; 1e-16 balances them.
+PARALLEL_SIN2 = 1e-16
 
 
 def _unit(v: F64) -> tuple[F64, NDArray[np.bool_]]:
@@ -126,6 +130,9 @@ def contact_capsule_capsule(a0: F64, a1: F64, radius_a: F64, b0: F64, b1: F64, r
                           da[:, 2] * db[:, 0] - da[:, 0] * db[:, 2],
                           da[:, 0] * db[:, 1] - da[:, 1] * db[:, 0]], axis=1)
         feature, ok_c = _unit(cross)
+        # Nearly parallel cores (sin^2 of their angle under PARALLEL_SIN2): da x db is then
+        # rounding noise (its components err by ~eps |da||db|), and so is its direction.
+        ok_c &= dot(cross, cross) > PARALLEL_SIN2 * dot(da, da) * dot(db, db)
         use_feature = inner_a & inner_b & ok_c
     # the feature's direction, turned to point from a to b (kept as is when w vanishes)
     flip = dot(feature, w) < 0.0
@@ -134,6 +141,21 @@ def contact_capsule_capsule(a0: F64, a1: F64, radius_a: F64, b0: F64, b1: F64, r
     if dim == 3:
         fallback = np.where(ok_c[:, None], feature, fallback)
     normal = np.where(use_feature[:, None], feature, np.where((dist > 0.0)[:, None], w_unit, fallback))
+    if dim == 3:
+        # Parallel cores whose projections on the axis overlap: the closest points are a
+        # perpendicular pair, but Ericson's parameters are not unique there and rounding
+        # leaves w an axial component (all of w when the cores meet). Only w's part across
+        # the axis is the gap; when that is zero every perpendicular is an MTD direction.
+        aa = dot(da, da)
+        pb0 = dot(b0 - a0, da)
+        pb1 = dot(b1 - a0, da)
+        parallel = ~ok_c & (aa > 0.0) & (dot(db, db) > 0.0) & (np.maximum(pb0, pb1) >= 0.0) \
+            & (np.minimum(pb0, pb1) <= aa)
+        across = w - (dot(w, da) / np.where(aa > 0.0, aa, 1.0))[:, None] * da
+        gap = np.sqrt(dot(across, across))
+        across_unit = across / np.where(gap > 0.0, gap, 1.0)[:, None]
+        normal = np.where(parallel[:, None], np.where((gap > 0.0)[:, None], across_unit, fallback), normal)
+        dist = np.where(parallel, gap, dist)
     signed = radius - dist
     if dim == 2:
         over, sat_normal, any_axis = _sat_2d(da, b0 - a0, b1 - a0)

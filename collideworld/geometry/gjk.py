@@ -305,14 +305,18 @@ def _face_weights(ws: NDArray[np.float64], i0: int, i1: int, i2: int, i3: int, k
 
 @_jit
 def _nearest_on_simplex(ws: NDArray[np.float64], m: int, best_lam: NDArray[np.float64],
-                        lam: NDArray[np.float64]) -> tuple[int, float]:
+                        lam: NDArray[np.float64], most: int) -> tuple[int, float]:
     """(mask of the face used, squared distance) of the simplex point nearest the origin.
 
-    ``best_lam`` (4,) receives the weight of each simplex vertex (0 off the face).
+    Only faces of at most ``most`` vertices are tried (3: the boundary of a
+    tetrahedron). ``best_lam`` (4,) receives the weight of each simplex
+    vertex (0 off the face).
     """
     best = math.inf
     best_mask = 0
     for mask in range(1, 1 << m):
+        if mask == 15 and most < 4:
+            continue
         k = 0
         i0 = 0
         i1 = 0
@@ -464,17 +468,19 @@ def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, 
         for i in range(3):
             ws[4 + m, i] = world[ia, i]
             ws[8 + m, i] = world[ib, i]
-        mask, nn = _nearest_on_simplex(ws, m + 1, tmp4, ws[13])
-        if mask == 0 or not nn < vv:
-            break  # rounding stalled the descent: keep the previous simplex and v
+        mask, nn = _nearest_on_simplex(ws, m + 1, tmp4, ws[13], 4)
         if mask == 15 and not _holds_origin(ws):
             # The Gram-matrix weights of a thin tetrahedron (its apex w nearly in the plane of
             # the triangle, as where two faces are nearly parallel) carry errors of order
             # eps / height^2, enough to put an origin 1e-10 of the size outside inside.
             # The signed volumes (Ericson RTCD 9.5.2 via 5.1.6's orientation tests) err by
-            # only eps * size^3: when they see the origin outside a face, keep the previous
-            # simplex, whose v is then an upper bound of a distance that is not 0.
-            break
+            # only eps * size^3: when they see the origin outside a face, the nearest point is
+            # on the boundary, so the descent goes on from the best of the four triangles.
+            # (Stopping at the previous simplex instead left flush boxes that touch with a v
+            # a quarter of their size long, and distance() reported that as the gap.)
+            mask, nn = _nearest_on_simplex(ws, m + 1, tmp4, ws[13], 3)
+        if mask == 0 or not nn < vv:
+            break  # rounding stalled the descent: keep the previous simplex and v
         # keep only the face used, with its weights, packed to the front
         k = 0
         for j in range(m + 1):
@@ -557,10 +563,29 @@ def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, 
     nx /= length
     ny /= length
     nz /= length
+    vlen = math.sqrt(vv)
+    dist = vlen
+    if m > 1:
+        # The origin's distance to the face's plane (or line) is at most |v|, v being a point
+        # of that face, and equal to it in exact arithmetic. A larger one means the face's
+        # normal is noise: a sliver face, or (an edge in 3D) the direction of a v that is
+        # itself a rounding residue, as where two flush faces touch and v ~ 1e-17 made
+        # v.w0 / |v| come out 0.8. Then only |v| (the witness points' own distance) is
+        # trusted, along v; otherwise the face's value, better conditioned near touching.
+        size = 0.0
+        for j in range(m):
+            for i in range(3):
+                size = max(size, abs(ws[j, i]))
+        face = max(0.0, -(nx * ws[0, 0] + ny * ws[0, 1] + nz * ws[0, 2]))
+        if face <= vlen + 1e-12 * size:
+            dist = min(face, vlen)
+        else:
+            nx = -vx / vlen
+            ny = -vy / vlen
+            nz = -vz / vlen
     out[6] = nx + 0.0  # + 0.0: no -0.0 components, whichever way the simplex ran
     out[7] = ny + 0.0
     out[8] = nz + 0.0
-    dist = math.sqrt(vv) if m == 1 else max(0.0, -(nx * ws[0, 0] + ny * ws[0, 1] + nz * ws[0, 2]))
     # Stopped by rounding (no progress, a repeated support point, the iteration cap, a
     # tetrahedron whose weights and volumes disagree) with no separating direction met, |v|
     # only bounds the distance from above: near nearly parallel faces an overlapping pair can

@@ -31,14 +31,31 @@ Advancement converges slowly when rotation dominates ``B`` (each step
 shrinks the remaining time by the factor ``1 - closing speed / B``). Once two
 steps have been made, a secant step on the distance proposes a time; if the
 shapes touch there, the first touch lies between the last safe time and it,
-and bisection on "touching or not" pins it down to rounding. If several
-touches fall inside that (tiny) bracket, the reported one may be a later
-one, by at most the bracket's width.
+and bisection pins it down to rounding, moving its lower end only over
+stretches the gaps at both ends prove free of touches (the gap changes at
+most at the rate ``|v_b - v_a| + |omega_a| reach_a + |omega_b| reach_b``).
+When that proof fails, the bracket may hold a touch that ends again (a
+spinning stick passing through a ball), and plain advancement takes over.
 
 A gap below ``1e-12`` of the motion's extent (``|v_b - v_a| + |omega_a|
 reach_a + |omega_b| reach_b``, the farthest any point moves relative to the
 other shape) counts as a touch; it bounds the number of steps a near miss
 takes.
+
+Fast spins: ``B`` grows with the spin, so a shape turning many times near
+another takes a step per fraction of a turn. A second bound needs no spin
+of its own: a lies within ``reach_a`` of its origin ``o_a``, so the gap is
+at least ``dist(o_a, b) - reach_a``, and that closes no faster than
+``|v_b - v_a| + |omega_b| reach_b`` (``o_a`` only translates; every point of
+b moves at most that fast relative to it); likewise with a and b swapped.
+Each iteration steps by the largest of the three safe steps. A shape
+spinning in place beside one that stays out of its swept disc is thus
+decided at once, however many turns it makes.
+
+NOTE: after ``MAX_ADVANCE_STEPS`` steps without reaching a touch or the end
+of the motion (a near miss grazing for very many turns), the kernel returns
+``UNDECIDED`` instead of a time: it reports no touch it has not verified,
+and callers say so (:class:`~collideworld.errors.UndecidedError`).
 """
 
 from __future__ import annotations
@@ -48,13 +65,16 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from .gjk import _jit, angular_speed, piece_distance, pose_at, shape_distance, transform_shape
+from .gjk import _jit, angular_speed, gjk_closest, piece_distance, pose_at, shape_distance, transform_shape
 from .tolerance import REL_TOUCH_TOL
 
-__all__ = ["toi_shapes", "trajectory_kernel", "MAX_ADVANCE_STEPS", "NEAR_MISS"]
+__all__ = ["toi_shapes", "trajectory_kernel", "MAX_ADVANCE_STEPS", "NEAR_MISS", "UNDECIDED"]
 
-#: Conservative-advancement steps before giving up and reporting the last safe time as a touch.
+#: Conservative-advancement steps before giving up: the answer is then UNDECIDED, never a touch.
 MAX_ADVANCE_STEPS = 100_000
+
+#: What :func:`toi_shapes` returns when it ran out of steps (no touch found, none ruled out).
+UNDECIDED = -2.0
 
 #: A gap below this fraction of the motion's extent counts as a touch.
 NEAR_MISS = 1e-12
@@ -93,6 +113,48 @@ def _safe_step(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: ND
 
 
 @_jit
+def _point_to_shape(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
+                    prad: NDArray[np.float64], pplane: NDArray[np.int64], first: int, count: int, px: float,
+                    py: float, pz: float, scratch: NDArray[np.float64], ws: NDArray[np.float64],
+                    tmp: NDArray[np.float64]) -> float:
+    """Distance from the point ``(px, py, pz)`` to the pieces ``first .. first + count - 1`` (0 inside).
+
+    ``scratch`` holds the point and one piece's vertices at a time (rows
+    ``1 + max piece size``), for :func:`~collideworld.geometry.gjk.gjk_closest`.
+    """
+    best = math.inf
+    scratch[0, 0] = px
+    scratch[0, 1] = py
+    scratch[0, 2] = pz
+    for ip in range(first, first + count):
+        v0 = pfirst[ip]
+        if pplane[ip] == 1:  # a half-space: its normal row and offset
+            d = world[v0, 0] * px + world[v0, 1] * py + world[v0, 2] * pz - prad[ip]
+        else:
+            for k in range(pcount[ip]):
+                for i in range(3):
+                    scratch[1 + k, i] = world[v0 + k, i]
+            d = gjk_closest(scratch, 0, 1, 1, pcount[ip], ws, tmp) - prad[ip]
+        best = min(best, d)
+    return max(best, 0.0)
+
+
+@_jit
+def _origin_step(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
+                 prad: NDArray[np.float64], pplane: NDArray[np.int64], first: int, count: int,
+                 origin: NDArray[np.float64], reach_own: float, rate: float, scratch: NDArray[np.float64],
+                 ws: NDArray[np.float64], tmp: NDArray[np.float64]) -> float:
+    """Safe step from one shape's origin: ``(dist(origin, other) - own reach) / rate``; 0 if none."""
+    lower = _point_to_shape(world, pfirst, pcount, prad, pplane, first, count, origin[0], origin[1], origin[2],
+                            scratch, ws, tmp) - reach_own
+    if not lower > 0.0:
+        return 0.0
+    if not rate > 0.0:
+        return math.inf
+    return lower / rate
+
+
+@_jit
 def toi_shapes(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
                prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
                svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
@@ -100,7 +162,7 @@ def toi_shapes(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: ND
                pb0: NDArray[np.float64], pb1: NDArray[np.float64], dim: int, tol: float,
                world: NDArray[np.float64], ws: NDArray[np.float64], out: NDArray[np.float64],
                tmp: NDArray[np.float64], pose: NDArray[np.float64], rot: NDArray[np.float64]) -> float:
-    """First time in [0, 1] at which shapes ``a`` and ``b`` touch, or -1.0 if they never do.
+    """First time in [0, 1] at which shapes ``a`` and ``b`` touch, -1.0 if they never do, or ``UNDECIDED``.
 
     ``a`` moves from pose ``pa0`` to ``pa1``, ``b`` from ``pb0`` to ``pb1``.
     On a touch, ``out`` (11,) holds the closest points and normal at that
@@ -129,8 +191,19 @@ def toi_shapes(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: ND
     vy = (pb1[1] - pb0[1]) - (pa1[1] - pa0[1])
     vz = (pb1[2] - pb0[2]) - (pa1[2] - pa0[2])
     spin = angular_speed(pa0, pa1, dim) * reach[a] + angular_speed(pb0, pb1, dim) * reach[b]
-    extent = math.sqrt(vx * vx + vy * vy + vz * vz) + spin
+    speed = math.sqrt(vx * vx + vy * vy + vz * vz)
+    extent = speed + spin
+    spin_a = angular_speed(pa0, pa1, dim) * reach[a]
+    spin_b = angular_speed(pb0, pb1, dim) * reach[b]
+    biggest = 1
+    for ip in range(sfirst[a], sfirst[a] + scount[a]):
+        biggest = max(biggest, pcount[ip])
+    for ip in range(sfirst[b], sfirst[b] + scount[b]):
+        biggest = max(biggest, pcount[ip])
+    scratch = np.empty((biggest + 1, 3))
+    origin = np.empty(8)
     t = 0.0
+    secant = True
     t_prev = -1.0
     d_prev = math.inf
     for it in range(MAX_ADVANCE_STEPS):
@@ -148,17 +221,34 @@ def toi_shapes(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: ND
             step = d / bound
         else:
             step = math.inf
+        if spin > 0.0 and step < math.inf:
+            # the origin bounds (module docstring), worth their GJK calls only when spin inflates B
+            if pplane[sfirst[a]] == 0:
+                pose_at(pa0, pa1, t, dim, origin)
+                step = max(step, _origin_step(world, pfirst, pcount, prad, pplane, sfirst[b], scount[b], origin,
+                                              reach[a], speed + spin_b, scratch, ws, tmp))
+            if pplane[sfirst[b]] == 0:
+                pose_at(pb0, pb1, t, dim, origin)
+                step = max(step, _origin_step(world, pfirst, pcount, prad, pplane, sfirst[a], scount[a], origin,
+                                              reach[b], speed + spin_a, scratch, ws, tmp))
         if step == math.inf:
             return -1.0  # nothing moves towards anything: the gap stays
-        if it >= 1 and d_prev > d:
+        if secant and it >= 1 and d_prev > d:
             # secant probe: where the distance would reach 0 if it kept falling as it did
             ts = t + d * (t - t_prev) / (d_prev - d)
             if t < ts <= 1.0:
                 ds = _distance_at(ts, verts, pfirst, pcount, prad, pplane, svfirst, svcount, sfirst, scount, a, b,
                                   pa0, pa1, pb0, pb1, dim, world, ws, out, tmp, pose, rot)
                 if ds <= tol:
+                    # Bisection keeps [t, lo] proved free of touches: an apart mid moves lo only
+                    # when the cones d(lo) - E (s - lo) and d(mid) - E (mid - s) stay above tol
+                    # over [lo, mid] (E = extent bounds how fast the gap can fall or rise). A
+                    # plain "apart, so lo = mid" skipped whole touches: a spinning stick passing
+                    # through a ball, then reported on its next pass.
                     lo = t
+                    d_lo = d
                     hi = ts
+                    proved = True
                     for _ in range(200):
                         mid = 0.5 * (lo + hi)
                         if mid <= lo or mid >= hi:
@@ -167,19 +257,26 @@ def toi_shapes(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: ND
                                           scount, a, b, pa0, pa1, pb0, pb1, dim, world, ws, out, tmp, pose, rot)
                         if dm <= tol:
                             hi = mid
-                        else:
+                        elif d_lo + dm - extent * (mid - lo) > 2.0 * tol:
                             lo = mid
-                    _distance_at(hi, verts, pfirst, pcount, prad, pplane, svfirst, svcount, sfirst, scount, a, b,
-                                 pa0, pa1, pb0, pb1, dim, world, ws, out, tmp, pose, rot)
-                    return hi
+                            d_lo = dm
+                        else:
+                            proved = False
+                            break
+                    if proved:
+                        _distance_at(hi, verts, pfirst, pcount, prad, pplane, svfirst, svcount, sfirst, scount, a,
+                                     b, pa0, pa1, pb0, pb1, dim, world, ws, out, tmp, pose, rot)
+                        return hi
+                    # the bracket may hide a pass in and out of touch: advance conservatively from here on
+                    secant = False
         t_prev = t
         d_prev = d
         t = t + step
         if t > 1.0:
             return -1.0
-    # NOTE: only a near miss grazing for a very long time gets here; the last
-    # safe time is reported as a touch rather than risk missing one
-    return t
+    # NOTE: only a near miss grazing for a very long time gets here. No touch was
+    # found before t and none ruled out after it: say so rather than guess.
+    return UNDECIDED
 
 
 @_jit
@@ -236,7 +333,8 @@ def trajectory_kernel(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pco
     Discretely, the first step at which some obstacle touches (the lowest
     index if several), with ``t = 0``; with ``continuous``, the first touch
     while moving from step ``k`` to ``k + 1`` (poses interpolated as in
-    :func:`toi_shapes`), if earlier.
+    :func:`toi_shapes`), if earlier; ``(k, UNDECIDED, j)`` when
+    :func:`toi_shapes` could not decide obstacle ``j`` over that interval.
 
     Obstacles whose bounding discs (balls) are farther than the best gap so
     far are skipped without running GJK.
@@ -327,6 +425,8 @@ def trajectory_kernel(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pco
                 continue
             t = toi_shapes(verts, pfirst, pcount, prad, pplane, svfirst, svcount, sfirst, scount, reach, 0, s,
                            ps0, ps1, po0, po1, dim, tol, world, ws, out, tmp, pose, rot)
+            if t == UNDECIDED:  # neither a touch nor none: the caller must not guess
+                return k, UNDECIDED, j
             if t >= 0.0 and t < best_t:
                 best_t = t
                 best_j = j

@@ -8,6 +8,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from ..contact_capsule_capsule import PARALLEL_SIN2
 from ..result import ContactArrays
 from .capsule_support import closest_segment_segment_row, dot_row, perpendicular_row
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
@@ -111,8 +112,12 @@ def _rows(a0: NDArray[np.float64], a1: NDArray[np.float64], ra: NDArray[np.float
                     feat[0] = w[0] / safe
                     feat[1] = w[1] / safe
         else:
-            ok_c = _unit_into(da[1] * db[2] - da[2] * db[1], da[2] * db[0] - da[0] * db[2],
-                              da[0] * db[1] - da[1] * db[0], 3, feat)
+            cx = da[1] * db[2] - da[2] * db[1]
+            cy = da[2] * db[0] - da[0] * db[2]
+            cz = da[0] * db[1] - da[1] * db[0]
+            ok_c = _unit_into(cx, cy, cz, 3, feat)
+            # nearly parallel cores: the cross product is rounding noise (see the numpy kernel)
+            ok_c = ok_c and cx * cx + cy * cy + cz * cz > PARALLEL_SIN2 * dot_row(da, da, 3) * dot_row(db, db, 3)
             use_feature = inner_a and inner_b and ok_c
         if dot_row(feat, w, dim) < 0.0:
             for k in range(dim):
@@ -128,6 +133,19 @@ def _rows(a0: NDArray[np.float64], a1: NDArray[np.float64], ra: NDArray[np.float
                 normal[i, k] = w[k] / safe
             else:
                 normal[i, k] = fallback[k]
+        if dim == 3 and not ok_c:
+            # parallel cores overlapping along the axis: only w's part across the axis is the gap
+            aa = dot_row(da, da, 3)
+            pb0 = (b0[i, 0] - a0[i, 0]) * da[0] + (b0[i, 1] - a0[i, 1]) * da[1] + (b0[i, 2] - a0[i, 2]) * da[2]
+            pb1 = (b1[i, 0] - a0[i, 0]) * da[0] + (b1[i, 1] - a0[i, 1]) * da[1] + (b1[i, 2] - a0[i, 2]) * da[2]
+            if aa > 0.0 and dot_row(db, db, 3) > 0.0 and max(pb0, pb1) >= 0.0 and min(pb0, pb1) <= aa:
+                along = dot_row(w, da, 3) / aa
+                for k in range(3):
+                    u[k] = w[k] - along * da[k]
+                gap = math.sqrt(dot_row(u, u, 3))
+                for k in range(3):
+                    normal[i, k] = u[k] / gap if gap > 0.0 else fallback[k]
+                dist = gap
         signed = radius - dist
         if dim == 2:
             for k in range(2):
