@@ -34,6 +34,7 @@ from .errors import (
     InvalidShapeError,
     MissingExtraError,
     ScenarioError,
+    UndecidedError,
     UnknownIdError,
     UnsupportedPairError,
 )
@@ -73,6 +74,7 @@ __all__ = [
     "frustum_planes_from_matrix",
     "CollideWorldError", "InvalidShapeError", "InvalidPoseError", "InvalidArgumentError",
     "UnsupportedPairError", "DuplicateIdError", "UnknownIdError", "ScenarioError", "MissingExtraError",
+    "UndecidedError",
     "distance", "time_of_impact", "check_trajectory", "DistanceResult", "ImpactResult", "TrajectoryResult",
     "warm_up", "set_threads", "get_threads", "__version__",
 ]

@@ -1473,6 +1473,13 @@ class World:
             ``(id, t, normal, point)``, ``t`` in [0, 1], sorted by ``t`` then
             add order; the normal points from the moving shape to the body.
 
+        Raises
+        ------
+        UndecidedError
+            As :func:`~collideworld.time_of_impact`, when a candidate's motion
+            grazes it for so many turns that the search runs out of steps
+            (split the motion into shorter casts).
+
         Examples
         --------
         >>> from collideworld import Box, Circle, World
