@@ -315,7 +315,7 @@ class World:
         >>> _ = w.step()
         >>> twin = pickle.loads(pickle.dumps(w))
         >>> twin.move(1, position=(5, 0)); w.move(1, position=(5, 0))
-        >>> twin.step().ended == w.step().ended == [(0, 1)]
+        >>> list(twin.step().ended) == list(w.step().ended) == [(0, 1)]
         True
         """
         import pickle
