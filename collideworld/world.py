@@ -240,6 +240,16 @@ class World:
         points in 2D and 4 in 3D. Off by default: they cost a measured
         large share of a busy frame (see ``benchmarks/manifolds.py``).
 
+    Notes
+    -----
+    A world pickles: ``pickle.dumps(world)``, ``copy.deepcopy(world)`` and
+    handing it to a process pool give a world that answers exactly like
+    this one from then on (pairs, events, normals, contact points and
+    feature ids, queries, the next free id), on either backend. The pickle
+    holds arrays, shapes and bookkeeping, no compiled code and no locks;
+    a pickle of another layout (``World.PICKLE_FORMAT``) is refused with
+    the release that wrote it.
+
     Examples
     --------
     >>> from collideworld import World, Box, Circle
@@ -287,7 +297,7 @@ class World:
 
     # -- pickling ---------------------------------------------------------------------------
 
-    #: The layout of a pickled world's state (see :meth:`__reduce__`). Bump it whenever an attribute of
+    #: The layout of a pickled world's state (see ``World.__reduce__``). Bump it whenever an attribute of
     #: a pickled part (the world, its BodyStore, IdRegistry, broadphases, PairCache) is added, removed
     #: or changes meaning, and add the release that wrote the old one to ``_PICKLE_WRITERS``.
     PICKLE_FORMAT = 1

@@ -128,7 +128,7 @@ def _arrow_entry(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 class ArrowScenarioWriter:
-    """Write a scenario in the Arrow form, frame by frame (same calls as :class:`ScenarioWriter`).
+    """Write a scenario in the Arrow form, frame by frame (the calls of :class:`~.ScenarioWriter`).
 
     Parameters
     ----------
@@ -267,7 +267,7 @@ class ArrowScenarioWriter:
                     comment: str | None = None, *, set: Iterable[Any] = (),  # noqa: A002 - the format's key
                     expect_distance: Iterable[Any] | None = None,
                     expect_impact: Iterable[Any] | None = None) -> None:
-        """Add one frame (one step); the arguments are those of :meth:`ScenarioWriter.write_frame`.
+        """Add one frame (one step); the arguments are those of :meth:`~.ScenarioWriter.write_frame`.
 
         ``comment`` is not kept (the Arrow form has no comments). Nothing is
         added when an argument is rejected.
@@ -301,7 +301,7 @@ class ArrowScenarioWriter:
             self.flush()
 
     def write(self, frame: Any) -> None:
-        """Write a :class:`Frame` as read by the reader (copying a file)."""
+        """Write a :class:`~collideworld.scenario.Frame` as read by the reader (copying a file)."""
         self.write_frame(remove=frame.remove, add=frame.add, move=frame.move,
                          expect=frame.expect, expect_contacts=frame.expect_contacts, set=frame.set,
                          expect_distance=frame.expect_distance, expect_impact=frame.expect_impact)
@@ -640,7 +640,7 @@ def convert(source: str | os.PathLike[str], target: str | os.PathLike[str], *, b
             **reader_limits: Any) -> int:
     """Copy a scenario between the text and the Arrow forms (by the suffixes); returns the frames copied.
 
-    The source is read with the full checks of :func:`read_scenario` first,
+    The source is read with the full checks of :func:`~collideworld.scenario.read_scenario` first,
     so only a valid file is converted. The copy has the same header and, per
     frame, the same keys with the same values: every float bit for bit,
     every id of its kind (``1`` and ``"1"`` stay apart). Comments (keys
