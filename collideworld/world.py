@@ -183,9 +183,15 @@ def _make_broadphase(broadphase: Any, dim: int, backend: str) -> Broadphase:
 _PICKLE_WRITERS: dict[int, str] = {}
 
 
-def _unpickle_world(fmt: Any, release: Any, payload: Any) -> World:
-    """A World from the state :meth:`World.__reduce__` pickled; the format is checked before the state is read."""
+def _unpickle_world(fmt: Any, release: Any, payload: Any, cls: Any = None) -> World:
+    """A World (or the subclass ``cls``) from the state ``World.__reduce__`` pickled; the format is checked
+    before the state is read."""
     import pickle
+
+    if cls is None:
+        cls = World
+    if not (isinstance(cls, type) and issubclass(cls, World)):
+        raise InvalidArgumentError(f"not a pickled collideworld World: {cls!r} is not a World class")
 
     if (isinstance(fmt, bool) or not isinstance(fmt, int) or not isinstance(release, str)
             or not isinstance(payload, bytes)):
@@ -198,7 +204,7 @@ def _unpickle_world(fmt: Any, release: Any, payload: Any) -> World:
             f"this World was pickled by collideworld {release} in world pickle format {fmt}; this collideworld "
             f"reads format {World.PICKLE_FORMAT} only: load it with collideworld {writer}")
     state = pickle.loads(payload)
-    world = World.__new__(World)
+    world = cls.__new__(cls)
     world.__dict__.update(state)
     if world.backend == "compiled":
         # fails with the backend's own message where numba is missing
@@ -302,7 +308,7 @@ class World:
     #: or changes meaning, and add the release that wrote the old one to ``_PICKLE_WRITERS``.
     PICKLE_FORMAT = 1
 
-    def __reduce__(self) -> tuple[Any, tuple[int, str, bytes]]:
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickle, deep-copy or send the world to another process.
 
         The state is the world's arrays, shapes and bookkeeping, nested in
@@ -333,7 +339,9 @@ class World:
         state = {k: v for k, v in self.__dict__.items() if k != "_index"}
         package = sys.modules.get(__package__ or "collideworld")
         release = str(getattr(package, "__version__", "?"))
-        return (_unpickle_world, (self.PICKLE_FORMAT, release, pickle.dumps(state, pickle.HIGHEST_PROTOCOL)))
+        args: tuple[Any, ...] = (self.PICKLE_FORMAT, release, pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+        # a subclass comes back as itself (named by reference, like any pickled class)
+        return (_unpickle_world, args if type(self) is World else (*args, type(self)))
 
     # -- what is in the world -------------------------------------------------------------
 

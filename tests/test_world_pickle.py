@@ -307,6 +307,35 @@ def test_pickle_of_another_format_names_the_release_it_needs():
         pickle.loads(pickle.dumps(Broken()))
 
 
+class Tagged(World):
+    """A subclass with a field of its own."""
+
+    def __init__(self, *args, tag="t", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.tag = tag
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_subclass_comes_back_as_itself(backend):
+    w = Tagged(2, backend=backend, tag="mine")
+    w.add(Circle(1.0), position=(0, 0), id="a")
+    w.add(Circle(1.0), position=(1.5, 0), id="b")
+    w.step()
+    for twin in (pickle.loads(pickle.dumps(w)), copy.deepcopy(w)):
+        assert type(twin) is Tagged and twin.tag == "mine"
+        twin.move("b", position=(5.0, 0.0))
+        assert list(twin.step().ended) == [("a", "b")]
+
+
+def test_a_pickle_naming_a_class_that_is_no_world_is_refused():
+    class Impostor:
+        def __reduce__(self):
+            return (_unpickle_world, (World.PICKLE_FORMAT, "0.7.0", b"", dict))
+
+    with pytest.raises(InvalidArgumentError, match="is not a World class"):
+        pickle.loads(pickle.dumps(Impostor()))
+
+
 def _continue_remote(world, frames):
     answers = []
     for ops, probes in frames:
