@@ -2,13 +2,14 @@
 
 The loop: N units (circles and boxes) on a field, every unit moving every
 frame (``move_many`` with positions and angles), then ``step()``. The same
-seeded loop runs bare on a ``World``, then recorded to ``.jsonl`` and to
-``.jsonl.gz``; each is run ``--repeat`` times, interleaved, and the best time
+seeded loop runs bare on a ``World``, then recorded to ``.jsonl``, to
+``.jsonl.gz`` and to the Arrow form ``.arrows``; each is run ``--repeat`` times, interleaved, and the best time
 is kept, in CPU seconds of the process (the machine is shared). Prints seconds, the ratio recorded / bare
 and the file sizes, then checks that each file replays with no mismatch.
 
     python benchmarks/recorder.py                 # 2,000 units, 300 frames
     python benchmarks/recorder.py --units 10000 --frames 100
+    python benchmarks/recorder.py --frames 200    # the figures of benchmarks/results/recorder-arrow.md
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ def main() -> None:
     if args.no_orjson:
         writer._orjson = None
     folder = tempfile.mkdtemp()
-    paths = {suffix: os.path.join(folder, "loop" + suffix) for suffix in (".jsonl", ".jsonl.gz")}
+    # .arrows: the Arrow form (an IPC stream of record batches; needs pyarrow, the arrow extra)
+    paths = {suffix: os.path.join(folder, "loop" + suffix) for suffix in (".jsonl", ".jsonl.gz", ".arrows")}
 
     def bare() -> None:
         game_loop(World(dim=2), args.units, args.frames, turn=not args.no_turn)

@@ -769,6 +769,18 @@ class BodyStore:
             push(self._free, s)
         self.count -= len(slots)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # world_x / world_y are views of world_xy: pickled apart they would be copies that no longer follow it
+        state = self.__dict__.copy()
+        state.pop("world_x", None)
+        state.pop("world_y", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "world_xy" in state:
+            self._plane_views()
+
     def _plane_views(self) -> None:
         """Point ``world_x`` / ``world_y`` at the x and y of ``world_xy``: one copy of the posed vertices."""
         self.world_x = self.world_xy[:, :, 0].T

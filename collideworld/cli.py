@@ -54,7 +54,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 SCHEDULER_TIMEOUT_SECONDS = 20.0
 #: In a serial replay, files larger than this get a bar of their own bytes.
 PROGRESS_MIN_BYTES = 4 * 1024 * 1024
-_SUFFIXES = (".jsonl", ".jsonl.gz")
+_SUFFIXES = (".jsonl", ".jsonl.gz", ".arrows", ".parquet")
 
 
 class _UsageError(Exception):
@@ -661,6 +661,18 @@ def _limits(args: argparse.Namespace) -> Any:
             if (value := getattr(args, key, None)) is not None}
 
 
+def _cmd_convert(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .scenario.arrow import convert
+
+    _check_one_file(args.source)
+    for path in (args.source, args.target):
+        if not path.endswith(_SUFFIXES):
+            raise _UsageError(f"{path}: the form is told by the suffix, one of {', '.join(_SUFFIXES)}")
+    frames = convert(args.source, args.target)
+    print(f"{args.target}: {plural(frames, 'frame')} from {args.source}", file=out)
+    return EXIT_OK
+
+
 def _parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -675,7 +687,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("replay", help="replay scenario files and check their expectations")
     p.add_argument("paths", nargs="+", metavar="PATH",
-                   help="scenario files or folders (searched for *.jsonl and *.jsonl.gz, "
+                   help="scenario files or folders (searched for *.jsonl, *.jsonl.gz, *.arrows and *.parquet, "
                         "skipping folders named 'invalid')")
     p.add_argument("--backend", choices=("auto", "compiled", "numpy"), default="auto",
                    help="the World's kernels: compiled (numba), numpy, or auto (compiled when numba imports)")
@@ -690,6 +702,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="list at most N pairs per kind of difference (default 20)")
     _add_common_options(p)
     p.set_defaults(func=_cmd_replay)
+
+    p = sub.add_parser("convert", help="copy a scenario between the text form (.jsonl, .jsonl.gz) and the "
+                                       "Arrow form (.arrows, .parquet; needs pip install 'collideworld[arrow]')")
+    p.add_argument("source", metavar="IN")
+    p.add_argument("target", metavar="OUT", help="the form from the suffix")
+    p.set_defaults(func=_cmd_convert)
 
     p = sub.add_parser("info", help="summarise a scenario file")
     p.add_argument("path", metavar="PATH")

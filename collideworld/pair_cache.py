@@ -275,6 +275,20 @@ class PairCache:
         self._prev_part_b = np.empty(0, dtype=np.int64)
         self.last: Contacts | None = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        # the kernels are a module (numpy or compiled twins): named by the backend, found again on load
+        state = self.__dict__.copy()
+        del state["_kernels"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._kernels = sys.modules[__name__]
+        if self._backend == "compiled":
+            from .compiled import pair_cache as compiled_kernels
+
+            self._kernels = compiled_kernels
+
     def pairs(self) -> set[tuple[object, object]]:
         """Id pairs in contact after the last step."""
         return set(zip(self._prev_a.tolist(), self._prev_b.tolist(), strict=True))

@@ -20,6 +20,7 @@ EXPECTED_OUTPUT = {
     "frustum_culling.py": ["touching_far_plane     INTERSECTING",
                            "the World and classify_box_planes agree on every crate"],
     "replay_in_your_tests.py": ["driving.jsonl: 122 frames", "frame 11 (line 12)", "all replay examples passed"],
+    "clearance_over_time.py": ["closest to the crate at frame 41: clearance 0.500", "clearance example passed"],
 }
 
 
@@ -47,6 +48,10 @@ def test_frustum_culling() -> None:
 
 def test_replay_in_your_tests() -> None:
     run_example("replay_in_your_tests.py")
+
+
+def test_clearance_over_time() -> None:
+    run_example("clearance_over_time.py")
 
 
 def test_every_example_is_run_here() -> None:

@@ -6,7 +6,7 @@ either returns a :class:`ReplayReport`, or raises a
 ``path:N: `` (the file as given and a 1-based line number). Never another
 exception type, and never a hang (each input runs under an alarm).
 
-Inputs come from six generators (``FUZZ_CASES``), each run for a bounded
+Inputs come from seven generators (``FUZZ_CASES``), each run for a bounded
 number of examples here:
 
 * random bytes (plain and ``.gz``);
@@ -19,7 +19,10 @@ number of examples here:
   gzip truncated or corrupted);
 * the generated files unmutated, which must replay without error;
 * the generated files with extreme but finite coordinates and sizes (1e308,
-  5e-324, -0.0, ...), which reach the world and its kernels.
+  5e-324, -0.0, ...), which reach the world and its kernels;
+* the generated files in the Arrow form (``.arrows``, ``.parquet``), whole
+  (they must replay, every frame) or cut or with bytes overwritten; there an
+  error names the schema or the batch (``path: batch N, frame F: ...``).
 
 For plain files that replay, the report must also count one frame per frame
 line: nothing is skipped silently.
@@ -117,6 +120,7 @@ class FuzzInput:
     limits: dict[str, int] = field(default_factory=dict)
     must_replay: bool = False  # a valid file: a ScenarioError is a failure too
     note: str = ""
+    frames: int | None = None  # the Arrow form: the frames a valid file holds
 
     def __repr__(self) -> str:  # what hypothesis prints for a falsifying example
         shown = self.data if len(self.data) <= 600 else self.data[:600] + b"..."
@@ -134,6 +138,11 @@ def check_input(workdir: Path, inp: FuzzInput) -> str:
             report = replay(path, ignore_truncated_tail=inp.ignore_truncated_tail, **inp.limits)
         except ScenarioError as exc:
             message = str(exc)
+            if inp.suffix in ARROW_SUFFIXES:
+                # the Arrow form names the schema, or the batch (and the frame) instead of a line
+                assert re.match(re.escape(path) + r": (schema|batch \d+(, frame \d+)?): \S", message), message
+                assert exc.path == path and not inp.must_replay, message
+                return "error"
             match = re.match(re.escape(path) + r":(\d+): \S", message)
             assert match, f"message does not start with '{path}:N: ': {message!r}"
             line = int(match.group(1))
@@ -144,6 +153,9 @@ def check_input(workdir: Path, inp: FuzzInput) -> str:
             return "error"
     assert isinstance(report, ReplayReport), report
     assert report.frames >= 0 and report.mismatch_count >= 0
+    if inp.suffix in ARROW_SUFFIXES:
+        assert inp.frames is None or report.frames == inp.frames or not inp.must_replay
+        return "ok"
     if not inp.suffix.endswith(".gz"):
         # Nothing is skipped silently: every line after the header was one frame
         # (a cut last line may be dropped only when asked to).
@@ -823,6 +835,36 @@ def extreme_generated_inputs(draw: Any) -> FuzzInput:
     return FuzzInput(encode_lines(lines), ".jsonl", opts["ignore_truncated_tail"], note=f"{count} extreme numbers")
 
 
+ARROW_SUFFIXES = (".arrows", ".parquet")
+
+
+@st.composite
+def arrow_inputs(draw: Any) -> FuzzInput:
+    """Generated scenarios in the Arrow form (a stream or Parquet, batches of 1-4 frames), valid or with
+    bytes damaged: cut at a random offset, or a few bytes overwritten."""
+    import tempfile
+
+    from collideworld.scenario.arrow import convert
+
+    lines = draw(generated_scenarios())
+    suffix = draw(st.sampled_from(ARROW_SUFFIXES))
+    with tempfile.TemporaryDirectory() as folder:
+        text, arrow = Path(folder) / "g.jsonl", Path(folder) / f"g{suffix}"
+        text.write_bytes(encode_lines(lines))
+        frames = convert(text, arrow, batch_frames=draw(st.integers(1, 4)))
+        data = arrow.read_bytes()
+    damage = draw(st.sampled_from(["none", "cut", "bytes"]))
+    if damage == "cut":
+        data = data[:draw(st.integers(0, len(data) - 1))]
+    elif damage == "bytes":
+        damaged = bytearray(data)
+        for _ in range(draw(st.integers(1, 6))):
+            damaged[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
+        data = bytes(damaged)
+    return FuzzInput(data, suffix, draw(st.booleans()), must_replay=damage == "none", note=damage,
+                     frames=frames if damage == "none" else None)
+
+
 #: name -> (strategy, examples in the default test run); tools/fuzz_reader.py runs them longer.
 FUZZ_CASES = {
     "random_bytes": (random_bytes_inputs(), 50),
@@ -831,6 +873,7 @@ FUZZ_CASES = {
     "mutated_generated": (mutated_generated_inputs(), 70),
     "generated_valid": (generated_valid_inputs(), 30),
     "extreme_numbers": (extreme_generated_inputs(), 60),
+    "arrow": (arrow_inputs(), 60),
 }
 
 
@@ -858,6 +901,7 @@ test_mutated_real_scenarios_replay_or_fail_at_a_line = _fuzz_test("mutated_real"
 test_mutated_generated_scenarios_replay_or_fail_at_a_line = _fuzz_test("mutated_generated")
 test_generated_valid_scenarios_replay = _fuzz_test("generated_valid")
 test_extreme_numbers_replay_or_fail_at_a_line = _fuzz_test("extreme_numbers")
+test_arrow_form_replays_or_fails_at_a_batch = _fuzz_test("arrow")
 
 
 def test_real_scenarios_replay_through_the_fuzz_property(workdir: Path) -> None:

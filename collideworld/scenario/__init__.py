@@ -1,5 +1,6 @@
 """Scenario files: read, write, record and replay (``docs/scenario-format.md``)."""
 
+from .arrow import ArrowScenarioWriter, contacts_table, convert, frames_table
 from .reader import (
     DEFAULT_TOLERANCE,
     FORMAT_VERSION,
@@ -57,4 +58,8 @@ __all__ = [
     "ContactMismatch",
     "DistanceMismatch",
     "ImpactMismatch",
+    "ArrowScenarioWriter",
+    "convert",
+    "frames_table",
+    "contacts_table",
 ]

@@ -34,7 +34,7 @@ import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
 from .schema import (
@@ -73,6 +73,9 @@ from .schema import (
     shape_tag,
 )
 from .source import END, TRUNCATED_TAIL, LineSource, ReaderLimits, check_path
+
+if TYPE_CHECKING:
+    from .arrow import ArrowSource
 
 __all__ = ["Frame", "Scenario", "FrameIterator", "read_scenario", "iter_frames"]
 
@@ -147,7 +150,13 @@ class _FrameReader:
         self._sum_p = 0
         self._sum_p2 = 0
         self._done = False
-        self._source = LineSource(path, limits, ignore_truncated_tail)
+        self._source: LineSource | ArrowSource
+        if path.endswith((".arrows", ".parquet")):
+            from .arrow import ArrowSource  # the Arrow form: the same frames, checked the same way
+
+            self._source = ArrowSource(path, limits, ignore_truncated_tail)
+        else:
+            self._source = LineSource(path, limits, ignore_truncated_tail)
         try:
             self.header = self._read_header()
         except BaseException:

@@ -57,12 +57,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .reader import MoveSpec, SetSpec
 from .writer import MoveBatch, ScenarioWriter, _id
+
+if TYPE_CHECKING:
+    from .arrow import ArrowScenarioWriter
 
 __all__ = ["Recorder"]
 
@@ -79,7 +82,10 @@ class Recorder:
     world : World
         The live world; it is used, not copied.
     path : str or path-like
-        The scenario file to write (gzip if it ends with ``.gz``).
+        The scenario file to write (gzip if it ends with ``.gz``; the Arrow
+        form if it ends with ``.arrows`` or ``.parquet``, written by
+        :class:`~collideworld.scenario.arrow.ArrowScenarioWriter` one record
+        batch per 32 frames, its header version 2; needs pyarrow).
     record_expect : bool
         Write each step's contact pairs as the frame's ``expect``.
     record_contacts : bool
@@ -126,8 +132,15 @@ class Recorder:
         self.world = world
         self.record_expect = record_expect
         self.record_contacts = record_contacts
-        self.writer = ScenarioWriter(path, world.dim, name=name, description=description,
-                                     tolerance=tolerance, fsync=fsync, compresslevel=compresslevel)
+        self.writer: ScenarioWriter | ArrowScenarioWriter
+        if os.fspath(path).endswith((".arrows", ".parquet")) if isinstance(path, (str, os.PathLike)) else False:
+            from .arrow import ArrowScenarioWriter  # the Arrow form (needs pyarrow): record batches of frames
+
+            self.writer = ArrowScenarioWriter(path, world.dim, name=name, description=description,
+                                              tolerance=tolerance, fsync=fsync)
+        else:
+            self.writer = ScenarioWriter(path, world.dim, name=name, description=description,
+                                         tolerance=tolerance, fsync=fsync, compresslevel=compresslevel)
         self._known: set[Any] = set()         # alive as far as the file has said
         self._added: dict[Any, None] = {}      # added since the last step (ordered)
         self._removed: list[Any] = []          # known bodies removed since the last step

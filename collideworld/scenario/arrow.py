@@ -1,0 +1,838 @@
+"""The Apache Arrow form of the scenario format: an IPC stream (``.arrows``) or Parquet (``.parquet``).
+
+The same content as the text form (``docs/scenario-format.md``, section
+"The Arrow form"): the header, and one row per frame with its ``remove``,
+``add``, ``set``, ``move`` and ``expect`` lists as list columns (poses as
+fixed-size float64 lists, every id as one struct column of an int and a
+string field, exactly one of them set) and the detailed expectations as
+their JSON text. Frames come in record batches (Parquet: row groups) of
+consecutive frames; a recorder writes one batch per ``batch_frames``
+frames, so a crash leaves every batch written before it readable.
+
+Reading turns each row back into the text form's JSON object and runs it
+through the same checks as a text line (:mod:`.frames`): a file that is
+valid in one form is valid in the other, and an error names the batch,
+the frame and the column, e.g. ``scene.arrows: batch 2, frame 37: move:
+unknown id 'b4'``. Needs ``pyarrow`` (the ``arrow`` extra).
+
+Examples
+--------
+>>> import os, tempfile
+>>> from collideworld.shapes import Circle
+>>> from collideworld.scenario import BodySpec, read_scenario
+>>> path = os.path.join(tempfile.mkdtemp(), "scene.arrows")
+>>> with ArrowScenarioWriter(path, dim=2) as w:
+...     w.write_frame(add=[BodySpec("a", Circle(1.0), (0.0, 0.0)), BodySpec(7, Circle(1.0), (1.5, 0.0))],
+...                   expect=[("a", 7)])
+>>> [(f.number, [b.id for b in f.add], f.expect) for f in read_scenario(path)]
+[(1, ['a', 7], frozenset({frozenset({'a', 7})}))]
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidArgumentError, MissingExtraError, ScenarioError
+from .schema import DEFAULT_TOLERANCE, FORMAT_VERSION, SUPPORTED_VERSIONS
+from .source import END, TRUNCATED_TAIL, ReaderLimits, _loads, check_path
+from .writer import (
+    MoveBatch,
+    _contact_to_dict,
+    _distance_to_dict,
+    _dumps,
+    _id,
+    _impact_to_dict,
+    _pair,
+    body_to_dict,
+    move_to_dict,
+    set_to_dict,
+)
+
+__all__ = ["ARROW_LAYOUT", "ARROW_SUFFIXES", "ArrowScenarioWriter", "ArrowSource", "arrow_schema", "convert",
+           "frames_table", "contacts_table", "is_arrow_path"]
+
+#: The version of the column layout below, in the schema's metadata under ``collideworld_arrow``.
+ARROW_LAYOUT = 1
+ARROW_SUFFIXES = (".arrows", ".parquet")
+_LAYOUT_KEY = b"collideworld_arrow"
+_HEADER_KEY = b"collideworld_header"
+#: the frame keys whose value is stored as its JSON text
+_JSON_COLUMNS = ("expect_contacts", "expect_distance", "expect_impact")
+_LIST_COLUMNS = ("remove", "add", "set", "move", "expect")
+
+
+def _pa() -> Any:
+    try:
+        import pyarrow
+    except ImportError:
+        raise MissingExtraError("the Arrow form of scenario files needs pyarrow: "
+                                "pip install 'collideworld[arrow]'") from None
+    return pyarrow
+
+
+def is_arrow_path(path: Any) -> bool:
+    """Whether ``path`` names the Arrow form (``.arrows`` or ``.parquet``), by its suffix.
+
+    Examples
+    --------
+    >>> is_arrow_path("run.arrows"), is_arrow_path("run.parquet"), is_arrow_path("run.jsonl")
+    (True, True, False)
+    """
+    return isinstance(path, (str, os.PathLike)) and os.fspath(path).endswith(ARROW_SUFFIXES)
+
+
+def arrow_schema(dim: int, header: Mapping[str, Any] | None = None) -> Any:
+    """The Arrow schema of a ``dim``-D scenario (with ``header`` as metadata when given).
+
+    Examples
+    --------
+    >>> print(arrow_schema(2).field("move").type)
+    list<item: struct<id: struct<int: int64, str: string>, position: fixed_size_list<item: double>[2], \
+angle: double, normal: fixed_size_list<item: double>[2], offset: double>>
+    """
+    pa = _pa()
+    ident = pa.struct([("int", pa.int64()), ("str", pa.string())])
+    point = pa.list_(pa.float64(), dim)
+    rotation = ("angle", pa.float64()) if dim == 2 else ("quaternion", pa.list_(pa.float64(), 4))
+    add = pa.struct([("id", ident), ("shape", pa.string()), ("position", point), rotation,
+                     ("static", pa.bool_()), ("category", pa.int64()), ("mask", pa.int64())])
+    change = pa.struct([("id", ident), ("static", pa.bool_()), ("category", pa.int64()), ("mask", pa.int64()),
+                        ("shape", pa.string())])
+    move = pa.struct([("id", ident), ("position", point), rotation, ("normal", point), ("offset", pa.float64())])
+    pair = pa.struct([("a", ident), ("b", ident)])
+    fields = [pa.field("frame", pa.int64(), nullable=False), ("remove", pa.list_(ident)), ("add", pa.list_(add)),
+              ("set", pa.list_(change)), ("move", pa.list_(move)), ("expect", pa.list_(pair))]
+    fields += [(name, pa.string()) for name in _JSON_COLUMNS]
+    metadata = None
+    if header is not None:
+        metadata = {_LAYOUT_KEY: str(ARROW_LAYOUT).encode(), _HEADER_KEY: _dumps(dict(header)).encode()}
+    return pa.schema(fields, metadata=metadata)
+
+
+def _ident(value: Any) -> dict[str, Any]:
+    value = _id(value)
+    return {"int": value, "str": None} if isinstance(value, int) else {"int": None, "str": value}
+
+
+def _arrow_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A text-form list entry (add, set, move) with its id as the id struct and its shape as JSON text."""
+    out = dict(entry)
+    out["id"] = _ident(entry["id"])
+    if "shape" in out:
+        out["shape"] = _dumps(out["shape"])
+    return out
+
+
+class ArrowScenarioWriter:
+    """Write a scenario in the Arrow form, frame by frame (the calls of :class:`~.ScenarioWriter`).
+
+    Parameters
+    ----------
+    path : str or PathLike
+        ``.arrows`` (an Arrow IPC stream, for recording) or ``.parquet``.
+    dim, name, description, tolerance
+        The header's fields.
+    version : {None, 1, 2}
+        The header's format version. The Arrow header is written first and
+        never rewritten, so None means version 2 (which reads every
+        version 1 frame unchanged).
+    batch_frames : int
+        Frames per record batch (Parquet: row group). A batch is written
+        when it is full, by :meth:`flush` and by :meth:`close`; a crash
+        loses at most the frames of the batch not yet written.
+    compression : str or None
+        The IPC stream's or Parquet's buffer compression (``"zstd"``, the
+        default, ``"lz4"`` or None).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from collideworld.scenario import MoveBatch, read_scenario
+    >>> path = os.path.join(tempfile.mkdtemp(), "moves.arrows")
+    >>> with ArrowScenarioWriter(path, dim=2, batch_frames=2) as w:
+    ...     w.write_frame(add=[{"id": 0, "shape": {"type": "circle", "radius": 1.0}, "position": [0.0, 0.0]}])
+    ...     w.write_frame(move=[MoveBatch([0], positions=np.array([[0.5, 0.25]]))])
+    >>> [m.position for f in read_scenario(path) for m in f.move]
+    [(0.5, 0.25)]
+    """
+
+    def __init__(self, path: str | os.PathLike[str], dim: int, name: str | None = None,
+                 description: str | None = None, tolerance: float | None = None, *,
+                 version: int | None = None, batch_frames: int = 32, compression: str | None = "zstd",
+                 fsync: bool = False, header: Mapping[str, Any] | None = None, **_ignored: Any) -> None:
+        pa = _pa()
+        if isinstance(dim, bool) or dim not in (2, 3):
+            raise InvalidArgumentError(f"dim must be 2 or 3, got {dim!r}")
+        if version is not None and (isinstance(version, bool) or version not in SUPPORTED_VERSIONS):
+            raise InvalidArgumentError(f"version must be None, 1 or 2, got {version!r}")
+        if isinstance(batch_frames, bool) or not isinstance(batch_frames, int) or batch_frames < 1:
+            raise InvalidArgumentError(f"batch_frames must be an int >= 1, got {batch_frames!r}")
+        if header is None:
+            header = {"collideworld_scenario": FORMAT_VERSION if version is None else version, "dim": dim}
+            for key, value in (("name", name), ("description", description)):
+                if value is not None:
+                    if not isinstance(value, str):
+                        raise InvalidArgumentError(f"{key} must be a str, got {value!r}")
+                    header[key] = value
+            if tolerance is not None:
+                header["tolerance"] = float(tolerance)
+        self.path = check_path(path)
+        self.dim = dim
+        self.version = int(header["collideworld_scenario"])
+        self.tolerance = float(header.get("tolerance", DEFAULT_TOLERANCE))
+        self.frames_written = 0
+        self.batch_frames = batch_frames
+        self._fsync = fsync
+        self.schema = arrow_schema(dim, header)
+        self._types = {name: self.schema.field(name).type for name in self.schema.names}
+        self._ident_type = self._types["remove"].value_type
+        self._pending: dict[str, list[Any]] = {name: [] for name in self.schema.names}
+        self._ids_cache: tuple[Any, Any] = ((), None)
+        self._parquet = self.path.endswith(".parquet")
+        self._closed = False
+        if self._parquet:
+            import pyarrow.parquet as pq
+
+            self._out: Any = pq.ParquetWriter(self.path, self.schema, compression=compression or "none")
+            self._sink: Any = None
+        else:
+            self._sink = pa.OSFile(self.path, "wb")
+            options = pa.ipc.IpcWriteOptions(compression=compression)
+            self._out = pa.ipc.new_stream(self._sink, self.schema, options=options)
+            self._sink.flush()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    # -- building one frame's values ----------------------------------------------------------
+
+    def _id_array(self, ids: Any) -> Any:
+        """The id struct array of a batch of ids; the last one is kept (a recorder moves the same bodies)."""
+        pa = _pa()
+        if self._ids_cache[0] is ids:
+            return self._ids_cache[1]
+        plain = [_id(i) for i in ids]
+        if all(type(i) is int for i in plain):
+            ints = pa.array(np.array(plain, dtype=np.int64)) if plain else pa.array([], pa.int64())
+            arr = pa.StructArray.from_arrays([ints, pa.nulls(len(plain), pa.string())], names=["int", "str"])
+        else:
+            arr = pa.array([_ident(i) for i in plain], type=self._ident_type)
+        if isinstance(ids, tuple):
+            self._ids_cache = (ids, arr)
+        return arr
+
+    def _floats(self, values: Any, n: int, width: int, what: str) -> Any:
+        pa = _pa()
+        arr = np.ascontiguousarray(values, dtype=np.float64)
+        if arr.shape != ((n,) if width == 0 else (n, width)):
+            raise InvalidArgumentError(f"MoveBatch {what} must have shape {(n, width) if width else (n,)}, "
+                                       f"got {arr.shape}")
+        if not np.isfinite(arr).all():
+            raise InvalidArgumentError(f"MoveBatch {what} must be finite, got {arr[~np.isfinite(arr)][:3]}")
+        flat = pa.array(arr.ravel())
+        return flat if width == 0 else pa.FixedSizeListArray.from_arrays(flat, width)
+
+    def _move_batch(self, batch: MoveBatch) -> Any:
+        pa = _pa()
+        ids = self._id_array(batch.ids)
+        n = len(ids)
+        struct = self._types["move"].value_type
+        children = []
+        for field in struct:
+            name = field.name
+            if name == "id":
+                children.append(ids)
+            elif name == "position" and batch.positions is not None:
+                children.append(self._floats(batch.positions, n, self.dim, "positions"))
+            elif name == "angle" and batch.angles is not None:
+                children.append(self._floats(batch.angles, n, 0, "angles"))
+            elif name == "quaternion" and batch.quaternions is not None:
+                children.append(self._floats(batch.quaternions, n, 4, "quaternions"))
+            else:
+                children.append(pa.nulls(n, field.type))
+        return pa.StructArray.from_arrays(children, fields=list(struct))
+
+    def _entries(self, column: str, entries: list[dict[str, Any]]) -> Any:
+        return _pa().array(entries, type=self._types[column].value_type)
+
+    def write_frame(self, remove: Iterable[Any] = (), add: Iterable[Any] = (),
+                    move: Iterable[Any] = (), expect: Iterable[Any] | None = None,
+                    expect_contacts: Iterable[Any] | None = None,
+                    comment: str | None = None, *, set: Iterable[Any] = (),  # noqa: A002 - the format's key
+                    expect_distance: Iterable[Any] | None = None,
+                    expect_impact: Iterable[Any] | None = None) -> None:
+        """Add one frame (one step); the arguments are those of :meth:`~.ScenarioWriter.write_frame`.
+
+        ``comment`` is not kept (the Arrow form has no comments). Nothing is
+        added when an argument is rejected.
+        """
+        if self._closed:
+            raise ValueError(f"{self.path}: the writer is closed")
+        row: dict[str, Any] = {"frame": self.frames_written + 1}
+        removes = [_ident(i) for i in remove]
+        row["remove"] = self._entries("remove", removes) if removes else None
+        adds = [_arrow_entry(body_to_dict(b)) for b in add]
+        row["add"] = self._entries("add", adds) if adds else None
+        sets = [_arrow_entry(set_to_dict(c)) for c in set]
+        row["set"] = self._entries("set", sets) if sets else None
+        moves = []
+        for m in move:
+            moves.append(self._move_batch(m) if isinstance(m, MoveBatch)
+                         else self._entries("move", [_arrow_entry(move_to_dict(m))]))
+        moves = [m for m in moves if len(m)]
+        row["move"] = (moves[0] if len(moves) == 1 else _pa().concat_arrays(moves)) if moves else None
+        row["expect"] = None if expect is None else self._expect(expect)
+        row["expect_contacts"] = (None if expect_contacts is None
+                                  else _dumps([_contact_to_dict(c) for c in expect_contacts]))
+        row["expect_distance"] = (None if expect_distance is None
+                                  else _dumps([_distance_to_dict(d) for d in expect_distance]))
+        row["expect_impact"] = (None if expect_impact is None
+                                else _dumps([_impact_to_dict(i) for i in expect_impact]))
+        for name, value in row.items():
+            self._pending[name].append(value)
+        self.frames_written += 1
+        if len(self._pending["frame"]) >= self.batch_frames:
+            self.flush()
+
+    def write(self, frame: Any) -> None:
+        """Write a :class:`~collideworld.scenario.Frame` as read by the reader (copying a file)."""
+        self.write_frame(remove=frame.remove, add=frame.add, move=frame.move,
+                         expect=frame.expect, expect_contacts=frame.expect_contacts, set=frame.set,
+                         expect_distance=frame.expect_distance, expect_impact=frame.expect_impact)
+
+    def _write_row(self, row: Mapping[str, Any]) -> None:
+        """Add one frame given as the text form's JSON object (what :func:`convert` reads)."""
+        out: dict[str, Any] = {"frame": self.frames_written + 1}
+        for name in _LIST_COLUMNS:
+            value = row.get(name)
+            if value is None:
+                out[name] = None
+            elif name == "remove":
+                out[name] = self._entries(name, [_ident(i) for i in value]) if value else None
+            elif name == "expect":
+                out[name] = self._expect(value)
+            else:
+                out[name] = self._entries(name, [_arrow_entry(e) for e in value]) if value else None
+        for name in _JSON_COLUMNS:
+            out[name] = None if row.get(name) is None else _dumps(row[name])
+        for name, value in out.items():
+            self._pending[name].append(value)
+        self.frames_written += 1
+        if len(self._pending["frame"]) >= self.batch_frames:
+            self.flush()
+
+    def _expect(self, expect: Any) -> Any:
+        pa = _pa()
+        if isinstance(expect, np.ndarray) and expect.ndim == 2 and expect.shape[1] == 2 and expect.dtype.kind in "iu":
+            n = len(expect)
+            cols = [pa.StructArray.from_arrays([pa.array(expect[:, k].astype(np.int64)), pa.nulls(n, pa.string())],
+                                               names=["int", "str"]) for k in (0, 1)]
+            return pa.StructArray.from_arrays(cols, names=["a", "b"])
+        pairs = list(expect)
+        if isinstance(expect, (set, frozenset)):
+            pairs.sort(key=lambda p: sorted((type(i) is str, str(i) if type(i) is str else int(i)) for i in p))
+        rows = []
+        for p in pairs:
+            a, b = _pair(p)
+            rows.append({"a": _ident(a), "b": _ident(b)})
+        return self._entries("expect", rows)
+
+    # -- batches --------------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Write the frames added since the last batch as one record batch (nothing if none)."""
+        pa = _pa()
+        pending = self._pending
+        n = len(pending["frame"])
+        if not n:
+            return
+        arrays = []
+        for name in self.schema.names:
+            values = pending[name]
+            typ = self._types[name]
+            if name == "frame" or name in _JSON_COLUMNS:
+                arrays.append(pa.array(values, type=typ))
+                continue
+            counts = np.array([0 if v is None else len(v) for v in values], dtype=np.int32)
+            offsets = np.zeros(n + 1, dtype=np.int32)
+            np.cumsum(counts, out=offsets[1:])
+            chunks = [v for v in values if v is not None and len(v)]
+            child = pa.concat_arrays(chunks) if chunks else pa.array([], type=typ.value_type)
+            mask = pa.array([v is None for v in values], type=pa.bool_())
+            arrays.append(pa.ListArray.from_arrays(pa.array(offsets), child, type=typ, mask=mask))
+        batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+        if self._parquet:
+            self._out.write_batch(batch)
+        else:
+            self._out.write_batch(batch)
+            self._sink.flush()
+            if self._fsync:
+                os.fsync(self._sink.fileno())
+        self._pending = {name: [] for name in self.schema.names}
+
+    def close(self) -> None:
+        """Write the last batch and end the stream (Parquet: its footer). Idempotent."""
+        if self._closed:
+            return
+        try:
+            self.flush()
+        finally:
+            self._closed = True
+            self._out.close()
+            if self._sink is not None:
+                self._sink.close()
+
+    def __enter__(self) -> ArrowScenarioWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "open"
+        return f"ArrowScenarioWriter({self.path!r}, dim={self.dim}, {self.frames_written} frames, {state})"
+
+
+# -- reading ---------------------------------------------------------------------------------------
+
+
+def _plain_id(value: Any, where: str) -> Any:
+    if not isinstance(value, dict) or set(value) != {"int", "str"}:
+        raise _BadValue(f"{where}: an id must be a struct of 'int' and 'str', got {value!r}")
+    i, s = value["int"], value["str"]
+    if (i is None) == (s is None):
+        raise _BadValue(f"{where}: an id must have exactly one of 'int' and 'str' set, got {value!r}")
+    return i if s is None else s
+
+
+class _BadValue(Exception):
+    pass
+
+
+def _entry(value: Any, column: str, k: int) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _BadValue(f"{column}[{k}]: an entry must be a struct, got null")
+    return value
+
+
+def _frame_object(row: dict[str, Any], dim: int) -> dict[str, Any]:
+    """The text form's JSON object of one Arrow row: a null column is an absent key, as in the text."""
+    obj: dict[str, Any] = {}
+    for name in _LIST_COLUMNS:
+        value = row[name]
+        if value is None:
+            continue
+        if name == "remove":
+            obj[name] = [_plain_id(v, f"remove[{k}]") for k, v in enumerate(value)]
+        elif name == "expect":
+            obj[name] = [[_plain_id(_entry(p, name, k)["a"], f"expect[{k}] a"),
+                          _plain_id(_entry(p, name, k)["b"], f"expect[{k}] b")] for k, p in enumerate(value)]
+        else:
+            entries = []
+            for k, entry in enumerate(value):
+                entry = _entry(entry, name, k)
+                out = {key: v for key, v in entry.items() if v is not None}
+                out["id"] = _plain_id(entry["id"], f"{name}[{k}] id")
+                if "shape" in out:
+                    try:
+                        out["shape"] = _loads(out["shape"])
+                    except ValueError as exc:
+                        raise _BadValue(f"{name}[{k}] shape: not valid JSON text ({exc})") from None
+                entries.append(out)
+            obj[name] = entries
+    for name in _JSON_COLUMNS:
+        if row[name] is not None:
+            try:
+                obj[name] = _loads(row[name])
+            except ValueError as exc:
+                raise _BadValue(f"{name}: not valid JSON text ({exc})") from None
+    return obj
+
+
+class ArrowSource:
+    """The Arrow form as the reader's source of JSON objects (the interface of :class:`.source.LineSource`).
+
+    Yields the header (from the schema's metadata), then one text-form
+    frame object per row, checking the layout's version, every column's
+    name and type and the frame numbers first. Errors name the file, the
+    batch, the frame and the column.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "empty.arrows")
+    >>> with ArrowScenarioWriter(path, dim=3) as w:
+    ...     w.write_frame(expect=[])
+    >>> source = ArrowSource(path, ReaderLimits(), ignore_truncated_tail=False)
+    >>> source.next_value(), source.next_value(), source.next_value() is END
+    (({'collideworld_scenario': 2, 'dim': 3}, True), ({'expect': []}, True), True)
+    >>> print(source.error("move: unknown id 'b4'"))    # doctest: +ELLIPSIS
+    /...empty.arrows: batch 1, frame 1: move: unknown id 'b4'
+    >>> source.close()
+    """
+
+    def __init__(self, path: str, limits: ReaderLimits, ignore_truncated_tail: bool):
+        self.path = path
+        self.limits = limits
+        self.ignore_truncated_tail = ignore_truncated_tail
+        self.line_no = 0
+        self._batch_no = 0
+        self._rows: Iterator[dict[str, Any]] = iter(())
+        self._header_given = False
+        self._file: Any = None
+        self._reader: Any = None
+        self._parquet: Any = None
+        self._dim = 0
+        self._open()
+
+    # the location of a problem: the frame's equivalent text line is ``line_no``; the message names the batch
+    def error(self, reason: str, line: int | None = None) -> ScenarioError:
+        line = self.line_no if line is None else line
+        where = f"batch {self._batch_no}" if self._batch_no else "schema"
+        if line > 1:
+            where += f", frame {line - 1}"
+        return ScenarioError(f"{where}: {reason}", self.path)
+
+    def _open(self) -> None:
+        pa = _pa()
+        try:
+            self._file = open(self.path, "rb")  # noqa: SIM115 - closed in close()
+        except FileNotFoundError:
+            raise ScenarioError("no such file", self.path) from None
+        except IsADirectoryError:
+            raise ScenarioError("is a directory, not a scenario file", self.path) from None
+        except OSError as exc:
+            raise ScenarioError(f"cannot open: {exc.strerror or exc}", self.path) from None
+        try:
+            if self.path.endswith(".parquet"):
+                import pyarrow.parquet as pq
+
+                self._parquet = pq.ParquetFile(self._file)
+                schema = self._parquet.schema_arrow
+            else:
+                self._reader = pa.ipc.open_stream(self._file)
+                schema = self._reader.schema
+        except (pa.ArrowException, OSError, ValueError, MemoryError) as exc:
+            self.close()
+            kind = "Parquet file" if self.path.endswith(".parquet") else "IPC stream"
+            raise ScenarioError(f"schema: not a readable Arrow {kind} (truncated or corrupted): {exc}",
+                                self.path) from None
+        self._schema = schema
+
+    def _check_schema(self) -> Any:
+        """The header object, once the schema's metadata and columns are checked against the layout."""
+        meta = self._schema.metadata or {}
+        layout = meta.get(_LAYOUT_KEY)
+        if layout is None:
+            raise self.error("the schema has no 'collideworld_arrow' metadata: not a collideworld scenario")
+        if layout != str(ARROW_LAYOUT).encode():
+            raise self.error(f"the schema says Arrow layout {layout.decode('utf-8', 'replace')!r}, but this reader "
+                             f"reads layout {ARROW_LAYOUT}: read it with a newer collideworld")
+        try:
+            header = _loads(meta.get(_HEADER_KEY, b"").decode("utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise self.error(f"the header metadata is not valid JSON text ({exc})") from None
+        dim = header.get("dim") if isinstance(header, dict) else None
+        if dim not in (2, 3) or isinstance(dim, bool):
+            return header  # the header's own checks say what is wrong
+        expected = arrow_schema(dim)
+        got_names = self._schema.names
+        for field in expected:
+            if field.name not in got_names:
+                raise self.error(f"column {field.name!r} is missing (expected {field.type})")
+            got = self._schema.field(field.name).type
+            if got != field.type:
+                raise self.error(f"column {field.name!r} has type {got}, expected {field.type}")
+        extra = [n for n in got_names if n not in expected.names]
+        if extra:
+            raise self.error(f"unknown column {extra[0]!r} (the layout has {', '.join(expected.names)})")
+        self._dim = dim
+        return header
+
+    def _next_batch(self) -> Any:
+        pa = _pa()
+        try:
+            if self._parquet is not None:
+                if self._batch_no >= self._parquet.num_row_groups:
+                    return None
+                batch = self._parquet.read_row_group(self._batch_no)
+            else:
+                batch = self._reader.read_next_batch()
+        except StopIteration:
+            return None
+        except (pa.ArrowException, OSError, ValueError, MemoryError) as exc:
+            self._batch_no += 1
+            at_end = self._file is not None and self._file.tell() >= os.fstat(self._file.fileno()).st_size
+            if at_end and self.ignore_truncated_tail:
+                return TRUNCATED_TAIL
+            kind = "truncated (the file ends inside it)" if at_end else "corrupted"
+            raise self.error(f"the batch is {kind}: {exc}") from None
+        self._batch_no += 1
+        return batch
+
+    def next_value(self) -> Any:
+        if not self._header_given:
+            self._header_given = True
+            self.line_no = 1
+            try:
+                return self._check_schema(), True
+            except UnicodeDecodeError as exc:  # a damaged name or type in the schema
+                raise self.error(f"the schema is corrupted (text that is not UTF-8: {exc})") from None
+        while True:
+            row = next(self._rows, None)
+            if row is not None:
+                break
+            batch = self._next_batch()
+            if batch is None or batch is TRUNCATED_TAIL:
+                return END if batch is None else TRUNCATED_TAIL
+            self._rows = self._batch_rows(batch)
+        self.line_no += 1
+        if self.line_no - 1 > self.limits.max_frames:
+            raise self.error(f"more than the limit of {self.limits.max_frames} frames (max_frames)")
+        if row["frame"] != self.line_no - 1:
+            raise self.error(f"column 'frame': frame numbers must count 1, 2, 3, ..., got {row['frame']!r} "
+                             f"where {self.line_no - 1} was due")
+        try:
+            return _frame_object(row, self._dim), True
+        except _BadValue as exc:
+            raise self.error(str(exc)) from None
+
+    def _batch_rows(self, batch: Any) -> Iterator[dict[str, Any]]:
+        if self._dim == 0:
+            raise self.error("the header's dim must be 2 or 3 before any frame")
+        if batch.schema != self._schema and not batch.schema.equals(self._schema, check_metadata=False):
+            raise self.error(f"the batch's schema differs from the stream's: {batch.schema}")
+        pa = _pa()
+        try:
+            # every offset and length checked before a value is read: a damaged offset must not read past a buffer
+            batch.validate(full=True)
+            rows = batch.to_pylist()
+        except (pa.ArrowException, ValueError, TypeError, OverflowError, MemoryError) as exc:
+            raise self.error(f"the batch's values cannot be read: {exc}") from None
+        return iter(rows)
+
+    @property
+    def bytes_read(self) -> int:
+        try:
+            return int(self._file.tell()) if self._file is not None else 0
+        except (OSError, ValueError):
+            return 0
+
+    def check_gzip_end(self) -> None:
+        """Nothing to check: there is no gzip layer (the reader's interface)."""
+
+    def close(self) -> None:
+        f, self._file = self._file, None
+        if f is not None:
+            f.close()
+
+
+# -- converting and analysing ----------------------------------------------------------------------
+
+
+def convert(source: str | os.PathLike[str], target: str | os.PathLike[str], *, batch_frames: int = 256,
+            **reader_limits: Any) -> int:
+    """Copy a scenario between the text and the Arrow forms (by the suffixes); returns the frames copied.
+
+    The source is read with the full checks of :func:`~collideworld.scenario.read_scenario` first,
+    so only a valid file is converted. The copy has the same header and, per
+    frame, the same keys with the same values: every float bit for bit,
+    every id of its kind (``1`` and ``"1"`` stay apart). Comments (keys
+    starting with ``_``) are not kept.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> src = os.path.join(folder, "a.jsonl")
+    >>> with open(src, "w") as f:
+    ...     _ = f.write('{"collideworld_scenario": 1, "dim": 2}\\n'
+    ...                 '{"add": [{"id": "1", "shape": {"type": "circle", "radius": 0.1}, "position": [0.1, 0.2]}]}\\n')
+    >>> convert(src, os.path.join(folder, "a.arrows")), convert(os.path.join(folder, "a.arrows"),
+    ...                                                         os.path.join(folder, "b.jsonl"))
+    (1, 1)
+    >>> open(os.path.join(folder, "b.jsonl")).read().splitlines()[1]
+    '{"add":[{"id":"1","shape":{"type":"circle","radius":0.1},"position":[0.1,0.2]}]}'
+    """
+    from .frames import _limits_from, read_scenario
+
+    limits = _limits_from(dict(reader_limits))
+    src, dst = check_path(source), check_path(target)
+    for _ in read_scenario(src, **reader_limits):
+        pass  # the whole file is valid before anything is written
+    raw = _raw_objects(src, limits)
+    header = next(raw)
+    dim = header["dim"]
+    n = 0
+    if is_arrow_path(dst):
+        with ArrowScenarioWriter(dst, dim, header=header, batch_frames=batch_frames) as w:
+            for obj in raw:
+                w._write_row(obj)
+                n += 1
+    else:
+        from .writer import _create
+
+        out = _create(dst)
+        try:
+            stream: Any = out
+            if dst.endswith(".gz"):
+                import gzip
+
+                stream = gzip.GzipFile(filename=os.path.basename(dst)[:-3], mode="wb", fileobj=out, mtime=0)
+            stream.write(_dumps(header).encode("utf-8") + b"\n")
+            for obj in raw:
+                stream.write(_dumps(obj).encode("utf-8") + b"\n")
+                n += 1
+            if stream is not out:
+                stream.close()
+        finally:
+            out.close()
+    return n
+
+
+def _raw_objects(path: str, limits: ReaderLimits) -> Iterator[dict[str, Any]]:
+    """The header, then each frame, as the text form's JSON objects without comments."""
+    from .source import LineSource
+
+    source: Any = ArrowSource(path, limits, False) if is_arrow_path(path) else LineSource(path, limits, False)
+    try:
+        while True:
+            got = source.next_value()
+            if got is END or got is TRUNCATED_TAIL:
+                return
+            obj = got[0]
+            yield {k: _drop_comments(v) for k, v in obj.items() if not k.startswith("_")}
+    finally:
+        source.close()
+
+
+def _drop_comments(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_comments(v) for k, v in value.items() if not k.startswith("_")}
+    if isinstance(value, list):
+        return [_drop_comments(v) for v in value]
+    return value
+
+
+def frames_table(path: str | os.PathLike[str], **reader_limits: Any) -> Any:
+    """The poses of every body at every frame, one row per body per frame, as a ``pyarrow.Table``.
+
+    Columns: ``frame`` (int64, 1 for the first), ``id`` (string: a str id
+    as it is, an int id in decimal), ``id_is_int`` (bool), ``position``
+    (fixed-size list of D float64), ``angle`` (2D) or ``quaternion`` (3D).
+    A body is listed from the frame that adds it to the frame before the
+    one that removes it, with its pose after that frame's moves; a
+    half-plane or plane has no pose and no rows. Either form of the file
+    is read, with the reader's checks.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from collideworld import Circle, World
+    >>> from collideworld.scenario import Recorder
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.arrows")
+    >>> with Recorder(World(dim=2), path) as rec:
+    ...     _ = rec.add_many(Circle(0.5), [[0, 0], [3, 0]])
+    ...     for x in (1.0, 2.0):
+    ...         _ = rec.step()
+    ...         rec.move(1, position=(3 - x, 0))
+    ...     _ = rec.step()
+    >>> t = frames_table(path)
+    >>> t.num_rows, t.column("position").to_pylist()[-1]
+    (6, [1.0, 0.0])
+    >>> contacts_table(path).to_pylist()[-1]
+    {'frame': 3, 'a': '0', 'b': '1', 'a_is_int': True, 'b_is_int': True}
+    """
+    pa = _pa()
+    from .frames import read_scenario
+
+    scenario = read_scenario(path, **reader_limits)
+    dim = scenario.header.dim
+    alive: dict[Any, list[Any]] = {}
+    frames: list[int] = []
+    ids: list[Any] = []
+    positions: list[Any] = []
+    rotations: list[Any] = []
+    identity: Any = 0.0 if dim == 2 else (1.0, 0.0, 0.0, 0.0)
+    for frame in scenario:
+        for body_id in frame.remove:
+            alive.pop(body_id, None)
+        for body in frame.add:
+            if body.position is not None:
+                rot = body.angle if dim == 2 else body.quaternion
+                alive[body.id] = [body.position, identity if rot is None else rot]
+        for move in frame.move:
+            pose = alive.get(move.id)
+            if pose is None:
+                continue
+            if move.position is not None:
+                pose[0] = move.position
+            rot = move.angle if dim == 2 else move.quaternion
+            if rot is not None:
+                pose[1] = rot
+        frames.extend([frame.number] * len(alive))
+        ids.extend(alive)
+        for pose in alive.values():
+            positions.append(pose[0])
+            rotations.append(pose[1])
+    point = pa.list_(pa.float64(), dim)
+    columns = {
+        "frame": pa.array(frames, type=pa.int64()),
+        "id": pa.array([str(i) for i in ids], type=pa.string()),
+        "id_is_int": pa.array([type(i) is int for i in ids], type=pa.bool_()),
+        "position": pa.FixedSizeListArray.from_arrays(
+            pa.array(np.asarray(positions, dtype=np.float64).reshape(-1)), dim) if positions
+        else pa.array([], type=point),
+    }
+    if dim == 2:
+        columns["angle"] = pa.array(np.asarray(rotations, dtype=np.float64).reshape(-1))
+    else:
+        columns["quaternion"] = (pa.FixedSizeListArray.from_arrays(
+            pa.array(np.asarray(rotations, dtype=np.float64).reshape(-1)), 4) if rotations
+            else pa.array([], type=pa.list_(pa.float64(), 4)))
+    return pa.table(columns)
+
+
+def contacts_table(path: str | os.PathLike[str], **reader_limits: Any) -> Any:
+    """The pairs in contact after each frame (its ``expect``), one row per pair per frame, as a ``pyarrow.Table``.
+
+    Columns: ``frame``, ``a``, ``b`` (ids as strings, as in
+    :func:`frames_table`), ``a_is_int``, ``b_is_int``; a frame without
+    ``expect`` has no rows.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from collideworld.scenario import ScenarioWriter
+    >>> path = os.path.join(tempfile.mkdtemp(), "pairs.jsonl")
+    >>> with ScenarioWriter(path, dim=2) as w:
+    ...     w.write_frame(add=[{"id": k, "shape": {"type": "circle", "radius": 1.0}, "position": [k, 0.0]}
+    ...                        for k in (0, 1)], expect=[(0, 1)])
+    ...     w.write_frame()
+    >>> contacts_table(path).to_pydict()
+    {'frame': [1], 'a': ['0'], 'b': ['1'], 'a_is_int': [True], 'b_is_int': [True]}
+    """
+    pa = _pa()
+    from .frames import read_scenario
+
+    rows: dict[str, list[Any]] = {"frame": [], "a": [], "b": [], "a_is_int": [], "b_is_int": []}
+    for frame in read_scenario(path, **reader_limits):
+        if frame.expect is None:
+            continue
+        for pair in sorted((sorted(p, key=lambda i: (type(i) is str, str(i) if type(i) is str else i))
+                            for p in frame.expect), key=lambda p: [(type(i) is str, str(i)) for i in p]):
+            a, b = pair if len(pair) == 2 else (pair[0], pair[0])
+            rows["frame"].append(frame.number)
+            rows["a"].append(str(a))
+            rows["b"].append(str(b))
+            rows["a_is_int"].append(type(a) is int)
+            rows["b_is_int"].append(type(b) is int)
+    return pa.table({"frame": pa.array(rows["frame"], type=pa.int64()), "a": pa.array(rows["a"], type=pa.string()),
+                     "b": pa.array(rows["b"], type=pa.string()), "a_is_int": pa.array(rows["a_is_int"], pa.bool_()),
+                     "b_is_int": pa.array(rows["b_is_int"], pa.bool_())})
