@@ -272,9 +272,18 @@ class ArrowScenarioWriter:
         ``comment`` is not kept (the Arrow form has no comments). Nothing is
         added when an argument is rejected.
         """
+        self.write_prepared(self.prepare_frame(remove, add, move, comment, set),
+                            expect, expect_contacts, expect_distance, expect_impact)
+
+    def prepare_frame(self, remove: Iterable[Any], add: Iterable[Any], move: Iterable[Any],
+                      comment: str | None, set: Iterable[Any]  # noqa: A002 - the format's key
+                      ) -> dict[str, Any]:
+        """A frame's operations as columns (nothing is added yet): what a
+        :class:`~collideworld.scenario.Recorder` makes before the world steps,
+        as :meth:`~.ScenarioWriter.prepare_frame`. ``comment`` is not kept."""
         if self._closed:
             raise ValueError(f"{self.path}: the writer is closed")
-        row: dict[str, Any] = {"frame": self.frames_written + 1}
+        row: dict[str, Any] = {}
         removes = [_ident(i) for i in remove]
         row["remove"] = self._entries("remove", removes) if removes else None
         adds = [_arrow_entry(body_to_dict(b)) for b in add]
@@ -287,6 +296,15 @@ class ArrowScenarioWriter:
                          else self._entries("move", [_arrow_entry(move_to_dict(m))]))
         moves = [m for m in moves if len(m)]
         row["move"] = (moves[0] if len(moves) == 1 else _pa().concat_arrays(moves)) if moves else None
+        return row
+
+    def write_prepared(self, prepared: dict[str, Any], expect: Iterable[Any] | None,
+                       expect_contacts: Iterable[Any] | None, expect_distance: Iterable[Any] | None,
+                       expect_impact: Iterable[Any] | None) -> None:
+        """Add the expectations to a frame from :meth:`prepare_frame` and add it to the batch."""
+        if self._closed:
+            raise ValueError(f"{self.path}: the writer is closed")
+        row: dict[str, Any] = {"frame": self.frames_written + 1, **prepared}
         row["expect"] = None if expect is None else self._expect(expect)
         row["expect_contacts"] = (None if expect_contacts is None
                                   else _dumps([_contact_to_dict(c) for c in expect_contacts]))

@@ -312,7 +312,7 @@ class Recorder:
                 mask=int(body.mask) if "mask" in fields else None,
                 shape=body.shape if "shape" in fields else None,
             ))
-        prepared = self.writer._prepare_frame(self._removed, adds, moves, None, changes)
+        prepared = self.writer.prepare_frame(self._removed, adds, moves, None, changes)
         contacts = world.step()
         expect: Any = None
         if self.record_expect:
@@ -322,7 +322,7 @@ class Recorder:
         if self.record_contacts:
             expect_contacts = [c for c in contacts
                                if _is_convex(world.body(c.a).shape) and _is_convex(world.body(c.b).shape)]
-        self.writer._write_prepared(prepared, expect, expect_contacts, None, None)
+        self.writer.write_prepared(prepared, expect, expect_contacts, None, None)
         self._known.difference_update(self._removed)
         self._known.update(self._added)
         self._added = {}

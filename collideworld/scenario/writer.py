@@ -939,17 +939,17 @@ class ScenarioWriter:
         JSON (no spaces) and every float is written in the shortest form that
         reads back as exactly the same float.
         """
-        self._write_prepared(self._prepare_frame(remove, add, move, comment, set),
+        self.write_prepared(self.prepare_frame(remove, add, move, comment, set),
                              expect, expect_contacts, expect_distance, expect_impact)
 
-    def _prepare_frame(self, remove: Iterable[Any], add: Iterable[Any], move: Iterable[Any],
+    def prepare_frame(self, remove: Iterable[Any], add: Iterable[Any], move: Iterable[Any],
                        comment: str | None, set: Iterable[Any]  # noqa: A002 - the format's key
                        ) -> tuple[list[Sequence[bytes | memoryview]], bool]:
         """The text of a frame's operations (its members before the expectations) and whether
         they need version 2; nothing is written. A :class:`Recorder` makes it before the
         world steps, so a frame the writer refuses never leaves a step unrecorded.
         The text may hold a view of the writer's scratch buffer: write it
-        (:meth:`_write_prepared`) before preparing another frame."""
+        (:meth:`write_prepared`) before preparing another frame."""
         if self.closed:
             raise ValueError(f"{self.path}: the writer is closed")
         try:
@@ -995,7 +995,7 @@ class ScenarioWriter:
             parts.append([b'"move":[', *moves, b"]"])
         return parts, v2
 
-    def _write_prepared(self, prepared: tuple[list[Sequence[bytes | memoryview]], bool],
+    def write_prepared(self, prepared: tuple[list[Sequence[bytes | memoryview]], bool],
                         expect: Iterable[Any] | None, expect_contacts: Iterable[Any] | None,
                         expect_distance: Iterable[Any] | None, expect_impact: Iterable[Any] | None) -> None:
         """Add the expectations to a prepared frame and write it as one line."""
