@@ -919,7 +919,7 @@ class BodyStore:
         return 0.0 if self.dim == 2 else (1.0, 0.0, 0.0, 0.0)
 
     def _pieces_of(self, shape: Polygon) -> list[Polygon]:
-        """The convex pieces of a concave polygon as polygons (each piece's vertices as :attr:`Polygon.parts` has them)."""
+        """The convex pieces of a concave polygon as polygons (vertices as :attr:`Polygon.parts` has them)."""
         entry = self._pieces.get(id(shape))
         if entry is not None and entry[0] is shape:
             return entry[1]
@@ -927,11 +927,11 @@ class BodyStore:
             self._pieces.clear()
         # a piece is counter-clockwise and clean, so the polygon keeps its vertices as its one part:
         # the piece's vertex k is the part's vertex k (feature ids do not change)
-        pieces = [Polygon(piece) for piece in shape.parts]
+        pieces = [Polygon(piece.tolist()) for piece in shape.parts]
         self._pieces[id(shape)] = (shape, pieces)
         return pieces
 
-    def _add_parts(self, s: int, shape: Shape, shape_parts: Sequence[tuple[Shape, Any, Any]]) -> None:
+    def _add_parts(self, s: int, shape: Compound | Polygon, shape_parts: Sequence[tuple[Shape, Any, Any]]) -> None:
         """Make ``s`` a compound of ``shape_parts`` (a Compound's parts, or a concave polygon's pieces).
 
         The parts get slots of their own, posed by :meth:`set_poses`.
