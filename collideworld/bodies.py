@@ -24,7 +24,7 @@ from .geometry.aabb import aabb_ball, aabb_box, aabb_capsule, aabb_points
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
 from .shapes import Box, Capsule, Circle, Compound, ConvexHull, HalfPlane, Plane, Polygon, Segment, Shape, Sphere
 
-__all__ = ["Kind", "kind_of", "PartTable", "HullTable", "BodyStore"]
+__all__ = ["Kind", "kind_of", "split_parts", "PartTable", "HullTable", "BodyStore"]
 
 
 class Kind(IntEnum):
@@ -77,6 +77,23 @@ def kind_of(shape: Shape) -> Kind:
     if isinstance(shape, Compound):
         return Kind.COMPOUND
     raise TypeError(f"not a collideworld shape: {shape!r}")
+
+
+def split_parts(shape: Shape) -> int:
+    """How many part slots a store that splits concave polygons gives ``shape`` (0: none, one row).
+
+    A :class:`~collideworld.shapes.Compound` has one per part, a concave
+    polygon one per convex piece.
+
+    Examples
+    --------
+    >>> from collideworld import Circle, Polygon
+    >>> split_parts(Circle(1.0)), split_parts(Polygon([(0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2)]))
+    (0, 2)
+    """
+    if isinstance(shape, Compound) or (isinstance(shape, Polygon) and not shape.is_convex):
+        return len(shape.parts)
+    return 0
 
 
 def _bucket_size(k: int) -> int:
@@ -626,6 +643,15 @@ class BodyStore:
         self.n_compounds = 0
         #: live part slots (rows that are no bodies)
         self.n_part_slots = 0
+        #: True: a concave polygon is stored as a compound of its convex pieces (one part slot per
+        #: piece, at the body's pose), so its contacts, reuse and events are per piece, as a
+        #: compound's are per part. A World's store and collide()'s set it; the one-row stores
+        #: (collide_many, query probes) keep a concave polygon in one row
+        self.split_concave = False
+        #: the piece shapes of the concave polygons split so far, by id (the entry keeps the polygon
+        #: alive, so the id is not reused while listed): adding a polygon again shares its pieces'
+        #: part-table entries instead of making new ones
+        self._pieces: dict[int, tuple[Polygon, list[Polygon]]] = {}
         self._alloc(max(4, capacity))
 
     def _note(self, slots: NDArray[np.int64]) -> None:
@@ -858,7 +884,10 @@ class BodyStore:
             if self.kind[s] == Kind.COMPOUND:  # a compound replaced in place: its part slots go
                 self._drop_parts(s)
             if isinstance(shape, Compound):
-                self._add_parts(s, shape)
+                self._add_parts(s, shape, shape.parts)
+                continue
+            if self.split_concave and isinstance(shape, Polygon) and not shape.is_convex:
+                self._add_parts(s, shape, [(piece, self._origin, self._no_turn) for piece in self._pieces_of(shape)])
                 continue
             self.kind[s] = kind_of(shape)
             self.shapes[s] = shape
@@ -893,23 +922,51 @@ class BodyStore:
 
     # -- compounds -------------------------------------------------------------------
 
-    def _add_parts(self, s: int, shape: Compound) -> None:
-        """Make ``s`` the compound ``shape``: its parts get slots of their own (posed by :meth:`set_poses`)."""
-        k = len(shape.parts)
+    @property
+    def _origin(self) -> tuple[float, ...]:
+        return (0.0,) * self.dim
+
+    @property
+    def _no_turn(self) -> Any:
+        return 0.0 if self.dim == 2 else (1.0, 0.0, 0.0, 0.0)
+
+    def _pieces_of(self, shape: Polygon) -> list[Polygon]:
+        """The convex pieces of a concave polygon as polygons (vertices as :attr:`Polygon.parts` has them)."""
+        entry = self._pieces.get(id(shape))
+        if entry is not None and entry[0] is shape:
+            return entry[1]
+        if len(self._pieces) >= 4096:
+            self._pieces.clear()
+        # a piece is counter-clockwise and clean, so the polygon keeps its vertices as its one part:
+        # the piece's vertex k is the part's vertex k (feature ids do not change)
+        pieces = [Polygon(piece.tolist()) for piece in shape.parts]
+        self._pieces[id(shape)] = (shape, pieces)
+        return pieces
+
+    def _add_parts(self, s: int, shape: Compound | Polygon, shape_parts: Sequence[tuple[Shape, Any, Any]]) -> None:
+        """Make ``s`` a compound of ``shape_parts`` (a Compound's parts, or a concave polygon's pieces).
+
+        The parts get slots of their own, posed by :meth:`set_poses`.
+        """
+        k = len(shape_parts)
         self.kind[s] = Kind.COMPOUND
         self.shapes[s] = shape
         self.simple[s] = False
         self.bound_radius[s] = shape.bounding_radius
         parts = self.allocate(k)
         self.count -= k  # part slots are no bodies
-        self.set_shapes(parts, [p[0] for p in shape.parts])
+        split, self.split_concave = self.split_concave, False  # a compound's concave part stays one part
+        try:
+            self.set_shapes(parts, [p[0] for p in shape_parts])
+        finally:
+            self.split_concave = split
         self.owner[parts] = s
         self.part[parts] = np.arange(k)
         self.n_parts[s] = k
         self.parts_at[s] = len(self.part_slots)
         self.part_slots = np.concatenate([self.part_slots, parts])
-        local_pos = np.array([p[1] for p in shape.parts], dtype=np.float64).reshape(k, self.dim)
-        local_rot = np.array([p[2] for p in shape.parts], dtype=np.float64).reshape((k, *self.part_local_rot.shape[1:]))
+        local_pos = np.array([p[1] for p in shape_parts], dtype=np.float64).reshape(k, self.dim)
+        local_rot = np.array([p[2] for p in shape_parts], dtype=np.float64).reshape((k, *self.part_local_rot.shape[1:]))
         self.part_local_pos = np.concatenate([self.part_local_pos, local_pos])
         self.part_local_rot = np.concatenate([self.part_local_rot, local_rot])
         self.n_compounds += 1

@@ -50,7 +50,8 @@ class ContactResult:
     normal : ndarray, shape (D,)
         Unit vector from shape a towards shape b: moving b by
         ``normal * depth`` separates them (for a concave polygon, the most
-        deeply penetrating convex piece's).
+        deeply penetrating convex piece, ``part_a`` / ``part_b``, from the
+        other shape; a World reports every touching piece).
     depth : float
         Penetration depth ``>= 0``; 0 when the shapes only touch.
     points : ndarray, shape (P, D)
@@ -66,7 +67,8 @@ class ContactResult:
     part_a, part_b : int
         For a :class:`~collideworld.shapes.Compound`, the part whose contact
         this is (the most deeply penetrating pair of touching parts; ties: the
-        first in part order); -1 for a simple shape.
+        first in part order); for a concave polygon, the convex piece (index
+        into its ``parts``), chosen the same way; -1 for a simple shape.
 
     Examples
     --------
@@ -329,6 +331,7 @@ def _collide_store(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, res
     pa = _pose(shape_a, pose_a, "a")
     pb = _pose(shape_b, pose_b, "b")
     store = BodyStore(shape_a.dim, capacity=2)
+    store.split_concave = True  # a concave polygon's pieces are parts, as in a World
     slots = store.allocate(2)
     store.set_shapes(slots, [shape_a, shape_b])
     for k, (pos, ang, quat) in enumerate((pa, pb)):
@@ -337,7 +340,7 @@ def _collide_store(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, res
     res = contact_pairs(store, ia, ib, resolved)  # by default the kernels a default World runs
     if not res.hit.any():
         return None
-    # the deepest touching row (first in part order on ties), as for a concave polygon's pieces
+    # the deepest touching row (first in part order on ties): a compound's part, a concave polygon's piece
     k = int(np.flatnonzero(res.hit)[np.argmax(res.depth[res.hit])])
     ia, ib = ia[k:k + 1], ib[k:k + 1]
     m = manifold_pairs(store, ia, ib, res.normal[k:k + 1], res.depth[k:k + 1], resolved)

@@ -42,7 +42,8 @@ class Contact:
         Feature ids of the points, the same while the same features touch.
     part_a, part_b : int
         Which part of a compound body ``a`` (``b``) touches: its index in
-        the compound's ``parts``; -1 for a body of one simple shape.
+        the compound's ``parts`` (for a concave polygon, the convex piece's
+        index in its ``parts``); -1 for a body of one simple shape.
 
     Examples
     --------
@@ -169,6 +170,7 @@ class Contacts:
         step while the same features touch, for warm starting a solver.
     part_a, part_b : ndarray of int64, shape (N,)
         For a compound body, which of its parts touches (index into its
+        ``parts``; for a concave polygon, which convex piece of its
         ``parts``); -1 for a simple body. A compound's pair with another body
         gives one row per touching pair of parts: a row is identified by
         ``(a, b, part_a, part_b)``, and so are the rows of ``began`` and

@@ -21,7 +21,11 @@ gets the same bits either way, so the backends differ only inside the kernels.
 
 Polygons enter the kernels as convex parts: a pair involving a concave
 polygon becomes one row per pair of parts; the pair hits if any row hits, and
-its normal and depth are those of its most deeply penetrating row.
+its normal and depth are those of its most deeply penetrating row. A World's
+store never hands this module a concave polygon (it keeps one as a compound
+of its pieces, so each piece is a contact of its own:
+``BodyStore.split_concave``); the one-row stores of ``collide_many``, the
+query probes and a compound's concave part still do.
 """
 
 from __future__ import annotations

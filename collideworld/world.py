@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .backend import resolve_backend
-from .bodies import BodyStore, Kind
+from .bodies import BodyStore, Kind, split_parts
 from .bodies import _quat_product as quat_product
 from .broadphase import Broadphase, BruteForceBroadphase, SweepAndPrune
 from .broadphase.adaptive import AdaptiveBroadphase
@@ -296,6 +296,7 @@ class World:
         self.dim = dim
         self.fat_margin = float(fat_margin)
         self._store = BodyStore(dim, backend=self.backend)
+        self._store.split_concave = True  # a concave polygon's contacts are per convex piece
         self._registry = IdRegistry(self._store)
         self._bp = HalfSpaceBroadphase(inner)
         self._pairs = PairCache(self._store, self._registry, self._bp, self.backend, bool(manifolds))
@@ -592,8 +593,8 @@ class World:
                      data: list[Any] | None = None) -> list[Any]:
         """Add bodies whose every argument passed its check; the ids, if given, are new. Returns the ids."""
         n = len(shapes)
-        # a compound's parts take serials too
-        self._registry.check_room(n + sum(len(s.parts) for s in shapes if isinstance(s, Compound)))
+        # a compound's parts (a concave polygon's pieces) take serials too
+        self._registry.check_room(n + sum(split_parts(s) for s in shapes))
         id_list = self._registry.new_ids(None, n) if ids is None else ids
         if n == 0:
             return id_list
@@ -894,13 +895,14 @@ class World:
         if old.is_infinite != shape.is_infinite:
             raise InvalidShapeError(f"body {body_id!r} is a {old.kind}; a {shape.kind} cannot replace it in place "
                                     f"(remove the body and add a new one)")
-        if isinstance(shape, Compound):
-            self._registry.check_room(len(shape.parts))
+        if split_parts(shape):
+            self._registry.check_room(split_parts(shape))
         slots = np.array([s], dtype=np.int64)
+        had_parts = bool(st.n_parts[s])
         st.set_shapes(slots, [shape])
         if st.n_parts[s]:
             self._number_parts(slots, fresh=False)
-        elif isinstance(old, Compound):
+        elif had_parts:
             # the old parts' slots are gone: spend a serial so that the pair cache
             # rebuilds its candidates (and ends the old parts' contacts) instead of patching
             self._registry.next_serial += 1

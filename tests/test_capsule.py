@@ -48,7 +48,10 @@ def contact(shape_a, pose_a, shape_b, pose_b, backend: str = "numpy"):
     found = [c for c in w.step()]
     if not found:
         return None
-    (c,) = found
+    # a concave polygon gives a contact per touching convex piece: keep the deepest (the first
+    # on ties, in part order), the one collide() answers with
+    c = found[int(np.argmax([x.depth for x in found]))]
+    assert len(found) == 1 or any(isinstance(s, Polygon) and not s.is_convex for s in (shape_a, shape_b))
     sign = 1.0 if c.a == 0 else -1.0
     res = _Hit(sign * np.asarray(c.normal), c.depth)
     if backend == "numpy":  # collide() is the same pair without a world: the same answer

@@ -75,15 +75,27 @@ def quat_matrix(q) -> np.ndarray:
 def posed_parts(shape, position, rotation) -> list[tuple[int, object, np.ndarray, object]]:
     """(part index, part shape, world position, world angle | quaternion); one row of index -1 for a simple shape."""
     pos = np.asarray(position, dtype=float)
+    if isinstance(shape, Polygon) and not shape.is_convex:
+        # a concave polygon body: its convex pieces are its parts, at the body's pose
+        return [(k, Polygon(piece), pos, rotation) for k, piece in enumerate(shape.parts)]
     if not isinstance(shape, Compound):
         return [(-1, shape, pos, rotation)]
     out = []
     for k, (part, lp, lr) in enumerate(shape.parts):
+        if has_parts(part):
+            # a compound's concave part is one part (its deepest piece's contact): a one-part
+            # compound here, where a concave polygon body would give a contact per piece
+            part = Compound([(part, (0.0, 0.0), 0.0)])
         if shape.dim == 2:
             out.append((k, part, rot2(rotation) @ np.asarray(lp) + pos, rotation + lr))
         else:
             out.append((k, part, quat_matrix(rotation) @ np.asarray(lp) + pos, quat_mul(rotation, lr)))
     return out
+
+
+def has_parts(shape) -> bool:
+    """Whether a world gives ``shape`` parts: a compound, or a concave polygon (its convex pieces)."""
+    return isinstance(shape, Compound) or (isinstance(shape, Polygon) and not shape.is_convex)
 
 
 def pid(bid, k) -> str:
@@ -788,7 +800,7 @@ def test_steps_of_adds_moves_removes_and_set_shapes_match_the_exploded_world(see
     bodies: dict[str, tuple] = {}  # id -> (shape, position, angle)
 
     def put(bid, shape, pos, ang):
-        if bid in bodies and not isinstance(shape, Compound) and not isinstance(bodies[bid][0], Compound):
+        if bid in bodies and not has_parts(shape) and not has_parts(bodies[bid][0]):
             ex.set_shape(pid(bid, -1), shape)  # a simple shape for a simple one: the same body, in place
             bodies[bid] = (shape, pos, ang)
             return

@@ -117,10 +117,16 @@ def test_circle_gives_one_point_between_the_surfaces():
 
 
 def test_concave_polygon_gives_its_deepest_piece():
-    # a U resting on the ground on both legs: the two outermost points of its lowest run
+    # a U resting on the ground on both legs: collide() answers with one convex piece (the
+    # deepest; ties: the first in part order), named by part_b, and gives that piece's lowest
+    # run (a World gives every touching piece: tests/test_concave_parts.py). This once gave the
+    # whole outline's lowest run, from x = 0 to 3, as one contact: a contact is a piece's now.
     u = Polygon([(0, 0), (1, 0), (1, 2), (2, 2), (2, 0), (3, 0), (3, 3), (0, 3)])
     r = collide(HalfPlane((0, 1), 0.0), None, u, ((0.0, -0.2), 0.0))
-    np.testing.assert_allclose(sorted(r.points.tolist()), [[0.0, -0.1], [3.0, -0.1]], atol=1e-12)
+    piece = np.asarray(u.parts[r.part_b])
+    low = piece[piece[:, 1] == 0.0, 0]
+    assert r.part_a == -1 and len(low) == 2
+    np.testing.assert_allclose(sorted(r.points.tolist()), [[low.min(), -0.1], [low.max(), -0.1]], atol=1e-12)
     # against a box under its right leg only: the right leg's bottom, from x = 2 to 3
     r = collide(Box((1.0, 0.5)), ((2.5, -0.4), 0.0), u, ((0.0, 0.0), 0.0))
     assert r.depth == pytest.approx(0.1)

@@ -281,7 +281,7 @@ def test_query_aabb_against_oracle(backend, dim):
 def brute_rays(w, origin, direction, max_distance, category=U32, mask=U32):
     """(id, distance) of every hit, testing every live body with the ray kernels."""
     st = w._store
-    live = np.flatnonzero(st.kind >= 0)
+    live = st.body_slots()  # a concave polygon's pieces are part slots: its body casts against all of them
     ok = ((st.category[live] & np.uint32(mask)) != 0) & ((np.uint32(category) & st.mask[live]) != 0)
     live = live[ok]
     d = np.asarray(direction, float) / np.linalg.norm(direction)
