@@ -242,14 +242,24 @@ class Polygon:
         arr = np.array(verts, dtype=np.float64)
         if arr.ndim != 2:  # no vertices at all; a reshape is a second array object, so only then
             arr = arr.reshape(-1, 2)
-        problem = _poly.polygon_problem(arr)
+        # The checks and the decomposition square and multiply coordinates
+        # (edge lengths, cross products), which underflow for a polygon under
+        # ~1e-154: they see the vertices scaled by a power of two to magnitude
+        # ~1, exactly, and the pieces are scaled back (exactly: they are
+        # vertices), so a scaled polygon is accepted and split as the unscaled.
+        size = float(np.abs(arr).max(initial=0.0))
+        shift = math.frexp(size)[1] if size > 0 else 0
+        unit = np.ldexp(arr, -shift)
+        problem = _poly.polygon_problem(unit)
         if problem is not None:
+            problem = _poly.polygon_problem(arr) or problem  # the message in the given units
             raise InvalidShapeError(f"Polygon is not valid: {problem} (vertices {list(verts)!r})")
-        ccw = _poly.clean_polygon(arr)
-        convex = _poly.is_convex(ccw)
+        ccw_unit = _poly.clean_polygon(unit)
+        ccw = np.ldexp(ccw_unit, shift)
+        convex = _poly.is_convex(ccw_unit)
         parts: tuple[NDArray[np.float64], ...] | None = None
         if not (convex and ccw.shape == arr.shape and np.array_equal(ccw, arr)):
-            parts = (ccw,) if convex else tuple(_poly.convex_decomposition(ccw))
+            parts = (ccw,) if convex else tuple(np.ldexp(p, shift) for p in _poly.convex_decomposition(ccw_unit))
             for p in parts:
                 p.setflags(write=False)
         object.__setattr__(self, "_xy", arr.tobytes())

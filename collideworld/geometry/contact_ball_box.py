@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 
 from .kernel_support import finish, pair_scale
 from .result import ContactArrays
-from .tolerance import touch_tolerance
+from .tolerance import SQUARES_RESCALE, SQUARES_UNDERFLOW, touch_tolerance
 
 __all__ = ["contact_ball_box"]
 
@@ -82,7 +82,13 @@ def contact_ball_box(
     d = ca - cb
     local = [sum(rot[:, j, i] * d[:, j] for j in axes) for i in axes]
     outside_by = [x - np.clip(x, -h[:, i], h[:, i]) for i, x in enumerate(local)]
-    dist = np.sqrt(sum(o * o for o in outside_by))
+    dd = sum(o * o for o in outside_by)
+    dist = np.sqrt(dd)
+    tiny = dd < SQUARES_UNDERFLOW
+    if tiny.any():
+        # the squares underflowed (a scene scaled below ~1e-154): measure
+        # again scaled up by a power of two, exactly
+        dist[tiny] = np.sqrt(sum((o[tiny] * SQUARES_RESCALE) ** 2 for o in outside_by)) / SQUARES_RESCALE
     scale = pair_scale(ca, cb, r, h)
     # Rounding in the box frame is a few ulps of the pair's scale, so the
     # centre's position is only known to within the touching tolerance:

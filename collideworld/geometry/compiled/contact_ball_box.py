@@ -14,6 +14,7 @@ from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
+from ..tolerance import SQUARES_RESCALE, SQUARES_UNDERFLOW
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
 __all__ = ["contact_ball_box"]
@@ -47,7 +48,17 @@ def _row(ca: NDArray[np.float64], r: NDArray[np.float64], a: int,
         else:
             l2, o2 = x, o
         scale = max(scale, abs(ca[a, ax]), abs(cb[b, ax]), abs(h[b, ax]))
-    dist = math.sqrt(dist2)
+    if dist2 < SQUARES_UNDERFLOW:
+        # the squares underflowed: again scaled up exactly (the numpy twin's rescue)
+        u0, u1, u2 = o0 * SQUARES_RESCALE, o1 * SQUARES_RESCALE, o2 * SQUARES_RESCALE
+        dist2 = u0 * u0
+        if dim > 1:
+            dist2 += u1 * u1
+        if dim > 2:
+            dist2 += u2 * u2
+        dist = math.sqrt(dist2) / SQUARES_RESCALE
+    else:
+        dist = math.sqrt(dist2)
     # within the touching tolerance of the boundary the centre is on it, and
     # the face rule below gives the normal (see the numpy twin)
     tol = rule[0] * max(rule[1], scale)
