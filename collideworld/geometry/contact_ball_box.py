@@ -106,9 +106,10 @@ def contact_ball_box(
     inner_gap = gaps[0]
     for g in gaps[1:]:
         inner_gap = np.minimum(inner_gap, g)
-    face = np.full(len(r), dim - 1, dtype=np.intp)
-    for i in reversed(axes[:-1]):
-        face[gaps[i] <= inner_gap + tol] = i
+    limit = inner_gap + tol
+    face = np.where(gaps[0] <= limit, 0, 1)
+    if dim == 3:
+        face = np.where((face == 1) & ~(gaps[1] <= limit), 2, face)
 
     # Outside, the closest point is unique and the normal points at it.
     # Inside, the ball sits on the +axis side when local >= 0, so the box
