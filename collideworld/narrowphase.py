@@ -67,7 +67,7 @@ from .geometry.raycast import (
     raycast_polygon,
 )
 from .geometry.result import ContactArrays
-from .geometry.tolerance import touch_tolerance
+from .geometry.tolerance import SQUARES_UNDERFLOW, touch_tolerance
 
 __all__ = ["contact_pairs", "contact_pairs_exact", "raycast_slots", "polygon_parts", "PAIR_KERNELS", "RAY_KERNELS",
            "MAX_BATCH",
@@ -551,7 +551,10 @@ def _contact_pairs_batch(store: BodyStore, ia: Slots, ib: Slots, kernels: Kernel
     for d in range(1, dim):
         np.maximum(spread, np.abs(gap[:, d]), out=spread)
     slack = 2.0 * touch_tolerance(size + spread + reach)
-    near = dist2 <= np.square(reach * (1 + 1e-9) + slack)
+    limit2 = np.square(reach * (1 + 1e-9) + slack)
+    # squares under SQUARES_UNDERFLOW (bodies under ~1e-154) have lost bits:
+    # such pairs are never rejected here, their kernels decide
+    near = (dist2 <= limit2) | (limit2 < SQUARES_UNDERFLOW)
     idx = np.flatnonzero(near)
     if len(idx) == n:
         return _contact_pairs_exact(store, ia, ib, kernels)

@@ -242,14 +242,24 @@ class Polygon:
         arr = np.array(verts, dtype=np.float64)
         if arr.ndim != 2:  # no vertices at all; a reshape is a second array object, so only then
             arr = arr.reshape(-1, 2)
-        problem = _poly.polygon_problem(arr)
+        # The checks and the decomposition square and multiply coordinates
+        # (edge lengths, cross products), which underflow for a polygon under
+        # ~1e-154: they see the vertices scaled by a power of two to magnitude
+        # ~1, exactly, and the pieces are scaled back (exactly: they are
+        # vertices), so a scaled polygon is accepted and split as the unscaled.
+        size = float(np.abs(arr).max(initial=0.0))
+        shift = math.frexp(size)[1] if size > 0 else 0
+        unit = np.ldexp(arr, -shift)
+        problem = _poly.polygon_problem(unit)
         if problem is not None:
+            problem = _poly.polygon_problem(arr) or problem  # the message in the given units
             raise InvalidShapeError(f"Polygon is not valid: {problem} (vertices {list(verts)!r})")
-        ccw = _poly.clean_polygon(arr)
-        convex = _poly.is_convex(ccw)
+        ccw_unit = _poly.clean_polygon(unit)
+        ccw = np.ldexp(ccw_unit, shift)
+        convex = _poly.is_convex(ccw_unit)
         parts: tuple[NDArray[np.float64], ...] | None = None
         if not (convex and ccw.shape == arr.shape and np.array_equal(ccw, arr)):
-            parts = (ccw,) if convex else tuple(_poly.convex_decomposition(ccw))
+            parts = (ccw,) if convex else tuple(np.ldexp(p, shift) for p in _poly.convex_decomposition(ccw_unit))
             for p in parts:
                 p.setflags(write=False)
         object.__setattr__(self, "_xy", arr.tobytes())
@@ -580,8 +590,15 @@ class ConvexHull:
         arr = np.array(pts, dtype=np.float64)
         flat = InvalidShapeError(f"ConvexHull points all lie on one plane (or a line): the hull has no volume; "
                                  f"got {len(pts)} points")
+        # Qhull's arithmetic (squared distances, determinants of products of
+        # three coordinates) overflows or underflows long before 1e150 or
+        # 1e-150, so it and the rank test see the points scaled by a power of
+        # two to magnitude ~1: exact, so the hull and its normals are those
+        # of the given points, and vertices and offsets come from ``arr``.
+        size = float(np.abs(arr).max())
+        unit = np.ldexp(arr, -math.frexp(size)[1]) if size > 0 else arr
         # rank test first: Qhull's own complaint about flat input is long and cryptic
-        centred = arr - arr.mean(axis=0)
+        centred = unit - unit.mean(axis=0)
         sv = np.linalg.svd(centred, compute_uv=False)
         if not sv[-1] > 1e-12 * sv[0]:
             raise flat
@@ -592,7 +609,7 @@ class ConvexHull:
             from .errors import MissingExtraError
             raise MissingExtraError("ConvexHull needs scipy: pip install scipy") from None
         try:
-            hull = _Qhull(arr)
+            hull = _Qhull(unit)
         except QhullError:
             raise flat from None
         used = np.array(sorted(set(hull.simplices.ravel().tolist())), dtype=np.int64)
@@ -605,7 +622,8 @@ class ConvexHull:
         faces = renumber[hull.simplices]
         normals = hull.equations[:, :3] / np.linalg.norm(hull.equations[:, :3], axis=1)[:, None]
         # orient every triangle counter-clockwise seen from outside
-        a, b, c = verts[faces[:, 0]], verts[faces[:, 1]], verts[faces[:, 2]]
+        uv = unit[used]  # the cross products of the scaled points neither overflow nor underflow
+        a, b, c = uv[faces[:, 0]], uv[faces[:, 1]], uv[faces[:, 2]]
         wrong = np.einsum("fi,fi->f", np.cross(b - a, c - a), normals) < 0
         faces[wrong] = faces[wrong][:, ::-1]
         # the offset from the vertices themselves: every vertex is inside every face plane
@@ -630,7 +648,8 @@ class ConvexHull:
     @property
     def bounding_radius(self) -> float:
         """Radius of the smallest origin-centred ball containing the shape."""
-        return float(np.sqrt((self.vertices ** 2).sum(axis=1)).max())
+        # hypot: squares of coordinates under ~1e-154 would underflow
+        return max(math.hypot(*v) for v in self.vertices.tolist())
 
 
 #: Most parts a :class:`Compound` accepts (each part is a row of its own in the narrowphase).

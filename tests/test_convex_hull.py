@@ -386,3 +386,29 @@ def test_hulls_collide_without_numba():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
     # the unit cube's top face is at z = 1, the sphere reaches down to 0.5: depth 0.5 by hand
     assert out.stdout.split() == ["numpy", "1", "0.5"]
+
+
+@pytest.mark.parametrize("exponent", range(-150, 151))
+def test_unit_cube_scaled_by_any_power_of_ten_is_a_cube(exponent: int) -> None:
+    """Every power of ten within the coordinate limit: 8 vertices, 12 faces, volume s^3, the 6 axis normals.
+
+    By hand: the cube [0, s]^3 has its 8 corners as vertices; its faces lie in
+    the planes x_i = 0 and x_i = s, so each normal is a +-axis and each
+    offset 0 or s. The volume, by the divergence theorem over the triangles
+    of ``vertices / s`` (exactly 0 or 1), is 1.
+    """
+    s = 10.0 ** exponent
+    corners = list(itertools.product((0.0, s), repeat=3))
+    hull = ConvexHull(corners + [(0.5 * s, 0.5 * s, 0.5 * s)])
+    assert sorted(map(tuple, hull.vertices.tolist())) == sorted(corners)
+    assert len(hull.faces) == 12 and len(hull.edges) == 18
+    unit = hull.vertices / s
+    a, b, c = (unit[hull.faces[:, k]] for k in range(3))
+    assert math.isclose(float(np.einsum("fi,fi->", a, np.cross(b, c))) / 6.0, 1.0, rel_tol=1e-12)
+    axes = np.round(hull.normals).astype(int)
+    np.testing.assert_allclose(hull.normals, axes, atol=1e-12)
+    assert sorted(map(tuple, np.unique(axes, axis=0).tolist())) == sorted(
+        tuple(int(v) for v in row) for row in np.vstack([np.eye(3), -np.eye(3)]))
+    want = np.where(axes.sum(axis=1) > 0, s, 0.0)
+    np.testing.assert_allclose(hull.offsets, want, rtol=1e-12, atol=1e-12 * s)
+    assert math.isclose(hull.bounding_radius, s * math.sqrt(3.0), rel_tol=1e-12)

@@ -55,6 +55,7 @@ from ..geometry.compiled import contact_halfspace_ball as _hb
 from ..geometry.compiled import contact_halfspace_box as _hx
 from ..geometry.compiled import contact_halfspace_polygon as _hp
 from ..geometry.compiled import contact_polygon_polygon as _pp
+from ..geometry.tolerance import SQUARES_UNDERFLOW
 from ..spatial.compiled import _hash, _meets, _next_axis, _ray_slot, _segment_meets, prefetch
 from ..spatial.grid import Floats32
 
@@ -586,7 +587,7 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                     dist2 += g * g
                 slack = 2.0 * (rel * abs(size + spread + reach))
                 limit = reach * (1 + 1e-9) + slack
-                if dist2 <= limit * limit:
+                if dist2 <= limit * limit or limit * limit < SQUARES_UNDERFLOW:
                     got = HIT  # for now: the kernel decides below
             else:
                 got = HIT

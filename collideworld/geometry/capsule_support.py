@@ -14,7 +14,17 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["dot", "closest_segment_segment", "perpendicular"]
+from .tolerance import SQUARES_OVERFLOW, SQUARES_UNDERFLOW
+
+# closest_segment_segment multiplies squared lengths in pairs: rows whose
+# squared sizes fall outside this band (lengths past ~1e-45 or ~1e45) are
+# scaled by a power of two first, exactly, so that no product overflows
+# (capsules of 1e80 and more) or underflows (below ~1e-80), and scaling a
+# scene changes no answer.
+_SIZE_LOW = 2.0 ** -300
+_SIZE_HIGH = 2.0 ** 300
+
+__all__ = ["dot", "closest_segment_segment", "length", "perpendicular", "unit_for"]
 
 F64 = NDArray[np.float64]
 
@@ -40,6 +50,21 @@ def dot(u: F64, v: F64) -> F64:
     if u.shape[-1] == 3:
         acc = acc + u[..., 2] * v[..., 2]
     return acc
+
+
+def unit_for(big: F64) -> F64:
+    """The power of two that brings ``big`` (>= 0) to [0.5, 1), at most 2**1023 (``big`` may be subnormal).
+
+    Multiplying by it is exact, so a row scaled by it rounds as the
+    unscaled row would if no square under- or overflowed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> unit_for(np.array([3.0, 0.0, 5e-324])).tolist() == [0.25, 1.0, 2.0 ** 1023]
+    True
+    """
+    return np.ldexp(1.0, np.minimum(-np.frexp(big)[1], 1023))
 
 
 def closest_segment_segment(p0: F64, dp: F64, q0: F64, dq: F64) -> tuple[F64, F64]:
@@ -77,6 +102,17 @@ def closest_segment_segment(p0: F64, dp: F64, q0: F64, dq: F64) -> tuple[F64, F6
     r = p0 - q0
     a = dot(dp, dp)
     e = dot(dq, dq)
+    size = a + e + dot(r, r)
+    wild = ~((size >= _SIZE_LOW) & (size <= _SIZE_HIGH))
+    if wild.any():
+        # s and t do not change when the three vectors are scaled alike; the
+        # power of two that brings their largest component to [0.5, 1)
+        # scales them exactly (size itself may have underflowed to 0)
+        big = np.maximum(np.maximum(np.abs(r), np.abs(dp)), np.abs(dq)).max(axis=-1)
+        unit = np.where(wild, unit_for(big), 1.0)[..., None]
+        r, dp, dq = r * unit, dp * unit, dq * unit
+        a = dot(dp, dp)
+        e = dot(dq, dq)
     f = dot(dq, r)
     c = dot(dp, r)
     b = dot(dp, dq)
@@ -97,6 +133,34 @@ def closest_segment_segment(p0: F64, dp: F64, q0: F64, dq: F64) -> tuple[F64, F6
     s = np.where(a_ok & e_ok, s, np.where(only_p, np.clip(-c / a_safe, 0.0, 1.0), 0.0))
     t = np.where(a_ok & e_ok, t, np.where(only_q, np.clip(f / e_safe, 0.0, 1.0), 0.0))
     return s, t
+
+
+def length(v: F64) -> F64:
+    """Euclidean lengths of the rows of ``v`` (..., D), without underflow.
+
+    ``sqrt(v . v)``; where the squares underflowed (rows shorter than
+    ~1e-150, as in a scene scaled down that far) or overflowed (a cross
+    product of two vectors over ~1e77), measured again with the row scaled
+    by the power of two that brings its largest component to [0.5, 1)
+    (exact), and scaled back.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> length(np.array([[3.0, 4.0], [3e-200, 4e-200]])).tolist() == [5.0, 5e-200]
+    True
+    """
+    with np.errstate(over="ignore"):
+        vv = dot(v, v)
+    out: F64 = np.sqrt(vv)
+    wild = ~((vv >= SQUARES_UNDERFLOW) & (vv <= SQUARES_OVERFLOW))  # zero rows too: they stay zero
+    if wild.any():
+        w = v[wild]
+        big = np.abs(w).max(axis=-1)
+        unit = unit_for(big)[..., None]
+        w = w * unit
+        out[wild] = np.sqrt(dot(w, w)) / unit[..., 0]
+    return out
 
 
 def perpendicular(d: F64) -> F64:
@@ -132,9 +196,9 @@ def perpendicular(d: F64) -> F64:
         out[:, 0] = d[:, 1] * ex[:, 2] - d[:, 2] * ex[:, 1]
         out[:, 1] = d[:, 2] * ex[:, 0] - d[:, 0] * ex[:, 2]
         out[:, 2] = d[:, 0] * ex[:, 1] - d[:, 1] * ex[:, 0]
-    length = np.sqrt(dot(out, out))
-    ok = length > 0.0
-    out = out / np.where(ok, length, 1.0)[:, None]
+    size = length(out)
+    ok = size > 0.0
+    out = out / np.where(ok, size, 1.0)[:, None]
     out[~ok] = 0.0
     out[~ok, 0] = 1.0
     return out + 0.0  # no -0.0 components

@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike
 
 from .kernel_support import finish, pair_scale
 from .result import ContactArrays
+from .tolerance import SQUARES_RESCALE, SQUARES_UNDERFLOW
 
 __all__ = ["contact_ball_ball"]
 
@@ -50,7 +51,15 @@ def contact_ball_ball(
     ra = np.asarray(radius_a, dtype=np.float64)
     rb = np.asarray(radius_b, dtype=np.float64)
     d = cb - ca
-    dist = np.sqrt(np.einsum("ni,ni->n", d, d))
+    dd = np.einsum("ni,ni->n", d, d)
+    dist = np.sqrt(dd)
+    tiny = dd < SQUARES_UNDERFLOW
+    if tiny.any():
+        # the squares underflowed (a scene scaled below ~1e-154): measure
+        # again scaled up by a power of two, exactly, so that scaling a scene
+        # changes no decision
+        up = d[tiny] * SQUARES_RESCALE
+        dist[tiny] = np.sqrt(np.einsum("ni,ni->n", up, up)) / SQUARES_RESCALE
     apart = dist > 0
     normal = d / np.where(apart, dist, 1.0)[:, None]
     normal[:, 0] = np.where(apart, normal[:, 0], 1.0)

@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike
 
 from .kernel_support import finish, pair_scale
 from .result import ContactArrays
+from .tolerance import SQUARES_RESCALE, SQUARES_UNDERFLOW, touch_tolerance
 
 __all__ = ["contact_ball_box"]
 
@@ -52,9 +53,13 @@ def contact_ball_box(
 
     Notes
     -----
-    O(N D^2) time. Ties between equally near faces go to the lowest axis; a
-    centre exactly on a mid-plane of the box sends the box towards that
-    axis's negative side.
+    O(N D^2) time. The centre counts as on the boundary when it is within
+    ``touch_tolerance(scale)`` of it (``scale`` the pair's largest coordinate
+    or size). Then, and inside, the normal is a face's: faces within that
+    tolerance of the nearest are tied and the lowest axis wins (x, then y,
+    then z), so a ball centred on a box's edge or corner gets the same face
+    on every pose; a centre within the tolerance of that axis's mid-plane
+    sends the box towards the axis's negative side.
 
     Examples
     --------
@@ -77,28 +82,44 @@ def contact_ball_box(
     d = ca - cb
     local = [sum(rot[:, j, i] * d[:, j] for j in axes) for i in axes]
     outside_by = [x - np.clip(x, -h[:, i], h[:, i]) for i, x in enumerate(local)]
-    dist = np.sqrt(sum(o * o for o in outside_by))
-    outside = dist > 0
+    dd = sum(o * o for o in outside_by)
+    dist = np.sqrt(dd)
+    tiny = dd < SQUARES_UNDERFLOW
+    if tiny.any():
+        # the squares underflowed (a scene scaled below ~1e-154): measure
+        # again scaled up by a power of two, exactly
+        dist[tiny] = np.sqrt(sum((o[tiny] * SQUARES_RESCALE) ** 2 for o in outside_by)) / SQUARES_RESCALE
+    scale = pair_scale(ca, cb, r, h)
+    # Rounding in the box frame is a few ulps of the pair's scale, so the
+    # centre's position is only known to within the touching tolerance:
+    # closer than that to the boundary, it is on it, and the normal comes
+    # from the face rule below rather than from the direction of the
+    # rounding noise (which flips with the pose's last bits on a corner).
+    tol = touch_tolerance(scale)
+    outside = dist > tol
 
-    # Centre inside (or on the boundary): leave through the nearest face,
-    # the first one on ties.
-    inner_gap = h[:, 0] - np.abs(local[0])
-    face = np.zeros(len(r), dtype=np.intp)
-    for i in axes[1:]:
-        gap = h[:, i] - np.abs(local[i])
-        closer = gap < inner_gap
-        inner_gap = np.where(closer, gap, inner_gap)
-        face[closer] = i
+    # Centre inside (or on the boundary): leave through the nearest face.
+    # Faces within the tolerance of the nearest count as tied and the lowest
+    # axis wins (a fixed order, as FCL's face order), so a centre on an edge
+    # or corner picks the same face on every pose and on both backends.
+    gaps = [h[:, i] - np.abs(x) for i, x in enumerate(local)]
+    inner_gap = gaps[0]
+    for g in gaps[1:]:
+        inner_gap = np.minimum(inner_gap, g)
+    limit = inner_gap + tol
+    face = np.where(gaps[0] <= limit, 0, 1)
+    if dim == 3:
+        face = np.where((face == 1) & ~(gaps[1] <= limit), 2, face)
 
     # Outside, the closest point is unique and the normal points at it.
     # Inside, the ball sits on the +axis side when local >= 0, so the box
-    # must move towards -axis for that face to clear it.
+    # must move towards -axis for that face to clear it; a centre within the
+    # tolerance of the mid-plane counts as on the + side.
     safe = np.where(outside, dist, 1.0)
     local_normal = [
-        np.where(outside, -o / safe, np.where(face == i, np.where(x >= 0, -1.0, 1.0), 0.0))
+        np.where(outside, -o / safe, np.where(face == i, np.where(x >= -tol, -1.0, 1.0), 0.0))
         for i, (x, o) in enumerate(zip(local, outside_by, strict=True))
     ]
     normal = np.stack([sum(rot[:, j, i] * local_normal[i] for i in axes) for j in axes], axis=1)
-    signed = np.where(outside, r - dist, r + inner_gap)
-    scale = pair_scale(ca, cb, r, h)
+    signed = np.where(dist > 0, r - dist, r + inner_gap)
     return finish(signed, normal, scale)

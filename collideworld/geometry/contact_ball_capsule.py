@@ -14,9 +14,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from .capsule_support import dot, perpendicular
+from .capsule_support import dot, length, perpendicular, unit_for
 from .kernel_support import finish, pair_scale
 from .result import ContactArrays
+from .tolerance import SQUARES_UNDERFLOW
 
 __all__ = ["contact_ball_capsule"]
 
@@ -54,8 +55,21 @@ def contact_ball_capsule(center: NDArray[np.float64], radius_a: NDArray[np.float
     d = p1 - p0
     dd = dot(d, d)
     t = np.where(dd > 0.0, np.clip(dot(center - p0, d) / np.where(dd > 0.0, dd, 1.0), 0.0, 1.0), 0.0)
+    short = dd < SQUARES_UNDERFLOW
+    if short.any():
+        # d's squares underflowed (a core shorter than ~1e-150): t again with
+        # d and the centre's offset scaled alike by the power of two that
+        # brings their largest component to [0.5, 1) (exact; t unchanged)
+        m = center[short] - p0[short]
+        ds = d[short]
+        big = np.maximum(np.abs(m), np.abs(ds)).max(axis=1)
+        unit = unit_for(big)[:, None]
+        m, ds = m * unit, ds * unit
+        uu = dot(ds, ds)
+        ok = uu > 0.0
+        t[short] = np.where(ok, np.clip(dot(m, ds) / np.where(ok, uu, 1.0), 0.0, 1.0), 0.0)
     w = p0 + t[:, None] * d - center
-    dist = np.sqrt(dot(w, w))
+    dist = length(w)
     apart = dist > 0.0
     normal = np.where(apart[:, None], w / np.where(apart, dist, 1.0)[:, None], perpendicular(d))
     scale = pair_scale(center, p0, p1, radius_a, radius_b)

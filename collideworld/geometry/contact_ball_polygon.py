@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .kernel_support import coordinate_planes, finish, first_argmin, pair_scale, plane_scale
 from .result import ContactArrays
+from .tolerance import SQUARES_RESCALE, TINY_SCALE
 
 __all__ = ["contact_ball_polygon", "contact_ball_polygon_planes"]
 
@@ -101,6 +102,15 @@ def contact_ball_polygon_planes(
     # below is exact even when the circle all but touches that vertex.
     x = px - c[:, 0]
     y = py - c[:, 1]
+    scale = np.maximum(pair_scale(c, r), plane_scale(px, py))
+    # A pair whose coordinates are all under TINY_SCALE (~4e-121) is measured with
+    # its offsets scaled up by a power of two (exact): the squares and
+    # products below would underflow, and a scaled scene must decide alike.
+    tiny = scale < TINY_SCALE
+    unit = None
+    if tiny.any():
+        unit = np.where(tiny, SQUARES_RESCALE, 1.0)
+        x, y = x * unit, y * unit
     xn = np.concatenate([x[1:], x[:1]])  # the end vertex of each edge
     yn = np.concatenate([y[1:], y[:1]])
     ex = xn - x
@@ -173,6 +183,7 @@ def contact_ball_polygon_planes(
         ],
         axis=1,
     )
+    if unit is not None:
+        dist, inner_min = dist / unit, inner_min / unit
     signed = np.where(outside, r - dist, np.where(point, r, r + inner_min))
-    scale = np.maximum(pair_scale(c, r), plane_scale(px, py))
     return finish(signed, normal, scale)

@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 from .capsule_support import dot
 from .kernel_support import finish, pair_scale
 from .result import ContactArrays
+from .tolerance import SQUARES_RESCALE, TINY_SCALE
 
 __all__ = ["contact_box_capsule_3d"]
 
@@ -86,6 +87,16 @@ def contact_box_capsule_3d(center: F64, rotation: F64, half: F64, p0: F64, p1: F
     q0 = _to_local(center, rotation, p0)
     q1 = _to_local(center, rotation, p1)
     d = q1 - q0
+    big = np.maximum(np.maximum(np.abs(q0), np.abs(q1)), half)
+    size = np.maximum(np.maximum(big[:, 0], big[:, 1]), big[:, 2])
+    # rows whose box-frame coordinates and half extents are all tiny are
+    # scaled up first (exact): the piecewise quadratic's squares would underflow
+    tiny = size < TINY_SCALE
+    scale = pair_scale(center, half, p0, p1, radius)
+    unit = None
+    if tiny.any():
+        unit = np.where(tiny, SQUARES_RESCALE, 1.0)
+        q0, q1, d, half = q0 * unit[:, None], q1 * unit[:, None], d * unit[:, None], half * unit[:, None]
     # -- the exact distance, by the pieces of f(t)
     cuts = [np.zeros(n), np.ones(n)]
     for i in range(3):
@@ -143,6 +154,8 @@ def contact_box_capsule_3d(center: F64, rotation: F64, half: F64, p0: F64, p1: F
             better = ok & (over < best)
             best = np.where(better, over, best)
             sat_normal = np.where(better[:, None], sign * u, sat_normal)
+    if unit is not None:
+        dist, best = dist / unit, best / unit
     signed = np.where(apart, radius - dist, radius + best)
     normal = _to_world(rotation, np.where(apart[:, None], apart_normal, sat_normal))
-    return finish(signed, normal, pair_scale(center, half, p0, p1, radius))
+    return finish(signed, normal, scale)

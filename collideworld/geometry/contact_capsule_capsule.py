@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from .capsule_support import closest_segment_segment, dot, perpendicular
+from .capsule_support import closest_segment_segment, dot, length, perpendicular
 from .kernel_support import finish, pair_scale
 from .result import ContactArrays
 
@@ -43,9 +43,9 @@ PARALLEL_SIN2 = 1e-16
 
 def _unit(v: F64) -> tuple[F64, NDArray[np.bool_]]:
     """Rows of ``v`` scaled to unit length, and which rows were non-zero (zero rows stay zero)."""
-    length = np.sqrt(dot(v, v))
-    ok = length > 0.0
-    return v / np.where(ok, length, 1.0)[:, None], ok
+    size = length(v)
+    ok = size > 0.0
+    return v / np.where(ok, size, 1.0)[:, None], ok
 
 
 def _sat_2d(da: F64, e0: F64, e1: F64) -> tuple[F64, F64, NDArray[np.bool_]]:
@@ -116,7 +116,7 @@ def contact_capsule_capsule(a0: F64, a1: F64, radius_a: F64, b0: F64, b1: F64, r
     c1 = a0 + s[:, None] * da
     c2 = b0 + t[:, None] * db
     w = c2 - c1
-    dist = np.sqrt(dot(w, w))
+    dist = length(w)
     w_unit = w / np.where(dist > 0.0, dist, 1.0)[:, None]
     inner_a = (s > 0.0) & (s < 1.0)
     inner_b = (t > 0.0) & (t < 1.0)

@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 from .capsule_support import closest_segment_segment, dot
 from .kernel_support import finish, pair_scale
 from .result import ContactArrays
+from .tolerance import SQUARES_RESCALE, TINY_SCALE
 
 __all__ = ["contact_polygon_capsule"]
 
@@ -68,6 +69,15 @@ def contact_polygon_capsule(vertices: F64, p0: F64, p1: F64, radius: F64) -> Con
     # relative to the segment's start: the segment is 0..d
     v = vertices - p0[:, None, :]
     d = p1 - p0
+    scale = pair_scale(vertices, p0, p1, radius)
+    # a pair whose coordinates are all under TINY_SCALE (~4e-121) is measured
+    # with its offsets scaled up by a power of two (exact): the squared
+    # lengths and products below would underflow
+    tiny = scale < TINY_SCALE
+    unit = None
+    if tiny.any():
+        unit = np.where(tiny, SQUARES_RESCALE, 1.0)
+        v, d = v * unit[:, None, None], d * unit[:, None]
     e = np.roll(v, -1, axis=1) - v
     elen = np.sqrt(dot(e, e))
     edge_ok = elen > 0.0
@@ -106,6 +116,8 @@ def contact_polygon_capsule(vertices: F64, p0: F64, p1: F64, radius: F64) -> Con
     # closest points that coincide (a rounding away from the SAT's verdict): the SAT's axis
     g_unit = np.where((dist > 0.0)[:, None], g_unit, normal)
     apart_normal = np.where(on_edge[:, None], u[rows, j], np.where(on_segment[:, None], w_signed, g_unit))
+    if unit is not None:
+        best, dist = best / unit, dist / unit
     signed = np.where(inside, radius + best, radius - dist)
     normal = np.where(inside[:, None], normal, apart_normal)
-    return finish(signed, normal, pair_scale(vertices, p0, p1, radius))
+    return finish(signed, normal, scale)

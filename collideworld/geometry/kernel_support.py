@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .result import ContactArrays
-from .tolerance import touch_tolerance
+from .tolerance import SQUARES_RESCALE, SQUARES_UNDERFLOW, touch_tolerance
 
 __all__ = [
     "box_planes_2d",
@@ -278,6 +278,15 @@ def edge_normals(
     ey = next_minus(y)
     len2 = ex * ex
     len2 += ey * ey
+    tiny = len2 < SQUARES_UNDERFLOW
+    if tiny.any():
+        # squares underflowed (edges under ~1e-154, a scene scaled down that
+        # far): those edges scaled up by a power of two, exactly; the normal
+        # is the same direction
+        ex[tiny] *= SQUARES_RESCALE
+        ey[tiny] *= SQUARES_RESCALE
+        len2 = ex * ex
+        len2 += ey * ey
     valid = len2 > 0
     # zero-length edges divide 0 by 1: a (0, 0) "normal" no caller selects
     # (their gaps are infinite); adding the bool leaves valid lengths exact

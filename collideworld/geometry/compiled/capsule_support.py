@@ -16,7 +16,14 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-__all__ = ["dot_row", "clip01", "closest_segment_segment_row", "perpendicular_row", "row_max_abs"]
+from ..tolerance import SQUARES_OVERFLOW, SQUARES_UNDERFLOW
+
+__all__ = ["dot_row", "clip01", "closest_segment_segment_row", "dot_scaled", "length_row", "perpendicular_row",
+           "row_max_abs", "unit_for_row"]
+
+# the numpy twin's band (capsule_support._SIZE_LOW, _SIZE_HIGH)
+_SIZE_LOW = 2.0 ** -300
+_SIZE_HIGH = 2.0 ** 300
 
 
 @njit(cache=True, inline="always")
@@ -33,6 +40,47 @@ def dot_row(u: NDArray[np.float64], v: NDArray[np.float64], dim: int) -> float:
     if dim == 3:
         acc = acc + u[2] * v[2]
     return acc
+
+
+@njit(cache=True, inline="always")
+def unit_for_row(big: float) -> float:
+    """The numpy ``unit_for`` of one value: the power of two bringing ``big`` to [0.5, 1), at most 2**1023.
+
+    Examples
+    --------
+    >>> unit_for_row(3.0), unit_for_row(0.0), unit_for_row(5e-324) == 2.0 ** 1023
+    (0.25, 1.0, True)
+    """
+    return math.ldexp(1.0, min(-math.frexp(big)[1], 1023))
+
+
+@njit(cache=True, inline="always")
+def dot_scaled(u: NDArray[np.float64], v: NDArray[np.float64], unit: float, dim: int) -> float:
+    """``(u * unit) . (v * unit)`` rounded as numpy's ``dot`` of the scaled rows."""
+    acc: float = (u[0] * unit) * (v[0] * unit) + (u[1] * unit) * (v[1] * unit)
+    if dim == 3:
+        acc = acc + (u[2] * unit) * (v[2] * unit)
+    return acc
+
+
+@njit(cache=True, inline="always")
+def length_row(v: NDArray[np.float64], dim: int) -> float:
+    """``|v|`` as the numpy ``capsule_support.length``: measured again scaled where the squares under- or overflowed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> length_row(np.array([3e-200, 4e-200]), 2) == 5e-200
+    True
+    """
+    vv = dot_row(v, v, dim)
+    if vv >= SQUARES_UNDERFLOW and vv <= SQUARES_OVERFLOW:
+        return math.sqrt(vv)
+    big = 0.0
+    for k in range(dim):
+        big = max(big, abs(v[k]))
+    unit = unit_for_row(big)
+    return math.sqrt(dot_scaled(v, v, unit, dim)) / unit
 
 
 @njit(cache=True, inline="always")
@@ -66,9 +114,23 @@ def closest_segment_segment_row(p0: NDArray[np.float64], dp: NDArray[np.float64]
         r[k] = p0[k] - q0[k]
     a = dot_row(dp, dp, dim)
     e = dot_row(dq, dq, dim)
-    f = dot_row(dq, r, dim)
-    c = dot_row(dp, r, dim)
-    b = dot_row(dp, dq, dim)
+    size = a + e + dot_row(r, r, dim)
+    if size >= _SIZE_LOW and size <= _SIZE_HIGH:
+        f = dot_row(dq, r, dim)
+        c = dot_row(dp, r, dim)
+        b = dot_row(dp, dq, dim)
+    else:
+        # all three scaled by the power of two that brings the largest
+        # component to [0.5, 1), as the numpy twin (exact; s and t unchanged)
+        big = 0.0
+        for k in range(dim):
+            big = max(big, max(max(abs(r[k]), abs(dp[k])), abs(dq[k])))
+        unit = unit_for_row(big)
+        a = dot_scaled(dp, dp, unit, dim)
+        e = dot_scaled(dq, dq, unit, dim)
+        f = dot_scaled(dq, r, unit, dim)
+        c = dot_scaled(dp, r, unit, dim)
+        b = dot_scaled(dp, dq, unit, dim)
     if a > 0.0 and e > 0.0:
         denom = a * e - b * b
         s = clip01((b * f - c * e) / denom) if denom > 0.0 else 0.0
@@ -111,7 +173,7 @@ def perpendicular_row(d: NDArray[np.float64], dim: int, out: NDArray[np.float64]
         out[0] = d[1] * e2 - d[2] * e1
         out[1] = d[2] * e0 - d[0] * e2
         out[2] = d[0] * e1 - d[1] * e0
-    length = math.sqrt(dot_row(out, out, dim))
+    length = length_row(out, dim)
     if length > 0.0:
         for j in range(dim):
             out[j] = out[j] / length + 0.0

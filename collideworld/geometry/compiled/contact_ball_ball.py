@@ -9,6 +9,7 @@ from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
+from ..tolerance import SQUARES_RESCALE, SQUARES_UNDERFLOW
 from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row, touch_rule
 
 __all__ = ["contact_ball_ball"]
@@ -26,7 +27,13 @@ def _row(ca: NDArray[np.float64], ra: NDArray[np.float64], a: int,
     d0 = cb[b, 0] - ca[a, 0]
     d1 = cb[b, 1] - ca[a, 1]
     d2 = cb[b, dim - 1] - ca[a, dim - 1]
-    dist = math.sqrt(einsum_sum(d0 * d0, d1 * d1, d2 * d2, dim))
+    dd = einsum_sum(d0 * d0, d1 * d1, d2 * d2, dim)
+    if dd < SQUARES_UNDERFLOW:
+        # the squares underflowed: again scaled up exactly (the numpy twin's rescue)
+        d0, d1, d2 = d0 * SQUARES_RESCALE, d1 * SQUARES_RESCALE, d2 * SQUARES_RESCALE
+        dist = math.sqrt(einsum_sum(d0 * d0, d1 * d1, d2 * d2, dim)) / SQUARES_RESCALE
+    else:
+        dist = math.sqrt(dd)
     # concentric (or so close that the distance underflows): every
     # direction is an MTD; like the numpy twin, the first axis, and the
     # other components left as the (zero or subnormal) differences

@@ -14,6 +14,7 @@ from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
+from ..tolerance import SQUARES_RESCALE, SQUARES_UNDERFLOW
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
 __all__ = ["contact_ball_box"]
@@ -47,19 +48,33 @@ def _row(ca: NDArray[np.float64], r: NDArray[np.float64], a: int,
         else:
             l2, o2 = x, o
         scale = max(scale, abs(ca[a, ax]), abs(cb[b, ax]), abs(h[b, ax]))
-    dist = math.sqrt(dist2)
-    outside = dist > 0.0
-    # nearest face when inside; ties go to the lowest axis
-    face = 0
-    inner_gap = h[b, 0] - abs(l0)
-    if dim > 1:
-        gap = h[b, 1] - abs(l1)
-        if gap < inner_gap:
-            inner_gap, face = gap, 1
-    if dim > 2:
-        gap = h[b, 2] - abs(l2)
-        if gap < inner_gap:
-            inner_gap, face = gap, 2
+    if dist2 < SQUARES_UNDERFLOW:
+        # the squares underflowed: again scaled up exactly (the numpy twin's rescue)
+        u0, u1, u2 = o0 * SQUARES_RESCALE, o1 * SQUARES_RESCALE, o2 * SQUARES_RESCALE
+        dist2 = u0 * u0
+        if dim > 1:
+            dist2 += u1 * u1
+        if dim > 2:
+            dist2 += u2 * u2
+        dist = math.sqrt(dist2) / SQUARES_RESCALE
+    else:
+        dist = math.sqrt(dist2)
+    # within the touching tolerance of the boundary the centre is on it, and
+    # the face rule below gives the normal (see the numpy twin)
+    tol = rule[0] * max(rule[1], scale)
+    outside = dist > tol
+    # nearest face when inside; faces within tol of the nearest are tied and
+    # the lowest axis wins
+    g0 = h[b, 0] - abs(l0)
+    g1 = h[b, 1] - abs(l1) if dim > 1 else g0
+    g2 = h[b, 2] - abs(l2) if dim > 2 else g1
+    inner_gap = min(g0, g1, g2)
+    if g0 <= inner_gap + tol:
+        face = 0
+    elif g1 <= inner_gap + tol:
+        face = 1
+    else:
+        face = 2
     for k in range(dim):
         acc = 0.0
         for ax in range(dim):
@@ -68,12 +83,12 @@ def _row(ca: NDArray[np.float64], r: NDArray[np.float64], a: int,
                 oa = o0 if ax == 0 else (o1 if ax == 1 else o2)
                 n = -oa / dist
             elif face == ax:
-                n = -1.0 if la >= 0 else 1.0
+                n = -1.0 if la >= -tol else 1.0
             else:
                 n = 0.0
             acc = rot[b, k, ax] * n if ax == 0 else acc + rot[b, k, ax] * n
         normal[i, k] = acc + 0.0
-    finish_row(r[a] - dist if outside else r[a] + inner_gap, scale, rule, i, hit, depth)
+    finish_row(r[a] - dist if dist > 0.0 else r[a] + inner_gap, scale, rule, i, hit, depth)
 
 
 @njit(cache=True)

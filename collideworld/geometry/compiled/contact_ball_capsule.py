@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
 from ..result import ContactArrays
-from .capsule_support import clip01, dot_row, perpendicular_row
+from ..tolerance import SQUARES_UNDERFLOW
+from .capsule_support import clip01, dot_row, dot_scaled, length_row, perpendicular_row, unit_for_row
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
 __all__ = ["contact_ball_capsule"]
@@ -30,9 +29,17 @@ def _rows(c: NDArray[np.float64], ra: NDArray[np.float64], p0: NDArray[np.float6
             m[k] = c[i, k] - p0[i, k]
         dd = dot_row(d, d, dim)
         t = clip01(dot_row(m, d, dim) / dd) if dd > 0.0 else 0.0
+        if dd < SQUARES_UNDERFLOW:
+            # d's squares underflowed: t again with d and m scaled alike (the numpy twin's rescue)
+            big = 0.0
+            for k in range(dim):
+                big = max(big, max(abs(m[k]), abs(d[k])))
+            unit = unit_for_row(big)
+            uu = dot_scaled(d, d, unit, dim)
+            t = clip01(dot_scaled(m, d, unit, dim) / uu) if uu > 0.0 else 0.0
         for k in range(dim):
             w[k] = p0[i, k] + t * d[k] - c[i, k]
-        dist = math.sqrt(dot_row(w, w, dim))
+        dist = length_row(w, dim)
         if dist > 0.0:
             for k in range(dim):
                 normal[i, k] = w[k] / dist + 0.0

@@ -26,6 +26,7 @@ from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
+from ..tolerance import SQUARES_RESCALE, TINY_SCALE
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
 __all__ = ["contact_ball_polygon", "contact_ball_polygon_planes"]
@@ -39,9 +40,22 @@ def _row(c: NDArray[np.float64], r: NDArray[np.float64], a: int,
 
     ``kk``: the polygon's first ``kk`` vertices; the rest of the column, if
     any, repeats vertex ``kk - 1`` (padding changes no result, only the work).
+    A pair whose coordinates are all under ``TINY_SCALE`` is done again with the
+    offsets from the centre scaled up by ``SQUARES_RESCALE`` (exact), as the
+    numpy twin does: their squares and products would underflow.
     """
+    scale = _row_at(c, r, a, px, py, b, kk, rule, i, hit, normal, depth, 1.0)
+    if scale < TINY_SCALE:
+        _row_at(c, r, a, px, py, b, kk, rule, i, hit, normal, depth, SQUARES_RESCALE)
+
+
+@njit(cache=True, inline="always")
+def _row_at(c: NDArray[np.float64], r: NDArray[np.float64], a: int,
+            px: NDArray[np.float64], py: NDArray[np.float64], b: int, kk: int, rule: tuple[float, float], i: int,
+            hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64], unit: float) -> float:
+    """:func:`_row` with the offsets from the centre multiplied by ``unit``; returns the pair's scale."""
     cx, cy = c[a, 0], c[a, 1]
-    scale = max(abs(cx), abs(cy), abs(r[a]))
+    scale: float = max(abs(cx), abs(cy), abs(r[a]))
     point = True
     # the first smallest inner distance, and its edge
     inner_min, edge_x, edge_y, edge_len = np.inf, 0.0, 0.0, 1.0
@@ -50,8 +64,8 @@ def _row(c: NDArray[np.float64], r: NDArray[np.float64], a: int,
     for k in range(kk):
         k1 = k + 1 if k + 1 < kk else 0
         scale = max(scale, abs(px[k, b]), abs(py[k, b]))
-        x, y = px[k, b] - cx, py[k, b] - cy
-        xn, yn = px[k1, b] - cx, py[k1, b] - cy
+        x, y = (px[k, b] - cx) * unit, (py[k, b] - cy) * unit
+        xn, yn = (px[k1, b] - cx) * unit, (py[k1, b] - cy) * unit
         ex, ey = xn - x, yn - y
         len2 = ex * ex + ey * ey
         valid = len2 > 0
@@ -69,7 +83,7 @@ def _row(c: NDArray[np.float64], r: NDArray[np.float64], a: int,
             near2, near, near_x, near_y, near_len, near_start, near_end = dist2, k, ex, ey, length, u_start, u_end
     feature = 0 if near_start >= 0 else (1 if near_end <= 0 else 2)  # start vertex, end vertex, edge
     if point:  # every vertex rounded onto one point: the distance is that vertex's
-        x0, y0 = px[0, b] - cx, py[0, b] - cy
+        x0, y0 = (px[0, b] - cx) * unit, (py[0, b] - cy) * unit
         dist = math.sqrt(x0 * x0 + y0 * y0)
     else:
         dist = math.sqrt(near2)
@@ -77,7 +91,7 @@ def _row(c: NDArray[np.float64], r: NDArray[np.float64], a: int,
     outside = (inner_min < 0 or point) and dist > 0
     if outside and feature < 2:  # towards the nearest vertex: an exact difference over its length
         v = near if feature == 0 else (near + 1) % kk
-        vx, vy = px[v, b] - cx, py[v, b] - cy
+        vx, vy = (px[v, b] - cx) * unit, (py[v, b] - cy) * unit
         length = math.sqrt(vx * vx + vy * vy)
         normal[i, 0] = vx / length + 0.0
         normal[i, 1] = vy / length + 0.0
@@ -91,12 +105,13 @@ def _row(c: NDArray[np.float64], r: NDArray[np.float64], a: int,
         normal[i, 0] = -edge_y / edge_len + 0.0
         normal[i, 1] = edge_x / edge_len + 0.0
     if outside:
-        signed = r[a] - dist
+        signed = r[a] - dist / unit
     elif point:
         signed = r[a]
     else:
-        signed = r[a] + inner_min
+        signed = r[a] + inner_min / unit
     finish_row(signed, scale, rule, i, hit, depth)
+    return scale
 
 
 @njit(cache=True)

@@ -9,6 +9,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from ..result import ContactArrays
+from ..tolerance import SQUARES_RESCALE, TINY_SCALE
 from .capsule_support import clip01, dot_row
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
@@ -28,6 +29,7 @@ def _rows(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float6
     u = np.empty(3)
     local_n = np.empty(3)
     sat_n = np.empty(3)
+    hh = np.empty(3)
     for i in range(c.shape[0]):
         x0 = p0[i, 0] - c[i, 0]
         x1 = p0[i, 1] - c[i, 1]
@@ -39,13 +41,25 @@ def _rows(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float6
             q0[k] = rot[i, 0, k] * x0 + rot[i, 1, k] * x1 + rot[i, 2, k] * x2
             q1[k] = rot[i, 0, k] * y0 + rot[i, 1, k] * y1 + rot[i, 2, k] * y2
             d[k] = q1[k] - q0[k]
+        # the numpy twin's rescue of tiny rows: all scaled up exactly
+        size = 0.0
+        for k in range(3):
+            hh[k] = h[i, k]
+            size = max(size, max(max(abs(q0[k]), abs(q1[k])), hh[k]))
+        unit = SQUARES_RESCALE if size < TINY_SCALE else 1.0
+        if size < TINY_SCALE:
+            for k in range(3):
+                q0[k] *= unit
+                q1[k] *= unit
+                d[k] *= unit
+                hh[k] *= unit
         # -- the exact distance, by the pieces of f(t)
         ts[0] = 0.0
         ts[1] = 1.0
         m = 2
         for k in range(3):
             for sign in (-1.0, 1.0):
-                ts[m] = clip01((sign * h[i, k] - q0[k]) / d[k]) if d[k] != 0.0 else 0.0
+                ts[m] = clip01((sign * hh[k] - q0[k]) / d[k]) if d[k] != 0.0 else 0.0
                 m += 1
         for a in range(1, 8):  # insertion sort of eight values
             val = ts[a]
@@ -64,9 +78,9 @@ def _rows(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float6
             den = 0.0
             for k in range(3):
                 xm = q0[k] + mid * d[k]
-                above = xm > h[i, k]
-                below = xm < -h[i, k]
-                target = h[i, k] if above else -h[i, k]
+                above = xm > hh[k]
+                below = xm < -hh[k]
+                target = hh[k] if above else -hh[k]
                 if above or below:
                     num = num - (q0[k] - target) * d[k]
                     den = den + d[k] * d[k]
@@ -74,19 +88,19 @@ def _rows(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float6
             dist2 = 0.0
             for k in range(3):
                 xk = q0[k] + tb * d[k]
-                g = xk - min(max(xk, -h[i, k]), h[i, k])
+                g = xk - min(max(xk, -hh[k]), hh[k])
                 dist2 = dist2 + g * g
             if dist2 < best2:
                 best2 = dist2
                 t = tb
         for k in range(3):
             x[k] = q0[k] + t * d[k]
-            gap[k] = x[k] - min(max(x[k], -h[i, k]), h[i, k])
+            gap[k] = x[k] - min(max(x[k], -hh[k]), hh[k])
         dist = math.sqrt(dot_row(gap, gap, 3))
         if dist > 0.0:
             for k in range(3):
                 local_n[k] = gap[k] / dist
-            signed = rad[i] - dist
+            signed = rad[i] - dist / unit
         else:
             # -- inside: SAT over the zonotope's face normals
             best = np.inf
@@ -115,7 +129,7 @@ def _rows(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float6
                 safe = length if ok else 1.0
                 for k in range(3):
                     u[k] = u[k] / safe
-                reach = abs(u[0]) * h[i, 0] + abs(u[1]) * h[i, 1] + abs(u[2]) * h[i, 2]
+                reach = abs(u[0]) * hh[0] + abs(u[1]) * hh[1] + abs(u[2]) * hh[2]
                 s0 = dot_row(q0, u, 3)
                 s1 = dot_row(q1, u, 3)
                 plus = reach - min(s0, s1)
@@ -130,7 +144,7 @@ def _rows(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float6
                         sat_n[k] = -u[k]
             for k in range(3):
                 local_n[k] = sat_n[k]
-            signed = rad[i] + best
+            signed = rad[i] + best / unit
         for k in range(3):
             normal[i, k] = (rot[i, k, 0] * local_n[0] + rot[i, k, 1] * local_n[1] + rot[i, k, 2] * local_n[2]) + 0.0
         scale = abs(rad[i])

@@ -14,6 +14,7 @@ from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
+from ..tolerance import SQUARES_RESCALE, SQUARES_UNDERFLOW
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
 __all__ = ["contact_box_convex_planes", "contact_box_polygon"]
@@ -60,6 +61,9 @@ def _row(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float64
         ex = (bx[k1, b] - cx) - dx
         ey = (by[k1, b] - cy) - dy
         len2 = ex * ex + ey * ey
+        if len2 < SQUARES_UNDERFLOW:  # underflowed: scaled up exactly, as the numpy edge_normals
+            ex, ey = ex * SQUARES_RESCALE, ey * SQUARES_RESCALE
+            len2 = ex * ex + ey * ey
         if not len2 > 0:  # zero-length edge: no direction
             continue
         length = math.sqrt(len2)

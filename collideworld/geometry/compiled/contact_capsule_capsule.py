@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
 from ..contact_capsule_capsule import PARALLEL_SIN2
 from ..result import ContactArrays
-from .capsule_support import closest_segment_segment_row, dot_row, perpendicular_row
+from .capsule_support import closest_segment_segment_row, dot_row, length_row, perpendicular_row
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
 __all__ = ["contact_capsule_capsule"]
@@ -23,7 +21,7 @@ def _unit_into(x: float, y: float, z: float, dim: int, out: NDArray[np.float64])
     out[1] = y
     if dim == 3:
         out[2] = z
-    length = math.sqrt(dot_row(out, out, dim))
+    length = length_row(out, dim)
     ok = length > 0.0
     safe = length if ok else 1.0
     for k in range(dim):
@@ -95,7 +93,7 @@ def _rows(a0: NDArray[np.float64], a1: NDArray[np.float64], ra: NDArray[np.float
         s, t = closest_segment_segment_row(pa, da, pb, db, r, dim)
         for k in range(dim):
             w[k] = (b0[i, k] + t * db[k]) - (a0[i, k] + s * da[k])
-        dist = math.sqrt(dot_row(w, w, dim))
+        dist = length_row(w, dim)
         safe = dist if dist > 0.0 else 1.0
         inner_a = s > 0.0 and s < 1.0
         inner_b = t > 0.0 and t < 1.0

@@ -9,6 +9,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from ..result import ContactArrays
+from ..tolerance import SQUARES_RESCALE, TINY_SCALE
 from .capsule_support import closest_segment_segment_row, dot_row
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
@@ -34,9 +35,14 @@ def _rows(verts: NDArray[np.float64], p0: NDArray[np.float64], p1: NDArray[np.fl
     vk = np.empty(2)
     ek = np.empty(2)
     for i in range(verts.shape[0]):
+        scale = max(max(max(abs(p0[i, 0]), abs(p0[i, 1])), max(abs(p1[i, 0]), abs(p1[i, 1]))), abs(rad[i]))
         for k in range(kk):
-            v[k, 0] = verts[i, k, 0] - p0[i, 0]
-            v[k, 1] = verts[i, k, 1] - p0[i, 1]
+            scale = max(scale, max(abs(verts[i, k, 0]), abs(verts[i, k, 1])))
+        # the numpy twin's rescue of a tiny pair: offsets scaled up exactly
+        unit = SQUARES_RESCALE if scale < TINY_SCALE else 1.0
+        for k in range(kk):
+            v[k, 0] = (verts[i, k, 0] - p0[i, 0]) * unit
+            v[k, 1] = (verts[i, k, 1] - p0[i, 1]) * unit
         for k in range(kk):
             nxt = k + 1 if k + 1 < kk else 0
             e[k, 0] = v[nxt, 0] - v[k, 0]
@@ -46,8 +52,8 @@ def _rows(verts: NDArray[np.float64], p0: NDArray[np.float64], p1: NDArray[np.fl
             safe = elen if ok[k] else 1.0
             u[k, 0] = e[k, 1] / safe
             u[k, 1] = -e[k, 0] / safe
-        d[0] = p1[i, 0] - p0[i, 0]
-        d[1] = p1[i, 1] - p0[i, 1]
+        d[0] = (p1[i, 0] - p0[i, 0]) * unit
+        d[1] = (p1[i, 1] - p0[i, 1]) * unit
         # -- SAT
         best = np.inf
         kb = 0
@@ -105,9 +111,9 @@ def _rows(verts: NDArray[np.float64], p0: NDArray[np.float64], p1: NDArray[np.fl
         if inside:
             normal[i, 0] = sat_n[0]
             normal[i, 1] = sat_n[1]
-            signed = rad[i] + best
+            signed = rad[i] + best / unit
         else:
-            signed = rad[i] - dist
+            signed = rad[i] - dist / unit
             if sj > 0.0 and sj < 1.0 and ok[j]:
                 normal[i, 0] = u[j, 0]
                 normal[i, 1] = u[j, 1]
@@ -123,9 +129,6 @@ def _rows(verts: NDArray[np.float64], p0: NDArray[np.float64], p1: NDArray[np.fl
                 normal[i, 1] = sat_n[1]
         normal[i, 0] = normal[i, 0] + 0.0
         normal[i, 1] = normal[i, 1] + 0.0
-        scale = max(max(max(abs(p0[i, 0]), abs(p0[i, 1])), max(abs(p1[i, 0]), abs(p1[i, 1]))), abs(rad[i]))
-        for k in range(kk):
-            scale = max(scale, max(abs(verts[i, k, 0]), abs(verts[i, k, 1])))
         finish_row(signed, scale, rule, i, hit, depth)
 
 

@@ -23,6 +23,7 @@ from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from ..result import ContactArrays
+from ..tolerance import SQUARES_RESCALE, SQUARES_UNDERFLOW
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
 __all__ = ["contact_convex_planes", "contact_polygon_polygon"]
@@ -43,6 +44,9 @@ def _lowest_gap(px: NDArray[np.float64], py: NDArray[np.float64], p: int, kp: in
         ex = (px[k1, p] - ox) - x0
         ey = (py[k1, p] - oy) - y0
         len2 = ex * ex + ey * ey
+        if len2 < SQUARES_UNDERFLOW:  # underflowed: scaled up exactly, as the numpy edge_normals
+            ex, ey = ex * SQUARES_RESCALE, ey * SQUARES_RESCALE
+            len2 = ex * ex + ey * ey
         if not len2 > 0:  # zero-length edge (padding, repeated vertex): no direction
             continue
         length = math.sqrt(len2)

@@ -37,6 +37,7 @@ from numba import njit, prange
 from numpy.typing import NDArray
 
 from ..result import ContactArrays
+from ..tolerance import SQUARES_UNDERFLOW
 from . import contact_ball_ball as _bb
 from . import contact_ball_box as _bx
 from . import contact_ball_polygon as _bp
@@ -106,7 +107,8 @@ def _contact_range(start: int, stop: int, ia: NDArray[np.int64], ib: NDArray[np.
                 dist2 += g * g
             slack = 2.0 * (rel * abs(size + spread + reach))
             limit = reach * (1 + 1e-9) + slack
-            if not dist2 <= limit * limit:
+            # (squares that underflowed decide nothing: the numpy dispatcher's rule)
+            if not (dist2 <= limit * limit or limit * limit < SQUARES_UNDERFLOW):
                 hit[i] = False
                 normal[i, 0] = 1.0
                 for d in range(1, dim):
