@@ -1252,7 +1252,7 @@ class World:
         """
         if self.backend == "compiled":
             xyz = plain_position(point, self.dim) or tuple(check_position(point, self.dim, "point").tolist())
-            if category == _U32 and mask == _U32 and type(category) is int and type(mask) is int:
+            if type(category) is int and type(mask) is int and category == _U32 and mask == _U32:
                 return point_ids(self._store, self._index, xyz, _ZEROS3, True, _U32, _U32)  # no filter: no checks
             cat, msk = self._filters(category, mask)
             return point_ids(self._store, self._index, xyz, _ZEROS3, True, cat, msk)
@@ -1398,7 +1398,7 @@ class World:
                 raise InvalidArgumentError(f"all_hits must be True or False, got {all_hits!r}")
             all_hits = bool(all_hits)
         first = not all_hits
-        if category == _U32 and mask == _U32 and type(category) is int and type(mask) is int:
+        if type(category) is int and type(mask) is int and category == _U32 and mask == _U32:
             return ray_hits(self._store, self._index, o, unit, limit, _U32, _U32, first)  # no filter: no checks
         cat, msk = self._filters(category, mask)
         return ray_hits(self._store, self._index, o, unit, limit, cat, msk, first)

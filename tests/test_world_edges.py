@@ -170,3 +170,20 @@ def test_two_specks_far_apart_relative_to_their_size_are_apart() -> None:
     # the case the old absolute floor of 1e-14 got wrong: radius 1e-16, gap 24 diameters
     assert collide(Circle(1e-16), (0.0, 0.0), Circle(1e-16), (2e-16 + 48e-16, 0.0)) is None
     assert collide(Circle(1e-16), (0.0, 0.0), Circle(1e-16), (2e-16, 0.0)) is not None
+
+
+@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+@pytest.mark.parametrize("bad", [np.array([]), np.array([1, 2]), np.uint64(1) << np.uint64(40), 1.5, True])
+def test_single_queries_reject_bad_filters_with_our_error(backend, bad):
+    """A filter that is no 32-bit int (an empty array among them, found by hypothesis) is an
+    InvalidArgumentError, never numpy's ambiguous-truth ValueError, on the fast path's checks."""
+    from collideworld import Circle, InvalidArgumentError, World
+
+    w = World(dim=2, backend=backend)
+    for kw in ({"category": bad}, {"mask": bad}):
+        with pytest.raises(InvalidArgumentError):
+            w.query_point((0.0, 0.0), **kw)
+        with pytest.raises(InvalidArgumentError):
+            w.raycast((0.0, 0.0), (1.0, 0.0), **kw)
+    w.add(Circle(1.0), id="c")
+    assert w.query_point((0.0, 0.0)) == ["c"]
