@@ -224,8 +224,8 @@ def _background_notice(enabled: bool, err: TextIO) -> Iterator[None]:
     >>> err = io.StringIO()
     >>> with _background_notice(True, err):
     ...     logging.getLogger("collideworld").info("collideworld: a note")
-    >>> err.getvalue()
-    'collideworld: a note\n'
+    >>> err.getvalue().splitlines()
+    ['collideworld: a note']
     """
     if not enabled:
         yield
