@@ -225,6 +225,8 @@ def main() -> None:
     ap.add_argument("--backend", default="auto", choices=("auto", "compiled", "numpy"))
     ap.add_argument("--shared-warm-cache", action="store_true",
                     help="warm runs on one cache filled by `collideworld warm-up`; stop each cold run's builder")
+    ap.add_argument("--cold-only", action="store_true",
+                    help="only the cold runs (stop each one's background builder; warm columns left empty)")
     ap.add_argument("--out", default=None, help="also write the table (markdown) here")
     ap.add_argument("--profile", action="store_true", help="list warm_up's compile time per kernel instead")
     ap.add_argument("--every-shape", action="store_true", help="with --profile: warm_up(every_shape=True)")
@@ -244,7 +246,10 @@ def main() -> None:
         cache = tempfile.mkdtemp(prefix="cw-cold-")
         try:
             cold = _run(case, cache, args.backend, {})
-            if shared is None:
+            if args.cold_only:
+                _stop_builder(cache)
+                warm = {**cold, "rows": [], "wall": float("nan"), "cpu": float("nan")}
+            elif shared is None:
                 _wait_for_builder(cache)
                 warm = _run(case, cache, args.backend, {})
             else:
