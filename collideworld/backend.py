@@ -75,7 +75,7 @@ def resolve_backend(name: str) -> str:
     name : {"auto", "compiled", "numpy"}
         ``"auto"`` picks the compiled kernels when numba is available and
         they are ready without compiling in this call (see
-        :mod:`collideworld.background`: until a background build is loaded,
+        ``collideworld.background``: until a background build is loaded,
         ``"numpy"``), else the numpy ones; without numba it warns once per
         process that results are identical but slower. ``"compiled"``
         insists on the compiled kernels (compiled here on first use).

@@ -48,8 +48,7 @@ import time
 from collections.abc import Callable
 
 __all__ = ["ENV_BACKGROUND_BUILD", "ENV_BUILD_NICE", "ENV_BUILD_STEPS", "background_enabled", "build_stamp",
-           "cache_dir", "compiled_ready", "lock_path", "mark_ready", "marker_path", "note_switch",
-           "register_build_steps"]
+           "cache_dir", "compiled_ready"]
 
 #: Environment variable: ``0`` (or ``false``, ``no``, ``off``) turns the background builder off.
 ENV_BACKGROUND_BUILD = "COLLIDEWORLD_BACKGROUND_BUILD"
@@ -80,7 +79,14 @@ def build_steps() -> list[tuple[str, Callable[[], None]]]:
 
 
 def background_enabled() -> bool:
-    """False when ``COLLIDEWORLD_BACKGROUND_BUILD`` says ``0``, ``false``, ``no`` or ``off``."""
+    """False when ``COLLIDEWORLD_BACKGROUND_BUILD`` says ``0``, ``false``, ``no`` or ``off``.
+
+    Examples
+    --------
+    >>> import os
+    >>> background_enabled() == (os.environ.get("COLLIDEWORLD_BACKGROUND_BUILD", "1") != "0")
+    True
+    """
     return os.environ.get(ENV_BACKGROUND_BUILD, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
@@ -190,6 +196,11 @@ def compiled_ready() -> bool:
         (started now if none did), or this process is loading the built
         kernels in a thread (or the builder failed :data:`MAX_SPAWNS` times).
         Only asked when numba imports.
+
+    Examples
+    --------
+    >>> isinstance(compiled_ready(), bool)
+    True
     """
     st = _STATE
     if st.phase in ("loaded", "foreground"):

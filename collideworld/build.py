@@ -20,7 +20,7 @@ from typing import Any
 from . import background
 from .backend import _WARMERS, _warm_dim, compiled_available
 
-__all__ = ["full_build_steps", "build_into_cache"]
+__all__ = ["full_build_steps"]
 
 
 def _warm_pairs(dim: int) -> None:
@@ -60,6 +60,11 @@ def full_build_steps(dims: tuple[int, ...] = (2, 3)) -> list[tuple[str, Callable
     What ``warm_up(every_shape=True)`` prepares (a step over any shapes but
     compounds, with manifolds, and the queries), plus ``collide`` and the
     proximity queries, for each dimension in ``dims``.
+
+    Examples
+    --------
+    >>> full_build_steps(dims=(2,))[0][0]
+    '2D narrowphase and broadphase'
     """
     steps: list[tuple[str, Callable[[], None]]] = []
     for d in dims:

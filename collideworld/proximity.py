@@ -166,7 +166,7 @@ def _twin(name: str) -> Any:
 
 def _kernel(module: Any, name: str) -> Any:
     """Kernel ``name`` of ``module``: compiled once a background build has it ready, until then its plain-Python
-    twin (the same arithmetic, uncompiled; see :mod:`collideworld.background`), so no call waits for the compiler.
+    twin (the same arithmetic, uncompiled; see ``collideworld.background``), so no call waits for the compiler.
 
     ``check_trajectory``'s loop over every pose and obstacle stays compiled: uncompiled, it would be far slower
     than the compile it avoids.

@@ -203,7 +203,7 @@ class World:
         else numpy with one warning per process; on a machine whose numba
         cache lacks the compiled kernels, numpy until a background build
         has them ready, then compiled from the next :meth:`step` on (see
-        :mod:`collideworld.background`), so that no call waits for the
+        ``collideworld.background``), so that no call waits for the
         compiler. Both give the same pairs and events; normals and depths
         agree to rounding. The one running now is in ``World.backend``.
     fat_margin : float
