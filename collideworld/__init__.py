@@ -15,6 +15,7 @@ broadphase -> narrowphase -> world (contacts and events) -> scenario files.
 
 from typing import TYPE_CHECKING
 
+from . import build as _build  # noqa: E402,F401  (registers what a background build compiles)
 from .backend import get_threads, set_threads, warm_up
 from .collide import ContactResult, collide, collide_many
 from .contacts import Contact, Contacts, PairList

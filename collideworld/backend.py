@@ -73,9 +73,12 @@ def resolve_backend(name: str) -> str:
     Parameters
     ----------
     name : {"auto", "compiled", "numpy"}
-        ``"auto"`` picks the compiled kernels when numba is available, else
-        the numpy ones, warning once per process that results are identical
-        but slower. ``"compiled"`` insists on the compiled kernels.
+        ``"auto"`` picks the compiled kernels when numba is available and
+        they are ready without compiling in this call (see
+        ``collideworld.background``: until a background build is loaded,
+        ``"numpy"``), else the numpy ones; without numba it warns once per
+        process that results are identical but slower. ``"compiled"``
+        insists on the compiled kernels (compiled here on first use).
 
     Returns
     -------
@@ -106,6 +109,11 @@ def resolve_backend(name: str) -> str:
         return "numpy"
     why = _why_not_compiled()
     if why is None:
+        if name == "auto":
+            from .background import compiled_ready
+
+            # until the background build is loaded, numpy answers (the same answers) and nothing compiles
+            return "compiled" if compiled_ready() else "numpy"
         return "compiled"
     if name == "compiled":
         raise InvalidArgumentError(

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 import sys
 import time
@@ -211,6 +212,71 @@ def _compile_notice(enabled: bool, err: TextIO) -> Iterator[None]:
 
     with event.install_listener("numba:compile", _Notice()):
         yield
+
+
+@contextlib.contextmanager
+def _background_notice(enabled: bool, err: TextIO) -> Iterator[None]:
+    """While inside, the ``collideworld`` logger's notes on a background build (its start, the switch) go to ``err``.
+
+    Examples
+    --------
+    >>> import io, logging
+    >>> err = io.StringIO()
+    >>> with _background_notice(True, err):
+    ...     logging.getLogger("collideworld").info("collideworld: a note")
+    >>> err.getvalue().splitlines()
+    ['collideworld: a note']
+    """
+    if not enabled:
+        yield
+        return
+    logger = logging.getLogger("collideworld")
+    handler = logging.StreamHandler(err)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    handler.setLevel(logging.INFO)
+    before = logger.level
+    if logger.getEffectiveLevel() > logging.INFO:
+        logger.setLevel(logging.INFO)
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(before)
+
+
+def _cmd_warm_up(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Build every compiled kernel into numba's on-disk cache, and mark it ready for ``backend="auto"``."""
+    from .backend import compiled_available
+    from .background import build_steps, cache_dir
+    from .build import build_into_cache
+
+    if not compiled_available():
+        print("collideworld warm-up: numba is not installed; nothing to build (the numpy kernels need none)",
+              file=err)
+        return EXIT_FAILED
+    bar = _Progress(not args.no_progress, out, err, total=len(build_steps()), unit="step", desc="compiling")
+    started = [0]
+
+    def progress(label: str) -> None:
+        if bar.bar is not None:
+            bar.update(1 if started[0] else 0)
+            bar.bar.set_description(label)
+        started[0] += 1
+
+    try:
+        ready = build_into_cache(progress)
+        bar.update(1 if started[0] else 0)
+    finally:
+        bar.close()
+    where = cache_dir()
+    if ready:
+        print(f"collideworld warm-up: the compiled kernels are in {where}", file=out)
+        return EXIT_OK
+    print("collideworld warm-up: compiled, but numba's cache directory "
+          f"({where or 'NUMBA_CACHE_DIR or the package folder'}) is not writable, so later processes compile "
+          "again; set NUMBA_CACHE_DIR to a writable folder", file=err)
+    return EXIT_FAILED
 
 
 def _progress_wanted(args: argparse.Namespace, err: TextIO) -> bool:
@@ -736,6 +802,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="frames per second of an animation (default 10)")
     _add_common_options(p)
     p.set_defaults(func=_cmd_render)
+
+    p = sub.add_parser("warm-up", help="compile every kernel into numba's on-disk cache now (NUMBA_CACHE_DIR), "
+                                       "e.g. in a container image's build step")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_warm_up)
     return parser
 
 
@@ -768,10 +839,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     out, err = sys.stdout, sys.stderr
-    # the notice goes where a progress bar would: to a person watching a terminal
-    notice = _progress_wanted(args, err) and getattr(args, "backend", "auto") != "numpy"
+    # stderr, terminal or not: a log or a CI job that sits silent for a minute looks hung too
+    notice = getattr(args, "backend", "auto") != "numpy"
     try:
-        with _compile_notice(notice, err):
+        with _compile_notice(notice, err), _background_notice(notice, err):
             return int(args.func(args, out, err))
     except (_UsageError, MissingExtraError, InvalidArgumentError) as exc:
         # InvalidArgumentError: e.g. a frame number out of range, an unknown --ids id

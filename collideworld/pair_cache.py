@@ -255,13 +255,8 @@ class PairCache:
     def __init__(self, store: BodyStore, registry: IdRegistry, broadphase: Broadphase,
                  backend: str = "numpy", manifolds: bool = False) -> None:
         self._store = store
-        self._backend = backend
-        # the bookkeeping kernels: the compiled twins, or this module's numpy ones
-        self._kernels: Any = sys.modules[__name__]
-        if backend == "compiled":
-            from .compiled import pair_cache as compiled_kernels
-
-            self._kernels = compiled_kernels
+        self._kernels: Any = None
+        self.use_backend(backend)
         self.manifolds = manifolds
         self._registry = registry
         self._bp = broadphase
@@ -283,8 +278,14 @@ class PairCache:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self.use_backend(self._backend)
+
+    def use_backend(self, backend: str) -> None:
+        """Run the ``backend`` kernels from the next step on (the state is the same for both)."""
+        self._backend = backend
+        # the bookkeeping kernels: the compiled twins, or this module's numpy ones
         self._kernels = sys.modules[__name__]
-        if self._backend == "compiled":
+        if backend == "compiled":
             from .compiled import pair_cache as compiled_kernels
 
             self._kernels = compiled_kernels

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from .background import compiled_ready
 from .collide import _pose, collide
 from .errors import InvalidArgumentError, InvalidPoseError, UndecidedError, UnsupportedPairError
 from .geometry import gjk
@@ -156,6 +157,24 @@ class _Packed(NamedTuple):
     sfirst: NDArray[np.int64]
     scount: NDArray[np.int64]
     reach: NDArray[np.float64]
+
+
+@functools.cache
+def _twin(name: str) -> Any:
+    return gjk.python_twin(name)
+
+
+def _kernel(module: Any, name: str) -> Any:
+    """Kernel ``name`` of ``module``: compiled once a background build has it ready, until then its plain-Python
+    twin (the same arithmetic, uncompiled; see ``collideworld.background``), so no call waits for the compiler.
+
+    ``check_trajectory``'s loop over every pose and obstacle stays compiled: uncompiled, it would be far slower
+    than the compile it avoids.
+    """
+    fn = getattr(module, name)
+    if not gjk.COMPILED or compiled_ready():
+        return fn
+    return _twin(name)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -347,7 +366,7 @@ def _deepest_points(p: _Packed, work: _Work, normal: NDArray[np.float64], depth:
     ia, ib = int(p.sfirst[0]) + pieces[0], int(p.sfirst[1]) + pieces[1]
     fa = _feature(p, world, ia, n3, slack)[1]
     fb = _feature(p, world, ib, -n3, slack)[1] + depth * n3
-    gjk.gjk_closest(np.concatenate([fa, fb]), 0, len(fa), len(fa), len(fb), work.ws, work.tmp)
+    _kernel(gjk, "gjk_closest")(np.concatenate([fa, fb]), 0, len(fa), len(fa), len(fb), work.ws, work.tmp)
     q_a = work.tmp[0:3]
     q_b = work.tmp[3:6]
     return q_a[:d].copy(), (q_b - depth * n3)[:d].copy()
@@ -448,8 +467,9 @@ def _distance_checked(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
     dim = shape_a.dim
     p = _pack((shape_a, shape_b))
     work = _Work(len(p.verts))
-    gap = float(gjk.posed_distance(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount, p.sfirst,
-                                   p.scount, rows[0], rows[1], dim, work.world, work.out))
+    posed_distance = _kernel(gjk, "posed_distance")
+    gap = float(posed_distance(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount, p.sfirst,
+                               p.scount, rows[0], rows[1], dim, work.world, work.out))
     scale = max(float(np.abs(rows[0][:3]).max()) + float(p.reach[0]), float(np.abs(rows[1][:3]).max())
                 + float(p.reach[1]), abs(float(p.prad[0])) if p.pplane[0] else 0.0,
                 abs(float(p.prad[-1])) if p.pplane[-1] else 0.0)
@@ -569,7 +589,7 @@ def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, sta
     work = _Work(len(p.verts))
     dim = shape_a.dim
     tol = _tolerance([a0, a1, b0, b1], float(p.reach.max()) + (abs(float(p.prad[-1])) if p.pplane[-1] else 0.0))
-    t = float(toi.toi_shapes(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount, p.sfirst,
+    t = float(_kernel(toi, "toi_shapes")(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount, p.sfirst,
                              p.scount, p.reach, 0, 1, a0, a1, b0, b1, dim, tol, work.world, work.ws, work.out,
                              work.tmp, work.pose, work.rot))
     if t == toi.UNDECIDED:
@@ -581,8 +601,8 @@ def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, sta
     t = min(t, 1.0)
     pose_a = np.zeros(8)
     pose_b = np.zeros(8)
-    gjk.pose_at(a0, a1, t, dim, pose_a)
-    gjk.pose_at(b0, b1, t, dim, pose_b)
+    _kernel(gjk, "pose_at")(a0, a1, t, dim, pose_a)
+    _kernel(gjk, "pose_at")(b0, b1, t, dim, pose_b)
     r = _distance_checked(shape_a, _pose_from_row(shape_a, pose_a), shape_b, _pose_from_row(shape_b, pose_b),
                           (pose_a, pose_b), math.inf)
     assert r is not None  # no max_distance given

@@ -28,7 +28,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .backend import resolve_backend
+from .backend import compiled_available, resolve_backend
+from .background import compiled_ready, note_switch
 from .bodies import BodyStore, Kind, split_parts
 from .bodies import _quat_product as quat_product
 from .broadphase import Broadphase, BruteForceBroadphase, SweepAndPrune
@@ -235,9 +236,12 @@ class World:
         kernels and the busy-step sweep). ``"numpy"``: the numpy
         implementation, which is also the reference the compiled one is
         tested against. ``"auto"`` (default): compiled when numba imports,
-        else numpy with one warning per process. Both give the same pairs and
-        events; normals and depths agree to rounding. The chosen one is in
-        ``World.backend``.
+        else numpy with one warning per process; on a machine whose numba
+        cache lacks the compiled kernels, numpy until a background build
+        has them ready, then compiled from the next :meth:`step` on (see
+        ``collideworld.background``), so that no call waits for the
+        compiler. Both give the same pairs and events; normals and depths
+        agree to rounding. The one running now is in ``World.backend``.
     fat_margin : float
         Fat boxes are the tight boxes grown by ``fat_margin`` times the
         body's bounding radius, so small moves do not touch the broadphase.
@@ -287,6 +291,9 @@ class World:
         if not isinstance(manifolds, (bool, np.bool_)):
             raise InvalidArgumentError(f"manifolds must be True or False, got {manifolds!r}")
         self.backend = resolve_backend(backend)
+        # "auto" while the compiled kernels are built in the background (collideworld.background): numpy
+        # answers, and step() switches to the compiled kernels once they are loaded
+        self._await_compiled = backend == "auto" and self.backend == "numpy" and compiled_available()
         inner = _make_broadphase(broadphase, dim, self.backend)
         # the margin is relative to each body's bounding radius; past 100 radii it only
         # adds candidates (and, with huge values, could overflow the fat boxes)
@@ -1021,6 +1028,8 @@ class World:
         >>> list(c.began), list(w.step().began)     # began once, then persisting
         ([('ground', 'ball')], [])
         """
+        if self._await_compiled and compiled_ready():
+            self._switch_to_compiled()
         st = self._store
         if st.capacity >= self.COMPACT_MIN_CAPACITY and 4 * (len(self) + st.n_part_slots) <= st.capacity:
             self.compact()
@@ -1029,6 +1038,25 @@ class World:
             changed = np.union1d(changed, np.fromiter(self._changed_in_place, dtype=np.int64))
             self._changed_in_place.clear()
         return self._pairs.step(moved, changed)
+
+    def _switch_to_compiled(self) -> None:
+        """From the numpy kernels to the compiled ones (``backend="auto"``, between two steps).
+
+        The parts keep their state (boxes, candidate pairs, last contacts),
+        which both backends keep alike; only the kernels they call change.
+        The queries' grid, whose compiled form is laid out differently, is
+        built again on the next query.
+        """
+        self._await_compiled = False
+        self.backend = "compiled"
+        self._store.backend = "compiled"
+        inner = self._bp.inner
+        for sweep in (inner, getattr(inner, "_all", None), getattr(inner, "_sap", None)):
+            if isinstance(sweep, (BatchedSweep, SweepAndPrune)):
+                sweep.backend = "compiled"
+        self._pairs.use_backend("compiled")
+        self._index = QueryIndex(self._store, "compiled")
+        note_switch("a World")
 
     def pairs(self) -> set[tuple[Any, Any]]:
         """The pairs in contact after the last :meth:`step` (empty before any step).

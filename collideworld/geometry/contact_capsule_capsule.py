@@ -131,8 +131,15 @@ def contact_capsule_capsule(a0: F64, a1: F64, radius_a: F64, b0: F64, b1: F64, r
                           da[:, 0] * db[:, 1] - da[:, 1] * db[:, 0]], axis=1)
         feature, ok_c = _unit(cross)
         # Nearly parallel cores (sin^2 of their angle under PARALLEL_SIN2): da x db is then
-        # rounding noise (its components err by ~eps |da||db|), and so is its direction.
-        ok_c &= dot(cross, cross) > PARALLEL_SIN2 * dot(da, da) * dot(db, db)
+        # rounding noise (its components err by ~eps |da||db|), and so is its direction. The
+        # angle is measured on the unit directions: |da|^2 |db|^2 under- or overflows within
+        # the coordinate limits.
+        ua, ok_a = _unit(da)
+        ub, ok_b = _unit(db)
+        cu = np.stack([ua[:, 1] * ub[:, 2] - ua[:, 2] * ub[:, 1],
+                       ua[:, 2] * ub[:, 0] - ua[:, 0] * ub[:, 2],
+                       ua[:, 0] * ub[:, 1] - ua[:, 1] * ub[:, 0]], axis=1)
+        ok_c &= dot(cu, cu) > PARALLEL_SIN2
         use_feature = inner_a & inner_b & ok_c
     # the feature's direction, turned to point from a to b (kept as is when w vanishes)
     flip = dot(feature, w) < 0.0
@@ -146,13 +153,13 @@ def contact_capsule_capsule(a0: F64, a1: F64, radius_a: F64, b0: F64, b1: F64, r
         # perpendicular pair, but Ericson's parameters are not unique there and rounding
         # leaves w an axial component (all of w when the cores meet). Only w's part across
         # the axis is the gap; when that is zero every perpendicular is an MTD direction.
-        aa = dot(da, da)
-        pb0 = dot(b0 - a0, da)
-        pb1 = dot(b1 - a0, da)
-        parallel = ~ok_c & (aa > 0.0) & (dot(db, db) > 0.0) & (np.maximum(pb0, pb1) >= 0.0) \
-            & (np.minimum(pb0, pb1) <= aa)
-        across = w - (dot(w, da) / np.where(aa > 0.0, aa, 1.0))[:, None] * da
-        gap = np.sqrt(dot(across, across))
+        # (Along the unit axis ua, so that no product of two lengths under- or overflows.)
+        la = length(da)
+        pb0 = dot(b0 - a0, ua)
+        pb1 = dot(b1 - a0, ua)
+        parallel = ~ok_c & ok_a & ok_b & (np.maximum(pb0, pb1) >= 0.0) & (np.minimum(pb0, pb1) <= la)
+        across = w - dot(w, ua)[:, None] * ua
+        gap = length(across)
         across_unit = across / np.where(gap > 0.0, gap, 1.0)[:, None]
         normal = np.where(parallel[:, None], np.where((gap > 0.0)[:, None], across_unit, fallback), normal)
         dist = np.where(parallel, gap, dist)

@@ -312,7 +312,8 @@ class Recorder:
                 mask=int(body.mask) if "mask" in fields else None,
                 shape=body.shape if "shape" in fields else None,
             ))
-        prepared = self.writer.prepare_frame(self._removed, adds, moves, None, changes)
+        # each writer takes back the prepared frame it made (text pieces, or columns)
+        prepared: Any = self.writer.prepare_frame(self._removed, adds, moves, None, changes)
         contacts = world.step()
         expect: Any = None
         if self.record_expect:

@@ -83,6 +83,10 @@ def _rows(a0: NDArray[np.float64], a1: NDArray[np.float64], ra: NDArray[np.float
     sat_n = np.empty(dim)
     pa = np.empty(dim)
     pb = np.empty(dim)
+    ua = np.empty(dim)
+    ub = np.empty(dim)
+    la = 0.0
+    lb = 0.0
     for i in range(a0.shape[0]):
         radius = ra[i] + rb[i]
         for k in range(dim):
@@ -115,7 +119,18 @@ def _rows(a0: NDArray[np.float64], a1: NDArray[np.float64], ra: NDArray[np.float
             cz = da[0] * db[1] - da[1] * db[0]
             ok_c = _unit_into(cx, cy, cz, 3, feat)
             # nearly parallel cores: the cross product is rounding noise (see the numpy kernel)
-            ok_c = ok_c and cx * cx + cy * cy + cz * cz > PARALLEL_SIN2 * dot_row(da, da, 3) * dot_row(db, db, 3)
+            # (measured on the unit directions, as the numpy kernel: no product of squares)
+            la = length_row(da, 3)
+            lb = length_row(db, 3)
+            sa = la if la > 0.0 else 1.0
+            sb = lb if lb > 0.0 else 1.0
+            for k in range(3):
+                ua[k] = da[k] / sa
+                ub[k] = db[k] / sb
+            ux = ua[1] * ub[2] - ua[2] * ub[1]
+            uy = ua[2] * ub[0] - ua[0] * ub[2]
+            uz = ua[0] * ub[1] - ua[1] * ub[0]
+            ok_c = ok_c and ux * ux + uy * uy + uz * uz > PARALLEL_SIN2
             use_feature = inner_a and inner_b and ok_c
         if dot_row(feat, w, dim) < 0.0:
             for k in range(dim):
@@ -133,14 +148,13 @@ def _rows(a0: NDArray[np.float64], a1: NDArray[np.float64], ra: NDArray[np.float
                 normal[i, k] = fallback[k]
         if dim == 3 and not ok_c:
             # parallel cores overlapping along the axis: only w's part across the axis is the gap
-            aa = dot_row(da, da, 3)
-            pb0 = (b0[i, 0] - a0[i, 0]) * da[0] + (b0[i, 1] - a0[i, 1]) * da[1] + (b0[i, 2] - a0[i, 2]) * da[2]
-            pb1 = (b1[i, 0] - a0[i, 0]) * da[0] + (b1[i, 1] - a0[i, 1]) * da[1] + (b1[i, 2] - a0[i, 2]) * da[2]
-            if aa > 0.0 and dot_row(db, db, 3) > 0.0 and max(pb0, pb1) >= 0.0 and min(pb0, pb1) <= aa:
-                along = dot_row(w, da, 3) / aa
+            pb0 = (b0[i, 0] - a0[i, 0]) * ua[0] + (b0[i, 1] - a0[i, 1]) * ua[1] + (b0[i, 2] - a0[i, 2]) * ua[2]
+            pb1 = (b1[i, 0] - a0[i, 0]) * ua[0] + (b1[i, 1] - a0[i, 1]) * ua[1] + (b1[i, 2] - a0[i, 2]) * ua[2]
+            if la > 0.0 and lb > 0.0 and max(pb0, pb1) >= 0.0 and min(pb0, pb1) <= la:
+                along = dot_row(w, ua, 3)
                 for k in range(3):
-                    u[k] = w[k] - along * da[k]
-                gap = math.sqrt(dot_row(u, u, 3))
+                    u[k] = w[k] - along * ua[k]
+                gap = length_row(u, 3)
                 for k in range(3):
                     normal[i, k] = u[k] / gap if gap > 0.0 else fallback[k]
                 dist = gap

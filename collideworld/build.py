@@ -1,0 +1,160 @@
+"""A full build of the compiled kernels into numba's on-disk cache: the background builder and ``collideworld warm-up``.
+
+``collideworld.build.main(["--background"])`` is the builder
+:mod:`collideworld.background` starts: at the lowest CPU priority
+(``os.nice``), under the cache directory's lock (it waits while another
+builder holds it, and exits when the cache is then marked ready), it
+runs every step of :func:`full_build_steps` and then writes the ready
+marker. ``collideworld warm-up`` runs the same steps in the foreground with
+a progress bar.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from . import background
+from .backend import _WARMERS, _warm_dim, compiled_available
+
+__all__ = ["full_build_steps"]
+
+
+def _warm_pairs(dim: int) -> None:
+    """``collide`` (the one-pair kernel) and the proximity queries (GJK, time of impact) on tiny inputs."""
+    from .collide import collide
+    from .proximity import check_trajectory, distance, time_of_impact
+    from .shapes import Box, Capsule, Circle, ConvexHull, Polygon, Segment, Shape, Sphere
+
+    shapes: list[Shape]
+    pose_a: Any
+    pose_b: Any
+    far: Any
+    if dim == 2:
+        shapes = [Circle(0.5), Box((0.5, 0.25)), Polygon(((0.0, 0.0), (1.0, 0.0), (0.0, 1.0))),
+                  Capsule((0.0, 0.0), (1.0, 0.0), 0.25), Segment((0.0, 0.0), (0.0, 1.0))]
+        pose_a, pose_b, far = ((0.0, 0.0), 0.0), ((0.6, 0.1), 0.3), ((5.0, 0.0), 0.0)
+    else:
+        shapes = [Sphere(0.5), Box((0.5, 0.25, 0.25)), Capsule((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 0.25),
+                  ConvexHull(((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)))]
+        q = (1.0, 0.0, 0.0, 0.0)
+        pose_a, pose_b, far = ((0.0, 0.0, 0.0), q), ((0.6, 0.1, 0.0), q), ((5.0, 0.0, 0.0), q)
+    for a in shapes:
+        for b in shapes:
+            collide(a, pose_a, b, pose_b, backend="compiled")
+        distance(a, pose_a, shapes[0], far)
+        distance(a, pose_a, shapes[0], pose_b)
+        time_of_impact(a, pose_a, pose_a, shapes[0], far, pose_a)
+    row = [0.0] * (3 if dim == 2 else 7)
+    if dim == 3:
+        row[3] = 1.0  # the unit quaternion
+    check_trajectory(shapes[0], [row, [5.0, *row[1:]]], [shapes[1]], [[0.6, *row[1:]]])
+
+
+def full_build_steps(dims: tuple[int, ...] = (2, 3)) -> list[tuple[str, Callable[[], None]]]:
+    """Every step of a full build: ``(label, fn)``; each compiles (or loads) one group of kernels.
+
+    What ``warm_up(every_shape=True)`` prepares (a step over any shapes but
+    compounds, with manifolds, and the queries), plus ``collide`` and the
+    proximity queries, for each dimension in ``dims``.
+
+    Examples
+    --------
+    >>> full_build_steps(dims=(2,))[0][0]
+    '2D narrowphase and broadphase'
+    """
+    steps: list[tuple[str, Callable[[], None]]] = []
+    for d in dims:
+        steps.append((f"{d}D narrowphase and broadphase", functools.partial(_warm_dim, d, True)))
+        for warm in _WARMERS:
+            name = warm.__module__.rsplit(".", 1)[-1].replace("_", " ")
+            steps.append((f"{d}D {name}", functools.partial(warm, d)))
+        steps.append((f"{d}D collide, distance, time of impact", functools.partial(_warm_pairs, d)))
+    return steps
+
+
+def _steps_from_env() -> list[tuple[str, Callable[[], None]]]:
+    """The full build's steps, or those whose label contains one of the comma-separated words of
+    ``COLLIDEWORLD_BUILD_STEPS`` (a partial build, for the tests of the builder: its ready marker
+    is a different file, see :func:`collideworld.background.build_stamp`)."""
+    steps = full_build_steps()
+    keep = [w.strip() for w in os.environ.get(background.ENV_BUILD_STEPS, "").split(",") if w.strip()]
+    return [s for s in steps if any(w in s[0] for w in keep)] if keep else steps
+
+
+background.register_build_steps(_steps_from_env)
+
+
+def build_into_cache(progress: Callable[[str], None] | None = None, *, wait_for_lock: bool = True) -> bool:
+    """Run a full build under the cache directory's lock, then mark the cache ready.
+
+    Parameters
+    ----------
+    progress : callable(str), optional
+        Called with each step's label before it runs.
+    wait_for_lock : bool
+        Wait for a builder that holds the lock (then find the cache ready);
+        False: return False at once instead.
+
+    Returns
+    -------
+    bool
+        True when the cache is marked ready; False when another builder
+        holds the lock (``wait_for_lock=False``), there is no writable cache
+        directory, or numba is missing.
+    """
+    import fcntl
+
+    if not compiled_available():
+        return False
+    where = background.cache_dir()
+    if where is None:
+        for label, step in background.build_steps():
+            if progress is not None:
+                progress(label)
+            step()
+        return False
+    fd = os.open(background.lock_path(where), os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait_for_lock else fcntl.LOCK_NB))
+        except OSError:
+            return False
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())  # who builds (the lock is the flock, not this text)
+        if os.path.exists(background.marker_path(where)):
+            return True
+        with open(os.path.join(where, "collideworld-builds.log"), "a") as f:
+            f.write(f"build started by pid {os.getpid()}\n")
+        for label, step in background.build_steps():
+            if progress is not None:
+                progress(label)
+            step()
+        background.mark_ready(where)
+        return True
+    finally:
+        os.close(fd)
+
+
+def _nice_from_env() -> int:
+    raw = os.environ.get(background.ENV_BUILD_NICE, "10")
+    try:
+        return max(0, min(19, int(raw)))
+    except ValueError:
+        return 10
+
+
+def main(argv: list[str] | None = None) -> int:
+    """A full build (``--background``: at the lowest CPU priority); the exit status."""
+    args = sys.argv[1:] if argv is None else argv
+    if "--background" in args:
+        # low priority, not the lowest: at nice 19 a builder on a machine kept busy by others gets ~1.5 % of a
+        # core (CFS weights 15 against 1024) and might never finish
+        os.nice(_nice_from_env())
+    # waits for a builder that holds the lock (and then finds the cache ready): a process that probes the
+    # lock for an instant (background.lock_is_held) must not make a builder give up
+    return 0 if build_into_cache() else 1
+
