@@ -197,17 +197,14 @@ def _contact_pair_fn() -> Any:
 _CONTACT_PAIR: Any = None
 
 
-def _plain_quaternion(value: Any) -> tuple[float, float, float, float] | None:
-    """A tuple or list of four Python numbers as the unit quaternion the store would keep, else None.
+def _plain_unit_quaternion(value: Any) -> tuple[float, float, float, float] | None:
+    """A tuple or list of four Python numbers as :func:`check_quaternion` returns it, else None.
 
-    The numpy path (:func:`check_quaternion`, then the renormalisation of
-    :func:`rotation_matrix_3d`) costs about 25 µs for one quaternion; this is
-    the same arithmetic on Python floats, operation for operation (products
-    summed left to right, then a correctly rounded square root and quotients,
-    as numpy's row sums of four and its division do), so the bits are the
-    same; a test checks them against the numpy path. None (not a plain
-    quaternion, not finite, not unit to the tolerance) leaves the decision
-    and its error to the numpy path.
+    The same arithmetic as :func:`check_quaternion` (``poses._norms``: products
+    summed left to right, a correctly rounded square root, then quotients),
+    on Python floats, so the bits are the same. None (not a plain quaternion,
+    not finite, not unit to the tolerance) leaves the decision and its error
+    to :func:`check_quaternion`.
     """
     if type(value) not in (tuple, list) or len(value) != 4:
         return None
@@ -220,7 +217,25 @@ def _plain_quaternion(value: Any) -> tuple[float, float, float, float] | None:
     norm = math.sqrt(w * w + x * x + y * y + z * z)  # as poses._norms
     if not abs(norm - 1.0) <= QUATERNION_NORM_TOL:
         return None
-    w, x, y, z = w / norm, x / norm, y / norm, z / norm
+    return w / norm, x / norm, y / norm, z / norm
+
+
+def _plain_quaternion(value: Any) -> tuple[float, float, float, float] | None:
+    """A tuple or list of four Python numbers as the unit quaternion the store would keep, else None.
+
+    The numpy path (:func:`check_quaternion`, then the renormalisation of
+    :func:`rotation_matrix_3d`) costs about 25 µs for one quaternion; this is
+    the same arithmetic on Python floats, operation for operation (products
+    summed left to right, then a correctly rounded square root and quotients,
+    as numpy's row sums of four and its division do), so the bits are the
+    same; a test checks them against the numpy path. None (not a plain
+    quaternion, not finite, not unit to the tolerance) leaves the decision
+    and its error to the numpy path.
+    """
+    unit = _plain_unit_quaternion(value)
+    if unit is None:
+        return None
+    w, x, y, z = unit
     norm = math.sqrt(w * w + x * x + y * y + z * z)  # as np.linalg.norm over a row of four
     return w / norm, x / norm, y / norm, z / norm
 

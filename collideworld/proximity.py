@@ -26,13 +26,13 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from .collide import _pose, collide
+from .collide import _plain_unit_quaternion, _pose, collide
 from .errors import InvalidArgumentError, InvalidPoseError, UndecidedError, UnsupportedPairError
 from .geometry import gjk
 from .geometry import time_of_impact as toi
 from .geometry.rotation import rotation_matrix_3d
-from .geometry.tolerance import MAX_COORDINATE, touch_tolerance
-from .poses import check_quaternions
+from .geometry.tolerance import MAX_COORDINATE, REL_TOUCH_TOL
+from .poses import check_quaternions, plain_position
 from .shapes import (
     SHAPE_TYPES,
     Box,
@@ -257,6 +257,51 @@ def _row(shape: Shape, pose: Any, which: str) -> NDArray[np.float64]:
     return row
 
 
+def _fast_row(shape: Shape, pose: Any) -> NDArray[np.float64] | None:
+    """:func:`_row` of a pose in a common form, on Python floats; None for anything else.
+
+    Plain tuples of floats (see :func:`~collideworld.poses.plain_position`)
+    are read without numpy's validation round trip (about 20 µs a pose);
+    the numbers are the ones :func:`_row` stores (the quaternion normalised
+    with :func:`check_quaternion`'s arithmetic). Anything else, bad input
+    included, gives None, and :func:`_row` checks it and raises its errors.
+    """
+    if shape.is_infinite:
+        return _IDENTITY.copy() if pose is None else None
+    d = shape.dim
+    xy = plain_position(pose, d)
+    rot: Any = None
+    if xy is None:
+        if type(pose) is not tuple or len(pose) != 2:
+            return None
+        xy = plain_position(pose[0], d)
+        if xy is None:
+            return None
+        rot = pose[1]
+    if d == 2:
+        if rot is None:
+            return np.array([xy[0], xy[1], 0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+        t = type(rot)
+        if not (t is float or t is _NP_FLOAT64 or (t is int and abs(rot) < 2 ** 53)) or not math.isfinite(rot):
+            return None
+        return np.array([xy[0], xy[1], 0.0, 1.0, 0.0, 0.0, 0.0, float(rot)])
+    if rot is None:
+        return np.array([xy[0], xy[1], xy[2], 1.0, 0.0, 0.0, 0.0, 0.0])
+    q = _plain_unit_quaternion(rot)
+    if q is None:
+        return None
+    return np.array([xy[0], xy[1], xy[2], q[0], q[1], q[2], q[3], 0.0])
+
+
+_NP_FLOAT64 = np.float64
+
+
+def _checked_row(shape: Shape, pose: Any, which: str) -> NDArray[np.float64]:
+    """The kernel row of a pose: the fast read when it applies, else :func:`_row` (which raises on bad input)."""
+    row = _fast_row(shape, pose)
+    return _row(shape, pose, which) if row is None else row
+
+
 def _pose_from_row(shape: Shape, row: NDArray[np.float64]) -> Any:
     if shape.is_infinite:
         return None
@@ -276,8 +321,8 @@ def _check_shapes(shape_a: Any, shape_b: Any) -> None:
 
 def _tolerance(rows: list[NDArray[np.float64]], reach: float) -> float:
     """The touching tolerance for coordinates of these poses' magnitude (see geometry.tolerance)."""
-    scale = max(float(np.abs(r[:3]).max()) for r in rows) + reach
-    return float(touch_tolerance(scale))
+    scale = max(max(abs(x) for x in r[:3].tolist()) for r in rows) + reach  # (the max of numpy's np.abs)
+    return REL_TOUCH_TOL * abs(scale)  # touch_tolerance on a Python float (the same product)
 
 
 class _Work:
@@ -321,6 +366,28 @@ def _planes_distance(shape_a: HalfPlane | Plane, shape_b: HalfPlane | Plane, md:
     # crossing boundaries: the point of both nearest the origin (least squares)
     both = np.linalg.lstsq(np.stack([na, nb]), np.array([shape_a.offset, shape_b.offset]), rcond=None)[0]
     return DistanceResult(d, both, both.copy(), c.normal)
+
+
+#: per pair of shapes (by identity): (the shapes, their pack, reach of a, reach of b, a plane's offset scale)
+_PAIR_PACKS: dict[tuple[int, int], tuple[Any, ...]] = {}
+
+
+def _pair_pack(shape_a: Shape, shape_b: Shape) -> tuple[_Packed, float, float, float]:
+    """:func:`_pack` of two shapes with its scalars as Python floats, cached by the shapes' identity.
+
+    Shapes are immutable and validated when built, so their packed form is
+    computed once; the entry holds the shapes, so their ids stay theirs.
+    """
+    entry = _PAIR_PACKS.get((id(shape_a), id(shape_b)))
+    if entry is not None and entry[0] is shape_a and entry[1] is shape_b:
+        return entry[2]  # type: ignore[no-any-return]
+    p = _pack((shape_a, shape_b))
+    plane_scale = max(abs(float(p.prad[0])) if p.pplane[0] else 0.0, abs(float(p.prad[-1])) if p.pplane[-1] else 0.0)
+    value = (p, float(p.reach[0]), float(p.reach[1]), plane_scale)
+    if len(_PAIR_PACKS) >= 256:
+        _PAIR_PACKS.clear()
+    _PAIR_PACKS[(id(shape_a), id(shape_b))] = (shape_a, shape_b, value)
+    return value
 
 
 def _deepest_points(p: _Packed, work: _Work, normal: NDArray[np.float64], depth: float, scale: float,
@@ -436,7 +503,7 @@ def distance(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
     """
     _check_shapes(shape_a, shape_b)
     md = _check_max_distance(max_distance)
-    rows = (_row(shape_a, pose_a, "a"), _row(shape_b, pose_b, "b"))
+    rows = (_checked_row(shape_a, pose_a, "a"), _checked_row(shape_b, pose_b, "b"))
     return _distance_checked(shape_a, pose_a, shape_b, pose_b, rows, md)
 
 
@@ -446,29 +513,39 @@ def _distance_checked(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
     if isinstance(shape_a, (HalfPlane, Plane)) and isinstance(shape_b, (HalfPlane, Plane)):
         return _planes_distance(shape_a, shape_b, md)
     dim = shape_a.dim
-    p = _pack((shape_a, shape_b))
-    work = _Work(len(p.verts))
+    p, reach_a, reach_b, plane_scale = _pair_pack(shape_a, shape_b)
+    world = np.zeros((len(p.verts), 3))
+    out = np.zeros(11)
     gap = float(gjk.posed_distance(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount, p.sfirst,
-                                   p.scount, rows[0], rows[1], dim, work.world, work.out))
-    scale = max(float(np.abs(rows[0][:3]).max()) + float(p.reach[0]), float(np.abs(rows[1][:3]).max())
-                + float(p.reach[1]), abs(float(p.prad[0])) if p.pplane[0] else 0.0,
-                abs(float(p.prad[-1])) if p.pplane[-1] else 0.0)
-    tol = float(touch_tolerance(scale))
-    pa = work.out[0:dim].copy()
-    pb = work.out[3:3 + dim].copy()
-    normal = work.out[6:6 + dim].copy()
+                                   p.scount, rows[0], rows[1], dim, world, out))
+    ra, rb = rows[0].tolist(), rows[1].tolist()
+    # the scale on Python floats: the same maxima as numpy's, the same sums
+    scale = max(max(abs(ra[0]), abs(ra[1]), abs(ra[2])) + reach_a, max(abs(rb[0]), abs(rb[1]), abs(rb[2])) + reach_b,
+                plane_scale)
+    tol = REL_TOUCH_TOL * abs(scale)  # touch_tolerance on a Python float (the same product)
+    pa = out[0:dim].copy()
+    pb = out[3:3 + dim].copy()
+    normal = out[6:6 + dim].copy()
     if gap > tol:
         # The gap must agree with GJK's own witness points, which lie on the shapes: a gap
         # they undercut came from a face normal that was rounding noise (then trust the
         # points; if they touch, collide() below decides, as for any touching pair).
-        span = pb - pa
-        wgap = float(np.sqrt(span @ span))
-        if wgap < gap - tol:
-            gap = wgap
-            if wgap > 0.0:
-                normal = span / wgap
+        # A Python estimate of the witness gap screens out the usual case; the numpy
+        # arithmetic decides (and gives the bits) whenever the estimate is not clearly above.
+        o = out.tolist()
+        e = math.sqrt(sum((o[3 + k] - o[k]) ** 2 for k in range(dim)))
+        if not e >= gap:
+            span = pb - pa
+            wgap = float(np.sqrt(span @ span))
+            if wgap < gap - tol:
+                gap = wgap
+                if wgap > 0.0:
+                    normal = span / wgap
     if gap > tol:
         return None if gap > md else DistanceResult(gap, pa, pb, normal)
+    work = _Work(len(p.verts))
+    work.world[:] = world
+    work.out[:] = out
     c = collide(shape_a, pose_a, shape_b, pose_b)
     if c is None:
         # GJK calls it touching, SAT a hair apart: both within rounding; keep GJK's gap
@@ -490,7 +567,7 @@ def _motion_rows(shape: Shape, start: Any, end: Any, which: str) -> tuple[NDArra
     if shape.is_infinite and (start is not None or end is not None):
         raise InvalidPoseError(f"a {shape.kind} cannot be the moving shape: it has no pose; pass start_{which}=None "
                                f"and end_{which}=None, got {start!r} and {end!r}")
-    return _row(shape, start, f"{which} (start)"), _row(shape, end, f"{which} (end)")
+    return _checked_row(shape, start, f"{which} (start)"), _checked_row(shape, end, f"{which} (end)")
 
 
 def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, start_b: Any,
