@@ -303,11 +303,13 @@ def _checked_row(shape: Shape, pose: Any, which: str) -> NDArray[np.float64]:
 
 
 def _pose_from_row(shape: Shape, row: NDArray[np.float64]) -> Any:
+    """A kernel row as a pose of plain floats: collide() reads it on its fast path (the same numbers as arrays)."""
     if shape.is_infinite:
         return None
+    r = row.tolist()
     if shape.dim == 2:
-        return row[:2].copy(), float(row[7])
-    return row[:3].copy(), row[3:7].copy()
+        return (r[0], r[1]), r[7]
+    return (r[0], r[1], r[2]), (r[3], r[4], r[5], r[6])
 
 
 def _check_shapes(shape_a: Any, shape_b: Any) -> None:
@@ -322,7 +324,7 @@ def _check_shapes(shape_a: Any, shape_b: Any) -> None:
 def _tolerance(rows: list[NDArray[np.float64]], reach: float) -> float:
     """The touching tolerance for coordinates of these poses' magnitude (see geometry.tolerance)."""
     scale = max(max(abs(x) for x in r[:3].tolist()) for r in rows) + reach  # (the max of numpy's np.abs)
-    return REL_TOUCH_TOL * abs(scale)  # touch_tolerance on a Python float (the same product)
+    return float(REL_TOUCH_TOL * abs(scale))  # touch_tolerance on a Python float (the same product)
 
 
 class _Work:
@@ -390,9 +392,10 @@ def _pair_pack(shape_a: Shape, shape_b: Shape) -> tuple[_Packed, float, float, f
     return value
 
 
-def _deepest_points(p: _Packed, work: _Work, normal: NDArray[np.float64], depth: float, scale: float,
+def _deepest_points(p: _Packed, world: NDArray[np.float64], out: NDArray[np.float64], normal: NDArray[np.float64],
+                    depth: float, scale: float,
                     pieces: tuple[int, int]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Deepest points (on a, on b) of an overlap of ``depth`` along ``normal``; both shapes in ``work.world``.
+    """Deepest points (on a, on b) of an overlap of ``depth`` along ``normal``; both shapes in ``world``.
 
     Moving b by ``depth * normal`` makes the pieces just touch (that is what
     the minimum translation distance means), at a point ``q`` where a's
@@ -406,17 +409,17 @@ def _deepest_points(p: _Packed, work: _Work, normal: NDArray[np.float64], depth:
     d = len(normal)
     if p.pplane[p.sfirst[0]] == 1 or p.pplane[p.sfirst[1]] == 1:
         # against a half-space, shape_distance's closed form already gives the deepest vertex and its foot
-        return work.out[0:d].copy(), work.out[3:3 + d].copy()
+        return out[0:d].copy(), out[3:3 + d].copy()
     n3 = np.zeros(3)
     n3[:d] = normal
-    world = work.world
     slack = 1e-9 * max(1.0, scale)
     ia, ib = int(p.sfirst[0]) + pieces[0], int(p.sfirst[1]) + pieces[1]
     fa = _feature(p, world, ia, n3, slack)[1]
     fb = _feature(p, world, ib, -n3, slack)[1] + depth * n3
-    gjk.gjk_closest(np.concatenate([fa, fb]), 0, len(fa), len(fa), len(fb), work.ws, work.tmp)
-    q_a = work.tmp[0:3]
-    q_b = work.tmp[3:6]
+    tmp = np.zeros(11)
+    gjk.gjk_closest(np.concatenate([fa, fb]), 0, len(fa), len(fa), len(fb), np.zeros((16, 4)), tmp)
+    q_a = tmp[0:3]
+    q_b = tmp[3:6]
     return q_a[:d].copy(), (q_b - depth * n3)[:d].copy()
 
 
@@ -510,8 +513,8 @@ def distance(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
 def _distance_checked(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
                       rows: tuple[NDArray[np.float64], NDArray[np.float64]], md: float) -> DistanceResult | None:
     """:func:`distance` after validation (``rows``: the poses as kernel rows)."""
-    if isinstance(shape_a, (HalfPlane, Plane)) and isinstance(shape_b, (HalfPlane, Plane)):
-        return _planes_distance(shape_a, shape_b, md)
+    if shape_a.is_infinite and shape_b.is_infinite:  # (half-planes and planes, the only infinite kinds)
+        return _planes_distance(shape_a, shape_b, md)  # type: ignore[arg-type]
     dim = shape_a.dim
     p, reach_a, reach_b, plane_scale = _pair_pack(shape_a, shape_b)
     world = np.zeros((len(p.verts), 3))
@@ -533,7 +536,8 @@ def _distance_checked(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
         # A Python estimate of the witness gap screens out the usual case; the numpy
         # arithmetic decides (and gives the bits) whenever the estimate is not clearly above.
         o = out.tolist()
-        e = math.sqrt(sum((o[3 + k] - o[k]) ** 2 for k in range(dim)))
+        e2 = (o[3] - o[0]) ** 2 + (o[4] - o[1]) ** 2
+        e = math.sqrt(e2 + (o[5] - o[2]) ** 2 if dim == 3 else e2)
         if not e >= gap:
             span = pb - pa
             wgap = float(np.sqrt(span @ span))
@@ -543,9 +547,6 @@ def _distance_checked(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
                     normal = span / wgap
     if gap > tol:
         return None if gap > md else DistanceResult(gap, pa, pb, normal)
-    work = _Work(len(p.verts))
-    work.world[:] = world
-    work.out[:] = out
     c = collide(shape_a, pose_a, shape_b, pose_b)
     if c is None:
         # GJK calls it touching, SAT a hair apart: both within rounding; keep GJK's gap
@@ -557,7 +558,7 @@ def _distance_checked(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
     pieces = (0, 0)
     if len(p.pfirst) > 2:  # a concave polygon: find the piece pair behind collide's answer
         pieces = _deepest_pieces(shape_a, pose_a, shape_b, pose_b)
-    pa, pb = _deepest_points(p, work, c.normal, c.depth, scale, pieces)
+    pa, pb = _deepest_points(p, world, out, c.normal, c.depth, scale, pieces)
     return DistanceResult(-c.depth, pa, pb, c.normal)
 
 
