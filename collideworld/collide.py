@@ -22,9 +22,10 @@ from numpy.typing import NDArray
 
 from .backend import resolve_backend
 from .bodies import SIMPLE_POLYGON_VERTICES, BodyStore
-from .errors import InvalidPoseError, UnsupportedPairError
+from .errors import InvalidPoseError, InvalidShapeError, UnsupportedPairError
 from .geometry.result import ContactArrays
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
+from .geometry.tolerance import MAX_COORDINATE
 from .narrowphase import contact_pairs, manifold_pairs
 from .poses import (
     QUATERNION_NORM_TOL,
@@ -38,7 +39,7 @@ from .poses import (
 )
 from .shapes import SHAPE_TYPES, Box, Circle, Compound, HalfPlane, Plane, Polygon, Shape, Sphere
 
-__all__ = ["ContactResult", "collide", "collide_many"]
+__all__ = ["ContactResult", "ShapeArray", "collide", "collide_many"]
 
 
 @dataclass(frozen=True)
@@ -125,11 +126,13 @@ class _LazyContactResult(ContactResult):
     access, which gives the same normal and depth (the same kernels).
     """
 
-    def __init__(self, normal: NDArray[np.float64], depth: float, args: tuple[Any, ...]) -> None:
+    def __init__(self, normal: NDArray[np.float64], depth: float, args: tuple[Any, ...],
+                 part_a: int = -1, part_b: int = -1) -> None:
         object.__setattr__(self, "normal", normal)
         object.__setattr__(self, "depth", depth)
-        object.__setattr__(self, "part_a", -1)  # the one-call path takes no compound
-        object.__setattr__(self, "part_b", -1)
+        # the lazy paths take no compound; a concave polygon's deepest piece is named
+        object.__setattr__(self, "part_a", part_a)
+        object.__setattr__(self, "part_b", part_b)
         object.__setattr__(self, "_args", args)
 
     def __getattr__(self, name: str) -> Any:
@@ -199,17 +202,14 @@ def _contact_pair_fn() -> Any:
 _CONTACT_PAIR: Any = None
 
 
-def _plain_quaternion(value: Any) -> tuple[float, float, float, float] | None:
-    """A tuple or list of four Python numbers as the unit quaternion the store would keep, else None.
+def _plain_unit_quaternion(value: Any) -> tuple[float, float, float, float] | None:
+    """A tuple or list of four Python numbers as :func:`check_quaternion` returns it, else None.
 
-    The numpy path (:func:`check_quaternion`, then the renormalisation of
-    :func:`rotation_matrix_3d`) costs about 25 µs for one quaternion; this is
-    the same arithmetic on Python floats, operation for operation (products
-    summed left to right, then a correctly rounded square root and quotients,
-    as numpy's row sums of four and its division do), so the bits are the
-    same; a test checks them against the numpy path. None (not a plain
-    quaternion, not finite, not unit to the tolerance) leaves the decision
-    and its error to the numpy path.
+    The same arithmetic as :func:`check_quaternion` (``poses._norms``: products
+    summed left to right, a correctly rounded square root, then quotients),
+    on Python floats, so the bits are the same. None (not a plain quaternion,
+    not finite, not unit to the tolerance) leaves the decision and its error
+    to :func:`check_quaternion`.
     """
     if type(value) not in (tuple, list) or len(value) != 4:
         return None
@@ -222,7 +222,25 @@ def _plain_quaternion(value: Any) -> tuple[float, float, float, float] | None:
     norm = math.sqrt(w * w + x * x + y * y + z * z)  # as poses._norms
     if not abs(norm - 1.0) <= QUATERNION_NORM_TOL:
         return None
-    w, x, y, z = w / norm, x / norm, y / norm, z / norm
+    return w / norm, x / norm, y / norm, z / norm
+
+
+def _plain_quaternion(value: Any) -> tuple[float, float, float, float] | None:
+    """A tuple or list of four Python numbers as the unit quaternion the store would keep, else None.
+
+    The numpy path (:func:`check_quaternion`, then the renormalisation of
+    :func:`rotation_matrix_3d`) costs about 25 µs for one quaternion; this is
+    the same arithmetic on Python floats, operation for operation (products
+    summed left to right, then a correctly rounded square root and quotients,
+    as numpy's row sums of four and its division do), so the bits are the
+    same; a test checks them against the numpy path. None (not a plain
+    quaternion, not finite, not unit to the tolerance) leaves the decision
+    and its error to the numpy path.
+    """
+    unit = _plain_unit_quaternion(value)
+    if unit is None:
+        return None
+    w, x, y, z = unit
     norm = math.sqrt(w * w + x * x + y * y + z * z)  # as np.linalg.norm over a row of four
     return w / norm, x / norm, y / norm, z / norm
 
@@ -323,11 +341,20 @@ def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, *,
                     return None
                 normal = np.array([nx, ny]) if shape_a.dim == 2 else np.array([nx, ny, nz])
                 return _LazyContactResult(normal, depth, (shape_a, pose_a, shape_b, pose_b, resolved))
+    if not (isinstance(shape_a, Compound) or isinstance(shape_b, Compound)):
+        # normal and depth now, the contact points (the manifold, most of the store path's
+        # cost) when first read: distance() and time_of_impact() read only the former
+        return _collide_store(shape_a, pose_a, shape_b, pose_b, resolved, points=False)
     return _collide_store(shape_a, pose_a, shape_b, pose_b, resolved)
 
 
-def _collide_store(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, resolved: str) -> ContactResult | None:
-    """:func:`collide` on a store of two bodies, with the contact points (arguments checked but the poses)."""
+def _collide_store(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, resolved: str,
+                   points: bool = True) -> ContactResult | None:
+    """:func:`collide` on a store of two bodies, with the contact points (arguments checked but the poses).
+
+    ``points=False`` (shapes that are no compounds) leaves the points to a
+    :class:`_LazyContactResult`, which runs this again with them when read.
+    """
     pa = _pose(shape_a, pose_a, "a")
     pb = _pose(shape_b, pose_b, "b")
     store = BodyStore(shape_a.dim, capacity=2)
@@ -342,12 +369,171 @@ def _collide_store(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, res
         return None
     # the deepest touching row (first in part order on ties): a compound's part, a concave polygon's piece
     k = int(np.flatnonzero(res.hit)[np.argmax(res.depth[res.hit])])
+    if not points:
+        return _LazyContactResult(res.normal[k].copy(), float(res.depth[k]),
+                                  (shape_a, pose_a, shape_b, pose_b, resolved),
+                                  int(store.part[ia[k]]), int(store.part[ib[k]]))
     ia, ib = ia[k:k + 1], ib[k:k + 1]
     m = manifold_pairs(store, ia, ib, res.normal[k:k + 1], res.depth[k:k + 1], resolved)
     used = int(m.count[0])
     return ContactResult(res.normal[k].copy(), float(res.depth[k]), m.points[0, :used].copy(),
                          m.separations[0, :used].copy(), m.ids[0, :used].copy(), int(store.part[ia[0]]),
                          int(store.part[ib[0]]))
+
+
+class ShapeArray:
+    """Many shapes of one kind given by arrays of their parameters, for :func:`collide_many`.
+
+    Row ``k`` is the shape ``Circle(radii[k])``, ``Sphere(radii[k])`` or
+    ``Box(half_extents[k])``, checked as those constructors check them (the
+    same rules, the row named in the error), without building N objects.
+    Build one with :meth:`circles`, :meth:`spheres` or :meth:`boxes`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld.collide import ShapeArray, collide_many
+    >>> boxes = ShapeArray.boxes([[1.0, 1.0], [0.5, 2.0]])
+    >>> res = collide_many(boxes, [[0.0, 0.0], [0.0, 0.0]], ShapeArray.circles([1.0, 1.0]), [[2.5, 0.0], [1.0, 0.0]])
+    >>> res.hit.tolist(), res.depth[1].item()
+    ([False, True], 0.5)
+    """
+
+    def __init__(self, kind: str, dim: int, params: NDArray[np.float64]) -> None:
+        self.kind, self.dim, self.params = kind, dim, params  # params (N, dim) half extents or (N,) radii
+        self.params.setflags(write=False)
+
+    def __len__(self) -> int:
+        return len(self.params)
+
+    def __repr__(self) -> str:
+        return f"ShapeArray.{self.kind}es({len(self)} rows)" if self.kind == "box" else \
+            f"ShapeArray.{self.kind}s({len(self)} rows)"
+
+    @classmethod
+    def circles(cls, radii: Any) -> ShapeArray:
+        """N circles: ``radii`` (N,), each ``> 0`` and finite."""
+        return cls("circle", 2, _positive_array(radii, 1, "Circle radius", (None,)))
+
+    @classmethod
+    def spheres(cls, radii: Any) -> ShapeArray:
+        """N spheres: ``radii`` (N,), each ``> 0`` and finite."""
+        return cls("sphere", 3, _positive_array(radii, 1, "Sphere radius", (None,)))
+
+    @classmethod
+    def boxes(cls, half_extents: Any) -> ShapeArray:
+        """N boxes: ``half_extents`` (N, 2) for rectangles or (N, 3) for 3D boxes, each ``> 0`` and finite."""
+        he = _positive_array(half_extents, 2, "Box half_extents", (2, 3))
+        return cls("box", he.shape[1], he)
+
+    def shape(self, k: int) -> Shape:
+        """Row ``k`` as a shape object."""
+        if self.kind == "box":
+            return Box(tuple(self.params[k].tolist()))
+        return (Circle if self.kind == "circle" else Sphere)(float(self.params[k]))
+
+    def fill(self, kinds: NDArray[np.int64], params: NDArray[np.float64]) -> None:
+        """Write the rows' kinds (N,) and ``params`` (N, 9) as :func:`_one_call_shape` fills them."""
+        if self.kind == "box":
+            he = self.params
+            params[:, 1:1 + self.dim] = he
+            # Box.bounding_radius: the sum of squares left to right, then a correctly rounded root
+            sq = he[:, 0] * he[:, 0] + he[:, 1] * he[:, 1]
+            if self.dim == 3:
+                sq += he[:, 2] * he[:, 2]
+            params[:, 8] = np.sqrt(sq)
+            kinds[:] = 2
+        else:
+            params[:, 0] = self.params
+            params[:, 8] = self.params
+            kinds[:] = 1
+
+
+def _positive_array(value: Any, ndim: int, what: str, widths: tuple[int | None, ...]) -> NDArray[np.float64]:
+    """Shape parameters as float64 (N,) or (N, D): real, finite, > 0, at most MAX_COORDINATE (as the constructors)."""
+    if isinstance(value, (str, bytes)):
+        raise InvalidShapeError(f"{what} must be real numbers, got {value!r}")
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):
+        raise InvalidShapeError(f"{what} must be a rectangular array of real numbers, got {value!r}") from None
+    if raw.dtype.kind not in "iuf":
+        raise InvalidShapeError(f"{what} must be real numbers, got {raw.dtype} values")
+    arr = raw.astype(np.float64)
+    want = "(N,)" if ndim == 1 else "(N, 2) or (N, 3)"
+    if arr.ndim != ndim or (ndim == 2 and arr.shape[1] not in widths):
+        raise InvalidShapeError(f"{what} must have shape {want}, got shape {arr.shape}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InvalidShapeError(f"{what}[{', '.join(map(str, at))}] must be finite, got {float(arr[at])!r}")
+    bad = np.abs(arr) > MAX_COORDINATE
+    if bad.any():
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InvalidShapeError(f"{what}[{', '.join(map(str, at))}] must be at most {MAX_COORDINATE:g} in "
+                                f"magnitude, got {float(arr[at])!r}")
+    bad = arr <= 0
+    if bad.any():
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InvalidShapeError(f"{what}[{', '.join(map(str, at))}] must be > 0, got {float(arr[at]):g}")
+    return arr
+
+
+def _collide_many_arrays(shapes_a: Any, poses_a: Any, shapes_b: Any, poses_b: Any, backend: str) -> ContactArrays:
+    """:func:`collide_many` with a :class:`ShapeArray` on one side or both: one compiled call, no per-shape work."""
+    sides: list[Any] = []
+    for which, shapes in (("a", shapes_a), ("b", shapes_b)):
+        if isinstance(shapes, ShapeArray):
+            sides.append(shapes)
+        elif isinstance(shapes, SHAPE_TYPES):
+            if isinstance(shapes, Compound):
+                raise UnsupportedPairError(f"collide_many takes no compound (its rows are one shape each); "
+                                           f"use collide, or a World, got {shapes!r}")
+            sides.append(shapes)
+        else:
+            raise UnsupportedPairError(f"with a ShapeArray, shapes_{which} must be a ShapeArray or one shape, "
+                                       f"got {type(shapes).__name__}")
+    dims = {s.dim for s in sides}
+    if len(dims) > 1:
+        raise UnsupportedPairError(f"every shape must have one dimension, got {sorted(dims)}D shapes")
+    lengths = {len(s) for s in sides if isinstance(s, ShapeArray)}
+    if len(lengths) > 1:
+        raise UnsupportedPairError(f"shapes_a and shapes_b must have one length or be one shape, got "
+                                   f"{len(shapes_a)} and {len(shapes_b)}")
+    dim, n = dims.pop(), lengths.pop()
+    pa = _pose_arrays(poses_a, n, dim, "a")
+    pb = _pose_arrays(poses_b, n, dim, "b")
+    resolved = resolve_backend(backend)
+    if n == 0:
+        return ContactArrays(np.zeros(0, dtype=bool), np.zeros((0, dim)), np.zeros(0))
+    if resolved != "compiled" or any(not isinstance(x, ShapeArray) and _one_call_shape(x) is None for x in sides):
+        # the general path, on shape objects (the numpy backend, or kinds the one call does not take)
+        lists = [[x.shape(k) for k in range(n)] if isinstance(x, ShapeArray) else x for x in sides]
+        return collide_many(lists[0], poses_a, lists[1], poses_b, backend=backend)
+    # one table row per array row, one for a single shape
+    counts = [n if isinstance(x, ShapeArray) else 1 for x in sides]
+    total = sum(counts)
+    kinds = np.zeros(total, dtype=np.int64)
+    n_verts = np.zeros(total, dtype=np.int64)
+    params = np.zeros((total, 9))
+    # a polygon's vertices are read only for rows with vertices: one row serves when there are none
+    lx = np.zeros((total if any(isinstance(x, Polygon) for x in sides) else 1, 8))
+    ly = lx.copy()
+    whiches = []
+    offset = 0
+    for x, count in zip(sides, counts, strict=True):
+        if isinstance(x, ShapeArray):
+            x.fill(kinds[offset:offset + n], params[offset:offset + n])
+            whiches.append(np.arange(offset, offset + n, dtype=np.int64))
+        else:
+            spec = _one_call_shape(x)
+            assert spec is not None
+            kinds[offset], n_verts[offset], params[offset] = spec[1], spec[2], spec[3]
+            if len(lx) > 1:
+                lx[offset], ly[offset] = spec[4], spec[5]
+            whiches.append(np.full(n, offset, dtype=np.int64))
+        offset += count
+    return _contact_many_table(dim, n, kinds, n_verts, params, lx, ly, whiches, pa, pb)
 
 
 def _shape_list(shapes: Any, n: int | None, which: str) -> list[Shape]:
@@ -429,6 +615,8 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
     >>> res.depth[2].item()
     0.5
     """
+    if isinstance(shapes_a, ShapeArray) or isinstance(shapes_b, ShapeArray):
+        return _collide_many_arrays(shapes_a, poses_a, shapes_b, poses_b, backend)
     list_a = _shape_list(shapes_a, None, "a")
     list_b = _shape_list(shapes_b, None, "b")
     for s in list_a + list_b:
@@ -491,13 +679,20 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
 def _collide_many_one_call(dim: int, n: int, specs: list[Any], whiches: list[NDArray[np.int64]],
                            pa: tuple[Any, ...], pb: tuple[Any, ...]) -> ContactArrays:
     """:func:`collide_many` in one compiled call (every shape a kind of :func:`_one_call_shape`)."""
-    from .geometry.compiled.contact_pair import contact_many
-
     kinds = np.array([sp[1] for sp in specs], dtype=np.int64)
     n_verts = np.array([sp[2] for sp in specs], dtype=np.int64)
     params = np.stack([sp[3] for sp in specs])
     lx = np.stack([sp[4] for sp in specs])
     ly = np.stack([sp[5] for sp in specs])
+    return _contact_many_table(dim, n, kinds, n_verts, params, lx, ly, whiches, pa, pb)
+
+
+def _contact_many_table(dim: int, n: int, kinds: NDArray[np.int64], n_verts: NDArray[np.int64],
+                        params: NDArray[np.float64], lx: NDArray[np.float64], ly: NDArray[np.float64],
+                        whiches: list[NDArray[np.int64]], pa: tuple[Any, ...], pb: tuple[Any, ...]) -> ContactArrays:
+    """The compiled call of :func:`collide_many` on a table of distinct shapes (rows as :func:`_one_call_shape`)."""
+    from .geometry.compiled.contact_pair import contact_many
+
     poses = np.zeros((2 * n, 7))
     for rows, (pos, ang, quat) in ((slice(0, n), pa), (slice(n, 2 * n), pb)):
         poses[rows, :dim] = pos

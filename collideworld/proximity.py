@@ -27,13 +27,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .background import compiled_ready
-from .collide import _pose, collide
+from .collide import _plain_unit_quaternion, _pose, collide
 from .errors import InvalidArgumentError, InvalidPoseError, UndecidedError, UnsupportedPairError
 from .geometry import gjk
 from .geometry import time_of_impact as toi
 from .geometry.rotation import rotation_matrix_3d
-from .geometry.tolerance import MAX_COORDINATE, touch_tolerance
-from .poses import check_quaternions
+from .geometry.tolerance import MAX_COORDINATE, REL_TOUCH_TOL
+from .poses import check_quaternions, plain_position
 from .shapes import (
     SHAPE_TYPES,
     Box,
@@ -276,12 +276,59 @@ def _row(shape: Shape, pose: Any, which: str) -> NDArray[np.float64]:
     return row
 
 
+def _fast_row(shape: Shape, pose: Any) -> NDArray[np.float64] | None:
+    """:func:`_row` of a pose in a common form, on Python floats; None for anything else.
+
+    Plain tuples of floats (see :func:`~collideworld.poses.plain_position`)
+    are read without numpy's validation round trip (about 20 µs a pose);
+    the numbers are the ones :func:`_row` stores (the quaternion normalised
+    with :func:`check_quaternion`'s arithmetic). Anything else, bad input
+    included, gives None, and :func:`_row` checks it and raises its errors.
+    """
+    if shape.is_infinite:
+        return _IDENTITY.copy() if pose is None else None
+    d = shape.dim
+    xy = plain_position(pose, d)
+    rot: Any = None
+    if xy is None:
+        if type(pose) is not tuple or len(pose) != 2:
+            return None
+        xy = plain_position(pose[0], d)
+        if xy is None:
+            return None
+        rot = pose[1]
+    if d == 2:
+        if rot is None:
+            return np.array([xy[0], xy[1], 0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+        t = type(rot)
+        if not (t is float or t is _NP_FLOAT64 or (t is int and abs(rot) < 2 ** 53)) or not math.isfinite(rot):
+            return None
+        return np.array([xy[0], xy[1], 0.0, 1.0, 0.0, 0.0, 0.0, float(rot)])
+    if rot is None:
+        return np.array([xy[0], xy[1], xy[2], 1.0, 0.0, 0.0, 0.0, 0.0])
+    q = _plain_unit_quaternion(rot)
+    if q is None:
+        return None
+    return np.array([xy[0], xy[1], xy[2], q[0], q[1], q[2], q[3], 0.0])
+
+
+_NP_FLOAT64 = np.float64
+
+
+def _checked_row(shape: Shape, pose: Any, which: str) -> NDArray[np.float64]:
+    """The kernel row of a pose: the fast read when it applies, else :func:`_row` (which raises on bad input)."""
+    row = _fast_row(shape, pose)
+    return _row(shape, pose, which) if row is None else row
+
+
 def _pose_from_row(shape: Shape, row: NDArray[np.float64]) -> Any:
+    """A kernel row as a pose of plain floats: collide() reads it on its fast path (the same numbers as arrays)."""
     if shape.is_infinite:
         return None
+    r = row.tolist()
     if shape.dim == 2:
-        return row[:2].copy(), float(row[7])
-    return row[:3].copy(), row[3:7].copy()
+        return (r[0], r[1]), r[7]
+    return (r[0], r[1], r[2]), (r[3], r[4], r[5], r[6])
 
 
 def _check_shapes(shape_a: Any, shape_b: Any) -> None:
@@ -295,8 +342,8 @@ def _check_shapes(shape_a: Any, shape_b: Any) -> None:
 
 def _tolerance(rows: list[NDArray[np.float64]], reach: float) -> float:
     """The touching tolerance for coordinates of these poses' magnitude (see geometry.tolerance)."""
-    scale = max(float(np.abs(r[:3]).max()) for r in rows) + reach
-    return float(touch_tolerance(scale))
+    scale = max(max(abs(x) for x in r[:3].tolist()) for r in rows) + reach  # (the max of numpy's np.abs)
+    return float(REL_TOUCH_TOL * abs(scale))  # touch_tolerance on a Python float (the same product)
 
 
 class _Work:
@@ -340,6 +387,28 @@ def _planes_distance(shape_a: HalfPlane | Plane, shape_b: HalfPlane | Plane, md:
     # crossing boundaries: the point of both nearest the origin (least squares)
     both = np.linalg.lstsq(np.stack([na, nb]), np.array([shape_a.offset, shape_b.offset]), rcond=None)[0]
     return DistanceResult(d, both, both.copy(), c.normal)
+
+
+#: per pair of shapes (by identity): (the shapes, their pack, reach of a, reach of b, a plane's offset scale)
+_PAIR_PACKS: dict[tuple[int, int], tuple[Any, ...]] = {}
+
+
+def _pair_pack(shape_a: Shape, shape_b: Shape) -> tuple[_Packed, float, float, float]:
+    """:func:`_pack` of two shapes with its scalars as Python floats, cached by the shapes' identity.
+
+    Shapes are immutable and validated when built, so their packed form is
+    computed once; the entry holds the shapes, so their ids stay theirs.
+    """
+    entry = _PAIR_PACKS.get((id(shape_a), id(shape_b)))
+    if entry is not None and entry[0] is shape_a and entry[1] is shape_b:
+        return entry[2]  # type: ignore[no-any-return]
+    p = _pack((shape_a, shape_b))
+    plane_scale = max(abs(float(p.prad[0])) if p.pplane[0] else 0.0, abs(float(p.prad[-1])) if p.pplane[-1] else 0.0)
+    value = (p, float(p.reach[0]), float(p.reach[1]), plane_scale)
+    if len(_PAIR_PACKS) >= 256:
+        _PAIR_PACKS.clear()
+    _PAIR_PACKS[(id(shape_a), id(shape_b))] = (shape_a, shape_b, value)
+    return value
 
 
 def _deepest_points(p: _Packed, work: _Work, normal: NDArray[np.float64], depth: float, scale: float,
@@ -455,25 +524,26 @@ def distance(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
     """
     _check_shapes(shape_a, shape_b)
     md = _check_max_distance(max_distance)
-    rows = (_row(shape_a, pose_a, "a"), _row(shape_b, pose_b, "b"))
+    rows = (_checked_row(shape_a, pose_a, "a"), _checked_row(shape_b, pose_b, "b"))
     return _distance_checked(shape_a, pose_a, shape_b, pose_b, rows, md)
 
 
 def _distance_checked(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
                       rows: tuple[NDArray[np.float64], NDArray[np.float64]], md: float) -> DistanceResult | None:
     """:func:`distance` after validation (``rows``: the poses as kernel rows)."""
-    if isinstance(shape_a, (HalfPlane, Plane)) and isinstance(shape_b, (HalfPlane, Plane)):
-        return _planes_distance(shape_a, shape_b, md)
+    if shape_a.is_infinite and shape_b.is_infinite:  # (half-planes and planes, the only infinite kinds)
+        return _planes_distance(shape_a, shape_b, md)  # type: ignore[arg-type]
     dim = shape_a.dim
-    p = _pack((shape_a, shape_b))
+    p, reach_a, reach_b, plane_scale = _pair_pack(shape_a, shape_b)
     work = _Work(len(p.verts))
     posed_distance = _kernel(gjk, "posed_distance")
     gap = float(posed_distance(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount, p.sfirst,
                                p.scount, rows[0], rows[1], dim, work.world, work.out))
-    scale = max(float(np.abs(rows[0][:3]).max()) + float(p.reach[0]), float(np.abs(rows[1][:3]).max())
-                + float(p.reach[1]), abs(float(p.prad[0])) if p.pplane[0] else 0.0,
-                abs(float(p.prad[-1])) if p.pplane[-1] else 0.0)
-    tol = float(touch_tolerance(scale))
+    ra, rb = rows[0].tolist(), rows[1].tolist()
+    # the scale on Python floats: the same maxima as numpy's, the same sums
+    scale = max(max(abs(ra[0]), abs(ra[1]), abs(ra[2])) + reach_a, max(abs(rb[0]), abs(rb[1]), abs(rb[2])) + reach_b,
+                plane_scale)
+    tol = REL_TOUCH_TOL * abs(scale)  # touch_tolerance on a Python float (the same product)
     pa = work.out[0:dim].copy()
     pb = work.out[3:3 + dim].copy()
     normal = work.out[6:6 + dim].copy()
@@ -481,12 +551,18 @@ def _distance_checked(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
         # The gap must agree with GJK's own witness points, which lie on the shapes: a gap
         # they undercut came from a face normal that was rounding noise (then trust the
         # points; if they touch, collide() below decides, as for any touching pair).
-        span = pb - pa
-        wgap = float(np.sqrt(span @ span))
-        if wgap < gap - tol:
-            gap = wgap
-            if wgap > 0.0:
-                normal = span / wgap
+        # A Python estimate of the witness gap screens out the usual case; the numpy
+        # arithmetic decides (and gives the bits) whenever the estimate is not clearly above.
+        o = work.out.tolist()
+        e2 = (o[3] - o[0]) ** 2 + (o[4] - o[1]) ** 2
+        e = math.sqrt(e2 + (o[5] - o[2]) ** 2 if dim == 3 else e2)
+        if not e >= gap:
+            span = pb - pa
+            wgap = float(np.sqrt(span @ span))
+            if wgap < gap - tol:
+                gap = wgap
+                if wgap > 0.0:
+                    normal = span / wgap
     if gap > tol:
         return None if gap > md else DistanceResult(gap, pa, pb, normal)
     c = collide(shape_a, pose_a, shape_b, pose_b)
@@ -510,7 +586,7 @@ def _motion_rows(shape: Shape, start: Any, end: Any, which: str) -> tuple[NDArra
     if shape.is_infinite and (start is not None or end is not None):
         raise InvalidPoseError(f"a {shape.kind} cannot be the moving shape: it has no pose; pass start_{which}=None "
                                f"and end_{which}=None, got {start!r} and {end!r}")
-    return _row(shape, start, f"{which} (start)"), _row(shape, end, f"{which} (end)")
+    return _checked_row(shape, start, f"{which} (start)"), _checked_row(shape, end, f"{which} (end)")
 
 
 def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, start_b: Any,
