@@ -89,11 +89,21 @@ def _run(world, dim: int, seed: int, steps: int, switch_at: int | None, flag: li
     return out
 
 
-def _same(ref, got) -> None:
+def _same_pairs(ref, got) -> None:
     assert [(c.a, c.b) for c in ref] == [(c.a, c.b) for c in got]
     assert ref.began.rows() == got.began.rows() and ref.ended.rows() == got.ended.rows()
     np.testing.assert_allclose(got.normal, ref.normal, rtol=0, atol=1e-9)
     np.testing.assert_allclose(got.depth, ref.depth, rtol=0, atol=1e-9)
+
+
+def _identical(ref, got) -> None:
+    _same_pairs(ref, got)
+    np.testing.assert_array_equal(got.normal, ref.normal)
+    np.testing.assert_array_equal(got.depth, ref.depth)
+    _same_points(ref, got)
+
+
+def _same_points(ref, got) -> None:
     np.testing.assert_array_equal(got.point_count, ref.point_count)
     np.testing.assert_array_equal(got.point_ids, ref.point_ids)
     live = np.arange(got.points.shape[1])[None, :] < got.point_count[:, None]
@@ -116,9 +126,13 @@ def test_answers_identical_across_the_switch(dim: int, seed: int, monkeypatch: p
     fast = _run(collideworld.World(dim, backend="compiled", manifolds=True), dim, seed, 9, None, [False])
     assert [b for b, _ in got] == ["numpy"] * 4 + ["compiled"] * 5
     assert sum(len(c) for _, c in got) > 50  # the scene is busy enough to check something
-    for (_, g), (_, r), (_, f) in zip(got, ref, fast, strict=True):
-        _same(r, g)
-        _same(f, g)
+    for k, ((_, g), (_, r), (_, f)) in enumerate(zip(got, ref, fast, strict=True)):
+        # Before the switch the numpy world's answers, from it the compiled world's, to the bit (the
+        # switch tests every pair again); across backends, pairs, events, normals and depths agree.
+        # (Contact points of a hull pair may not: normals an ulp apart can put a vertex on either
+        # side of the flat cut-off, 1 point on one backend and 2 on the other.)
+        _identical(r if k < 4 else f, g)
+        _same_pairs(f if k < 4 else r, g)
     # the queries after the switch (their grid is built again, compiled) against a numpy world's
     numpy_world = collideworld.World(dim, backend="numpy")
     _run(numpy_world, dim, seed, 9, None, [False])
