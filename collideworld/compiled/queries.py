@@ -60,7 +60,7 @@ from ..spatial.grid import Floats32
 
 __all__ = ["QueryArrays", "query_arrays", "entry_points", "scratch", "pack_rows", "packed_columns", "point_slots",
            "box_slots", "shape_slots",
-           "ray_rows", "row_bounds", "HIT", "MISS", "OTHER"]
+           "ray_rows", "row_bounds", "HIT", "MISS", "OTHER", "RAY_OTHERS", "RAY_OTHER_COUNT"]
 
 Index = NDArray[np.int64]
 Floats = NDArray[np.float64]
@@ -78,6 +78,8 @@ Work = tuple[tuple[Any, ...], tuple[Any, ...]]
 #: where in :func:`scratch`'s two tuples the single queries leave their results: in the point query's,
 #: its hits, its unsettled candidates and their two counts; in the ray query's, its rows
 POINT_HITS, POINT_OTHERS, POINT_COUNTS, RAY_ROWS = 17, 18, 19, 10
+#: in the ray query's: the slots of the bodies it left to the numpy kernels (not balls or boxes), and their count
+RAY_OTHERS, RAY_OTHER_COUNT = 11, 12
 
 _ball_ball = _bb._row
 _ball_box = _bx._row
@@ -234,7 +236,7 @@ def scratch(dim: int) -> Work:
     --------
     >>> point_work, ray_work = scratch(2)
     >>> len(point_work), len(ray_work)
-    (20, 11)
+    (20, 13)
     """
     f, i = np.float64, np.int64
     # the single queries' own stamp tags, counting down from -2: the grid's (GridIndex._tags) are >= 0
@@ -252,7 +254,8 @@ def scratch(dim: int) -> Work:
     ray = (np.empty(dim), np.empty(dim), np.empty((1, dim)), np.empty((1, dim)),  # o, d, as rows
            np.zeros(3, dtype=i), np.zeros(3, dtype=i), np.zeros(3, dtype=i), np.zeros(3, dtype=f),
            np.zeros(3, dtype=f),  # the walk: cur, last, step, tnext, tdelta
-           tag, np.empty((SINGLE_CAPACITY, 2 + 2 * dim)))  # the hits' rows
+           tag, np.empty((SINGLE_CAPACITY, 2 + 2 * dim)),  # the hits' rows
+           np.empty(SINGLE_CAPACITY, dtype=i), np.zeros(1, dtype=i))  # the bodies of other kinds met, their count
     return point, ray
 
 
@@ -921,8 +924,16 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
     ``spatial.compiled._query_segments``; the casts of ``_ray_slot`` (numpy ``raycast_ball`` /
     ``raycast_box`` arithmetic), in the index's scratch arrays.
 
+    Bodies of the other kinds whose box the ray meets (and which pass the
+    filter) are listed in ``ray_work[RAY_OTHERS]`` (their count in
+    ``ray_work[RAY_OTHER_COUNT]``) for the caller to cast with the numpy
+    kernels, as the point query leaves its "other" pairs: a body far from
+    the ray, or filtered out, costs nothing.
+
     ``first``: only row 0 is wanted (the nearest hit, ties to the body added
     first), and the walk stops at the first cell it leaves beyond that hit.
+    Every listed body whose entry is nearer than that hit lies in a walked
+    cell, so the caller's merge still finds the nearest.
     """
     row0 = np.int64(0)  # not a literal: numba would compile _meets and the row kernels once more for it
     dim = q.position.shape[1]
@@ -944,6 +955,9 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
         tnext[k] = np.inf
         tdelta[k] = np.inf
     out = sc[RAY_ROWS]
+    others = sc[RAY_OTHERS]
+    n_other = 0
+    sc[RAY_OTHER_COUNT][0] = 0
     nf = 0
     lo, hi, glo, ghi, cell = q.lo, q.hi, q.glo, q.ghi, q.cell
     starts, entries, big, stamp, handles = q.starts, q.entries, q.big, q.stamp, q.handles
@@ -1005,6 +1019,13 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
                 continue
             s = handles[j]
             if (category[s] & msk) == 0 or (cat & bits[s]) == 0:
+                continue
+            if kind[j] > BOX:
+                if n_other == others.shape[0]:
+                    return TOO_MANY
+                others[n_other] = s
+                n_other += 1
+                sc[RAY_OTHER_COUNT][0] = n_other
                 continue
             t, nx, ny, nz = _ray_slot(j, ox, oy, oz, dx, dy, dz, maxd, kind, position, rotation, half, radius, rel,
                                       floor, parallel_rate)

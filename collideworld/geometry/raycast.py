@@ -46,7 +46,7 @@ the origin.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -95,9 +95,11 @@ class RayHits(NamedTuple):
 
 
 def _as_ray(origin: ArrayLike, direction: ArrayLike,
-            max_distance: float) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
-    return (np.asarray(origin, dtype=np.float64), np.asarray(direction, dtype=np.float64),
-            float(max_distance))
+            max_distance: Any) -> tuple[NDArray[np.float64], NDArray[np.float64], Any]:
+    # max_distance: one float, or one per shape (N,) (the batched queries' per-ray limits, ray by ray in its
+    # own frame); every use below is elementwise
+    limit = float(max_distance) if np.ndim(max_distance) == 0 else np.asarray(max_distance, dtype=np.float64)
+    return np.asarray(origin, dtype=np.float64), np.asarray(direction, dtype=np.float64), limit
 
 
 def _row_max_abs(a: NDArray[np.float64]) -> NDArray[np.float64]:

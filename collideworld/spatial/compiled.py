@@ -748,9 +748,13 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
                 big: Index, n_gridded: int, glo: Floats, ghi: Floats, elo: Floats32, ehi: Floats32, kind: Index,
                 center: Floats, rot: Floats,
                 half: Floats, radius: Floats, serial: Index, passes: NDArray[np.bool_], o: Floats, d: Floats,
-                maxd: float, rel: float, floor: float, parallel_rate: float, stamp: Index,
-                base: int) -> tuple[Index, Floats, Floats]:
+                maxd_of: Floats, rel: float, floor: float, parallel_rate: float, stamp: Index,
+                base: int) -> tuple[Index, Floats, Floats, Index, Index]:
     dim = lo.shape[1]
+    # bodies of other kinds than balls and boxes whose box a ray meets: (ray, local index) pairs for the caller
+    other_ray = np.empty(16, dtype=np.int64)
+    other_j = np.empty(16, dtype=np.int64)
+    n_other = 0
     z = dim - 1  # 2D: the third components read at index 1 again, and ignored
     m = o.shape[0]
     best_j = np.full(m, -1, dtype=np.int64)
@@ -796,9 +800,17 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
         bj = -1
         bt = np.inf
         bx = by = bz = 0.0
+        maxd = maxd_of[i]
         for t in range(big.shape[0]):
             j = big[t]
-            if passes[j]:
+            if passes[j] and kind[j] > _BOX:
+                if n_other == other_ray.shape[0]:
+                    other_ray = _grow(other_ray, n_other)
+                    other_j = _grow(other_j, n_other)
+                other_ray[n_other] = i
+                other_j[n_other] = j
+                n_other += 1
+            elif passes[j]:
                 dist, nx, ny, nz = _ray_slot(j, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half, radius, rel,
                                              floor, parallel_rate)
                 if dist < bt or (dist == bt and dist < np.inf and serial[j] < serial[bj]):
@@ -846,6 +858,15 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
                     if stamp[j] == tag or not passes[j]:
                         continue
                     stamp[j] = tag
+                    if kind[j] > _BOX:
+                        # left to the caller; a nearer hit of it lies in a walked cell (the stop below is sound)
+                        if n_other == other_ray.shape[0]:
+                            other_ray = _grow(other_ray, n_other)
+                            other_j = _grow(other_j, n_other)
+                        other_ray[n_other] = i
+                        other_j[n_other] = j
+                        n_other += 1
+                        continue
                     dist, nx, ny, nz = _ray_slot(j, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half, radius,
                                                  rel, floor, parallel_rate)
                     if dist < bt or (dist == bt and dist < np.inf and serial[j] < serial[bj]):
@@ -866,12 +887,26 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
         best_n[i, 1] = by
         if dim == 3:
             best_n[i, 2] = bz
-    return best_j, best_t, best_n
+    return best_j, best_t, best_n, other_ray[:n_other], other_j[:n_other]
+
+
+@njit(cache=True)
+def _grow(arr: Index, n: int) -> Index:
+    out = np.empty(2 * arr.shape[0], dtype=np.int64)
+    out[:n] = arr[:n]
+    return out
 
 
 def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: NDArray[np.bool_], o: Floats,
-               d: Floats, maxd: float, stamp: Index, base: int) -> tuple[Index, Floats, Floats]:
+               d: Floats, maxd: float | Floats, stamp: Index,
+               base: int) -> tuple[Index, Floats, Floats, Index, Index]:
     """The nearest ball or box each ray meets, walking the grid and stopping at the first cell past the best hit.
+
+    Bodies of other kinds (``kind > 2``) whose box a ray meets are not cast
+    here: they come back as ``(ray, local)`` pairs, for the caller to cast
+    and compare with the ray's best. A nearer hit on one of them lies in a
+    cell the walk passed, so the walk's stop stays sound. ``maxd``: one
+    limit for all rays, or one per ray.
 
     ``grid_arrays`` are a :class:`~collideworld.spatial.grid.GridIndex`'s
     ``(lo, hi, cell, pad, mask, starts, entries, big, n_gridded, glo, ghi, entry_lo, entry_hi)``;
@@ -884,6 +919,8 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
         Local index of the body hit, -1 for none; ties go to the lower serial.
     distance : ndarray of float64, shape (M,)
     normal : ndarray of float64, shape (M, D)
+    other_ray, other_local : ndarray of int64, shape (K,)
+        The rays and bodies of other kinds left to the caller.
 
     Examples
     --------
@@ -892,8 +929,8 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
     >>> c = np.array([[5.0, 0.0]])
     >>> g = GridIndex(c - 1, c + 1, np.array([0]), backend="compiled")
     >>> bodies = (np.array([1]), c, np.eye(2)[None], np.zeros((1, 2)), np.array([1.0]), np.array([0]))
-    >>> j, t, n = first_hits(g.arrays(), bodies, np.array([True]), np.zeros((1, 2)), np.array([[1.0, 0.0]]),
-    ...                      np.inf, g.stamp, g._tags(1))
+    >>> j, t, n, _, _ = first_hits(g.arrays(), bodies, np.array([True]), np.zeros((1, 2)), np.array([[1.0, 0.0]]),
+    ...                            np.inf, g.stamp, g._tags(1))
     >>> j.tolist(), t.tolist(), n.tolist()
     ([0], [4.0], [[-1.0, 0.0]])
     """
@@ -901,7 +938,8 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
     from ..geometry.raycast import _PARALLEL_RATE
 
     rel, floor = touch_rule()
-    return _first_hits(*grid_arrays, *bodies, passes, o, d, maxd, rel, floor,  # type: ignore[call-arg]
+    limits = np.full(len(o), maxd) if np.ndim(maxd) == 0 else np.ascontiguousarray(maxd, dtype=np.float64)
+    return _first_hits(*grid_arrays, *bodies, passes, o, d, limits, rel, floor,  # type: ignore[call-arg]
                        _PARALLEL_RATE, stamp, base)
 
 
@@ -948,3 +986,50 @@ def cast_candidates(local: Index, bodies: tuple[Any, ...], o: Floats, d: Floats,
     kind, center, rot, half, radius, _ = bodies
     return _cast_candidates(local, o, d, maxd, kind, center, rot, half, radius,
                             rel, floor, _PARALLEL_RATE)
+
+
+@njit(cache=True)
+def _cast_pairs(slots: Index, o: Floats, d: Floats, ray: Index, maxd: Floats, kind: Index, center: Floats,
+                rot: Floats, half: Floats, radius: Floats, rel: float, floor: float,
+                parallel_rate: float) -> tuple[Floats, Floats]:
+    dim = o.shape[1]
+    z = dim - 1
+    n = slots.shape[0]
+    dist = np.empty(n)
+    normal = np.zeros((n, dim))
+    for r in range(n):
+        i = ray[r]
+        t, nx, ny, nz = _ray_slot(slots[r], o[i, 0], o[i, 1], o[i, z], d[i, 0], d[i, 1], d[i, z], maxd[i], kind,
+                                  center, rot, half, radius, rel, floor, parallel_rate)
+        dist[r] = t
+        if t < np.inf:
+            normal[r, 0] = nx
+            normal[r, 1] = ny
+            if dim == 3:
+                normal[r, 2] = nz
+    return dist, normal
+
+
+def cast_pairs(slots: Index, bodies: tuple[Any, ...], o: Floats, d: Floats, ray: Index,
+               maxd: Floats) -> tuple[Floats, Floats]:
+    """Ray ``ray[k]`` (rows of ``o``, ``d``, limit ``maxd``) against ball or box ``slots[k]`` (rows of ``bodies``).
+
+    The batched twin of :func:`cast_candidates`: distances (inf: miss) and normals, one row per pair.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = np.array([[5.0, 0.0]])
+    >>> bodies = (np.array([1]), c, np.eye(2)[None], np.zeros((1, 2)), np.ones(1), np.array([0]))
+    >>> o, d = np.array([[0.0, 0.0], [5.0, 9.0]]), np.array([[1.0, 0.0], [0.0, -1.0]])
+    >>> dist, normal = cast_pairs(np.array([0, 0]), bodies, o, d, np.array([0, 1]), np.array([np.inf, 5.0]))
+    >>> dist.tolist(), normal.tolist()
+    ([4.0, inf], [[-1.0, 0.0], [0.0, 0.0]])
+    """
+    from ..geometry.compiled.kernel_support import touch_rule
+    from ..geometry.raycast import _PARALLEL_RATE
+
+    rel, floor = touch_rule()
+    kind, center, rot, half, radius, _ = bodies
+    return _cast_pairs(slots, o, d, ray, np.ascontiguousarray(maxd, dtype=np.float64), kind, center, rot, half,
+                       radius, rel, floor, _PARALLEL_RATE)
