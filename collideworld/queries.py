@@ -55,14 +55,16 @@ __all__ = ["RayHit", "RayHitArrays", "NearHit", "CastHit", "QueryIndex", "overla
 Slots = NDArray[np.int64]
 Floats = NDArray[np.float64]
 
-#: how many times each query ran whole on the numpy path while its index was on the compiled backend (see
-#: :func:`numpy_path_counts`); a compiled query that leaves a few bodies to the numpy kernels does not count
+#: how many times each query ran on the numpy path while its index was on the compiled backend (see
+#: :func:`numpy_path_counts`): whole, under its name, or partly (a compiled query that left some bodies to
+#: the numpy kernels), under its name and ":some"
 _NUMPY_PATHS: dict[str, int] = {}
 
 
-def count_numpy_path(query: str) -> None:
-    """Note that ``query`` ran on the numpy path although the compiled backend is active."""
-    _NUMPY_PATHS[query] = _NUMPY_PATHS.get(query, 0) + 1
+def count_numpy_path(query: str, some: bool = False) -> None:
+    """Note that ``query`` ran on the numpy path (``some``: for some of its bodies) with the compiled backend on."""
+    key = query + ":some" if some else query
+    _NUMPY_PATHS[key] = _NUMPY_PATHS.get(key, 0) + 1
 
 
 def numpy_path_counts(reset: bool = False) -> dict[str, int]:
@@ -70,7 +72,11 @@ def numpy_path_counts(reset: bool = False) -> dict[str, int]:
 
     A cheap flag for tests and benchmarks (``benchmarks/kinds.py``): a query
     that should run compiled and appears here fell off its compiled path.
-    ``reset``: start counting again (the counts before are returned).
+    Keys: ``raycast``, ``raycast_many``, ``overlapping`` (point, box and
+    shape queries), ``nearest``, ``within``, ``cast`` for a whole query;
+    the same with ``:some`` when a compiled query left some of its bodies
+    (kinds its kernels do not cover, half-spaces met by a ray) to the numpy
+    kernels. ``reset``: start counting again (the counts before are returned).
 
     Examples
     --------
@@ -709,6 +715,8 @@ def overlapping(store: BodyStore, index: QueryIndex, probe: BodyStore | Callable
     >>> rows.tolist(), w._store.ids[slots].tolist()
     ([0], ['box'])
     """
+    if backend == "compiled":
+        count_numpy_path("overlapping")
     grid = index.refresh()
     rows = np.arange(m, dtype=np.int64)
     if bounds is not None:
@@ -841,6 +849,7 @@ def _one_call_spec(shape: Shape) -> tuple[int, int, Floats, Floats, float, Float
 def _settle_other(store: BodyStore, probe: BodyStore, m: int, rows: Slots, slots: Slots, backend: str,
                   hit_rows: Slots, hit_slots: Slots) -> tuple[Slots, Slots]:
     """The one-call hits with the "other" pairs settled by the narrowphase added, sorted by row then add order."""
+    count_numpy_path("overlapping", some=True)
     hit = _probe_hits(store, probe, m, rows, slots, backend)
     qi = np.concatenate([hit_rows, rows[hit]])
     cand = np.concatenate([hit_slots, slots[hit]])
@@ -1093,7 +1102,7 @@ def _merge_ray_hits(store: BodyStore, index: QueryIndex, count: int, n_other: in
                     max_distance: float, category: int, mask: int, first: bool) -> list[RayHit]:
     """The single ray kernel's hits with the bodies it left (other kinds) and the half-spaces cast by their kernels.
 
-    The same kernels as the numpy path (:func:`~collideworld.narrowphase.raycast_slots`), on those bodies only.
+    :func:`cast_left` on those bodies only (capsules compiled, the other kinds by the numpy kernels).
     """
     dim = store.dim
     rows = index.ray_rows[:min(count, 1) if first else count]
@@ -1102,7 +1111,9 @@ def _merge_ray_hits(store: BodyStore, index: QueryIndex, count: int, n_other: in
     cand = np.concatenate([other, planes])
     o = np.array(origin[:dim], dtype=np.float64)
     d = np.array(direction[:dim], dtype=np.float64)
-    dist, normal = raycast_slots(store, cand, o, d, max_distance)
+    k = len(cand)
+    dist, normal = cast_left(store, cand, np.tile(o, (k, 1)), np.tile(d, (k, 1)), np.full(k, max_distance),
+                             "raycast")
     ok = np.isfinite(dist)
     cand, dist, normal = cand[ok], dist[ok], normal[ok]
     slot = np.concatenate([rows[:, 0].astype(np.int64), cand])
@@ -1112,6 +1123,32 @@ def _merge_ray_hits(store: BodyStore, index: QueryIndex, count: int, n_other: in
     order = np.lexsort((store.serial[slot], dist))
     return [RayHit(store.ids[slot[k]], point[k], normal[k].copy(), float(dist[k]))
             for k in order[:1 if first else len(order)].tolist()]
+
+
+def cast_left(store: BodyStore, slots: Slots, origins: Floats, directions: Floats, limits: Floats,
+              query: str) -> tuple[Floats, Floats]:
+    """The bodies a compiled ray walk left (kinds it does not cast, half-spaces): ray ``k`` against ``slots[k]``.
+
+    Capsules and segments by their compiled kernel
+    (:func:`~collideworld.spatial.compiled.cast_capsule_rows`); the other
+    kinds by :func:`cast_rows` (numpy, one call per kind for all the rows),
+    counted as ``query`` ":some" in :func:`numpy_path_counts`.
+    """
+    from .spatial.compiled import cast_capsule_rows
+
+    n = len(slots)
+    dist = np.full(n, np.inf)
+    normal = np.zeros((n, store.dim))
+    capsule = store.kind.take(slots) == Kind.CAPSULE
+    at = np.flatnonzero(capsule)
+    if len(at):
+        p0, p1, radius = store.capsule_rows(slots[at])
+        dist[at], normal[at] = cast_capsule_rows(p0, p1, radius, origins[at], directions[at], limits[at])
+    at = np.flatnonzero(~capsule)
+    if len(at):
+        count_numpy_path(query, some=True)
+        dist[at], normal[at] = cast_rows(store, slots[at], origins[at], directions[at], limits[at])
+    return dist, normal
 
 
 def _ray_frames(d: Floats) -> Floats:
@@ -1283,7 +1320,7 @@ def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, o
     ray = np.concatenate([oray, np.repeat(np.arange(m, dtype=np.int64), len(planes))])
     cand = np.concatenate([grid.handles[olocal] if len(olocal) else olocal, np.tile(planes, m)])
     if len(cand):
-        pd, pn = cast_rows(store, cand, origins[ray], directions[ray], limits[ray])
+        pd, pn = cast_left(store, cand, origins[ray], directions[ray], limits[ray], "raycast_many")
         hit = np.isfinite(pd)
         ray, cand, pd, pn = ray[hit], cand[hit], pd[hit], pn[hit]
         # the walk's best per ray as rows beside them, then the first row per ray (distance, then add order)
@@ -1325,7 +1362,8 @@ def _all_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, ori
                                           origins, directions, qi[at], limits)
     at = np.flatnonzero(~simple)
     if len(at):
-        dist[at], normal[at] = cast_rows(store, cand[at], origins[qi[at]], directions[qi[at]], limits[qi[at]])
+        dist[at], normal[at] = cast_left(store, cand[at], origins[qi[at]], directions[qi[at]], limits[qi[at]],
+                                         "raycast_many")
     hit = np.isfinite(dist)
     qi, cand, dist, normal = qi[hit], cand[hit], dist[hit], normal[hit]
     rows = np.lexsort((store.serial[cand], dist, qi))
@@ -1546,6 +1584,8 @@ def nearest(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Fl
     >>> [(h.id, round(h.distance, 9)) for h in hits]
     [(0, 1.5), (1, 7.5)]
     """
+    if index.backend == "compiled":
+        count_numpy_path("nearest")  # (the distances of the candidates: proximity.distance, one by one)
     grid = index.refresh()
     blo, bhi = index.bounds
     # past this margin the search box holds every finite body
@@ -1582,6 +1622,8 @@ def within(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Flo
     >>> [h.id for h in hits]
     [0]
     """
+    if index.backend == "compiled":
+        count_numpy_path("within")
     cand = _filtered(store, _near_candidates(store, index, lo, hi, limit), category, mask)
     rows = sorted(_distances(store, cand, shape, pose, limit, 0.0), key=lambda r: store.serial[r[1]])
     return [NearHit(store.ids[s], float(d), pa, pb) for d, s, pa, pb in rows]
@@ -1605,6 +1647,8 @@ def cast_hits(store: BodyStore, index: QueryIndex, shape: Shape, start: Any, end
     >>> [(h.id, round(h.t, 9)) for h in hits]
     [(0, 0.3)]
     """
+    if index.backend == "compiled":
+        count_numpy_path("cast")
     from .proximity import time_of_impact
 
     grid = index.refresh()
