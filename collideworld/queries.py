@@ -62,7 +62,15 @@ _NUMPY_PATHS: dict[str, int] = {}
 
 
 def count_numpy_path(query: str, some: bool = False) -> None:
-    """Note that ``query`` ran on the numpy path (``some``: for some of its bodies) with the compiled backend on."""
+    """Note that ``query`` ran on the numpy path (``some``: for some of its bodies) with the compiled backend on.
+
+    Examples
+    --------
+    >>> _ = numpy_path_counts(reset=True)
+    >>> count_numpy_path("nearest"); count_numpy_path("raycast", some=True)
+    >>> numpy_path_counts(reset=True)
+    {'nearest': 1, 'raycast:some': 1}
+    """
     key = query + ":some" if some else query
     _NUMPY_PATHS[key] = _NUMPY_PATHS.get(key, 0) + 1
 
@@ -1102,7 +1110,7 @@ def _merge_ray_hits(store: BodyStore, index: QueryIndex, count: int, n_other: in
                     max_distance: float, category: int, mask: int, first: bool) -> list[RayHit]:
     """The single ray kernel's hits with the bodies it left (other kinds) and the half-spaces cast by their kernels.
 
-    :func:`cast_left` on those bodies only (capsules compiled, the other kinds by the numpy kernels).
+    :func:`cast_left` on those bodies only.
     """
     dim = store.dim
     rows = index.ray_rows[:min(count, 1) if first else count]
@@ -1129,22 +1137,61 @@ def cast_left(store: BodyStore, slots: Slots, origins: Floats, directions: Float
               query: str) -> tuple[Floats, Floats]:
     """The bodies a compiled ray walk left (kinds it does not cast, half-spaces): ray ``k`` against ``slots[k]``.
 
-    Capsules and segments by their compiled kernel
-    (:func:`~collideworld.spatial.compiled.cast_capsule_rows`); the other
-    kinds by :func:`cast_rows` (numpy, one call per kind for all the rows),
-    counted as ``query`` ":some" in :func:`numpy_path_counts`.
+    Every finite kind by its compiled kernel (``spatial.compiled``:
+    ``cast_capsule_rows``, ``cast_polygon_rows`` (a concave polygon by its
+    convex parts), ``cast_hull_rows``, ``cast_pairs`` for balls and boxes,
+    a compound by its parts, ``cast_halfspace_rows``); a kind none of
+    these covers (a new one) by :func:`cast_rows` (numpy), counted as
+    ``query`` ":some" in :func:`numpy_path_counts`.
     """
-    from .spatial.compiled import cast_capsule_rows
+    from .narrowphase import polygon_parts
+    from .spatial.compiled import cast_capsule_rows, cast_halfspace_rows, cast_hull_rows, cast_pairs, cast_polygon_rows
 
     n = len(slots)
     dist = np.full(n, np.inf)
     normal = np.zeros((n, store.dim))
-    capsule = store.kind.take(slots) == Kind.CAPSULE
-    at = np.flatnonzero(capsule)
+    kinds = store.kind.take(slots)
+    at = np.flatnonzero(kinds == Kind.CAPSULE)
     if len(at):
         p0, p1, radius = store.capsule_rows(slots[at])
         dist[at], normal[at] = cast_capsule_rows(p0, p1, radius, origins[at], directions[at], limits[at])
-    at = np.flatnonzero(~capsule)
+    at = np.flatnonzero(kinds == Kind.POLYGON)
+    if len(at):
+        # convex parts (one per convex polygon), then the nearest entry into any part (as the numpy kernel)
+        row, part = polygon_parts(store, slots[at])
+        pd = np.full(len(row), np.inf)
+        pn = np.zeros((len(row), 2))
+        for sel, verts in store.part_vertices_world(slots[at][row], part):
+            rows = at[row[sel]]
+            pd[sel], pn[sel] = cast_polygon_rows(verts, origins[rows], directions[rows], limits[rows])
+        order = np.lexsort((pd, row))
+        firsts = order[np.r_[True, row[order][1:] != row[order][:-1]]]
+        dist[at], normal[at] = pd[firsts], pn[firsts]
+    at = np.flatnonzero(kinds == Kind.HULL)
+    if len(at):
+        s, h = slots[at], store.hull.take(slots[at])
+        dist[at], normal[at] = cast_hull_rows(store.position.take(s, axis=0), store.rotation.take(s, axis=0),
+                                              store.hulls.normals[h], store.hulls.offsets[h], store.hulls.reach[h],
+                                              origins[at], directions[at], limits[at])
+    at = np.flatnonzero((kinds == Kind.BALL) | (kinds == Kind.BOX))
+    if len(at):  # (a compound's parts)
+        dist[at], normal[at] = cast_pairs(slots[at], (store.kind, store.position, store.rotation, store.half,
+                                                      store.radius, store.serial), origins[at], directions[at],
+                                          np.arange(len(at), dtype=np.int64), limits[at])
+    at = np.flatnonzero(kinds == Kind.COMPOUND)
+    if len(at):
+        # the entry into a compound is the nearest entry into any of its parts
+        row, parts = store.compound_parts(slots[at])
+        rows = at[row]
+        pd, pn = cast_left(store, parts, origins[rows], directions[rows], limits[rows], query)
+        order = np.lexsort((pd, row))
+        firsts = order[np.r_[True, row[order][1:] != row[order][:-1]]]
+        dist[at], normal[at] = pd[firsts], pn[firsts]
+    at = np.flatnonzero(kinds == Kind.HALFSPACE)
+    if len(at):
+        nrm, off = store.plane_rows(slots[at])
+        dist[at], normal[at] = cast_halfspace_rows(nrm, off, origins[at], directions[at], limits[at])
+    at = np.flatnonzero((kinds < Kind.HALFSPACE) | (kinds > Kind.COMPOUND))  # (none today: a new kind)
     if len(at):
         count_numpy_path(query, some=True)
         dist[at], normal[at] = cast_rows(store, slots[at], origins[at], directions[at], limits[at])

@@ -321,3 +321,97 @@ def test_compiled_capsule_rows_agree_with_raycast_capsule(dim):
             assert np.allclose(normal[k], r.normal[0], atol=1e-12), k
             hits += 1
     assert hits > n // 10
+
+
+def test_compiled_polygon_rows_agree_with_raycast_polygon():
+    """The compiled convex polygon cast against the numpy kernel, row by row: random convex polygons (some with
+    repeated vertices), rays aimed at them, grazing their vertices and edges, origins inside, limits."""
+    from collideworld.geometry.raycast import raycast_polygon
+    from collideworld.spatial.compiled import cast_polygon_rows
+
+    rng = np.random.default_rng(77)
+    n, kmax = 3000, 7
+    verts = np.empty((n, kmax, 2))
+    for k in range(n):
+        m = int(rng.integers(3, kmax + 1))
+        ang = np.sort(rng.uniform(0, 2 * np.pi, m)) + np.arange(m) * 1e-3
+        v = rng.uniform(-4, 4, 2) + rng.uniform(0.2, 2) * np.c_[np.cos(ang), np.sin(ang)]
+        verts[k] = np.concatenate([v, np.repeat(v[-1:], kmax - m, axis=0)])
+    target = verts[np.arange(n), rng.integers(0, kmax, n)] + rng.normal(0, 0.3, (n, 2)) * (rng.random(n) > 0.2)[:,
+                                                                                                                 None]
+    o = rng.uniform(-9, 9, (n, 2))
+    o[::10] = verts[::10].mean(axis=1)  # inside
+    d = target - o + (np.linalg.norm(target - o, axis=1) == 0)[:, None]
+    d /= np.linalg.norm(d, axis=1)[:, None]
+    limit = rng.choice([np.inf, 4.0, 0.0], n)
+    dist, normal = cast_polygon_rows(verts, o, d, limit)
+    hits = 0
+    for k in range(n):
+        r = raycast_polygon(o[k], d[k], limit[k], verts[k:k + 1])
+        want = r.distance[0] if r.hit[0] else np.inf
+        assert (dist[k] == np.inf) == (want == np.inf), k
+        if want < np.inf:
+            assert abs(dist[k] - want) <= 1e-12 * max(1.0, abs(want)), k
+            assert np.allclose(normal[k], r.normal[0], atol=1e-12), k
+            hits += 1
+    assert hits > n // 4
+
+
+def _rows_agree(dist, normal, numpy_rows):
+    hits = 0
+    for k, r in enumerate(numpy_rows):
+        want = r.distance[0] if r.hit[0] else np.inf
+        assert (dist[k] == np.inf) == (want == np.inf), k
+        if want < np.inf:
+            assert abs(dist[k] - want) <= 1e-12 * max(1.0, abs(want)), k
+            assert np.allclose(normal[k], r.normal[0], atol=1e-12), k
+            hits += 1
+    return hits
+
+
+def test_compiled_hull_rows_agree_with_raycast_hull():
+    """The compiled hull cast against the numpy kernel, row by row: random 20-point hulls at random poses."""
+    from collideworld.bodies import BodyStore
+    from collideworld.geometry.raycast import raycast_hull
+    from collideworld.spatial.compiled import cast_hull_rows
+
+    rng = np.random.default_rng(5)
+    n = 600
+    store = BodyStore(3)
+    s = store.allocate(n)
+    store.set_shapes(s, [ConvexHull(rng.normal(size=(20, 3))) for _ in range(n)])
+    q = rng.normal(size=(n, 4))
+    store.set_poses(s, rng.uniform(-5, 5, (n, 3)), quaternion=q / np.linalg.norm(q, axis=1)[:, None])
+    h = store.hull[s]
+    c, rot = store.position[s], store.rotation[s]
+    nrm, off, reach = store.hulls.normals[h], store.hulls.offsets[h], store.hulls.reach[h]
+    o = rng.uniform(-9, 9, (n, 3))
+    o[::10] = c[::10]
+    d = c + rng.normal(0, 1.0, (n, 3)) - o
+    d /= np.linalg.norm(d, axis=1)[:, None]
+    limit = rng.choice([np.inf, 6.0, 0.0], n)
+    dist, normal = cast_hull_rows(c, rot, nrm, off, reach, o, d, limit)
+    rows = [raycast_hull(o[k], d[k], limit[k], c[k:k + 1], rot[k:k + 1], nrm[k:k + 1], off[k:k + 1],
+                         reach[k:k + 1]) for k in range(n)]
+    assert _rows_agree(dist, normal, rows) > n // 4
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_compiled_halfspace_rows_agree_with_raycast_halfspace(dim):
+    from collideworld.geometry.raycast import raycast_halfspace
+    from collideworld.spatial.compiled import cast_halfspace_rows
+
+    rng = np.random.default_rng(9 + dim)
+    n = 2000
+    nrm = rng.normal(size=(n, dim))
+    nrm[::7, 1:] = 0.0  # axis-aligned: rays along the boundary below
+    nrm /= np.linalg.norm(nrm, axis=1)[:, None]
+    off = rng.uniform(-3, 3, n)
+    o = rng.uniform(-6, 6, (n, dim))
+    d = rng.normal(size=(n, dim))
+    d[::7, 0] = 0.0  # parallel to the axis-aligned boundaries
+    d /= np.linalg.norm(d, axis=1)[:, None]
+    limit = rng.choice([np.inf, 2.0, 0.0], n)
+    dist, normal = cast_halfspace_rows(nrm, off, o, d, limit)
+    rows = [raycast_halfspace(o[k], d[k], limit[k], nrm[k:k + 1], off[k:k + 1]) for k in range(n)]
+    assert _rows_agree(dist, normal, rows) > n // 4

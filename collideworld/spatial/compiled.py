@@ -1153,3 +1153,272 @@ def cast_capsule_rows(p0: Floats, p1: Floats, radius: Floats, o: Floats, d: Floa
     return _cast_capsule_rows(np.ascontiguousarray(p0, f), np.ascontiguousarray(p1, f), np.ascontiguousarray(radius, f),
                               np.ascontiguousarray(o, f), np.ascontiguousarray(d, f), np.ascontiguousarray(maxd, f),
                               rel, floor)
+
+
+@njit(cache=True)
+def _polygon_entry(v: Floats, r: int, k: int, dx: float, dy: float, shift: float,
+                   parallel_rate: float) -> tuple[float, float, int]:
+    """``(lower, upper, face)`` of _entry_bounds for polygon row ``r`` (vertices relative to the origin), faces
+    pushed out by ``shift``; zero-length edges ignored; ties to the lowest face."""
+    lower_best = -np.inf
+    face = 0
+    upper = np.inf
+    for j in range(k):
+        nj = j + 1 if j + 1 < k else 0
+        ex = v[r, nj, 0] - v[r, j, 0]
+        ey = v[r, nj, 1] - v[r, j, 1]
+        length = math.sqrt(0.0 + ex * ex + ey * ey)
+        if not length > 0:
+            continue
+        nx, ny = ey / length, -ex / length
+        s = -(0.0 + nx * v[r, j, 0] + ny * v[r, j, 1]) - shift
+        rt = 0.0 + nx * dx + ny * dy
+        if abs(rt) <= parallel_rate:
+            lo_k = np.inf if s > 0 else -np.inf
+            hi_k = -np.inf if s > 0 else np.inf
+        elif rt < 0:
+            lo_k = -s / rt
+            hi_k = np.inf
+        else:
+            lo_k = -np.inf
+            hi_k = -s / rt
+        if lo_k > lower_best:
+            lower_best = lo_k
+            face = j
+        upper = min(upper, hi_k)
+    return lower_best, upper, face
+
+
+@njit(cache=True)
+def _cast_polygon_rows(verts: Floats, o: Floats, d: Floats, maxd: Floats, rel: float, floor: float,
+                       parallel_rate: float) -> tuple[Floats, Floats]:
+    n, k = verts.shape[0], verts.shape[1]
+    dist = np.full(n, np.inf)
+    normal = np.zeros((n, 2))
+    v = np.empty((n, k, 2))
+    for r in range(n):
+        scale = max(abs(o[r, 0]), abs(o[r, 1]))
+        for j in range(k):
+            scale = max(scale, max(abs(verts[r, j, 0]), abs(verts[r, j, 1])))
+            v[r, j, 0] = verts[r, j, 0] - o[r, 0]
+            v[r, j, 1] = verts[r, j, 1] - o[r, 1]
+        tol = rel * max(floor, scale)
+        dx, dy = d[r, 0], d[r, 1]
+        inside = True
+        for j in range(k):
+            nj = j + 1 if j + 1 < k else 0
+            ex = v[r, nj, 0] - v[r, j, 0]
+            ey = v[r, nj, 1] - v[r, j, 1]
+            length = math.sqrt(0.0 + ex * ex + ey * ey)
+            if length > 0 and -(0.0 + ey / length * v[r, j, 0] - ex / length * v[r, j, 1]) > tol:
+                inside = False
+        lo, hi, face = _polygon_entry(v, r, k, dx, dy, 0.0, parallel_rate)
+        lo_g, hi_g, face_g = _polygon_entry(v, r, k, dx, dy, tol, parallel_rate)
+        hit = inside or (lo_g <= hi_g and hi_g >= 0.0 and lo_g <= maxd[r] and math.isfinite(lo_g))
+        if not hit:
+            continue
+        if inside:
+            dist[r] = 0.0
+            normal[r, 0] = -dx + 0.0
+            normal[r, 1] = -dy + 0.0
+            continue
+        if not lo <= hi:
+            lo = lo_g
+            face = face_g
+        dist[r] = min(max(lo, 0.0), maxd[r])
+        nj = face + 1 if face + 1 < k else 0
+        ex = v[r, nj, 0] - v[r, face, 0]
+        ey = v[r, nj, 1] - v[r, face, 1]
+        length = math.sqrt(0.0 + ex * ex + ey * ey)
+        safe = length if length > 0 else 1.0
+        normal[r, 0] = ey / safe + 0.0
+        normal[r, 1] = -ex / safe + 0.0
+    return dist, normal
+
+
+def cast_polygon_rows(verts: Floats, o: Floats, d: Floats, maxd: Floats) -> tuple[Floats, Floats]:
+    """Ray ``k`` (``o[k]``, unit ``d[k]``, limit ``maxd[k]``) against convex polygon ``k`` (world vertices (K, 2),
+    counter-clockwise, padded by repeating the last).
+
+    The compiled twin of ``geometry.raycast.raycast_polygon`` (Cyrus-Beck
+    clipping with the touching rule), one row per ray and polygon.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tri = np.array([[[0.0, 0.0], [4.0, 0.0], [0.0, 4.0]]])
+    >>> dist, normal = cast_polygon_rows(tri, np.array([[-1.0, 1.0]]), np.array([[1.0, 0.0]]), np.array([np.inf]))
+    >>> dist.tolist(), normal.tolist()
+    ([1.0], [[-1.0, 0.0]])
+    """
+    from ..geometry.compiled.kernel_support import touch_rule
+    from ..geometry.raycast import _PARALLEL_RATE
+
+    rel, floor = touch_rule()
+    f = np.float64
+    return _cast_polygon_rows(np.ascontiguousarray(verts, f), np.ascontiguousarray(o, f), np.ascontiguousarray(d, f),
+                              np.ascontiguousarray(maxd, f), rel, floor, _PARALLEL_RATE)
+
+
+@njit(cache=True)
+def _hull_entry(signed: Floats, rate: Floats, shift: float, parallel_rate: float) -> tuple[float, float, int]:
+    """``(lower, upper, face)`` of _entry_bounds over faces ``signed - shift``, ties to the lowest face."""
+    lower_best = -np.inf
+    face = 0
+    upper = np.inf
+    for f in range(signed.shape[0]):
+        s = signed[f] - shift
+        rt = rate[f]
+        if abs(rt) <= parallel_rate:
+            lo_k = np.inf if s > 0 else -np.inf
+            hi_k = -np.inf if s > 0 else np.inf
+        elif rt < 0:
+            lo_k = -s / rt
+            hi_k = np.inf
+        else:
+            lo_k = -np.inf
+            hi_k = -s / rt
+        if lo_k > lower_best:
+            lower_best = lo_k
+            face = f
+        upper = min(upper, hi_k)
+    return lower_best, upper, face
+
+
+@njit(cache=True)
+def _cast_hull_rows(c: Floats, rot: Floats, nrm: Floats, off: Floats, reach: Floats, o: Floats, d: Floats,
+                    maxd: Floats, rel: float, floor: float, parallel_rate: float) -> tuple[Floats, Floats]:
+    n, nf = nrm.shape[0], nrm.shape[1]
+    dist = np.full(n, np.inf)
+    normal = np.zeros((n, 3))
+    signed = np.empty(nf)
+    rate = np.empty(nf)
+    lo_ = np.empty(3)
+    ld = np.empty(3)
+    for r in range(n):
+        mo = max(max(abs(o[r, 0]), abs(o[r, 1])), abs(o[r, 2]))
+        mc = max(max(abs(c[r, 0]), abs(c[r, 1])), abs(c[r, 2]))
+        tol = rel * max(floor, max(mo, mc + reach[r]))
+        for i in range(3):
+            lo_[i] = 0.0 + rot[r, 0, i] * (o[r, 0] - c[r, 0]) + rot[r, 1, i] * (o[r, 1] - c[r, 1]) \
+                + rot[r, 2, i] * (o[r, 2] - c[r, 2])
+            ld[i] = 0.0 + rot[r, 0, i] * d[r, 0] + rot[r, 1, i] * d[r, 1] + rot[r, 2, i] * d[r, 2]
+        inside = True
+        for f in range(nf):
+            signed[f] = (0.0 + nrm[r, f, 0] * lo_[0] + nrm[r, f, 1] * lo_[1] + nrm[r, f, 2] * lo_[2]) - off[r, f]
+            rate[f] = 0.0 + nrm[r, f, 0] * ld[0] + nrm[r, f, 1] * ld[1] + nrm[r, f, 2] * ld[2]
+            if signed[f] > tol:
+                inside = False
+        lo, hi, face = _hull_entry(signed, rate, 0.0, parallel_rate)
+        lo_g, hi_g, face_g = _hull_entry(signed, rate, tol, parallel_rate)
+        hit = inside or (lo_g <= hi_g and hi_g >= 0.0 and lo_g <= maxd[r] and math.isfinite(lo_g))
+        if not hit:
+            continue
+        if inside:
+            dist[r] = 0.0
+            for i in range(3):
+                normal[r, i] = -d[r, i] + 0.0
+            continue
+        if not lo <= hi:
+            lo = lo_g
+            face = face_g
+        dist[r] = min(max(lo, 0.0), maxd[r])
+        for i in range(3):
+            normal[r, i] = (0.0 + rot[r, i, 0] * nrm[r, face, 0] + rot[r, i, 1] * nrm[r, face, 1]
+                            + rot[r, i, 2] * nrm[r, face, 2]) + 0.0
+    return dist, normal
+
+
+def cast_hull_rows(center: Floats, rotation: Floats, normals: Floats, offsets: Floats, reach: Floats, o: Floats,
+                   d: Floats, maxd: Floats) -> tuple[Floats, Floats]:
+    """Ray ``k`` (``o[k]``, unit ``d[k]``, limit ``maxd[k]``) against hull ``k`` (pose, local face planes, reach).
+
+    The compiled twin of ``geometry.raycast.raycast_hull`` (Cyrus-Beck over
+    the faces with the touching rule), one row per ray and hull.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> nrm = np.concatenate([np.eye(3), -np.eye(3)])[None]
+    >>> dist, normal = cast_hull_rows(np.array([[5.0, 0, 0]]), np.eye(3)[None], nrm, np.ones((1, 6)),
+    ...                               np.array([3 ** 0.5]), np.zeros((1, 3)), np.array([[1.0, 0, 0]]), np.array([10.0]))
+    >>> dist.tolist(), normal.tolist()
+    ([4.0], [[-1.0, 0.0, 0.0]])
+    """
+    from ..geometry.compiled.kernel_support import touch_rule
+    from ..geometry.raycast import _PARALLEL_RATE
+
+    rel, floor = touch_rule()
+    f = np.float64
+    return _cast_hull_rows(np.ascontiguousarray(center, f), np.ascontiguousarray(rotation, f),
+                           np.ascontiguousarray(normals, f), np.ascontiguousarray(offsets, f),
+                           np.ascontiguousarray(reach, f), np.ascontiguousarray(o, f), np.ascontiguousarray(d, f),
+                           np.ascontiguousarray(maxd, f), rel, floor, _PARALLEL_RATE)
+
+
+@njit(cache=True)
+def _cast_halfspace_rows(nrm: Floats, off: Floats, o: Floats, d: Floats, maxd: Floats, rel: float,
+                         floor: float) -> tuple[Floats, Floats]:
+    n, dim = o.shape
+    dist = np.full(n, np.inf)
+    normal = np.zeros((n, dim))
+    for r in range(n):
+        scale = abs(off[r])
+        s = 0.0
+        rt = 0.0
+        for i in range(dim):
+            scale = max(scale, abs(o[r, i]))
+            s += nrm[r, i] * o[r, i]
+            rt += nrm[r, i] * d[r, i]
+        s -= off[r]
+        tol = rel * max(floor, scale)
+        inside = s <= tol
+        # one face; unbounded, so only an exact 0 rate is parallel (raycast_halfspace)
+        lo, hi = -np.inf, np.inf
+        lo_g, hi_g = -np.inf, np.inf
+        if rt == 0.0:
+            if s > 0:
+                lo, hi = np.inf, -np.inf
+            if s - tol > 0:
+                lo_g, hi_g = np.inf, -np.inf
+        elif rt < 0:
+            lo = -s / rt
+            lo_g = -(s - tol) / rt
+        else:
+            hi = -s / rt
+            hi_g = -(s - tol) / rt
+        hit = inside or (lo_g <= hi_g and hi_g >= 0.0 and lo_g <= maxd[r] and math.isfinite(lo_g))
+        if not hit:
+            continue
+        if inside:
+            dist[r] = 0.0
+            for i in range(dim):
+                normal[r, i] = -d[r, i] + 0.0
+            continue
+        entry = lo if lo <= hi else lo_g
+        dist[r] = min(max(entry, 0.0), maxd[r])
+        for i in range(dim):
+            normal[r, i] = nrm[r, i] + 0.0
+    return dist, normal
+
+
+def cast_halfspace_rows(normal: Floats, offset: Floats, o: Floats, d: Floats, maxd: Floats) -> tuple[Floats, Floats]:
+    """Ray ``k`` (``o[k]``, unit ``d[k]``, limit ``maxd[k]``) against half-space ``normal[k] . p <= offset[k]``.
+
+    The compiled twin of ``geometry.raycast.raycast_halfspace``, one row per ray and half-space.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> dist, normal = cast_halfspace_rows(np.array([[0.0, 1.0]]), np.array([1.0]), np.array([[0.0, 5.0]]),
+    ...                                    np.array([[0.0, -1.0]]), np.array([np.inf]))
+    >>> dist.tolist(), normal.tolist()
+    ([4.0], [[0.0, 1.0]])
+    """
+    from ..geometry.compiled.kernel_support import touch_rule
+
+    rel, floor = touch_rule()
+    f = np.float64
+    return _cast_halfspace_rows(np.ascontiguousarray(normal, f), np.ascontiguousarray(offset, f),
+                                np.ascontiguousarray(o, f), np.ascontiguousarray(d, f), np.ascontiguousarray(maxd, f),
+                                rel, floor)
