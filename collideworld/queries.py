@@ -1050,20 +1050,17 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, m
     if index._version != store.version or index.arrays is None:
         index.refresh()
     if index.arrays is not None:
-        # compiled: the walk, the casts of the balls and boxes and the sort in one call; the bodies of other
-        # kinds it met, and the half-spaces, cast beside it by their kernels
+        # compiled: the half-spaces, the walk, the casts of the balls and boxes and the sort in one call; the
+        # bodies of other kinds it met cast beside it by their compiled kernels (cast_left)
         count = index.ray_fn(index.arrays, origin[0], origin[1], origin[-1], direction[0], direction[1],
                              direction[-1], max_distance, category, mask, _PARALLEL_RATE, first)
         if count >= 0:
             n_other = int(index.work[1][_RAY_OTHER_COUNT][0])
-            planes = index.planes
-            if n_other == 0 and (not planes.size or not _passes_filter(store, category, mask, planes).any()):
+            if n_other == 0:
                 return _ray_rows_hits(store, index, count, first)
             return _merge_ray_hits(store, index, count, n_other, origin, direction, max_distance, category, mask,
                                    first)
-        # (else more hits than a single query's scratch holds: the general path below)
-        if index.bodies is None:
-            count_numpy_path("raycast")
+        # (else more hits than a single query's scratch holds: the general path below, compiled casts)
     grid = index._grid
     assert grid is not None
     origin = np.array(origin, dtype=np.float64)
@@ -1071,13 +1068,12 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, m
     _, local = grid.query_segments_local(origin[None], direction[None], np.array([max_distance]))
     local = local[_passes_filter(store, category, mask, grid.handles[local])]
     planes = index.planes[_passes_filter(store, category, mask, index.planes)]
-    if index.bodies is not None:
-        # balls and boxes only: the compiled casts, then the half-spaces with numpy's
-        from .spatial.compiled import cast_candidates
-        dist, normal = cast_candidates(local, index.bodies, origin, direction, max_distance)
-        pd, pn = raycast_slots(store, planes, origin, direction, max_distance)
+    if index.backend == "compiled":
+        # every kind by its compiled cast (see cast_left)
         cand = np.concatenate([grid.handles[local], planes])
-        dist, normal = np.concatenate([dist, pd]), np.concatenate([normal, pn])
+        k = len(cand)
+        dist, normal = cast_left(store, cand, np.tile(origin, (k, 1)), np.tile(direction, (k, 1)),
+                                 np.full(k, max_distance), "raycast")
     else:
         cand = np.concatenate([grid.handles[local], planes])
         dist, normal = raycast_slots(store, cand, origin, direction, max_distance)
@@ -1108,15 +1104,13 @@ def _ray_rows_hits(store: BodyStore, index: QueryIndex, count: int, first: bool)
 
 def _merge_ray_hits(store: BodyStore, index: QueryIndex, count: int, n_other: int, origin: Any, direction: Any,
                     max_distance: float, category: int, mask: int, first: bool) -> list[RayHit]:
-    """The single ray kernel's hits with the bodies it left (other kinds) and the half-spaces cast by their kernels.
+    """The single ray kernel's hits with the bodies it left (other kinds) cast by their kernels.
 
     :func:`cast_left` on those bodies only.
     """
     dim = store.dim
     rows = index.ray_rows[:min(count, 1) if first else count]
-    other = index.work[1][_RAY_OTHERS][:n_other].copy()
-    planes = index.planes[_passes_filter(store, category, mask, index.planes)] if index.planes.size else other[:0]
-    cand = np.concatenate([other, planes])
+    cand = index.work[1][_RAY_OTHERS][:n_other].copy()
     o = np.array(origin[:dim], dtype=np.float64)
     d = np.array(direction[:dim], dtype=np.float64)
     k = len(cand)

@@ -55,7 +55,7 @@ from ..geometry.compiled import contact_halfspace_ball as _hb
 from ..geometry.compiled import contact_halfspace_box as _hx
 from ..geometry.compiled import contact_halfspace_polygon as _hp
 from ..geometry.compiled import contact_polygon_polygon as _pp
-from ..spatial.compiled import _hash, _meets, _next_axis, _ray_slot, _segment_meets, prefetch
+from ..spatial.compiled import _hash, _meets, _next_axis, _ray_halfspace, _ray_slot, _segment_meets, prefetch
 from ..spatial.grid import Floats32
 
 __all__ = ["QueryArrays", "query_arrays", "entry_points", "scratch", "pack_rows", "packed_columns", "point_slots",
@@ -965,6 +965,30 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
     category, bits = q.category, q.bits
     rel, floor = q.rel, q.floor
     n_big = big.shape[0]
+    # the half-spaces first (in no cell): a hit on one then bounds the first-hit walk's stop like any other
+    planes, pnormal, poffset = q.planes, q.plane_normal, q.plane_offset
+    for t_ in range(planes.shape[0]):
+        s = planes[t_]
+        if (category[s] & msk) == 0 or (cat & bits[s]) == 0:
+            continue
+        t, nx, ny, nz = _ray_halfspace(ox, oy, oz, dx, dy, dz, maxd, pnormal[s, 0], pnormal[s, 1],
+                                       pnormal[s, dim - 1], poffset[s], rel, floor, dim)
+        if t < np.inf:
+            if nf == out.shape[0]:
+                return TOO_MANY
+            k = nf
+            while k > 0 and (out[k - 1, 1] > t or (out[k - 1, 1] == t and serial[int(out[k - 1, 0])] > serial[s])):
+                out[k] = out[k - 1]
+                k -= 1
+            out[k, 0] = s
+            out[k, 1] = t
+            for c in range(dim):
+                out[k, 2 + c] = o[c] + d[c] * t
+            out[k, 2 + dim] = nx
+            out[k, 3 + dim] = ny
+            if dim == 3:
+                out[k, 4 + dim] = nz
+            nf += 1
     # the cells the segment passes (clipped to the grid's bounds), then the big boxes
     ta = 0.0
     tb = maxd
@@ -1068,7 +1092,8 @@ def ray_rows(q: QueryArrays, work: Work, ox: float, oy: float, oz: float, dx: fl
              maxd: float, cat: int, msk: int, parallel_rate: float, first: bool = False) -> Floats | None:
     """Every ball or box one ray (origin ``o``, unit direction ``d``) meets within ``maxd``, one row per hit.
 
-    The index must hold balls and boxes only (``queries.QueryIndex.bodies``);
+    Bodies of other kinds the ray meets are not in the rows: they are listed
+    in ``work[1][RAY_OTHERS]`` for the caller (see :func:`_ray_one`);
     ``work``: the :func:`scratch` arrays ``q`` was made with.
 
     Returns

@@ -1357,48 +1357,60 @@ def cast_hull_rows(center: Floats, rotation: Floats, normals: Floats, offsets: F
 
 
 @njit(cache=True)
+def _ray_halfspace(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, nx: float,
+                   ny: float, nz: float, off: float, rel: float, floor: float,
+                   dim: int) -> tuple[float, float, float, float]:
+    """``(distance, normal)`` of the ray against ``n . p <= off`` (inf: a miss). raycast_halfspace's arithmetic."""
+    three = dim == 3
+    scale = max(max(abs(off), abs(ox)), abs(oy))
+    s = 0.0 + nx * ox + ny * oy
+    rt = 0.0 + nx * dx + ny * dy
+    if three:
+        scale = max(scale, abs(oz))
+        s += nz * oz
+        rt += nz * dz
+    s -= off
+    tol = rel * max(floor, scale)
+    inside = s <= tol
+    # one face; unbounded, so only an exact 0 rate is parallel
+    lo, hi = -np.inf, np.inf
+    lo_g, hi_g = -np.inf, np.inf
+    if rt == 0.0:
+        if s > 0:
+            lo, hi = np.inf, -np.inf
+        if s - tol > 0:
+            lo_g, hi_g = np.inf, -np.inf
+    elif rt < 0:
+        lo = -s / rt
+        lo_g = -(s - tol) / rt
+    else:
+        hi = -s / rt
+        hi_g = -(s - tol) / rt
+    hit = inside or (lo_g <= hi_g and hi_g >= 0.0 and lo_g <= maxd and math.isfinite(lo_g))
+    if not hit:
+        return np.inf, 0.0, 0.0, 0.0
+    if inside:
+        return 0.0, -dx + 0.0, -dy + 0.0, -dz + 0.0
+    entry = lo if lo <= hi else lo_g
+    return min(max(entry, 0.0), maxd), nx + 0.0, ny + 0.0, nz + 0.0
+
+
+@njit(cache=True)
 def _cast_halfspace_rows(nrm: Floats, off: Floats, o: Floats, d: Floats, maxd: Floats, rel: float,
                          floor: float) -> tuple[Floats, Floats]:
     n, dim = o.shape
+    z = dim - 1
     dist = np.full(n, np.inf)
     normal = np.zeros((n, dim))
     for r in range(n):
-        scale = abs(off[r])
-        s = 0.0
-        rt = 0.0
-        for i in range(dim):
-            scale = max(scale, abs(o[r, i]))
-            s += nrm[r, i] * o[r, i]
-            rt += nrm[r, i] * d[r, i]
-        s -= off[r]
-        tol = rel * max(floor, scale)
-        inside = s <= tol
-        # one face; unbounded, so only an exact 0 rate is parallel (raycast_halfspace)
-        lo, hi = -np.inf, np.inf
-        lo_g, hi_g = -np.inf, np.inf
-        if rt == 0.0:
-            if s > 0:
-                lo, hi = np.inf, -np.inf
-            if s - tol > 0:
-                lo_g, hi_g = np.inf, -np.inf
-        elif rt < 0:
-            lo = -s / rt
-            lo_g = -(s - tol) / rt
-        else:
-            hi = -s / rt
-            hi_g = -(s - tol) / rt
-        hit = inside or (lo_g <= hi_g and hi_g >= 0.0 and lo_g <= maxd[r] and math.isfinite(lo_g))
-        if not hit:
-            continue
-        if inside:
-            dist[r] = 0.0
-            for i in range(dim):
-                normal[r, i] = -d[r, i] + 0.0
-            continue
-        entry = lo if lo <= hi else lo_g
-        dist[r] = min(max(entry, 0.0), maxd[r])
-        for i in range(dim):
-            normal[r, i] = nrm[r, i] + 0.0
+        t, nx, ny, nz = _ray_halfspace(o[r, 0], o[r, 1], o[r, z], d[r, 0], d[r, 1], d[r, z], maxd[r], nrm[r, 0],
+                                       nrm[r, 1], nrm[r, z], off[r], rel, floor, dim)
+        dist[r] = t
+        if t < np.inf:
+            normal[r, 0] = nx
+            normal[r, 1] = ny
+            if dim == 3:
+                normal[r, 2] = nz
     return dist, normal
 
 
