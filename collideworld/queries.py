@@ -49,10 +49,57 @@ from .spatial import GridIndex
 from .spatial.grid import MIN_GRIDDED
 
 __all__ = ["RayHit", "RayHitArrays", "NearHit", "CastHit", "QueryIndex", "overlapping", "ray_hits", "ray_hits_many",
-           "ids_in_order", "nearest", "within", "cast_hits", "one_call_shape", "point_ids", "box_hits", "shape_hits"]
+           "ids_in_order", "nearest", "within", "cast_hits", "one_call_shape", "point_ids", "box_hits", "shape_hits",
+           "numpy_path_counts", "count_numpy_path"]
 
 Slots = NDArray[np.int64]
 Floats = NDArray[np.float64]
+
+#: how many times each query ran on the numpy path while its index was on the compiled backend (see
+#: :func:`numpy_path_counts`): whole, under its name, or partly (a compiled query that left some bodies to
+#: the numpy kernels), under its name and ":some"
+_NUMPY_PATHS: dict[str, int] = {}
+
+
+def count_numpy_path(query: str, some: bool = False) -> None:
+    """Note that ``query`` ran on the numpy path (``some``: for some of its bodies) with the compiled backend on.
+
+    Examples
+    --------
+    >>> _ = numpy_path_counts(reset=True)
+    >>> count_numpy_path("nearest"); count_numpy_path("raycast", some=True)
+    >>> numpy_path_counts(reset=True)
+    {'nearest': 1, 'raycast:some': 1}
+    """
+    key = query + ":some" if some else query
+    _NUMPY_PATHS[key] = _NUMPY_PATHS.get(key, 0) + 1
+
+
+def numpy_path_counts(reset: bool = False) -> dict[str, int]:
+    """How many times each query ran on the numpy path with the compiled backend active, by query name.
+
+    A cheap flag for tests and benchmarks (``benchmarks/kinds.py``): a query
+    that should run compiled and appears here fell off its compiled path.
+    Keys: ``raycast``, ``raycast_many``, ``overlapping`` (point, box and
+    shape queries), ``nearest``, ``within``, ``cast`` for a whole query;
+    the same with ``:some`` when a compiled query left some of its bodies
+    (kinds its kernels do not cover, half-spaces met by a ray) to the numpy
+    kernels. ``reset``: start counting again (the counts before are returned).
+
+    Examples
+    --------
+    >>> from collideworld import Circle, Polygon, World
+    >>> _ = numpy_path_counts(reset=True)
+    >>> w = World(dim=2, backend="compiled")
+    >>> _ = w.add(Circle(1.0), position=(5, 0)), w.add(Polygon([(0, 0), (1, 0), (0, 1)]), position=(50, 50))
+    >>> [h.id for h in w.raycast((0, 0), (1, 0))], numpy_path_counts()
+    ([0], {})
+    """
+    counts = dict(_NUMPY_PATHS)
+    if reset:
+        _NUMPY_PATHS.clear()
+    return counts
+
 
 # Kind codes as plain ints: a patch compares with them a few times, and an enum member's lookup costs ~1 us
 _HALFSPACE, _BOX = int(Kind.HALFSPACE), int(Kind.BOX)
@@ -676,6 +723,8 @@ def overlapping(store: BodyStore, index: QueryIndex, probe: BodyStore | Callable
     >>> rows.tolist(), w._store.ids[slots].tolist()
     ([0], ['box'])
     """
+    if backend == "compiled":
+        count_numpy_path("overlapping")
     grid = index.refresh()
     rows = np.arange(m, dtype=np.int64)
     if bounds is not None:
@@ -756,6 +805,8 @@ _NO_VERTS = np.zeros(0)
 _new_tuple = tuple.__new__
 #: compiled.queries.NO_HIT: what the single point query's kernel returns when it meets nothing (a test checks)
 _NO_HIT = -1
+#: compiled.queries.RAY_OTHERS and RAY_OTHER_COUNT: where the single ray kernel lists the bodies it left (a test checks)
+_RAY_OTHERS, _RAY_OTHER_COUNT = 11, 12
 #: what the one-call queries need of the last probe shapes, by id (the entry keeps the shape alive)
 _PROBE_ROWS: dict[int, tuple[Shape, Any]] = {}
 
@@ -806,6 +857,7 @@ def _one_call_spec(shape: Shape) -> tuple[int, int, Floats, Floats, float, Float
 def _settle_other(store: BodyStore, probe: BodyStore, m: int, rows: Slots, slots: Slots, backend: str,
                   hit_rows: Slots, hit_slots: Slots) -> tuple[Slots, Slots]:
     """The one-call hits with the "other" pairs settled by the narrowphase added, sorted by row then add order."""
+    count_numpy_path("overlapping", some=True)
     hit = _probe_hits(store, probe, m, rows, slots, backend)
     qi = np.concatenate([hit_rows, rows[hit]])
     cand = np.concatenate([hit_slots, slots[hit]])
@@ -997,26 +1049,18 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, m
     """
     if index._version != store.version or index.arrays is None:
         index.refresh()
-    if index.bodies is not None and (not index.planes.size
-                                     or not _passes_filter(store, category, mask, index.planes).any()):
-        # balls and boxes, no half-space to meet: the walk, the casts and the sort in one compiled call
+    if index.arrays is not None:
+        # compiled: the half-spaces, the walk, the casts of the balls and boxes and the sort in one call; the
+        # bodies of other kinds it met cast beside it by their compiled kernels (cast_left)
         count = index.ray_fn(index.arrays, origin[0], origin[1], origin[-1], direction[0], direction[1],
                              direction[-1], max_distance, category, mask, _PARALLEL_RATE, first)
-        if count == 0:
-            return []
-        # the hits' rows [slot, distance, point, normal] are in the scratch (the next query's): copied out
-        # (tuple.__new__: a NamedTuple's own __new__ is a Python call, a sixth of a single ray's cost)
-        dim = store.dim
-        if count == 1 or (first and count > 0):
-            slot, distance = index.ray_head[0].tolist()
-            pn = index.ray_head[1].copy()
-            return [_new_tuple(RayHit, (store.ids[int(slot)], pn[:dim], pn[dim:], distance))]
-        if count > 0:  # (else more hits than a single query's scratch holds: the general path below)
-            rows = index.ray_rows[:count].copy()
-            ids = store.ids
-            points, normals = rows[:, 2:2 + dim], rows[:, 2 + dim:]
-            return [_new_tuple(RayHit, (ids[int(row[0])], points[k], normals[k], row[1]))
-                    for k, row in enumerate(rows.tolist())]
+        if count >= 0:
+            n_other = int(index.work[1][_RAY_OTHER_COUNT][0])
+            if n_other == 0:
+                return _ray_rows_hits(store, index, count, first)
+            return _merge_ray_hits(store, index, count, n_other, origin, direction, max_distance, category, mask,
+                                   first)
+        # (else more hits than a single query's scratch holds: the general path below, compiled casts)
     grid = index._grid
     assert grid is not None
     origin = np.array(origin, dtype=np.float64)
@@ -1024,13 +1068,12 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, m
     _, local = grid.query_segments_local(origin[None], direction[None], np.array([max_distance]))
     local = local[_passes_filter(store, category, mask, grid.handles[local])]
     planes = index.planes[_passes_filter(store, category, mask, index.planes)]
-    if index.bodies is not None:
-        # balls and boxes only: the compiled casts, then the half-spaces with numpy's
-        from .spatial.compiled import cast_candidates
-        dist, normal = cast_candidates(local, index.bodies, origin, direction, max_distance)
-        pd, pn = raycast_slots(store, planes, origin, direction, max_distance)
+    if index.backend == "compiled":
+        # every kind by its compiled cast (see cast_left)
         cand = np.concatenate([grid.handles[local], planes])
-        dist, normal = np.concatenate([dist, pd]), np.concatenate([normal, pn])
+        k = len(cand)
+        dist, normal = cast_left(store, cand, np.tile(origin, (k, 1)), np.tile(direction, (k, 1)),
+                                 np.full(k, max_distance), "raycast")
     else:
         cand = np.concatenate([grid.handles[local], planes])
         dist, normal = raycast_slots(store, cand, origin, direction, max_distance)
@@ -1039,6 +1082,114 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, m
     order = np.lexsort((store.serial[cand], dist))
     return [RayHit(store.ids[cand[k]], origin + direction * dist[k], normal[k].copy(), float(dist[k]))
             for k in order[:1 if first else len(order)].tolist()]
+
+
+def _ray_rows_hits(store: BodyStore, index: QueryIndex, count: int, first: bool) -> list[RayHit]:
+    """The single ray kernel's hits (its scratch rows ``[slot, distance, point, normal]``) as RayHits."""
+    if count == 0:
+        return []
+    # the rows are in the scratch (the next query's): copied out
+    # (tuple.__new__: a NamedTuple's own __new__ is a Python call, a sixth of a single ray's cost)
+    dim = store.dim
+    if count == 1 or first:
+        slot, distance = index.ray_head[0].tolist()
+        pn = index.ray_head[1].copy()
+        return [_new_tuple(RayHit, (store.ids[int(slot)], pn[:dim], pn[dim:], distance))]
+    rows = index.ray_rows[:count].copy()
+    ids = store.ids
+    points, normals = rows[:, 2:2 + dim], rows[:, 2 + dim:]
+    return [_new_tuple(RayHit, (ids[int(row[0])], points[k], normals[k], row[1]))
+            for k, row in enumerate(rows.tolist())]
+
+
+def _merge_ray_hits(store: BodyStore, index: QueryIndex, count: int, n_other: int, origin: Any, direction: Any,
+                    max_distance: float, category: int, mask: int, first: bool) -> list[RayHit]:
+    """The single ray kernel's hits with the bodies it left (other kinds) cast by their kernels.
+
+    :func:`cast_left` on those bodies only.
+    """
+    dim = store.dim
+    rows = index.ray_rows[:min(count, 1) if first else count]
+    cand = index.work[1][_RAY_OTHERS][:n_other].copy()
+    o = np.array(origin[:dim], dtype=np.float64)
+    d = np.array(direction[:dim], dtype=np.float64)
+    k = len(cand)
+    dist, normal = cast_left(store, cand, np.tile(o, (k, 1)), np.tile(d, (k, 1)), np.full(k, max_distance),
+                             "raycast")
+    ok = np.isfinite(dist)
+    cand, dist, normal = cand[ok], dist[ok], normal[ok]
+    slot = np.concatenate([rows[:, 0].astype(np.int64), cand])
+    dist = np.concatenate([rows[:, 1], dist])
+    point = np.concatenate([rows[:, 2:2 + dim], o + d * dist[len(rows):, None]])
+    normal = np.concatenate([rows[:, 2 + dim:], normal])
+    order = np.lexsort((store.serial[slot], dist))
+    return [RayHit(store.ids[slot[k]], point[k], normal[k].copy(), float(dist[k]))
+            for k in order[:1 if first else len(order)].tolist()]
+
+
+def cast_left(store: BodyStore, slots: Slots, origins: Floats, directions: Floats, limits: Floats,
+              query: str) -> tuple[Floats, Floats]:
+    """The bodies a compiled ray walk left (kinds it does not cast, half-spaces): ray ``k`` against ``slots[k]``.
+
+    Every finite kind by its compiled kernel (``spatial.compiled``:
+    ``cast_capsule_rows``, ``cast_polygon_rows`` (a concave polygon by its
+    convex parts), ``cast_hull_rows``, ``cast_pairs`` for balls and boxes,
+    a compound by its parts, ``cast_halfspace_rows``); a kind none of
+    these covers (a new one) by :func:`cast_rows` (numpy), counted as
+    ``query`` ":some" in :func:`numpy_path_counts`.
+    """
+    from .narrowphase import polygon_parts
+    from .spatial.compiled import cast_capsule_rows, cast_halfspace_rows, cast_hull_rows, cast_pairs, cast_polygon_rows
+
+    n = len(slots)
+    dist = np.full(n, np.inf)
+    normal = np.zeros((n, store.dim))
+    kinds = store.kind.take(slots)
+    at = np.flatnonzero(kinds == Kind.CAPSULE)
+    if len(at):
+        p0, p1, radius = store.capsule_rows(slots[at])
+        dist[at], normal[at] = cast_capsule_rows(p0, p1, radius, origins[at], directions[at], limits[at])
+    at = np.flatnonzero(kinds == Kind.POLYGON)
+    if len(at):
+        # convex parts (one per convex polygon), then the nearest entry into any part (as the numpy kernel)
+        row, part = polygon_parts(store, slots[at])
+        pd = np.full(len(row), np.inf)
+        pn = np.zeros((len(row), 2))
+        for sel, verts in store.part_vertices_world(slots[at][row], part):
+            rows = at[row[sel]]
+            pd[sel], pn[sel] = cast_polygon_rows(verts, origins[rows], directions[rows], limits[rows])
+        order = np.lexsort((pd, row))
+        firsts = order[np.r_[True, row[order][1:] != row[order][:-1]]]
+        dist[at], normal[at] = pd[firsts], pn[firsts]
+    at = np.flatnonzero(kinds == Kind.HULL)
+    if len(at):
+        s, h = slots[at], store.hull.take(slots[at])
+        dist[at], normal[at] = cast_hull_rows(store.position.take(s, axis=0), store.rotation.take(s, axis=0),
+                                              store.hulls.normals[h], store.hulls.offsets[h], store.hulls.reach[h],
+                                              origins[at], directions[at], limits[at])
+    at = np.flatnonzero((kinds == Kind.BALL) | (kinds == Kind.BOX))
+    if len(at):  # (a compound's parts)
+        dist[at], normal[at] = cast_pairs(slots[at], (store.kind, store.position, store.rotation, store.half,
+                                                      store.radius, store.serial), origins[at], directions[at],
+                                          np.arange(len(at), dtype=np.int64), limits[at])
+    at = np.flatnonzero(kinds == Kind.COMPOUND)
+    if len(at):
+        # the entry into a compound is the nearest entry into any of its parts
+        row, parts = store.compound_parts(slots[at])
+        rows = at[row]
+        pd, pn = cast_left(store, parts, origins[rows], directions[rows], limits[rows], query)
+        order = np.lexsort((pd, row))
+        firsts = order[np.r_[True, row[order][1:] != row[order][:-1]]]
+        dist[at], normal[at] = pd[firsts], pn[firsts]
+    at = np.flatnonzero(kinds == Kind.HALFSPACE)
+    if len(at):
+        nrm, off = store.plane_rows(slots[at])
+        dist[at], normal[at] = cast_halfspace_rows(nrm, off, origins[at], directions[at], limits[at])
+    at = np.flatnonzero((kinds < Kind.HALFSPACE) | (kinds > Kind.COMPOUND))  # (none today: a new kind)
+    if len(at):
+        count_numpy_path(query, some=True)
+        dist[at], normal[at] = cast_rows(store, slots[at], origins[at], directions[at], limits[at])
+    return dist, normal
 
 
 def _ray_frames(d: Floats) -> Floats:
@@ -1068,12 +1219,13 @@ def _ray_frames(d: Floats) -> Floats:
 
 
 def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Floats,
-              max_distance: float) -> tuple[Floats, Floats]:
+              max_distance: float | Floats) -> tuple[Floats, Floats]:
     """Ray ``k`` (origin ``origins[k]``, unit direction ``directions[k]``) against body ``slots[k]``.
 
     Each row is moved into its ray's frame (origin 0, direction +x), so that
     the ray kernels, which take one ray for many shapes, run once per kind
-    for rows of many rays; normals are rotated back.
+    for rows of many rays; normals are rotated back. ``max_distance``: one
+    limit for all rows, or one per row (K,).
 
     Returns
     -------
@@ -1114,6 +1266,7 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
     e1 = np.zeros(dim)
     e1[0] = 1.0
     kinds = store.kind[slots]
+    lim = np.broadcast_to(np.asarray(max_distance, dtype=np.float64), (n,))
 
     def local(idx: Slots, p: Floats) -> Floats:
         out: Floats = np.einsum("kji,kj->ki", frame[idx], p - origins[idx])
@@ -1123,27 +1276,27 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
         idx = np.flatnonzero(kinds == kind)
         s = slots[idx]
         if kind == Kind.BALL:
-            r = raycast_ball(zero, e1, max_distance, local(idx, store.position.take(s, axis=0)), store.radius[s])
+            r = raycast_ball(zero, e1, lim[idx], local(idx, store.position.take(s, axis=0)), store.radius[s])
         elif kind == Kind.BOX:
             rot = np.einsum("kji,kjl->kil", frame[idx], store.rotation.take(s, axis=0))
-            r = raycast_box(zero, e1, max_distance, local(idx, store.position.take(s, axis=0)), rot,
+            r = raycast_box(zero, e1, lim[idx], local(idx, store.position.take(s, axis=0)), rot,
                             store.half.take(s, axis=0))
         elif kind == Kind.HALFSPACE:
             nrm, off = store.plane_rows(s)
-            r = raycast_halfspace(zero, e1, max_distance, np.einsum("kji,kj->ki", frame[idx], nrm),
+            r = raycast_halfspace(zero, e1, lim[idx], np.einsum("kji,kj->ki", frame[idx], nrm),
                                   off - np.einsum("kd,kd->k", nrm, origins[idx]))
         elif kind == Kind.CAPSULE:
             p0, p1, radius = store.capsule_rows(s)
-            r = raycast_capsule(zero, e1, max_distance, local(idx, p0), local(idx, p1), radius)
+            r = raycast_capsule(zero, e1, lim[idx], local(idx, p0), local(idx, p1), radius)
         elif kind == Kind.HULL:
             h = store.hull.take(s)
             rot = np.einsum("kji,kjl->kil", frame[idx], store.rotation.take(s, axis=0))
-            r = raycast_hull(zero, e1, max_distance, local(idx, store.position.take(s, axis=0)), rot,
+            r = raycast_hull(zero, e1, lim[idx], local(idx, store.position.take(s, axis=0)), rot,
                              store.hulls.normals[h], store.hulls.offsets[h], store.hulls.reach[h])
         elif kind == Kind.COMPOUND:
             # the entry into a compound is the nearest entry into any of its parts
             row, parts = store.compound_parts(s)
-            pd, pn = cast_rows(store, parts, origins[idx[row]], directions[idx[row]], max_distance)
+            pd, pn = cast_rows(store, parts, origins[idx[row]], directions[idx[row]], lim[idx[row]])
             order = np.lexsort((pd, row))
             firsts = order[np.r_[True, row[order][1:] != row[order][:-1]]]
             dist[idx], normal[idx] = pd[firsts], pn[firsts]
@@ -1155,7 +1308,7 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
             for sel, verts in store.part_vertices_world(s[row], part):
                 rows = idx[row[sel]]
                 v = np.einsum("kji,kvj->kvi", frame[rows], verts - origins[rows][:, None, :])
-                rp = raycast_polygon(zero, e1, max_distance, v)
+                rp = raycast_polygon(zero, e1, lim[rows], v)
                 pd[sel] = np.where(rp.hit, rp.distance, np.inf)
                 pn[sel] = rp.normal
             # the entry into the union of the parts is the nearest entry into any part
@@ -1179,49 +1332,97 @@ def _first_per_ray(ray: Slots, slot: Slots, dist: Floats, store: BodyStore) -> S
 
 
 def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, origins: Floats, directions: Floats,
-                         max_distance: float, category: int, mask: int) -> RayHitArrays:
-    """First hits in one compiled walk per ray (balls and boxes), the half-spaces beside it."""
+                         limits: Floats, category: int, mask: int) -> RayHitArrays:
+    """First hits in one compiled walk per ray; the bodies of other kinds it met and the half-spaces beside it.
+
+    The walk casts the balls and boxes and lists the (ray, body) pairs of
+    the other kinds whose box the ray meets before its best hit; those pairs
+    and the half-spaces are cast by :func:`cast_rows` (the numpy path's
+    kernels, one call per kind for all the pairs) and kept where nearer
+    (ties: the body added first).
+    """
     from .spatial.compiled import first_hits
 
-    assert index.bodies is not None
     m = len(origins)
     passes = _passes_filter(store, category, mask, grid.handles)
-    arrays, bodies = grid.arrays(), index.bodies
+    kind, serial_col, position, rotation, half, radius, _ = index._packed_views
+    arrays, bodies = grid.arrays(), (kind, position, rotation, half, radius, serial_col)
 
-    def run_range(q: None, a: int, b: int, tag: int, stamp: Slots) -> tuple[Slots, Floats, Floats]:
+    def run_range(q: None, a: int, b: int, tag: int, stamp: Slots) -> tuple[Slots, Floats, Floats, Slots, Slots]:
         # (each call passes the arrays from Python: a reference count of its own for each, see arrays_for)
-        return first_hits(arrays, bodies, passes, origins[a:b], directions[a:b], max_distance, stamp, tag)
+        j, t, n, oray, oj = first_hits(arrays, bodies, passes, origins[a:b], directions[a:b], limits[a:b], stamp,
+                                       tag)
+        return j, t, n, oray + a, oj
 
-    local, dist, normal = _in_ranges(index, grid, m, run_range, arrays=False)
+    local, dist, normal, oray, olocal = _in_ranges(index, grid, m, run_range, arrays=False)
     slot = grid.handles[local] if grid.n else np.full(m, -1, dtype=np.int64)
     slot[local < 0] = -1
     planes = index.planes[_passes_filter(store, category, mask, index.planes)]
-    if len(planes):
-        ray = np.repeat(np.arange(m, dtype=np.int64), len(planes))
-        cand = np.tile(planes, m)
-        pd, pn = cast_rows(store, cand, origins[ray], directions[ray], max_distance)
-        serial = np.where(slot >= 0, store.serial[np.maximum(slot, 0)], np.iinfo(np.int64).max)
-        for k in range(len(planes)):  # few planes: one pass each
-            rows = np.arange(k, len(ray), len(planes))
-            better = (pd[rows] < dist) | ((pd[rows] == dist) & np.isfinite(dist)
-                                          & (store.serial[planes[k]] < serial))
-            slot = np.where(better, planes[k], slot)
-            dist = np.where(better, pd[rows], dist)
-            normal = np.where(better[:, None], pn[rows], normal)
-            serial = np.where(better, store.serial[planes[k]], serial)
+    ray = np.concatenate([oray, np.repeat(np.arange(m, dtype=np.int64), len(planes))])
+    cand = np.concatenate([grid.handles[olocal] if len(olocal) else olocal, np.tile(planes, m)])
+    if len(cand):
+        pd, pn = cast_left(store, cand, origins[ray], directions[ray], limits[ray], "raycast_many")
+        hit = np.isfinite(pd)
+        ray, cand, pd, pn = ray[hit], cand[hit], pd[hit], pn[hit]
+        # the walk's best per ray as rows beside them, then the first row per ray (distance, then add order)
+        best = np.flatnonzero(slot >= 0)
+        ray = np.concatenate([best, ray])
+        cand = np.concatenate([slot[best], cand])
+        pd = np.concatenate([dist[best], pd])
+        pn = np.concatenate([normal[best], pn])
+        rows = _first_per_ray(ray, cand, pd, store)
+        ray, cand, pd, pn = ray[rows], cand[rows], pd[rows], pn[rows]
+        return RayHitArrays(ray, store.ids[cand], pd, origins[ray] + directions[ray] * pd[:, None], pn)
     ray = np.flatnonzero(np.isfinite(dist))
     slot, dist, normal = slot[ray], dist[ray], normal[ray]
     return RayHitArrays(ray, store.ids[slot], dist, origins[ray] + directions[ray] * dist[:, None], normal)
 
 
-def ray_hits_many(store: BodyStore, index: QueryIndex, origins: Floats, directions: Floats, max_distance: float,
-                  category: int, mask: int, all_hits: bool) -> RayHitArrays:
-    """Hits of many rays (unit ``directions``) within ``max_distance``: the first per ray, or all.
+def _all_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, origins: Floats, directions: Floats,
+                       limits: Floats, category: int, mask: int) -> RayHitArrays:
+    """Every hit of every ray: the compiled grid walk, the balls and boxes cast compiled, the other kinds by
+    :func:`cast_rows` (one call per kind for all the pairs), sorted by ray, distance, add order."""
+    from .spatial.compiled import cast_pairs
 
-    First hits walk each ray in stretches that double in length (from four
-    grid cells): a ray stops as soon as it has a hit within the stretch
-    already searched, so a ray that hits something near its origin never
-    looks further, however long it is.
+    m, dim = origins.shape
+    qi, cand = grid.query_segments(origins, directions, limits)
+    keep = _passes_filter(store, category, mask, cand)
+    qi, cand = qi[keep], cand[keep]
+    planes = index.planes[_passes_filter(store, category, mask, index.planes)]
+    if len(planes):
+        qi = np.concatenate([qi, np.repeat(np.arange(m, dtype=np.int64), len(planes))])
+        cand = np.concatenate([cand, np.tile(planes, m)])
+    kind, serial_col, position, rotation, half, radius, _ = index._packed_views
+    simple = store.kind.take(cand) <= _BOX
+    simple &= store.kind.take(cand) > _HALFSPACE
+    dist = np.full(len(cand), np.inf)
+    normal = np.zeros((len(cand), dim))
+    at = np.flatnonzero(simple)
+    if len(at):
+        dist[at], normal[at] = cast_pairs(cand[at], (kind, position, rotation, half, radius, serial_col),
+                                          origins, directions, qi[at], limits)
+    at = np.flatnonzero(~simple)
+    if len(at):
+        dist[at], normal[at] = cast_left(store, cand[at], origins[qi[at]], directions[qi[at]], limits[qi[at]],
+                                         "raycast_many")
+    hit = np.isfinite(dist)
+    qi, cand, dist, normal = qi[hit], cand[hit], dist[hit], normal[hit]
+    rows = np.lexsort((store.serial[cand], dist, qi))
+    qi, cand, dist, normal = qi[rows], cand[rows], dist[rows], normal[rows]
+    return RayHitArrays(qi, store.ids[cand], dist, origins[qi] + directions[qi] * dist[:, None], normal)
+
+
+def ray_hits_many(store: BodyStore, index: QueryIndex, origins: Floats, directions: Floats,
+                  max_distance: float | Floats, category: int, mask: int, all_hits: bool) -> RayHitArrays:
+    """Hits of many rays (unit ``directions``) within ``max_distance`` (one for all, or one per ray): the first
+    per ray, or all.
+
+    numpy backend: first hits walk each ray in stretches that double in
+    length (from four grid cells): a ray stops as soon as it has a hit
+    within the stretch already searched, so a ray that hits something near
+    its origin never looks further, however long it is. Compiled backend:
+    one walk per ray, stopping at the first cell past its best hit (see
+    :func:`_first_hits_compiled`, :func:`_all_hits_compiled`).
 
     Examples
     --------
@@ -1236,16 +1437,19 @@ def ray_hits_many(store: BodyStore, index: QueryIndex, origins: Floats, directio
     """
     grid = index.refresh()
     m, dim = origins.shape
-    if not all_hits and index.bodies is not None:
-        return _first_hits_compiled(store, index, grid, origins, directions, max_distance, category, mask)
+    limits = np.full(m, float(max_distance)) if np.ndim(max_distance) == 0 else np.asarray(max_distance, float)
+    if index.backend == "compiled":
+        if all_hits:
+            return _all_hits_compiled(store, index, grid, origins, directions, limits, category, mask)
+        return _first_hits_compiled(store, index, grid, origins, directions, limits, category, mask)
     rays: list[Slots] = []
     slots: list[Slots] = []
     dists: list[Floats] = []
     normals: list[Floats] = []
 
-    def test(ray: Slots, cand: Slots, limit: float) -> None:
+    def test(ray: Slots, cand: Slots, limit: Floats) -> None:
         keep = _passes_filter(store, category, mask, cand)
-        ray, cand = ray[keep], cand[keep]
+        ray, cand, limit = ray[keep], cand[keep], limit[keep]
         dist, normal = cast_rows(store, cand, origins[ray], directions[ray], limit)
         hit = np.isfinite(dist)
         rays.append(ray[hit])
@@ -1255,10 +1459,11 @@ def ray_hits_many(store: BodyStore, index: QueryIndex, origins: Floats, directio
 
     planes = index.planes
     if len(planes):
-        test(np.repeat(np.arange(m, dtype=np.int64), len(planes)), np.tile(planes, m), max_distance)
+        ray = np.repeat(np.arange(m, dtype=np.int64), len(planes))
+        test(ray, np.tile(planes, m), limits[ray])
     if all_hits:
-        qi, cand = grid.query_segments(origins, directions, np.full(m, max_distance))
-        test(qi, cand, max_distance)
+        qi, cand = grid.query_segments(origins, directions, limits)
+        test(qi, cand, limits[qi])
     else:
         # where each ray leaves the bounds of every finite body: nothing to find past it
         blo, bhi = index.bounds
@@ -1274,18 +1479,16 @@ def ray_hits_many(store: BodyStore, index: QueryIndex, origins: Floats, directio
         covered = 0.0
         stretch = 4.0 * grid.cell
         while len(active):
-            upto = min(covered + stretch, max_distance)
+            upto = np.minimum(covered + stretch, limits[active])
             qi, cand = grid.query_segments(origins[active] + covered * directions[active], directions[active],
-                                           np.full(len(active), upto - covered))
+                                           upto - covered)
             ray = active[qi]
             before = len(dists)
-            test(ray, cand, upto)
+            test(ray, cand, upto[qi])
             if len(dists) > before and len(dists[-1]):
                 np.minimum.at(best, rays[-1], dists[-1])
-            covered = upto
-            if covered >= max_distance:
-                break
-            active = active[(best[active] > covered) & (t_exit[active] > covered)]
+            covered += stretch
+            active = active[(best[active] > covered) & (t_exit[active] > covered) & (limits[active] > covered)]
             stretch *= 2.0
     ray = np.concatenate(rays) if rays else np.zeros(0, dtype=np.int64)
     slot = np.concatenate(slots) if slots else np.zeros(0, dtype=np.int64)
@@ -1422,6 +1625,8 @@ def nearest(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Fl
     >>> [(h.id, round(h.distance, 9)) for h in hits]
     [(0, 1.5), (1, 7.5)]
     """
+    if index.backend == "compiled":
+        count_numpy_path("nearest")  # (the distances of the candidates: proximity.distance, one by one)
     grid = index.refresh()
     blo, bhi = index.bounds
     # past this margin the search box holds every finite body
@@ -1458,6 +1663,8 @@ def within(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Flo
     >>> [h.id for h in hits]
     [0]
     """
+    if index.backend == "compiled":
+        count_numpy_path("within")
     cand = _filtered(store, _near_candidates(store, index, lo, hi, limit), category, mask)
     rows = sorted(_distances(store, cand, shape, pose, limit, 0.0), key=lambda r: store.serial[r[1]])
     return [NearHit(store.ids[s], float(d), pa, pb) for d, s, pa, pb in rows]
@@ -1481,6 +1688,8 @@ def cast_hits(store: BodyStore, index: QueryIndex, shape: Shape, start: Any, end
     >>> [(h.id, round(h.t, 9)) for h in hits]
     [(0, 0.3)]
     """
+    if index.backend == "compiled":
+        count_numpy_path("cast")
     from .proximity import time_of_impact
 
     grid = index.refresh()

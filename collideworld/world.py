@@ -1386,6 +1386,27 @@ class World:
             raise InvalidArgumentError(f"max_distance must be a number >= 0, got {max_distance!r}")
         return limit
 
+    def _max_distances(self, max_distance: Any, m: int) -> float | NDArray[np.float64]:
+        """``raycast_many``'s limit: one number for every ray, or one per ray (an array of shape (m,))."""
+        if isinstance(max_distance, (list, tuple, np.ndarray)):
+            try:
+                limits = np.array(max_distance, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise InvalidArgumentError(f"max_distance must be a number >= 0 or an array of {m} of them (one "
+                                           f"per ray), got {max_distance!r}") from exc
+            if isinstance(max_distance, np.ndarray) and max_distance.dtype == np.bool_:
+                raise InvalidArgumentError("max_distance must be numbers >= 0, got an array of booleans")
+            if limits.shape != (m,):
+                raise InvalidArgumentError(f"max_distance must be a number >= 0 or an array of shape ({m},) (one "
+                                           f"per ray), got an array of shape {limits.shape}")
+            bad = np.flatnonzero(~(limits >= 0))  # NaN is not >= 0; inf is allowed
+            if len(bad):
+                k = int(bad[0])
+                raise InvalidArgumentError(f"max_distance must be >= 0 (inf allowed) for every ray, got "
+                                           f"max_distance[{k}] = {float(limits[k])!r}")
+            return limits
+        return self._max_distance(max_distance)
+
     def raycast(self, origin: ArrayLike, direction: ArrayLike, max_distance: float = math.inf, *,
                 all_hits: bool = True, category: int = _U32, mask: int = _U32) -> list[RayHit]:
         """Bodies hit by a ray, nearest first.
@@ -1440,7 +1461,7 @@ class World:
         cat, msk = self._filters(category, mask)
         return ray_hits(self._store, self._index, o, unit, limit, cat, msk, first)
 
-    def raycast_many(self, origins: ArrayLike, directions: ArrayLike, max_distance: float = math.inf, *,
+    def raycast_many(self, origins: ArrayLike, directions: ArrayLike, max_distance: float | ArrayLike = math.inf, *,
                      all_hits: bool = False, category: int = _U32, mask: int = _U32) -> RayHitArrays:
         """Many rays at once: the first hit of each (or every hit), as arrays.
 
@@ -1449,8 +1470,9 @@ class World:
         origins : array_like, shape (m, D)
         directions : array_like, shape (m, D)
             Non-zero; normalised here, so distances are in world units.
-        max_distance : float
-            The same for every ray (``inf`` by default).
+        max_distance : float or array_like, shape (m,)
+            One limit for every ray (``inf`` by default), or one per ray;
+            each ``>= 0`` (``inf`` allowed, NaN not).
         all_hits : bool
             False (default): at most one row per ray, its nearest hit (ties:
             the body added first). True: every hit, like :meth:`raycast`.
@@ -1481,6 +1503,8 @@ class World:
         ([0, 1], ['disc', 'box'], [4.0, 4.0], [[-1.0, 0.0], [0.0, 1.0]])
         >>> w.raycast_many([[0, 0]], [[1, 0]], all_hits=True).id.tolist()
         ['disc', 'box']
+        >>> w.raycast_many([[0, 0], [0, 0]], [[1, 0], [1, 0]], [3.0, 9.0], all_hits=True).id.tolist()
+        ['disc', 'box']
         """
         o = self._batch_positions(origins, "origins")
         dvec = self._batch_positions(directions, "directions")
@@ -1491,7 +1515,7 @@ class World:
         if len(length) and not np.all(length > 0):
             k = int(np.flatnonzero(~(length > 0))[0])
             raise InvalidArgumentError(f"directions must be non-zero, got directions[{k}] = {dvec[k].tolist()}")
-        limit = self._max_distance(max_distance)
+        limit = self._max_distances(max_distance, len(o))
         if not isinstance(all_hits, (bool, np.bool_)):
             raise InvalidArgumentError(f"all_hits must be True or False, got {all_hits!r}")
         cat, msk = self._filters(category, mask)

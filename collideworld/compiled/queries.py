@@ -56,12 +56,12 @@ from ..geometry.compiled import contact_halfspace_box as _hx
 from ..geometry.compiled import contact_halfspace_polygon as _hp
 from ..geometry.compiled import contact_polygon_polygon as _pp
 from ..geometry.tolerance import SQUARES_UNDERFLOW
-from ..spatial.compiled import _hash, _meets, _next_axis, _ray_slot, _segment_meets, prefetch
+from ..spatial.compiled import _hash, _meets, _next_axis, _ray_halfspace, _ray_slot, _segment_meets, prefetch
 from ..spatial.grid import Floats32
 
 __all__ = ["QueryArrays", "query_arrays", "entry_points", "scratch", "pack_rows", "packed_columns", "point_slots",
            "box_slots", "shape_slots",
-           "ray_rows", "row_bounds", "HIT", "MISS", "OTHER"]
+           "ray_rows", "row_bounds", "HIT", "MISS", "OTHER", "RAY_OTHERS", "RAY_OTHER_COUNT"]
 
 Index = NDArray[np.int64]
 Floats = NDArray[np.float64]
@@ -79,6 +79,8 @@ Work = tuple[tuple[Any, ...], tuple[Any, ...]]
 #: where in :func:`scratch`'s two tuples the single queries leave their results: in the point query's,
 #: its hits, its unsettled candidates and their two counts; in the ray query's, its rows
 POINT_HITS, POINT_OTHERS, POINT_COUNTS, RAY_ROWS = 17, 18, 19, 10
+#: in the ray query's: the slots of the bodies it left to the numpy kernels (not balls or boxes), and their count
+RAY_OTHERS, RAY_OTHER_COUNT = 11, 12
 
 _ball_ball = _bb._row
 _ball_box = _bx._row
@@ -235,7 +237,7 @@ def scratch(dim: int) -> Work:
     --------
     >>> point_work, ray_work = scratch(2)
     >>> len(point_work), len(ray_work)
-    (20, 11)
+    (20, 13)
     """
     f, i = np.float64, np.int64
     # the single queries' own stamp tags, counting down from -2: the grid's (GridIndex._tags) are >= 0
@@ -253,7 +255,8 @@ def scratch(dim: int) -> Work:
     ray = (np.empty(dim), np.empty(dim), np.empty((1, dim)), np.empty((1, dim)),  # o, d, as rows
            np.zeros(3, dtype=i), np.zeros(3, dtype=i), np.zeros(3, dtype=i), np.zeros(3, dtype=f),
            np.zeros(3, dtype=f),  # the walk: cur, last, step, tnext, tdelta
-           tag, np.empty((SINGLE_CAPACITY, 2 + 2 * dim)))  # the hits' rows
+           tag, np.empty((SINGLE_CAPACITY, 2 + 2 * dim)),  # the hits' rows
+           np.empty(SINGLE_CAPACITY, dtype=i), np.zeros(1, dtype=i))  # the bodies of other kinds met, their count
     return point, ray
 
 
@@ -922,8 +925,16 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
     ``spatial.compiled._query_segments``; the casts of ``_ray_slot`` (numpy ``raycast_ball`` /
     ``raycast_box`` arithmetic), in the index's scratch arrays.
 
+    Bodies of the other kinds whose box the ray meets (and which pass the
+    filter) are listed in ``ray_work[RAY_OTHERS]`` (their count in
+    ``ray_work[RAY_OTHER_COUNT]``) for the caller to cast with the numpy
+    kernels, as the point query leaves its "other" pairs: a body far from
+    the ray, or filtered out, costs nothing.
+
     ``first``: only row 0 is wanted (the nearest hit, ties to the body added
     first), and the walk stops at the first cell it leaves beyond that hit.
+    Every listed body whose entry is nearer than that hit lies in a walked
+    cell, so the caller's merge still finds the nearest.
     """
     row0 = np.int64(0)  # not a literal: numba would compile _meets and the row kernels once more for it
     dim = q.position.shape[1]
@@ -945,6 +956,9 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
         tnext[k] = np.inf
         tdelta[k] = np.inf
     out = sc[RAY_ROWS]
+    others = sc[RAY_OTHERS]
+    n_other = 0
+    sc[RAY_OTHER_COUNT][0] = 0
     nf = 0
     lo, hi, glo, ghi, cell = q.lo, q.hi, q.glo, q.ghi, q.cell
     starts, entries, big, stamp, handles = q.starts, q.entries, q.big, q.stamp, q.handles
@@ -952,6 +966,30 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
     category, bits = q.category, q.bits
     rel, floor = q.rel, q.floor
     n_big = big.shape[0]
+    # the half-spaces first (in no cell): a hit on one then bounds the first-hit walk's stop like any other
+    planes, pnormal, poffset = q.planes, q.plane_normal, q.plane_offset
+    for t_ in range(planes.shape[0]):
+        s = planes[t_]
+        if (category[s] & msk) == 0 or (cat & bits[s]) == 0:
+            continue
+        t, nx, ny, nz = _ray_halfspace(ox, oy, oz, dx, dy, dz, maxd, pnormal[s, 0], pnormal[s, 1],
+                                       pnormal[s, dim - 1], poffset[s], rel, floor, dim)
+        if t < np.inf:
+            if nf == out.shape[0]:
+                return TOO_MANY
+            k = nf
+            while k > 0 and (out[k - 1, 1] > t or (out[k - 1, 1] == t and serial[int(out[k - 1, 0])] > serial[s])):
+                out[k] = out[k - 1]
+                k -= 1
+            out[k, 0] = s
+            out[k, 1] = t
+            for c in range(dim):
+                out[k, 2 + c] = o[c] + d[c] * t
+            out[k, 2 + dim] = nx
+            out[k, 3 + dim] = ny
+            if dim == 3:
+                out[k, 4 + dim] = nz
+            nf += 1
     # the cells the segment passes (clipped to the grid's bounds), then the big boxes
     ta = 0.0
     tb = maxd
@@ -1007,6 +1045,13 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
             s = handles[j]
             if (category[s] & msk) == 0 or (cat & bits[s]) == 0:
                 continue
+            if kind[j] > BOX:
+                if n_other == others.shape[0]:
+                    return TOO_MANY
+                others[n_other] = s
+                n_other += 1
+                sc[RAY_OTHER_COUNT][0] = n_other
+                continue
             t, nx, ny, nz = _ray_slot(j, ox, oy, oz, dx, dy, dz, maxd, kind, position, rotation, half, radius, rel,
                                       floor, parallel_rate)
             if t < np.inf:
@@ -1048,7 +1093,8 @@ def ray_rows(q: QueryArrays, work: Work, ox: float, oy: float, oz: float, dx: fl
              maxd: float, cat: int, msk: int, parallel_rate: float, first: bool = False) -> Floats | None:
     """Every ball or box one ray (origin ``o``, unit direction ``d``) meets within ``maxd``, one row per hit.
 
-    The index must hold balls and boxes only (``queries.QueryIndex.bodies``);
+    Bodies of other kinds the ray meets are not in the rows: they are listed
+    in ``work[1][RAY_OTHERS]`` for the caller (see :func:`_ray_one`);
     ``work``: the :func:`scratch` arrays ``q`` was made with.
 
     Returns

@@ -46,7 +46,7 @@ the origin.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -95,9 +95,11 @@ class RayHits(NamedTuple):
 
 
 def _as_ray(origin: ArrayLike, direction: ArrayLike,
-            max_distance: float) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
-    return (np.asarray(origin, dtype=np.float64), np.asarray(direction, dtype=np.float64),
-            float(max_distance))
+            max_distance: Any) -> tuple[NDArray[np.float64], NDArray[np.float64], Any]:
+    # max_distance: one float, or one per shape (N,) (the batched queries' per-ray limits, ray by ray in its
+    # own frame); every use below is elementwise
+    limit = float(max_distance) if np.ndim(max_distance) == 0 else np.asarray(max_distance, dtype=np.float64)
+    return np.asarray(origin, dtype=np.float64), np.asarray(direction, dtype=np.float64), limit
 
 
 def _row_max_abs(a: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -155,7 +157,7 @@ def _entry_bounds(signed: NDArray[np.float64], rate: NDArray[np.float64],
 
 def _clip_faces(signed: NDArray[np.float64], rate: NDArray[np.float64],
                 valid: NDArray[np.bool_], tol: NDArray[np.float64],
-                max_distance: float, parallel_rate: float
+                max_distance: float | NDArray[np.float64], parallel_rate: float
                 ) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.float64], NDArray[np.intp]]:
     """Cyrus-Beck clipping with the touching rule.
 
@@ -205,7 +207,7 @@ def _finish(hit: NDArray[np.bool_], inside: NDArray[np.bool_], distance: NDArray
     return RayHits(hit, distance, normal + 0.0)
 
 
-def raycast_ball(origin: ArrayLike, direction: ArrayLike, max_distance: float,
+def raycast_ball(origin: ArrayLike, direction: ArrayLike, max_distance: float | NDArray[np.float64],
                  center: ArrayLike, radius: ArrayLike) -> RayHits:
     """One ray against N balls (circles in 2D, spheres in 3D).
 
@@ -214,8 +216,8 @@ def raycast_ball(origin: ArrayLike, direction: ArrayLike, max_distance: float,
     origin : array_like, shape (D,)
     direction : array_like, shape (D,)
         Unit length (not checked).
-    max_distance : float
-        ``>= 0``; may be ``inf``.
+    max_distance : float or ndarray, shape (N,)
+        ``>= 0``; may be ``inf``; one per shape as an array.
     center : array_like, shape (N, D)
     radius : array_like, shape (N,)
 
@@ -282,7 +284,7 @@ def raycast_ball(origin: ArrayLike, direction: ArrayLike, max_distance: float,
     return _finish(hit, inside, distance, surface, d)
 
 
-def raycast_box(origin: ArrayLike, direction: ArrayLike, max_distance: float,
+def raycast_box(origin: ArrayLike, direction: ArrayLike, max_distance: float | NDArray[np.float64],
                 center: ArrayLike, rotation: ArrayLike, half: ArrayLike) -> RayHits:
     """One ray against N oriented boxes, D = 2 or 3 (slab test in the box frame).
 
@@ -291,8 +293,8 @@ def raycast_box(origin: ArrayLike, direction: ArrayLike, max_distance: float,
     origin : array_like, shape (D,)
     direction : array_like, shape (D,)
         Unit length (not checked).
-    max_distance : float
-        ``>= 0``; may be ``inf``.
+    max_distance : float or ndarray, shape (N,)
+        ``>= 0``; may be ``inf``; one per shape as an array.
     center : array_like, shape (N, D)
     rotation : array_like, shape (N, D, D)
         Local-to-world; columns are the box axes.
@@ -343,7 +345,7 @@ def raycast_box(origin: ArrayLike, direction: ArrayLike, max_distance: float,
     return _finish(hit, inside, distance, surface, d)
 
 
-def raycast_polygon(origin: ArrayLike, direction: ArrayLike, max_distance: float,
+def raycast_polygon(origin: ArrayLike, direction: ArrayLike, max_distance: float | NDArray[np.float64],
                     vertices: ArrayLike) -> RayHits:
     """One ray against N convex polygons, 2D (Cyrus-Beck clipping).
 
@@ -352,8 +354,8 @@ def raycast_polygon(origin: ArrayLike, direction: ArrayLike, max_distance: float
     origin : array_like, shape (2,)
     direction : array_like, shape (2,)
         Unit length (not checked).
-    max_distance : float
-        ``>= 0``; may be ``inf``.
+    max_distance : float or ndarray, shape (N,)
+        ``>= 0``; may be ``inf``; one per shape as an array.
     vertices : array_like, shape (N, K, 2)
         Counter-clockwise convex polygons with nonzero area, padded to K by
         repeating the last vertex; zero-length edges are ignored.
@@ -395,7 +397,7 @@ def raycast_polygon(origin: ArrayLike, direction: ArrayLike, max_distance: float
     return _finish(hit, inside, distance, surface, d)
 
 
-def raycast_halfspace(origin: ArrayLike, direction: ArrayLike, max_distance: float,
+def raycast_halfspace(origin: ArrayLike, direction: ArrayLike, max_distance: float | NDArray[np.float64],
                       normal: ArrayLike, offset: ArrayLike) -> RayHits:
     """One ray against N half-spaces ``normal . p <= offset``, D = 2 or 3.
 
@@ -404,8 +406,8 @@ def raycast_halfspace(origin: ArrayLike, direction: ArrayLike, max_distance: flo
     origin : array_like, shape (D,)
     direction : array_like, shape (D,)
         Unit length (not checked).
-    max_distance : float
-        ``>= 0``; may be ``inf``.
+    max_distance : float or ndarray, shape (N,)
+        ``>= 0``; may be ``inf``; one per shape as an array.
     normal : array_like, shape (N, D)
         Unit outward normals.
     offset : array_like, shape (N,)
@@ -440,7 +442,7 @@ def raycast_halfspace(origin: ArrayLike, direction: ArrayLike, max_distance: flo
     return _finish(hit, inside, distance, nrm, d)
 
 
-def raycast_capsule(origin: ArrayLike, direction: ArrayLike, max_distance: float,
+def raycast_capsule(origin: ArrayLike, direction: ArrayLike, max_distance: float | NDArray[np.float64],
                     p0: ArrayLike, p1: ArrayLike, radius: ArrayLike) -> RayHits:
     """One ray against N capsules (segments for radius 0), 2D or 3D.
 
@@ -534,7 +536,7 @@ def raycast_capsule(origin: ArrayLike, direction: ArrayLike, max_distance: float
     return _finish(hit, inside, distance, normal, d)
 
 
-def raycast_hull(origin: ArrayLike, direction: ArrayLike, max_distance: float,
+def raycast_hull(origin: ArrayLike, direction: ArrayLike, max_distance: float | NDArray[np.float64],
                  center: ArrayLike, rotation: ArrayLike, normals: ArrayLike, offsets: ArrayLike,
                  reach: ArrayLike) -> RayHits:
     """One ray against N convex hulls (3D): the Cyrus-Beck clip of :func:`raycast_box` over their faces.

@@ -748,9 +748,13 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
                 big: Index, n_gridded: int, glo: Floats, ghi: Floats, elo: Floats32, ehi: Floats32, kind: Index,
                 center: Floats, rot: Floats,
                 half: Floats, radius: Floats, serial: Index, passes: NDArray[np.bool_], o: Floats, d: Floats,
-                maxd: float, rel: float, floor: float, parallel_rate: float, stamp: Index,
-                base: int) -> tuple[Index, Floats, Floats]:
+                maxd_of: Floats, rel: float, floor: float, parallel_rate: float, stamp: Index,
+                base: int) -> tuple[Index, Floats, Floats, Index, Index]:
     dim = lo.shape[1]
+    # bodies of other kinds than balls and boxes whose box a ray meets: (ray, local index) pairs for the caller
+    other_ray = np.empty(16, dtype=np.int64)
+    other_j = np.empty(16, dtype=np.int64)
+    n_other = 0
     z = dim - 1  # 2D: the third components read at index 1 again, and ignored
     m = o.shape[0]
     best_j = np.full(m, -1, dtype=np.int64)
@@ -796,9 +800,19 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
         bj = -1
         bt = np.inf
         bx = by = bz = 0.0
+        maxd = maxd_of[i]
         for t in range(big.shape[0]):
             j = big[t]
-            if passes[j]:
+            if passes[j] and kind[j] > _BOX:
+                if not _segment_meets(lo, hi, j, o, d, i, maxd, dim):  # (the walk's cells test their boxes too)
+                    continue
+                if n_other == other_ray.shape[0]:
+                    other_ray = _grow(other_ray, n_other)
+                    other_j = _grow(other_j, n_other)
+                other_ray[n_other] = i
+                other_j[n_other] = j
+                n_other += 1
+            elif passes[j]:
                 dist, nx, ny, nz = _ray_slot(j, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half, radius, rel,
                                              floor, parallel_rate)
                 if dist < bt or (dist == bt and dist < np.inf and serial[j] < serial[bj]):
@@ -846,6 +860,15 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
                     if stamp[j] == tag or not passes[j]:
                         continue
                     stamp[j] = tag
+                    if kind[j] > _BOX:
+                        # left to the caller; a nearer hit of it lies in a walked cell (the stop below is sound)
+                        if n_other == other_ray.shape[0]:
+                            other_ray = _grow(other_ray, n_other)
+                            other_j = _grow(other_j, n_other)
+                        other_ray[n_other] = i
+                        other_j[n_other] = j
+                        n_other += 1
+                        continue
                     dist, nx, ny, nz = _ray_slot(j, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half, radius,
                                                  rel, floor, parallel_rate)
                     if dist < bt or (dist == bt and dist < np.inf and serial[j] < serial[bj]):
@@ -866,12 +889,26 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
         best_n[i, 1] = by
         if dim == 3:
             best_n[i, 2] = bz
-    return best_j, best_t, best_n
+    return best_j, best_t, best_n, other_ray[:n_other], other_j[:n_other]
+
+
+@njit(cache=True)
+def _grow(arr: Index, n: int) -> Index:
+    out = np.empty(2 * arr.shape[0], dtype=np.int64)
+    out[:n] = arr[:n]
+    return out
 
 
 def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: NDArray[np.bool_], o: Floats,
-               d: Floats, maxd: float, stamp: Index, base: int) -> tuple[Index, Floats, Floats]:
+               d: Floats, maxd: float | Floats, stamp: Index,
+               base: int) -> tuple[Index, Floats, Floats, Index, Index]:
     """The nearest ball or box each ray meets, walking the grid and stopping at the first cell past the best hit.
+
+    Bodies of other kinds (``kind > 2``) whose box a ray meets are not cast
+    here: they come back as ``(ray, local)`` pairs, for the caller to cast
+    and compare with the ray's best. A nearer hit on one of them lies in a
+    cell the walk passed, so the walk's stop stays sound. ``maxd``: one
+    limit for all rays, or one per ray.
 
     ``grid_arrays`` are a :class:`~collideworld.spatial.grid.GridIndex`'s
     ``(lo, hi, cell, pad, mask, starts, entries, big, n_gridded, glo, ghi, entry_lo, entry_hi)``;
@@ -884,6 +921,8 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
         Local index of the body hit, -1 for none; ties go to the lower serial.
     distance : ndarray of float64, shape (M,)
     normal : ndarray of float64, shape (M, D)
+    other_ray, other_local : ndarray of int64, shape (K,)
+        The rays and bodies of other kinds left to the caller.
 
     Examples
     --------
@@ -892,8 +931,8 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
     >>> c = np.array([[5.0, 0.0]])
     >>> g = GridIndex(c - 1, c + 1, np.array([0]), backend="compiled")
     >>> bodies = (np.array([1]), c, np.eye(2)[None], np.zeros((1, 2)), np.array([1.0]), np.array([0]))
-    >>> j, t, n = first_hits(g.arrays(), bodies, np.array([True]), np.zeros((1, 2)), np.array([[1.0, 0.0]]),
-    ...                      np.inf, g.stamp, g._tags(1))
+    >>> j, t, n, _, _ = first_hits(g.arrays(), bodies, np.array([True]), np.zeros((1, 2)), np.array([[1.0, 0.0]]),
+    ...                            np.inf, g.stamp, g._tags(1))
     >>> j.tolist(), t.tolist(), n.tolist()
     ([0], [4.0], [[-1.0, 0.0]])
     """
@@ -901,7 +940,8 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
     from ..geometry.raycast import _PARALLEL_RATE
 
     rel, floor = touch_rule()
-    return _first_hits(*grid_arrays, *bodies, passes, o, d, maxd, rel, floor,  # type: ignore[call-arg]
+    limits = np.full(len(o), maxd) if np.ndim(maxd) == 0 else np.ascontiguousarray(maxd, dtype=np.float64)
+    return _first_hits(*grid_arrays, *bodies, passes, o, d, limits, rel, floor,  # type: ignore[call-arg]
                        _PARALLEL_RATE, stamp, base)
 
 
@@ -948,3 +988,449 @@ def cast_candidates(local: Index, bodies: tuple[Any, ...], o: Floats, d: Floats,
     kind, center, rot, half, radius, _ = bodies
     return _cast_candidates(local, o, d, maxd, kind, center, rot, half, radius,
                             rel, floor, _PARALLEL_RATE)
+
+
+@njit(cache=True)
+def _cast_pairs(slots: Index, o: Floats, d: Floats, ray: Index, maxd: Floats, kind: Index, center: Floats,
+                rot: Floats, half: Floats, radius: Floats, rel: float, floor: float,
+                parallel_rate: float) -> tuple[Floats, Floats]:
+    dim = o.shape[1]
+    z = dim - 1
+    n = slots.shape[0]
+    dist = np.empty(n)
+    normal = np.zeros((n, dim))
+    for r in range(n):
+        i = ray[r]
+        t, nx, ny, nz = _ray_slot(slots[r], o[i, 0], o[i, 1], o[i, z], d[i, 0], d[i, 1], d[i, z], maxd[i], kind,
+                                  center, rot, half, radius, rel, floor, parallel_rate)
+        dist[r] = t
+        if t < np.inf:
+            normal[r, 0] = nx
+            normal[r, 1] = ny
+            if dim == 3:
+                normal[r, 2] = nz
+    return dist, normal
+
+
+def cast_pairs(slots: Index, bodies: tuple[Any, ...], o: Floats, d: Floats, ray: Index,
+               maxd: Floats) -> tuple[Floats, Floats]:
+    """Ray ``ray[k]`` (rows of ``o``, ``d``, limit ``maxd``) against ball or box ``slots[k]`` (rows of ``bodies``).
+
+    The batched twin of :func:`cast_candidates`: distances (inf: miss) and normals, one row per pair.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = np.array([[5.0, 0.0]])
+    >>> bodies = (np.array([1]), c, np.eye(2)[None], np.zeros((1, 2)), np.ones(1), np.array([0]))
+    >>> o, d = np.array([[0.0, 0.0], [5.0, 9.0]]), np.array([[1.0, 0.0], [0.0, -1.0]])
+    >>> dist, normal = cast_pairs(np.array([0, 0]), bodies, o, d, np.array([0, 1]), np.array([np.inf, 5.0]))
+    >>> dist.tolist(), normal.tolist()
+    ([4.0, inf], [[-1.0, 0.0], [0.0, 0.0]])
+    """
+    from ..geometry.compiled.kernel_support import touch_rule
+    from ..geometry.raycast import _PARALLEL_RATE
+
+    rel, floor = touch_rule()
+    kind, center, rot, half, radius, _ = bodies
+    return _cast_pairs(slots, o, d, ray, np.ascontiguousarray(maxd, dtype=np.float64), kind, center, rot, half,
+                       radius, rel, floor, _PARALLEL_RATE)
+
+
+@njit(cache=True)
+def _ray_capsule(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, ax: float,
+                 ay: float, az: float, bx: float, by: float, bz: float, r: float, rel: float, floor: float,
+                 dim: int) -> tuple[float, float, float, float]:
+    """``(distance, normal)`` of the ray against the capsule ``a``-``b`` of radius ``r`` (inf: a miss).
+
+    raycast_capsule's arithmetic, one row: the earliest entry into either
+    end ball (:func:`_ray_ball`) or the side (the quadratic across the axis,
+    accepted where its axial coordinate lies on the segment).
+    """
+    three = dim == 3
+    t0, n0x, n0y, n0z = _ray_ball(ox, oy, oz, dx, dy, dz, maxd, ax, ay, az, r, rel, floor, dim)
+    t1, n1x, n1y, n1z = _ray_ball(ox, oy, oz, dx, dy, dz, maxd, bx, by, bz, r, rel, floor, dim)
+    mo = max(max(0.0, abs(ox)), abs(oy))
+    ma = max(max(0.0, abs(ax)), abs(ay))
+    mb = max(max(0.0, abs(bx)), abs(by))
+    if three:
+        mo = max(mo, abs(oz))
+        ma = max(ma, abs(az))
+        mb = max(mb, abs(bz))
+    tol = rel * max(floor, max(mo, max(ma, mb) + r))
+    ux, uy, uz = bx - ax, by - ay, (bz - az) if three else 0.0
+    length = math.sqrt(0.0 + ux * ux + uy * uy + uz * uz)
+    has_axis = length > 0
+    scale = length if has_axis else 1.0
+    ux, uy, uz = ux / scale, uy / scale, uz / scale
+    mx, my, mz = ox - ax, oy - ay, (oz - az) if three else 0.0
+    ez = dz if three else 0.0
+    m_along = 0.0 + mx * ux + my * uy + mz * uz
+    d_along = 0.0 + ux * dx + uy * dy + uz * ez
+    mdx, mdy, mdz = mx - m_along * ux, my - m_along * uy, mz - m_along * uz
+    ddx, ddy, ddz = dx - d_along * ux, dy - d_along * uy, ez - d_along * uz
+    rate = 0.0 + ddx * ddx + ddy * ddy + ddz * ddz
+    moving = rate > 0
+    safe = rate if moving else 1.0
+    t_close = -(0.0 + mdx * ddx + mdy * ddy + mdz * ddz) / safe
+    cx, cy, cz = mdx + t_close * ddx, mdy + t_close * ddy, mdz + t_close * ddz
+    miss_by = math.sqrt(0.0 + cx * cx + cy * cy + cz * cz)
+    r_grown = r + tol
+    half_chord = math.sqrt(max((r - miss_by) * (r + miss_by), 0.0) / safe)
+    entry = t_close - half_chord if miss_by <= r else t_close
+    along = m_along + entry * d_along
+    on_side = (has_axis and moving and miss_by <= r_grown and entry >= 0.0 and entry <= maxd
+               and along >= -tol and along <= length + tol)
+    side_dist = entry if on_side else np.inf
+    at = entry if on_side else 0.0
+    rx, ry, rz = mdx + at * ddx, mdy + at * ddy, mdz + at * ddz
+    rl = math.sqrt(0.0 + rx * rx + ry * ry + rz * rz)
+    if rl > 0:
+        snx, sny, snz = rx / rl, ry / rl, rz / rl
+    else:
+        snx, sny, snz = -dx, -dy, -ez
+    thin = r <= tol
+    if thin and moving:
+        root = math.sqrt(safe)
+        snx, sny, snz = -ddx / root, -ddy / root, -ddz / root
+    across = math.sqrt(0.0 + mdx * mdx + mdy * mdy + mdz * mdz)
+    inside = t0 == 0.0 or t1 == 0.0
+    inside = inside or (has_axis and across <= r_grown and m_along >= -tol and m_along <= length + tol)
+    if inside:
+        return 0.0, -dx + 0.0, -dy + 0.0, -ez + 0.0
+    dist = min(min(t0, t1), side_dist)
+    if not dist < np.inf:
+        return np.inf, 0.0, 0.0, 0.0
+    if dist == side_dist:
+        nx, ny, nz = snx, sny, snz
+    elif thin:
+        nx, ny, nz = -dx, -dy, -ez
+    elif dist == t0:
+        nx, ny, nz = n0x, n0y, n0z
+    else:
+        nx, ny, nz = n1x, n1y, n1z
+    return min(max(dist, 0.0), maxd), nx + 0.0, ny + 0.0, nz + 0.0
+
+
+@njit(cache=True)
+def _cast_capsule_rows(p0: Floats, p1: Floats, radius: Floats, o: Floats, d: Floats, maxd: Floats, rel: float,
+                       floor: float) -> tuple[Floats, Floats]:
+    n, dim = o.shape
+    z = dim - 1
+    dist = np.empty(n)
+    normal = np.zeros((n, dim))
+    for r in range(n):
+        t, nx, ny, nz = _ray_capsule(o[r, 0], o[r, 1], o[r, z], d[r, 0], d[r, 1], d[r, z], maxd[r], p0[r, 0],
+                                     p0[r, 1], p0[r, z], p1[r, 0], p1[r, 1], p1[r, z], radius[r], rel, floor, dim)
+        dist[r] = t
+        if t < np.inf:
+            normal[r, 0] = nx
+            normal[r, 1] = ny
+            if dim == 3:
+                normal[r, 2] = nz
+    return dist, normal
+
+
+def cast_capsule_rows(p0: Floats, p1: Floats, radius: Floats, o: Floats, d: Floats,
+                      maxd: Floats) -> tuple[Floats, Floats]:
+    """Ray ``k`` (``o[k]``, unit ``d[k]``, limit ``maxd[k]``) against capsule ``k`` (world ends, radius; 0: a segment).
+
+    The compiled twin of ``geometry.raycast.raycast_capsule``, one row per
+    ray and capsule: distances (inf: a miss) and normals.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> dist, normal = cast_capsule_rows(np.array([[3.0, -1.0]]), np.array([[3.0, 1.0]]), np.array([0.5]),
+    ...                                  np.zeros((1, 2)), np.array([[1.0, 0.0]]), np.array([10.0]))
+    >>> dist.tolist(), normal.tolist()
+    ([2.5], [[-1.0, 0.0]])
+    """
+    from ..geometry.compiled.kernel_support import touch_rule
+
+    rel, floor = touch_rule()
+    f = np.float64
+    return _cast_capsule_rows(np.ascontiguousarray(p0, f), np.ascontiguousarray(p1, f), np.ascontiguousarray(radius, f),
+                              np.ascontiguousarray(o, f), np.ascontiguousarray(d, f), np.ascontiguousarray(maxd, f),
+                              rel, floor)
+
+
+@njit(cache=True)
+def _polygon_entry(v: Floats, r: int, k: int, dx: float, dy: float, shift: float,
+                   parallel_rate: float) -> tuple[float, float, int]:
+    """``(lower, upper, face)`` of _entry_bounds for polygon row ``r`` (vertices relative to the origin), faces
+    pushed out by ``shift``; zero-length edges ignored; ties to the lowest face."""
+    lower_best = -np.inf
+    face = 0
+    upper = np.inf
+    for j in range(k):
+        nj = j + 1 if j + 1 < k else 0
+        ex = v[r, nj, 0] - v[r, j, 0]
+        ey = v[r, nj, 1] - v[r, j, 1]
+        length = math.sqrt(0.0 + ex * ex + ey * ey)
+        if not length > 0:
+            continue
+        nx, ny = ey / length, -ex / length
+        s = -(0.0 + nx * v[r, j, 0] + ny * v[r, j, 1]) - shift
+        rt = 0.0 + nx * dx + ny * dy
+        if abs(rt) <= parallel_rate:
+            lo_k = np.inf if s > 0 else -np.inf
+            hi_k = -np.inf if s > 0 else np.inf
+        elif rt < 0:
+            lo_k = -s / rt
+            hi_k = np.inf
+        else:
+            lo_k = -np.inf
+            hi_k = -s / rt
+        if lo_k > lower_best:
+            lower_best = lo_k
+            face = j
+        upper = min(upper, hi_k)
+    return lower_best, upper, face
+
+
+@njit(cache=True)
+def _cast_polygon_rows(verts: Floats, o: Floats, d: Floats, maxd: Floats, rel: float, floor: float,
+                       parallel_rate: float) -> tuple[Floats, Floats]:
+    n, k = verts.shape[0], verts.shape[1]
+    dist = np.full(n, np.inf)
+    normal = np.zeros((n, 2))
+    v = np.empty((n, k, 2))
+    for r in range(n):
+        scale = max(abs(o[r, 0]), abs(o[r, 1]))
+        for j in range(k):
+            scale = max(scale, max(abs(verts[r, j, 0]), abs(verts[r, j, 1])))
+            v[r, j, 0] = verts[r, j, 0] - o[r, 0]
+            v[r, j, 1] = verts[r, j, 1] - o[r, 1]
+        tol = rel * max(floor, scale)
+        dx, dy = d[r, 0], d[r, 1]
+        inside = True
+        for j in range(k):
+            nj = j + 1 if j + 1 < k else 0
+            ex = v[r, nj, 0] - v[r, j, 0]
+            ey = v[r, nj, 1] - v[r, j, 1]
+            length = math.sqrt(0.0 + ex * ex + ey * ey)
+            if length > 0 and -(0.0 + ey / length * v[r, j, 0] - ex / length * v[r, j, 1]) > tol:
+                inside = False
+        lo, hi, face = _polygon_entry(v, r, k, dx, dy, 0.0, parallel_rate)
+        lo_g, hi_g, face_g = _polygon_entry(v, r, k, dx, dy, tol, parallel_rate)
+        hit = inside or (lo_g <= hi_g and hi_g >= 0.0 and lo_g <= maxd[r] and math.isfinite(lo_g))
+        if not hit:
+            continue
+        if inside:
+            dist[r] = 0.0
+            normal[r, 0] = -dx + 0.0
+            normal[r, 1] = -dy + 0.0
+            continue
+        if not lo <= hi:
+            lo = lo_g
+            face = face_g
+        dist[r] = min(max(lo, 0.0), maxd[r])
+        nj = face + 1 if face + 1 < k else 0
+        ex = v[r, nj, 0] - v[r, face, 0]
+        ey = v[r, nj, 1] - v[r, face, 1]
+        length = math.sqrt(0.0 + ex * ex + ey * ey)
+        safe = length if length > 0 else 1.0
+        normal[r, 0] = ey / safe + 0.0
+        normal[r, 1] = -ex / safe + 0.0
+    return dist, normal
+
+
+def cast_polygon_rows(verts: Floats, o: Floats, d: Floats, maxd: Floats) -> tuple[Floats, Floats]:
+    """Ray ``k`` (``o[k]``, unit ``d[k]``, limit ``maxd[k]``) against convex polygon ``k`` (world vertices (K, 2),
+    counter-clockwise, padded by repeating the last).
+
+    The compiled twin of ``geometry.raycast.raycast_polygon`` (Cyrus-Beck
+    clipping with the touching rule), one row per ray and polygon.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tri = np.array([[[0.0, 0.0], [4.0, 0.0], [0.0, 4.0]]])
+    >>> dist, normal = cast_polygon_rows(tri, np.array([[-1.0, 1.0]]), np.array([[1.0, 0.0]]), np.array([np.inf]))
+    >>> dist.tolist(), normal.tolist()
+    ([1.0], [[-1.0, 0.0]])
+    """
+    from ..geometry.compiled.kernel_support import touch_rule
+    from ..geometry.raycast import _PARALLEL_RATE
+
+    rel, floor = touch_rule()
+    f = np.float64
+    return _cast_polygon_rows(np.ascontiguousarray(verts, f), np.ascontiguousarray(o, f), np.ascontiguousarray(d, f),
+                              np.ascontiguousarray(maxd, f), rel, floor, _PARALLEL_RATE)
+
+
+@njit(cache=True)
+def _hull_entry(signed: Floats, rate: Floats, shift: float, parallel_rate: float) -> tuple[float, float, int]:
+    """``(lower, upper, face)`` of _entry_bounds over faces ``signed - shift``, ties to the lowest face."""
+    lower_best = -np.inf
+    face = 0
+    upper = np.inf
+    for f in range(signed.shape[0]):
+        s = signed[f] - shift
+        rt = rate[f]
+        if abs(rt) <= parallel_rate:
+            lo_k = np.inf if s > 0 else -np.inf
+            hi_k = -np.inf if s > 0 else np.inf
+        elif rt < 0:
+            lo_k = -s / rt
+            hi_k = np.inf
+        else:
+            lo_k = -np.inf
+            hi_k = -s / rt
+        if lo_k > lower_best:
+            lower_best = lo_k
+            face = f
+        upper = min(upper, hi_k)
+    return lower_best, upper, face
+
+
+@njit(cache=True)
+def _cast_hull_rows(c: Floats, rot: Floats, nrm: Floats, off: Floats, reach: Floats, o: Floats, d: Floats,
+                    maxd: Floats, rel: float, floor: float, parallel_rate: float) -> tuple[Floats, Floats]:
+    n, nf = nrm.shape[0], nrm.shape[1]
+    dist = np.full(n, np.inf)
+    normal = np.zeros((n, 3))
+    signed = np.empty(nf)
+    rate = np.empty(nf)
+    lo_ = np.empty(3)
+    ld = np.empty(3)
+    for r in range(n):
+        mo = max(max(abs(o[r, 0]), abs(o[r, 1])), abs(o[r, 2]))
+        mc = max(max(abs(c[r, 0]), abs(c[r, 1])), abs(c[r, 2]))
+        tol = rel * max(floor, max(mo, mc + reach[r]))
+        for i in range(3):
+            lo_[i] = 0.0 + rot[r, 0, i] * (o[r, 0] - c[r, 0]) + rot[r, 1, i] * (o[r, 1] - c[r, 1]) \
+                + rot[r, 2, i] * (o[r, 2] - c[r, 2])
+            ld[i] = 0.0 + rot[r, 0, i] * d[r, 0] + rot[r, 1, i] * d[r, 1] + rot[r, 2, i] * d[r, 2]
+        inside = True
+        for f in range(nf):
+            signed[f] = (0.0 + nrm[r, f, 0] * lo_[0] + nrm[r, f, 1] * lo_[1] + nrm[r, f, 2] * lo_[2]) - off[r, f]
+            rate[f] = 0.0 + nrm[r, f, 0] * ld[0] + nrm[r, f, 1] * ld[1] + nrm[r, f, 2] * ld[2]
+            if signed[f] > tol:
+                inside = False
+        lo, hi, face = _hull_entry(signed, rate, 0.0, parallel_rate)
+        lo_g, hi_g, face_g = _hull_entry(signed, rate, tol, parallel_rate)
+        hit = inside or (lo_g <= hi_g and hi_g >= 0.0 and lo_g <= maxd[r] and math.isfinite(lo_g))
+        if not hit:
+            continue
+        if inside:
+            dist[r] = 0.0
+            for i in range(3):
+                normal[r, i] = -d[r, i] + 0.0
+            continue
+        if not lo <= hi:
+            lo = lo_g
+            face = face_g
+        dist[r] = min(max(lo, 0.0), maxd[r])
+        for i in range(3):
+            normal[r, i] = (0.0 + rot[r, i, 0] * nrm[r, face, 0] + rot[r, i, 1] * nrm[r, face, 1]
+                            + rot[r, i, 2] * nrm[r, face, 2]) + 0.0
+    return dist, normal
+
+
+def cast_hull_rows(center: Floats, rotation: Floats, normals: Floats, offsets: Floats, reach: Floats, o: Floats,
+                   d: Floats, maxd: Floats) -> tuple[Floats, Floats]:
+    """Ray ``k`` (``o[k]``, unit ``d[k]``, limit ``maxd[k]``) against hull ``k`` (pose, local face planes, reach).
+
+    The compiled twin of ``geometry.raycast.raycast_hull`` (Cyrus-Beck over
+    the faces with the touching rule), one row per ray and hull.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> nrm = np.concatenate([np.eye(3), -np.eye(3)])[None]
+    >>> dist, normal = cast_hull_rows(np.array([[5.0, 0, 0]]), np.eye(3)[None], nrm, np.ones((1, 6)),
+    ...                               np.array([3 ** 0.5]), np.zeros((1, 3)), np.array([[1.0, 0, 0]]), np.array([10.0]))
+    >>> dist.tolist(), normal.tolist()
+    ([4.0], [[-1.0, 0.0, 0.0]])
+    """
+    from ..geometry.compiled.kernel_support import touch_rule
+    from ..geometry.raycast import _PARALLEL_RATE
+
+    rel, floor = touch_rule()
+    f = np.float64
+    return _cast_hull_rows(np.ascontiguousarray(center, f), np.ascontiguousarray(rotation, f),
+                           np.ascontiguousarray(normals, f), np.ascontiguousarray(offsets, f),
+                           np.ascontiguousarray(reach, f), np.ascontiguousarray(o, f), np.ascontiguousarray(d, f),
+                           np.ascontiguousarray(maxd, f), rel, floor, _PARALLEL_RATE)
+
+
+@njit(cache=True)
+def _ray_halfspace(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, nx: float,
+                   ny: float, nz: float, off: float, rel: float, floor: float,
+                   dim: int) -> tuple[float, float, float, float]:
+    """``(distance, normal)`` of the ray against ``n . p <= off`` (inf: a miss). raycast_halfspace's arithmetic."""
+    three = dim == 3
+    scale = max(max(abs(off), abs(ox)), abs(oy))
+    s = 0.0 + nx * ox + ny * oy
+    rt = 0.0 + nx * dx + ny * dy
+    if three:
+        scale = max(scale, abs(oz))
+        s += nz * oz
+        rt += nz * dz
+    s -= off
+    tol = rel * max(floor, scale)
+    inside = s <= tol
+    # one face; unbounded, so only an exact 0 rate is parallel
+    lo, hi = -np.inf, np.inf
+    lo_g, hi_g = -np.inf, np.inf
+    if rt == 0.0:
+        if s > 0:
+            lo, hi = np.inf, -np.inf
+        if s - tol > 0:
+            lo_g, hi_g = np.inf, -np.inf
+    elif rt < 0:
+        lo = -s / rt
+        lo_g = -(s - tol) / rt
+    else:
+        hi = -s / rt
+        hi_g = -(s - tol) / rt
+    hit = inside or (lo_g <= hi_g and hi_g >= 0.0 and lo_g <= maxd and math.isfinite(lo_g))
+    if not hit:
+        return np.inf, 0.0, 0.0, 0.0
+    if inside:
+        return 0.0, -dx + 0.0, -dy + 0.0, -dz + 0.0
+    entry = lo if lo <= hi else lo_g
+    return min(max(entry, 0.0), maxd), nx + 0.0, ny + 0.0, nz + 0.0
+
+
+@njit(cache=True)
+def _cast_halfspace_rows(nrm: Floats, off: Floats, o: Floats, d: Floats, maxd: Floats, rel: float,
+                         floor: float) -> tuple[Floats, Floats]:
+    n, dim = o.shape
+    z = dim - 1
+    dist = np.full(n, np.inf)
+    normal = np.zeros((n, dim))
+    for r in range(n):
+        t, nx, ny, nz = _ray_halfspace(o[r, 0], o[r, 1], o[r, z], d[r, 0], d[r, 1], d[r, z], maxd[r], nrm[r, 0],
+                                       nrm[r, 1], nrm[r, z], off[r], rel, floor, dim)
+        dist[r] = t
+        if t < np.inf:
+            normal[r, 0] = nx
+            normal[r, 1] = ny
+            if dim == 3:
+                normal[r, 2] = nz
+    return dist, normal
+
+
+def cast_halfspace_rows(normal: Floats, offset: Floats, o: Floats, d: Floats, maxd: Floats) -> tuple[Floats, Floats]:
+    """Ray ``k`` (``o[k]``, unit ``d[k]``, limit ``maxd[k]``) against half-space ``normal[k] . p <= offset[k]``.
+
+    The compiled twin of ``geometry.raycast.raycast_halfspace``, one row per ray and half-space.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> dist, normal = cast_halfspace_rows(np.array([[0.0, 1.0]]), np.array([1.0]), np.array([[0.0, 5.0]]),
+    ...                                    np.array([[0.0, -1.0]]), np.array([np.inf]))
+    >>> dist.tolist(), normal.tolist()
+    ([4.0], [[0.0, 1.0]])
+    """
+    from ..geometry.compiled.kernel_support import touch_rule
+
+    rel, floor = touch_rule()
+    f = np.float64
+    return _cast_halfspace_rows(np.ascontiguousarray(normal, f), np.ascontiguousarray(offset, f),
+                                np.ascontiguousarray(o, f), np.ascontiguousarray(d, f), np.ascontiguousarray(maxd, f),
+                                rel, floor)
