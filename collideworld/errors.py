@@ -228,7 +228,7 @@ class UndecidedError(CollideWorldError, RuntimeError):
 
     :func:`~collideworld.time_of_impact` (and :func:`~collideworld.check_trajectory`
     with ``continuous=True``) raise it when conservative advancement takes
-    :data:`~collideworld.geometry.time_of_impact.MAX_ADVANCE_STEPS` steps without
+    ``collideworld.geometry.time_of_impact.MAX_ADVANCE_STEPS`` steps without
     reaching a touch or the end of the motion: a near miss grazing for very
     many turns. It neither found a touch nor ruled one out; splitting the
     motion into shorter ones decides it.

@@ -41,8 +41,7 @@ from .contacts import Contacts
 from .errors import DuplicateIdError, InvalidArgumentError, InvalidPoseError, InvalidShapeError
 from .fat_boxes import refresh_moved, set_fat_bounds, tight_bounds
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
-from .geometry.time_of_impact import NEAR_MISS
-from .geometry.tolerance import touch_tolerance
+from .geometry.tolerance import NEAR_MISS, touch_tolerance
 from .pair_cache import PairCache
 from .poses import check_pose_arrays, check_position, check_positions, plain_position
 from .queries import (

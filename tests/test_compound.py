@@ -329,6 +329,9 @@ def test_shapely_decides_which_body_pairs_touch():
 
 def shapely_part(shape, pos, angle):
     """('circle', Point, r) or ('poly', polygon) of a posed 2D part, without collideworld."""
+    if isinstance(shape, Compound):  # posed_parts' wrapper of a compound's concave part: its outline
+        (part, lp, lr), = shape.parts
+        return shapely_part(part, rot2(angle) @ np.asarray(lp) + pos, angle + lr)
     if isinstance(shape, Circle):
         return ("circle", Point(*pos), shape.radius)
     if isinstance(shape, Capsule):

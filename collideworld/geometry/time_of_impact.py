@@ -66,7 +66,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .gjk import _jit, angular_speed, gjk_closest, piece_distance, pose_at, shape_distance, transform_shape
-from .tolerance import REL_TOUCH_TOL
+from .tolerance import NEAR_MISS, REL_TOUCH_TOL
 
 __all__ = ["toi_shapes", "trajectory_kernel", "MAX_ADVANCE_STEPS", "NEAR_MISS", "UNDECIDED"]
 
@@ -76,8 +76,6 @@ MAX_ADVANCE_STEPS = 100_000
 #: What :func:`toi_shapes` returns when it ran out of steps (no touch found, none ruled out).
 UNDECIDED = -2.0
 
-#: A gap below this fraction of the motion's extent counts as a touch.
-NEAR_MISS = 1e-12
 
 
 @_jit

@@ -32,8 +32,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["MAX_COORDINATE", "REL_TOUCH_TOL", "SQUARES_OVERFLOW", "SQUARES_RESCALE", "SQUARES_UNDERFLOW", "TINY_SCALE",
-           "touch_tolerance"]
+__all__ = ["MAX_COORDINATE", "NEAR_MISS", "REL_TOUCH_TOL", "SQUARES_OVERFLOW", "SQUARES_RESCALE", "SQUARES_UNDERFLOW",
+           "TINY_SCALE", "touch_tolerance"]
 
 #: Largest magnitude accepted for a coordinate or a size (positions, radii,
 #: half extents, polygon vertices, plane offsets). Kernels square differences
@@ -43,6 +43,10 @@ MAX_COORDINATE = 1e150
 
 #: Relative tolerance under which a gap counts as touching.
 REL_TOUCH_TOL = 1e-14
+
+#: Time of impact: a gap below this fraction of the motion's extent counts as a touch
+#: (here, not in ``time_of_impact``, so that the world reads it without importing numba).
+NEAR_MISS = 1e-12
 
 #: A sum of squares below this may have lost bits to underflow: a square
 #: under the smallest normal double (2**-1022, reached by components under
