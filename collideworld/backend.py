@@ -168,7 +168,7 @@ def set_threads(n: int | None) -> None:
     if n is not None and (isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= limit):
         raise InvalidArgumentError(f"set_threads needs None or an int from 1 to the thread pool's size "
                                    f"({limit}); got {n!r}")
-    from .geometry.compiled.threads import set_thread_cap
+    from .threads import set_thread_cap
 
     set_thread_cap(n)
 
@@ -196,7 +196,7 @@ def get_threads() -> int:
     """
     if not compiled_available():
         return 1
-    from .geometry.compiled.threads import thread_count
+    from .threads import thread_count
 
     return thread_count()
 

@@ -57,7 +57,7 @@ def warm_up(dims: Iterable[int] = (2, 3), every_shape: bool = False) -> None:
         raise InvalidArgumentError(f"warm_up every_shape must be True or False; got {every_shape!r}")
     if not compiled_available():
         return
-    from .geometry.compiled.threads import parallel_possible
+    from .threads import parallel_possible
 
     for d in sorted(set(wanted)):
         warm_dim(d, every_shape)
@@ -80,7 +80,7 @@ def _parallel_from_the_first_row() -> Iterator[None]:
     """
     from .broadphase import compiled as broad
     from .geometry.compiled import contact_slots
-    from .geometry.compiled.threads import set_thread_cap, thread_cap
+    from .threads import set_thread_cap, thread_cap
 
     before = broad.PARALLEL_COPIES, contact_slots.PARALLEL_PAIRS, thread_cap()
     broad.PARALLEL_COPIES = contact_slots.PARALLEL_PAIRS = 0

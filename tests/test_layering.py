@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "collideworld"
 # The layers, bottom up. A module may import from its own layer and the ones below
 # it, never from a layer above. ``errors`` is the floor every layer may use.
 LAYERS = [
-    {"errors"},
+    {"errors", "threads"},  # threads: the thread helpers the kernels, broadphase and queries share
     {"geometry"},  # pure kernels over arrays
     {"shapes", "poses"},  # validated inputs
     {"bodies", "broadphase", "spatial"},  # posed shapes; boxes -> pairs; boxes -> query hits (no shapes)
@@ -34,7 +34,7 @@ LAYERS = [
 # Finer rules the layer order alone does not state (the issue that split World asked for them).
 FORBIDDEN = {
     "geometry": {"shapes", "poses", "bodies", "broadphase", "narrowphase", "world", "scenario", "cli", "render"},
-    "broadphase": {"world", "narrowphase", "bodies", "shapes", "pair_cache", "queries", "scenario", "cli"},
+    "broadphase": {"geometry", "world", "narrowphase", "bodies", "shapes", "pair_cache", "queries", "scenario", "cli"},
     "spatial": {"world", "narrowphase", "bodies", "shapes", "pair_cache", "queries", "scenario", "cli"},
     "world": {"scenario", "cli", "render"},
 }
@@ -112,6 +112,7 @@ def test_imports_run_downhill(path: Path) -> None:
     ("geometry/bad.py", "from ..world import World", True),
     ("geometry/bad.py", "from .tolerance import touch_tolerance", False),
     ("broadphase/bad.py", "from ..narrowphase import contact_pairs", True),
+    ("broadphase/bad.py", "from ..geometry.contact_halfspace_box import lowest_box_support", True),
     ("broadphase/bad.py", "def f():\n    from collideworld.bodies import BodyStore", True),
     ("world.py", "from .scenario import reader", True),
     ("pair_cache.py", "from .narrowphase import contact_pairs", False),

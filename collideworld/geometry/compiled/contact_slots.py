@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
 
+from ...threads import on_threads, threads_for
 from ..result import ContactArrays
 from ..tolerance import SQUARES_UNDERFLOW
 from . import contact_ball_ball as _bb
@@ -50,7 +51,6 @@ from . import contact_halfspace_halfspace as _hh
 from . import contact_halfspace_polygon as _hp
 from . import contact_polygon_polygon as _pp
 from .kernel_support import touch_rule
-from .threads import on_threads, threads_for
 
 __all__ = ["contact_slots"]
 
