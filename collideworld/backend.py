@@ -18,8 +18,7 @@ from collections.abc import Callable
 
 from .errors import InvalidArgumentError
 
-__all__ = ["BACKENDS", "compiled_available", "get_threads", "register_warm_up", "resolve_backend", "set_threads",
-           "WARMERS", "pool_size"]
+__all__ = ["BACKENDS", "compiled_available", "get_threads", "register_warm_up", "resolve_backend", "set_threads"]
 
 #: The names :func:`resolve_backend` accepts.
 BACKENDS = ("auto", "compiled", "numpy")

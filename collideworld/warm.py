@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from .backend import WARMERS, compiled_available, pool_size
 from .errors import InvalidArgumentError
 
-__all__ = ["warm_dim", "warm_up"]
+__all__ = ["warm_up"]
 
 
 def warm_up(dims: Iterable[int] = (2, 3), every_shape: bool = False) -> None:
