@@ -30,8 +30,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .backend import compiled_available, resolve_backend
 from .background import compiled_ready, note_switch
-from .bodies import BodyStore, Kind, split_parts
-from .bodies import _quat_product as quat_product
+from .bodies import BodyStore, Kind, quat_product, split_parts
 from .broadphase import Broadphase, BruteForceBroadphase, SweepAndPrune
 from .broadphase.adaptive import AdaptiveBroadphase
 from .broadphase.batched_sweep import BatchedSweep

@@ -261,7 +261,7 @@ def _private_uses(path: Path, package_dir: Path = PACKAGE) -> list[str]:
 
 # The issue's goal is at most five, each with a comment saying why; this is where the
 # code stands (docs/architecture.md lists what is left). Lower it as reaches close.
-PRIVATE_USES_CEILING = 61
+PRIVATE_USES_CEILING = 58
 
 
 def test_private_reaches_stay_under_the_ceiling() -> None:
@@ -277,3 +277,33 @@ def test_the_private_counter_sees_the_three_forms(tmp_path: Path) -> None:
     (package / "b.py").write_text(
         "from . import a\nfrom .a import _x\n\n\ndef f(o):\n    return a._x, o._y, _x\n", encoding="utf-8")
     assert len(_private_uses(package / "b.py", package)) == 3
+
+
+def _code_lines(path: Path) -> int:
+    """Lines of code: docstrings, comments and blank lines left out."""
+    source = path.read_text(encoding="utf-8")
+    docs: set[int] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
+                    first.value.value, str):
+                docs.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    return sum(1 for i, line in enumerate(source.splitlines(), 1)
+               if line.strip() and not line.strip().startswith("#") and i not in docs)
+
+
+# World is a thin front (issue 26 asks for <= 700; it is 749 today, so this stops the growth
+# until pickling, the backend switch and the cast's swept box move out). Lower it, never raise it.
+WORLD_CODE_LINES = 750
+
+
+def test_world_stays_a_thin_front() -> None:
+    assert _code_lines(PACKAGE / "world.py") <= WORLD_CODE_LINES
+
+
+def test_code_lines_leave_out_docstrings_and_comments(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text('"""Doc."""\n\n# note\ndef f():\n    """Doc\n    more."""\n    return 1  # why\n',
+                    encoding="utf-8")
+    assert _code_lines(path) == 2

@@ -166,7 +166,7 @@ def test_contact_loop_parallel_build_matches_serial_bit_for_bit(dim: int, chunks
         return np.empty(n, dtype=bool), np.empty((n, dim)), np.empty(n), np.zeros(n, dtype=bool)
 
     want = outputs()
-    cs._contact_rows(*cols, True, touch_rule(), *want)
+    cs.contact_rows(*cols, True, touch_rule(), *want)
     got = outputs()
     with on_threads(MANY):
         cs._contact_chunks_parallel(*cols, True, touch_rule(), *got, chunks)
