@@ -293,9 +293,10 @@ def _code_lines(path: Path) -> int:
                if line.strip() and not line.strip().startswith("#") and i not in docs)
 
 
-# World is a thin front (issue 26 asks for <= 700; it is 749 today, so this stops the growth
-# until pickling, the backend switch and the cast's swept box move out). Lower it, never raise it.
-WORLD_CODE_LINES = 750
+# World is a thin front. Issue 26 asks for <= 700; it was 749, 743 with the cast's swept box moved
+# to fat_boxes; this stops the growth until pickling and the backend switch move out too.
+# Lower it, never raise it.
+WORLD_CODE_LINES = 743
 
 
 def test_world_stays_a_thin_front() -> None:
