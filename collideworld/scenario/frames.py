@@ -667,7 +667,7 @@ class FrameIterator:
         self.close()
 
 
-def _limits_from(kwargs: dict[str, Any]) -> ReaderLimits:
+def limits_from(kwargs: dict[str, Any]) -> ReaderLimits:
     allowed = set(ReaderLimits.__dataclass_fields__)
     unknown = set(kwargs) - allowed
     if unknown:
@@ -721,7 +721,7 @@ def read_scenario(path: str | os.PathLike[str], *, ignore_truncated_tail: bool =
     >>> scenario.header.name, [frame.expect for frame in scenario]
     ('two steps', [None, frozenset()])
     """
-    return Scenario(path, ignore_truncated_tail=ignore_truncated_tail, limits=_limits_from(limits))
+    return Scenario(path, ignore_truncated_tail=ignore_truncated_tail, limits=limits_from(limits))
 
 
 def iter_frames(path: str | os.PathLike[str], *, ignore_truncated_tail: bool = False,
