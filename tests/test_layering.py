@@ -216,6 +216,10 @@ def test_the_cycle_finder_names_a_cycle(tmp_path: Path) -> None:
     assert _cycles(_graph(package)) == [["collideworld.a", "collideworld.b"]]
 
 
+# namedtuple's public methods, underscored only to stay clear of field names
+NAMEDTUPLE_API = {"_replace", "_asdict", "_make", "_fields", "_field_defaults"}
+
+
 def _private_uses(path: Path, package_dir: Path = PACKAGE) -> list[str]:
     """Uses of another module's private names that can be seen without running the code.
 
@@ -248,6 +252,8 @@ def _private_uses(path: Path, package_dir: Path = PACKAGE) -> list[str]:
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")):
             continue
+        if node.attr in NAMEDTUPLE_API:
+            continue
         v = node.value
         if isinstance(v, ast.Name) and v.id in modules:
             if modules[v.id] != me:
@@ -261,7 +267,7 @@ def _private_uses(path: Path, package_dir: Path = PACKAGE) -> list[str]:
 
 # The issue's goal is at most five, each with a comment saying why; this is where the
 # code stands (docs/architecture.md lists what is left). Lower it as reaches close.
-PRIVATE_USES_CEILING = 48
+PRIVATE_USES_CEILING = 45
 
 
 def test_private_reaches_stay_under_the_ceiling() -> None:
@@ -275,7 +281,8 @@ def test_the_private_counter_sees_the_three_forms(tmp_path: Path) -> None:
     (package / "__init__.py").write_text("", encoding="utf-8")
     (package / "a.py").write_text("_x = 1\n", encoding="utf-8")
     (package / "b.py").write_text(
-        "from . import a\nfrom .a import _x\n\n\ndef f(o):\n    return a._x, o._y, _x\n", encoding="utf-8")
+        "from . import a\nfrom .a import _x\n\n\ndef f(o):\n    return a._x, o._y, _x, o._replace(y=1)\n",
+        encoding="utf-8")
     assert len(_private_uses(package / "b.py", package)) == 3
 
 
