@@ -16,7 +16,7 @@ broadphase -> narrowphase -> world (contacts and events) -> scenario files.
 from typing import TYPE_CHECKING
 
 from . import build as _build  # noqa: E402,F401  (registers what a background build compiles)
-from .backend import get_threads, set_threads, warm_up
+from .backend import get_threads, set_threads
 from .collide import ContactResult, collide, collide_many
 from .contacts import Contact, Contacts, PairList
 from .culling import (
@@ -40,6 +40,7 @@ from .errors import (
     UnsupportedPairError,
 )
 from .shapes import Box, Capsule, Circle, Compound, ConvexHull, HalfPlane, Plane, Polygon, Segment, Shape, Sphere
+from .warm import warm_up
 from .world import Body, CastHit, NearHit, RayHit, RayHitArrays, World
 
 if TYPE_CHECKING:  # loaded lazily below; named here for type checkers

@@ -489,7 +489,7 @@ def _pose_points_2d(rotation: NDArray[np.float64], position: NDArray[np.float64]
 
 
 
-def _quat_product(p: NDArray[np.float64], q: NDArray[np.float64]) -> NDArray[np.float64]:
+def quat_product(p: NDArray[np.float64], q: NDArray[np.float64]) -> NDArray[np.float64]:
     """Hamilton products ``p q`` of (m, 4) quaternions ``[w, x, y, z]``: rotate by q, then by p."""
     pw, px, py, pz = p[:, 0], p[:, 1], p[:, 2], p[:, 3]
     qw, qx, qy, qz = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
@@ -1098,7 +1098,7 @@ class BodyStore:
         if self.dim == 2:
             self._set_rows(parts, pos, self.angle.take(owners) + self.part_local_rot.take(index))
         else:
-            self._set_rows(parts, pos, quaternion=_quat_product(self.quaternion.take(owners, axis=0),
+            self._set_rows(parts, pos, quaternion=quat_product(self.quaternion.take(owners, axis=0),
                                                                 self.part_local_rot.take(index, axis=0)))
 
     def set_poses(self, slots: NDArray[np.int64], position: NDArray[np.float64] | None,

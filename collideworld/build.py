@@ -18,7 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 from . import background
-from .backend import _WARMERS, _warm_dim, compiled_available
+from .backend import WARMERS, compiled_available
+from .warm import warm_dim
 
 __all__ = ["full_build_steps"]
 
@@ -68,8 +69,8 @@ def full_build_steps(dims: tuple[int, ...] = (2, 3)) -> list[tuple[str, Callable
     """
     steps: list[tuple[str, Callable[[], None]]] = []
     for d in dims:
-        steps.append((f"{d}D narrowphase and broadphase", functools.partial(_warm_dim, d, True)))
-        for warm in _WARMERS:
+        steps.append((f"{d}D narrowphase and broadphase", functools.partial(warm_dim, d, True)))
+        for warm in WARMERS:
             name = warm.__module__.rsplit(".", 1)[-1].replace("_", " ")
             steps.append((f"{d}D {name}", functools.partial(warm, d)))
         steps.append((f"{d}D collide, distance, time of impact", functools.partial(_warm_pairs, d)))

@@ -379,7 +379,7 @@ def replay_file(path: str, ignore_truncated_tail: bool = False, max_pairs: int =
     """
     import functools
 
-    from .scenario.replay import _mentions_points, replay
+    from .scenario.replay import mentions_points, replay
     from .scenario.source import ReaderLimits
     from .world import World
 
@@ -387,7 +387,7 @@ def replay_file(path: str, ignore_truncated_tail: bool = False, max_pairs: int =
     reader_limits: Any = limits or {}
     try:
         # contact points to check: the world computes them, as replay()'s own default world does
-        points = _mentions_points(os.fspath(path), ReaderLimits(**reader_limits))
+        points = mentions_points(os.fspath(path), ReaderLimits(**reader_limits))
         report = replay(path, functools.partial(World, backend=backend, manifolds=points), progress=progress,
                         ignore_truncated_tail=ignore_truncated_tail, **reader_limits)
     except ScenarioError as exc:

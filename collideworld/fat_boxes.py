@@ -14,6 +14,8 @@ Every function takes the :class:`~collideworld.bodies.BodyStore` whose
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -21,9 +23,9 @@ from .backend import register_warm_up
 from .bodies import BodyStore, Kind
 from .broadphase import Broadphase
 from .geometry.aabb import max_over_columns
-from .geometry.tolerance import REL_TOUCH_TOL, touch_tolerance
+from .geometry.tolerance import NEAR_MISS, REL_TOUCH_TOL, touch_tolerance
 
-__all__ = ["tight_bounds", "set_fat_bounds", "refresh_moved", "query_bounds"]
+__all__ = ["tight_bounds", "set_fat_bounds", "refresh_moved", "query_bounds", "swept_bounds"]
 
 Bounds = tuple[NDArray[np.float64], NDArray[np.float64]]
 
@@ -190,3 +192,39 @@ def _warm_up_refit(dim: int) -> None:
     planes_y = st.world_y if dim == 2 else _NO_PLANES
     refit_moved(s, st.kind, st.simple, st.position, st.rotation, st.radius, st.half, planes_x, planes_y,
                 st.static, st.bound_radius, st.fat_lo.copy(), st.fat_hi.copy(), 0.1, REL_TOUCH_TOL)
+
+
+def swept_bounds(p0: NDArray[np.float64], ang0: NDArray[np.float64] | None, p1: NDArray[np.float64],
+                 ang1: NDArray[np.float64] | None, r: float, lo0: NDArray[np.float64], hi0: NDArray[np.float64],
+                 lo1: NDArray[np.float64], hi1: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The box a shape sweeps from one pose to another (``World.cast``'s candidates).
+
+    ``p0``, ``p1`` are the shape's origin at the two poses, ``ang0``,
+    ``ang1`` its 2D angles (None in 3D), ``r`` its bounding radius, and
+    ``lo0``..``hi1`` its tight boxes at the two poses.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> z = np.zeros(2)
+    >>> lo, hi = swept_bounds(z, np.zeros(1), np.array([2.0, 0.0]), np.zeros(1), 1.0, z - 1, z + 1,
+    ...                       np.array([1.0, -1.0]), np.array([3.0, 1.0]))
+    >>> np.round(lo, 6).tolist(), np.round(hi, 6).tolist()
+    ([-1.0, -1.0], [3.0, 1.0])
+    """
+    # Every point of the shape stays within its bounding radius of the shape's origin (a
+    # compound's: the body's), and that origin moves on the segment p0-p1 however the shape
+    # turns, so the swept box is that segment's box grown by the radius. The end poses' boxes
+    # say nothing of a turn between them (a blade hinged at one end and turned most of a
+    # circle passes where neither end box is): their centres are not the origin.
+    # widened like a tight box by the touching tolerance of its coordinates, by a relative
+    # margin far above the rounding of the radius and the rotation, and by the gap that
+    # time_of_impact still calls a touch (NEAR_MISS of the farthest any point moves; a 3D
+    # turn along the shortest arc is at most pi)
+    scale = float(max(np.abs(p0).max(), np.abs(p1).max())) + r
+    turn = abs(float(ang1[0]) - float(ang0[0])) if ang0 is not None and ang1 is not None else math.pi
+    extent = float(np.linalg.norm(p1 - p0)) + turn * r
+    reach = r * (1 + 1e-9) + float(touch_tolerance(scale)) + NEAR_MISS * extent
+    lo = np.minimum(np.minimum(p0, p1) - reach, np.minimum(lo0, lo1))
+    hi = np.maximum(np.maximum(p0, p1) + reach, np.maximum(hi0, hi1))
+    return lo, hi

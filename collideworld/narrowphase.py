@@ -689,7 +689,7 @@ def _ray_answer(r: Any) -> RayAnswer:
 
 
 @_register_ray(Kind.HALFSPACE)
-def _ray_halfspace(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
+def ray_halfspace(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
                    max_distance: float) -> RayAnswer:
     return _ray_answer(raycast_halfspace(o, d, max_distance, *s.plane_rows(slots)))
 

@@ -40,13 +40,13 @@ from numpy.typing import NDArray
 from .backend import register_warm_up
 from .bodies import SIMPLE_POLYGON_VERTICES, BodyStore, Kind, kind_of
 from .fat_boxes import query_bounds, set_fat_bounds, tight_bounds
-from .geometry.compiled.threads import batch_threads, run_split
-from .geometry.raycast import _PARALLEL_RATE
+from .geometry.raycast import PARALLEL_RATE
 from .geometry.tolerance import touch_tolerance
 from .narrowphase import contact_pairs, raycast_slots
 from .shapes import Compound, Shape
 from .spatial import GridIndex
 from .spatial.grid import MIN_GRIDDED
+from .threads import batch_threads, run_split
 
 __all__ = ["RayHit", "RayHitArrays", "NearHit", "CastHit", "QueryIndex", "overlapping", "ray_hits", "ray_hits_many",
            "ids_in_order", "nearest", "within", "cast_hits", "one_call_shape", "point_ids", "box_hits", "shape_hits",
@@ -1053,7 +1053,7 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, m
         # compiled: the half-spaces, the walk, the casts of the balls and boxes and the sort in one call; the
         # bodies of other kinds it met cast beside it by their compiled kernels (cast_left)
         count = index.ray_fn(index.arrays, origin[0], origin[1], origin[-1], direction[0], direction[1],
-                             direction[-1], max_distance, category, mask, _PARALLEL_RATE, first)
+                             direction[-1], max_distance, category, mask, PARALLEL_RATE, first)
         if count >= 0:
             n_other = int(index.work[1][_RAY_OTHER_COUNT][0])
             if n_other == 0:

@@ -30,8 +30,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .backend import compiled_available, resolve_backend
 from .background import compiled_ready, note_switch
-from .bodies import BodyStore, Kind, split_parts
-from .bodies import _quat_product as quat_product
+from .bodies import BodyStore, Kind, quat_product, split_parts
 from .broadphase import Broadphase, BruteForceBroadphase, SweepAndPrune
 from .broadphase.adaptive import AdaptiveBroadphase
 from .broadphase.batched_sweep import BatchedSweep
@@ -39,9 +38,9 @@ from .broadphase.halfspaces import HalfSpaceBroadphase
 from .collide import _pose as collide_pose
 from .contacts import Contacts
 from .errors import DuplicateIdError, InvalidArgumentError, InvalidPoseError, InvalidShapeError
-from .fat_boxes import refresh_moved, set_fat_bounds, tight_bounds
+from .fat_boxes import refresh_moved, set_fat_bounds, swept_bounds, tight_bounds
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
-from .geometry.tolerance import NEAR_MISS, touch_tolerance
+from .geometry.tolerance import touch_tolerance
 from .pair_cache import PairCache
 from .poses import check_pose_arrays, check_position, check_positions, plain_position
 from .queries import (
@@ -1641,24 +1640,10 @@ class World:
         cat, msk = self._filters(category, mask)
         shape, start, lo0, hi0 = self._posed(shape, start_pose, "cast")
         _, end, lo1, hi1 = self._posed(shape, end_pose, "cast")
-        # Every point of the shape stays within its bounding radius of the shape's origin (a
-        # compound's: the body's), and that origin moves on the segment p0-p1 however the shape
-        # turns, so the swept box is that segment's box grown by the radius. The end poses' boxes
-        # say nothing of a turn between them (a blade hinged at one end and turned most of a
-        # circle passes where neither end box is): their centres are not the origin.
         p0, ang0, _ = collide_pose(shape, start, "query")
         p1, ang1, _ = collide_pose(shape, end, "query")
         r = shape.bounding_radius if hasattr(shape, "bounding_radius") else 0.0
-        # widened like a tight box by the touching tolerance of its coordinates, by a relative
-        # margin far above the rounding of the radius and the rotation, and by the gap that
-        # time_of_impact still calls a touch (NEAR_MISS of the farthest any point moves; a 3D
-        # turn along the shortest arc is at most pi)
-        scale = float(max(np.abs(p0).max(), np.abs(p1).max())) + r
-        turn = abs(float(ang1[0]) - float(ang0[0])) if ang0 is not None and ang1 is not None else math.pi
-        extent = float(np.linalg.norm(p1 - p0)) + turn * r
-        reach = r * (1 + 1e-9) + float(touch_tolerance(scale)) + NEAR_MISS * extent
-        lo = np.minimum(np.minimum(p0, p1) - reach, np.minimum(lo0, lo1))
-        hi = np.maximum(np.maximum(p0, p1) + reach, np.maximum(hi0, hi1))
+        lo, hi = swept_bounds(p0, ang0, p1, ang1, r, lo0, hi0, lo1, hi1)
         return cast_hits(self._store, self._index, shape, start, end, lo, hi, cat, msk)
 
     # -- pictures ------------------------------------------------------------------------

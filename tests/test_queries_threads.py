@@ -24,7 +24,7 @@ import pytest
 import collideworld
 from collideworld import Box, Capsule, Circle, HalfPlane, Plane, Polygon, Sphere, World
 from collideworld.backend import compiled_available
-from collideworld.geometry.compiled.threads import batch_threads, run_split
+from collideworld.threads import batch_threads, run_split
 
 pytestmark = pytest.mark.skipif(not compiled_available(), reason="numba is not installed")
 

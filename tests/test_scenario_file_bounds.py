@@ -95,26 +95,26 @@ def bomb(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_points_prescan_stops_at_the_line_limit(bomb: Path) -> None:
     """The bytes ``"points"`` after a line over ``max_line_bytes`` are never reached:
     the reader stops at that line, and so does the look for contact points."""
-    from collideworld.scenario.replay import _mentions_points
+    from collideworld.scenario.replay import mentions_points
     from collideworld.scenario.source import ReaderLimits
 
     path = bomb
-    assert not _mentions_points(str(path), ReaderLimits())
+    assert not mentions_points(str(path), ReaderLimits())
     # within the limits the same look finds them
-    assert _mentions_points(str(path), ReaderLimits(max_line_bytes=300 << 20))
+    assert mentions_points(str(path), ReaderLimits(max_line_bytes=300 << 20))
     with pytest.raises(ScenarioError, match=r"bomb\.jsonl\.gz:2: .*max_line_bytes"):
         replay(path, lambda dim: World(dim=dim, backend="numpy"))
 
 
 def test_points_prescan_keeps_to_max_frames_and_decompressed_size(tmp_path: Path) -> None:
-    from collideworld.scenario.replay import _mentions_points
+    from collideworld.scenario.replay import mentions_points
     from collideworld.scenario.source import ReaderLimits
 
     path = tmp_path / "frames.jsonl.gz"
     path.write_bytes(gzip.compress(V2_2D.encode() + b"{}\n" * 50 + b'{"_c": {"points": 1}}\n'))
-    assert not _mentions_points(str(path), ReaderLimits(max_frames=50))
-    assert _mentions_points(str(path), ReaderLimits(max_frames=51))
-    assert not _mentions_points(str(path), ReaderLimits(max_decompressed_bytes=100))
+    assert not mentions_points(str(path), ReaderLimits(max_frames=50))
+    assert mentions_points(str(path), ReaderLimits(max_frames=51))
+    assert not mentions_points(str(path), ReaderLimits(max_decompressed_bytes=100))
 
 
 # The peak resident size of this process alone: VmHWM (ru_maxrss of a child can keep the

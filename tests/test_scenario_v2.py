@@ -284,13 +284,13 @@ def test_contact_points_need_a_world_that_computes_them(tmp_path):
 
 
 def test_a_file_without_points_replays_without_manifolds(tmp_path):
-    from collideworld.scenario.replay import _mentions_points
+    from collideworld.scenario.replay import mentions_points
     from collideworld.scenario.source import ReaderLimits
 
     with_points = write(tmp_path, V2, sunk_frame([[1, -0.125], [-1, -0.125]]), name="p.jsonl")
     without = write(tmp_path, V2, {"add": [SUNK_BOX, FLOOR]}, name="n.jsonl")
-    assert _mentions_points(with_points, ReaderLimits())
-    assert not _mentions_points(without, ReaderLimits())
+    assert mentions_points(with_points, ReaderLimits())
+    assert not mentions_points(without, ReaderLimits())
 
 
 @pytest.mark.parametrize("entry_extra, contains", [

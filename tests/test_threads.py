@@ -157,7 +157,7 @@ def _columns(dim: int, n: int, seed: int) -> tuple[Any, ...]:
 def test_contact_loop_parallel_build_matches_serial_bit_for_bit(dim: int, chunks: int) -> None:
     from collideworld.geometry.compiled import contact_slots as cs
     from collideworld.geometry.compiled.kernel_support import touch_rule
-    from collideworld.geometry.compiled.threads import on_threads
+    from collideworld.threads import on_threads
 
     cols = _columns(dim, 400, dim * 10 + chunks)
     n = len(cols[0])
@@ -166,7 +166,7 @@ def test_contact_loop_parallel_build_matches_serial_bit_for_bit(dim: int, chunks
         return np.empty(n, dtype=bool), np.empty((n, dim)), np.empty(n), np.zeros(n, dtype=bool)
 
     want = outputs()
-    cs._contact_rows(*cols, True, touch_rule(), *want)
+    cs.contact_rows(*cols, True, touch_rule(), *want)
     got = outputs()
     with on_threads(MANY):
         cs._contact_chunks_parallel(*cols, True, touch_rule(), *got, chunks)
@@ -179,7 +179,7 @@ def test_contact_loop_parallel_build_matches_serial_bit_for_bit(dim: int, chunks
 @pytest.mark.parametrize("wanted", [False, True])
 def test_broadphase_walk_parallel_build_gives_the_same_keys_in_the_same_order(dim: int, wanted: bool) -> None:
     from collideworld.broadphase import compiled as bc
-    from collideworld.geometry.compiled.threads import on_threads
+    from collideworld.threads import on_threads
 
     rng = np.random.default_rng(dim)
     n = 3000
@@ -229,7 +229,7 @@ def test_two_python_threads_stepping_two_worlds_give_the_serial_results(parallel
 
 
 def test_set_threads_validates_and_caps() -> None:
-    from collideworld.geometry.compiled.threads import layer_is_thread_safe
+    from collideworld.threads import layer_is_thread_safe
 
     before = collideworld.get_threads()
     assert before == 1  # serial unless asked
@@ -248,7 +248,7 @@ def test_set_threads_validates_and_caps() -> None:
 def test_numba_set_num_threads_is_honoured() -> None:
     import numba
 
-    from collideworld.geometry.compiled.threads import layer_is_thread_safe
+    from collideworld.threads import layer_is_thread_safe
 
     before = numba.get_num_threads()
     collideworld.set_threads(_pool())
@@ -269,7 +269,7 @@ def test_numba_set_num_threads_is_honoured() -> None:
 def test_without_a_cap_busy_cores_are_left_alone(monkeypatch: pytest.MonkeyPatch, load: float, cores: int,
                                                  want: int) -> None:
     # cores - (load - this process), rounded: by hand 2 - 0.6 = 1.4 -> 1, 8 - 2 = 6
-    from collideworld.geometry.compiled import threads
+    from collideworld import threads
 
     monkeypatch.setattr(threads.os, "getloadavg", lambda: (load, load, load))
     monkeypatch.setattr(threads.os, "cpu_count", lambda: cores)
@@ -328,7 +328,7 @@ WARM_UP_UNDER_LOAD = textwrap.dedent("""
     import collideworld
     from collideworld.broadphase import compiled as broad
     from collideworld.geometry.compiled import contact_slots
-    from collideworld.geometry.compiled.threads import parallel_possible
+    from collideworld.threads import parallel_possible
     collideworld.set_threads(None)  # threads asked for, but the load average leaves none
     assert collideworld.get_threads() == 1
     collideworld.warm_up()

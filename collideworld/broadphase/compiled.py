@@ -29,7 +29,7 @@ NOTE: threads. From :data:`PARALLEL_COPIES` copies on, and once threads were
 asked for (:func:`collideworld.set_threads`), the walk runs in ranges of
 copies spread over threads (``prange``; the parallel build is a
 second build of the same function, see
-:mod:`collideworld.geometry.compiled.threads`): a bound per range, a prefix
+:mod:`collideworld.threads`): a bound per range, a prefix
 sum, then each range fills its own slice, and the slices are joined in
 range order, so the keys and their order do not depend on the thread count
 (the caller sorts them anyway). Measured on the 2-core development machine
@@ -39,7 +39,7 @@ threads; the whole sweep 1.23 -> 0.94 and 1.63 -> 1.11 ms. The parallel
 build compiles in about 4 s more. (An earlier two-pass try measured no
 gain; numba's cache keys a build by name and signature, not by
 ``parallel``, so a parallel build of the same function can load the serial
-machine code: hence :func:`~collideworld.geometry.compiled.threads.parallel_twin`.) No ``fastmath``: it may reorder or
+machine code: hence :func:`~collideworld.threads.parallel_twin`.) No ``fastmath``: it may reorder or
 contract the comparisons and break the touching rule.
 
 NOTE: numba is optional. Without it :data:`NUMBA_AVAILABLE` is False and
@@ -342,7 +342,7 @@ def _big_pair(lo: Any, hi: Any, big: Any, static: Any, wanted: Any, use_wanted: 
     return True
 
 
-#: Copies from which the walk runs on several threads (see :mod:`collideworld.geometry.compiled.threads`).
+#: Copies from which the walk runs on several threads (see :mod:`collideworld.threads`).
 PARALLEL_COPIES = 4096
 #: Ranges of copies per thread in the parallel walk (runs differ in length).
 CHUNKS_PER_THREAD = 4
@@ -350,7 +350,7 @@ CHUNKS_PER_THREAD = 4
 if NUMBA_AVAILABLE:
     from numba import prange
 
-    from ..geometry.compiled.threads import parallel_twin
+    from ..threads import parallel_twin
 
     _big_pair = njit(cache=True)(_big_pair)
     # one Python function, two builds: the serial one is called with one range
@@ -369,7 +369,7 @@ def _walk(box: NDArray[np.int64], cell: NDArray[np.int64], start_lo: NDArray[np.
           nbands: NDArray[np.int64], static: NDArray[np.bool_], wanted: NDArray[np.bool_], use_wanted: bool,
           reach: float, shift: int) -> NDArray[np.int64]:
     """The compiled walk, on several threads when the copies are many enough (the same keys, in the same order)."""
-    from ..geometry.compiled.threads import on_threads, threads_for
+    from ..threads import on_threads, threads_for
 
     args = (box, cell, start_lo, end, lo_band, hi_band, band_lo, nbands, static, wanted, use_wanted, reach, shift)
     threads = threads_for(len(box), PARALLEL_COPIES)

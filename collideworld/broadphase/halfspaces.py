@@ -21,10 +21,30 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..geometry.contact_halfspace_box import lowest_box_support
 from .base import Broadphase, as_boxes, as_handles, as_static, check_live_handles, check_new_handles
 
-__all__ = ["HalfSpaceBroadphase"]
+__all__ = ["HalfSpaceBroadphase", "lowest_aabb_support"]
+
+
+
+def lowest_aabb_support(normal: NDArray[np.float64], center: NDArray[np.float64],
+                        half: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``min normal . p`` over axis-aligned boxes: ``n.c - sum_i |n_i| h_i``.
+
+    The axis-aligned case of
+    :func:`collideworld.geometry.contact_halfspace_box.lowest_box_support`,
+    with the same operations (so the same bits); kept here because the
+    broadphase imports no geometry module.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lowest_aabb_support(np.array([[0.0, 1.0]]), np.array([[0.0, 2.0]]), np.array([[1.0, 0.5]])).tolist()
+    [1.5]
+    """
+    radius: NDArray[np.float64] = np.einsum("ni,ni->n", np.abs(normal), half)
+    centre_along: NDArray[np.float64] = np.einsum("nd,nd->n", normal, center)
+    return centre_along - radius
 
 
 class HalfSpaceBroadphase(Broadphase):
@@ -144,7 +164,7 @@ class HalfSpaceBroadphase(Broadphase):
         out = []
         for h in planes:  # one vectorised test per half-space (there are few)
             normal, offset = self._planes[h]
-            lowest = lowest_box_support(np.broadcast_to(normal, center.shape), center, None, half)
+            lowest = lowest_aabb_support(np.broadcast_to(normal, center.shape), center, half)
             near = boxes[lowest <= offset]
             out.append(np.stack([np.full(len(near), h, dtype=np.int64), near], axis=1))
         return np.concatenate(out)

@@ -56,7 +56,7 @@ from ..geometry.compiled import contact_halfspace_box as _hx
 from ..geometry.compiled import contact_halfspace_polygon as _hp
 from ..geometry.compiled import contact_polygon_polygon as _pp
 from ..geometry.tolerance import SQUARES_UNDERFLOW
-from ..spatial.compiled import _hash, _meets, _next_axis, _ray_halfspace, _ray_slot, _segment_meets, prefetch
+from ..spatial.compiled import boxes_meet, cell_hash, next_axis, prefetch, ray_halfspace, ray_slot, segment_meets
 from ..spatial.grid import Floats32
 
 __all__ = ["QueryArrays", "query_arrays", "entry_points", "scratch", "pack_rows", "packed_columns", "point_slots",
@@ -404,7 +404,7 @@ def _probe_keys(lo0: float, lo1: float, lo2: float, hi0: float, hi1: float, hi2:
     for a in range(a0, a1 + 1):
         for b in range(b0, b1 + 1):
             for c in range(z0, z1 + 1):
-                key = _hash(a, b, c, dim, gmask)
+                key = cell_hash(a, b, c, dim, gmask)
                 if count == 0:
                     k0 = key
                 elif count == 1:
@@ -504,10 +504,10 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
             for a in range(c0[0], c1[0] + 1):
                 for b in range(c0[1], c1[1] + 1):
                     for c in range(c0[2], c1[2] + 1):
-                        key = _hash(a, b, c, dim, gmask)
+                        key = cell_hash(a, b, c, dim, gmask)
                         for e in range(starts[key], starts[key + 1]):
                             # the entry's own copy of its box: a bucket's boxes are read in a row
-                            if not _meets(elo, ehi, e, qlo, qhi, r, dim):
+                            if not boxes_meet(elo, ehi, e, qlo, qhi, r, dim):
                                 continue
                             j = entries[e]
                             # A body met before by this probe (it is in several of its cells): while the
@@ -535,14 +535,14 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                             nc += 1
             for t in range(big.shape[0]):
                 j = big[t]
-                if _meets(lo, hi, j, qlo, qhi, r, dim):
+                if boxes_meet(lo, hi, j, qlo, qhi, r, dim):
                     if nc == cand.shape[0]:
                         cand = _grown(cand, nc)
                     cand[nc] = j
                     nc += 1
         else:  # a wide query (or no grid): a scan of every box is cheaper than its cells
             for j in range(n):
-                if _meets(lo, hi, j, qlo, qhi, r, dim):
+                if boxes_meet(lo, hi, j, qlo, qhi, r, dim):
                     if nc == cand.shape[0]:
                         cand = _grown(cand, nc)
                     cand[nc] = j
@@ -922,7 +922,7 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
              msk: int, parallel_rate: float, first: bool) -> int:
     """Every ball or box one ray meets within ``maxd``: how many, their rows ``[slot, distance, point, normal]``
     in ``ray_work[RAY_ROWS]``, nearest first (then add order); ``TOO_MANY`` if more than it holds. The walk of
-    ``spatial.compiled._query_segments``; the casts of ``_ray_slot`` (numpy ``raycast_ball`` /
+    ``spatial.compiled._query_segments``; the casts of ``ray_slot`` (numpy ``raycast_ball`` /
     ``raycast_box`` arithmetic), in the index's scratch arrays.
 
     Bodies of the other kinds whose box the ray meets (and which pass the
@@ -936,7 +936,7 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
     Every listed body whose entry is nearer than that hit lies in a walked
     cell, so the caller's merge still finds the nearest.
     """
-    row0 = np.int64(0)  # not a literal: numba would compile _meets and the row kernels once more for it
+    row0 = np.int64(0)  # not a literal: numba would compile boxes_meet and the row kernels once more for it
     dim = q.position.shape[1]
     sc = q.ray_work
     o, d, o2, d2 = sc[0], sc[1], sc[2], sc[3]
@@ -972,7 +972,7 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
         s = planes[t_]
         if (category[s] & msk) == 0 or (cat & bits[s]) == 0:
             continue
-        t, nx, ny, nz = _ray_halfspace(ox, oy, oz, dx, dy, dz, maxd, pnormal[s, 0], pnormal[s, 1],
+        t, nx, ny, nz = ray_halfspace(ox, oy, oz, dx, dy, dz, maxd, pnormal[s, 0], pnormal[s, 1],
                                        pnormal[s, dim - 1], poffset[s], rel, floor, dim)
         if t < np.inf:
             if nf == out.shape[0]:
@@ -1026,7 +1026,7 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
     big_done = False
     while True:
         if not done:
-            key = _hash(cur[0], cur[1], cur[2] if dim == 3 else 0, dim, q.gmask)
+            key = cell_hash(cur[0], cur[1], cur[2] if dim == 3 else 0, dim, q.gmask)
             e0 = starts[key]
             e1 = starts[key + 1]
         elif not big_done:
@@ -1040,7 +1040,7 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
             if j < 0 or stamp[j] == tag:  # a free entry, or a box met already
                 continue
             stamp[j] = tag
-            if not _segment_meets(lo, hi, j, o2, d2, row0, maxd, dim):
+            if not segment_meets(lo, hi, j, o2, d2, row0, maxd, dim):
                 continue
             s = handles[j]
             if (category[s] & msk) == 0 or (cat & bits[s]) == 0:
@@ -1052,7 +1052,7 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
                 n_other += 1
                 sc[RAY_OTHER_COUNT][0] = n_other
                 continue
-            t, nx, ny, nz = _ray_slot(j, ox, oy, oz, dx, dy, dz, maxd, kind, position, rotation, half, radius, rel,
+            t, nx, ny, nz = ray_slot(j, ox, oy, oz, dx, dy, dz, maxd, kind, position, rotation, half, radius, rel,
                                       floor, parallel_rate)
             if t < np.inf:
                 if nf == out.shape[0]:
@@ -1073,7 +1073,7 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
                 nf += 1
         if not done:
             budget -= 1
-            axis = _next_axis(cur, last, tnext, dim)
+            axis = next_axis(cur, last, tnext, dim)
             if axis < 0 or budget <= 0:
                 done = True
             elif first and nf > 0 and out[0, 1] + 1e-9 * (reach + tnext[axis]) < tnext[axis]:
@@ -1212,7 +1212,7 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
     not simple); ``TOO_MANY``: more than ``SINGLE_CAPACITY`` of either, ask
     the batch kernel.
     """
-    row0 = np.int64(0)  # not a literal: numba would compile _meets and the row kernels once more for it
+    row0 = np.int64(0)  # not a literal: numba would compile boxes_meet and the row kernels once more for it
     dim = q.position.shape[1]
     sc = q.point_work
     ppos, phalf, prot, prad, pbound, qlo, qhi, no = sc[0], sc[1], sc[2], sc[3], sc[4], sc[5], sc[6], sc[7]
@@ -1271,7 +1271,7 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
     e = 0
     e_end = 0
     if walk:
-        key = _hash(a, b, c, dim, q.gmask)
+        key = cell_hash(a, b, c, dim, q.gmask)
         e, e_end = starts[key], starts[key + 1]
     phase = 0 if walk else 1  # 0 buckets, 1 scan, 2 big boxes, 3 half-spaces
     t = 0
@@ -1279,7 +1279,7 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
         s = -1
         if phase == 0:
             if e < e_end:
-                if _meets(elo, ehi, e, qlo, qhi, row0, dim):
+                if boxes_meet(elo, ehi, e, qlo, qhi, row0, dim):
                     j = entries[e]
                     if stamp[j] != tag:
                         stamp[j] = tag
@@ -1297,12 +1297,12 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
                     phase = 2
                     t = 0
                 else:
-                    key = _hash(a, b, c, dim, q.gmask)
+                    key = cell_hash(a, b, c, dim, q.gmask)
                     e, e_end = starts[key], starts[key + 1]
                 continue
         elif phase == 1:
             if t < lo.shape[0]:
-                if _meets(lo, hi, t, qlo, qhi, row0, dim):
+                if boxes_meet(lo, hi, t, qlo, qhi, row0, dim):
                     s = handles[t]
                 t += 1
             else:
@@ -1311,7 +1311,7 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
                 continue
         elif phase == 2:
             if t < n_big:
-                if _meets(lo, hi, big[t], qlo, qhi, row0, dim):
+                if boxes_meet(lo, hi, big[t], qlo, qhi, row0, dim):
                     s = handles[big[t]]
                 t += 1
             else:

@@ -54,16 +54,16 @@ from .manifold_support import (
     FACE_CODE,
     FEATURE_SLOP,
     ManifoldArrays,
-    _height_on,
-    _kept_points,
-    _plane_basis,
-    _points_in_slots,
-    _reduce_to_four,
-    _segment_distance_2d,
     box_feature_3d,
     edge_code,
     feature_ids,
+    height_on,
+    kept_points,
     manifold_single_point,
+    plane_basis,
+    points_in_slots,
+    reduce_to_four,
+    segment_distance_2d,
 )
 
 __all__ = ["MAX_FEATURE", "hull_feature", "manifold_halfspace_hull", "manifold_ball_hull", "manifold_box_hull",
@@ -146,7 +146,7 @@ def hull_feature(verts: F64, normals: F64, direction: F64, convex: bool = True
     order = np.where(live, order, order[:, :1])
     pts = verts[rows[:, None], order]
     # angular order about the centroid, in the plane across the direction
-    t1, t2 = _plane_basis(direction)
+    t1, t2 = plane_basis(direction)
     centroid = np.where(live[..., None], pts, 0.0).sum(axis=1) / count[:, None]
     off = pts - centroid[:, None, :]
     angle = np.arctan2((off * t2[:, None, :]).sum(-1), (off * t1[:, None, :]).sum(-1))
@@ -281,7 +281,7 @@ def _inside(q: F64, loop: F64, count: I64, eps: F64) -> NDArray[np.bool_]:
     pos = np.zeros(q.shape[:2], dtype=bool)
     for j in range(k):
         a, b = p0[:, None, j], p1[:, None, j]
-        d = _segment_distance_2d(q, a, b)
+        d = segment_distance_2d(q, a, b)
         live = live_edge[:, j][:, None]
         dist = np.where(live, np.minimum(dist, d), dist)
         e = b - a
@@ -353,7 +353,7 @@ def manifold_loops_3d(feature_a: tuple[F64, I64, I64, F64, I64], feature_b: tupl
     la3, ida, ca, fna, codea = feature_a
     lb3, idb, cb, fnb, codeb = feature_b
     n, k, _ = la3.shape
-    t1, t2 = _plane_basis(normal)
+    t1, t2 = plane_basis(normal)
     origin = la3[:, 0]
 
     def project(p: F64) -> F64:
@@ -366,10 +366,10 @@ def manifold_loops_3d(feature_a: tuple[F64, I64, I64, F64, I64], feature_b: tupl
     live_a, live_b = idx < ca[:, None], idx < cb[:, None]
     # 1) a's corners over b's feature, 2) b's over a's
     in_a = live_a & _inside(la, lb, cb, eps)
-    pb1 = _height_on(la3, la, lb3, lb, _free(cb), fnb, normal)
+    pb1 = height_on(la3, la, lb3, lb, _free(cb), fnb, normal)
     id1 = feature_ids(ida, np.broadcast_to(codeb[:, None], (n, k)))
     in_b = live_b & _inside(lb, la, ca, eps)
-    pa2 = _height_on(lb3, lb, la3, la, _free(ca), fna, normal)
+    pa2 = height_on(lb3, lb, la3, la, _free(ca), fna, normal)
     id2 = feature_ids(np.broadcast_to(codea[:, None], (n, k)), idb)
     # 3) crossings of a's edge i (corner i to the next live one) with b's edge j
     nxt_a = np.where(idx + 1 < ca[:, None], idx + 1, 0)
@@ -405,7 +405,7 @@ def manifold_loops_3d(feature_a: tuple[F64, I64, I64, F64, I64], feature_b: tupl
     ids = np.concatenate([id1, id2, id3], axis=1)
     # the valid candidates packed to the front (most are not): the duplicate check below is
     # quadratic in their number, not in the 2K + K^2 candidates
-    m = max(4, int(valid.sum(axis=1).max(initial=0)))  # _reduce_to_four reads at least 4
+    m = max(4, int(valid.sum(axis=1).max(initial=0)))  # reduce_to_four reads at least 4
     front = np.argsort(~valid, axis=1, kind="stable")[:, :m]
     valid = np.take_along_axis(valid, front, axis=1)
     pa = np.take_along_axis(pa, front[..., None], axis=1)
@@ -417,7 +417,7 @@ def manifold_loops_3d(feature_a: tuple[F64, I64, I64, F64, I64], feature_b: tupl
         pb = _surface_over(pb, *hull_b, lb3, cb, -normal, eps)
     point = 0.5 * (pa + pb)
     sep = ((pb - pa) * normal[:, None, :]).sum(-1)
-    out, count = _points_in_slots(point, sep, ids, _kept_points(project(point), sep, valid, eps))
+    out, count = points_in_slots(point, sep, ids, kept_points(project(point), sep, valid, eps))
     none = count == 0
     if grazing and none.any():
         pa0, pb0 = la3[none, 0], lb3[none, 0]
@@ -476,10 +476,10 @@ def manifold_halfspace_hull(plane_normal: F64, offset: F64, verts: F64, normals:
     loop, ids, count, _, _ = hull_feature(verts, normals, -normal, convex=False)
     sep = np.einsum("nkd,nd->nk", loop, plane_normal) - offset[:, None]
     points = loop - 0.5 * sep[..., None] * normal[:, None, :]
-    t1, t2 = _plane_basis(normal)
+    t1, t2 = plane_basis(normal)
     q = np.stack([(points * t1[:, None, :]).sum(-1), (points * t2[:, None, :]).sum(-1)], axis=-1)
     valid = np.arange(loop.shape[1])[None, :] < count[:, None]
-    out, count = _points_in_slots(points, sep, ids, _reduce_to_four(q, sep, valid))
+    out, count = points_in_slots(points, sep, ids, reduce_to_four(q, sep, valid))
     out.count[:] = count
     return out
 

@@ -402,7 +402,7 @@ def box_feature_3d(center: NDArray[np.float64], rotation: NDArray[np.float64], h
     return corners, corner_ids, nfree, face_normal, code.astype(np.int64)
 
 
-def _plane_basis(normal: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def plane_basis(normal: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Two unit vectors completing ``normal`` to an orthonormal frame (Frisvad-style, branch on the sign)."""
     x, y, z = normal[:, 0], normal[:, 1], normal[:, 2]
     s = np.where(z < 0, -1.0, 1.0)
@@ -413,7 +413,7 @@ def _plane_basis(normal: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDAr
     return t1, t2
 
 
-def _segment_distance_2d(q: NDArray[np.float64], p0: NDArray[np.float64], p1: NDArray[np.float64]
+def segment_distance_2d(q: NDArray[np.float64], p0: NDArray[np.float64], p1: NDArray[np.float64]
                          ) -> NDArray[np.float64]:
     """Distance from points q (..., 2) to segments p0 p1 (..., 2) (zero-length allowed)."""
     ex, ey = p1[..., 0] - p0[..., 0], p1[..., 1] - p0[..., 1]
@@ -429,7 +429,7 @@ def _inside_loop(q: NDArray[np.float64], loop: NDArray[np.float64], is_face: NDA
                  eps: NDArray[np.float64]) -> NDArray[np.bool_]:
     """Points q (N, M, 2) in (or within eps of) the projected feature loops (N, 4, 2)."""
     nxt = np.roll(loop, -1, axis=1)
-    dist = np.min(np.stack([_segment_distance_2d(q, loop[:, None, k], nxt[:, None, k]) for k in range(4)]), axis=0)
+    dist = np.min(np.stack([segment_distance_2d(q, loop[:, None, k], nxt[:, None, k]) for k in range(4)]), axis=0)
     e = nxt - loop
     cross = np.stack([e[:, None, k, 0] * (q[..., 1] - loop[:, None, k, 1])
                       - e[:, None, k, 1] * (q[..., 0] - loop[:, None, k, 0]) for k in range(4)])
@@ -438,7 +438,7 @@ def _inside_loop(q: NDArray[np.float64], loop: NDArray[np.float64], is_face: NDA
     return out
 
 
-def _height_on(q3: NDArray[np.float64], q2: NDArray[np.float64], corners: NDArray[np.float64],
+def height_on(q3: NDArray[np.float64], q2: NDArray[np.float64], corners: NDArray[np.float64],
                loop: NDArray[np.float64], free: NDArray[np.int64], face_normal: NDArray[np.float64],
                normal: NDArray[np.float64]) -> NDArray[np.float64]:
     """The points of the features over the candidates: q3 (N, M, 3) moved along n onto the feature."""
@@ -457,14 +457,14 @@ def _height_on(q3: NDArray[np.float64], q2: NDArray[np.float64], corners: NDArra
     return out
 
 
-def _kept_points(q: NDArray[np.float64], sep: NDArray[np.float64], valid: NDArray[np.bool_],
+def kept_points(q: NDArray[np.float64], sep: NDArray[np.float64], valid: NDArray[np.bool_],
                 eps: NDArray[np.float64]) -> NDArray[np.int64]:
     """Which of each row's M candidate points to keep: (N, 4) indices, -1 for none.
 
     A candidate at the same place as an earlier valid one (within ``eps``
     across the normal, positions ``q`` (N, M, 2); a corner of one feature
     lying on the other's edge shows up twice) is dropped, then more than
-    four are reduced to four (:func:`_reduce_to_four`, separations ``sep``
+    four are reduced to four (:func:`reduce_to_four`, separations ``sep``
     (N, M)). ``valid`` (N, M) is not changed.
     """
     m = q.shape[1]
@@ -474,10 +474,10 @@ def _kept_points(q: NDArray[np.float64], sep: NDArray[np.float64], valid: NDArra
     close = np.sqrt(dx * dx + dy * dy) <= eps[:, None, None]
     earlier = np.tril(np.ones((m, m), dtype=bool), -1)
     kept = valid & ~(close & earlier[None] & valid[:, None, :]).any(axis=2)
-    return _reduce_to_four(q, sep, kept)
+    return reduce_to_four(q, sep, kept)
 
 
-def _points_in_slots(point: NDArray[np.float64], sep: NDArray[np.float64], ids: NDArray[np.int64],
+def points_in_slots(point: NDArray[np.float64], sep: NDArray[np.float64], ids: NDArray[np.int64],
                     chosen: NDArray[np.int64]) -> tuple[ManifoldArrays, NDArray[np.int64]]:
     """A 3D manifold of the candidates ``chosen`` (N, 4; -1: none) of each row, and the counts (N,).
 
@@ -545,7 +545,7 @@ def manifold_features_3d(feature_a: tuple[NDArray[np.float64], NDArray[np.int64]
     ca, ida, fra, fna, codea = feature_a
     cb, idb, frb, fnb, codeb = feature_b
     n = len(normal)
-    t1, t2 = _plane_basis(normal)
+    t1, t2 = plane_basis(normal)
     origin = ca[:, 0]
 
     def project(p: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -562,12 +562,12 @@ def manifold_features_3d(feature_a: tuple[NDArray[np.float64], NDArray[np.int64]
     # 1) a's corners over b's feature
     in_a = live_a & _inside_loop(la, lb, frb == 2, eps)
     pa1 = ca
-    pb1 = _height_on(ca, la, cb, lb, frb, fnb, normal)
+    pb1 = height_on(ca, la, cb, lb, frb, fnb, normal)
     id1 = feature_ids(ida, np.broadcast_to(codeb[:, None], (n, 4)))
     # 2) b's corners over a's feature
     in_b = live_b & _inside_loop(lb, la, fra == 2, eps)
     pb2 = cb
-    pa2 = _height_on(cb, lb, ca, la, fra, fna, normal)
+    pa2 = height_on(cb, lb, ca, la, fra, fna, normal)
     id2 = feature_ids(np.broadcast_to(codea[:, None], (n, 4)), idb)
     # 3) edge crossings: a's edge i (corner i to i+1) against b's edge j
     ea_live = np.stack([fra >= 1, fra == 2, fra == 2, fra == 2], axis=1)
@@ -607,9 +607,9 @@ def manifold_features_3d(feature_a: tuple[NDArray[np.float64], NDArray[np.int64]
     valid_c = np.take_along_axis(valid, order, axis=1)
     q_c = np.take_along_axis(q, order[:, :, None], axis=1)
     sep_c = np.take_along_axis(sep, order, axis=1)
-    picked = _kept_points(q_c, sep_c, valid_c, eps)
+    picked = kept_points(q_c, sep_c, valid_c, eps)
     chosen = np.where(picked >= 0, np.take_along_axis(order, np.maximum(picked, 0), axis=1), -1)
-    out, count = _points_in_slots(point, sep, ids, chosen)
+    out, count = points_in_slots(point, sep, ids, chosen)
     # nothing found (the normal grazes the features: seen along n they miss
     # each other by a gap g): one point, between their nearest points
     none = count == 0
@@ -672,7 +672,7 @@ def _nearest_features(ca: NDArray[np.float64], la: NDArray[np.float64], ida: NDA
     return a_pt, b_pt, feature_ids(code_a, code_b)
 
 
-def _reduce_to_four(q: NDArray[np.float64], sep: NDArray[np.float64], valid: NDArray[np.bool_]) -> NDArray[np.int64]:
+def reduce_to_four(q: NDArray[np.float64], sep: NDArray[np.float64], valid: NDArray[np.bool_]) -> NDArray[np.int64]:
     """Candidate numbers (N, 4) of at most four points spanning the largest area; -1 unused.
 
     Fewer than five valid candidates are all kept, in candidate order.

@@ -33,7 +33,7 @@ and, when the ray is parallel to it, either not at all (origin on the inner
 side) or empties the interval (origin outside). That last case is decided
 from the origin alone, so a direction component that is zero never
 divides; for boxes and polygons "parallel" includes ``|n_j . d|`` within
-rounding noise of zero (see ``_PARALLEL_RATE``), so a ray sliding along a
+rounding noise of zero (see ``PARALLEL_RATE``), so a ray sliding along a
 face of a rotated box still enters at the face's edge. The entry distance
 is the largest lower bound and the face attaining it gives the normal. For a box, the two faces
 of each axis, taken in the box frame, form that axis's slab (Kay and Kajiya,
@@ -118,7 +118,7 @@ def _row_max_abs(a: NDArray[np.float64]) -> NDArray[np.float64]:
 #: while dividing by it would turn rounding noise (a 90-degree rotation
 #: leaves ~6e-17 in the matrix) into a bogus entry far along a ray that
 #: slides along the face.
-_PARALLEL_RATE = REL_TOUCH_TOL / 8
+PARALLEL_RATE = REL_TOUCH_TOL / 8
 
 
 def _entry_bounds(signed: NDArray[np.float64], rate: NDArray[np.float64],
@@ -312,7 +312,7 @@ def raycast_box(origin: ArrayLike, direction: ArrayLike, max_distance: float | N
     Notes
     -----
     O(N D^2) time. A direction component that is 0 in the box frame (or
-    within rounding noise of it, see ``_PARALLEL_RATE``) means the ray is
+    within rounding noise of it, see ``PARALLEL_RATE``) means the ray is
     parallel to that slab: inside it for every ``t`` iff the origin is, with
     no division.
 
@@ -337,7 +337,7 @@ def raycast_box(origin: ArrayLike, direction: ArrayLike, max_distance: float | N
     signed = np.concatenate([local_o - h, -local_o - h], axis=1)
     rate = np.concatenate([local_d, -local_d], axis=1)
     valid = np.ones(signed.shape, dtype=bool)
-    hit, inside, distance, face = _clip_faces(signed, rate, valid, tol, max_distance, _PARALLEL_RATE)
+    hit, inside, distance, face = _clip_faces(signed, rate, valid, tol, max_distance, PARALLEL_RATE)
 
     axis = face % dim
     sign = np.where(face < dim, 1.0, -1.0)
@@ -391,7 +391,7 @@ def raycast_polygon(origin: ArrayLike, direction: ArrayLike, max_distance: float
     outward = np.stack([e[..., 1], -e[..., 0]], axis=-1) / safe_length[..., None]
     signed = -np.einsum("nkd,nkd->nk", outward, v)
     rate = np.einsum("nkd,d->nk", outward, d)
-    hit, inside, distance, face = _clip_faces(signed, rate, valid, tol, max_distance, _PARALLEL_RATE)
+    hit, inside, distance, face = _clip_faces(signed, rate, valid, tol, max_distance, PARALLEL_RATE)
 
     surface = outward[np.arange(n), face]
     return _finish(hit, inside, distance, surface, d)
@@ -582,7 +582,7 @@ def raycast_hull(origin: ArrayLike, direction: ArrayLike, max_distance: float | 
     signed = np.einsum("nfk,nk->nf", nrm, local_o) - off
     rate = np.einsum("nfk,nk->nf", nrm, local_d)
     valid = np.ones(signed.shape, dtype=bool)
-    hit, inside, distance, face = _clip_faces(signed, rate, valid, tol, max_distance, _PARALLEL_RATE)
+    hit, inside, distance, face = _clip_faces(signed, rate, valid, tol, max_distance, PARALLEL_RATE)
     rows = np.arange(c.shape[0])
     surface = np.einsum("nij,nj->ni", rot, nrm[rows, face])
     return _finish(hit, inside, distance, surface, d)

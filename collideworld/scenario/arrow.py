@@ -38,17 +38,17 @@ import numpy as np
 
 from ..errors import InvalidArgumentError, MissingExtraError, ScenarioError
 from .schema import DEFAULT_TOLERANCE, FORMAT_VERSION, SUPPORTED_VERSIONS
-from .source import END, TRUNCATED_TAIL, ReaderLimits, _loads, check_path
+from .source import END, TRUNCATED_TAIL, ReaderLimits, check_path, loads_line
 from .writer import (
     MoveBatch,
-    _contact_to_dict,
-    _distance_to_dict,
-    _dumps,
-    _id,
-    _impact_to_dict,
-    _pair,
     body_to_dict,
+    contact_to_dict,
+    distance_to_dict,
+    dump_line,
+    impact_to_dict,
     move_to_dict,
+    pair_ids,
+    plain_id,
     set_to_dict,
 )
 
@@ -109,12 +109,12 @@ angle: double, normal: fixed_size_list<item: double>[2], offset: double>>
     fields += [(name, pa.string()) for name in _JSON_COLUMNS]
     metadata = None
     if header is not None:
-        metadata = {_LAYOUT_KEY: str(ARROW_LAYOUT).encode(), _HEADER_KEY: _dumps(dict(header)).encode()}
+        metadata = {_LAYOUT_KEY: str(ARROW_LAYOUT).encode(), _HEADER_KEY: dump_line(dict(header)).encode()}
     return pa.schema(fields, metadata=metadata)
 
 
 def _ident(value: Any) -> dict[str, Any]:
-    value = _id(value)
+    value = plain_id(value)
     return {"int": value, "str": None} if isinstance(value, int) else {"int": None, "str": value}
 
 
@@ -123,7 +123,7 @@ def _arrow_entry(entry: dict[str, Any]) -> dict[str, Any]:
     out = dict(entry)
     out["id"] = _ident(entry["id"])
     if "shape" in out:
-        out["shape"] = _dumps(out["shape"])
+        out["shape"] = dump_line(out["shape"])
     return out
 
 
@@ -217,7 +217,7 @@ class ArrowScenarioWriter:
         pa = _pa()
         if self._ids_cache[0] is ids:
             return self._ids_cache[1]
-        plain = [_id(i) for i in ids]
+        plain = [plain_id(i) for i in ids]
         if all(type(i) is int for i in plain):
             ints = pa.array(np.array(plain, dtype=np.int64)) if plain else pa.array([], pa.int64())
             arr = pa.StructArray.from_arrays([ints, pa.nulls(len(plain), pa.string())], names=["int", "str"])
@@ -307,11 +307,11 @@ class ArrowScenarioWriter:
         row: dict[str, Any] = {"frame": self.frames_written + 1, **prepared}
         row["expect"] = None if expect is None else self._expect(expect)
         row["expect_contacts"] = (None if expect_contacts is None
-                                  else _dumps([_contact_to_dict(c) for c in expect_contacts]))
+                                  else dump_line([contact_to_dict(c) for c in expect_contacts]))
         row["expect_distance"] = (None if expect_distance is None
-                                  else _dumps([_distance_to_dict(d) for d in expect_distance]))
+                                  else dump_line([distance_to_dict(d) for d in expect_distance]))
         row["expect_impact"] = (None if expect_impact is None
-                                else _dumps([_impact_to_dict(i) for i in expect_impact]))
+                                else dump_line([impact_to_dict(i) for i in expect_impact]))
         for name, value in row.items():
             self._pending[name].append(value)
         self.frames_written += 1
@@ -338,7 +338,7 @@ class ArrowScenarioWriter:
             else:
                 out[name] = self._entries(name, [_arrow_entry(e) for e in value]) if value else None
         for name in _JSON_COLUMNS:
-            out[name] = None if row.get(name) is None else _dumps(row[name])
+            out[name] = None if row.get(name) is None else dump_line(row[name])
         for name, value in out.items():
             self._pending[name].append(value)
         self.frames_written += 1
@@ -357,7 +357,7 @@ class ArrowScenarioWriter:
             pairs.sort(key=lambda p: sorted((type(i) is str, str(i) if type(i) is str else int(i)) for i in p))
         rows = []
         for p in pairs:
-            a, b = _pair(p)
+            a, b = pair_ids(p)
             rows.append({"a": _ident(a), "b": _ident(b)})
         return self._entries("expect", rows)
 
@@ -459,7 +459,7 @@ def _frame_object(row: dict[str, Any], dim: int) -> dict[str, Any]:
                 out["id"] = _plain_id(entry["id"], f"{name}[{k}] id")
                 if "shape" in out:
                     try:
-                        out["shape"] = _loads(out["shape"])
+                        out["shape"] = loads_line(out["shape"])
                     except ValueError as exc:
                         raise _BadValue(f"{name}[{k}] shape: not valid JSON text ({exc})") from None
                 entries.append(out)
@@ -467,7 +467,7 @@ def _frame_object(row: dict[str, Any], dim: int) -> dict[str, Any]:
     for name in _JSON_COLUMNS:
         if row[name] is not None:
             try:
-                obj[name] = _loads(row[name])
+                obj[name] = loads_line(row[name])
             except ValueError as exc:
                 raise _BadValue(f"{name}: not valid JSON text ({exc})") from None
     return obj
@@ -553,7 +553,7 @@ class ArrowSource:
             raise self.error(f"the schema says Arrow layout {layout.decode('utf-8', 'replace')!r}, but this reader "
                              f"reads layout {ARROW_LAYOUT}: read it with a newer collideworld")
         try:
-            header = _loads(meta.get(_HEADER_KEY, b"").decode("utf-8"))
+            header = loads_line(meta.get(_HEADER_KEY, b"").decode("utf-8"))
         except (ValueError, UnicodeDecodeError) as exc:
             raise self.error(f"the header metadata is not valid JSON text ({exc})") from None
         dim = header.get("dim") if isinstance(header, dict) else None
@@ -678,9 +678,9 @@ def convert(source: str | os.PathLike[str], target: str | os.PathLike[str], *, b
     >>> open(os.path.join(folder, "b.jsonl")).read().splitlines()[1]
     '{"add":[{"id":"1","shape":{"type":"circle","radius":0.1},"position":[0.1,0.2]}]}'
     """
-    from .frames import _limits_from, read_scenario
+    from .frames import limits_from, read_scenario
 
-    limits = _limits_from(dict(reader_limits))
+    limits = limits_from(dict(reader_limits))
     src, dst = check_path(source), check_path(target)
     for _ in read_scenario(src, **reader_limits):
         pass  # the whole file is valid before anything is written
@@ -694,18 +694,18 @@ def convert(source: str | os.PathLike[str], target: str | os.PathLike[str], *, b
                 w._write_row(obj)
                 n += 1
     else:
-        from .writer import _create
+        from .writer import create_output
 
-        out = _create(dst)
+        out = create_output(dst)
         try:
             stream: Any = out
             if dst.endswith(".gz"):
                 import gzip
 
                 stream = gzip.GzipFile(filename=os.path.basename(dst)[:-3], mode="wb", fileobj=out, mtime=0)
-            stream.write(_dumps(header).encode("utf-8") + b"\n")
+            stream.write(dump_line(header).encode("utf-8") + b"\n")
             for obj in raw:
-                stream.write(_dumps(obj).encode("utf-8") + b"\n")
+                stream.write(dump_line(obj).encode("utf-8") + b"\n")
                 n += 1
             if stream is not out:
                 stream.close()

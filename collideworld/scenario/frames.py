@@ -38,39 +38,39 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
 from .schema import (
-    _CONCAVE,
-    _CONTACT_KEYS,
-    _DISTANCE_KEYS,
-    _FRAME_KEYS,
-    _FRAME_KEYS_V2,
-    _IMPACT_KEYS,
-    _MOVE_KEYS,
-    _SET_KEYS,
-    _UNBOUNDED,
+    CONCAVE,
+    CONTACT_KEYS,
+    DISTANCE_KEYS,
+    FRAME_KEYS,
+    FRAME_KEYS_V2,
+    IMPACT_KEYS,
+    MOVE_KEYS,
+    SET_KEYS,
+    UNBOUNDED,
     BodyId,
     BodySpec,
     ExpectedContact,
     ExpectedDistance,
     ExpectedImpact,
     Header,
+    Invalid,
     MoveSpec,
     SetSpec,
-    _body_id,
-    _check_keys,
-    _Invalid,
-    _list,
-    _number,
-    _object,
-    _position,
-    _quaternion,
-    _show,
-    _uint32,
-    _vector,
+    check_keys,
     parse_body,
+    parse_body_id,
     parse_header,
+    parse_list,
+    parse_number,
+    parse_object,
     parse_pose,
+    parse_position,
+    parse_quaternion,
     parse_shape,
+    parse_uint32,
+    parse_vector,
     shape_tag,
+    show_value,
 )
 from .source import END, TRUNCATED_TAIL, LineSource, ReaderLimits, check_path
 
@@ -190,7 +190,7 @@ class _FrameReader:
         obj, complete = got
         try:
             header = parse_header(obj)
-        except _Invalid as exc:
+        except Invalid as exc:
             raise self._error(str(exc)) from None
         if not complete:
             self._source.check_gzip_end()
@@ -210,7 +210,7 @@ class _FrameReader:
         obj, complete = got
         try:
             frame = self._parse_frame(obj)
-        except _Invalid as exc:
+        except Invalid as exc:
             raise self._error(str(exc)) from None
         if not complete:
             self._source.check_gzip_end()
@@ -218,29 +218,29 @@ class _FrameReader:
 
     def _parse_frame(self, obj: Any) -> Frame:
         if not isinstance(obj, dict):
-            raise _Invalid(f"a frame must be a JSON object, got {_show(obj)}")
+            raise Invalid(f"a frame must be a JSON object, got {show_value(obj)}")
         if self.version >= 2:
-            _check_keys(obj, _FRAME_KEYS | _FRAME_KEYS_V2, "frame")
+            check_keys(obj, FRAME_KEYS | FRAME_KEYS_V2, "frame")
         else:
             for key in obj:
-                if key in _FRAME_KEYS_V2:
-                    raise _Invalid(f"frame: {key!r} needs format version 2 (the header says 1)")
-            _check_keys(obj, _FRAME_KEYS, "frame")
+                if key in FRAME_KEYS_V2:
+                    raise Invalid(f"frame: {key!r} needs format version 2 (the header says 1)")
+            check_keys(obj, FRAME_KEYS, "frame")
         alive = self.alive
         dim = self.dim
 
         # remove
         removes: list[BodyId] = []
-        for i, raw in enumerate(_list(obj.get("remove", []), "remove")):
-            bid = _body_id(raw, f"remove[{i}]")
+        for i, raw in enumerate(parse_list(obj.get("remove", []), "remove")):
+            bid = parse_body_id(raw, f"remove[{i}]")
             if bid not in alive:
-                raise _Invalid(f"remove: unknown id {bid!r}")
+                raise Invalid(f"remove: unknown id {bid!r}")
             del alive[bid]
             self._count(self.parts_of.pop(bid, 0), -1)
             removes.append(bid)
 
         # add (limits first, then validation of each body)
-        add_list = _list(obj.get("add", []), "add")
+        add_list = parse_list(obj.get("add", []), "add")
         new_parts = [_raw_parts(raw.get("shape") if isinstance(raw, dict) else None) for raw in add_list]
         counts = self._counted(len(alive) + len(add_list), self._parts + sum(new_parts),
                                self._sum_p + sum(max(n, 1) for n in new_parts),
@@ -249,7 +249,7 @@ class _FrameReader:
         for i, raw in enumerate(add_list):
             spec, tag = self._parse_body(raw, i, dim)
             if spec.id in alive:
-                raise _Invalid(f"add: duplicate id {spec.id!r} (a body with this id is alive)")
+                raise Invalid(f"add: duplicate id {spec.id!r} (a body with this id is alive)")
             alive[spec.id] = tag
             if spec.shape.kind == "compound":
                 self.parts_of[spec.id] = len(spec.shape.parts)  # type: ignore[union-attr]
@@ -258,12 +258,12 @@ class _FrameReader:
 
         # set (version 2): after add, before move
         sets: list[SetSpec] = []
-        for i, raw in enumerate(_list(obj.get("set", []), "set")):
+        for i, raw in enumerate(parse_list(obj.get("set", []), "set")):
             sets.append(self._parse_set(raw, i, dim))
 
         # move
         moves: list[MoveSpec] = []
-        for i, raw in enumerate(_list(obj.get("move", []), "move")):
+        for i, raw in enumerate(parse_list(obj.get("move", []), "move")):
             moves.append(self._parse_move(raw, i, dim))
 
         # expectations
@@ -310,11 +310,11 @@ class _FrameReader:
         limits = self.limits
         if bodies + parts > limits.max_bodies:
             also = f" and {parts} compound parts (each counts as a body)" if parts else ""
-            raise _Invalid(f"{what}: {bodies} bodies{also} would be alive, more than the limit "
+            raise Invalid(f"{what}: {bodies} bodies{also} would be alive, more than the limit "
                            f"of {limits.max_bodies} (max_bodies)")
         pairs = (sum_p * sum_p - sum_p2) // 2 - bodies * (bodies - 1) // 2
         if pairs > limits.max_part_pairs:
-            raise _Invalid(f"{what}: the alive bodies' compound parts could make {pairs} pairs of parts "
+            raise Invalid(f"{what}: the alive bodies' compound parts could make {pairs} pairs of parts "
                            f"more than one per pair of bodies, over the limit of {limits.max_part_pairs} "
                            "(max_part_pairs)")
         return parts, sum_p, sum_p2
@@ -327,25 +327,25 @@ class _FrameReader:
         return self.header.version
 
     def _parse_set(self, raw: Any, i: int, dim: int) -> SetSpec:
-        obj = _object(raw, f"set[{i}]")
+        obj = parse_object(raw, f"set[{i}]")
         if "id" not in obj:
-            raise _Invalid(f"set[{i}]: missing key 'id'")
-        bid = _body_id(obj["id"], f"set[{i}]: id")
+            raise Invalid(f"set[{i}]: missing key 'id'")
+        bid = parse_body_id(obj["id"], f"set[{i}]: id")
         where = f"set: body {bid!r}"
-        _check_keys(obj, _SET_KEYS, where)
+        check_keys(obj, SET_KEYS, where)
         tag = self.alive.get(bid)
         if tag is None:
-            raise _Invalid(f"set: unknown id {bid!r}")
-        if len([k for k in obj if k in _SET_KEYS]) == 1:
-            raise _Invalid(f"{where}: nothing to set (give any of category, mask, shape, static)")
+            raise Invalid(f"set: unknown id {bid!r}")
+        if len([k for k in obj if k in SET_KEYS]) == 1:
+            raise Invalid(f"{where}: nothing to set (give any of category, mask, shape, static)")
         static = obj.get("static")
         if static is not None or "static" in obj:
             if not isinstance(static, bool):
-                raise _Invalid(f"{where}: static must be true or false, got {_show(static)}")
-            if tag == _UNBOUNDED and not static:
-                raise _Invalid(f"{where}: a halfplane or plane is always static")
-        category = _uint32(obj["category"], f"{where}: category") if "category" in obj else None
-        mask = _uint32(obj["mask"], f"{where}: mask") if "mask" in obj else None
+                raise Invalid(f"{where}: static must be true or false, got {show_value(static)}")
+            if tag == UNBOUNDED and not static:
+                raise Invalid(f"{where}: a halfplane or plane is always static")
+        category = parse_uint32(obj["category"], f"{where}: category") if "category" in obj else None
+        mask = parse_uint32(obj["mask"], f"{where}: mask") if "mask" in obj else None
         shape = None
         if "shape" in obj:
             old_parts, new_parts = self.parts_of.get(bid, 0), _raw_parts(obj["shape"])
@@ -356,9 +356,9 @@ class _FrameReader:
             shape = parse_shape(obj["shape"], dim, where, self.limits.max_polygon_vertices, self.version)
             self._parts, self._sum_p, self._sum_p2 = counts
             new_tag = shape_tag(shape)
-            if (new_tag == _UNBOUNDED) != (tag == _UNBOUNDED):
-                was = "a halfplane or plane" if tag == _UNBOUNDED else "a finite shape"
-                raise _Invalid(f"{where}: a {shape.kind} cannot replace {was} in place "
+            if (new_tag == UNBOUNDED) != (tag == UNBOUNDED):
+                was = "a halfplane or plane" if tag == UNBOUNDED else "a finite shape"
+                raise Invalid(f"{where}: a {shape.kind} cannot replace {was} in place "
                                "(remove the body and add a new one)")
             self.alive[bid] = new_tag
             self.parts_of.pop(bid, None)
@@ -370,68 +370,68 @@ class _FrameReader:
         """A move of a halfplane/plane (version 2): by ``normal`` and/or ``offset`` only."""
         where = f"move: body {bid!r}"
         if self.version < 2:
-            raise _Invalid(f"{where}: a halfplane or plane cannot move in format version 1 "
+            raise Invalid(f"{where}: a halfplane or plane cannot move in format version 1 "
                            "(version 2 moves it by normal and offset)")
         for key in ("position", "angle", "quaternion"):
             if key in raw:
-                raise _Invalid(f"{where}: a halfplane or plane cannot move by {key!r}: it has no pose "
+                raise Invalid(f"{where}: a halfplane or plane cannot move by {key!r}: it has no pose "
                                "(move it by normal and offset)")
         normal = offset = None
         if "normal" in raw:
-            normal = _vector(raw["normal"], dim, f"{where}: normal")
+            normal = parse_vector(raw["normal"], dim, f"{where}: normal")
             if not any(normal):
-                raise _Invalid(f"{where}: normal must not be zero")
+                raise Invalid(f"{where}: normal must not be zero")
         if "offset" in raw:
-            offset = _number(raw["offset"], f"{where}: offset")
+            offset = parse_number(raw["offset"], f"{where}: offset")
         return MoveSpec(id=bid, normal=normal, offset=offset)
 
     def _parse_move(self, raw: Any, i: int, dim: int) -> MoveSpec:
         # The hot path of long recordings: error texts are built only on error.
         if type(raw) is not dict:
-            raise _Invalid(f"move[{i}] must be an object, got {_show(raw)}")
+            raise Invalid(f"move[{i}] must be an object, got {show_value(raw)}")
         if "id" not in raw:
-            raise _Invalid(f"move[{i}]: missing key 'id'")
+            raise Invalid(f"move[{i}]: missing key 'id'")
         bid = raw["id"]
         if type(bid) is not str and type(bid) is not int:
-            bid = _body_id(bid, f"move[{i}]: id")
+            bid = parse_body_id(bid, f"move[{i}]: id")
         for key in raw:
-            if key not in _MOVE_KEYS and not key.startswith("_"):
-                _check_keys(raw, _MOVE_KEYS, f"move: body {bid!r}")
+            if key not in MOVE_KEYS and not key.startswith("_"):
+                check_keys(raw, MOVE_KEYS, f"move: body {bid!r}")
         tag = self.alive.get(bid)
         if tag is None:
-            raise _Invalid(f"move: unknown id {bid!r}")
-        if tag == _UNBOUNDED:
+            raise Invalid(f"move: unknown id {bid!r}")
+        if tag == UNBOUNDED:
             return self._parse_plane_move(raw, bid, dim)
         if "normal" in raw or "offset" in raw:
             key = "normal" if "normal" in raw else "offset"
-            raise _Invalid(f"move: body {bid!r}: {key!r} moves only a halfplane or plane")
+            raise Invalid(f"move: body {bid!r}: {key!r} moves only a halfplane or plane")
         position = angle = quaternion = None
         if "position" in raw:
-            position = _position(raw["position"], dim, lambda: f"move: body {bid!r}: position")
+            position = parse_position(raw["position"], dim, lambda: f"move: body {bid!r}: position")
         if "angle" in raw:
             if dim != 2:
-                raise _Invalid(f"move: body {bid!r}: 'angle' is only allowed in 2D (use 'quaternion' in 3D)")
-            angle = _number(raw["angle"], lambda: f"move: body {bid!r}: angle")
+                raise Invalid(f"move: body {bid!r}: 'angle' is only allowed in 2D (use 'quaternion' in 3D)")
+            angle = parse_number(raw["angle"], lambda: f"move: body {bid!r}: angle")
         if "quaternion" in raw:
             if dim != 3:
-                raise _Invalid(f"move: body {bid!r}: 'quaternion' is only allowed in 3D (use 'angle' in 2D)")
-            quaternion = _quaternion(raw["quaternion"], lambda: f"move: body {bid!r}: quaternion")
+                raise Invalid(f"move: body {bid!r}: 'quaternion' is only allowed in 3D (use 'angle' in 2D)")
+            quaternion = parse_quaternion(raw["quaternion"], lambda: f"move: body {bid!r}: quaternion")
         return MoveSpec(id=bid, position=position, angle=angle, quaternion=quaternion)
 
     def _parse_pair(self, raw: Any, what: str) -> tuple[BodyId, BodyId]:
         if not isinstance(raw, list) or len(raw) != 2:
-            raise _Invalid(f"{what} must be a list of two ids, got {_show(raw)}")
-        a = _body_id(raw[0], f"{what}[0]")
-        b = _body_id(raw[1], f"{what}[1]")
+            raise Invalid(f"{what} must be a list of two ids, got {show_value(raw)}")
+        a = parse_body_id(raw[0], f"{what}[0]")
+        b = parse_body_id(raw[1], f"{what}[1]")
         if a == b:
-            raise _Invalid(f"{what} pairs body {a!r} with itself (a body never contacts itself)")
+            raise Invalid(f"{what} pairs body {a!r} with itself (a body never contacts itself)")
         for bid in (a, b):
             if bid not in self.alive:
-                raise _Invalid(f"{what}: unknown id {bid!r} (no alive body has it)")
+                raise Invalid(f"{what}: unknown id {bid!r} (no alive body has it)")
         return a, b
 
     def _parse_expect(self, raw: Any) -> frozenset[frozenset[BodyId]]:
-        pairs = _list(raw, "expect")
+        pairs = parse_list(raw, "expect")
         return frozenset(
             frozenset(self._parse_pair(p, f"expect[{i}]")) for i, p in enumerate(pairs)
         )
@@ -441,13 +441,13 @@ class _FrameReader:
     ) -> tuple[ExpectedContact, ...]:
         out: list[ExpectedContact] = []
         seen: set[tuple[frozenset[BodyId], frozenset[tuple[BodyId, int]]]] = set()
-        for i, item in enumerate(_list(raw, "expect_contacts")):
+        for i, item in enumerate(parse_list(raw, "expect_contacts")):
             what = f"expect_contacts[{i}]"
-            obj = _object(item, what)
-            _check_keys(obj, _CONTACT_KEYS, what)
+            obj = parse_object(item, what)
+            check_keys(obj, CONTACT_KEYS, what)
             for key in ("pair", "normal", "depth"):
                 if key not in obj:
-                    raise _Invalid(f"{what}: missing key {key!r}")
+                    raise Invalid(f"{what}: missing key {key!r}")
             a, b = self._parse_pair(obj["pair"], f"{what}: pair")
             pair = frozenset((a, b))
             # a compound's pair has one entry per part pair: an entry is (pair, parts)
@@ -455,38 +455,38 @@ class _FrameReader:
             for bid, part in zip((a, b), pp, strict=True):
                 n = self.parts_of.get(bid, 0)
                 if not (part == -1 if n == 0 else 0 <= part < n):
-                    raise _Invalid(f"{what}: parts: body {bid!r} is "
+                    raise Invalid(f"{what}: parts: body {bid!r} is "
                                    + (f"a compound of {n} parts: its part index must be 0 to {n - 1}"
                                       if n else "not a compound: its part index must be -1") + f", got {part}")
             entry = (pair, frozenset(((a, pp[0]), (b, pp[1]))))
             if entry in seen:
-                raise _Invalid(f"{what}: pair [{a!r}, {b!r}]{' with parts ' + str(list(pp)) if 'parts' in obj else ''}"
+                raise Invalid(f"{what}: pair [{a!r}, {b!r}]{' with parts ' + str(list(pp)) if 'parts' in obj else ''}"
                                f" is listed twice")
             seen.add(entry)
             if expect is not None and pair not in expect:
-                raise _Invalid(f"{what}: pair [{a!r}, {b!r}] is not in this frame's expect list")
+                raise Invalid(f"{what}: pair [{a!r}, {b!r}] is not in this frame's expect list")
             for bid in (a, b):
-                if self.alive[bid] == _CONCAVE:
-                    raise _Invalid(
+                if self.alive[bid] == CONCAVE:
+                    raise Invalid(
                         f"{what}: body {bid!r} is a concave polygon (expect_contacts is only "
                         "for pairs of convex shapes)"
                     )
-            normal = _vector(obj["normal"], dim, f"{what}: normal")
+            normal = parse_vector(obj["normal"], dim, f"{what}: normal")
             norm = math.sqrt(sum(c * c for c in normal))
             if abs(norm - 1.0) > max(1e-6, self.header_tolerance):
-                raise _Invalid(f"{what}: normal must be a unit vector, got norm {norm!r}")
-            depth = _number(obj["depth"], f"{what}: depth")
+                raise Invalid(f"{what}: normal must be a unit vector, got norm {norm!r}")
+            depth = parse_number(obj["depth"], f"{what}: depth")
             if depth < 0:
-                raise _Invalid(f"{what}: depth must be >= 0, got {_show(obj['depth'])}")
+                raise Invalid(f"{what}: depth must be >= 0, got {show_value(obj['depth'])}")
             points = parts = None
             for key in ("points", "parts"):
                 if key in obj and self.version < 2:
-                    raise _Invalid(f"{what}: {key!r} needs format version 2 (the header says 1)")
+                    raise Invalid(f"{what}: {key!r} needs format version 2 (the header says 1)")
             if "points" in obj:
-                raw_points = _list(obj["points"], f"{what}: points")
+                raw_points = parse_list(obj["points"], f"{what}: points")
                 if not raw_points:
-                    raise _Invalid(f"{what}: points must list at least one contact point")
-                points = tuple(_position(p, dim, f"{what}: points[{k}]") for k, p in enumerate(raw_points))
+                    raise Invalid(f"{what}: points must list at least one contact point")
+                points = tuple(parse_position(p, dim, f"{what}: points[{k}]") for k, p in enumerate(raw_points))
             if "parts" in obj:
                 parts = self._parse_parts(obj["parts"], f"{what}: parts")
             out.append(ExpectedContact(pair=(a, b), normal=normal, depth=depth, points=points, parts=parts))
@@ -496,52 +496,52 @@ class _FrameReader:
     def _parse_parts(raw: Any, what: str) -> tuple[int, int]:
         if (not isinstance(raw, list) or len(raw) != 2
                 or any(isinstance(v, bool) or not isinstance(v, int) for v in raw)):
-            raise _Invalid(f"{what} must be a list of two integers, got {_show(raw)}")
+            raise Invalid(f"{what} must be a list of two integers, got {show_value(raw)}")
         if any(v < -1 for v in raw):
             # part indices point into compound bodies' parts; -1 names a simple shape
-            raise _Invalid(f"{what} must be part indices >= -1 (-1 for a simple shape), got {_show(raw)}")
+            raise Invalid(f"{what} must be part indices >= -1 (-1 for a simple shape), got {show_value(raw)}")
         return raw[0], raw[1]
 
     def _parse_expect_distance(self, raw: Any, dim: int) -> tuple[ExpectedDistance, ...]:
         out: list[ExpectedDistance] = []
-        for i, item in enumerate(_list(raw, "expect_distance")):
+        for i, item in enumerate(parse_list(raw, "expect_distance")):
             what = f"expect_distance[{i}]"
-            obj = _object(item, what)
-            _check_keys(obj, _DISTANCE_KEYS, what)
+            obj = parse_object(item, what)
+            check_keys(obj, DISTANCE_KEYS, what)
             for key in ("pair", "distance"):
                 if key not in obj:
-                    raise _Invalid(f"{what}: missing key {key!r}")
+                    raise Invalid(f"{what}: missing key {key!r}")
             a, b = self._parse_pair(obj["pair"], f"{what}: pair")
-            d = _number(obj["distance"], f"{what}: distance")
+            d = parse_number(obj["distance"], f"{what}: distance")
             points = None
             if "points" in obj:
                 raw_points = obj["points"]
                 if not isinstance(raw_points, list) or len(raw_points) != 2:
-                    raise _Invalid(f"{what}: points must be [point_a, point_b], got {_show(raw_points)}")
-                points = (_position(raw_points[0], dim, f"{what}: points[0]"),
-                          _position(raw_points[1], dim, f"{what}: points[1]"))
+                    raise Invalid(f"{what}: points must be [point_a, point_b], got {show_value(raw_points)}")
+                points = (parse_position(raw_points[0], dim, f"{what}: points[0]"),
+                          parse_position(raw_points[1], dim, f"{what}: points[1]"))
             out.append(ExpectedDistance(pair=(a, b), distance=d, points=points))
         return tuple(out)
 
     def _parse_expect_impact(self, raw: Any, dim: int) -> tuple[ExpectedImpact, ...]:
         out: list[ExpectedImpact] = []
-        for i, item in enumerate(_list(raw, "expect_impact")):
+        for i, item in enumerate(parse_list(raw, "expect_impact")):
             what = f"expect_impact[{i}]"
-            obj = _object(item, what)
-            _check_keys(obj, _IMPACT_KEYS, what)
+            obj = parse_object(item, what)
+            check_keys(obj, IMPACT_KEYS, what)
             for key in ("pair", "end_a", "end_b", "t"):
                 if key not in obj:
-                    raise _Invalid(f"{what}: missing key {key!r}")
+                    raise Invalid(f"{what}: missing key {key!r}")
             a, b = self._parse_pair(obj["pair"], f"{what}: pair")
-            if self.alive[a] == _UNBOUNDED and self.alive[b] == _UNBOUNDED:
-                raise _Invalid(f"{what}: both bodies are halfplanes or planes, which never move")
-            end_a = parse_pose(obj["end_a"], dim, self.alive[a] == _UNBOUNDED, f"{what}: end_a")
-            end_b = parse_pose(obj["end_b"], dim, self.alive[b] == _UNBOUNDED, f"{what}: end_b")
+            if self.alive[a] == UNBOUNDED and self.alive[b] == UNBOUNDED:
+                raise Invalid(f"{what}: both bodies are halfplanes or planes, which never move")
+            end_a = parse_pose(obj["end_a"], dim, self.alive[a] == UNBOUNDED, f"{what}: end_a")
+            end_b = parse_pose(obj["end_b"], dim, self.alive[b] == UNBOUNDED, f"{what}: end_b")
             t = None
             if obj["t"] is not None:
-                t = _number(obj["t"], f"{what}: t")
+                t = parse_number(obj["t"], f"{what}: t")
                 if not 0.0 <= t <= 1.0:
-                    raise _Invalid(f"{what}: t must be in [0, 1] or null, got {_show(obj['t'])}")
+                    raise Invalid(f"{what}: t must be in [0, 1] or null, got {show_value(obj['t'])}")
             out.append(ExpectedImpact(pair=(a, b), end_a=end_a, end_b=end_b, t=t))
         return tuple(out)
 
@@ -667,7 +667,7 @@ class FrameIterator:
         self.close()
 
 
-def _limits_from(kwargs: dict[str, Any]) -> ReaderLimits:
+def limits_from(kwargs: dict[str, Any]) -> ReaderLimits:
     allowed = set(ReaderLimits.__dataclass_fields__)
     unknown = set(kwargs) - allowed
     if unknown:
@@ -721,7 +721,7 @@ def read_scenario(path: str | os.PathLike[str], *, ignore_truncated_tail: bool =
     >>> scenario.header.name, [frame.expect for frame in scenario]
     ('two steps', [None, frozenset()])
     """
-    return Scenario(path, ignore_truncated_tail=ignore_truncated_tail, limits=_limits_from(limits))
+    return Scenario(path, ignore_truncated_tail=ignore_truncated_tail, limits=limits_from(limits))
 
 
 def iter_frames(path: str | os.PathLike[str], *, ignore_truncated_tail: bool = False,

@@ -62,7 +62,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .reader import MoveSpec, SetSpec
-from .writer import MoveBatch, ScenarioWriter, _id
+from .writer import MoveBatch, ScenarioWriter, plain_id
 
 if TYPE_CHECKING:
     from .arrow import ArrowScenarioWriter
@@ -212,7 +212,7 @@ class Recorder:
             **kwargs: Any) -> Any:
         """``world.add``; returns the id."""
         if isinstance(kwargs.get("id"), str):
-            _id(kwargs["id"])  # an id the file cannot hold is refused before the world takes it
+            plain_id(kwargs["id"])  # an id the file cannot hold is refused before the world takes it
         body_id = self.world.add(shape, position, angle, quaternion, **kwargs)
         self._int_ids = self._int_ids and type(body_id) is int
         self._note_add(body_id)
@@ -226,7 +226,7 @@ class Recorder:
         if isinstance(given, (list, tuple)):
             for body_id in given:
                 if isinstance(body_id, str):
-                    _id(body_id)  # as in add
+                    plain_id(body_id)  # as in add
         ids: list[Any] = self.world.add_many(*args, **kwargs)
         self._int_ids = self._int_ids and set(map(type, ids)) <= {int}
         for body_id in ids:

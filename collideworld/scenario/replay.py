@@ -443,7 +443,7 @@ def _default_world_factory(dim: int, manifolds: bool = False) -> Any:
     return World(dim=dim, manifolds=manifolds)
 
 
-def _mentions_points(path: str, limits: ReaderLimits) -> bool:
+def mentions_points(path: str, limits: ReaderLimits) -> bool:
     """Whether a version 2 file may have contact points: the bytes ``"points"`` occur in it.
 
     A scan of the raw lines, far cheaper than reading the file twice; a
@@ -778,7 +778,7 @@ def _make_world(factory: Callable[..., Any] | None, path: str, header: Header, l
     when the file (version 2) may check them."""
     if factory is not None:
         return factory(header.dim)
-    manifolds = header.version >= 2 and _mentions_points(path, limits)
+    manifolds = header.version >= 2 and mentions_points(path, limits)
     return _default_world_factory(header.dim, manifolds)
 
 

@@ -12,7 +12,7 @@ the reader yields (:class:`Header`, :class:`BodySpec`, :class:`MoveSpec`,
 
 It knows nothing of files or lines (that is :mod:`.source`) nor of which
 ids are alive (that is :mod:`.frames`): a problem is raised as
-``_Invalid(reason)`` and the caller adds the file and line.
+``Invalid(reason)`` and the caller adds the file and line.
 
 Examples
 --------
@@ -21,7 +21,7 @@ Header(version=1, dim=2, name='drop', description=None, tolerance=1e-06, toleran
 >>> parse_header({"collideworld_scenario": 1, "dim": 4})
 Traceback (most recent call last):
 ...
-collideworld.scenario.schema._Invalid: header: dim must be 2 or 3, got 4
+collideworld.scenario.schema.Invalid: header: dim must be 2 or 3, got 4
 """
 
 from __future__ import annotations
@@ -70,21 +70,21 @@ UINT32_MAX = 0xFFFFFFFF
 BodyId = str | int
 
 _HEADER_KEYS = frozenset({"collideworld_scenario", "dim", "name", "description", "tolerance"})
-_FRAME_KEYS = frozenset({"remove", "add", "move", "expect", "expect_contacts"})
+FRAME_KEYS = frozenset({"remove", "add", "move", "expect", "expect_contacts"})
 #: Frame keys that only a version 2 file may use.
-_FRAME_KEYS_V2 = frozenset({"set", "expect_distance", "expect_impact"})
+FRAME_KEYS_V2 = frozenset({"set", "expect_distance", "expect_impact"})
 _BODY_KEYS = frozenset({"id", "shape", "position", "angle", "quaternion", "static", "category", "mask"})
-_MOVE_KEYS = frozenset({"id", "position", "angle", "quaternion", "normal", "offset"})
-_SET_KEYS = frozenset({"id", "static", "category", "mask", "shape"})
-_CONTACT_KEYS = frozenset({"pair", "normal", "depth", "points", "parts"})
-_DISTANCE_KEYS = frozenset({"pair", "distance", "points"})
-_IMPACT_KEYS = frozenset({"pair", "end_a", "end_b", "t"})
+MOVE_KEYS = frozenset({"id", "position", "angle", "quaternion", "normal", "offset"})
+SET_KEYS = frozenset({"id", "static", "category", "mask", "shape"})
+CONTACT_KEYS = frozenset({"pair", "normal", "depth", "points", "parts"})
+DISTANCE_KEYS = frozenset({"pair", "distance", "points"})
+IMPACT_KEYS = frozenset({"pair", "end_a", "end_b", "t"})
 _POSE_KEYS = frozenset({"position", "angle", "quaternion"})
 _UNBOUNDED_KINDS = frozenset({"halfplane", "plane"})
 
 # What the reader remembers about each alive body: just enough to reject a
 # move of a plane and an expect_contacts entry that names a concave polygon.
-_PLAIN, _UNBOUNDED, _CONCAVE = 0, 1, 2
+_PLAIN, UNBOUNDED, CONCAVE = 0, 1, 2
 
 
 # --------------------------------------------------------------------------
@@ -347,11 +347,11 @@ class ExpectedContact:
 
 
 # --------------------------------------------------------------------------
-# value checks (raise _Invalid with a reason; the reader adds file:line)
+# value checks (raise Invalid with a reason; the reader adds file:line)
 # --------------------------------------------------------------------------
 
 
-class _Invalid(Exception):
+class Invalid(Exception):
     pass
 
 
@@ -368,21 +368,21 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _number(value: Any, what: _What) -> float:
+def parse_number(value: Any, what: _What) -> float:
     # NaN and Infinity tokens never get here (the decoder rejects them); a
     # non-finite value is a number literal too large for a double.
     if not _is_number(value):
-        raise _Invalid(f"{_w(what)} must be a number, got {_show(value)}")
+        raise Invalid(f"{_w(what)} must be a number, got {show_value(value)}")
     try:
         f = float(value)
     except OverflowError:
         f = math.inf
     if not math.isfinite(f):
-        raise _Invalid(f"{_w(what)} is out of range (numbers must be finite doubles)")
+        raise Invalid(f"{_w(what)} is out of range (numbers must be finite doubles)")
     return f
 
 
-def _vector(value: Any, n: int, what: _What) -> tuple[float, ...]:
+def parse_vector(value: Any, n: int, what: _What) -> tuple[float, ...]:
     # Fast path for the common, valid case: a list of n plain ints/floats.
     if type(value) is list and len(value) == n:
         for v in value:
@@ -398,72 +398,72 @@ def _vector(value: Any, n: int, what: _What) -> tuple[float, ...]:
                 if 0.0 * sum(out) == 0.0:  # NaN unless every component is finite
                     return out
     if not isinstance(value, list):
-        raise _Invalid(f"{_w(what)} must be a list of {n} numbers, got {_show(value)}")
+        raise Invalid(f"{_w(what)} must be a list of {n} numbers, got {show_value(value)}")
     if len(value) != n:
-        raise _Invalid(f"{_w(what)} must have {n} numbers, got {len(value)}: {_show(value)}")
-    return tuple(_number(v, f"{_w(what)}[{i}]") for i, v in enumerate(value))
+        raise Invalid(f"{_w(what)} must have {n} numbers, got {len(value)}: {show_value(value)}")
+    return tuple(parse_number(v, f"{_w(what)}[{i}]") for i, v in enumerate(value))
 
 
-def _position(value: Any, n: int, what: _What) -> tuple[float, ...]:
+def parse_position(value: Any, n: int, what: _What) -> tuple[float, ...]:
     """A position: ``n`` finite numbers, each at most ``MAX_COORDINATE`` in magnitude.
 
     The world rejects larger coordinates (squared distances would overflow);
     the reader applies the same rule so a file is valid or not whichever
     command reads it.
     """
-    out = _vector(value, n, what)
+    out = parse_vector(value, n, what)
     if -MAX_COORDINATE <= min(out) and max(out) <= MAX_COORDINATE:
         return out
     i = next(k for k, c in enumerate(out) if not abs(c) <= MAX_COORDINATE)
-    raise _Invalid(f"{_w(what)}[{i}] is {out[i]!r}: coordinates must be at most "
+    raise Invalid(f"{_w(what)}[{i}] is {out[i]!r}: coordinates must be at most "
                    f"{MAX_COORDINATE:g} in magnitude")
 
 
-def _quaternion(value: Any, what: _What) -> tuple[float, float, float, float]:
-    q = _vector(value, 4, what)
+def parse_quaternion(value: Any, what: _What) -> tuple[float, float, float, float]:
+    q = parse_vector(value, 4, what)
     norm = math.sqrt(sum(c * c for c in q))
     if abs(norm - 1.0) > QUATERNION_NORM_TOLERANCE:
-        raise _Invalid(f"{_w(what)} must be a unit quaternion (norm within 1e-6 of 1), got norm {norm!r}")
+        raise Invalid(f"{_w(what)} must be a unit quaternion (norm within 1e-6 of 1), got norm {norm!r}")
     w, x, y, z = q
     return w, x, y, z
 
 
-def _uint32(value: Any, what: str) -> int:
+def parse_uint32(value: Any, what: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise _Invalid(f"{what} must be an unsigned 32-bit integer, got {_show(value)}")
+        raise Invalid(f"{what} must be an unsigned 32-bit integer, got {show_value(value)}")
     if not 0 <= value <= UINT32_MAX:
-        raise _Invalid(f"{what} must be in 0..4294967295, got {value}")
+        raise Invalid(f"{what} must be in 0..4294967295, got {value}")
     return value
 
 
-def _body_id(value: Any, what: str) -> BodyId:
+def parse_body_id(value: Any, what: str) -> BodyId:
     if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
         return value
-    raise _Invalid(f"{what} must be a string or an integer, got {_show(value)}")
+    raise Invalid(f"{what} must be a string or an integer, got {show_value(value)}")
 
 
-def _list(value: Any, what: str) -> list[Any]:
+def parse_list(value: Any, what: str) -> list[Any]:
     if not isinstance(value, list):
-        raise _Invalid(f"{what} must be a list, got {_show(value)}")
+        raise Invalid(f"{what} must be a list, got {show_value(value)}")
     return value
 
 
-def _object(value: Any, what: str) -> dict[str, Any]:
+def parse_object(value: Any, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise _Invalid(f"{what} must be an object, got {_show(value)}")
+        raise Invalid(f"{what} must be an object, got {show_value(value)}")
     return value
 
 
-def _check_keys(obj: dict[str, Any], allowed: frozenset[str], what: str) -> None:
+def check_keys(obj: dict[str, Any], allowed: frozenset[str], what: str) -> None:
     for key in obj:
         if key not in allowed and not key.startswith("_"):
-            raise _Invalid(
+            raise Invalid(
                 f"{what}: unknown key {key!r} (expected one of {', '.join(sorted(allowed))};"
                 " keys starting with '_' are comments)"
             )
 
 
-def _show(value: Any, limit: int = 80) -> str:
+def show_value(value: Any, limit: int = 80) -> str:
     """A short, JSON-like rendering of a value for error messages."""
     try:
         text = json.dumps(value, allow_nan=True)
@@ -486,31 +486,31 @@ def parse_header(obj: Any) -> Header:
     1e-09
     """
     if not isinstance(obj, dict):
-        raise _Invalid(f"header: line 1 must be a JSON object, got {_show(obj)}")
-    _check_keys(obj, _HEADER_KEYS, "header")
+        raise Invalid(f"header: line 1 must be a JSON object, got {show_value(obj)}")
+    check_keys(obj, _HEADER_KEYS, "header")
     if "collideworld_scenario" not in obj:
-        raise _Invalid("header: missing key 'collideworld_scenario' (line 1 must be the header)")
+        raise Invalid("header: missing key 'collideworld_scenario' (line 1 must be the header)")
     version = obj["collideworld_scenario"]
     if not isinstance(version, int) or isinstance(version, bool):
-        raise _Invalid(f"header: collideworld_scenario must be the integer 1 or 2, got {_show(version)}")
+        raise Invalid(f"header: collideworld_scenario must be the integer 1 or 2, got {show_value(version)}")
     if version not in SUPPORTED_VERSIONS:
-        raise _Invalid(
+        raise Invalid(
             f"header: unsupported format version {version} (this reader reads versions "
             f"{' and '.join(map(str, SUPPORTED_VERSIONS))})"
         )
     if "dim" not in obj:
-        raise _Invalid("header: missing key 'dim'")
+        raise Invalid("header: missing key 'dim'")
     dim = obj["dim"]
     if isinstance(dim, bool) or not isinstance(dim, int) or dim not in (2, 3):
-        raise _Invalid(f"header: dim must be 2 or 3, got {_show(dim)}")
+        raise Invalid(f"header: dim must be 2 or 3, got {show_value(dim)}")
     for key in ("name", "description"):
         if key in obj and not isinstance(obj[key], str):
-            raise _Invalid(f"header: {key} must be a string, got {_show(obj[key])}")
+            raise Invalid(f"header: {key} must be a string, got {show_value(obj[key])}")
     tolerance = DEFAULT_TOLERANCE
     if "tolerance" in obj:
-        tolerance = _number(obj["tolerance"], "header: tolerance")
+        tolerance = parse_number(obj["tolerance"], "header: tolerance")
         if tolerance <= 0:
-            raise _Invalid(f"header: tolerance must be > 0, got {_show(obj['tolerance'])}")
+            raise Invalid(f"header: tolerance must be > 0, got {show_value(obj['tolerance'])}")
     return Header(
         version=version,
         dim=dim,
@@ -525,7 +525,7 @@ def parse_body(raw: Any, i: int, dim: int, max_polygon_vertices: int,
                version: int = 1) -> tuple[BodySpec, int]:
     """Check ``add[i]`` and build its :class:`BodySpec`; also return its tag.
 
-    The tag (``_PLAIN``, ``_UNBOUNDED`` for a halfplane/plane, ``_CONCAVE``
+    The tag (``_PLAIN``, ``UNBOUNDED`` for a halfplane/plane, ``CONCAVE``
     for a concave polygon) is what the frame reader remembers about an alive
     body. A polygon with more than ``max_polygon_vertices`` vertices is
     rejected before it is built (building one is roughly quadratic).
@@ -537,14 +537,14 @@ def parse_body(raw: Any, i: int, dim: int, max_polygon_vertices: int,
     >>> spec.id, spec.position, tag == _PLAIN
     ('a', (0.0, 2.0), True)
     """
-    body = _object(raw, f"add[{i}]")
+    body = parse_object(raw, f"add[{i}]")
     if "id" not in body:
-        raise _Invalid(f"add[{i}]: missing key 'id'")
-    bid = _body_id(body["id"], f"add[{i}]: id")
+        raise Invalid(f"add[{i}]: missing key 'id'")
+    bid = parse_body_id(body["id"], f"add[{i}]: id")
     where = f"add: body {bid!r}"
-    _check_keys(body, _BODY_KEYS, where)
+    check_keys(body, _BODY_KEYS, where)
     if "shape" not in body:
-        raise _Invalid(f"{where}: missing key 'shape'")
+        raise Invalid(f"{where}: missing key 'shape'")
     shape = parse_shape(body["shape"], dim, where, max_polygon_vertices, version)
     kind = shape.kind
 
@@ -553,24 +553,24 @@ def parse_body(raw: Any, i: int, dim: int, max_polygon_vertices: int,
     if unbounded:
         for key in ("position", "angle", "quaternion"):
             if key in body:
-                raise _Invalid(f"{where}: a {kind} takes no pose, but {key!r} is given")
+                raise Invalid(f"{where}: a {kind} takes no pose, but {key!r} is given")
     else:
         if "position" not in body:
-            raise _Invalid(f"{where}: missing key 'position'")
-        position = _position(body["position"], dim, f"{where}: position")
+            raise Invalid(f"{where}: missing key 'position'")
+        position = parse_position(body["position"], dim, f"{where}: position")
         if "angle" in body:
             if dim != 2:
-                raise _Invalid(f"{where}: 'angle' is only allowed in 2D (use 'quaternion' in 3D)")
-            angle = _number(body["angle"], f"{where}: angle")
+                raise Invalid(f"{where}: 'angle' is only allowed in 2D (use 'quaternion' in 3D)")
+            angle = parse_number(body["angle"], f"{where}: angle")
         if "quaternion" in body:
             if dim != 3:
-                raise _Invalid(f"{where}: 'quaternion' is only allowed in 3D (use 'angle' in 2D)")
-            quaternion = _quaternion(body["quaternion"], f"{where}: quaternion")
+                raise Invalid(f"{where}: 'quaternion' is only allowed in 3D (use 'angle' in 2D)")
+            quaternion = parse_quaternion(body["quaternion"], f"{where}: quaternion")
     static = body.get("static", False)
     if not isinstance(static, bool):
-        raise _Invalid(f"{where}: static must be true or false, got {_show(static)}")
-    category = _uint32(body.get("category", 1), f"{where}: category")
-    mask = _uint32(body.get("mask", UINT32_MAX), f"{where}: mask")
+        raise Invalid(f"{where}: static must be true or false, got {show_value(static)}")
+    category = parse_uint32(body.get("category", 1), f"{where}: category")
+    mask = parse_uint32(body.get("mask", UINT32_MAX), f"{where}: mask")
     spec = BodySpec(
         id=bid,
         shape=shape,
@@ -586,11 +586,11 @@ def parse_body(raw: Any, i: int, dim: int, max_polygon_vertices: int,
 
 def shape_tag(shape: Shape) -> int:
     """What the frame reader remembers of a body's shape: ``_PLAIN``,
-    ``_UNBOUNDED`` (halfplane/plane) or ``_CONCAVE`` (a concave polygon)."""
+    ``UNBOUNDED`` (halfplane/plane) or ``CONCAVE`` (a concave polygon)."""
     if shape.kind in _UNBOUNDED_KINDS:
-        return _UNBOUNDED
+        return UNBOUNDED
     if shape.kind == "polygon" and not getattr(shape, "is_convex", True):
-        return _CONCAVE
+        return CONCAVE
     return _PLAIN
 
 
@@ -620,12 +620,13 @@ def _compound_shape(raw: dict[str, Any], dim: int) -> Shape:
     keys(raw, _COMPOUND_KEYS, "compound")
     parts = raw.get("parts")
     if not isinstance(parts, list):
-        raise InvalidShapeError(f"compound parts must be a list of {{shape, position}} objects, got {_show(parts)}")
+        raise InvalidShapeError(
+            f"compound parts must be a list of {{shape, position}} objects, got {show_value(parts)}")
     out = []
     for k, part in enumerate(parts):
         what = f"compound part {k}"
         if not isinstance(part, dict):
-            raise InvalidShapeError(f"{what} must be an object, got {_show(part)}")
+            raise InvalidShapeError(f"{what} must be an object, got {show_value(part)}")
         keys(part, _PART_KEYS, what)
         for key in ("shape", "position"):
             if key not in part:
@@ -639,10 +640,10 @@ def _compound_shape(raw: dict[str, Any], dim: int) -> Shape:
         parser = SHAPE_PARSERS.get(kind) if isinstance(kind, str) else None
         if parser is None:
             raise InvalidShapeError(f"{what}: shape type must be one of "
-                                    f"{sorted(set(SHAPE_PARSERS) - {'compound'})}, got {_show(kind)}")
+                                    f"{sorted(set(SHAPE_PARSERS) - {'compound'})}, got {show_value(kind)}")
         position = part["position"]
         if not isinstance(position, list):
-            raise InvalidShapeError(f"{what}: position must be a list of {dim} numbers, got {_show(position)}")
+            raise InvalidShapeError(f"{what}: position must be a list of {dim} numbers, got {show_value(position)}")
         rotation = part.get("angle", part.get("quaternion"))
         out.append((parser(shape, dim), position, rotation))
     compound = Compound(out)
@@ -662,10 +663,10 @@ def _shape_point(value: Any, dim: int, what: str) -> tuple[float, ...]:
     """One local point: ``dim`` finite numbers, each at most ``MAX_COORDINATE`` in magnitude."""
     if isinstance(value, list) and len(value) != dim:
         raise InvalidShapeError(f"{what} must have {dim} numbers in a {dim}D world, got {len(value)}: "
-                                f"{_show(value)}")
+                                f"{show_value(value)}")
     try:
-        return _position(value, dim, what)
-    except _Invalid as exc:
+        return parse_position(value, dim, what)
+    except Invalid as exc:
         raise InvalidShapeError(str(exc)) from None
 
 
@@ -673,7 +674,7 @@ def _end_points(raw: dict[str, Any], kind: str, dim: int) -> tuple[tuple[float, 
     """The ``points`` ``[p0, p1]`` of a capsule or segment."""
     points = raw["points"]
     if not isinstance(points, list) or len(points) != 2:
-        got = f"{len(points)} point(s)" if isinstance(points, list) else _show(points)
+        got = f"{len(points)} point(s)" if isinstance(points, list) else show_value(points)
         raise InvalidShapeError(f"{kind} points must be a list of two points [p0, p1], got {got}")
     return _shape_point(points[0], dim, f"{kind} points[0]"), _shape_point(points[1], dim, f"{kind} points[1]")
 
@@ -688,12 +689,12 @@ def _capsule_shape(raw: dict[str, Any], dim: int) -> Shape:
     _shape_keys(raw, "capsule", _CAPSULE_KEYS)
     p0, p1 = _end_points(raw, "capsule", dim)
     try:
-        radius = _number(raw["radius"], "capsule radius")
-    except _Invalid as exc:
+        radius = parse_number(raw["radius"], "capsule radius")
+    except Invalid as exc:
         raise InvalidShapeError(str(exc)) from None
     if not 0 < radius <= MAX_COORDINATE:
         raise InvalidShapeError(f"capsule radius must be > 0 and at most {MAX_COORDINATE:g}, "
-                                f"got {_show(raw['radius'])}")
+                                f"got {show_value(raw['radius'])}")
     return Capsule(p0, p1, radius)
 
 
@@ -719,7 +720,7 @@ def _convex_hull_shape(raw: dict[str, Any], dim: int) -> Shape:
     _shape_keys(raw, "convex_hull", _HULL_KEYS)
     points = raw["points"]
     if not isinstance(points, list):
-        raise InvalidShapeError(f"convex_hull points must be a list of [x, y, z] points, got {_show(points)}")
+        raise InvalidShapeError(f"convex_hull points must be a list of [x, y, z] points, got {show_value(points)}")
     if len(points) > MAX_HULL_POINTS:
         raise InvalidShapeError(f"convex_hull has {len(points)} points, more than the limit of "
                                 f"{MAX_HULL_POINTS} (MAX_HULL_POINTS)")
@@ -760,26 +761,26 @@ def parse_shape(raw: Any, dim: int, where: str, max_polygon_vertices: int, versi
     ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    collideworld.scenario.schema._Invalid: add: body 'a': shape type 'capsule' needs format version 2 ...
+    collideworld.scenario.schema.Invalid: add: body 'a': shape type 'capsule' needs format version 2 ...
     """
     if not isinstance(raw, dict):
-        raise _Invalid(f"{where}: shape must be an object, got {_show(raw)}")
+        raise Invalid(f"{where}: shape must be an object, got {show_value(raw)}")
     kind = raw.get("type")
     if not isinstance(kind, str):
-        raise _Invalid(f"{where}: shape type must be a string, got {_show(kind)}")
+        raise Invalid(f"{where}: shape type must be a string, got {show_value(kind)}")
     if kind in _SHAPE_TYPES_V2 and version < 2:
-        raise _Invalid(f"{where}: shape type {kind!r} needs format version 2 (the header says {version})")
+        raise Invalid(f"{where}: shape type {kind!r} needs format version 2 (the header says {version})")
     parser = SHAPE_PARSERS.get(kind)
     if parser is None:
         if kind in _SHAPE_TYPES_V2:
-            raise _Invalid(f"{where}: shape type {kind!r} (format version 2) is not read by this "
+            raise Invalid(f"{where}: shape type {kind!r} (format version 2) is not read by this "
                            f"version of collideworld yet")
-        raise _Invalid(f"{where}: invalid shape: shape type must be one of "
+        raise Invalid(f"{where}: invalid shape: shape type must be one of "
                        f"{sorted(set(SHAPE_PARSERS) | _SHAPE_TYPES_V2)}, got {kind!r}")
     if kind == "polygon":
         verts = raw.get("vertices")
         if isinstance(verts, list) and len(verts) > max_polygon_vertices:
-            raise _Invalid(
+            raise Invalid(
                 f"{where}: polygon has {len(verts)} vertices, more than the limit of "
                 f"{max_polygon_vertices} (max_polygon_vertices)"
             )
@@ -789,7 +790,7 @@ def parse_shape(raw: Any, dim: int, where: str, max_polygon_vertices: int, versi
         text = str(exc)  # a polygon's message lists its vertices: keep it short
         if len(text) > 300:
             text = text[:297] + "..."
-        raise _Invalid(f"{where}: invalid shape: {text}") from None
+        raise Invalid(f"{where}: invalid shape: {text}") from None
 
 
 def parse_pose(raw: Any, dim: int, unbounded: bool, what: str) -> PoseSpec:
@@ -801,25 +802,25 @@ def parse_pose(raw: Any, dim: int, unbounded: bool, what: str) -> PoseSpec:
     >>> parse_pose({"position": [1, 2], "angle": 0.5}, 2, False, "end_a")
     PoseSpec(position=(1.0, 2.0), angle=0.5, quaternion=None)
     """
-    obj = _object(raw, what)
-    _check_keys(obj, _POSE_KEYS, what)
+    obj = parse_object(raw, what)
+    check_keys(obj, _POSE_KEYS, what)
     if unbounded:
         for key in _POSE_KEYS:
             if key in obj:
-                raise _Invalid(f"{what}: a halfplane or plane takes no pose, but {key!r} is given "
+                raise Invalid(f"{what}: a halfplane or plane takes no pose, but {key!r} is given "
                                "(its end pose is {{}})")
         return PoseSpec()
     if "position" not in obj:
-        raise _Invalid(f"{what}: missing key 'position'")
-    position = _position(obj["position"], dim, f"{what}: position")
+        raise Invalid(f"{what}: missing key 'position'")
+    position = parse_position(obj["position"], dim, f"{what}: position")
     angle = quaternion = None
     if "angle" in obj:
         if dim != 2:
-            raise _Invalid(f"{what}: 'angle' is only allowed in 2D (use 'quaternion' in 3D)")
-        angle = _number(obj["angle"], f"{what}: angle")
+            raise Invalid(f"{what}: 'angle' is only allowed in 2D (use 'quaternion' in 3D)")
+        angle = parse_number(obj["angle"], f"{what}: angle")
     if "quaternion" in obj:
         if dim != 3:
-            raise _Invalid(f"{what}: 'quaternion' is only allowed in 3D (use 'angle' in 2D)")
-        quaternion = _quaternion(obj["quaternion"], f"{what}: quaternion")
+            raise Invalid(f"{what}: 'quaternion' is only allowed in 3D (use 'angle' in 2D)")
+        quaternion = parse_quaternion(obj["quaternion"], f"{what}: quaternion")
     return PoseSpec(position, angle, quaternion)
 

@@ -212,7 +212,7 @@ _decoder = json.JSONDecoder(
 )
 
 
-def _loads(text: str) -> Any:
+def loads_line(text: str) -> Any:
     return _decoder.decode(text)
 
 
@@ -466,7 +466,7 @@ class LineSource:
         a string of a JSON object's prefix)."""
         text += "\u00e9"
         try:
-            _loads(text)
+            loads_line(text)
         except (ValueError, RecursionError) as exc:
             return not isinstance(exc, _JsonProblem) and _ends_prematurely(text, exc)
         return False
@@ -486,7 +486,7 @@ class LineSource:
         if not text.strip():
             raise self.error("blank line (blank lines are not allowed)")
         try:
-            value = _loads(text)
+            value = loads_line(text)
             if _SURROGATE_ESCAPE.search(text) is not None:
                 self._check_surrogates(value)
             return value

@@ -67,7 +67,7 @@ _V2_SHAPE_TYPES = frozenset({"capsule", "segment", "convex_hull", "compound"})
 
 
 
-def _create(path: str) -> BinaryIO:
+def create_output(path: str) -> BinaryIO:
     """Open ``path`` for writing; an OS error becomes a :class:`ScenarioFileError` saying why."""
     try:
         return open(path, "wb")  # noqa: SIM115 - closed in ScenarioWriter.close()
@@ -125,7 +125,7 @@ def _lone_surrogate_error(what: str, text: str) -> InvalidArgumentError:
                                 f"a scenario file's strings must be Unicode text, got {shown}")
 
 
-def _id(value: Any) -> str | int:
+def plain_id(value: Any) -> str | int:
     if isinstance(value, (bool, np.bool_)):
         raise InvalidArgumentError(f"a body id must be a str or an int, got {value!r}")
     if isinstance(value, (int, np.integer)):
@@ -230,7 +230,7 @@ def body_to_dict(body: Any) -> dict[str, Any]:
     if isinstance(body, Mapping):
         return {k: _plain(v) for k, v in body.items()}
     shape = body.shape
-    out: dict[str, Any] = {"id": _id(body.id), "shape": shape_dict(shape)}
+    out: dict[str, Any] = {"id": plain_id(body.id), "shape": shape_dict(shape)}
     if not shape.is_infinite:
         if body.position is None:
             raise InvalidArgumentError(f"body {body.id!r}: a {shape.kind} needs a position")
@@ -274,12 +274,12 @@ def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], bool]:
             entry = body_to_dict(body)
             shape_type = entry.get("shape", {}).get("type") if isinstance(entry.get("shape"), Mapping) else None
             v2 = v2 or shape_type in _V2_SHAPE_TYPES
-            texts.append(_dumps(entry))
+            texts.append(dump_line(entry))
             continue
         known = shapes.get(id(shape))
         if known is None or known[0] is not shape:
             as_dict = shape_dict(shape)
-            known = shapes[id(shape)] = (shape, _dumps(as_dict), as_dict.get("type") in _V2_SHAPE_TYPES)
+            known = shapes[id(shape)] = (shape, dump_line(as_dict), as_dict.get("type") in _V2_SHAPE_TYPES)
         v2 = v2 or known[2]
         xyz = position.tolist()
         if not all(map(math.isfinite, xyz)):
@@ -292,7 +292,7 @@ def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], bool]:
         if quat is not None:
             q = _floats(quat, ("body", body.id, "quaternion"))
             if q != [1.0, 0.0, 0.0, 0.0]:
-                text += f',"quaternion":{_dumps(q)}'
+                text += f',"quaternion":{dump_line(q)}'
         if bool(body.static):
             text += ',"static":true'
         category, mask = int(body.category), int(body.mask)
@@ -327,7 +327,7 @@ def move_to_dict(move: Any) -> dict[str, Any]:
     """
     if isinstance(move, Mapping):
         return {k: _plain(v) for k, v in move.items()}
-    out: dict[str, Any] = {"id": _id(move.id)}
+    out: dict[str, Any] = {"id": plain_id(move.id)}
     if getattr(move, "normal", None) is not None:
         out["normal"] = _floats(move.normal, ("move", move.id, "normal"))
     if getattr(move, "offset", None) is not None:
@@ -383,7 +383,7 @@ def _id_texts(ids: Sequence[Any]) -> list[str]:
     ids = list(ids)
     kinds = set(map(type, ids))
     if not kinds <= {int, str}:
-        ids = [_id(i) for i in ids]  # numpy integers to int; anything else is an error
+        ids = [plain_id(i) for i in ids]  # numpy integers to int; anything else is an error
         kinds = set(map(type, ids))
     if kinds == {int}:
         # one call for all: ints contain no comma to split on
@@ -587,7 +587,7 @@ def set_to_dict(change: Any) -> dict[str, Any]:
     """
     if isinstance(change, Mapping):
         return {k: _plain(v) for k, v in change.items()}
-    out: dict[str, Any] = {"id": _id(change.id)}
+    out: dict[str, Any] = {"id": plain_id(change.id)}
     if change.static is not None:
         out["static"] = bool(change.static)
     for key in ("category", "mask"):
@@ -616,31 +616,31 @@ def _pose_to_dict(pose: Any) -> dict[str, Any]:
     return out
 
 
-def _distance_to_dict(item: Any) -> dict[str, Any]:
+def distance_to_dict(item: Any) -> dict[str, Any]:
     if isinstance(item, Mapping):
         return {k: _plain(v) for k, v in item.items()}
     if not isinstance(item, ExpectedDistance):
         raise InvalidArgumentError(f"an expect_distance entry must be an ExpectedDistance or a dict, got {item!r}")
-    out: dict[str, Any] = {"pair": _pair(item.pair), "distance": _floats(item.distance, "distance")[0]}
+    out: dict[str, Any] = {"pair": pair_ids(item.pair), "distance": _floats(item.distance, "distance")[0]}
     if item.points is not None:
         out["points"] = _points(item.points, "expect_distance point")
     return out
 
 
-def _impact_to_dict(item: Any) -> dict[str, Any]:
+def impact_to_dict(item: Any) -> dict[str, Any]:
     if isinstance(item, Mapping):
         return {k: _plain(v) for k, v in item.items()}
     if not isinstance(item, ExpectedImpact):
         raise InvalidArgumentError(f"an expect_impact entry must be an ExpectedImpact or a dict, got {item!r}")
-    return {"pair": _pair(item.pair), "end_a": _pose_to_dict(item.end_a), "end_b": _pose_to_dict(item.end_b),
+    return {"pair": pair_ids(item.pair), "end_a": _pose_to_dict(item.end_a), "end_b": _pose_to_dict(item.end_b),
             "t": None if item.t is None else _floats(item.t, "t")[0]}
 
 
-def _pair(pair: Any) -> list[str | int]:
+def pair_ids(pair: Any) -> list[str | int]:
     items = sorted(pair, key=_id_key) if isinstance(pair, (builtins.set, frozenset)) else list(pair)
     if len(items) != 2:
         raise InvalidArgumentError(f"a pair must have two ids, got {pair!r}")
-    return [_id(items[0]), _id(items[1])]
+    return [plain_id(items[0]), plain_id(items[1])]
 
 
 def _int_pair_array(expect: Any) -> bool:
@@ -658,7 +658,7 @@ def _plain_pairs(pairs: list[Any]) -> bool:
     return set(map(type, firsts)) | set(map(type, seconds)) <= {int, str}
 
 
-def _contact_to_dict(contact: Any) -> dict[str, Any]:
+def contact_to_dict(contact: Any) -> dict[str, Any]:
     if isinstance(contact, Mapping):
         return {k: _plain(v) for k, v in contact.items()}
     if isinstance(contact, ExpectedContact):
@@ -666,7 +666,7 @@ def _contact_to_dict(contact: Any) -> dict[str, Any]:
     else:  # a world Contact: a, b, normal, depth (and points with manifolds)
         pair = [contact.a, contact.b]
     out: dict[str, Any] = {
-        "pair": [_id(pair[0]), _id(pair[1])],
+        "pair": [plain_id(pair[0]), plain_id(pair[1])],
         "normal": _floats(contact.normal, "contact normal"),
         "depth": _floats(contact.depth, "contact depth")[0],
     }
@@ -681,7 +681,7 @@ def _contact_to_dict(contact: Any) -> dict[str, Any]:
 
 def _key(key: str, value: Any) -> list[bytes]:
     """The pieces of one ``"key":value`` member of a frame line."""
-    return [f'"{key}":{_dumps(value)}'.encode()]
+    return [f'"{key}":{dump_line(value)}'.encode()]
 
 
 def _key_fast(key: str, value: Any) -> list[bytes]:
@@ -695,7 +695,7 @@ def _key_fast(key: str, value: Any) -> list[bytes]:
     return _key(key, value)
 
 
-def _dumps(obj: Any) -> str:
+def dump_line(obj: Any) -> str:
     """Compact JSON text of ``obj``; NaN or an infinity is an :class:`InvalidArgumentError`."""
     try:
         return json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
@@ -783,7 +783,7 @@ class ScenarioWriter:
         self._compresslevel = compresslevel
         self._fsync = fsync
         self._batch_state: dict[str, Any] = {}  # the last MoveBatch's ids and their texts; a scratch buffer
-        self._raw: BinaryIO = _create(self.path)
+        self._raw: BinaryIO = create_output(self.path)
         self._out: Any  # the file itself, or a GzipFile writing into it
         if self.path.endswith(".gz"):
             name_in_gzip = os.path.basename(self.path)[:-3]
@@ -805,7 +805,7 @@ class ScenarioWriter:
         return self._raw.closed
 
     def _write_line(self, obj: Mapping[str, Any]) -> None:
-        self._write_bytes(_dumps(obj).encode("utf-8") + b"\n")
+        self._write_bytes(dump_line(obj).encode("utf-8") + b"\n")
 
     def _write_bytes(self, line: bytes | list[bytes | memoryview]) -> None:
         """Write one line (bytes, or its pieces in order) with one write, and flush."""
@@ -954,7 +954,7 @@ class ScenarioWriter:
             raise ValueError(f"{self.path}: the writer is closed")
         try:
             return self._operations(remove, add, move, comment, set)
-        except UnicodeEncodeError as exc:  # a str id not met by _id (a MoveBatch's, a dict's)
+        except UnicodeEncodeError as exc:  # a str id not met by plain_id (a MoveBatch's, a dict's)
             raise _lone_surrogate_error("a string of this frame", exc.object) from None
 
     def _operations(self, remove: Iterable[Any], add: Iterable[Any], move: Iterable[Any],
@@ -966,7 +966,7 @@ class ScenarioWriter:
         parts: list[Sequence[bytes | memoryview]] = []  # each member's pieces
         if comment is not None:
             parts.append(_key("_comment", str(comment)))
-        removes = [_id(i) for i in remove]
+        removes = [plain_id(i) for i in remove]
         if removes:
             parts.append(_key("remove", removes))
         adds = list(add)
@@ -988,7 +988,7 @@ class ScenarioWriter:
             else:
                 entry = move_to_dict(m)
                 v2 = v2 or "normal" in entry or "offset" in entry
-                text = _dumps(entry).encode()
+                text = dump_line(entry).encode()
             if text:
                 moves += (b",", text) if moves else (text,)
         if moves:
@@ -1028,16 +1028,16 @@ class ScenarioWriter:
             if isinstance(expect, (builtins.set, frozenset)):
                 pairs.sort(key=lambda p: sorted(map(_id_key, p)))
             parts.append(_key_fast("expect", pairs) if _plain_pairs(pairs) else
-                         _key("expect", [_pair(p) for p in pairs]))
+                         _key("expect", [pair_ids(p) for p in pairs]))
         if expect_contacts is not None:
-            contacts = [_contact_to_dict(c) for c in expect_contacts]
+            contacts = [contact_to_dict(c) for c in expect_contacts]
             v2 = v2 or any("points" in c or "parts" in c for c in contacts)
             parts.append(_key("expect_contacts", contacts))
         if expect_distance is not None:
-            parts.append(_key("expect_distance", [_distance_to_dict(d) for d in expect_distance]))
+            parts.append(_key("expect_distance", [distance_to_dict(d) for d in expect_distance]))
             v2 = True
         if expect_impact is not None:
-            parts.append(_key("expect_impact", [_impact_to_dict(i) for i in expect_impact]))
+            parts.append(_key("expect_impact", [impact_to_dict(i) for i in expect_impact]))
             v2 = True
         return v2
 

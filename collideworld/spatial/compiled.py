@@ -57,7 +57,7 @@ prefetch = cast(Callable[[Any, int], None], intrinsic(_prefetch_typing))
 
 
 @njit(cache=True)
-def _hash(cx: int, cy: int, cz: int, dim: int, mask: int) -> int:
+def cell_hash(cx: int, cy: int, cz: int, dim: int, mask: int) -> int:
     h = cx * 73856093 ^ cy * 19349663
     if dim == 3:
         h = h ^ (cz * 83492791)
@@ -83,7 +83,7 @@ def _build(c0: Index, span: Index, owner: Index, mask: int, dim: int, spare: int
                 for b in range(span[i, 1]):
                     for c in range(sz):
                         cz = c0[i, 2] + c if dim == 3 else 0
-                        key = _hash(c0[i, 0] + a, c0[i, 1] + b, cz, dim, mask)
+                        key = cell_hash(c0[i, 0] + a, c0[i, 1] + b, cz, dim, mask)
                         if pass_ == 0:
                             starts[key + 1] += 1
                         else:
@@ -130,7 +130,7 @@ def _unlink(s: int, c0: Index, c1: Index, upto: int, dim: int, mask: int, starts
                 if count == upto:
                     return
                 count += 1
-                key = _hash(a, b, c, dim, mask)
+                key = cell_hash(a, b, c, dim, mask)
                 for e in range(starts[key], starts[key + 1]):
                     if entries[e] == s:
                         entries[e] = -1
@@ -173,7 +173,7 @@ def _patch(rows: Index, new_lo: Floats, new_hi: Floats, alive: NDArray[np.bool_]
                 for c in range(c0[2], c1[2] + 1):
                     if full:
                         continue
-                    key = _hash(a, b, c, dim, mask)
+                    key = cell_hash(a, b, c, dim, mask)
                     free = -1
                     for e in range(starts[key], starts[key + 1]):
                         if entries[e] < 0:
@@ -280,7 +280,7 @@ def changed_rows(alive: NDArray[np.bool_], ident: Index, registered: Index, lo: 
 
 
 @njit(cache=True)
-def _meets(lo: NDArray[np.floating[Any]], hi: NDArray[np.floating[Any]], j: int, qlo: Floats, qhi: Floats, i: int,
+def boxes_meet(lo: NDArray[np.floating[Any]], hi: NDArray[np.floating[Any]], j: int, qlo: Floats, qhi: Floats, i: int,
            dim: int) -> bool:
     for k in range(dim):
         if lo[j, k] > qhi[i, k] or qlo[i, k] > hi[j, k]:
@@ -321,10 +321,10 @@ def _query_boxes(lo: Floats, hi: Floats, cell: float, mask: int, starts: Index, 
                 for a in range(c0[0], c1[0] + 1):
                     for b in range(c0[1], c1[1] + 1):
                         for c in range(c0[2], c1[2] + 1):
-                            key = _hash(a, b, c, dim, mask)
+                            key = cell_hash(a, b, c, dim, mask)
                             for e in range(starts[key], starts[key + 1]):
                                 j = entries[e]
-                                if j >= 0 and stamp[j] != tag and _meets(lo, hi, j, qlo, qhi, i, dim):
+                                if j >= 0 and stamp[j] != tag and boxes_meet(lo, hi, j, qlo, qhi, i, dim):
                                     stamp[j] = tag
                                     if pass_ == 1:
                                         out_q[pos] = i
@@ -333,7 +333,7 @@ def _query_boxes(lo: Floats, hi: Floats, cell: float, mask: int, starts: Index, 
                                     found += 1
                 for t in range(big.shape[0]):
                     j = big[t]
-                    if _meets(lo, hi, j, qlo, qhi, i, dim):
+                    if boxes_meet(lo, hi, j, qlo, qhi, i, dim):
                         if pass_ == 1:
                             out_q[pos] = i
                             out_b[pos] = j
@@ -341,7 +341,7 @@ def _query_boxes(lo: Floats, hi: Floats, cell: float, mask: int, starts: Index, 
                         found += 1
             else:  # a wide query (or no grid): a scan of every box is cheaper than its cells
                 for j in range(n):
-                    if _meets(lo, hi, j, qlo, qhi, i, dim):
+                    if boxes_meet(lo, hi, j, qlo, qhi, i, dim):
                         if pass_ == 1:
                             out_q[pos] = i
                             out_b[pos] = j
@@ -368,7 +368,7 @@ def query_boxes(lo: Floats, hi: Floats, cell: float, mask: int, starts: Index, e
 
 
 @njit(cache=True)
-def _segment_meets(lo: Floats, hi: Floats, j: int, o: Floats, d: Floats, i: int, tmax: float, dim: int) -> bool:
+def segment_meets(lo: Floats, hi: Floats, j: int, o: Floats, d: Floats, i: int, tmax: float, dim: int) -> bool:
     t0 = 0.0
     t1 = tmax
     for k in range(dim):
@@ -388,7 +388,7 @@ def _segment_meets(lo: Floats, hi: Floats, j: int, o: Floats, d: Floats, i: int,
 def _slab_meets(lo0: float, lo1: float, lo2: float, hi0: float, hi1: float, hi2: float, ox: float, oy: float,
                 oz: float, dx: float, dy: float, dz: float, ix: float, iy: float, iz: float, tmax: float,
                 dim: int) -> bool:
-    """:func:`_segment_meets` on scalars, the ray's ``1 / d`` given (``i*``; any value where ``d`` is 0): the same
+    """:func:`segment_meets` on scalars, the ray's ``1 / d`` given (``i*``; any value where ``d`` is 0): the same
     arithmetic (it multiplies by the same reciprocal), for a walk that tests many boxes against one ray."""
     t0 = 0.0
     t1 = tmax
@@ -409,7 +409,7 @@ def _slab_meets(lo0: float, lo1: float, lo2: float, hi0: float, hi1: float, hi2:
 
 
 @njit(cache=True)
-def _next_axis(cur: Index, last: Index, tnext: Floats, dim: int) -> int:
+def next_axis(cur: Index, last: Index, tnext: Floats, dim: int) -> int:
     """The axis whose cell wall the ray crosses next, or -1 at the end cell.
 
     A grid walk (Amanatides and Woo) steps along the axis whose wall comes
@@ -451,7 +451,7 @@ def _query_segments(lo: Floats, hi: Floats, cell: float, mask: int, starts: Inde
             found = 0
             for t in range(big.shape[0]):
                 j = big[t]
-                if _segment_meets(lo, hi, j, o, d, i, tmax[i], dim):
+                if segment_meets(lo, hi, j, o, d, i, tmax[i], dim):
                     if pass_ == 1:
                         out_q[pos] = i
                         out_b[pos] = j
@@ -491,17 +491,17 @@ def _query_segments(lo: Floats, hi: Floats, cell: float, mask: int, starts: Inde
                 for k in range(dim):
                     budget += abs(last[k] - cur[k]) + 1
                 for _ in range(budget):
-                    key = _hash(cur[0], cur[1], cur[2] if dim == 3 else 0, dim, mask)
+                    key = cell_hash(cur[0], cur[1], cur[2] if dim == 3 else 0, dim, mask)
                     for e in range(starts[key], starts[key + 1]):
                         j = entries[e]
-                        if j >= 0 and stamp[j] != tag and _segment_meets(lo, hi, j, o, d, i, tmax[i], dim):
+                        if j >= 0 and stamp[j] != tag and segment_meets(lo, hi, j, o, d, i, tmax[i], dim):
                             stamp[j] = tag
                             if pass_ == 1:
                                 out_q[pos] = i
                                 out_b[pos] = j
                                 pos += 1
                             found += 1
-                    axis = _next_axis(cur, last, tnext, dim)
+                    axis = next_axis(cur, last, tnext, dim)
                     if axis < 0:
                         break
                     cur[axis] += step[axis]
@@ -685,7 +685,7 @@ def _ray_box(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, m
 
 
 @njit(cache=True, inline="always")
-def _ray_slot(j: int, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, kind: Index,
+def ray_slot(j: int, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, kind: Index,
               center: Floats, rot: Floats, half: Floats, radius: Floats, rel: float, floor: float,
               parallel_rate: float) -> tuple[float, float, float, float]:
     """``(distance, normal)`` of the ray against row ``j`` (kind 1 ball, else box): its columns read as scalars."""
@@ -719,7 +719,7 @@ def _first_keys(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float
     cx = math.floor(ox * scale)
     cy = math.floor(oy * scale)
     cz = math.floor(oz * scale) if dim == 3 else 0
-    first = _hash(cx, cy, cz, dim, mask)
+    first = cell_hash(cx, cy, cz, dim, mask)
     nearest = np.inf
     axis = -1
     for k in range(dim):
@@ -739,7 +739,7 @@ def _first_keys(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float
         cy += step
     else:
         cz += step
-    return first, _hash(cx, cy, cz, dim, mask)
+    return first, cell_hash(cx, cy, cz, dim, mask)
 
 
 # nogil: a batch may be split over Python threads (threads.run_split), each range with its own stamps
@@ -804,7 +804,7 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
         for t in range(big.shape[0]):
             j = big[t]
             if passes[j] and kind[j] > _BOX:
-                if not _segment_meets(lo, hi, j, o, d, i, maxd, dim):  # (the walk's cells test their boxes too)
+                if not segment_meets(lo, hi, j, o, d, i, maxd, dim):  # (the walk's cells test their boxes too)
                     continue
                 if n_other == other_ray.shape[0]:
                     other_ray = _grow(other_ray, n_other)
@@ -813,7 +813,7 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
                 other_j[n_other] = j
                 n_other += 1
             elif passes[j]:
-                dist, nx, ny, nz = _ray_slot(j, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half, radius, rel,
+                dist, nx, ny, nz = ray_slot(j, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half, radius, rel,
                                              floor, parallel_rate)
                 if dist < bt or (dist == bt and dist < np.inf and serial[j] < serial[bj]):
                     bt, bj, bx, by, bz = dist, j, nx, ny, nz
@@ -848,7 +848,7 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
             for k in range(dim):
                 budget += abs(last[k] - cur[k]) + 1
             for _ in range(budget):
-                key = _hash(cur[0], cur[1], cur[2] if dim == 3 else 0, dim, mask)
+                key = cell_hash(cur[0], cur[1], cur[2] if dim == 3 else 0, dim, mask)
                 for e in range(starts[key], starts[key + 1]):
                     # a free entry (-1) first: its empty box passes the slab test when no direction component
                     # is 0 (inf - o and -inf - o bound the whole line), and a third of the entries of a grid
@@ -869,11 +869,11 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
                         other_j[n_other] = j
                         n_other += 1
                         continue
-                    dist, nx, ny, nz = _ray_slot(j, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half, radius,
+                    dist, nx, ny, nz = ray_slot(j, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half, radius,
                                                  rel, floor, parallel_rate)
                     if dist < bt or (dist == bt and dist < np.inf and serial[j] < serial[bj]):
                         bt, bj, bx, by, bz = dist, j, nx, ny, nz
-                axis = _next_axis(cur, last, tnext, dim)
+                axis = next_axis(cur, last, tnext, dim)
                 if axis < 0:
                     break
                 exit_t = tnext[axis]
@@ -937,12 +937,12 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
     ([0], [4.0], [[-1.0, 0.0]])
     """
     from ..geometry.compiled.kernel_support import touch_rule
-    from ..geometry.raycast import _PARALLEL_RATE
+    from ..geometry.raycast import PARALLEL_RATE
 
     rel, floor = touch_rule()
     limits = np.full(len(o), maxd) if np.ndim(maxd) == 0 else np.ascontiguousarray(maxd, dtype=np.float64)
     return _first_hits(*grid_arrays, *bodies, passes, o, d, limits, rel, floor,  # type: ignore[call-arg]
-                       _PARALLEL_RATE, stamp, base)
+                       PARALLEL_RATE, stamp, base)
 
 
 @njit(cache=True)
@@ -955,7 +955,7 @@ def _cast_candidates(local: Index, o: Floats, d: Floats, maxd: float, kind: Inde
     dist = np.empty(n)
     normal = np.zeros((n, dim))
     for r in range(n):
-        t, nx, ny, nz = _ray_slot(local[r], o[0], o[1], o[z], d[0], d[1], d[z], maxd, kind, center, rot, half,
+        t, nx, ny, nz = ray_slot(local[r], o[0], o[1], o[z], d[0], d[1], d[z], maxd, kind, center, rot, half,
                                   radius, rel, floor, parallel_rate)
         dist[r] = t
         if t < np.inf:
@@ -982,12 +982,12 @@ def cast_candidates(local: Index, bodies: tuple[Any, ...], o: Floats, d: Floats,
     ([4.0], [[-1.0, 0.0]])
     """
     from ..geometry.compiled.kernel_support import touch_rule
-    from ..geometry.raycast import _PARALLEL_RATE
+    from ..geometry.raycast import PARALLEL_RATE
 
     rel, floor = touch_rule()
     kind, center, rot, half, radius, _ = bodies
     return _cast_candidates(local, o, d, maxd, kind, center, rot, half, radius,
-                            rel, floor, _PARALLEL_RATE)
+                            rel, floor, PARALLEL_RATE)
 
 
 @njit(cache=True)
@@ -1001,7 +1001,7 @@ def _cast_pairs(slots: Index, o: Floats, d: Floats, ray: Index, maxd: Floats, ki
     normal = np.zeros((n, dim))
     for r in range(n):
         i = ray[r]
-        t, nx, ny, nz = _ray_slot(slots[r], o[i, 0], o[i, 1], o[i, z], d[i, 0], d[i, 1], d[i, z], maxd[i], kind,
+        t, nx, ny, nz = ray_slot(slots[r], o[i, 0], o[i, 1], o[i, z], d[i, 0], d[i, 1], d[i, z], maxd[i], kind,
                                   center, rot, half, radius, rel, floor, parallel_rate)
         dist[r] = t
         if t < np.inf:
@@ -1029,12 +1029,12 @@ def cast_pairs(slots: Index, bodies: tuple[Any, ...], o: Floats, d: Floats, ray:
     ([4.0, inf], [[-1.0, 0.0], [0.0, 0.0]])
     """
     from ..geometry.compiled.kernel_support import touch_rule
-    from ..geometry.raycast import _PARALLEL_RATE
+    from ..geometry.raycast import PARALLEL_RATE
 
     rel, floor = touch_rule()
     kind, center, rot, half, radius, _ = bodies
     return _cast_pairs(slots, o, d, ray, np.ascontiguousarray(maxd, dtype=np.float64), kind, center, rot, half,
-                       radius, rel, floor, _PARALLEL_RATE)
+                       radius, rel, floor, PARALLEL_RATE)
 
 
 @njit(cache=True)
@@ -1252,12 +1252,12 @@ def cast_polygon_rows(verts: Floats, o: Floats, d: Floats, maxd: Floats) -> tupl
     ([1.0], [[-1.0, 0.0]])
     """
     from ..geometry.compiled.kernel_support import touch_rule
-    from ..geometry.raycast import _PARALLEL_RATE
+    from ..geometry.raycast import PARALLEL_RATE
 
     rel, floor = touch_rule()
     f = np.float64
     return _cast_polygon_rows(np.ascontiguousarray(verts, f), np.ascontiguousarray(o, f), np.ascontiguousarray(d, f),
-                              np.ascontiguousarray(maxd, f), rel, floor, _PARALLEL_RATE)
+                              np.ascontiguousarray(maxd, f), rel, floor, PARALLEL_RATE)
 
 
 @njit(cache=True)
@@ -1346,18 +1346,18 @@ def cast_hull_rows(center: Floats, rotation: Floats, normals: Floats, offsets: F
     ([4.0], [[-1.0, 0.0, 0.0]])
     """
     from ..geometry.compiled.kernel_support import touch_rule
-    from ..geometry.raycast import _PARALLEL_RATE
+    from ..geometry.raycast import PARALLEL_RATE
 
     rel, floor = touch_rule()
     f = np.float64
     return _cast_hull_rows(np.ascontiguousarray(center, f), np.ascontiguousarray(rotation, f),
                            np.ascontiguousarray(normals, f), np.ascontiguousarray(offsets, f),
                            np.ascontiguousarray(reach, f), np.ascontiguousarray(o, f), np.ascontiguousarray(d, f),
-                           np.ascontiguousarray(maxd, f), rel, floor, _PARALLEL_RATE)
+                           np.ascontiguousarray(maxd, f), rel, floor, PARALLEL_RATE)
 
 
 @njit(cache=True)
-def _ray_halfspace(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, nx: float,
+def ray_halfspace(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, nx: float,
                    ny: float, nz: float, off: float, rel: float, floor: float,
                    dim: int) -> tuple[float, float, float, float]:
     """``(distance, normal)`` of the ray against ``n . p <= off`` (inf: a miss). raycast_halfspace's arithmetic."""
@@ -1403,7 +1403,7 @@ def _cast_halfspace_rows(nrm: Floats, off: Floats, o: Floats, d: Floats, maxd: F
     dist = np.full(n, np.inf)
     normal = np.zeros((n, dim))
     for r in range(n):
-        t, nx, ny, nz = _ray_halfspace(o[r, 0], o[r, 1], o[r, z], d[r, 0], d[r, 1], d[r, z], maxd[r], nrm[r, 0],
+        t, nx, ny, nz = ray_halfspace(o[r, 0], o[r, 1], o[r, z], d[r, 0], d[r, 1], d[r, z], maxd[r], nrm[r, 0],
                                        nrm[r, 1], nrm[r, z], off[r], rel, floor, dim)
         dist[r] = t
         if t < np.inf:

@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from .contact_slots import _contact_rows
+from .contact_slots import contact_rows
 from .kernel_support import touch_rule
 
 __all__ = ["contact_pair", "contact_many"]
@@ -169,7 +169,7 @@ def _contact_many(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], 
     # them so (numba types a constant True as a literal), and one compiled contact loop
     # then serves both (a second is seconds more of first-use compile)
     reject: Any = np.bool_(True)
-    _contact_rows(ia, ib, kinds, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
+    contact_rows(ia, ib, kinds, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
                   world_x[:, :rows], world_y[:, :rows], poly, simple_n, reject, rule, hit, normal, depth, other)
 
 

@@ -24,7 +24,7 @@ over threads (``prange``; :mod:`.threads` says when and on how many). Each
 row reads only its own inputs and writes only its own outputs, so the
 results are the same bit for bit on any number of threads.
 
-NOTE: numba's on-disk cache of :func:`_contact_rows` is checked against this
+NOTE: numba's on-disk cache of :func:`contact_rows` is checked against this
 file only, not against the row routines it calls in the other modules. After
 editing a ``_row`` there, delete the cache
 (``find collideworld -name '*.nbi' -delete -o -name '*.nbc' -delete``).
@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
 
+from ...threads import on_threads, threads_for
 from ..result import ContactArrays
 from ..tolerance import SQUARES_UNDERFLOW
 from . import contact_ball_ball as _bb
@@ -50,7 +51,6 @@ from . import contact_halfspace_halfspace as _hh
 from . import contact_halfspace_polygon as _hp
 from . import contact_polygon_polygon as _pp
 from .kernel_support import touch_rule
-from .threads import on_threads, threads_for
 
 __all__ = ["contact_slots"]
 
@@ -165,7 +165,7 @@ def _contact_range(start: int, stop: int, ia: NDArray[np.int64], ib: NDArray[np.
 
 
 @njit(cache=True)
-def _contact_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArray[np.bool_],
+def contact_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArray[np.bool_],
                   position: NDArray[np.float64], rotation: NDArray[np.float64], radius: NDArray[np.float64],
                   half: NDArray[np.float64], plane_normal: NDArray[np.float64], plane_offset: NDArray[np.float64],
                   bound_radius: NDArray[np.float64], world_x: NDArray[np.float64], world_y: NDArray[np.float64],
@@ -188,7 +188,7 @@ def _contact_chunks(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[
     """The loop in ``chunks`` ranges of rows, spread over threads by ``prange`` (parallel build below).
 
     Every row depends on its own inputs only and is written in place, so the
-    results are those of :func:`_contact_rows`, bit for bit, however the
+    results are those of :func:`contact_rows`, bit for bit, however the
     ranges fall on threads.
     """
     n = ia.shape[0]
@@ -271,7 +271,7 @@ def contact_slots(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np
             poly, simple_n, bool(reject), touch_rule(), out.hit, out.normal, out.depth, other)
     threads = threads_for(n, PARALLEL_PAIRS)
     if threads == 1:
-        # the range itself, not _contact_rows: a compiled caller re-optimises the
+        # the range itself, not contact_rows: a compiled caller re-optimises the
         # whole linked loop, seconds of compile that a step does not need
         _contact_range(0, n, *args)
     else:

@@ -20,16 +20,16 @@ from ..manifold_support import FACE_CODE, FEATURE_SLOP, ManifoldArrays
 from .kernel_support import as_rows
 from .manifold_capsule_support import round_row, segment_feature_row
 from .manifold_support import (
-    _height_on,
-    _reduce_row,
-    _segment_distance,
-    _store,
     box_feature_row,
     edge_code_row,
     edge_crossing_row,
+    height_on,
     kept_points_row,
     manifold_outputs,
     points_in_slots_row,
+    reduce_row,
+    segment_distance,
+    store_row,
 )
 
 __all__ = ["manifold_halfspace_hull", "manifold_ball_hull", "manifold_box_hull", "manifold_capsule_hull",
@@ -177,7 +177,7 @@ def _inside(qx: float, qy: float, loop: F64, count: int, eps: float) -> bool:
     edges = count if count >= 3 else 1
     for k in range(edges):
         m = k + 1 if k + 1 < count else 0
-        dist = min(dist, _segment_distance(qx, qy, loop[k, 0], loop[k, 1], loop[m, 0], loop[m, 1]))
+        dist = min(dist, segment_distance(qx, qy, loop[k, 0], loop[k, 1], loop[m, 0], loop[m, 1]))
         ex = loop[m, 0] - loop[k, 0]
         ey = loop[m, 1] - loop[k, 1]
         cr = ex * (qy - loop[k, 1]) - ey * (qx - loop[k, 0])
@@ -250,7 +250,7 @@ def _loops_row(ca: F64, ida: I64, cnt_a: int, fna: F64, codea: int, cb: F64, idb
         lb[k, 0] = r0 * t1[0] + r1 * t1[1] + r2 * t1[2]
         lb[k, 1] = r0 * t2[0] + r1 * t2[1] + r2 * t2[2]
     eps = 1e-9 * scale
-    # the live corners as their features' free dimensions (2 face, 1 edge, 0 vertex), as _height_on takes them
+    # the live corners as their features' free dimensions (2 face, 1 edge, 0 vertex), as height_on takes them
     free_a = np.int64(2 if cnt_a >= 3 else (1 if cnt_a == 2 else 0))
     free_b = np.int64(2 if cnt_b >= 3 else (1 if cnt_b == 2 else 0))
     valid, keep = flags[0], flags[1]
@@ -262,24 +262,24 @@ def _loops_row(ca: F64, ida: I64, cnt_a: int, fna: F64, codea: int, cb: F64, idb
         top_b, band_b = _surface_prep(vb, nb, cb, cnt_b, -n0, -n1, -n2, offs[1])
     for k in range(K):
         valid[k] = k < cnt_a and _inside(la[k, 0], la[k, 1], lb, cnt_b, eps)
-        _height_on(ca[k], la[k, 0], la[k, 1], cb, lb, free_b, fnb, n, pb)
+        height_on(ca[k], la[k, 0], la[k, 1], cb, lb, free_b, fnb, n, pb)
         for c in range(3):
             pa[c] = ca[k, c]
         if valid[k] and hull_a:
             _surface_row(pa, na, offs[0], n0, n1, n2, top_a, band_a, eps)
         if valid[k] and hull_b:
             _surface_row(pb, nb, offs[1], -n0, -n1, -n2, top_b, band_b, eps)
-        _store(cand, k, pa, pb, n)
+        store_row(cand, k, pa, pb, n)
         cid[k] = (np.int64(ida[k]) << 32) | codeb
         valid[K + k] = k < cnt_b and _inside(lb[k, 0], lb[k, 1], la, cnt_a, eps)
-        _height_on(cb[k], lb[k, 0], lb[k, 1], ca, la, free_a, fna, n, pa)
+        height_on(cb[k], lb[k, 0], lb[k, 1], ca, la, free_a, fna, n, pa)
         for c in range(3):
             pb[c] = cb[k, c]
         if valid[K + k] and hull_a:
             _surface_row(pa, na, offs[0], n0, n1, n2, top_a, band_a, eps)
         if valid[K + k] and hull_b:
             _surface_row(pb, nb, offs[1], -n0, -n1, -n2, top_b, band_b, eps)
-        _store(cand, K + k, pa, pb, n)
+        store_row(cand, K + k, pa, pb, n)
         cid[K + k] = (np.int64(codea) << 32) | idb[k]
     for ei in range(K):
         ea_live = ei < cnt_a and (ei < 1 or cnt_a >= 3) and cnt_a >= 2
@@ -295,7 +295,7 @@ def _loops_row(ca: F64, ida: I64, cnt_a: int, fna: F64, codea: int, cb: F64, idb
                     _surface_row(pa, na, offs[0], n0, n1, n2, top_a, band_a, eps)
                 if hull_b:
                     _surface_row(pb, nb, offs[1], -n0, -n1, -n2, top_b, band_b, eps)
-                _store(cand, slot, pa, pb, n)
+                store_row(cand, slot, pa, pb, n)
     for k in range(M):
         r0, r1, r2 = cand[k, 0] - o[0], cand[k, 1] - o[1], cand[k, 2] - o[2]
         cand[k, 3] = r0 * t1[0] + r1 * t1[1] + r2 * t1[2]
@@ -347,7 +347,7 @@ def _halfspace_rows(pn: F64, offset: F64, verts: F64, normals: F64, normal: F64,
             cand[k, 4] = cand[k, 0] * t2[0] + cand[k, 1] * t2[1] + cand[k, 2] * t2[2]
             cand[k, 5] = sep
             keep[k] = k < cnt
-        _reduce_row(cand, keep, chosen)
+        reduce_row(cand, keep, chosen)
         count[i] = points_in_slots_row(cand, chosen, lids, i, points, seps, ids)
 
 

@@ -215,7 +215,7 @@ def _project(p: NDArray[np.float64], o: NDArray[np.float64], t1: NDArray[np.floa
 
 
 @njit(cache=True)
-def _segment_distance(qx: float, qy: float, p0x: float, p0y: float, p1x: float, p1y: float) -> float:
+def segment_distance(qx: float, qy: float, p0x: float, p0y: float, p1x: float, p1y: float) -> float:
     ex, ey = p1x - p0x, p1y - p0y
     ee = ex * ex + ey * ey
     s = ((qx - p0x) * ex + (qy - p0y) * ey) / (ee if ee > 0 else 1.0)
@@ -232,7 +232,7 @@ def _inside(qx: float, qy: float, loop: NDArray[np.float64], is_face: bool, eps:
     neg = True
     for k in range(4):
         m = (k + 1) % 4
-        dist = min(dist, _segment_distance(qx, qy, loop[k, 0], loop[k, 1], loop[m, 0], loop[m, 1]))
+        dist = min(dist, segment_distance(qx, qy, loop[k, 0], loop[k, 1], loop[m, 0], loop[m, 1]))
         ex, ey = loop[m, 0] - loop[k, 0], loop[m, 1] - loop[k, 1]
         cr = ex * (qy - loop[k, 1]) - ey * (qx - loop[k, 0])
         pos = pos and cr >= 0
@@ -241,7 +241,7 @@ def _inside(qx: float, qy: float, loop: NDArray[np.float64], is_face: bool, eps:
 
 
 @njit(cache=True)
-def _height_on(q3: NDArray[np.float64], qx: float, qy: float, corners: NDArray[np.float64],
+def height_on(q3: NDArray[np.float64], qx: float, qy: float, corners: NDArray[np.float64],
                loop: NDArray[np.float64], free: int, fn: NDArray[np.float64], n: NDArray[np.float64],
                out: NDArray[np.float64]) -> None:
     if free == 2:
@@ -271,7 +271,7 @@ def kept_points_row(cand: NDArray[np.float64], valid: NDArray[np.bool_], keep: N
     A candidate at the same place as an earlier valid one (within ``eps``
     across the normal, ``cand[:, 3:5]``; judged on the validity before
     dropping) is dropped, more than four are reduced to four
-    (:func:`_reduce_row`), and the kept ones go to slots 0, 1, ... of row i.
+    (:func:`reduce_row`), and the kept ones go to slots 0, 1, ... of row i.
     ``keep`` (M,) is scratch; ``cid`` holds the M candidates' ids, then 4
     slots of scratch.
     """
@@ -288,7 +288,7 @@ def kept_points_row(cand: NDArray[np.float64], valid: NDArray[np.bool_], keep: N
                     keep[k] = False
                     break
     chosen = cid[m:]
-    _reduce_row(cand, keep, chosen)
+    reduce_row(cand, keep, chosen)
     return points_in_slots_row(cand, chosen, cid, i, points, seps, ids)
 
 
@@ -345,17 +345,17 @@ def features_3d_row(ca: NDArray[np.float64], ida: NDArray[np.int64], fra: int, f
         live_b = k == 0 or (k == 1 and frb >= 1) or (k >= 2 and frb == 2)
         # 1) a's corner k over b's feature
         valid[k] = live_a and _inside(la[k, 0], la[k, 1], lb, frb == 2, eps)
-        _height_on(ca[k], la[k, 0], la[k, 1], cb, lb, frb, fnb, n, pb)
+        height_on(ca[k], la[k, 0], la[k, 1], cb, lb, frb, fnb, n, pb)
         for c in range(3):
             pa[c] = ca[k, c]
-        _store(cand, k, pa, pb, n)
+        store_row(cand, k, pa, pb, n)
         cid[k] = (np.int64(ida[k]) << 32) | codeb
         # 2) b's corner k over a's feature
         valid[4 + k] = live_b and _inside(lb[k, 0], lb[k, 1], la, fra == 2, eps)
-        _height_on(cb[k], lb[k, 0], lb[k, 1], ca, la, fra, fna, n, pa)
+        height_on(cb[k], lb[k, 0], lb[k, 1], ca, la, fra, fna, n, pa)
         for c in range(3):
             pb[c] = cb[k, c]
-        _store(cand, 4 + k, pa, pb, n)
+        store_row(cand, 4 + k, pa, pb, n)
         cid[4 + k] = (np.int64(codea) << 32) | idb[k]
     # 3) edge crossings
     for ei in range(4):
@@ -419,7 +419,7 @@ def _nearest_row(la: NDArray[np.float64], fra: int, lb: NDArray[np.float64], frb
 
 
 @njit(cache=True)
-def _store(cand: NDArray[np.float64], k: int, pa: NDArray[np.float64], pb: NDArray[np.float64],
+def store_row(cand: NDArray[np.float64], k: int, pa: NDArray[np.float64], pb: NDArray[np.float64],
            n: NDArray[np.float64]) -> None:
     for c in range(3):
         cand[k, c] = 0.5 * (pa[c] + pb[c])
@@ -450,12 +450,12 @@ def edge_crossing_row(la: NDArray[np.float64], lb: NDArray[np.float64], ca: NDAr
     for c in range(3):
         pa[c] = ca[ei, c] + ss * (ca[ni, c] - ca[ei, c])
         pb[c] = cb[ej, c] + uu * (cb[nj, c] - cb[ej, c])
-    _store(cand, slot, pa, pb, n)
+    store_row(cand, slot, pa, pb, n)
     cid[slot] = (np.int64(edge_code_row(ida[ei], ida[ni])) << 32) | edge_code_row(idb[ej], idb[nj])
 
 
 @njit(cache=True)
-def _reduce_row(cand: NDArray[np.float64], valid: NDArray[np.bool_], chosen: NDArray[np.int64]) -> None:
+def reduce_row(cand: NDArray[np.float64], valid: NDArray[np.bool_], chosen: NDArray[np.int64]) -> None:
     for k in range(4):
         chosen[k] = -1
     nvalid = 0
