@@ -947,8 +947,8 @@ def test_huge_line_is_rejected_without_reading_it_whole(tmp_path: Path, monkeypa
     filler = b" " * (8 * 1024 * 1024)
     path.write_bytes(H2 + b"{}\n" + b'{"_c": "' + filler + b'"}\n' + b"{}\n")
     parsed: list[int] = []
-    real_loads = source_module._loads
-    monkeypatch.setattr(source_module, "_loads", lambda text: parsed.append(len(text)) or real_loads(text))
+    real_loads = source_module.loads_line
+    monkeypatch.setattr(source_module, "loads_line", lambda text: parsed.append(len(text)) or real_loads(text))
     with _peak_python_memory() as peak:
         _rejected(path, 3, "max_line_bytes", max_line_bytes=4096)
     assert max(parsed) < 4096, "the over-long line reached the JSON parser"
