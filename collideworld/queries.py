@@ -1760,9 +1760,17 @@ def _warm_up_queries(dim: int) -> None:
         direction = (1.0,) + (0.0,) * (dim - 1)
         ray_hits(store, index, (-3.0,) * dim, direction, 50.0, u32, u32)
         dirs = np.tile(np.array(direction), (len(pos), 1))
+        # rays that pass through the bodies too: the kinds the walks leave to the compiled casts
+        # (polygons, half-spaces) are cast after the walk
+        through = pos.copy()
+        through[:, 0] -= 1.0
+        through[:, 1] += 0.25
+        ray_hits(store, index, tuple(float(c) for c in through[0]), direction, 50.0, u32, u32)
+        ray_hits(store, index, tuple(float(c) for c in through[0]), direction, math.inf, u32, u32)
         for all_hits in (False, True):
-            ray_hits_many(store, index, pos - 3.0, dirs, math.inf, u32, u32, all_hits)
-            ray_hits_many(store, index, pos - 3.0, dirs, 5.0, u32, u32, all_hits)
+            for origins in (pos - 3.0, through):
+                ray_hits_many(store, index, origins, dirs, math.inf, u32, u32, all_hits)
+                ray_hits_many(store, index, origins, dirs, 5.0, u32, u32, all_hits)
     at_body = pos[1]  # overlapping a body: the deepest points' GJK runs too
     pose = (at_body, 0.0 if dim == 2 else None)
     lo, hi = at_body - 0.5, at_body + 0.5
