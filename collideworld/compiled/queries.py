@@ -82,16 +82,16 @@ POINT_HITS, POINT_OTHERS, POINT_COUNTS, RAY_ROWS = 17, 18, 19, 10
 #: in the ray query's: the slots of the bodies it left to the numpy kernels (not balls or boxes), and their count
 RAY_OTHERS, RAY_OTHER_COUNT = 11, 12
 
-_ball_ball = _bb._row
-_ball_box = _bx._row
-_ball_polygon = _bp._row
-_box_box_2d = _xx2._row
-_box_box_3d = _xx3._row
-_box_polygon = _xp._row
-_halfspace_ball = _hb._row
-_halfspace_box = _hx._row
-_halfspace_points = _hp._row_planes
-_polygon_polygon = _pp._row
+_ball_ball = _bb.row
+_ball_box = _bx.row
+_ball_polygon = _bp.row
+_box_box_2d = _xx2.row
+_box_box_3d = _xx3.row
+_box_polygon = _xp.row
+_halfspace_ball = _hb.row
+_halfspace_box = _hx.row
+_halfspace_points = _hp.row_planes
+_polygon_polygon = _pp.row
 
 
 # -- the arrays of one query index, as one argument ------------------------------------------

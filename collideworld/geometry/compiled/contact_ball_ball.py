@@ -12,11 +12,11 @@ from ..result import ContactArrays
 from ..tolerance import SQUARES_RESCALE, SQUARES_UNDERFLOW
 from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row, touch_rule
 
-__all__ = ["contact_ball_ball"]
+__all__ = ["contact_ball_ball", "row"]
 
 
 @njit(cache=True)
-def _row(ca: NDArray[np.float64], ra: NDArray[np.float64], a: int,
+def row(ca: NDArray[np.float64], ra: NDArray[np.float64], a: int,
          cb: NDArray[np.float64], rb: NDArray[np.float64], b: int, rule: tuple[float, float], i: int,
          hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     """Row ``i`` of the output: ball ``a`` (rows of ``ca``, ``ra``) against ball ``b``."""
@@ -50,7 +50,7 @@ def _rows(ca: NDArray[np.float64], ra: NDArray[np.float64], cb: NDArray[np.float
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     for i in range(ca.shape[0]):
-        _row(ca, ra, i, cb, rb, i, rule, i, hit, normal, depth)
+        row(ca, ra, i, cb, rb, i, rule, i, hit, normal, depth)
 
 
 def contact_ball_ball(

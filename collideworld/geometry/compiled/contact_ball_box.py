@@ -17,11 +17,11 @@ from ..result import ContactArrays
 from ..tolerance import SQUARES_RESCALE, SQUARES_UNDERFLOW
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
-__all__ = ["contact_ball_box"]
+__all__ = ["contact_ball_box", "row"]
 
 
 @njit(cache=True)
-def _row(ca: NDArray[np.float64], r: NDArray[np.float64], a: int,
+def row(ca: NDArray[np.float64], r: NDArray[np.float64], a: int,
          cb: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float64], b: int,
          rule: tuple[float, float], i: int,
          hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
@@ -97,7 +97,7 @@ def _rows(ca: NDArray[np.float64], r: NDArray[np.float64], cb: NDArray[np.float6
           hit: NDArray[np.bool_], normal: NDArray[np.float64],
           depth: NDArray[np.float64]) -> None:
     for i in range(ca.shape[0]):
-        _row(ca, r, i, cb, rot, h, i, rule, i, hit, normal, depth)
+        row(ca, r, i, cb, rot, h, i, rule, i, hit, normal, depth)
 
 
 def contact_ball_box(

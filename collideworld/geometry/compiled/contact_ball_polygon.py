@@ -29,11 +29,11 @@ from ..result import ContactArrays
 from ..tolerance import SQUARES_RESCALE, TINY_SCALE
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
-__all__ = ["contact_ball_polygon", "contact_ball_polygon_planes"]
+__all__ = ["contact_ball_polygon", "contact_ball_polygon_planes", "row"]
 
 
 @njit(cache=True)
-def _row(c: NDArray[np.float64], r: NDArray[np.float64], a: int,
+def row(c: NDArray[np.float64], r: NDArray[np.float64], a: int,
          px: NDArray[np.float64], py: NDArray[np.float64], b: int, kk: int, rule: tuple[float, float], i: int,
          hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     """Row ``i`` of the output: circle ``a`` (rows of ``c``, ``r``) against polygon column ``b`` of the planes.
@@ -53,7 +53,7 @@ def _row(c: NDArray[np.float64], r: NDArray[np.float64], a: int,
 def _row_at(c: NDArray[np.float64], r: NDArray[np.float64], a: int,
             px: NDArray[np.float64], py: NDArray[np.float64], b: int, kk: int, rule: tuple[float, float], i: int,
             hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64], unit: float) -> float:
-    """:func:`_row` with the offsets from the centre multiplied by ``unit``; returns the pair's scale."""
+    """:func:`row` with the offsets from the centre multiplied by ``unit``; returns the pair's scale."""
     cx, cy = c[a, 0], c[a, 1]
     scale: float = max(abs(cx), abs(cy), abs(r[a]))
     point = True
@@ -119,10 +119,10 @@ def _rows(c: NDArray[np.float64], r: NDArray[np.float64], px: NDArray[np.float64
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     n = px.shape[1]
-    # strided views, as the World's compiled contact loop passes: one compile of _row serves both
+    # strided views, as the World's compiled contact loop passes: one compile of row serves both
     vx, vy = px[:, :n], py[:, :n]
     for i in range(n):
-        _row(c, r, i, vx, vy, i, px.shape[0], rule, i, hit, normal, depth)
+        row(c, r, i, vx, vy, i, px.shape[0], rule, i, hit, normal, depth)
 
 
 def contact_ball_polygon_planes(

@@ -15,11 +15,11 @@ from numpy.typing import ArrayLike, NDArray
 from ..result import ContactArrays
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
-__all__ = ["contact_box_box_2d"]
+__all__ = ["contact_box_box_2d", "row"]
 
 
 @njit(cache=True)
-def _row(ca: NDArray[np.float64], ra: NDArray[np.float64], ha: NDArray[np.float64], a: int,
+def row(ca: NDArray[np.float64], ra: NDArray[np.float64], ha: NDArray[np.float64], a: int,
          cb: NDArray[np.float64], rb: NDArray[np.float64], hb: NDArray[np.float64], b: int,
          rule: tuple[float, float], i: int,
          hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
@@ -64,7 +64,7 @@ def _rows(ca: NDArray[np.float64], ra: NDArray[np.float64], ha: NDArray[np.float
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     for i in range(ca.shape[0]):
-        _row(ca, ra, ha, i, cb, rb, hb, i, rule, i, hit, normal, depth)
+        row(ca, ra, ha, i, cb, rb, hb, i, rule, i, hit, normal, depth)
 
 
 def contact_box_box_2d(

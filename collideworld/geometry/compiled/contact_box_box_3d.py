@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..result import ContactArrays
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
-__all__ = ["contact_box_box_3d"]
+__all__ = ["contact_box_box_3d", "row"]
 
 #: As in the numpy twin: edge-pair axes shorter than this are skipped (parallel edges).
 _PARALLEL_SIN = 1e-16
@@ -59,7 +59,7 @@ def _cross_term(a1: float, b2: float, a2: float, b1: float, accurate: bool) -> f
 
 
 @njit(cache=True)
-def _row(ca: NDArray[np.float64], rot_a: NDArray[np.float64], ha: NDArray[np.float64], a: int,
+def row(ca: NDArray[np.float64], rot_a: NDArray[np.float64], ha: NDArray[np.float64], a: int,
          cb: NDArray[np.float64], rot_b: NDArray[np.float64], hb: NDArray[np.float64], b: int,
          rule: tuple[float, float], out: int, r: NDArray[np.float64], t: NDArray[np.float64],
          t_b: NDArray[np.float64], hit: NDArray[np.bool_], normal: NDArray[np.float64],
@@ -148,7 +148,7 @@ def _rows(ca: NDArray[np.float64], rot_a: NDArray[np.float64], ha: NDArray[np.fl
     t = np.empty(3)
     t_b = np.empty(3)
     for n in range(ca.shape[0]):
-        _row(ca, rot_a, ha, n, cb, rot_b, hb, n, rule, n, r, t, t_b, hit, normal, depth)
+        row(ca, rot_a, ha, n, cb, rot_b, hb, n, rule, n, r, t, t_b, hit, normal, depth)
 
 
 def contact_box_box_3d(

@@ -17,11 +17,11 @@ from ..result import ContactArrays
 from ..tolerance import SQUARES_RESCALE, SQUARES_UNDERFLOW
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
-__all__ = ["contact_box_convex_planes", "contact_box_polygon"]
+__all__ = ["contact_box_convex_planes", "contact_box_polygon", "row"]
 
 
 @njit(cache=True)
-def _row(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float64], a: int,
+def row(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float64], a: int,
          bx: NDArray[np.float64], by: NDArray[np.float64], b: int, kb: int, rule: tuple[float, float], i: int,
          hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     """Row ``i`` of the output: box ``a`` (rows of ``c``, ``rot``, ``h``) against polygon column ``b``.
@@ -84,10 +84,10 @@ def _rows(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float6
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     n = bx.shape[1]
-    # strided views, as the World's compiled contact loop passes: one compile of _row serves both
+    # strided views, as the World's compiled contact loop passes: one compile of row serves both
     vx, vy = bx[:, :n], by[:, :n]
     for i in range(n):
-        _row(c, rot, h, i, vx, vy, i, bx.shape[0], rule, i, hit, normal, depth)
+        row(c, rot, h, i, vx, vy, i, bx.shape[0], rule, i, hit, normal, depth)
 
 
 def contact_box_convex_planes(

@@ -14,11 +14,11 @@ from numpy.typing import NDArray
 from ..result import ContactArrays
 from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row, touch_rule
 
-__all__ = ["contact_halfspace_box"]
+__all__ = ["contact_halfspace_box", "row"]
 
 
 @njit(cache=True)
-def _row(n: NDArray[np.float64], off: NDArray[np.float64], a: int,
+def row(n: NDArray[np.float64], off: NDArray[np.float64], a: int,
          c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float64], b: int,
          rule: tuple[float, float], i: int,
          hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
@@ -58,7 +58,7 @@ def _rows(n: NDArray[np.float64], off: NDArray[np.float64], c: NDArray[np.float6
           hit: NDArray[np.bool_], normal: NDArray[np.float64],
           depth: NDArray[np.float64]) -> None:
     for i in range(n.shape[0]):
-        _row(n, off, i, c, rot, h, i, rule, i, hit, normal, depth)
+        row(n, off, i, c, rot, h, i, rule, i, hit, normal, depth)
 
 
 def contact_halfspace_box(normal: NDArray[np.float64], offset: NDArray[np.float64],

@@ -9,11 +9,11 @@ from numpy.typing import NDArray
 from ..result import ContactArrays
 from .kernel_support import as_rows, contact_outputs, einsum_sum, touch_rule
 
-__all__ = ["contact_halfspace_halfspace"]
+__all__ = ["contact_halfspace_halfspace", "row"]
 
 
 @njit(cache=True)
-def _row(na: NDArray[np.float64], oa: NDArray[np.float64], a: int,
+def row(na: NDArray[np.float64], oa: NDArray[np.float64], a: int,
          nb: NDArray[np.float64], ob: NDArray[np.float64], b: int, rule: tuple[float, float], i: int,
          hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     """Row ``i`` of the output: half-space ``a`` (rows of ``na``, ``oa``) against half-space ``b``."""
@@ -40,7 +40,7 @@ def _rows(na: NDArray[np.float64], oa: NDArray[np.float64], nb: NDArray[np.float
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     for i in range(na.shape[0]):
-        _row(na, oa, i, nb, ob, i, rule, i, hit, normal, depth)
+        row(na, oa, i, nb, ob, i, rule, i, hit, normal, depth)
 
 
 def contact_halfspace_halfspace(normal_a: NDArray[np.float64], offset_a: NDArray[np.float64],

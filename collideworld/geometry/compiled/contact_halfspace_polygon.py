@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 from ..result import ContactArrays
 from .kernel_support import as_rows, contact_outputs, einsum_sum, finish_row, touch_rule
 
-__all__ = ["contact_halfspace_points"]
+__all__ = ["contact_halfspace_points", "row_planes"]
 
 
 @njit(cache=True)
@@ -36,7 +36,7 @@ def _rows(n: NDArray[np.float64], off: NDArray[np.float64], v: NDArray[np.float6
 
 
 @njit(cache=True)
-def _row_planes(n: NDArray[np.float64], off: NDArray[np.float64], a: int,
+def row_planes(n: NDArray[np.float64], off: NDArray[np.float64], a: int,
                 px: NDArray[np.float64], py: NDArray[np.float64], b: int, kk: int, rule: tuple[float, float], i: int,
                 hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     """Row ``i`` of the output: half-plane ``a`` against the 2D points in column ``b`` of (K, N) planes.

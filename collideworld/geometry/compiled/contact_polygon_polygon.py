@@ -26,7 +26,7 @@ from ..result import ContactArrays
 from ..tolerance import SQUARES_RESCALE, SQUARES_UNDERFLOW
 from .kernel_support import as_rows, contact_outputs, finish_row, touch_rule
 
-__all__ = ["contact_convex_planes", "contact_polygon_polygon"]
+__all__ = ["contact_convex_planes", "contact_polygon_polygon", "row"]
 
 
 @njit(cache=True)
@@ -64,7 +64,7 @@ def _lowest_gap(px: NDArray[np.float64], py: NDArray[np.float64], p: int, kp: in
 
 
 @njit(cache=True)
-def _row(ax: NDArray[np.float64], ay: NDArray[np.float64], a: int, ka: int,
+def row(ax: NDArray[np.float64], ay: NDArray[np.float64], a: int, ka: int,
          bx: NDArray[np.float64], by: NDArray[np.float64], b: int, kb: int, rule: tuple[float, float], i: int,
          hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     """Row ``i`` of the output: polygon column ``a`` of ``ax``, ``ay`` against column ``b`` of ``bx``, ``by``.
@@ -98,10 +98,10 @@ def _rows(ax: NDArray[np.float64], ay: NDArray[np.float64], bx: NDArray[np.float
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
     n = ax.shape[1]
-    # strided views, as the World's compiled contact loop passes: one compile of _row serves both
+    # strided views, as the World's compiled contact loop passes: one compile of row serves both
     vax, vay, vbx, vby = ax[:, :n], ay[:, :n], bx[:, :n], by[:, :n]
     for i in range(n):
-        _row(vax, vay, i, ax.shape[0], vbx, vby, i, bx.shape[0], rule, i, hit, normal, depth)
+        row(vax, vay, i, ax.shape[0], vbx, vby, i, bx.shape[0], rule, i, hit, normal, depth)
 
 
 def contact_convex_planes(

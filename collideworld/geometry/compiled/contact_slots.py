@@ -6,7 +6,7 @@ one kernel call per group: a few hundred array calls per step, whatever the
 number of pairs. This loop does the same work pair by pair: it reads the
 columns directly by row, applies the same bounding-ball reject, puts the pair
 in canonical order (half-space < ball < box < polygon), calls the same
-per-row routine the batched twin calls (``_row`` of each
+per-row routine the batched twin calls (``row`` of each
 ``compiled/contact_<a>_<b>.py``) and flips the normal of a swapped pair, so
 every pair gets the bits of the grouped compiled path. Per pair::
 
@@ -26,7 +26,7 @@ results are the same bit for bit on any number of threads.
 
 NOTE: numba's on-disk cache of :func:`contact_rows` is checked against this
 file only, not against the row routines it calls in the other modules. After
-editing a ``_row`` there, delete the cache
+editing a ``row`` there, delete the cache
 (``find collideworld -name '*.nbi' -delete -o -name '*.nbc' -delete``).
 """
 
@@ -62,17 +62,17 @@ PARALLEL_PAIRS = 2048
 #: Ranges of pairs per thread in the parallel build.
 CHUNKS_PER_THREAD = 4
 
-_ball_ball = _bb._row
-_ball_box = _bx._row
-_ball_polygon = _bp._row
-_box_box_2d = _xx2._row
-_box_box_3d = _xx3._row
-_box_polygon = _xp._row
-_halfspace_ball = _hb._row
-_halfspace_box = _hx._row
-_halfspace_halfspace = _hh._row
-_halfspace_points = _hp._row_planes
-_polygon_polygon = _pp._row
+_ball_ball = _bb.row
+_ball_box = _bx.row
+_ball_polygon = _bp.row
+_box_box_2d = _xx2.row
+_box_box_3d = _xx3.row
+_box_polygon = _xp.row
+_halfspace_ball = _hb.row
+_halfspace_box = _hx.row
+_halfspace_halfspace = _hh.row
+_halfspace_points = _hp.row_planes
+_polygon_polygon = _pp.row
 
 
 @njit(cache=True)
