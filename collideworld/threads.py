@@ -127,8 +127,9 @@ def set_thread_cap(n: int | None) -> None:
     1
     """
     global _cap
+    if n != _cap:
+        _sites.clear()  # another thread count: the loops' times are measured afresh
     _cap = n
-    _sites.clear()  # another thread count: the loops' times are measured afresh
 
 
 def thread_cap() -> int | None:

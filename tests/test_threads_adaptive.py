@@ -93,11 +93,17 @@ def test_small_batches_and_serial_worlds_are_not_timed(fake_clock: list[float]) 
     assert "sim" not in threads._sites
 
 
-def test_set_threads_forgets_the_measurements(fake_clock: list[float]) -> None:
-    _simulate(fake_clock, 20, lambda k, par: 1.0)
-    assert threads._sites
-    collideworld.set_threads(1)
-    assert not threads._sites
+def test_another_thread_count_forgets_the_measurements(fake_clock: list[float]) -> None:
+    before = threads.thread_cap()
+    try:
+        _simulate(fake_clock, 20, lambda k, par: 1.0)
+        assert threads._sites
+        threads.set_thread_cap(before)  # the same count: the times stand
+        assert threads._sites
+        threads.set_thread_cap(None if before is not None else 1)  # another count: measured afresh
+        assert not threads._sites
+    finally:
+        threads.set_thread_cap(before)
 
 
 @pytest.mark.skipif(MANY < 2, reason="numba's pool has one thread")
