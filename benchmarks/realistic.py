@@ -6,7 +6,8 @@ Run from the repository root: ``python benchmarks/realistic.py [--frames 30] [--
 RTS frame (2D)
     2,000 units (200 of them compounds of 2-3 circles, the rest circles), 80
     rotated static boxes and 20 static concave L buildings, about one body
-    per 9 square units. Every frame every unit moves, then: the step with
+    per 9 square units; and the same frame with circles and boxes only (every
+    unit a circle, no L buildings). Every frame every unit moves, then: the step with
     contact points, a rotated ghost box placement query, a point query, 10
     single first-hit raycasts, 500 first-hit rays at once, a selection box
     query and the user data of every selected body.
@@ -98,6 +99,8 @@ def make_rts(n_frames: int, seed: int = 0, circles_only: bool = False) -> RtsSce
         l_pos=rng.uniform(0, side, (RTS_LS, 2)), l_ang=rng.uniform(-np.pi, np.pi, RTS_LS),
         l_size=rng.uniform(1.5, 3.0, RTS_LS),
     )
+    if circles_only:  # circles and boxes only: no L buildings either (same seeded draws for the rest)
+        sc.l_pos, sc.l_ang, sc.l_size = sc.l_pos[:0], sc.l_ang[:0], sc.l_size[:0]
     pos, ang = sc.unit_pos.copy(), sc.unit_ang.copy()
     for _ in range(n_frames):
         pos = np.clip(pos + rng.normal(0, 0.15, pos.shape), 0, side)
@@ -144,7 +147,7 @@ class CwRts:
         for i in range(RTS_BOXES):
             w.add(Box(tuple(sc.box_half[i].tolist())), sc.box_pos[i], angle=float(sc.box_ang[i]), static=True,
                   data=("box", i))
-        for i in range(RTS_LS):
+        for i in range(len(sc.l_size)):
             w.add(Polygon(l_vertices(float(sc.l_size[i]))), sc.l_pos[i], angle=float(sc.l_ang[i]), static=True,
                   data=("building", i))
         self.ghost = Box(GHOST_HALF)
@@ -200,7 +203,7 @@ class PymunkRts:
                                               float(sc.box_ang[i])), radius=0.0)
             space.add(shape)
             self.data[shape] = ("box", i)
-        for i in range(RTS_LS):
+        for i in range(len(sc.l_size)):
             # pymunk's polygons are convex: the L is two convex pieces
             z = float(sc.l_size[i])
             for piece in ([(0, 0), (2 * z, 0), (2 * z, z), (0, z)], [(0, z), (z, z), (z, 2 * z), (0, 2 * z)]):
@@ -399,7 +402,7 @@ def run_rts(frames: int, warmup: int, seed: int = 0, circles_only: bool = False,
     engines = [CwRts(sc), PymunkRts(sc)]
     calls = [lambda e, f=f, q=q: e.frame(f[0], f[1], q) for f, q in zip(sc.frames, sc.queries, strict=True)]
     key = "rts-circles" if circles_only else "rts"
-    title = ("RTS frame, circles only" if circles_only
+    title = ("RTS frame, circles and boxes only (no compounds, no L buildings)" if circles_only
              else "RTS frame: 2,000 units (200 compounds), 80 boxes, 20 L buildings")
     ms, counts = _interleave(engines, calls, warmup, log, key)
     return RealisticResult(key, title, ms, counts)
