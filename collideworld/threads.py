@@ -14,6 +14,9 @@ on any number of threads. :func:`threads_for` picks the build per call:
         min(numba.get_num_threads(), the set_threads cap) threads, and with
         no cap set, no more than the cores other processes leave idle
 
+and :func:`loop_threads`, which the step's loops call, goes further: the
+serial build wherever the parallel one has measured slower (busy cores).
+
 Why the idle cores: a parallel loop ends at a barrier that waits for every
 worker thread, and a worker sharing its core with another busy process
 waits for the scheduler. Measured on the 2-core development machine with
