@@ -213,7 +213,11 @@ def _float_field(bits: np.ndarray[Any, Any], like: Any) -> Any:
     flat = pa.array(bits.reshape(-1).view("<f8"))
     mask = like.is_null() if like.null_count else None
     if hasattr(like.type, "list_size"):
-        return pa.FixedSizeListArray.from_arrays(flat, like.type.list_size, mask=mask)
+        if mask is None:
+            return pa.FixedSizeListArray.from_arrays(flat, like.type.list_size)
+        # the validity bitmap built here: from_arrays takes a mask only from pyarrow 16 (the extra allows 15)
+        valid = pa.py_buffer(np.packbits(~mask.to_numpy(zero_copy_only=False), bitorder="little"))
+        return pa.Array.from_buffers(like.type, len(like), [valid], children=[flat])
     return flat if mask is None else pa.array(bits.reshape(-1).view("<f8"), mask=mask.to_numpy(zero_copy_only=False))
 
 
