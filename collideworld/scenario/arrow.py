@@ -7,7 +7,11 @@ fixed-size float64 lists, every id as one struct column of an int and a
 string field, exactly one of them set) and the detailed expectations as
 their JSON text. Frames come in record batches (Parquet: row groups) of
 consecutive frames; a recorder writes one batch per ``batch_frames``
-frames, so a crash leaves every batch written before it readable.
+frames, so a crash leaves every batch written before it readable. A stream
+stores its move poses encoded (layout 2: each value's bits as the
+difference from the previous frame's when a frame moves the same ids, in
+byte planes; about 7x smaller once compressed for bodies moving steadily);
+Parquet keeps them plain (layout 1, as every stream of 0.8.0). Both read.
 
 Reading turns each row back into the text form's JSON object and runs it
 through the same checks as a text line (:mod:`.frames`): a file that is
@@ -55,8 +59,12 @@ from .writer import (
 __all__ = ["ARROW_LAYOUT", "ARROW_SUFFIXES", "ArrowScenarioWriter", "ArrowSource", "arrow_schema", "convert",
            "frames_table", "contacts_table", "is_arrow_path"]
 
-#: The version of the column layout below, in the schema's metadata under ``collideworld_arrow``.
-ARROW_LAYOUT = 1
+#: The version of the column layout below, in the schema's metadata under ``collideworld_arrow``:
+#: 2 for an IPC stream (its move poses encoded, see :func:`_encode_moves`), 1 for Parquet (plain
+#: float64, as every stream of collideworld 0.8.0).
+ARROW_LAYOUT = 2
+#: The layouts this reader reads.
+READ_LAYOUTS = (1, 2)
 ARROW_SUFFIXES = (".arrows", ".parquet")
 _LAYOUT_KEY = b"collideworld_arrow"
 _HEADER_KEY = b"collideworld_header"
@@ -85,8 +93,9 @@ def is_arrow_path(path: Any) -> bool:
     return isinstance(path, (str, os.PathLike)) and os.fspath(path).endswith(ARROW_SUFFIXES)
 
 
-def arrow_schema(dim: int, header: Mapping[str, Any] | None = None) -> Any:
-    """The Arrow schema of a ``dim``-D scenario (with ``header`` as metadata when given).
+def arrow_schema(dim: int, header: Mapping[str, Any] | None = None, layout: int = ARROW_LAYOUT) -> Any:
+    """The Arrow schema of a ``dim``-D scenario (with ``header`` and ``layout`` as metadata when
+    ``header`` is given). The column types are those of every layout.
 
     Examples
     --------
@@ -109,7 +118,7 @@ angle: double, normal: fixed_size_list<item: double>[2], offset: double>>
     fields += [(name, pa.string()) for name in _JSON_COLUMNS]
     metadata = None
     if header is not None:
-        metadata = {_LAYOUT_KEY: str(ARROW_LAYOUT).encode(), _HEADER_KEY: dump_line(dict(header)).encode()}
+        metadata = {_LAYOUT_KEY: str(layout).encode(), _HEADER_KEY: dump_line(dict(header)).encode()}
     return pa.schema(fields, metadata=metadata)
 
 
@@ -125,6 +134,136 @@ def _arrow_entry(entry: dict[str, Any]) -> dict[str, Any]:
     if "shape" in out:
         out["shape"] = dump_line(out["shape"])
     return out
+
+
+class _LazyMoves:
+    """One frame's moves (a MoveBatch) until the flush: the id struct array and float64 copies."""
+
+    __slots__ = ("ids", "positions", "rotation")
+
+    def __init__(self, ids: Any, positions: np.ndarray[Any, Any] | None, rotation: np.ndarray[Any, Any] | None):
+        self.ids, self.positions, self.rotation = ids, positions, rotation
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+def _int_pairs(pairs: np.ndarray[Any, Any]) -> Any:
+    """The expect entries of an (m, 2) int64 array of id pairs."""
+    pa = _pa()
+    n = len(pairs)
+    cols = [pa.StructArray.from_arrays([pa.array(pairs[:, k]), pa.nulls(n, pa.string())], names=["int", "str"])
+            for k in (0, 1)]
+    return pa.StructArray.from_arrays(cols, names=["a", "b"])
+
+
+# -- layout 2: the stream's move poses, encoded ----------------------------------------------------
+#
+# Positions and rotations change a little each frame for the same bodies, but the low bytes of a
+# float64 look random to a general compressor: zstd keeps ~21 of a move's 24 bytes. Two lossless
+# steps (the idea of FPC / Gorilla float compression, and of Parquet's BYTE_STREAM_SPLIT) make the
+# redundancy visible: a frame whose moves name the same ids in the same order as the previous frame
+# of the batch stores each value's bits minus the previous frame's bits (mod 2**64: the sign,
+# exponent and high mantissa bits become zeros, and smooth motion repeats the differences), then the
+# batch's values are stored byte plane by byte plane (all first bytes, then all second bytes, ...)
+# so equal bytes sit together. Both steps are bijections on bits: decoding gives every float back
+# bit for bit (NaN payloads and -0.0 included). See docs/scenario-format.md, "Layout 2".
+
+_ENCODED_FIELDS = ("position", "angle", "quaternion")
+
+
+def _delta_frames(move: Any, field: Any) -> list[tuple[int, int, int]]:
+    """(start, start of the previous frame, count) of each frame of a batch's move column whose
+    ``field`` values are stored as differences: the frame and the one before it in the batch both
+    have a move list, of the same ids in the same order (at least one), and ``field`` set on every
+    entry of both. Read from the ids and the validity only, which the encoding leaves alone."""
+    offsets = move.offsets.to_numpy()
+    has_list = move.is_valid().to_numpy(zero_copy_only=False)
+    ids = move.values.field("id")
+    out = []
+    for i in range(1, len(move)):
+        start, before = int(offsets[i]), int(offsets[i - 1])
+        n = int(offsets[i + 1]) - start
+        if (n < 1 or start - before != n or not (has_list[i] and has_list[i - 1])
+                or field.slice(start, n).null_count or field.slice(before, n).null_count
+                or not ids.slice(start, n).equals(ids.slice(before, n))):
+            continue
+        out.append((start, before, n))
+    return out
+
+
+def _float_bits(field: Any) -> tuple[np.ndarray[Any, Any], int]:
+    """The bits of every float64 slot of ``field`` (a double or fixed-size list array; null slots
+    included) as a fresh uint64 array of shape (len, width), and the width."""
+    is_list = hasattr(field.type, "list_size")
+    width = field.type.list_size if is_list else 1
+    values = field.values.slice(field.offset * width, len(field) * width) if is_list else field
+    count = len(values)
+    buffer = values.buffers()[1]
+    if buffer is None:
+        bits = np.zeros(count, dtype="<u8")
+    else:
+        bits = np.frombuffer(buffer, dtype="<u8", count=count, offset=values.offset * 8).copy()
+    return bits.reshape(len(field), width), width
+
+
+def _float_field(bits: np.ndarray[Any, Any], like: Any) -> Any:
+    """A float array of the type and validity of ``like`` whose slots hold ``bits``."""
+    pa = _pa()
+    flat = pa.array(bits.reshape(-1).view("<f8"))
+    mask = like.is_null() if like.null_count else None
+    if hasattr(like.type, "list_size"):
+        if mask is None:
+            return pa.FixedSizeListArray.from_arrays(flat, like.type.list_size)
+        # the validity bitmap built here: from_arrays takes a mask only from pyarrow 16 (the extra allows 15)
+        valid = pa.py_buffer(np.packbits(~mask.to_numpy(zero_copy_only=False), bitorder="little"))
+        return pa.Array.from_buffers(like.type, len(like), [valid], children=[flat])
+    return flat if mask is None else pa.array(bits.reshape(-1).view("<f8"), mask=mask.to_numpy(zero_copy_only=False))
+
+
+def _recode_moves(move: Any, encode: bool) -> Any:
+    """A batch's move column with its poses encoded (layout 2) or decoded back (layout 1)."""
+    pa = _pa()
+    child = move.values
+    fields = list(child.type)
+    children = [child.field(f.name) for f in fields]
+    for k, f in enumerate(fields):
+        if f.name not in _ENCODED_FIELDS:
+            continue
+        field = children[k]
+        bits, width = _float_bits(field)
+        deltas = _delta_frames(move, field)
+        flat = bits.reshape(-1)
+        if encode:
+            # differences against the original values, last frame first so each still sees its reference
+            for start, before, n in reversed(deltas):
+                bits[start:start + n] -= bits[before:before + n]
+            planes = np.empty((8, len(flat)), dtype=np.uint8)
+            raw = flat.view(np.uint8)
+            for plane in range(8):  # a strided copy per plane: numpy's 2D byte transpose is 3x slower
+                planes[plane] = raw[plane::8]
+            bits = planes.reshape(-1).view("<u8").reshape(bits.shape)
+        else:
+            planes = flat.view(np.uint8).reshape(8, -1)
+            raw = np.empty(len(flat) * 8, dtype=np.uint8)
+            for plane in range(8):
+                raw[plane::8] = planes[plane]
+            bits = raw.view("<u8").reshape(len(field), width)
+            for start, before, n in deltas:  # in frame order: the reference is decoded first
+                bits[start:start + n] += bits[before:before + n]
+        children[k] = _float_field(bits, field)
+    mask = child.is_null() if child.null_count else None
+    child = pa.StructArray.from_arrays(children, fields=fields, mask=mask)
+    list_mask = move.is_null() if move.null_count else None
+    return pa.ListArray.from_arrays(move.offsets, child, type=move.type, mask=list_mask)
+
+
+def _encode_moves(move: Any) -> Any:
+    return _recode_moves(move, encode=True)
+
+
+def _decode_moves(move: Any) -> Any:
+    return _recode_moves(move, encode=False)
 
 
 class ArrowScenarioWriter:
@@ -188,12 +327,15 @@ class ArrowScenarioWriter:
         self.frames_written = 0
         self.batch_frames = batch_frames
         self._fsync = fsync
-        self.schema = arrow_schema(dim, header)
+        self._parquet = check_path(path).endswith(".parquet")
+        # Parquet keeps plain float64 (layout 1) for every tool, with Parquet's own byte-stream-split
+        # encoding of float pages; the stream encodes its move poses itself (layout 2)
+        self._layout = 1 if self._parquet else ARROW_LAYOUT
+        self.schema = arrow_schema(dim, header, self._layout)
         self._types = {name: self.schema.field(name).type for name in self.schema.names}
         self._ident_type = self._types["remove"].value_type
         self._pending: dict[str, list[Any]] = {name: [] for name in self.schema.names}
         self._ids_cache: tuple[Any, Any] = ((), None)
-        self._parquet = self.path.endswith(".parquet")
         self._closed = False
         if self._parquet:
             import pyarrow.parquet as pq
@@ -227,20 +369,33 @@ class ArrowScenarioWriter:
             self._ids_cache = (ids, arr)
         return arr
 
-    def _floats(self, values: Any, n: int, width: int, what: str) -> Any:
-        pa = _pa()
-        arr = np.ascontiguousarray(values, dtype=np.float64)
+    def _float_copy(self, values: Any, n: int, width: int, what: str) -> np.ndarray[Any, Any]:
+        """A checked float64 copy of a MoveBatch field (a copy: the caller may reuse its array)."""
+        arr = np.array(values, dtype=np.float64)
         if arr.shape != ((n,) if width == 0 else (n, width)):
             raise InvalidArgumentError(f"MoveBatch {what} must have shape {(n, width) if width else (n,)}, "
                                        f"got {arr.shape}")
         if not np.isfinite(arr).all():
             raise InvalidArgumentError(f"MoveBatch {what} must be finite, got {arr[~np.isfinite(arr)][:3]}")
-        flat = pa.array(arr.ravel())
-        return flat if width == 0 else pa.FixedSizeListArray.from_arrays(flat, width)
+        return arr
 
-    def _move_batch(self, batch: MoveBatch) -> Any:
-        pa = _pa()
+    def _lazy_moves(self, batch: MoveBatch) -> _LazyMoves | None:
+        """A MoveBatch kept as its id array and copies of its poses, put into columns at the flush."""
         ids = self._id_array(batch.ids)
+        n = len(ids)
+        if not n:
+            return None
+        positions = None if batch.positions is None else self._float_copy(batch.positions, n, self.dim, "positions")
+        if self.dim == 2:
+            rotation = None if batch.angles is None else self._float_copy(batch.angles, n, 0, "angles")
+        else:
+            rotation = (None if batch.quaternions is None
+                        else self._float_copy(batch.quaternions, n, 4, "quaternions"))
+        return _LazyMoves(ids, positions, rotation)
+
+    def _move_struct(self, ids: Any, positions: Any, rotation: Any) -> Any:
+        """The move entries of ids (an id struct array) with these poses (float64 arrays or None)."""
+        pa = _pa()
         n = len(ids)
         struct = self._types["move"].value_type
         children = []
@@ -248,15 +403,20 @@ class ArrowScenarioWriter:
             name = field.name
             if name == "id":
                 children.append(ids)
-            elif name == "position" and batch.positions is not None:
-                children.append(self._floats(batch.positions, n, self.dim, "positions"))
-            elif name == "angle" and batch.angles is not None:
-                children.append(self._floats(batch.angles, n, 0, "angles"))
-            elif name == "quaternion" and batch.quaternions is not None:
-                children.append(self._floats(batch.quaternions, n, 4, "quaternions"))
+            elif name == "position" and positions is not None:
+                children.append(pa.FixedSizeListArray.from_arrays(pa.array(positions.reshape(-1)), self.dim))
+            elif name in ("angle", "quaternion") and rotation is not None:
+                flat = pa.array(rotation.reshape(-1))
+                children.append(flat if name == "angle" else pa.FixedSizeListArray.from_arrays(flat, 4))
             else:
                 children.append(pa.nulls(n, field.type))
         return pa.StructArray.from_arrays(children, fields=list(struct))
+
+    def _move_batch(self, batch: MoveBatch) -> Any:
+        lazy = self._lazy_moves(batch)
+        if lazy is None:
+            return self._move_struct(self._id_array(batch.ids), None, None)
+        return self._move_struct(lazy.ids, lazy.positions, lazy.rotation)
 
     def _entries(self, column: str, entries: list[dict[str, Any]]) -> Any:
         return _pa().array(entries, type=self._types[column].value_type)
@@ -290,8 +450,13 @@ class ArrowScenarioWriter:
         row["add"] = self._entries("add", adds) if adds else None
         sets = [_arrow_entry(set_to_dict(c)) for c in set]
         row["set"] = self._entries("set", sets) if sets else None
+        given = list(move)
+        if len(given) == 1 and isinstance(given[0], MoveBatch):
+            # the recorder's frame: kept as arrays until the flush puts the whole batch into columns at once
+            row["move"] = self._lazy_moves(given[0])
+            return row
         moves = []
-        for m in move:
+        for m in given:
             moves.append(self._move_batch(m) if isinstance(m, MoveBatch)
                          else self._entries("move", [_arrow_entry(move_to_dict(m))]))
         moves = [m for m in moves if len(m)]
@@ -346,12 +511,8 @@ class ArrowScenarioWriter:
             self.flush()
 
     def _expect(self, expect: Any) -> Any:
-        pa = _pa()
         if isinstance(expect, np.ndarray) and expect.ndim == 2 and expect.shape[1] == 2 and expect.dtype.kind in "iu":
-            n = len(expect)
-            cols = [pa.StructArray.from_arrays([pa.array(expect[:, k].astype(np.int64)), pa.nulls(n, pa.string())],
-                                               names=["int", "str"]) for k in (0, 1)]
-            return pa.StructArray.from_arrays(cols, names=["a", "b"])
+            return expect.astype(np.int64)  # a copy, put into columns at the flush (_int_pairs)
         pairs = list(expect)
         if isinstance(expect, (set, frozenset)):
             pairs.sort(key=lambda p: sorted((type(i) is str, str(i) if type(i) is str else int(i)) for i in p))
@@ -380,10 +541,12 @@ class ArrowScenarioWriter:
             counts = np.array([0 if v is None else len(v) for v in values], dtype=np.int32)
             offsets = np.zeros(n + 1, dtype=np.int32)
             np.cumsum(counts, out=offsets[1:])
-            chunks = [v for v in values if v is not None and len(v)]
-            child = pa.concat_arrays(chunks) if chunks else pa.array([], type=typ.value_type)
+            child = self._child(name, [v for v in values if v is not None and len(v)])
             mask = pa.array([v is None for v in values], type=pa.bool_())
-            arrays.append(pa.ListArray.from_arrays(pa.array(offsets), child, type=typ, mask=mask))
+            column = pa.ListArray.from_arrays(pa.array(offsets), child, type=typ, mask=mask)
+            if name == "move" and self._layout == 2:
+                column = _encode_moves(column)
+            arrays.append(column)
         batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
         if self._parquet:
             self._out.write_batch(batch)
@@ -393,6 +556,29 @@ class ArrowScenarioWriter:
             if self._fsync:
                 os.fsync(self._sink.fileno())
         self._pending = {name: [] for name in self.schema.names}
+
+    def _child(self, name: str, chunks: list[Any]) -> Any:
+        """The entries of a list column's frames, one array: the recorder's frames (moves kept as
+        arrays, pairs as int arrays) are joined as arrays first, so a batch is built once, not per frame."""
+        pa = _pa()
+        typ = self._types[name].value_type
+        if not chunks:
+            return pa.array([], type=typ)
+        if name == "move" and any(isinstance(c, _LazyMoves) for c in chunks):
+            kinds = {(c.positions is None, c.rotation is None) if isinstance(c, _LazyMoves) else None for c in chunks}
+            if len(kinds) == 1:
+                lazy: list[_LazyMoves] = chunks
+                ids = pa.concat_arrays([c.ids for c in lazy])
+                positions = None if lazy[0].positions is None else np.concatenate([c.positions for c in lazy])
+                rotation = None if lazy[0].rotation is None else np.concatenate([c.rotation for c in lazy])
+                return self._move_struct(ids, positions, rotation)
+            chunks = [self._move_struct(c.ids, c.positions, c.rotation) if isinstance(c, _LazyMoves) else c
+                      for c in chunks]
+        if name == "expect" and any(isinstance(c, np.ndarray) for c in chunks):
+            if all(isinstance(c, np.ndarray) for c in chunks):
+                return _int_pairs(np.concatenate(chunks))
+            chunks = [_int_pairs(c) if isinstance(c, np.ndarray) else c for c in chunks]
+        return pa.concat_arrays(chunks) if len(chunks) > 1 else chunks[0]
 
     def close(self) -> None:
         """Write the last batch and end the stream (Parquet: its footer). Idempotent."""
@@ -507,6 +693,7 @@ class ArrowSource:
         self._reader: Any = None
         self._parquet: Any = None
         self._dim = 0
+        self._layout = 1
         self._open()
 
     # the location of a problem: the frame's equivalent text line is ``line_no``; the message names the batch
@@ -549,9 +736,10 @@ class ArrowSource:
         layout = meta.get(_LAYOUT_KEY)
         if layout is None:
             raise self.error("the schema has no 'collideworld_arrow' metadata: not a collideworld scenario")
-        if layout != str(ARROW_LAYOUT).encode():
+        if layout not in [str(k).encode() for k in READ_LAYOUTS]:
             raise self.error(f"the schema says Arrow layout {layout.decode('utf-8', 'replace')!r}, but this reader "
-                             f"reads layout {ARROW_LAYOUT}: read it with a newer collideworld")
+                             f"reads layouts {' and '.join(map(str, READ_LAYOUTS))}: read it with a newer collideworld")
+        self._layout = int(layout)
         try:
             header = loads_line(meta.get(_HEADER_KEY, b"").decode("utf-8"))
         except (ValueError, UnicodeDecodeError) as exc:
@@ -630,6 +818,9 @@ class ArrowSource:
         try:
             # every offset and length checked before a value is read: a damaged offset must not read past a buffer
             batch.validate(full=True)
+            if self._layout == 2:
+                batch = batch.set_column(batch.schema.get_field_index("move"), batch.schema.field("move"),
+                                         _decode_moves(batch.column("move")))
             rows = batch.to_pylist()
         except (pa.ArrowException, ValueError, TypeError, OverflowError, MemoryError) as exc:
             raise self.error(f"the batch's values cannot be read: {exc}") from None
