@@ -22,7 +22,23 @@ from numpy.typing import NDArray
 
 from .geometry.aabb import aabb_ball, aabb_box, aabb_capsule, aabb_points
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
-from .shapes import Box, Capsule, Circle, Compound, ConvexHull, HalfPlane, Plane, Polygon, Segment, Shape, Sphere
+from .shapes import (
+    Box,
+    Capsule,
+    Circle,
+    Compound,
+    ConvexHull,
+    HalfPlane,
+    HeightField,
+    Plane,
+    Polygon,
+    Segment,
+    Shape,
+    Sphere,
+    Triangle,
+    TriangleMesh,
+    mesh_triangles,
+)
 
 __all__ = ["Kind", "kind_of", "split_parts", "PartTable", "HullTable", "BodyStore"]
 
@@ -36,8 +52,8 @@ class Kind(IntEnum):
 
     Examples
     --------
-    >>> [k.name for k in sorted(Kind)]
-    ['HALFSPACE', 'BALL', 'BOX', 'POLYGON', 'CAPSULE', 'HULL', 'COMPOUND']
+    >>> [k.name for k in sorted(Kind)]  # doctest: +ELLIPSIS
+    ['HALFSPACE', 'BALL', 'BOX', 'POLYGON', 'CAPSULE', 'HULL', 'COMPOUND',...'MESH', 'HEIGHTFIELD', 'TRIANGLE']
 
     ``COMPOUND`` never reaches a kernel: a compound body's parts sit in
     slots of their own (see :class:`BodyStore`) and pairs are expanded into
@@ -51,6 +67,9 @@ class Kind(IntEnum):
     CAPSULE = 4  # Capsule or Segment (radius 0), 2D or 3D
     HULL = 5  # ConvexHull, 3D only
     COMPOUND = 6  # Compound: its parts are rows of their own
+    MESH = 11  # TriangleMesh: stored as a compound of TRIANGLE part slots
+    HEIGHTFIELD = 12  # HeightField: the same
+    TRIANGLE = 13  # one triangle of a mesh or heightfield (a part slot)
 
 
 def kind_of(shape: Shape) -> Kind:
@@ -76,6 +95,10 @@ def kind_of(shape: Shape) -> Kind:
         return Kind.HULL
     if isinstance(shape, Compound):
         return Kind.COMPOUND
+    if isinstance(shape, TriangleMesh):
+        return Kind.MESH
+    if isinstance(shape, HeightField):
+        return Kind.HEIGHTFIELD
     raise TypeError(f"not a collideworld shape: {shape!r}")
 
 
@@ -93,6 +116,8 @@ def split_parts(shape: Shape) -> int:
     """
     if isinstance(shape, Compound) or (isinstance(shape, Polygon) and not shape.is_convex):
         return len(shape.parts)
+    if isinstance(shape, (TriangleMesh, HeightField)):
+        return len(shape.triangles)
     return 0
 
 
@@ -740,6 +765,10 @@ class BodyStore:
         if d == 2:
             grow("world_xy", (SIMPLE_POLYGON_VERTICES, 2), np.float64, 0.0)
             self._plane_views()
+        else:
+            # a TRIANGLE part slot's vertices about its centroid (its slot's position) and its edges' no-snag flags
+            grow("tri", (3, 3), np.float64, 0.0)
+            grow("tri_active", (3,), np.bool_, True)
         self.shapes.extend([None] * (capacity - old))
         # appending larger slots keeps a valid min-heap: every new slot exceeds every old one
         self._free.extend(range(old, capacity))
@@ -817,7 +846,7 @@ class BodyStore:
                 "plane_offset", "seg0", "seg1", "poly", "hull",
                 "bound_radius", "simple", "ids", "serial", "static", "category",
                 "mask", "moved", "fat_lo", "fat_hi", "data", "world_xy",
-                "owner", "part", "n_parts", "parts_at")
+                "owner", "part", "n_parts", "parts_at", "tri", "tri_active")
 
     def compact(self, capacity: int | None = None) -> NDArray[np.int64]:
         """Move the live bodies to slots ``0 .. count - 1`` in add order and shrink the arrays.
@@ -886,6 +915,21 @@ class BodyStore:
             if isinstance(shape, Compound):
                 self._add_parts(s, shape, shape.parts)
                 continue
+            if isinstance(shape, (TriangleMesh, HeightField)):
+                # one part slot per triangle, posed at its centroid: the bounding-ball reject then
+                # sees each triangle's own small ball, not the whole mesh's
+                centroids, triangles = mesh_triangles(shape)
+                self._add_parts(s, shape, [(t, c, self._no_turn) for t, c in zip(triangles, centroids.tolist(),
+                                                                                  strict=True)])
+                continue
+            if isinstance(shape, Triangle):
+                self.kind[s] = Kind.TRIANGLE
+                self.shapes[s] = shape
+                self.simple[s] = False
+                self.tri[s] = shape.points
+                self.tri_active[s] = shape.active
+                self.bound_radius[s] = shape.bounding_radius
+                continue
             if self.split_concave and isinstance(shape, Polygon) and not shape.is_convex:
                 self._add_parts(s, shape, [(piece, self._origin, self._no_turn) for piece in self._pieces_of(shape)])
                 continue
@@ -943,7 +987,8 @@ class BodyStore:
         self._pieces[id(shape)] = (shape, pieces)
         return pieces
 
-    def _add_parts(self, s: int, shape: Compound | Polygon, shape_parts: Sequence[tuple[Shape, Any, Any]]) -> None:
+    def _add_parts(self, s: int, shape: Compound | Polygon | TriangleMesh | HeightField,
+                   shape_parts: Sequence[tuple[Any, Any, Any]]) -> None:
         """Make ``s`` a compound of ``shape_parts`` (a Compound's parts, or a concave polygon's pieces).
 
         The parts get slots of their own, posed by :meth:`set_poses`.
@@ -1210,6 +1255,11 @@ class BodyStore:
         adjacent: NDArray[np.float64] = np.einsum("mij,mekj->meki", rot, self.hulls.adjacent[self.hull.take(slots)])
         return adjacent
 
+    def triangle_rows(self, slots: NDArray[np.int64]) -> NDArray[np.float64]:
+        """World vertices (m, 3, 3) of the triangle part slots ``slots``."""
+        rot_t = np.swapaxes(self.rotation.take(slots, axis=0), 1, 2)
+        return np.matmul(self.tri.take(slots, axis=0), rot_t) + self.position.take(slots, axis=0)[:, None, :]
+
     def plane_rows(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(unit normal (m, D), offset (m,)) of half-spaces ``slots``."""
         return self.plane_normal.take(slots, axis=0), self.plane_offset.take(slots)
@@ -1286,6 +1336,9 @@ class BodyStore:
         sel = np.flatnonzero(kinds == Kind.HULL)
         if len(sel):
             lo[sel], hi[sel] = aabb_points(self.hull_rows(slots[sel])[0])
+        sel = np.flatnonzero(kinds == Kind.TRIANGLE)
+        if len(sel):
+            lo[sel], hi[sel] = aabb_points(self.triangle_rows(slots[sel]))
         sel = np.flatnonzero(kinds == Kind.HALFSPACE)
         if len(sel):
             lo[sel] = -np.inf
