@@ -618,6 +618,8 @@ class BodyStore:
     seg1: NDArray[np.float64]
     poly: NDArray[np.int64]
     hull: NDArray[np.int64]
+    tri: NDArray[np.float64]  # 3D stores only
+    tri_active: NDArray[np.bool_]  # 3D stores only
     bound_radius: NDArray[np.float64]
     simple: NDArray[np.bool_]
     world_x: NDArray[np.float64]
@@ -1258,7 +1260,8 @@ class BodyStore:
     def triangle_rows(self, slots: NDArray[np.int64]) -> NDArray[np.float64]:
         """World vertices (m, 3, 3) of the triangle part slots ``slots``."""
         rot_t = np.swapaxes(self.rotation.take(slots, axis=0), 1, 2)
-        return np.matmul(self.tri.take(slots, axis=0), rot_t) + self.position.take(slots, axis=0)[:, None, :]
+        out: NDArray[np.float64] = np.matmul(self.tri.take(slots, axis=0), rot_t)
+        return out + self.position.take(slots, axis=0)[:, None, :]
 
     def plane_rows(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(unit normal (m, D), offset (m,)) of half-spaces ``slots``."""

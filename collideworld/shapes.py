@@ -17,6 +17,7 @@ the narrowphase only ever sees convex pieces.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import FrozenInstanceError, dataclass, field
 from typing import Any, ClassVar
@@ -879,7 +880,9 @@ class TriangleMesh:
         if len(tris) > MAX_MESH_TRIANGLES:
             raise InvalidShapeError(f"TriangleMesh takes at most {MAX_MESH_TRIANGLES} triangles, got {len(tris)}")
         normals, active = _mesh_arrays("TriangleMesh", verts, tris)
-        for name, value in (("vertices", verts), ("triangles", tris), ("normals", normals), ("active", active)):
+        arrays: tuple[tuple[str, NDArray[Any]], ...] = (("vertices", verts), ("triangles", tris), ("normals", normals),
+                                                       ("active", active))
+        for name, value in arrays:
             value.setflags(write=False)
             object.__setattr__(self, name, value)
 
@@ -892,7 +895,7 @@ class TriangleMesh:
         concatenated into one mesh.
         """
         try:
-            import trimesh
+            import trimesh  # type: ignore[import-not-found, unused-ignore]
         except ImportError:
             from .errors import MissingExtraError
             raise MissingExtraError("TriangleMesh.from_trimesh needs trimesh: pip install collideworld[mesh]") from None
@@ -900,9 +903,8 @@ class TriangleMesh:
         if not isinstance(mesh, trimesh.Trimesh):
             if isinstance(mesh, trimesh.Scene):
                 mesh = mesh.to_geometry()
-            else:
-                loaded = trimesh.load(mesh_or_path, force="mesh", process=False)
-                mesh = loaded
+            elif isinstance(mesh, (str, os.PathLike)):
+                mesh = trimesh.load(mesh_or_path, force="mesh", process=False)
         if not isinstance(mesh, trimesh.Trimesh):
             raise InvalidShapeError(f"TriangleMesh.from_trimesh needs a trimesh.Trimesh or a mesh file, "
                                     f"got {mesh_or_path!r}")
@@ -998,10 +1000,11 @@ class HeightField:
         tris[1::2] = np.stack([v00, v11, v10], axis=1)
         normals, active = _mesh_arrays("HeightField", verts, tris)
         object.__setattr__(self, "cell", cell)
-        for name, value in (("heights", h), ("vertices", verts), ("triangles", tris), ("normals", normals),
-                            ("active", active)):
-            value.setflags(write=False)
-            object.__setattr__(self, name, value)
+        arrays: tuple[tuple[str, NDArray[Any]], ...] = (("heights", h), ("vertices", verts), ("triangles", tris),
+                                                       ("normals", normals), ("active", active))
+        for name, arr in arrays:
+            arr.setflags(write=False)
+            object.__setattr__(self, name, arr)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, HeightField) and self.cell == other.cell and np.array_equal(self.heights,
