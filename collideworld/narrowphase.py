@@ -66,6 +66,7 @@ from .geometry.raycast import (
     raycast_halfspace,
     raycast_hull,
     raycast_polygon,
+    raycast_triangle,
 )
 from .geometry.result import ContactArrays
 from .geometry.tolerance import SQUARES_UNDERFLOW, touch_tolerance
@@ -778,6 +779,12 @@ def _ray_polygon(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[
 def _ray_capsule(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
                  max_distance: float) -> RayAnswer:
     return _ray_answer(raycast_capsule(o, d, max_distance, *s.capsule_rows(slots)))
+
+
+@_register_ray(Kind.TRIANGLE)
+def _ray_triangle(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
+                  max_distance: float) -> RayAnswer:
+    return _ray_answer(raycast_triangle(o, d, max_distance, s.triangle_rows(slots)))
 
 
 @_register_ray(Kind.HULL)

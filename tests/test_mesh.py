@@ -411,3 +411,85 @@ def test_from_trimesh_reads_a_file_through_trimesh(tmp_path):
     assert ("m", "inside") not in got and ("m", "shell") in got
     with pytest.raises(InvalidShapeError):
         TriangleMesh.from_trimesh(42)
+
+
+# -- queries ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+def test_rays_and_queries_against_linear_algebra_and_fcl(backend):
+    rng = np.random.default_rng(21)
+    rays = probes = 0
+    for _ in range(25):
+        mesh = random_soup(rng, 8)
+        w = World(dim=3, backend=backend)
+        w.add(mesh, (0, 0, 0), static=True, id="m")
+        tris = mesh.vertices[mesh.triangles]
+        for _ in range(8):
+            o = rng.uniform(-2.0, 2.0, size=3)
+            d = rng.normal(size=3)
+            d /= np.linalg.norm(d)
+            # the oracle: solve o + t d = a + u (b - a) + v (c - a) per triangle by numpy's linear solver
+            best, margin_ok = np.inf, True
+            for a, b, c in tris:
+                try:
+                    t, u, v = np.linalg.solve(np.column_stack([-d, b - a, c - a]), o - a)
+                except np.linalg.LinAlgError:
+                    continue
+                inside = min(u, v, 1 - u - v)
+                if abs(inside) < 1e-7 or abs(t) < 1e-7:
+                    margin_ok = False
+                if inside > 0 and t > 0:
+                    best = min(best, t)
+            if not margin_ok:
+                continue
+            hits = w.raycast(o, d, 10.0)
+            if best <= 10.0:
+                assert len(hits) == 1 and hits[0].distance == pytest.approx(best, rel=1e-9, abs=1e-12)
+            else:
+                assert hits == []
+            rays += 1
+            # a sphere probe: it touches the mesh when fcl says it touches some triangle
+            r = float(rng.uniform(0.05, 0.5))
+            decisions = [fcl_hit_and_gap(tri, Sphere(r), tuple(o), UNIT_Q) for tri in tris]
+            if any(0.0 < g < 1e-7 for _, g in decisions):
+                continue
+            want = any(h for h, _ in decisions)
+            assert (w.query_shape(Sphere(r), tuple(o), quaternion=UNIT_Q) == ["m"]) == want
+            assert (w.query_within(Sphere(r), (tuple(o), UNIT_Q), 0.0) != []) == want
+            probes += 1
+    assert rays > 150 and probes > 150
+
+
+# -- the file format ---------------------------------------------------------------------------
+
+def test_format_v3_round_trip_and_v2_refusal(tmp_path):
+    from collideworld.errors import ScenarioError
+    from collideworld.scenario import ScenarioWriter, read_scenario
+
+    mesh = TriangleMesh([(0, 0, 0), (2, 0, 0), (2, 2, 0), (0, 2, 0)], [(0, 1, 2), (0, 2, 3)])
+    hf = HeightField([[0, 0.5, 0], [0, 1, 0]], (1.0, 0.5))
+    for name in ("scene.jsonl", "scene.jsonl.gz"):
+        path = tmp_path / name
+        w = ScenarioWriter(path, 3)
+        w.write_frame(add=[{"id": "s", "shape": {"type": "sphere", "radius": 1.0}, "position": [0, 0, 5]}])
+        w.write_frame(add=[{"id": "m", "shape": {"type": "triangle_mesh", "vertices": mesh.vertices.tolist(),
+                                                 "triangles": mesh.triangles.tolist()}, "position": [0, 0, 0]},
+                           {"id": "h", "shape": {"type": "heightfield", "heights": hf.heights.tolist(),
+                                                 "cell": [1.0, 0.5]}, "position": [5, 0, 0]}])
+        w.close()
+        scenario = read_scenario(path)
+        assert scenario.header.version == 3  # the writer moved the header to version 3
+        shapes = {b.id: b.shape for frame in scenario for b in frame.add}
+        assert shapes["m"] == mesh and shapes["h"] == hf
+    bad = tmp_path / "v2.jsonl"
+    bad.write_text('{"collideworld_scenario": 2, "dim": 3}\n'
+                   '{"add": [{"id": "h", "shape": {"type": "heightfield", "heights": [[0, 0], [0, 0]], '
+                   '"cell": [1, 1]}}]}\n')
+    with pytest.raises(ScenarioError, match=r"v2.jsonl:2: .*'heightfield' needs format version 3"):
+        list(read_scenario(bad))
+    ragged = tmp_path / "ragged.jsonl"
+    ragged.write_text('{"collideworld_scenario": 3, "dim": 3}\n'
+                      '{"add": [{"id": "h", "shape": {"type": "heightfield", "heights": [[0, 0], [0]], '
+                      '"cell": [1, 1]}}]}\n')
+    with pytest.raises(ScenarioError, match=r"ragged.jsonl:2: .*HeightField heights row 1"):
+        list(read_scenario(ragged))
