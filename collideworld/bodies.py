@@ -620,6 +620,7 @@ class BodyStore:
     hull: NDArray[np.int64]
     tri: NDArray[np.float64]  # 3D stores only
     tri_active: NDArray[np.bool_]  # 3D stores only
+    surface: NDArray[np.bool_]
     bound_radius: NDArray[np.float64]
     simple: NDArray[np.bool_]
     world_x: NDArray[np.float64]
@@ -771,6 +772,7 @@ class BodyStore:
             # a TRIANGLE part slot's vertices about its centroid (its slot's position) and its edges' no-snag flags
             grow("tri", (3, 3), np.float64, 0.0)
             grow("tri_active", (3,), np.bool_, True)
+        grow("surface", (), np.bool_, False)  # a TriangleMesh or HeightField body (a compound of triangles)
         self.shapes.extend([None] * (capacity - old))
         # appending larger slots keeps a valid min-heap: every new slot exceeds every old one
         self._free.extend(range(old, capacity))
@@ -810,6 +812,7 @@ class BodyStore:
         self.poly[slots] = -1
         self.hull[slots] = -1
         self.simple[slots] = False
+        self.surface[slots] = False
         self.ids[slots] = None
         self.serial[slots] = -1
         self.static[slots] = False
@@ -848,7 +851,7 @@ class BodyStore:
                 "plane_offset", "seg0", "seg1", "poly", "hull",
                 "bound_radius", "simple", "ids", "serial", "static", "category",
                 "mask", "moved", "fat_lo", "fat_hi", "data", "world_xy",
-                "owner", "part", "n_parts", "parts_at", "tri", "tri_active")
+                "owner", "part", "n_parts", "parts_at", "tri", "tri_active", "surface")
 
     def compact(self, capacity: int | None = None) -> NDArray[np.int64]:
         """Move the live bodies to slots ``0 .. count - 1`` in add order and shrink the arrays.
@@ -914,6 +917,7 @@ class BodyStore:
                 self.hull[s] = -1
             if self.kind[s] == Kind.COMPOUND:  # a compound replaced in place: its part slots go
                 self._drop_parts(s)
+            self.surface[s] = isinstance(shape, (TriangleMesh, HeightField))
             if isinstance(shape, Compound):
                 self._add_parts(s, shape, shape.parts)
                 continue
@@ -1002,11 +1006,24 @@ class BodyStore:
         self.bound_radius[s] = shape.bounding_radius
         parts = self.allocate(k)
         self.count -= k  # part slots are no bodies
-        split, self.split_concave = self.split_concave, False  # a compound's concave part stays one part
-        try:
-            self.set_shapes(parts, [p[0] for p in shape_parts])
-        finally:
-            self.split_concave = split
+        if isinstance(shape, (TriangleMesh, HeightField)):
+            # every part a triangle: the columns written at once, not one set_shapes row at a time
+            self._note(parts)
+            corners = shape.vertices[shape.triangles]
+            local = corners - corners.mean(axis=1)[:, None, :]
+            self.kind[parts] = Kind.TRIANGLE
+            self.simple[parts] = False
+            self.tri[parts] = local
+            self.tri_active[parts] = shape.active
+            self.bound_radius[parts] = np.sqrt(np.einsum("tvi,tvi->tv", local, local).max(axis=1))
+            for slot, part in zip(parts.tolist(), shape_parts, strict=True):
+                self.shapes[slot] = part[0]
+        else:
+            split, self.split_concave = self.split_concave, False  # a compound's concave part stays one part
+            try:
+                self.set_shapes(parts, [p[0] for p in shape_parts])
+            finally:
+                self.split_concave = split
         self.owner[parts] = s
         self.part[parts] = np.arange(k)
         self.n_parts[s] = k
@@ -1101,6 +1118,62 @@ class BodyStore:
         ca, cb = self.kind.take(a) == Kind.COMPOUND, self.kind.take(b) == Kind.COMPOUND
         if not (ca.any() or cb.any()):
             return np.arange(len(a)), a, b
+        # a static mesh or heightfield against a simple body: only its triangles near the body
+        sa = self.surface.take(a) & self.static.take(a) & ~cb
+        sb = self.surface.take(b) & self.static.take(b) & ~ca
+        near = sa | sb
+        if near.any():
+            return self._expand_near(a, b, sa, sb)
+        return self._expand_all(a, b, ca, cb)
+
+    def _expand_near(self, a: NDArray[np.int64], b: NDArray[np.int64], sa: NDArray[np.bool_], sb: NDArray[np.bool_]
+                     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """:meth:`expand_pairs` where pairs ``sa | sb`` get only their surface's triangles near the other body.
+
+        The other body's box is the union of its tight box now and its fat box:
+        the pair cache keeps a pair's rows while the fat box holds the body, so
+        the triangles near the fat box are the ones it can touch until then.
+        Only static surfaces are pruned (a moving one's rows would go stale).
+        """
+        near = np.flatnonzero(sa | sb)
+        rest = np.flatnonzero(~(sa | sb))
+        rows, outs_a, outs_b = [], [], []
+        if len(rest):
+            r, pa, pb = self._expand_all(a[rest], b[rest], self.kind.take(a[rest]) == Kind.COMPOUND,
+                                         self.kind.take(b[rest]) == Kind.COMPOUND)
+            rows.append(rest[r])
+            outs_a.append(pa)
+            outs_b.append(pb)
+        surf = np.where(sa[near], a[near], b[near])
+        other = np.where(sa[near], b[near], a[near])
+        lo, hi = self.aabbs(other)
+        lo = np.minimum(lo, self.fat_lo.take(other, axis=0))
+        hi = np.maximum(hi, self.fat_hi.take(other, axis=0))
+        # a relative slack: the kernels call shapes within rounding of touching touching
+        pad = 1e-9 * (np.abs(lo).max(axis=1) + np.abs(hi).max(axis=1)) + 1e-300
+        lo -= pad[:, None]
+        hi += pad[:, None]
+        for body in np.unique(surf).tolist():
+            k = np.flatnonzero(surf == body)
+            rot = self.rotation[body]
+            # the world box's corners in the surface's local frame, and their box
+            corners = np.stack([np.where(np.array([(c >> d) & 1 for d in range(3)], dtype=bool), hi[k], lo[k])
+                                for c in range(8)], axis=1)
+            local = (corners - self.position[body]) @ rot
+            q, tri = self.shapes[body].nearby(local.min(axis=1), local.max(axis=1))
+            part = self.part_slots.take(self.parts_at[body] + tri)
+            rows.append(near[k[q]])
+            on_a = sa[near[k[q]]]
+            o = other[k[q]]
+            outs_a.append(np.where(on_a, part, o))
+            outs_b.append(np.where(on_a, o, part))
+        row = np.concatenate(rows)
+        order = np.argsort(row, kind="stable")
+        return row[order], np.concatenate(outs_a)[order], np.concatenate(outs_b)[order]
+
+    def _expand_all(self, a: NDArray[np.int64], b: NDArray[np.int64], ca: NDArray[np.bool_], cb: NDArray[np.bool_]
+                    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """:meth:`expand_pairs` with every part of every compound."""
         na = np.maximum(self.n_parts.take(a), 1)
         nb = np.maximum(self.n_parts.take(b), 1)
         counts = na * nb

@@ -16,6 +16,7 @@ the narrowphase only ever sees convex pieces.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Sequence
@@ -27,6 +28,7 @@ from numpy.typing import NDArray
 
 from .errors import InvalidShapeError
 from .geometry import polygon as _poly
+from .geometry.mesh_bvh import TriangleBVH, heightfield_cells
 from .geometry.tolerance import MAX_COORDINATE
 
 __all__ = [
@@ -920,6 +922,16 @@ class TriangleMesh:
     def __repr__(self) -> str:
         return f"TriangleMesh(<{len(self.vertices)} vertices>, <{len(self.triangles)} triangles>)"
 
+    @functools.cached_property
+    def bvh(self) -> TriangleBVH:
+        """The bounding volume hierarchy of the triangles (local frame), built on first use, once."""
+        corners = self.vertices[self.triangles]
+        return TriangleBVH(corners.min(axis=1), corners.max(axis=1))
+
+    def nearby(self, lo: NDArray[np.float64], hi: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """``(box row, triangle)`` of the triangles whose boxes meet local boxes ``lo``/``hi`` (K, 3)."""
+        return self.bvh.query(lo, hi)
+
     @property
     def bounding_radius(self) -> float:
         """Radius of the smallest origin-centred ball containing the shape."""
@@ -1015,6 +1027,16 @@ class HeightField:
 
     def __repr__(self) -> str:
         return f"HeightField(<{self.heights.shape[0]} x {self.heights.shape[1]} heights>, cell={self.cell})"
+
+    @functools.cached_property
+    def _cell_heights(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        h = self.heights
+        corners = np.stack([h[:-1, :-1], h[:-1, 1:], h[1:, :-1], h[1:, 1:]])
+        return corners.min(axis=0), corners.max(axis=0)
+
+    def nearby(self, lo: NDArray[np.float64], hi: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """``(box row, triangle)`` of the triangles whose cells' boxes meet local boxes ``lo``/``hi`` (K, 3)."""
+        return heightfield_cells(lo, hi, *self._cell_heights, *self.cell)
 
     @property
     def bounding_radius(self) -> float:
