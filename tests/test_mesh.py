@@ -493,3 +493,56 @@ def test_format_v3_round_trip_and_v2_refusal(tmp_path):
                       '"cell": [1, 1]}}]}\n')
     with pytest.raises(ScenarioError, match=r"ragged.jsonl:2: .*HeightField heights row 1"):
         list(read_scenario(ragged))
+
+
+# -- the tree and the grid ------------------------------------------------------------------------
+
+def test_bvh_and_heightfield_cells_find_every_overlapping_triangle():
+    from collideworld.geometry.mesh_bvh import TriangleBVH, heightfield_cells
+
+    rng = np.random.default_rng(8)
+    for n in (1, 3, 4, 5, 37, 1000):
+        corners = rng.uniform(-5, 5, size=(n, 3, 3))
+        lo, hi = corners.min(axis=1), corners.max(axis=1)
+        qlo = rng.uniform(-6, 5, size=(50, 3))
+        qhi = qlo + rng.uniform(0, 3, size=(50, 3))
+        q, t = TriangleBVH(lo, hi).query(qlo, qhi)
+        brute = np.argwhere(np.all((lo[None] <= qhi[:, None]) & (qlo[:, None] <= hi[None]), axis=2))
+        assert sorted(zip(q.tolist(), t.tolist())) == sorted(map(tuple, brute.tolist()))
+    heights = rng.uniform(-1, 1, size=(7, 9))
+    tris = heightfield_triangles(heights, 0.5, 0.25)
+    lo, hi = tris.min(axis=1), tris.max(axis=1)
+    h = np.stack([heights[:-1, :-1], heights[:-1, 1:], heights[1:, :-1], heights[1:, 1:]])
+    qlo = rng.uniform(-1, 4.5, size=(200, 3))
+    qhi = qlo + rng.uniform(0, 1, size=(200, 3))
+    q, t = heightfield_cells(qlo, qhi, h.min(axis=0), h.max(axis=0), 0.5, 0.25)
+    found = set(zip(q.tolist(), t.tolist()))
+    # every triangle whose own box meets the query box is among the cells found (a cell's box holds both)
+    brute = np.argwhere(np.all((lo[None] <= qhi[:, None]) & (qlo[:, None] <= hi[None]), axis=2))
+    assert set(map(tuple, brute.tolist())) <= found
+
+
+@pytest.mark.parametrize("surface", ["mesh", "heightfield"])
+def test_a_body_moving_over_a_large_static_surface_meets_the_right_triangles(surface):
+    # the static surface is pruned by the tree (or grid) with the body's fat box: each step checked
+    # against the exact sphere-triangle test over every triangle
+    rng = np.random.default_rng(4)
+    heights = rng.uniform(0.0, 0.3, size=(16, 16))
+    tris = heightfield_triangles(heights, 0.5, 0.5)
+    shape = (HeightField(heights, (0.5, 0.5)) if surface == "heightfield"
+             else TriangleMesh(tris.reshape(-1, 3), np.arange(3 * len(tris)).reshape(-1, 3)))
+    w = World(dim=3)
+    w.add(shape, (0.0, 0.0, 0.0), static=True, id="s")
+    r = 0.35
+    w.add(Sphere(r), (1.0, 1.0, 0.5), id="ball")
+    checked = 0
+    for k in range(80):
+        p = np.array([1.0 + 0.07 * k, 1.0 + 0.05 * k + 0.3 * np.sin(k * 0.3), 0.3 + 0.1 * np.cos(k * 0.2)])
+        w.move("ball", tuple(p))
+        got = {c.part_a for c in w.step()}
+        gaps = np.array([np.linalg.norm(p - closest_on_triangle(p, *t)) - r for t in tris])
+        if np.any(np.abs(gaps) < 1e-9):
+            continue
+        assert got == set(np.flatnonzero(gaps <= 0).tolist()), k
+        checked += 1
+    assert checked > 70
