@@ -508,7 +508,7 @@ def test_bvh_and_heightfield_cells_find_every_overlapping_triangle():
         qhi = qlo + rng.uniform(0, 3, size=(50, 3))
         q, t = TriangleBVH(lo, hi).query(qlo, qhi)
         brute = np.argwhere(np.all((lo[None] <= qhi[:, None]) & (qlo[:, None] <= hi[None]), axis=2))
-        assert sorted(zip(q.tolist(), t.tolist())) == sorted(map(tuple, brute.tolist()))
+        assert sorted(zip(q.tolist(), t.tolist(), strict=True)) == sorted(map(tuple, brute.tolist()))
     heights = rng.uniform(-1, 1, size=(7, 9))
     tris = heightfield_triangles(heights, 0.5, 0.25)
     lo, hi = tris.min(axis=1), tris.max(axis=1)
@@ -516,7 +516,7 @@ def test_bvh_and_heightfield_cells_find_every_overlapping_triangle():
     qlo = rng.uniform(-1, 4.5, size=(200, 3))
     qhi = qlo + rng.uniform(0, 1, size=(200, 3))
     q, t = heightfield_cells(qlo, qhi, h.min(axis=0), h.max(axis=0), 0.5, 0.25)
-    found = set(zip(q.tolist(), t.tolist()))
+    found = set(zip(q.tolist(), t.tolist(), strict=True))
     # every triangle whose own box meets the query box is among the cells found (a cell's box holds both)
     brute = np.argwhere(np.all((lo[None] <= qhi[:, None]) & (qlo[:, None] <= hi[None]), axis=2))
     assert set(map(tuple, brute.tolist())) <= found
