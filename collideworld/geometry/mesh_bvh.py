@@ -58,17 +58,18 @@ class TriangleBVH:
         span = np.where(cmax > cmin, cmax - cmin, 1.0)
         grid = np.minimum((centre - cmin) / span * 1024.0, 1023.0).astype(np.int64)
         code = (_spread_bits(grid[:, 0]) << 2) | (_spread_bits(grid[:, 1]) << 1) | _spread_bits(grid[:, 2])
-        order = np.argsort(code, kind="stable")
+        order = np.argsort(code)
         n_leaves = max(1, -(-t // LEAF))
         self.depth = int(np.ceil(np.log2(n_leaves))) if n_leaves > 1 else 0
         width = 1 << self.depth
         slots = np.full(width * LEAF, -1, dtype=np.int64)
         slots[:t] = order
         self.leaf_triangles = slots.reshape(width, LEAF)
-        # a leaf's box: the union of its triangles' boxes (empty leaves: an empty box)
-        big = np.finfo(np.float64).max
-        slo = np.where((slots >= 0)[:, None], lo[np.maximum(slots, 0)], big).reshape(width, LEAF, 3)
-        shi = np.where((slots >= 0)[:, None], hi[np.maximum(slots, 0)], -big).reshape(width, LEAF, 3)
+        # a leaf's box: the union of its triangles' boxes; the padding repeats the last triangle's
+        # box (a box already in the tree: it changes no union and adds no triangle)
+        padded = np.concatenate([order, np.full(width * LEAF - t, order[-1])])
+        slo = lo[padded].reshape(width, LEAF, 3)
+        shi = hi[padded].reshape(width, LEAF, 3)
         levels_lo, levels_hi = [slo.min(axis=1)], [shi.max(axis=1)]
         while len(levels_lo[-1]) > 1:
             levels_lo.append(np.minimum(levels_lo[-1][0::2], levels_lo[-1][1::2]))
