@@ -1050,6 +1050,13 @@ class Triangle:
 
     ``points`` are its vertices relative to its centroid, ``normal`` its unit
     face normal, ``active`` its edges' no-snag flags (see :class:`TriangleMesh`).
+
+    Examples
+    --------
+    >>> quad = TriangleMesh([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0)], [(0, 1, 2), (0, 2, 3)])
+    >>> t = mesh_triangles(quad)[1][0]
+    >>> t.normal.tolist(), t.active.tolist()
+    ([0.0, 0.0, 1.0], [True, True, False])
     """
 
     points: NDArray[np.float64]
@@ -1065,7 +1072,14 @@ class Triangle:
 
 
 def mesh_triangles(shape: TriangleMesh | HeightField) -> tuple[NDArray[np.float64], list[Triangle]]:
-    """The centroids (T, 3) and the :class:`Triangle` parts of a mesh or heightfield, in triangle order."""
+    """The centroids (T, 3) and the :class:`Triangle` parts of a mesh or heightfield, in triangle order.
+
+    Examples
+    --------
+    >>> centroids, parts = mesh_triangles(HeightField([[0, 0], [0, 0]], (3.0, 3.0)))
+    >>> centroids.tolist(), len(parts)
+    ([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0]], 2)
+    """
     corners = shape.vertices[shape.triangles]
     centroids = corners.mean(axis=1)
     local = corners - centroids[:, None, :]
