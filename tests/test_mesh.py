@@ -546,3 +546,12 @@ def test_a_body_moving_over_a_large_static_surface_meets_the_right_triangles(sur
         assert got == set(np.flatnonzero(gaps <= 0).tolist()), k
         checked += 1
     assert checked > 70
+
+
+def test_collide_many_refuses_a_surface_as_it_refuses_a_compound():
+    from collideworld import UnsupportedPairError, collide_many
+
+    quad = TriangleMesh([(0, 0, 0), (2, 0, 0), (2, 2, 0)], [(0, 1, 2)])
+    pos, quat = np.zeros((2, 3)), np.tile([1.0, 0, 0, 0], (2, 1))
+    with pytest.raises(UnsupportedPairError, match="takes no triangle_mesh"):
+        collide_many(quad, (pos, quat), Sphere(0.5), (pos, quat))
