@@ -555,3 +555,22 @@ def test_collide_many_refuses_a_surface_as_it_refuses_a_compound():
     pos, quat = np.zeros((2, 3)), np.tile([1.0, 0, 0, 0], (2, 1))
     with pytest.raises(UnsupportedPairError, match="takes no triangle_mesh"):
         collide_many(quad, (pos, quat), Sphere(0.5), (pos, quat))
+
+
+def test_recorder_writes_version_3_and_the_arrow_form_replays(tmp_path):
+    from collideworld.scenario import Recorder, replay
+    from collideworld.scenario.arrow import convert
+
+    w = World(dim=3)
+    path = tmp_path / "rec.jsonl"
+    rec = Recorder(w, path)
+    rec.add(HeightField(np.zeros((4, 4)), (1.0, 1.0)), (0, 0, 0), static=True, id="h")
+    rec.add(Sphere(0.5), (1.5, 1.5, 0.4), id="s")
+    rec.step()
+    rec.move("s", (1.5, 1.5, 2.0))
+    rec.step()
+    rec.close()
+    assert path.read_text().startswith('{"collideworld_scenario":3')
+    assert replay(path).ok
+    convert(path, tmp_path / "rec.arrows")
+    assert replay(tmp_path / "rec.arrows").ok
