@@ -574,3 +574,21 @@ def test_recorder_writes_version_3_and_the_arrow_form_replays(tmp_path):
     assert replay(path).ok
     convert(path, tmp_path / "rec.arrows")
     assert replay(tmp_path / "rec.arrows").ok
+
+
+@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+def test_a_static_surface_moved_in_small_steps_under_a_ball(backend):
+    # the pruned triangles must follow a static surface that is moved (its tree stays, its query moves)
+    heights = np.zeros((9, 9))
+    tris = heightfield_triangles(heights, 1.0, 1.0)
+    w = World(dim=3, backend=backend)
+    w.add(HeightField(heights, (1.0, 1.0)), (0.0, 0.0, 0.0), static=True, id="h")
+    centre, r = np.array([2.5, 2.5, 0.2]), 0.3
+    w.add(Sphere(r), tuple(centre), id="s")
+    w.step()
+    for k in range(1, 30):
+        shift = np.array([0.04 * k + 0.003, 0.0, 0.0])
+        w.move("h", tuple(shift))
+        got = sorted(c.part_a for c in w.step())
+        gaps = [np.linalg.norm(centre - closest_on_triangle(centre, *(t + shift))) - r for t in tris]
+        assert got == [t for t, g in enumerate(gaps) if g <= 0], k
