@@ -39,7 +39,21 @@ from .errors import (
     UnknownIdError,
     UnsupportedPairError,
 )
-from .shapes import Box, Capsule, Circle, Compound, ConvexHull, HalfPlane, Plane, Polygon, Segment, Shape, Sphere
+from .shapes import (
+    Box,
+    Capsule,
+    Circle,
+    Compound,
+    ConvexHull,
+    HalfPlane,
+    HeightField,
+    Plane,
+    Polygon,
+    Segment,
+    Shape,
+    Sphere,
+    TriangleMesh,
+)
 from .warm import warm_up
 from .world import Body, CastHit, NearHit, RayHit, RayHitArrays, World
 
@@ -72,6 +86,7 @@ __all__ = [
     "World", "Body", "RayHit", "RayHitArrays", "NearHit", "CastHit", "Contacts", "Contact", "PairList",
     "collide", "collide_many", "ContactResult",
     "Circle", "Box", "Polygon", "HalfPlane", "Sphere", "Plane", "Capsule", "Segment", "ConvexHull", "Compound", "Shape",
+    "TriangleMesh", "HeightField",
     "Side", "classify_box_plane", "classify_box_planes", "classify_aabb_plane", "frustum_planes",
     "frustum_planes_from_matrix",
     "CollideWorldError", "InvalidShapeError", "InvalidPoseError", "InvalidArgumentError",

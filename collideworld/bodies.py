@@ -22,7 +22,23 @@ from numpy.typing import NDArray
 
 from .geometry.aabb import aabb_ball, aabb_box, aabb_capsule, aabb_points
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
-from .shapes import Box, Capsule, Circle, Compound, ConvexHull, HalfPlane, Plane, Polygon, Segment, Shape, Sphere
+from .shapes import (
+    Box,
+    Capsule,
+    Circle,
+    Compound,
+    ConvexHull,
+    HalfPlane,
+    HeightField,
+    Plane,
+    Polygon,
+    Segment,
+    Shape,
+    Sphere,
+    Triangle,
+    TriangleMesh,
+    mesh_triangles,
+)
 
 __all__ = ["Kind", "kind_of", "split_parts", "PartTable", "HullTable", "BodyStore"]
 
@@ -36,8 +52,8 @@ class Kind(IntEnum):
 
     Examples
     --------
-    >>> [k.name for k in sorted(Kind)]
-    ['HALFSPACE', 'BALL', 'BOX', 'POLYGON', 'CAPSULE', 'HULL', 'COMPOUND']
+    >>> [k.name for k in sorted(Kind)]  # doctest: +ELLIPSIS
+    ['HALFSPACE', 'BALL', 'BOX', 'POLYGON', 'CAPSULE', 'HULL', 'COMPOUND',...'MESH', 'HEIGHTFIELD', 'TRIANGLE']
 
     ``COMPOUND`` never reaches a kernel: a compound body's parts sit in
     slots of their own (see :class:`BodyStore`) and pairs are expanded into
@@ -51,6 +67,9 @@ class Kind(IntEnum):
     CAPSULE = 4  # Capsule or Segment (radius 0), 2D or 3D
     HULL = 5  # ConvexHull, 3D only
     COMPOUND = 6  # Compound: its parts are rows of their own
+    MESH = 11  # TriangleMesh: stored as a compound of TRIANGLE part slots
+    HEIGHTFIELD = 12  # HeightField: the same
+    TRIANGLE = 13  # one triangle of a mesh or heightfield (a part slot)
 
 
 def kind_of(shape: Shape) -> Kind:
@@ -76,6 +95,10 @@ def kind_of(shape: Shape) -> Kind:
         return Kind.HULL
     if isinstance(shape, Compound):
         return Kind.COMPOUND
+    if isinstance(shape, TriangleMesh):
+        return Kind.MESH
+    if isinstance(shape, HeightField):
+        return Kind.HEIGHTFIELD
     raise TypeError(f"not a collideworld shape: {shape!r}")
 
 
@@ -93,6 +116,8 @@ def split_parts(shape: Shape) -> int:
     """
     if isinstance(shape, Compound) or (isinstance(shape, Polygon) and not shape.is_convex):
         return len(shape.parts)
+    if isinstance(shape, (TriangleMesh, HeightField)):
+        return len(shape.triangles)
     return 0
 
 
@@ -593,6 +618,9 @@ class BodyStore:
     seg1: NDArray[np.float64]
     poly: NDArray[np.int64]
     hull: NDArray[np.int64]
+    tri: NDArray[np.float64]  # 3D stores only
+    tri_active: NDArray[np.bool_]  # 3D stores only
+    surface: NDArray[np.bool_]
     bound_radius: NDArray[np.float64]
     simple: NDArray[np.bool_]
     world_x: NDArray[np.float64]
@@ -740,6 +768,11 @@ class BodyStore:
         if d == 2:
             grow("world_xy", (SIMPLE_POLYGON_VERTICES, 2), np.float64, 0.0)
             self._plane_views()
+        else:
+            # a TRIANGLE part slot's vertices about its centroid (its slot's position) and its edges' no-snag flags
+            grow("tri", (3, 3), np.float64, 0.0)
+            grow("tri_active", (3,), np.bool_, True)
+        grow("surface", (), np.bool_, False)  # a TriangleMesh or HeightField body (a compound of triangles)
         self.shapes.extend([None] * (capacity - old))
         # appending larger slots keeps a valid min-heap: every new slot exceeds every old one
         self._free.extend(range(old, capacity))
@@ -779,6 +812,7 @@ class BodyStore:
         self.poly[slots] = -1
         self.hull[slots] = -1
         self.simple[slots] = False
+        self.surface[slots] = False
         self.ids[slots] = None
         self.serial[slots] = -1
         self.static[slots] = False
@@ -817,7 +851,7 @@ class BodyStore:
                 "plane_offset", "seg0", "seg1", "poly", "hull",
                 "bound_radius", "simple", "ids", "serial", "static", "category",
                 "mask", "moved", "fat_lo", "fat_hi", "data", "world_xy",
-                "owner", "part", "n_parts", "parts_at")
+                "owner", "part", "n_parts", "parts_at", "tri", "tri_active", "surface")
 
     def compact(self, capacity: int | None = None) -> NDArray[np.int64]:
         """Move the live bodies to slots ``0 .. count - 1`` in add order and shrink the arrays.
@@ -883,8 +917,24 @@ class BodyStore:
                 self.hull[s] = -1
             if self.kind[s] == Kind.COMPOUND:  # a compound replaced in place: its part slots go
                 self._drop_parts(s)
+            self.surface[s] = isinstance(shape, (TriangleMesh, HeightField))
             if isinstance(shape, Compound):
                 self._add_parts(s, shape, shape.parts)
+                continue
+            if isinstance(shape, (TriangleMesh, HeightField)):
+                # one part slot per triangle, posed at its centroid: the bounding-ball reject then
+                # sees each triangle's own small ball, not the whole mesh's
+                centroids, triangles = mesh_triangles(shape)
+                self._add_parts(s, shape, [(t, c, self._no_turn) for t, c in zip(triangles, centroids.tolist(),
+                                                                                  strict=True)])
+                continue
+            if isinstance(shape, Triangle):
+                self.kind[s] = Kind.TRIANGLE
+                self.shapes[s] = shape
+                self.simple[s] = False
+                self.tri[s] = shape.points
+                self.tri_active[s] = shape.active
+                self.bound_radius[s] = shape.bounding_radius
                 continue
             if self.split_concave and isinstance(shape, Polygon) and not shape.is_convex:
                 self._add_parts(s, shape, [(piece, self._origin, self._no_turn) for piece in self._pieces_of(shape)])
@@ -943,7 +993,8 @@ class BodyStore:
         self._pieces[id(shape)] = (shape, pieces)
         return pieces
 
-    def _add_parts(self, s: int, shape: Compound | Polygon, shape_parts: Sequence[tuple[Shape, Any, Any]]) -> None:
+    def _add_parts(self, s: int, shape: Compound | Polygon | TriangleMesh | HeightField,
+                   shape_parts: Sequence[tuple[Any, Any, Any]]) -> None:
         """Make ``s`` a compound of ``shape_parts`` (a Compound's parts, or a concave polygon's pieces).
 
         The parts get slots of their own, posed by :meth:`set_poses`.
@@ -955,11 +1006,24 @@ class BodyStore:
         self.bound_radius[s] = shape.bounding_radius
         parts = self.allocate(k)
         self.count -= k  # part slots are no bodies
-        split, self.split_concave = self.split_concave, False  # a compound's concave part stays one part
-        try:
-            self.set_shapes(parts, [p[0] for p in shape_parts])
-        finally:
-            self.split_concave = split
+        if isinstance(shape, (TriangleMesh, HeightField)):
+            # every part a triangle: the columns written at once, not one set_shapes row at a time
+            self._note(parts)
+            corners = shape.vertices[shape.triangles]
+            local = corners - corners.mean(axis=1)[:, None, :]
+            self.kind[parts] = Kind.TRIANGLE
+            self.simple[parts] = False
+            self.tri[parts] = local
+            self.tri_active[parts] = shape.active
+            self.bound_radius[parts] = np.sqrt(np.einsum("tvi,tvi->tv", local, local).max(axis=1))
+            for slot, part in zip(parts.tolist(), shape_parts, strict=True):
+                self.shapes[slot] = part[0]
+        else:
+            split, self.split_concave = self.split_concave, False  # a compound's concave part stays one part
+            try:
+                self.set_shapes(parts, [p[0] for p in shape_parts])
+            finally:
+                self.split_concave = split
         self.owner[parts] = s
         self.part[parts] = np.arange(k)
         self.n_parts[s] = k
@@ -1054,6 +1118,62 @@ class BodyStore:
         ca, cb = self.kind.take(a) == Kind.COMPOUND, self.kind.take(b) == Kind.COMPOUND
         if not (ca.any() or cb.any()):
             return np.arange(len(a)), a, b
+        # a static mesh or heightfield against a simple body: only its triangles near the body
+        sa = self.surface.take(a) & self.static.take(a) & ~cb
+        sb = self.surface.take(b) & self.static.take(b) & ~ca
+        near = sa | sb
+        if near.any():
+            return self._expand_near(a, b, sa, sb)
+        return self._expand_all(a, b, ca, cb)
+
+    def _expand_near(self, a: NDArray[np.int64], b: NDArray[np.int64], sa: NDArray[np.bool_], sb: NDArray[np.bool_]
+                     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """:meth:`expand_pairs` where pairs ``sa | sb`` get only their surface's triangles near the other body.
+
+        The other body's box is the union of its tight box now and its fat box:
+        the pair cache keeps a pair's rows while the fat box holds the body, so
+        the triangles near the fat box are the ones it can touch until then.
+        Only static surfaces are pruned (a moving one's rows would go stale).
+        """
+        near = np.flatnonzero(sa | sb)
+        rest = np.flatnonzero(~(sa | sb))
+        rows, outs_a, outs_b = [], [], []
+        if len(rest):
+            r, pa, pb = self._expand_all(a[rest], b[rest], self.kind.take(a[rest]) == Kind.COMPOUND,
+                                         self.kind.take(b[rest]) == Kind.COMPOUND)
+            rows.append(rest[r])
+            outs_a.append(pa)
+            outs_b.append(pb)
+        surf = np.where(sa[near], a[near], b[near])
+        other = np.where(sa[near], b[near], a[near])
+        lo, hi = self.aabbs(other)
+        lo = np.minimum(lo, self.fat_lo.take(other, axis=0))
+        hi = np.maximum(hi, self.fat_hi.take(other, axis=0))
+        # a relative slack: the kernels call shapes within rounding of touching touching
+        pad = 1e-9 * (np.abs(lo).max(axis=1) + np.abs(hi).max(axis=1)) + 1e-300
+        lo -= pad[:, None]
+        hi += pad[:, None]
+        for body in np.unique(surf).tolist():
+            k = np.flatnonzero(surf == body)
+            rot = self.rotation[body]
+            # the world box's corners in the surface's local frame, and their box
+            corners = np.stack([np.where(np.array([(c >> d) & 1 for d in range(3)], dtype=bool), hi[k], lo[k])
+                                for c in range(8)], axis=1)
+            local = (corners - self.position[body]) @ rot
+            q, tri = self.shapes[body].nearby(local.min(axis=1), local.max(axis=1))
+            part = self.part_slots.take(self.parts_at[body] + tri)
+            rows.append(near[k[q]])
+            on_a = sa[near[k[q]]]
+            o = other[k[q]]
+            outs_a.append(np.where(on_a, part, o))
+            outs_b.append(np.where(on_a, o, part))
+        row = np.concatenate(rows)
+        order = np.argsort(row, kind="stable")
+        return row[order], np.concatenate(outs_a)[order], np.concatenate(outs_b)[order]
+
+    def _expand_all(self, a: NDArray[np.int64], b: NDArray[np.int64], ca: NDArray[np.bool_], cb: NDArray[np.bool_]
+                    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """:meth:`expand_pairs` with every part of every compound."""
         na = np.maximum(self.n_parts.take(a), 1)
         nb = np.maximum(self.n_parts.take(b), 1)
         counts = na * nb
@@ -1210,6 +1330,12 @@ class BodyStore:
         adjacent: NDArray[np.float64] = np.einsum("mij,mekj->meki", rot, self.hulls.adjacent[self.hull.take(slots)])
         return adjacent
 
+    def triangle_rows(self, slots: NDArray[np.int64]) -> NDArray[np.float64]:
+        """World vertices (m, 3, 3) of the triangle part slots ``slots``."""
+        rot_t = np.swapaxes(self.rotation.take(slots, axis=0), 1, 2)
+        out: NDArray[np.float64] = np.matmul(self.tri.take(slots, axis=0), rot_t)
+        return out + self.position.take(slots, axis=0)[:, None, :]
+
     def plane_rows(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(unit normal (m, D), offset (m,)) of half-spaces ``slots``."""
         return self.plane_normal.take(slots, axis=0), self.plane_offset.take(slots)
@@ -1286,6 +1412,9 @@ class BodyStore:
         sel = np.flatnonzero(kinds == Kind.HULL)
         if len(sel):
             lo[sel], hi[sel] = aabb_points(self.hull_rows(slots[sel])[0])
+        sel = np.flatnonzero(kinds == Kind.TRIANGLE)
+        if len(sel):
+            lo[sel], hi[sel] = aabb_points(self.triangle_rows(slots[sel]))
         sel = np.flatnonzero(kinds == Kind.HALFSPACE)
         if len(sel):
             lo[sel] = -np.inf

@@ -37,7 +37,19 @@ from .poses import (
     check_quaternions,
     plain_position,
 )
-from .shapes import SHAPE_TYPES, Box, Circle, Compound, HalfPlane, Plane, Polygon, Shape, Sphere
+from .shapes import (
+    SHAPE_TYPES,
+    Box,
+    Circle,
+    Compound,
+    HalfPlane,
+    HeightField,
+    Plane,
+    Polygon,
+    Shape,
+    Sphere,
+    TriangleMesh,
+)
 
 __all__ = ["ContactResult", "ShapeArray", "collide", "collide_many"]
 
@@ -622,6 +634,10 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
     for s in list_a + list_b:
         if isinstance(s, Compound):
             raise UnsupportedPairError(f"collide_many takes no compound (its rows are one shape each); "
+                                       f"use collide, or a World, got {s!r}")
+        if isinstance(s, (TriangleMesh, HeightField)):
+            # (its contacts are per triangle, as a compound's are per part)
+            raise UnsupportedPairError(f"collide_many takes no {s.kind} (its rows are one shape each); "
                                        f"use collide, or a World, got {s!r}")
     lengths = {len(x) for x in (list_a, list_b) if len(x) != 1}
     if len(lengths) > 1:

@@ -56,6 +56,7 @@ from .geometry.contact_halfspace_polygon import contact_halfspace_points
 from .geometry.contact_hull import contact_ball_hull, contact_box_hull, contact_capsule_hull, contact_hull_hull
 from .geometry.contact_polygon_capsule import contact_polygon_capsule
 from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
+from .geometry.contact_triangle import contact_halfspace_triangle, contact_polytope_triangle, contact_triangle_triangle
 from .geometry.kernel_support import box_vertices_2d
 from .geometry.manifold_support import ManifoldArrays, empty_manifold
 from .geometry.raycast import (
@@ -65,6 +66,7 @@ from .geometry.raycast import (
     raycast_halfspace,
     raycast_hull,
     raycast_polygon,
+    raycast_triangle,
 )
 from .geometry.result import ContactArrays
 from .geometry.tolerance import SQUARES_UNDERFLOW, touch_tolerance
@@ -191,7 +193,7 @@ PairKernel = Callable[[BodyStore, Slots, Slots, Kernels], ContactArrays]
 PAIR_KERNELS: dict[tuple[int, Kind, Kind], PairKernel] = {}
 
 #: Number of shape kinds: a kind pair's group code is ``min * _KINDS + max``.
-_KINDS = len(Kind)
+_KINDS = max(Kind) + 1
 
 #: Pairs per batch of kernel calls in :func:`contact_pairs` (larger inputs go in slices).
 MAX_BATCH = 1 << 16
@@ -475,6 +477,57 @@ def _hull_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     return k.contact_hull_hull(*s.hull_arrays(a), *s.hull_arrays(b))
 
 
+# -- triangles of meshes and heightfields (3D): grown polytopes, then the no-snag rule --------
+#
+# TRIANGLE is the last kind, so the triangle is always b. Both backends run
+# the same functions (contact_polytopes' GJK is compiled when numba imports),
+# so their answers agree bit for bit.
+
+_BOX_CORNERS = np.array([[x, y, z] for x in (-1.0, 1.0) for y in (-1.0, 1.0) for z in (-1.0, 1.0)])
+
+
+@_register((3,), Kind.HALFSPACE, Kind.TRIANGLE)
+def _halfspace_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return contact_halfspace_triangle(*s.plane_rows(a), s.triangle_rows(b))
+
+
+@_register((3,), Kind.BALL, Kind.TRIANGLE)
+def _ball_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    centre, radius = s.ball_rows(a)
+    empty = np.zeros((len(a), 0, 3))
+    return contact_polytope_triangle(centre[:, None, :], empty, empty, radius, s.triangle_rows(b),
+                                     s.tri_active.take(b, axis=0))
+
+
+@_register((3,), Kind.BOX, Kind.TRIANGLE)
+def _box_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    centre, rotation, half = s.box_rows(a)
+    corners = centre[:, None, :] + np.einsum("nij,ncj->nci", rotation, _BOX_CORNERS[None] * half[:, None, :])
+    axes = np.swapaxes(rotation, 1, 2)
+    return contact_polytope_triangle(corners, axes, axes, np.zeros(len(a)), s.triangle_rows(b),
+                                     s.tri_active.take(b, axis=0))
+
+
+@_register((3,), Kind.CAPSULE, Kind.TRIANGLE)
+def _capsule_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    p0, p1, radius = s.capsule_rows(a)
+    return contact_polytope_triangle(np.stack([p0, p1], axis=1), np.zeros((len(a), 0, 3)), (p1 - p0)[:, None, :],
+                                     radius, s.triangle_rows(b), s.tri_active.take(b, axis=0))
+
+
+@_register((3,), Kind.HULL, Kind.TRIANGLE)
+def _hull_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    verts, normals, edges = s.hull_rows(a)
+    return contact_polytope_triangle(verts, normals, edges, np.zeros(len(a)), s.triangle_rows(b),
+                                     s.tri_active.take(b, axis=0))
+
+
+@_register((3,), Kind.TRIANGLE, Kind.TRIANGLE)
+def _triangle_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return contact_triangle_triangle(s.triangle_rows(a), s.tri_active.take(a, axis=0), s.triangle_rows(b),
+                                     s.tri_active.take(b, axis=0))
+
+
 # -- the dispatcher -------------------------------------------------------------------
 
 def contact_pairs(store: BodyStore, ia: Slots, ib: Slots, backend: str = "numpy") -> ContactArrays:
@@ -726,6 +779,12 @@ def _ray_polygon(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[
 def _ray_capsule(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
                  max_distance: float) -> RayAnswer:
     return _ray_answer(raycast_capsule(o, d, max_distance, *s.capsule_rows(slots)))
+
+
+@_register_ray(Kind.TRIANGLE)
+def _ray_triangle(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
+                  max_distance: float) -> RayAnswer:
+    return _ray_answer(raycast_triangle(o, d, max_distance, s.triangle_rows(slots)))
 
 
 @_register_ray(Kind.HULL)

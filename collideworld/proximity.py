@@ -42,11 +42,13 @@ from .shapes import (
     Compound,
     ConvexHull,
     HalfPlane,
+    HeightField,
     Plane,
     Polygon,
     Segment,
     Shape,
     Sphere,
+    TriangleMesh,
 )
 
 __all__ = ["DistanceResult", "ImpactResult", "TrajectoryResult", "distance", "time_of_impact", "check_trajectory"]
@@ -200,6 +202,9 @@ def _pieces(shape: Shape) -> tuple[list[NDArray[np.float64]], list[float], int, 
         return [ends], [shape.radius], 0, shape.bounding_radius
     if isinstance(shape, ConvexHull):
         return [np.array(shape.vertices)], [0.0], 0, shape.bounding_radius
+    if isinstance(shape, (TriangleMesh, HeightField)):
+        # one flat piece per triangle (GJK needs no volume)
+        return list(shape.vertices[shape.triangles]), [0.0] * len(shape.triangles), 0, shape.bounding_radius
     if isinstance(shape, Compound):
         # the union of its parts' pieces, each moved into the body's frame
         pieces: list[NDArray[np.float64]] = []
@@ -446,6 +451,9 @@ def _piece_shapes(shape: Shape) -> tuple[Shape, ...]:
     """The convex pieces of a shape as shapes of their own (the shape itself unless a concave polygon)."""
     if isinstance(shape, Polygon) and not shape.is_convex:
         return tuple(Polygon(tuple(map(tuple, part.tolist()))) for part in shape.parts)
+    if isinstance(shape, (TriangleMesh, HeightField)):
+        # each triangle as a one-triangle mesh (its triangle index is its piece index)
+        return tuple(TriangleMesh(shape.vertices[t], np.arange(3)[None]) for t in shape.triangles)
     if isinstance(shape, Compound):
         # each piece of each part, as a one-part compound keeping the part's local pose
         return tuple(Compound([(piece, local_pos, local_rot)])

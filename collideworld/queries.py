@@ -535,7 +535,7 @@ _ROW_COLUMNS = ("kind", "position", "rotation", "radius", "half", "plane_normal"
 
 def _row_columns(dim: int) -> tuple[str, ...]:
     """The per-slot columns the narrowphase reads (2D adds the slot-major polygon vertices)."""
-    return _ROW_COLUMNS + (("world_xy",) if dim == 2 else ())
+    return _ROW_COLUMNS + (("world_xy",) if dim == 2 else ("tri", "tri_active"))
 
 
 def _scratch(store: BodyStore, m: int, reuse: BodyStore | None) -> BodyStore:
@@ -1253,6 +1253,7 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
         raycast_halfspace,
         raycast_hull,
         raycast_polygon,
+        raycast_triangle,
     )
     from .narrowphase import polygon_parts
 
@@ -1293,6 +1294,9 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
             rot = np.einsum("kji,kjl->kil", frame[idx], store.rotation.take(s, axis=0))
             r = raycast_hull(zero, e1, lim[idx], local(idx, store.position.take(s, axis=0)), rot,
                              store.hulls.normals[h], store.hulls.offsets[h], store.hulls.reach[h])
+        elif kind == Kind.TRIANGLE:
+            tri = np.einsum("kji,kvj->kvi", frame[idx], store.triangle_rows(s) - origins[idx][:, None, :])
+            r = raycast_triangle(zero, e1, lim[idx], tri)
         elif kind == Kind.COMPOUND:
             # the entry into a compound is the nearest entry into any of its parts
             row, parts = store.compound_parts(s)

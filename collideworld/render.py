@@ -272,7 +272,8 @@ def _outline(body: Any, dim: int) -> tuple[str, Any]:
         return "circle", (pos, float(shape.radius))
     if shape.kind in ("capsule", "segment"):
         return "poly", _capsule_outline(body, dim)
-    if shape.kind == "convex_hull":  # the view takes the hull of the projected vertices
+    if shape.kind in ("convex_hull", "triangle_mesh", "heightfield"):
+        # the view takes the hull of the projected vertices (a mesh or heightfield: its silhouette)
         return "poly", np.asarray(shape.vertices, dtype=float) @ _rot3(body.quaternion).T + pos
     if dim == 2:
         rot = _rot2(body.angle)

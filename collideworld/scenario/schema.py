@@ -58,9 +58,9 @@ __all__ = [
 ]
 
 #: The newest version of the format this reader reads (and writers write when needed).
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 #: Every version this reader reads: version 2 keeps all of version 1.
-SUPPORTED_VERSIONS = (1, 2)
+SUPPORTED_VERSIONS = (1, 2, 3)
 #: Tolerance of ``expect_contacts`` checks when the header gives none.
 DEFAULT_TOLERANCE = 1e-6
 #: A quaternion is a unit quaternion when its norm is within this of 1.
@@ -745,6 +745,8 @@ SHAPE_PARSERS: dict[str, Callable[[dict[str, Any], int], Shape]] = {
     "capsule": _capsule_shape,
     "segment": _segment_shape,
     "convex_hull": _convex_hull_shape,
+    "triangle_mesh": _library_shape,
+    "heightfield": _library_shape,
 }
 #: Shape types that only a version 2 file may use.
 _SHAPE_TYPES_V2 = frozenset({"capsule", "segment", "convex_hull", "compound"})
@@ -768,6 +770,8 @@ def parse_shape(raw: Any, dim: int, where: str, max_polygon_vertices: int, versi
     kind = raw.get("type")
     if not isinstance(kind, str):
         raise Invalid(f"{where}: shape type must be a string, got {show_value(kind)}")
+    if kind in ("triangle_mesh", "heightfield") and version < 3:
+        raise Invalid(f"{where}: shape type {kind!r} needs format version 3 (the header says {version})")
     if kind in _SHAPE_TYPES_V2 and version < 2:
         raise Invalid(f"{where}: shape type {kind!r} needs format version 2 (the header says {version})")
     parser = SHAPE_PARSERS.get(kind)

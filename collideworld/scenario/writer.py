@@ -64,6 +64,8 @@ _VERSION_KEY = '"collideworld_scenario":'
 #: Zero bytes after the ids' text given to the compiled writer (its ``SLACK``; checked there).
 _TEXT_SLACK = 32
 _V2_SHAPE_TYPES = frozenset({"capsule", "segment", "convex_hull", "compound"})
+#: Shape types only version 3 defines: a frame adding one makes the file version 3 (``v2`` is then 3).
+_V3_SHAPE_TYPES = frozenset({"triangle_mesh", "heightfield"})
 
 
 
@@ -173,6 +175,8 @@ SHAPE_WRITERS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "segment": _segment_to_dict,
     "convex_hull": _convex_hull_to_dict,
     "compound": _compound_to_dict,
+    "triangle_mesh": shape_to_dict,
+    "heightfield": shape_to_dict,
 }
 
 
@@ -253,7 +257,7 @@ def body_to_dict(body: Any) -> dict[str, Any]:
     return out
 
 
-def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], bool]:
+def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], int]:
     """The ``"add":[...]`` member of a frame's line, and whether a shape needs version 2.
 
     The same text as ``_key("add", [body_to_dict(b) for b in bodies])``, made
@@ -263,9 +267,10 @@ def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], bool]:
     writes them), and bodies of one shape object (``add_many``) share the
     text of it, made once. A recorder's first frame adds every body.
     """
-    shapes: dict[int, tuple[Any, str, bool]] = {}  # id(shape) -> (shape, its text, a version 2 type)
+    # id(shape) -> (shape, its text, a version 2 type: True, or 3 for a version 3 type)
+    shapes: dict[int, tuple[Any, str, int]] = {}
     texts = []
-    v2 = False
+    v2: int = False
     for body in bodies:
         shape = getattr(body, "shape", None)
         position = getattr(body, "position", None)
@@ -273,14 +278,16 @@ def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], bool]:
                 or position.dtype != np.float64 or position.shape != (dim,) or shape is None or shape.is_infinite):
             entry = body_to_dict(body)
             shape_type = entry.get("shape", {}).get("type") if isinstance(entry.get("shape"), Mapping) else None
-            v2 = v2 or shape_type in _V2_SHAPE_TYPES
+            v2 = 3 if shape_type in _V3_SHAPE_TYPES else v2 or shape_type in _V2_SHAPE_TYPES
             texts.append(dump_line(entry))
             continue
         known = shapes.get(id(shape))
         if known is None or known[0] is not shape:
             as_dict = shape_dict(shape)
-            known = shapes[id(shape)] = (shape, dump_line(as_dict), as_dict.get("type") in _V2_SHAPE_TYPES)
-        v2 = v2 or known[2]
+            shape_type = as_dict.get("type")
+            known = shapes[id(shape)] = (shape, dump_line(as_dict),
+                                         3 if shape_type in _V3_SHAPE_TYPES else shape_type in _V2_SHAPE_TYPES)
+        v2 = 3 if known[2] == 3 or v2 == 3 else v2 or known[2]
         xyz = position.tolist()
         if not all(map(math.isfinite, xyz)):
             body_to_dict(body)  # raises with the usual message
@@ -760,7 +767,7 @@ class ScenarioWriter:
                  description: str | None = None, tolerance: float | None = None, *,
                  fsync: bool = False, compresslevel: int = 9, version: int | None = None):
         if version is not None and (isinstance(version, bool) or version not in SUPPORTED_VERSIONS):
-            raise InvalidArgumentError(f"version must be None, 1 or 2, got {version!r}")
+            raise InvalidArgumentError(f"version must be None, 1, 2 or 3, got {version!r}")
         if isinstance(dim, bool) or dim not in (2, 3):
             raise InvalidArgumentError(f"dim must be 2 or 3, got {dim!r}")
         if tolerance is not None:
@@ -841,8 +848,12 @@ class ScenarioWriter:
             while rest:
                 rest = rest[os.write(fd, rest):]
 
-    def _upgrade_to_v2(self) -> None:
-        """Make the header say version 2 (the file so far is valid version 2 as it is)."""
+    def _upgrade_to_v2(self, version: int = 2) -> None:
+        """Make the header say ``version`` (2 or 3; the file so far is valid in it as it is)."""
+        if self._version_fixed and version == 3:
+            raise InvalidArgumentError(
+                f"this frame adds a triangle_mesh or heightfield (format version 3), but the writer was made "
+                f"with version={self.version}")
         if self._version_fixed:
             raise InvalidArgumentError(
                 "this frame uses a format version 2 feature (set, a plane's move, contact points or parts, "
@@ -853,13 +864,13 @@ class ScenarioWriter:
         where = len(("{" + _VERSION_KEY).encode("utf-8"))  # the header line starts with this key
         if self._out is self._raw:
             self._raw.seek(where)
-            self._raw.write(b"2")
+            self._raw.write(str(version).encode())
             self._raw.seek(0, os.SEEK_END)
         else:
-            self._regzip_with_v2_header(where)
-        self.version = 2
+            self._regzip_with_v2_header(where, version)
+        self.version = version
 
-    def _regzip_with_v2_header(self, where: int) -> None:
+    def _regzip_with_v2_header(self, where: int, version: int = 2) -> None:
         """Rewrite a .gz file written so far with the version digit changed (once per file)."""
         import zlib
 
@@ -869,8 +880,8 @@ class ScenarioWriter:
         old.fileobj = None  # discarded unfinished: closing it must not write its trailer into the new file
         with open(self.path, "rb") as f:
             text = zlib.decompressobj(wbits=31).decompress(f.read())  # sync-flushed: every line is there
-        assert text[where:where + 1] == b"1", text[:40]
-        text = text[:where] + b"2" + text[where + 1:]
+        assert text[where:where + 1] in (b"1", b"2"), text[:40]
+        text = text[:where] + str(version).encode() + text[where + 1:]
         name_in_gzip = os.path.basename(self.path)[:-3]
         self._raw.seek(0)
         self._raw.truncate()
@@ -944,7 +955,7 @@ class ScenarioWriter:
 
     def prepare_frame(self, remove: Iterable[Any], add: Iterable[Any], move: Iterable[Any],
                        comment: str | None, set: Iterable[Any]  # noqa: A002 - the format's key
-                       ) -> tuple[list[Sequence[bytes | memoryview]], bool]:
+                       ) -> tuple[list[Sequence[bytes | memoryview]], int]:
         """The text of a frame's operations (its members before the expectations) and whether
         they need version 2; nothing is written. A :class:`Recorder` makes it before the
         world steps, so a frame the writer refuses never leaves a step unrecorded.
@@ -959,7 +970,7 @@ class ScenarioWriter:
 
     def _operations(self, remove: Iterable[Any], add: Iterable[Any], move: Iterable[Any],
                     comment: str | None, set: Iterable[Any]  # noqa: A002 - the format's key
-                    ) -> tuple[list[Sequence[bytes | memoryview]], bool]:
+                    ) -> tuple[list[Sequence[bytes | memoryview]], int]:
         # Each key's text is made in turn, in the format's order; nothing is
         # written until all are made, so a rejected frame leaves no trace. The
         # line is put together once, as bytes: a recorded frame can be large.
@@ -970,7 +981,7 @@ class ScenarioWriter:
         if removes:
             parts.append(_key("remove", removes))
         adds = list(add)
-        v2 = False
+        v2: int = False
         if adds:
             add_part, v2 = _add_member(adds, self.dim)
             parts.append(add_part)
@@ -995,7 +1006,7 @@ class ScenarioWriter:
             parts.append([b'"move":[', *moves, b"]"])
         return parts, v2
 
-    def write_prepared(self, prepared: tuple[list[Sequence[bytes | memoryview]], bool],
+    def write_prepared(self, prepared: tuple[list[Sequence[bytes | memoryview]], int],
                         expect: Iterable[Any] | None, expect_contacts: Iterable[Any] | None,
                         expect_distance: Iterable[Any] | None, expect_impact: Iterable[Any] | None) -> None:
         """Add the expectations to a prepared frame and write it as one line."""
@@ -1005,7 +1016,9 @@ class ScenarioWriter:
             v2 = self._expectations(parts, v2, expect, expect_contacts, expect_distance, expect_impact)
         except UnicodeEncodeError as exc:
             raise _lone_surrogate_error("a string of this frame", exc.object) from None
-        if v2 and self.version < 2:
+        if v2 is not True and v2 == 3 and self.version < 3:
+            self._upgrade_to_v2(3)
+        elif v2 and self.version < 2:
             self._upgrade_to_v2()
         pieces: list[bytes | memoryview] = [b"{"]
         for i, part in enumerate(parts):
@@ -1015,9 +1028,9 @@ class ScenarioWriter:
         self.frames_written += 1
 
     @staticmethod
-    def _expectations(parts: list[Sequence[bytes | memoryview]], v2: bool, expect: Iterable[Any] | None,
+    def _expectations(parts: list[Sequence[bytes | memoryview]], v2: int, expect: Iterable[Any] | None,
                       expect_contacts: Iterable[Any] | None, expect_distance: Iterable[Any] | None,
-                      expect_impact: Iterable[Any] | None) -> bool:
+                      expect_impact: Iterable[Any] | None) -> int:
         """Append the expectation members' text to ``parts``; whether the frame needs version 2."""
         if expect is not None and _int_pair_array(expect):
             # the Recorder's form for int ids: one text for the whole array
@@ -1035,10 +1048,10 @@ class ScenarioWriter:
             parts.append(_key("expect_contacts", contacts))
         if expect_distance is not None:
             parts.append(_key("expect_distance", [distance_to_dict(d) for d in expect_distance]))
-            v2 = True
+            v2 = v2 or True
         if expect_impact is not None:
             parts.append(_key("expect_impact", [impact_to_dict(i) for i in expect_impact]))
-            v2 = True
+            v2 = v2 or True
         return v2
 
     def write(self, frame: Frame) -> None:
