@@ -40,9 +40,12 @@ from numpy.typing import NDArray
 from .backend import register_warm_up
 from .bodies import SIMPLE_POLYGON_VERTICES, BodyStore, Kind, kind_of
 from .fat_boxes import query_bounds, set_fat_bounds, tight_bounds
+from .geometry import time_of_impact as toi
 from .geometry.raycast import PARALLEL_RATE
 from .geometry.tolerance import touch_tolerance
 from .narrowphase import contact_pairs, raycast_slots
+from .poses import check_quaternions
+from .proximity import PieceTable, distance, impact_at, pose_row, time_of_impact
 from .shapes import Compound, Shape
 from .spatial import GridIndex
 from .spatial.grid import MIN_GRIDDED
@@ -239,6 +242,10 @@ class QueryIndex:
         #: compiled backend: the columns the exact tests read, one row per slot (see _pack), and their views
         self._packed: Floats = np.zeros((0, 0))
         self._packed_views: tuple[Any, ...] = ()
+        #: compiled backend: every slot's shape packed for the batched proximity kernels (see pieces)
+        self._piece_table = PieceTable()
+        self._piece_seen: list[Shape | None] = []
+        self._piece_of: Slots = np.zeros(0, dtype=np.int64)
 
     def refresh(self) -> GridIndex:
         """The index, brought up to date first if the store changed.
@@ -260,6 +267,24 @@ class QueryIndex:
             self._fast_arrays()
         assert self._grid is not None
         return self._grid
+
+    def pieces(self) -> tuple[PieceTable, Slots]:
+        """The slots' shapes packed in one table for the batched proximity kernels, and each slot's index in it.
+
+        Made again only when a slot's shape changed (compared by identity);
+        shapes no body holds any more are dropped when they outnumber the
+        live ones.
+        """
+        st = self.store
+        if st.shapes != self._piece_seen:
+            table = self._piece_table
+            live = {id(sh) for sh in st.shapes if sh is not None}
+            if len(table) > 2 * len(live) + 64:
+                table = self._piece_table = PieceTable()
+            self._piece_of = np.array([-1 if sh is None else table.index_of(sh) for sh in st.shapes],
+                                      dtype=np.int64)
+            self._piece_seen = list(st.shapes)
+        return self._piece_table, self._piece_of
 
     #: free entries per bucket in use in a compiled grid, for patches
     SPARE = 2
@@ -1591,8 +1616,6 @@ def _near_candidates(store: BodyStore, index: QueryIndex, lo: Floats, hi: Floats
 def _distances(store: BodyStore, cand: Slots, shape: Shape, pose: Any, limit: float,
                pad: float) -> list[tuple[float, int, Floats, Floats]]:
     """(signed distance, slot, point on body, point on query) of the candidates within ``limit``."""
-    from .proximity import distance
-
     out = []
     for s in cand.tolist():
         body = store.shapes[s]
@@ -1602,6 +1625,86 @@ def _distances(store: BodyStore, cand: Slots, shape: Shape, pose: Any, limit: fl
         if r is not None and r.distance + pad <= limit:
             out.append((r.distance + pad, s, r.point_a, r.point_b))
     return out
+
+
+def _body_rows(store: BodyStore, cand: Slots) -> Floats:
+    """The kernels' pose rows of the candidates, as ``proximity.pose_row`` makes them from their poses.
+
+    (A stored quaternion is normalised again, as ``distance`` does to any
+    quaternion it is given: the same bits.)
+    """
+    rows = np.zeros((len(cand), 8))
+    rows[:, 3] = 1.0
+    finite = store.kind[cand] != Kind.HALFSPACE
+    f = cand[finite]
+    rows[finite, :store.dim] = store.position[f]
+    if store.dim == 2:
+        rows[finite, 7] = store.angle[f]
+    elif len(f):
+        rows[finite, 3:7] = check_quaternions(store.quaternion[f], len(f), "body quaternions")
+    return rows
+
+
+def _measured(store: BodyStore, index: QueryIndex, cand: Slots, shape: Shape, pose: Any, limit: float,
+              pad: float) -> tuple[Floats, Slots, Floats, Floats]:
+    """:func:`_distances` as arrays (distance, slot, point on body, point on query), in one compiled call.
+
+    ``time_of_impact.distance_rows`` measures every apart candidate as
+    ``proximity.distance`` would (the same bits); the pairs it leaves
+    (touching or overlapping: their depth is collide()'s) go to
+    ``proximity.distance``, one by one.
+    """
+    dim = store.dim
+    md = limit + pad if math.isfinite(limit) else math.inf
+    table, piece_of = index.pieces()
+    packed, q = table.with_query(shape)
+    status = np.zeros(len(cand), dtype=np.int64)
+    out = np.zeros((len(cand), 10))
+    if len(cand):
+        toi.distance_rows(*packed, piece_of[cand], _body_rows(store, cand), q, pose_row(shape, pose, "b"), dim, md,
+                          status, out)
+    keep = status == toi.MEASURED
+    d = out[keep, 0] + pad
+    slots = cand[keep]
+    pa, pb = out[keep, 1:1 + dim], out[keep, 4:4 + dim]
+    scalar = cand[status == toi.SCALAR]
+    if len(scalar):
+        rest = _distances(store, scalar, shape, pose, limit, pad)
+        if rest:
+            d = np.concatenate([d, [r[0] for r in rest]])
+            slots = np.concatenate([slots, np.array([r[1] for r in rest], dtype=np.int64)])
+            pa = np.concatenate([pa, np.array([r[2] for r in rest])])
+            pb = np.concatenate([pb, np.array([r[3] for r in rest])])
+    ok = d <= limit
+    return d[ok], slots[ok], pa[ok], pb[ok]
+
+
+def _nearest_compiled(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Floats, hi: Floats, k: int,
+                      max_distance: float, category: int, mask: int, pad: float) -> list[NearHit]:
+    """:func:`nearest` on the compiled backend: the same search, each round's new candidates measured at once."""
+    grid = index.refresh()
+    blo, bhi = index.bounds
+    whole = float(max(np.max(bhi - lo, initial=0.0), np.max(hi - blo, initial=0.0), 0.0))
+    reach = min(max_distance, max(grid.cell, 1e-12))
+    seen = np.zeros(store.capacity, dtype=bool)
+    parts: list[tuple[Floats, Slots, Floats, Floats]] = []
+    while True:
+        cand = _filtered(store, _near_candidates(store, index, lo, hi, reach if reach < whole else math.inf),
+                         category, mask)
+        fresh = np.unique(cand[~seen[cand]])
+        seen[fresh] = True
+        parts.append(_measured(store, index, fresh, shape, pose, max_distance, pad))
+        d = np.concatenate([p[0] for p in parts])
+        if int(np.count_nonzero(d <= reach)) >= k or reach >= max_distance or reach >= whole:
+            break
+        reach = min(2.0 * reach, max_distance)
+    slots = np.concatenate([p[1] for p in parts])
+    pa = np.concatenate([p[2] for p in parts])
+    pb = np.concatenate([p[3] for p in parts])
+    order = np.lexsort((store.serial[slots], d))[:k]
+    ids = store.ids
+    return [NearHit(ids[s], float(d[j]), pa[j], pb[j]) for j, s in zip(order.tolist(), slots[order].tolist(),
+                                                                       strict=True)]
 
 
 def nearest(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Floats, hi: Floats, k: int,
@@ -1626,7 +1729,7 @@ def nearest(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Fl
     [(0, 1.5), (1, 7.5)]
     """
     if index.backend == "compiled":
-        count_numpy_path("nearest")  # (the distances of the candidates: proximity.distance, one by one)
+        return _nearest_compiled(store, index, shape, pose, lo, hi, k, max_distance, category, mask, pad)
     grid = index.refresh()
     blo, bhi = index.bounds
     # past this margin the search box holds every finite body
@@ -1663,9 +1766,13 @@ def within(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Flo
     >>> [h.id for h in hits]
     [0]
     """
-    if index.backend == "compiled":
-        count_numpy_path("within")
     cand = _filtered(store, _near_candidates(store, index, lo, hi, limit), category, mask)
+    if index.backend == "compiled":
+        d, slots, pa, pb = _measured(store, index, np.unique(cand), shape, pose, limit, 0.0)
+        order = np.argsort(store.serial[slots], kind="stable")
+        ids = store.ids
+        return [NearHit(ids[s], float(d[j]), pa[j], pb[j]) for j, s in zip(order.tolist(), slots[order].tolist(),
+                                                                           strict=True)]
     rows = sorted(_distances(store, cand, shape, pose, limit, 0.0), key=lambda r: store.serial[r[1]])
     return [NearHit(store.ids[s], float(d), pa, pb) for d, s, pa, pb in rows]
 
@@ -1688,12 +1795,10 @@ def cast_hits(store: BodyStore, index: QueryIndex, shape: Shape, start: Any, end
     >>> [(h.id, round(h.t, 9)) for h in hits]
     [(0, 0.3)]
     """
-    if index.backend == "compiled":
-        count_numpy_path("cast")
-    from .proximity import time_of_impact
-
     grid = index.refresh()
     cand = _filtered(store, np.concatenate([grid.query_box(lo, hi), index.planes]), category, mask)
+    if index.backend == "compiled" and not shape.is_infinite:
+        return _cast_compiled(store, index, shape, start, end, cand)
     rows = []
     for s in cand.tolist():
         body = store.shapes[s]
@@ -1704,6 +1809,42 @@ def cast_hits(store: BodyStore, index: QueryIndex, shape: Shape, start: Any, end
             rows.append((r.t, int(store.serial[s]), s, r))
     rows.sort(key=lambda x: (x[0], x[1]))
     return [CastHit(store.ids[s], float(r.t), r.normal, r.point) for _, _, s, r in rows]
+
+
+def _cast_compiled(store: BodyStore, index: QueryIndex, shape: Shape, start: Any, end: Any,
+                   cand: Slots) -> list[CastHit]:
+    """:func:`cast_hits` on the compiled backend: every candidate's time of impact in one compiled call.
+
+    ``time_of_impact.toi_rows`` runs ``time_of_impact``'s conservative
+    advancement on each (the same tolerance, the same bits); the hits' normals
+    and points then come from ``proximity.impact_at``, as there.
+    """
+    cand = np.unique(cand)
+    a0, a1 = pose_row(shape, start, "a (start)"), pose_row(shape, end, "a (end)")
+    table, piece_of = index.pieces()
+    packed, q = table.with_query(shape)
+    rows = _body_rows(store, cand)
+    t = np.full(len(cand), -1.0)
+    if len(cand):
+        toi.toi_rows(*packed, q, a0, a1, piece_of[cand], rows, store.dim, t)
+    for j in np.flatnonzero((t == toi.UNDECIDED) | (t == toi.SCALAR_T)).tolist():
+        s = int(cand[j])
+        body = store.shapes[s]
+        assert body is not None
+        bp = _body_pose(store, s)
+        r = time_of_impact(shape, start, end, body, bp, bp)  # (raises UndecidedError, as the numpy path does)
+        t[j] = -1.0 if r is None else r.t
+    hit = np.flatnonzero(t >= 0.0)
+    t = np.minimum(t, 1.0)  # (as time_of_impact reports it)
+    hit = hit[np.lexsort((store.serial[cand[hit]], t[hit]))]
+    out = []
+    for j in hit.tolist():
+        s = int(cand[j])
+        body = store.shapes[s]
+        assert body is not None
+        r = impact_at(shape, a0, a1, body, rows[j], rows[j], float(t[j]))
+        out.append(CastHit(store.ids[s], r.t, r.normal, r.point))
+    return out
 
 
 # -- warm-up ------------------------------------------------------------------------------
