@@ -174,6 +174,19 @@ class RayHitArrays(NamedTuple):
     normal: Floats
 
 
+#: a compiled grid registers each body's box grown by this fraction of its size on every side: a body then
+#: moves a while before its box leaves the registered one and its row must move between buckets (the
+#: fat boxes' own margin, 0.1 radii by default, is crossed in a frame or two by units on the move)
+SLACK = 0.25
+
+
+def _slack(lo: Floats, hi: Floats) -> tuple[Floats, Floats]:
+    """Boxes grown by ``SLACK`` of their size on every side (empty boxes, of absent rows, stay empty)."""
+    grow = SLACK * (hi - lo).max(axis=1, initial=0.0)[:, None]
+    grow = np.where(np.isfinite(grow), np.maximum(grow, 0.0), 0.0)
+    return lo - grow, hi + grow
+
+
 class QueryIndex:
     """The spatial index the queries use, brought up to date when a body changed since it was last.
 
@@ -208,10 +221,6 @@ class QueryIndex:
         self.bounds: tuple[Floats, Floats] = (np.zeros(store.dim), -np.ones(store.dim))
         #: a small probe store single queries fill again and again (see shape_probes)
         self.probe: BodyStore | None = None
-        self.bodies: tuple[Any, ...] | None = None
-        #: compiled grid: which slots held a kind other than a ball, box or half-space, and how many
-        self._other_kind: NDArray[np.bool_] = np.zeros(0, dtype=bool)
-        self._n_other = 0
         #: compiled grid: the serial each slot's row was registered for (-1: none), changes since the build
         self._registered: Slots = np.zeros(0, dtype=np.int64)
         self._changes = 0
@@ -245,6 +254,8 @@ class QueryIndex:
         #: compiled backend: every slot's shape packed for the batched proximity kernels (see pieces)
         self._piece_table = PieceTable()
         self._piece_seen: list[Shape | None] = []
+        self._piece_ids: list[int] = []
+        self._piece_version = -1
         self._piece_of: Slots = np.zeros(0, dtype=np.int64)
 
     def refresh(self) -> GridIndex:
@@ -253,8 +264,10 @@ class QueryIndex:
         numpy backend: rebuilt, O(n). Compiled backend: patched, moving only
         the bodies whose box left the box the grid holds for them (and the
         added and removed ones), O(n) compiled compares plus O(cells) per
-        such body; rebuilt when the store's slots were renumbered or grew,
-        when more than a quarter of the bodies changed, or when the grid's
+        such body (a body's box is registered grown by ``SLACK``, so a moving
+        body moves between buckets only every few frames); rebuilt when the
+        store's slots were renumbered or grew, when more than a quarter of
+        the bodies were added or removed since the build, or when the grid's
         spare room ran out. O(1) when nothing changed.
         """
         st = self.store
@@ -276,7 +289,13 @@ class QueryIndex:
         live ones.
         """
         st = self.store
-        if st.shapes != self._piece_seen:
+        if st.version == self._piece_version:
+            return self._piece_table, self._piece_of
+        self._piece_version = st.version
+        # by identity: the list seen holds its shapes alive, so no new shape can have the id of one of them
+        ids = list(map(id, st.shapes))
+        if ids != self._piece_ids:
+            self._piece_ids = ids
             table = self._piece_table
             live = {id(sh) for sh in st.shapes if sh is not None}
             if len(table) > 2 * len(live) + 64:
@@ -300,7 +319,7 @@ class QueryIndex:
         if self.backend == "compiled":
             # one row per slot (the others empty boxes): a patch then finds a body's row by its
             # slot, and the compiled tests read the packed rows by slot (see _pack)
-            lo, hi = lo.copy(), hi.copy()  # (the grid copies them again: it will patch its own)
+            lo, hi = _slack(lo, hi)  # (the grid copies them again: it will patch its own)
             absent = np.ones(st.capacity, dtype=bool)
             absent[finite] = False
             lo[absent], hi[absent] = np.inf, -np.inf
@@ -309,31 +328,11 @@ class QueryIndex:
             self._registered = np.where(absent, -1, st.serial)
             self._changes = 0
             self._pack(None)
-            self._balls_and_boxes()
             self.bounds = (lo[finite].min(axis=0, initial=np.inf), hi[finite].max(axis=0, initial=-np.inf))
             return
         lo, hi = lo.take(finite, axis=0), hi.take(finite, axis=0)
         self._grid = GridIndex(lo, hi, finite, self.backend)
         self.bounds = (lo.min(axis=0, initial=np.inf), hi.max(axis=0, initial=-np.inf))
-
-    def _balls_and_boxes(self, look: Slots | None = None) -> None:
-        """The compiled casts' bodies (the store's columns, by slot) when every finite body is a ball or a box.
-
-        ``look``: only these slots changed since the last call (their kinds
-        are compared with the ones seen then: O(changed)); None: count them all.
-        """
-        st = self.store
-        # (half-spaces are cast beside the walk; free slots (-1) are in no bucket)
-        if look is None or len(self._other_kind) != st.capacity:
-            self._other_kind = st.kind > Kind.BOX
-            self._n_other = int(self._other_kind.sum())
-        else:
-            now = st.kind.take(look) > Kind.BOX
-            self._n_other += int(now.sum()) - int(self._other_kind.take(look).sum())
-            self._other_kind[look] = now
-        only = self._n_other == 0
-        kind, serial, position, rotation, half, radius, _ = self._packed_views
-        self.bodies = (kind, position, rotation, half, radius, serial) if only else None
 
     def _patch(self) -> bool:
         """Bring a compiled grid up to date in place; False when it should be rebuilt instead.
@@ -357,7 +356,6 @@ class QueryIndex:
             gridded = (st.kind > _HALFSPACE) & (st.owner < 0)
             rows = changed_rows(gridded, st.serial, self._registered, lo, hi, g.lo, g.hi)
             self.planes = np.flatnonzero(st.kind == _HALFSPACE)
-            self._balls_and_boxes()
         else:
             # finite bodies only: a compound's part slots are found through their body
             kinds = st.kind.take(look)
@@ -375,14 +373,19 @@ class QueryIndex:
             # half-spaces are in no grid: added, removed or moved, they are just listed again
             if len(self.planes) or np.any(kinds == _HALFSPACE):
                 self.planes = np.union1d(self.planes[~np.isin(self.planes, look)], look[kinds == _HALFSPACE])
-            if self.bodies is None or np.any(kinds > _BOX):
-                self._balls_and_boxes(look)
-        self._changes += len(rows)
+        # Rows added or removed since the build: past a quarter of the bodies the cells may no longer fit their
+        # sizes (and a rebuild costs about as much). Moved rows do not count: a move keeps the body's size, and
+        # patching every row of a world that all moved is O(n) compiled (~0.1 ms for 2,000 bodies) where a
+        # rebuild was 1.5-2 ms, the query right after a busy step paying it (issue 28). Crowding is caught by
+        # the grid itself: a row whose new cells have no spare entry goes to the big list, and past its bound
+        # patch() asks for the rebuild.
+        self._changes += int(np.count_nonzero(self._registered.take(rows) != st.serial.take(rows))) if len(rows) else 0
         if self._changes > max(256, st.count // 4):
-            return False  # patched enough since the build: a rebuild costs about as much, and re-sizes the cells
+            return False
         if len(rows):
             alive = (st.kind.take(rows) > _HALFSPACE) & (st.owner.take(rows) < 0)
-            new_lo, new_hi = (lo, hi) if look is not None else (lo.take(rows, axis=0), hi.take(rows, axis=0))
+            new_lo, new_hi = _slack(*((lo, hi) if look is not None else (lo.take(rows, axis=0),
+                                                                         hi.take(rows, axis=0))))
             if not g.patch(rows, new_lo, new_hi, alive):
                 return False
             self._registered[rows] = np.where(alive, st.serial[rows], -1)
@@ -1891,11 +1894,11 @@ def _warm_up_queries(dim: int) -> None:
                 shape_hits(store, index, probe, pos, np.zeros(len(pos)), None, u32, u32)
             else:
                 shape_hits(store, index, probe, pos, None, np.tile([1.0, 0.0, 0.0, 0.0], (len(pos), 1)), u32, u32)
-        # a move: the grid is patched from the change journal
+        # a move out of the body's registered box (grown by SLACK): the grid is patched from the change journal
         if dim == 2:
-            store.set_poses(slots[-1:], pos[-1:] + 0.25, np.zeros(1))
+            store.set_poses(slots[-1:], pos[-1:] + 0.75, np.zeros(1))
         else:
-            store.set_poses(slots[-1:], pos[-1:] + 0.25, quaternion=np.array([[1.0, 0.0, 0.0, 0.0]]))
+            store.set_poses(slots[-1:], pos[-1:] + 0.75, quaternion=np.array([[1.0, 0.0, 0.0, 0.0]]))
         store.moved[slots[-1:]] = True
         index.refresh()
         direction = (1.0,) + (0.0,) * (dim - 1)
