@@ -478,7 +478,7 @@ def distance_rows(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount:
     ...               np.array([1.0, 2.0]), np.zeros(1, dtype=np.int64), row, 1, np.array([0.0, 0, 0, 1, 0, 0, 0, 0]),
     ...               2, np.inf, status, out)
     >>> int(status[0]), out[0, :4].tolist()
-    (1, 2.0, 4.0, 0.0, 0.0)
+    (1, [2.0, 4.0, 0.0, 0.0])
     """
     world = np.zeros((len(verts), 3))
     ws = np.zeros((16, 4))
