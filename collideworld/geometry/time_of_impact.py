@@ -507,7 +507,10 @@ def distance_rows(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount:
             continue
         e2 = (o[3] - o[0]) * (o[3] - o[0]) + (o[4] - o[1]) * (o[4] - o[1])
         e = math.sqrt(e2 + (o[5] - o[2]) * (o[5] - o[2])) if dim == 3 else math.sqrt(e2)
-        if not e >= gap:
+        # distance() checks the witness points' own gap (numpy's sqrt(span @ span), within an ulp or two of
+        # e) against gap - tol, correcting the gap only below that: only a witness gap near or below it is
+        # left to distance() (rounding makes e a hair under gap for two balls, every time)
+        if not (e >= gap or e - (gap - tol) > 1e-14 * e):
             status[i] = SCALAR
             continue
         if gap > max_distance:
