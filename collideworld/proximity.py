@@ -51,7 +51,8 @@ from .shapes import (
     TriangleMesh,
 )
 
-__all__ = ["DistanceResult", "ImpactResult", "TrajectoryResult", "distance", "time_of_impact", "check_trajectory"]
+__all__ = ["DistanceResult", "ImpactResult", "TrajectoryResult", "distance", "time_of_impact", "check_trajectory",
+           "PieceTable", "pose_row", "impact_at"]
 
 
 class DistanceResult(NamedTuple):
@@ -265,6 +266,84 @@ def _pack(shapes: tuple[Shape, ...]) -> _Packed:
 
 
 _IDENTITY = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+
+
+def _joined(a: _Packed, b: _Packed) -> _Packed:
+    """Table ``a`` followed by table ``b`` (its vertex and piece indices moved past ``a``'s)."""
+    nv, npieces = len(a.verts), len(a.pfirst)
+    return _Packed(np.concatenate([a.verts, b.verts]), np.concatenate([a.pfirst, b.pfirst + nv]),
+                   np.concatenate([a.pcount, b.pcount]), np.concatenate([a.prad, b.prad]),
+                   np.concatenate([a.pplane, b.pplane]), np.concatenate([a.svfirst, b.svfirst + nv]),
+                   np.concatenate([a.svcount, b.svcount]), np.concatenate([a.sfirst, b.sfirst + npieces]),
+                   np.concatenate([a.scount, b.scount]), np.concatenate([a.reach, b.reach]))
+
+
+class PieceTable:
+    """The convex pieces of many shapes in one packed table, for the batched kernels.
+
+    The layout of the scalar functions' two-shape tables (``_pack``), with
+    every shape a world holds packed once, when first seen (by identity: the
+    table keeps the shape, so its id stays its own); the query shape is
+    appended last (:meth:`with_query`), so
+    ``geometry.time_of_impact.distance_rows`` and ``toi_rows`` measure one
+    query against many bodies in one compiled call, each pair exactly as
+    :func:`distance` / :func:`time_of_impact` would.
+
+    Examples
+    --------
+    >>> from collideworld import Box, Circle
+    >>> t = PieceTable()
+    >>> disc = Circle(1.0)
+    >>> t.index_of(disc), t.index_of(Box((1.0, 2.0))), t.index_of(disc), len(t)
+    (0, 1, 0, 2)
+    >>> packed, q = t.with_query(Circle(0.5))
+    >>> q, packed.svfirst.tolist(), packed.prad.tolist()
+    (2, [0, 1, 5], [1.0, 0.0, 0.5])
+    """
+
+    def __init__(self) -> None:
+        self._index: dict[int, int] = {}
+        self._shapes: list[Shape] = []
+        self._base: _Packed | None = None
+        self._with: tuple[Shape, _Packed] | None = None
+
+    def __len__(self) -> int:
+        return len(self._shapes)
+
+    def index_of(self, shape: Shape) -> int:
+        """The shape's index in the table (packed now if new)."""
+        i = self._index.get(id(shape))
+        if i is None:
+            i = len(self._shapes)
+            self._index[id(shape)] = i
+            self._shapes.append(shape)
+            self._base = None
+            self._with = None
+        return i
+
+    def with_query(self, shape: Shape) -> tuple[_Packed, int]:
+        """The table with ``shape`` appended (its index is the number of shapes indexed), and that index."""
+        w = self._with
+        if w is not None and w[0] is shape:
+            return w[1], len(self._shapes)
+        if self._base is None:
+            self._base = _pack.__wrapped__(tuple(self._shapes)) if self._shapes else None
+        one = _pack.__wrapped__((shape,))
+        packed = one if self._base is None else _joined(self._base, one)
+        self._with = (shape, packed)
+        return packed, len(self._shapes)
+
+
+def pose_row(shape: Shape, pose: Any, which: str) -> NDArray[np.float64]:
+    """A validated pose as the kernels' row of 8 (raises the errors :func:`distance` raises).
+
+    Examples
+    --------
+    >>> from collideworld import Circle
+    >>> pose_row(Circle(1.0), ((1.0, 2.0), 0.5), "a").tolist()
+    [1.0, 2.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.5]
+    """
+    return _checked_row(shape, pose, which)
 
 
 def _row(shape: Shape, pose: Any, which: str) -> NDArray[np.float64]:
@@ -682,6 +761,24 @@ def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, sta
                              f"(a near miss over very many turns?): split the motion into shorter ones")
     if t < 0.0:
         return None
+    return impact_at(shape_a, a0, a1, shape_b, b0, b1, t)
+
+
+def impact_at(shape_a: Shape, a0: NDArray[np.float64], a1: NDArray[np.float64], shape_b: Shape,
+              b0: NDArray[np.float64], b1: NDArray[np.float64], t: float) -> ImpactResult:
+    """The :class:`ImpactResult` of a first touch at time ``t`` (>= 0) found for motions given as kernel rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle
+    >>> a0, a1 = np.array([0.0, 0, 0, 1, 0, 0, 0, 0]), np.array([10.0, 0, 0, 1, 0, 0, 0, 0])
+    >>> b = np.array([5.0, 0, 0, 1, 0, 0, 0, 0])
+    >>> r = impact_at(Circle(1.0), a0, a1, Circle(1.0), b, b, 0.3)
+    >>> r.normal.tolist(), r.point.round(12).tolist()
+    ([1.0, 0.0], [4.0, 0.0])
+    """
+    dim = shape_a.dim
     t = min(t, 1.0)
     pose_a = np.zeros(8)
     pose_b = np.zeros(8)

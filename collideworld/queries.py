@@ -40,9 +40,12 @@ from numpy.typing import NDArray
 from .backend import register_warm_up
 from .bodies import SIMPLE_POLYGON_VERTICES, BodyStore, Kind, kind_of
 from .fat_boxes import query_bounds, set_fat_bounds, tight_bounds
+from .geometry import time_of_impact as toi
 from .geometry.raycast import PARALLEL_RATE
 from .geometry.tolerance import touch_tolerance
 from .narrowphase import contact_pairs, raycast_slots
+from .poses import check_quaternions
+from .proximity import PieceTable, distance, impact_at, pose_row, time_of_impact
 from .shapes import Compound, Shape
 from .spatial import GridIndex
 from .spatial.grid import MIN_GRIDDED
@@ -171,6 +174,19 @@ class RayHitArrays(NamedTuple):
     normal: Floats
 
 
+#: a compiled grid registers each body's box grown by this fraction of its size on every side: a body then
+#: moves a while before its box leaves the registered one and its row must move between buckets (the
+#: fat boxes' own margin, 0.1 radii by default, is crossed in a frame or two by units on the move)
+SLACK = 0.25
+
+
+def _slack(lo: Floats, hi: Floats) -> tuple[Floats, Floats]:
+    """Boxes grown by ``SLACK`` of their size on every side (empty boxes, of absent rows, stay empty)."""
+    grow = SLACK * (hi - lo).max(axis=1, initial=0.0)[:, None]
+    grow = np.where(np.isfinite(grow), np.maximum(grow, 0.0), 0.0)
+    return lo - grow, hi + grow
+
+
 class QueryIndex:
     """The spatial index the queries use, brought up to date when a body changed since it was last.
 
@@ -205,10 +221,6 @@ class QueryIndex:
         self.bounds: tuple[Floats, Floats] = (np.zeros(store.dim), -np.ones(store.dim))
         #: a small probe store single queries fill again and again (see shape_probes)
         self.probe: BodyStore | None = None
-        self.bodies: tuple[Any, ...] | None = None
-        #: compiled grid: which slots held a kind other than a ball, box or half-space, and how many
-        self._other_kind: NDArray[np.bool_] = np.zeros(0, dtype=bool)
-        self._n_other = 0
         #: compiled grid: the serial each slot's row was registered for (-1: none), changes since the build
         self._registered: Slots = np.zeros(0, dtype=np.int64)
         self._changes = 0
@@ -239,6 +251,12 @@ class QueryIndex:
         #: compiled backend: the columns the exact tests read, one row per slot (see _pack), and their views
         self._packed: Floats = np.zeros((0, 0))
         self._packed_views: tuple[Any, ...] = ()
+        #: compiled backend: every slot's shape packed for the batched proximity kernels (see pieces)
+        self._piece_table = PieceTable()
+        self._piece_seen: list[Shape | None] = []
+        self._piece_ids: list[int] = []
+        self._piece_version = -1
+        self._piece_of: Slots = np.zeros(0, dtype=np.int64)
 
     def refresh(self) -> GridIndex:
         """The index, brought up to date first if the store changed.
@@ -246,8 +264,10 @@ class QueryIndex:
         numpy backend: rebuilt, O(n). Compiled backend: patched, moving only
         the bodies whose box left the box the grid holds for them (and the
         added and removed ones), O(n) compiled compares plus O(cells) per
-        such body; rebuilt when the store's slots were renumbered or grew,
-        when more than a quarter of the bodies changed, or when the grid's
+        such body (a body's box is registered grown by ``SLACK``, so a moving
+        body moves between buckets only every few frames); rebuilt when the
+        store's slots were renumbered or grew, when more than a quarter of
+        the bodies were added or removed since the build, or when the grid's
         spare room ran out. O(1) when nothing changed.
         """
         st = self.store
@@ -260,6 +280,30 @@ class QueryIndex:
             self._fast_arrays()
         assert self._grid is not None
         return self._grid
+
+    def pieces(self) -> tuple[PieceTable, Slots]:
+        """The slots' shapes packed in one table for the batched proximity kernels, and each slot's index in it.
+
+        Made again only when a slot's shape changed (compared by identity);
+        shapes no body holds any more are dropped when they outnumber the
+        live ones.
+        """
+        st = self.store
+        if st.version == self._piece_version:
+            return self._piece_table, self._piece_of
+        self._piece_version = st.version
+        # by identity: the list seen holds its shapes alive, so no new shape can have the id of one of them
+        ids = list(map(id, st.shapes))
+        if ids != self._piece_ids:
+            self._piece_ids = ids
+            table = self._piece_table
+            live = {id(sh) for sh in st.shapes if sh is not None}
+            if len(table) > 2 * len(live) + 64:
+                table = self._piece_table = PieceTable()
+            self._piece_of = np.array([-1 if sh is None else table.index_of(sh) for sh in st.shapes],
+                                      dtype=np.int64)
+            self._piece_seen = list(st.shapes)
+        return self._piece_table, self._piece_of
 
     #: free entries per bucket in use in a compiled grid, for patches
     SPARE = 2
@@ -275,7 +319,7 @@ class QueryIndex:
         if self.backend == "compiled":
             # one row per slot (the others empty boxes): a patch then finds a body's row by its
             # slot, and the compiled tests read the packed rows by slot (see _pack)
-            lo, hi = lo.copy(), hi.copy()  # (the grid copies them again: it will patch its own)
+            lo, hi = _slack(lo, hi)  # (the grid copies them again: it will patch its own)
             absent = np.ones(st.capacity, dtype=bool)
             absent[finite] = False
             lo[absent], hi[absent] = np.inf, -np.inf
@@ -284,31 +328,11 @@ class QueryIndex:
             self._registered = np.where(absent, -1, st.serial)
             self._changes = 0
             self._pack(None)
-            self._balls_and_boxes()
             self.bounds = (lo[finite].min(axis=0, initial=np.inf), hi[finite].max(axis=0, initial=-np.inf))
             return
         lo, hi = lo.take(finite, axis=0), hi.take(finite, axis=0)
         self._grid = GridIndex(lo, hi, finite, self.backend)
         self.bounds = (lo.min(axis=0, initial=np.inf), hi.max(axis=0, initial=-np.inf))
-
-    def _balls_and_boxes(self, look: Slots | None = None) -> None:
-        """The compiled casts' bodies (the store's columns, by slot) when every finite body is a ball or a box.
-
-        ``look``: only these slots changed since the last call (their kinds
-        are compared with the ones seen then: O(changed)); None: count them all.
-        """
-        st = self.store
-        # (half-spaces are cast beside the walk; free slots (-1) are in no bucket)
-        if look is None or len(self._other_kind) != st.capacity:
-            self._other_kind = st.kind > Kind.BOX
-            self._n_other = int(self._other_kind.sum())
-        else:
-            now = st.kind.take(look) > Kind.BOX
-            self._n_other += int(now.sum()) - int(self._other_kind.take(look).sum())
-            self._other_kind[look] = now
-        only = self._n_other == 0
-        kind, serial, position, rotation, half, radius, _ = self._packed_views
-        self.bodies = (kind, position, rotation, half, radius, serial) if only else None
 
     def _patch(self) -> bool:
         """Bring a compiled grid up to date in place; False when it should be rebuilt instead.
@@ -332,7 +356,6 @@ class QueryIndex:
             gridded = (st.kind > _HALFSPACE) & (st.owner < 0)
             rows = changed_rows(gridded, st.serial, self._registered, lo, hi, g.lo, g.hi)
             self.planes = np.flatnonzero(st.kind == _HALFSPACE)
-            self._balls_and_boxes()
         else:
             # finite bodies only: a compound's part slots are found through their body
             kinds = st.kind.take(look)
@@ -350,14 +373,19 @@ class QueryIndex:
             # half-spaces are in no grid: added, removed or moved, they are just listed again
             if len(self.planes) or np.any(kinds == _HALFSPACE):
                 self.planes = np.union1d(self.planes[~np.isin(self.planes, look)], look[kinds == _HALFSPACE])
-            if self.bodies is None or np.any(kinds > _BOX):
-                self._balls_and_boxes(look)
-        self._changes += len(rows)
+        # Rows added or removed since the build: past a quarter of the bodies the cells may no longer fit their
+        # sizes (and a rebuild costs about as much). Moved rows do not count: a move keeps the body's size, and
+        # patching every row of a world that all moved is O(n) compiled (~0.1 ms for 2,000 bodies) where a
+        # rebuild was 1.5-2 ms, the query right after a busy step paying it (issue 28). Crowding is caught by
+        # the grid itself: a row whose new cells have no spare entry goes to the big list, and past its bound
+        # patch() asks for the rebuild.
+        self._changes += int(np.count_nonzero(self._registered.take(rows) != st.serial.take(rows))) if len(rows) else 0
         if self._changes > max(256, st.count // 4):
-            return False  # patched enough since the build: a rebuild costs about as much, and re-sizes the cells
+            return False
         if len(rows):
             alive = (st.kind.take(rows) > _HALFSPACE) & (st.owner.take(rows) < 0)
-            new_lo, new_hi = (lo, hi) if look is not None else (lo.take(rows, axis=0), hi.take(rows, axis=0))
+            new_lo, new_hi = _slack(*((lo, hi) if look is not None else (lo.take(rows, axis=0),
+                                                                         hi.take(rows, axis=0))))
             if not g.patch(rows, new_lo, new_hi, alive):
                 return False
             self._registered[rows] = np.where(alive, st.serial[rows], -1)
@@ -1595,8 +1623,6 @@ def _near_candidates(store: BodyStore, index: QueryIndex, lo: Floats, hi: Floats
 def _distances(store: BodyStore, cand: Slots, shape: Shape, pose: Any, limit: float,
                pad: float) -> list[tuple[float, int, Floats, Floats]]:
     """(signed distance, slot, point on body, point on query) of the candidates within ``limit``."""
-    from .proximity import distance
-
     out = []
     for s in cand.tolist():
         body = store.shapes[s]
@@ -1606,6 +1632,86 @@ def _distances(store: BodyStore, cand: Slots, shape: Shape, pose: Any, limit: fl
         if r is not None and r.distance + pad <= limit:
             out.append((r.distance + pad, s, r.point_a, r.point_b))
     return out
+
+
+def _body_rows(store: BodyStore, cand: Slots) -> Floats:
+    """The kernels' pose rows of the candidates, as ``proximity.pose_row`` makes them from their poses.
+
+    (A stored quaternion is normalised again, as ``distance`` does to any
+    quaternion it is given: the same bits.)
+    """
+    rows = np.zeros((len(cand), 8))
+    rows[:, 3] = 1.0
+    finite = store.kind[cand] != Kind.HALFSPACE
+    f = cand[finite]
+    rows[finite, :store.dim] = store.position[f]
+    if store.dim == 2:
+        rows[finite, 7] = store.angle[f]
+    elif len(f):
+        rows[finite, 3:7] = check_quaternions(store.quaternion[f], len(f), "body quaternions")
+    return rows
+
+
+def _measured(store: BodyStore, index: QueryIndex, cand: Slots, shape: Shape, pose: Any, limit: float,
+              pad: float) -> tuple[Floats, Slots, Floats, Floats]:
+    """:func:`_distances` as arrays (distance, slot, point on body, point on query), in one compiled call.
+
+    ``time_of_impact.distance_rows`` measures every apart candidate as
+    ``proximity.distance`` would (the same bits); the pairs it leaves
+    (touching or overlapping: their depth is collide()'s) go to
+    ``proximity.distance``, one by one.
+    """
+    dim = store.dim
+    md = limit + pad if math.isfinite(limit) else math.inf
+    table, piece_of = index.pieces()
+    packed, q = table.with_query(shape)
+    status = np.zeros(len(cand), dtype=np.int64)
+    out = np.zeros((len(cand), 10))
+    if len(cand):
+        toi.distance_rows(*packed, piece_of[cand], _body_rows(store, cand), q, pose_row(shape, pose, "b"), dim, md,
+                          status, out)
+    keep = status == toi.MEASURED
+    d = out[keep, 0] + pad
+    slots = cand[keep]
+    pa, pb = out[keep, 1:1 + dim], out[keep, 4:4 + dim]
+    scalar = cand[status == toi.SCALAR]
+    if len(scalar):
+        rest = _distances(store, scalar, shape, pose, limit, pad)
+        if rest:
+            d = np.concatenate([d, [r[0] for r in rest]])
+            slots = np.concatenate([slots, np.array([r[1] for r in rest], dtype=np.int64)])
+            pa = np.concatenate([pa, np.array([r[2] for r in rest])])
+            pb = np.concatenate([pb, np.array([r[3] for r in rest])])
+    ok = d <= limit
+    return d[ok], slots[ok], pa[ok], pb[ok]
+
+
+def _nearest_compiled(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Floats, hi: Floats, k: int,
+                      max_distance: float, category: int, mask: int, pad: float) -> list[NearHit]:
+    """:func:`nearest` on the compiled backend: the same search, each round's new candidates measured at once."""
+    grid = index.refresh()
+    blo, bhi = index.bounds
+    whole = float(max(np.max(bhi - lo, initial=0.0), np.max(hi - blo, initial=0.0), 0.0))
+    reach = min(max_distance, max(grid.cell, 1e-12))
+    seen = np.zeros(store.capacity, dtype=bool)
+    parts: list[tuple[Floats, Slots, Floats, Floats]] = []
+    while True:
+        cand = _filtered(store, _near_candidates(store, index, lo, hi, reach if reach < whole else math.inf),
+                         category, mask)
+        fresh = np.unique(cand[~seen[cand]])
+        seen[fresh] = True
+        parts.append(_measured(store, index, fresh, shape, pose, max_distance, pad))
+        d = np.concatenate([p[0] for p in parts])
+        if int(np.count_nonzero(d <= reach)) >= k or reach >= max_distance or reach >= whole:
+            break
+        reach = min(2.0 * reach, max_distance)
+    slots = np.concatenate([p[1] for p in parts])
+    pa = np.concatenate([p[2] for p in parts])
+    pb = np.concatenate([p[3] for p in parts])
+    order = np.lexsort((store.serial[slots], d))[:k]
+    ids = store.ids
+    return [NearHit(ids[s], float(d[j]), pa[j], pb[j]) for j, s in zip(order.tolist(), slots[order].tolist(),
+                                                                       strict=True)]
 
 
 def nearest(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Floats, hi: Floats, k: int,
@@ -1630,7 +1736,7 @@ def nearest(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Fl
     [(0, 1.5), (1, 7.5)]
     """
     if index.backend == "compiled":
-        count_numpy_path("nearest")  # (the distances of the candidates: proximity.distance, one by one)
+        return _nearest_compiled(store, index, shape, pose, lo, hi, k, max_distance, category, mask, pad)
     grid = index.refresh()
     blo, bhi = index.bounds
     # past this margin the search box holds every finite body
@@ -1667,9 +1773,13 @@ def within(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Flo
     >>> [h.id for h in hits]
     [0]
     """
-    if index.backend == "compiled":
-        count_numpy_path("within")
     cand = _filtered(store, _near_candidates(store, index, lo, hi, limit), category, mask)
+    if index.backend == "compiled":
+        d, slots, pa, pb = _measured(store, index, np.unique(cand), shape, pose, limit, 0.0)
+        order = np.argsort(store.serial[slots], kind="stable")
+        ids = store.ids
+        return [NearHit(ids[s], float(d[j]), pa[j], pb[j]) for j, s in zip(order.tolist(), slots[order].tolist(),
+                                                                           strict=True)]
     rows = sorted(_distances(store, cand, shape, pose, limit, 0.0), key=lambda r: store.serial[r[1]])
     return [NearHit(store.ids[s], float(d), pa, pb) for d, s, pa, pb in rows]
 
@@ -1692,12 +1802,10 @@ def cast_hits(store: BodyStore, index: QueryIndex, shape: Shape, start: Any, end
     >>> [(h.id, round(h.t, 9)) for h in hits]
     [(0, 0.3)]
     """
-    if index.backend == "compiled":
-        count_numpy_path("cast")
-    from .proximity import time_of_impact
-
     grid = index.refresh()
     cand = _filtered(store, np.concatenate([grid.query_box(lo, hi), index.planes]), category, mask)
+    if index.backend == "compiled" and not shape.is_infinite:
+        return _cast_compiled(store, index, shape, start, end, cand)
     rows = []
     for s in cand.tolist():
         body = store.shapes[s]
@@ -1708,6 +1816,42 @@ def cast_hits(store: BodyStore, index: QueryIndex, shape: Shape, start: Any, end
             rows.append((r.t, int(store.serial[s]), s, r))
     rows.sort(key=lambda x: (x[0], x[1]))
     return [CastHit(store.ids[s], float(r.t), r.normal, r.point) for _, _, s, r in rows]
+
+
+def _cast_compiled(store: BodyStore, index: QueryIndex, shape: Shape, start: Any, end: Any,
+                   cand: Slots) -> list[CastHit]:
+    """:func:`cast_hits` on the compiled backend: every candidate's time of impact in one compiled call.
+
+    ``time_of_impact.toi_rows`` runs ``time_of_impact``'s conservative
+    advancement on each (the same tolerance, the same bits); the hits' normals
+    and points then come from ``proximity.impact_at``, as there.
+    """
+    cand = np.unique(cand)
+    a0, a1 = pose_row(shape, start, "a (start)"), pose_row(shape, end, "a (end)")
+    table, piece_of = index.pieces()
+    packed, q = table.with_query(shape)
+    rows = _body_rows(store, cand)
+    t = np.full(len(cand), -1.0)
+    if len(cand):
+        toi.toi_rows(*packed, q, a0, a1, piece_of[cand], rows, store.dim, t)
+    for j in np.flatnonzero((t == toi.UNDECIDED) | (t == toi.SCALAR_T)).tolist():
+        s = int(cand[j])
+        body = store.shapes[s]
+        assert body is not None
+        bp = _body_pose(store, s)
+        r = time_of_impact(shape, start, end, body, bp, bp)  # (raises UndecidedError, as the numpy path does)
+        t[j] = -1.0 if r is None else r.t
+    hit = np.flatnonzero(t >= 0.0)
+    t = np.minimum(t, 1.0)  # (as time_of_impact reports it)
+    hit = hit[np.lexsort((store.serial[cand[hit]], t[hit]))]
+    out = []
+    for j in hit.tolist():
+        s = int(cand[j])
+        body = store.shapes[s]
+        assert body is not None
+        r = impact_at(shape, a0, a1, body, rows[j], rows[j], float(t[j]))
+        out.append(CastHit(store.ids[s], r.t, r.normal, r.point))
+    return out
 
 
 # -- warm-up ------------------------------------------------------------------------------
@@ -1754,11 +1898,11 @@ def _warm_up_queries(dim: int) -> None:
                 shape_hits(store, index, probe, pos, np.zeros(len(pos)), None, u32, u32)
             else:
                 shape_hits(store, index, probe, pos, None, np.tile([1.0, 0.0, 0.0, 0.0], (len(pos), 1)), u32, u32)
-        # a move: the grid is patched from the change journal
+        # a move out of the body's registered box (grown by SLACK): the grid is patched from the change journal
         if dim == 2:
-            store.set_poses(slots[-1:], pos[-1:] + 0.25, np.zeros(1))
+            store.set_poses(slots[-1:], pos[-1:] + 0.75, np.zeros(1))
         else:
-            store.set_poses(slots[-1:], pos[-1:] + 0.25, quaternion=np.array([[1.0, 0.0, 0.0, 0.0]]))
+            store.set_poses(slots[-1:], pos[-1:] + 0.75, quaternion=np.array([[1.0, 0.0, 0.0, 0.0]]))
         store.moved[slots[-1:]] = True
         index.refresh()
         direction = (1.0,) + (0.0,) * (dim - 1)
