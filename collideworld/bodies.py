@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from .geometry.aabb import aabb_ball, aabb_box, aabb_capsule, aabb_points
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
-from .shapes import Box, Capsule, Circle, Compound, ConvexHull, HalfPlane, Plane, Polygon, Segment, Shape, Sphere
+from .shapes import Box, Capsule, Chain, Circle, Compound, ConvexHull, HalfPlane, Plane, Polygon, Segment, Shape, Sphere
 
 __all__ = ["Kind", "kind_of", "split_parts", "PartTable", "HullTable", "BodyStore"]
 
@@ -641,6 +641,7 @@ class BodyStore:
         self.part_local_rot = np.zeros(0) if dim == 2 else np.zeros((0, 4))
         #: live compound bodies: every compound-only path is skipped while 0
         self.n_compounds = 0
+        self.n_chains = 0  # Chain bodies: the narrowphase applies the no-snag rule only when there are some
         #: live part slots (rows that are no bodies)
         self.n_part_slots = 0
         #: True: a concave polygon is stored as a compound of its convex pieces (one part slot per
@@ -737,6 +738,8 @@ class BodyStore:
         grow("part", (), np.int64, -1)
         grow("n_parts", (), np.int64, 0)
         grow("parts_at", (), np.int64, -1)
+        # a chain's segment part: bit 0 its start, bit 1 its end continues straight into the neighbour
+        grow("straight", (), np.int8, 0)
         if d == 2:
             grow("world_xy", (SIMPLE_POLYGON_VERTICES, 2), np.float64, 0.0)
             self._plane_views()
@@ -761,6 +764,7 @@ class BodyStore:
             comp = slots[self.kind[slots] == Kind.COMPOUND]
             if len(comp):
                 parts = self.compound_parts(comp)[1]
+                self.n_chains -= sum(isinstance(self.shapes[c], Chain) for c in comp.tolist())
                 self.n_compounds -= len(comp)
                 self.n_part_slots -= len(parts)
                 self.n_parts[comp] = 0
@@ -769,6 +773,7 @@ class BodyStore:
                 self.release(parts)
         self.owner[slots] = -1
         self.part[slots] = -1
+        self.straight[slots] = 0
         for shape_index in self.poly[slots].tolist():
             if shape_index >= 0:
                 self.parts.release(shape_index)
@@ -817,7 +822,7 @@ class BodyStore:
                 "plane_offset", "seg0", "seg1", "poly", "hull",
                 "bound_radius", "simple", "ids", "serial", "static", "category",
                 "mask", "moved", "fat_lo", "fat_hi", "data", "world_xy",
-                "owner", "part", "n_parts", "parts_at")
+                "owner", "part", "n_parts", "parts_at", "straight")
 
     def compact(self, capacity: int | None = None) -> NDArray[np.int64]:
         """Move the live bodies to slots ``0 .. count - 1`` in add order and shrink the arrays.
@@ -882,6 +887,7 @@ class BodyStore:
                 self.hulls.release(int(self.hull[s]))
                 self.hull[s] = -1
             if self.kind[s] == Kind.COMPOUND:  # a compound replaced in place: its part slots go
+                self.n_chains -= isinstance(self.shapes[s], Chain)
                 self._drop_parts(s)
             if isinstance(shape, Compound):
                 self._add_parts(s, shape, shape.parts)
@@ -971,6 +977,9 @@ class BodyStore:
         self.part_local_rot = np.concatenate([self.part_local_rot, local_rot])
         self.n_compounds += 1
         self.n_part_slots += k
+        if isinstance(shape, Chain):
+            self.straight[parts] = shape.straight_ends
+            self.n_chains += 1
 
     def _drop_parts(self, s: int) -> None:
         """Free the part slots of compound ``s`` (its shape is being replaced)."""
@@ -1245,6 +1254,40 @@ class BodyStore:
             local = self.parts.bucket(size)[row_of[part_ids[idx]]]
             s = slots[idx]
             out.append((idx, _pose_points_2d(self.rotation.take(s, axis=0), self.position.take(s, axis=0), local)))
+        return out
+
+    def support_2d(self, slots: NDArray[np.int64], d: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``max over x in body slots[k] of d[k] . x`` for finite 2D bodies (balls, boxes, polygons, capsules).
+
+        Examples
+        --------
+        >>> from collideworld import Box
+        >>> store = BodyStore(2)
+        >>> s = store.allocate(1)
+        >>> store.set_shapes(s, [Box((1.0, 2.0))])
+        >>> store.set_poses(s, np.array([[3.0, 0.0]]), np.zeros(1))
+        >>> store.support_2d(s, np.array([[1.0, 0.0]])).tolist()
+        [4.0]
+        """
+        out = np.full(len(slots), np.inf)
+        kinds = self.kind[slots]
+        pos = self.position.take(slots, axis=0)
+        base = np.sum(pos * d, axis=1)
+        sel = np.flatnonzero(kinds == Kind.BALL)
+        out[sel] = base[sel] + self.radius[slots[sel]]
+        sel = np.flatnonzero(kinds == Kind.BOX)
+        if len(sel):
+            s = slots[sel]
+            local = np.einsum("mji,mj->mi", self.rotation.take(s, axis=0), d[sel])
+            out[sel] = base[sel] + np.sum(np.abs(local) * self.half.take(s, axis=0), axis=1)
+        sel = np.flatnonzero(kinds == Kind.CAPSULE)
+        if len(sel):
+            p0, p1, r = self.capsule_rows(slots[sel])
+            out[sel] = np.maximum(np.sum(p0 * d[sel], axis=1), np.sum(p1 * d[sel], axis=1)) + r
+        sel = np.flatnonzero(kinds == Kind.POLYGON)
+        if len(sel):
+            for idx, verts in self.polygon_outline_world(slots[sel]):
+                out[sel[idx]] = np.max(np.einsum("mkj,mj->mk", verts, d[sel[idx]]), axis=1)
         return out
 
     def aabbs(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

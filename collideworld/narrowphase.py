@@ -516,7 +516,11 @@ def contact_pairs(store: BodyStore, ia: Slots, ib: Slots, backend: str = "numpy"
     resolved = resolve_backend(backend)
     kernels = kernels_for(resolved)
     if resolved == "compiled":
-        return _contact_pairs_compiled(store, ia, ib, kernels, reject=True)
+        return smooth_chain_contacts(store, ia, ib, _contact_pairs_compiled(store, ia, ib, kernels, reject=True))
+    return smooth_chain_contacts(store, ia, ib, _contact_pairs_numpy(store, ia, ib, kernels))
+
+
+def _contact_pairs_numpy(store: BodyStore, ia: Slots, ib: Slots, kernels: Kernels) -> ContactArrays:
     n = len(ia)
     if n > MAX_BATCH:
         # in slices: the kernels' temporaries (a few hundred bytes per pair)
@@ -588,8 +592,61 @@ def contact_pairs_exact(store: BodyStore, ia: Slots, ib: Slots, backend: str = "
     """
     resolved = resolve_backend(backend)
     if resolved == "compiled":
-        return _contact_pairs_compiled(store, ia, ib, kernels_for(resolved), reject=False)
-    return _contact_pairs_exact(store, ia, ib, kernels_for(resolved))
+        return smooth_chain_contacts(store, ia, ib, _contact_pairs_compiled(store, ia, ib, kernels_for(resolved),
+                                                                             reject=False))
+    return smooth_chain_contacts(store, ia, ib, _contact_pairs_exact(store, ia, ib, kernels_for(resolved)))
+
+
+#: A normal leaning along a chain segment by more than this (the cosine to its tangent) leans past its end.
+_LEAN = 1e-12
+
+
+def smooth_chain_contacts(store: BodyStore, ia: Slots, ib: Slots, res: ContactArrays) -> ContactArrays:
+    """Apply the no-snag rule of chains to ``res`` in place: a straight run of segments is one face.
+
+    A contact of a chain segment whose normal leans past an end of the
+    segment (towards a neighbour that continues it on the same line) came
+    from that shared vertex: the shape also touches the neighbour there.
+    Its normal becomes the segment's face normal (the side the kernel's
+    normal points to) and its depth the shape's reach across the segment's
+    line (``offset - min over the shape of face . x``, from the shape's
+    support function): what the neighbour reports, so nothing catches on
+    the vertex. Box2D v3's smooth chain segments drop such vertex normals
+    the same way through their ghost vertices. Both backends run this on
+    their kernels' results, so their answers agree.
+    """
+    if not store.n_chains or not len(ia):
+        return res
+    sa, sb = store.straight.take(ia), store.straight.take(ib)
+    rows = np.flatnonzero(res.hit & ((sa | sb) != 0))
+    if not len(rows):
+        return res
+    on_a = sa[rows] != 0
+    seg = np.where(on_a, ia[rows], ib[rows])
+    other = np.where(on_a, ib[rows], ia[rows])
+    sign = np.where(on_a, 1.0, -1.0)[:, None]
+    n = res.normal[rows] * sign  # from the segment towards the other shape
+    p0, p1, _ = store.capsule_rows(seg)
+    t = p1 - p0
+    t /= np.hypot(t[:, 0], t[:, 1])[:, None]
+    face = np.stack([-t[:, 1], t[:, 0]], axis=1)
+    lean = np.sum(n * t, axis=1)
+    bits = store.straight.take(seg)
+    snap = ((lean > _LEAN) & ((bits & 2) != 0)) | ((lean < -_LEAN) & ((bits & 1) != 0))
+    snap &= store.kind.take(other) != Kind.HALFSPACE
+    if not snap.any():
+        return res
+    k = np.flatnonzero(snap)
+    face, p0 = face[k], p0[k]
+    side = np.sum(n[k] * face, axis=1)
+    # a normal along the segment says nothing of the side: the other shape's centre does
+    centre = np.sum((store.position.take(other[k], axis=0) - p0) * face, axis=1)
+    face *= np.where((side > 0) | ((side == 0) & (centre >= 0)), 1.0, -1.0)[:, None]
+    depth = np.sum(face * p0, axis=1) + store.support_2d(other[k], -face)
+    r = rows[k]
+    res.normal[r] = face * sign[k] + 0.0
+    res.depth[r] = depth
+    return res
 
 
 #: 3D stores have no polygons; an (8, 1) strided view, as the 2D planes below are: one

@@ -40,6 +40,8 @@ __all__ = [
     "Segment",
     "ConvexHull",
     "Compound",
+    "Chain",
+    "MAX_CHAIN_POINTS",
     "MAX_COMPOUND_PARTS",
     "MAX_HULL_POINTS",
     "MAX_HULL_VERTICES",
@@ -764,8 +766,109 @@ class Compound:
         return float(max(math.hypot(*pos) + shape.bounding_radius for shape, pos, _ in self.parts))
 
 
-Shape = Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment | ConvexHull | Compound
-SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane, Capsule, Segment, ConvexHull, Compound)
+#: Most points a :class:`Chain` accepts.
+MAX_CHAIN_POINTS = 65_536
+#: |sin| of the turn between two chain segments below which they count as one line (no-snag rule).
+CHAIN_STRAIGHT = 1e-9
+
+
+class Chain(Compound):
+    """The union of the segments ``points[k]``-``points[k+1]`` (2D), and the last to the first with ``loop``.
+
+    A chain is a terrain or level outline: a compound of :class:`Segment`
+    parts at the body's origin, part ``k`` the segment from ``points[k]``,
+    so its contacts are reported per segment (``Contacts.part_a`` /
+    ``part_b``). Where a shape touches two neighbouring segments that lie
+    on one line at the vertex they share, each contact gets its segment's
+    face normal: nothing snags on an inner vertex of a straight run.
+
+    Parameters
+    ----------
+    points : sequence of (x, y)
+        2 to ``MAX_CHAIN_POINTS`` points (3 or more with ``loop``), finite,
+        no two consecutive points equal (nor the last and the first with ``loop``).
+    loop : bool
+        Close the chain with a segment from the last point to the first.
+
+    Examples
+    --------
+    >>> c = Chain([(0, 0), (1, 0), (2, 0)])
+    >>> len(c.parts), c.parts[1][0]
+    (2, Segment(p0=(1.0, 0.0), p1=(2.0, 0.0)))
+    >>> Chain([(0, 0), (1, 0), (1, 0)])
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidShapeError: Chain points[2] equals points[1] (1.0, 0.0): consecutive points must differ
+    """
+
+    kind: ClassVar[str] = "chain"
+    points: tuple[tuple[float, float], ...]
+    loop: bool
+    #: per segment: bit 0 set if its start continues a straight line, bit 1 its end
+    straight_ends: tuple[int, ...]
+
+    def __init__(self, points: Sequence[Sequence[float]], loop: bool = False) -> None:
+        if not isinstance(loop, (bool, np.bool_)):
+            raise InvalidShapeError(f"Chain loop must be true or false, got {loop!r}")
+        if isinstance(points, (str, bytes)) or not hasattr(points, "__iter__"):
+            raise InvalidShapeError(f"Chain points must be a list of (x, y) points, got {points!r}")
+        items = list(points)
+        least = 3 if loop else 2
+        if len(items) < least:
+            raise InvalidShapeError(f"Chain{' with loop' if loop else ''} needs at least {least} points, "
+                                    f"got {len(items)}")
+        if len(items) > MAX_CHAIN_POINTS:
+            raise InvalidShapeError(f"Chain takes at most {MAX_CHAIN_POINTS} points, got {len(items)}")
+        pts = [_vector(p, f"Chain points[{i}]", (2,)) for i, p in enumerate(items)]
+        for i in range(1, len(pts)):
+            if pts[i] == pts[i - 1]:
+                raise InvalidShapeError(f"Chain points[{i}] equals points[{i - 1}] {pts[i]!r}: "
+                                        f"consecutive points must differ")
+        if loop and pts[0] == pts[-1]:
+            raise InvalidShapeError(f"Chain with loop: points[{len(pts) - 1}] equals points[0] {pts[0]!r} "
+                                    f"(the loop closes itself; leave the last point out)")
+        ends = pts[1:] + pts[:1] if loop else pts[1:]
+        origin = (0.0, 0.0)
+        object.__setattr__(self, "parts", tuple((Segment(a, b), origin, 0.0) for a, b in zip(pts, ends, strict=False)))
+        object.__setattr__(self, "points", tuple(pts))  # type: ignore[arg-type]
+        object.__setattr__(self, "loop", bool(loop))
+        arr = np.array(pts)
+        object.__setattr__(self, "_reach", float(np.max(np.hypot(arr[:, 0], arr[:, 1]))))
+        # which segment ends continue straight on into the neighbour (same line, same way): there
+        # a contact takes the segment's face normal (the ghost-vertex idea of Box2D's smooth chains)
+        t = (np.roll(arr, -1, axis=0) if loop else arr[1:]) - (arr if loop else arr[:-1])
+        t /= np.hypot(t[:, 0], t[:, 1])[:, None]
+        nxt = np.roll(t, -1, axis=0)
+        straight = (np.abs(t[:, 0] * nxt[:, 1] - t[:, 1] * nxt[:, 0]) <= CHAIN_STRAIGHT) & (np.sum(t * nxt, axis=1) > 0)
+        if not loop:
+            straight[-1] = False
+        bits = np.where(straight, 2, 0) | np.where(np.roll(straight, 1), 1, 0)
+        object.__setattr__(self, "straight_ends", tuple(int(b) for b in bits))
+
+    @property
+    def dim(self) -> int:
+        return 2
+
+    @property
+    def bounding_radius(self) -> float:
+        """Radius of the smallest disc about the body's origin containing every point."""
+        return float(self.__dict__["_reach"])
+
+    def __repr__(self) -> str:
+        return f"Chain(points={list(self.points)!r}, loop={self.loop!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Chain) and self.points == other.points and self.loop == other.loop
+
+    def __hash__(self) -> int:
+        return hash(("chain", self.points, self.loop))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Chain, (self.points, self.loop))
+
+
+Shape = Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment | ConvexHull | Compound | Chain
+SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane, Capsule, Segment, ConvexHull, Compound, Chain)
 
 _TYPE_KEYS: dict[str, set[str]] = {
     "circle": {"radius"},
@@ -867,6 +970,8 @@ def shape_to_dict(shape: Shape) -> dict[str, Any]:
     >>> shape_to_dict(Compound([(Circle(1.0), (2, 0), 0.5)]))
     {'type': 'compound', 'parts': [{'shape': {'type': 'circle', 'radius': 1.0}, 'position': [2.0, 0.0], 'angle': 0.5}]}
     """
+    if isinstance(shape, Chain):
+        return {"type": "chain", "points": [list(p) for p in shape.points], "loop": shape.loop}
     if isinstance(shape, Compound):
         return {"type": "compound", "parts": [
             {"shape": shape_to_dict(part), "position": list(pos),
