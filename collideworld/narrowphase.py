@@ -607,10 +607,10 @@ def smooth_chain_contacts(store: BodyStore, ia: Slots, ib: Slots, res: ContactAr
     A contact of a chain segment whose normal leans past an end of the
     segment (towards a neighbour that continues it on the same line) came
     from that shared vertex: the shape also touches the neighbour there.
-    Its normal becomes the segment's face normal (the side the kernel's
-    normal points to) and its depth the shape's reach across the segment's
-    line (``offset - min over the shape of face . x``, from the shape's
-    support function): what the neighbour reports, so nothing catches on
+    Its normal becomes the segment's face normal (towards the side the
+    shape reaches less far across the line) and its depth the shape's reach
+    across the segment's line (``offset - min over the shape of face . x``,
+    from the shape's support function): what the neighbour reports, so nothing catches on
     the vertex. Box2D v3's smooth chain segments drop such vertex normals
     the same way through their ghost vertices. Both backends run this on
     their kernels' results, so their answers agree.
@@ -638,11 +638,14 @@ def smooth_chain_contacts(store: BodyStore, ia: Slots, ib: Slots, res: ContactAr
         return res
     k = np.flatnonzero(snap)
     face, p0 = face[k], p0[k]
-    side = np.sum(n[k] * face, axis=1)
-    # a normal along the segment says nothing of the side: the other shape's centre does
-    centre = np.sum((store.position.take(other[k], axis=0) - p0) * face, axis=1)
-    face *= np.where((side > 0) | ((side == 0) & (centre >= 0)), 1.0, -1.0)[:, None]
-    depth = np.sum(face * p0, axis=1) + store.support_2d(other[k], -face)
+    # the side the shape is pushed out to is the one needing the shorter push (a normal along the
+    # segment, at right angles to the face, cannot say which)
+    offset = np.sum(face * p0, axis=1)
+    up = offset + store.support_2d(other[k], -face)
+    down = store.support_2d(other[k], face) - offset
+    keep = up <= down
+    face *= np.where(keep, 1.0, -1.0)[:, None]
+    depth = np.where(keep, up, down)
     r = rows[k]
     res.normal[r] = face * sign[k] + 0.0
     res.depth[r] = depth

@@ -55,6 +55,7 @@ from .reader import (
     ExpectedImpact,
     Frame,
 )
+from .schema import SHAPE_TYPES_V3
 from .source import check_path
 
 __all__ = ["MoveBatch", "ScenarioWriter", "body_to_dict", "move_to_dict", "set_to_dict", "shape_dict"]
@@ -64,6 +65,16 @@ _VERSION_KEY = '"collideworld_scenario":'
 #: Zero bytes after the ids' text given to the compiled writer (its ``SLACK``; checked there).
 _TEXT_SLACK = 32
 _V2_SHAPE_TYPES = frozenset({"capsule", "segment", "convex_hull", "compound"})
+
+
+def _needs(as_dict: Mapping[str, Any]) -> int:
+    """The format version a shape's file form needs: 3 (a version 3 type), 2 (version 2) or 0."""
+    kind = as_dict.get("type")
+    if kind in SHAPE_TYPES_V3:
+        return 3
+    if kind == "compound":
+        return max([2] + [_needs(part["shape"]) for part in as_dict["parts"]])
+    return 2 if kind in _V2_SHAPE_TYPES else 0
 
 
 
@@ -253,8 +264,8 @@ def body_to_dict(body: Any) -> dict[str, Any]:
     return out
 
 
-def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], bool]:
-    """The ``"add":[...]`` member of a frame's line, and whether a shape needs version 2.
+def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], int]:
+    """The ``"add":[...]`` member of a frame's line, and the version its shapes need (2, 3 or 0).
 
     The same text as ``_key("add", [body_to_dict(b) for b in bodies])``, made
     faster for the usual body (a ``World.body()`` snapshot or a BodySpec with
@@ -263,9 +274,9 @@ def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], bool]:
     writes them), and bodies of one shape object (``add_many``) share the
     text of it, made once. A recorder's first frame adds every body.
     """
-    shapes: dict[int, tuple[Any, str, bool]] = {}  # id(shape) -> (shape, its text, a version 2 type)
+    shapes: dict[int, tuple[Any, str, int]] = {}  # id(shape) -> (shape, its text, the version it needs)
     texts = []
-    v2 = False
+    v2 = 0
     for body in bodies:
         shape = getattr(body, "shape", None)
         position = getattr(body, "position", None)
@@ -273,14 +284,14 @@ def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], bool]:
                 or position.dtype != np.float64 or position.shape != (dim,) or shape is None or shape.is_infinite):
             entry = body_to_dict(body)
             shape_type = entry.get("shape", {}).get("type") if isinstance(entry.get("shape"), Mapping) else None
-            v2 = v2 or shape_type in _V2_SHAPE_TYPES
+            v2 = max(v2, _needs(entry["shape"]) if shape_type else 0)
             texts.append(dump_line(entry))
             continue
         known = shapes.get(id(shape))
         if known is None or known[0] is not shape:
             as_dict = shape_dict(shape)
-            known = shapes[id(shape)] = (shape, dump_line(as_dict), as_dict.get("type") in _V2_SHAPE_TYPES)
-        v2 = v2 or known[2]
+            known = shapes[id(shape)] = (shape, dump_line(as_dict), _needs(as_dict))
+        v2 = max(v2, known[2])
         xyz = position.tolist()
         if not all(map(math.isfinite, xyz)):
             body_to_dict(body)  # raises with the usual message
@@ -760,7 +771,7 @@ class ScenarioWriter:
                  description: str | None = None, tolerance: float | None = None, *,
                  fsync: bool = False, compresslevel: int = 9, version: int | None = None):
         if version is not None and (isinstance(version, bool) or version not in SUPPORTED_VERSIONS):
-            raise InvalidArgumentError(f"version must be None, 1 or 2, got {version!r}")
+            raise InvalidArgumentError(f"version must be None, 1, 2 or 3, got {version!r}")
         if isinstance(dim, bool) or dim not in (2, 3):
             raise InvalidArgumentError(f"dim must be 2 or 3, got {dim!r}")
         if tolerance is not None:
@@ -841,8 +852,12 @@ class ScenarioWriter:
             while rest:
                 rest = rest[os.write(fd, rest):]
 
-    def _upgrade_to_v2(self) -> None:
-        """Make the header say version 2 (the file so far is valid version 2 as it is)."""
+    def _upgrade_to_v2(self, to: int = 2) -> None:
+        """Make the header say version ``to`` (2 or 3; the file so far is valid in it as it is)."""
+        if self._version_fixed and to == 3:
+            raise InvalidArgumentError(
+                f"this frame uses a format version 3 shape (chain, or a rounded box, polygon or convex_hull), "
+                f"but the writer was made with version={self.version}")
         if self._version_fixed:
             raise InvalidArgumentError(
                 "this frame uses a format version 2 feature (set, a plane's move, contact points or parts, "
@@ -853,13 +868,13 @@ class ScenarioWriter:
         where = len(("{" + _VERSION_KEY).encode("utf-8"))  # the header line starts with this key
         if self._out is self._raw:
             self._raw.seek(where)
-            self._raw.write(b"2")
+            self._raw.write(str(to).encode())
             self._raw.seek(0, os.SEEK_END)
         else:
-            self._regzip_with_v2_header(where)
-        self.version = 2
+            self._regzip_with_v2_header(where, to)
+        self.version = to
 
-    def _regzip_with_v2_header(self, where: int) -> None:
+    def _regzip_with_v2_header(self, where: int, to: int = 2) -> None:
         """Rewrite a .gz file written so far with the version digit changed (once per file)."""
         import zlib
 
@@ -869,8 +884,8 @@ class ScenarioWriter:
         old.fileobj = None  # discarded unfinished: closing it must not write its trailer into the new file
         with open(self.path, "rb") as f:
             text = zlib.decompressobj(wbits=31).decompress(f.read())  # sync-flushed: every line is there
-        assert text[where:where + 1] == b"1", text[:40]
-        text = text[:where] + b"2" + text[where + 1:]
+        assert text[where:where + 1] in (b"1", b"2"), text[:40]
+        text = text[:where] + str(to).encode() + text[where + 1:]
         name_in_gzip = os.path.basename(self.path)[:-3]
         self._raw.seek(0)
         self._raw.truncate()
@@ -977,8 +992,9 @@ class ScenarioWriter:
         sets = [set_to_dict(c) for c in set]
         if sets:
             parts.append(_key("set", sets))
-        # a shape only version 2 defines (capsule, segment, convex_hull, compound) makes a version 2 file
-        v2 = v2 or bool(sets)
+        # a shape only version 2 defines (capsule, segment, convex_hull, compound) makes a version 2 file,
+        # one only version 3 defines a version 3 file
+        v2 = max([v2, 2 if sets else 0] + [_needs(c["shape"]) for c in sets if isinstance(c.get("shape"), Mapping)])
         moves: list[bytes | memoryview] = []
         for m in move:
             if isinstance(m, MoveBatch):
@@ -1005,8 +1021,9 @@ class ScenarioWriter:
             v2 = self._expectations(parts, v2, expect, expect_contacts, expect_distance, expect_impact)
         except UnicodeEncodeError as exc:
             raise _lone_surrogate_error("a string of this frame", exc.object) from None
-        if v2 and self.version < 2:
-            self._upgrade_to_v2()
+        need = max(2, int(v2)) if v2 else 1
+        if need > self.version:
+            self._upgrade_to_v2(need)
         pieces: list[bytes | memoryview] = [b"{"]
         for i, part in enumerate(parts):
             pieces += (b",", *part) if i else part
