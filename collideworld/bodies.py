@@ -642,6 +642,7 @@ class BodyStore:
         #: live compound bodies: every compound-only path is skipped while 0
         self.n_compounds = 0
         self.n_chains = 0  # Chain bodies: the narrowphase applies the no-snag rule only when there are some
+        self.n_rounded = 0  # slots with a rounding radius > 0: the narrowphase grows their contacts only then
         #: live part slots (rows that are no bodies)
         self.n_part_slots = 0
         #: True: a concave polygon is stored as a compound of its convex pieces (one part slot per
@@ -740,6 +741,8 @@ class BodyStore:
         grow("parts_at", (), np.int64, -1)
         # a chain's segment part: bit 0 its start, bit 1 its end continues straight into the neighbour
         grow("straight", (), np.int8, 0)
+        # a rounded box, polygon or hull: its core (the kernels' shape) grown by this radius
+        grow("rounding", (), np.float64, 0.0)
         if d == 2:
             grow("world_xy", (SIMPLE_POLYGON_VERTICES, 2), np.float64, 0.0)
             self._plane_views()
@@ -774,6 +777,8 @@ class BodyStore:
         self.owner[slots] = -1
         self.part[slots] = -1
         self.straight[slots] = 0
+        self.n_rounded -= int(np.count_nonzero(self.rounding[slots] > 0))
+        self.rounding[slots] = 0.0
         for shape_index in self.poly[slots].tolist():
             if shape_index >= 0:
                 self.parts.release(shape_index)
@@ -822,7 +827,7 @@ class BodyStore:
                 "plane_offset", "seg0", "seg1", "poly", "hull",
                 "bound_radius", "simple", "ids", "serial", "static", "category",
                 "mask", "moved", "fat_lo", "fat_hi", "data", "world_xy",
-                "owner", "part", "n_parts", "parts_at", "straight")
+                "owner", "part", "n_parts", "parts_at", "straight", "rounding")
 
     def compact(self, capacity: int | None = None) -> NDArray[np.int64]:
         """Move the live bodies to slots ``0 .. count - 1`` in add order and shrink the arrays.
@@ -889,6 +894,9 @@ class BodyStore:
             if self.kind[s] == Kind.COMPOUND:  # a compound replaced in place: its part slots go
                 self.n_chains -= isinstance(self.shapes[s], Chain)
                 self._drop_parts(s)
+            if self.rounding[s] > 0:
+                self.n_rounded -= 1
+                self.rounding[s] = 0.0
             if isinstance(shape, Compound):
                 self._add_parts(s, shape, shape.parts)
                 continue
@@ -898,6 +906,9 @@ class BodyStore:
             self.kind[s] = kind_of(shape)
             self.shapes[s] = shape
             self.simple[s] = False
+            if isinstance(shape, (Box, Polygon, ConvexHull)) and shape.radius > 0:
+                self.rounding[s] = shape.radius
+                self.n_rounded += 1
             if isinstance(shape, (Circle, Sphere)):
                 self.radius[s] = shape.radius
                 self.bound_radius[s] = shape.radius
@@ -945,7 +956,7 @@ class BodyStore:
             self._pieces.clear()
         # a piece is counter-clockwise and clean, so the polygon keeps its vertices as its one part:
         # the piece's vertex k is the part's vertex k (feature ids do not change)
-        pieces = [Polygon(piece.tolist()) for piece in shape.parts]
+        pieces = [Polygon(piece.tolist(), shape.radius) for piece in shape.parts]
         self._pieces[id(shape)] = (shape, pieces)
         return pieces
 
@@ -1256,8 +1267,46 @@ class BodyStore:
             out.append((idx, _pose_points_2d(self.rotation.take(s, axis=0), self.position.take(s, axis=0), local)))
         return out
 
-    def support_2d(self, slots: NDArray[np.int64], d: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``max over x in body slots[k] of d[k] . x`` for finite 2D bodies (balls, boxes, polygons, capsules).
+    def core_points(self, slots: NDArray[np.int64]
+                    ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64]]:
+        """Each finite convex slot as GJK sees it: (world vertices (m, K, 3), count (m,), radius (m,)).
+
+        A ball is its centre, a capsule its two ends (both grown by their
+        radius), a box its corners, a polygon or hull its vertices (the
+        rounding radius is not in ``radius``: it is the caller's).
+        """
+        m, d = len(slots), self.dim
+        kinds = self.kind[slots]
+        groups: list[tuple[NDArray[np.int64], NDArray[np.float64]]] = []
+        count = np.zeros(m, dtype=np.int64)
+        radius = np.zeros(m)
+        sel = np.flatnonzero(kinds == Kind.BALL)
+        groups.append((sel, self.position.take(slots[sel], axis=0)[:, None, :]))
+        radius[sel] = self.radius.take(slots[sel])
+        sel = np.flatnonzero(kinds == Kind.CAPSULE)
+        p0, p1, r = self.capsule_rows(slots[sel])
+        groups.append((sel, np.stack([p0, p1], axis=1)))
+        radius[sel] = r
+        sel = np.flatnonzero(kinds == Kind.BOX)
+        if len(sel):
+            pos, rot, half = self.box_rows(slots[sel])
+            signs = np.array(np.meshgrid(*[[-1.0, 1.0]] * d, indexing="ij")).reshape(d, -1).T
+            groups.append((sel, np.einsum("mij,mkj->mki", rot, signs[None] * half[:, None, :]) + pos[:, None, :]))
+        sel = np.flatnonzero(kinds == Kind.POLYGON)
+        if len(sel):
+            groups.extend((sel[idx], verts) for idx, verts in self.polygon_outline_world(slots[sel]))
+        sel = np.flatnonzero(kinds == Kind.HULL)
+        if len(sel):
+            groups.append((sel, self.hull_rows(slots[sel])[0]))
+        width = max([v.shape[1] for _, v in groups] + [1])
+        out = np.zeros((m, width, 3))
+        for sel, verts in groups:
+            out[sel, :verts.shape[1], :d] = verts
+            count[sel] = verts.shape[1]
+        return out, count, radius
+
+    def support(self, slots: NDArray[np.int64], d: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``max over x in body slots[k] of d[k] . x`` for finite convex bodies, their rounding included.
 
         Examples
         --------
@@ -1266,7 +1315,7 @@ class BodyStore:
         >>> s = store.allocate(1)
         >>> store.set_shapes(s, [Box((1.0, 2.0))])
         >>> store.set_poses(s, np.array([[3.0, 0.0]]), np.zeros(1))
-        >>> store.support_2d(s, np.array([[1.0, 0.0]])).tolist()
+        >>> store.support(s, np.array([[1.0, 0.0]])).tolist()
         [4.0]
         """
         out = np.full(len(slots), np.inf)
@@ -1288,7 +1337,10 @@ class BodyStore:
         if len(sel):
             for idx, verts in self.polygon_outline_world(slots[sel]):
                 out[sel[idx]] = np.max(np.einsum("mkj,mj->mk", verts, d[sel[idx]]), axis=1)
-        return out
+        sel = np.flatnonzero(kinds == Kind.HULL)
+        if len(sel):
+            out[sel] = np.max(np.einsum("mkj,mj->mk", self.hull_rows(slots[sel])[0], d[sel]), axis=1)
+        return out + self.rounding.take(slots)
 
     def aabbs(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Tight world AABBs ``(lo, hi)`` of finite bodies, each (len(slots), D).
@@ -1342,4 +1394,8 @@ class BodyStore:
             starts = np.cumsum(counts) - counts
             lo[sel] = np.minimum.reduceat(plo, starts, axis=0)
             hi[sel] = np.maximum.reduceat(phi, starts, axis=0)
+        if self.n_rounded:
+            grown = self.rounding.take(slots)[:, None]  # 0 for compounds: their parts' boxes are grown already
+            lo -= grown
+            hi += grown
         return lo, hi

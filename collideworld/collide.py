@@ -159,6 +159,8 @@ def _one_call_shape(shape: Shape) -> tuple[Any, ...] | None:
     entry = _ONE_CALL.get(id(shape))
     if entry is not None and entry[0] is shape:
         return entry
+    if getattr(shape, "radius", 0.0) and not isinstance(shape, (Circle, Sphere)):
+        return None  # a rounded box or polygon: the store path, which grows the core's contact by the radius
     params = np.zeros(9)
     lx = ly = _NO_VERTS
     n = 0

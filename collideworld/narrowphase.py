@@ -57,6 +57,7 @@ from .geometry.contact_hull import contact_ball_hull, contact_box_hull, contact_
 from .geometry.contact_polygon_capsule import contact_polygon_capsule
 from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
 from .geometry.kernel_support import box_vertices_2d
+from .geometry import gjk
 from .geometry.manifold_support import ManifoldArrays, empty_manifold
 from .geometry.raycast import (
     raycast_ball,
@@ -516,8 +517,8 @@ def contact_pairs(store: BodyStore, ia: Slots, ib: Slots, backend: str = "numpy"
     resolved = resolve_backend(backend)
     kernels = kernels_for(resolved)
     if resolved == "compiled":
-        return smooth_chain_contacts(store, ia, ib, _contact_pairs_compiled(store, ia, ib, kernels, reject=True))
-    return smooth_chain_contacts(store, ia, ib, _contact_pairs_numpy(store, ia, ib, kernels))
+        return _grown(store, ia, ib, _contact_pairs_compiled(store, ia, ib, kernels, reject=True))
+    return _grown(store, ia, ib, _contact_pairs_numpy(store, ia, ib, kernels))
 
 
 def _contact_pairs_numpy(store: BodyStore, ia: Slots, ib: Slots, kernels: Kernels) -> ContactArrays:
@@ -592,9 +593,70 @@ def contact_pairs_exact(store: BodyStore, ia: Slots, ib: Slots, backend: str = "
     """
     resolved = resolve_backend(backend)
     if resolved == "compiled":
-        return smooth_chain_contacts(store, ia, ib, _contact_pairs_compiled(store, ia, ib, kernels_for(resolved),
-                                                                             reject=False))
-    return smooth_chain_contacts(store, ia, ib, _contact_pairs_exact(store, ia, ib, kernels_for(resolved)))
+        return _grown(store, ia, ib, _contact_pairs_compiled(store, ia, ib, kernels_for(resolved), reject=False))
+    return _grown(store, ia, ib, _contact_pairs_exact(store, ia, ib, kernels_for(resolved)))
+
+
+def _grown(store: BodyStore, ia: Slots, ib: Slots, res: ContactArrays) -> ContactArrays:
+    """The kernels' answers on the cores, made the rounded shapes' and the chains' answers."""
+    return smooth_chain_contacts(store, ia, ib, rounded_contacts(store, ia, ib, res))
+
+
+def rounded_contacts(store: BodyStore, ia: Slots, ib: Slots, res: ContactArrays) -> ContactArrays:
+    """Grow the contacts of rounded shapes (``store.rounding``) from their cores', in place.
+
+    A rounded shape is its core (the box, polygon or hull the kernels see)
+    grown by a radius r: the Minkowski sum with a ball. The Minkowski
+    difference of two such shapes is the cores' difference grown by
+    ``ra + rb``, so (the classic core-then-radius contact of Box2D's rounded
+    polygons and of the capsule kernels here):
+
+    * cores overlapping or touching: the same normal, depth ``core depth + ra + rb``;
+    * cores apart by ``d <= ra + rb`` (GJK on the cores, :func:`gjk.closest_rows`;
+      a half-space's gap from the core's support): touching, depth
+      ``ra + rb - d``, the normal along the cores' closest points.
+    """
+    if not store.n_rounded or not len(ia):
+        return res
+    grow = store.rounding.take(ia) + store.rounding.take(ib)
+    rows = np.flatnonzero(grow > 0)
+    if not len(rows):
+        return res
+    overlap = rows[res.hit[rows]]
+    res.depth[overlap] += grow[overlap]
+    apart = rows[~res.hit[rows]]
+    a, b = ia.take(apart), ib.take(apart)
+    centres = store.position.take(a, axis=0) - store.position.take(b, axis=0)
+    near = np.sqrt(np.sum(centres * centres, axis=1)) <= (store.bound_radius.take(a) + store.bound_radius.take(b)) * (
+        1 + 1e-12)
+    ka, kb = store.kind.take(a), store.kind.take(b)
+    plane = near & ((ka == Kind.HALFSPACE) | (kb == Kind.HALFSPACE))
+    if plane.any():
+        # a half-space {n . x <= offset} against a core: its lowest point's height over the boundary
+        k = np.flatnonzero(plane)
+        first = ka[k] == Kind.HALFSPACE
+        hs, other = np.where(first, a[k], b[k]), np.where(first, b[k], a[k])
+        n = store.plane_normal.take(hs, axis=0)
+        gap = -(store.support(other, -n) - store.rounding.take(other)) - store.plane_offset.take(hs)
+        rr = grow[apart[k]]
+        touch = gap <= rr
+        r = apart[k[touch]]
+        res.hit[r] = True
+        res.depth[r] = rr[touch] - gap[touch]
+        res.normal[r] = n[touch] * np.where(first[touch], 1.0, -1.0)[:, None] + 0.0
+    k = np.flatnonzero(near & ~plane)
+    if len(k):
+        va, na, ra = store.core_points(a[k])
+        vb, nb, rb = store.core_points(b[k])
+        out = np.zeros((len(k), 9))
+        gap = gjk.closest_rows(va, na, vb, nb, out) - ra - rb
+        rr = grow[apart[k]]
+        touch = gap <= rr
+        r = apart[k[touch]]
+        res.hit[r] = True
+        res.depth[r] = rr[touch] - gap[touch]
+        res.normal[r] = out[touch, 6:6 + store.dim] + 0.0
+    return res
 
 
 #: A normal leaning along a chain segment by more than this (the cosine to its tangent) leans past its end.
@@ -641,8 +703,8 @@ def smooth_chain_contacts(store: BodyStore, ia: Slots, ib: Slots, res: ContactAr
     # the side the shape is pushed out to is the one needing the shorter push (a normal along the
     # segment, at right angles to the face, cannot say which)
     offset = np.sum(face * p0, axis=1)
-    up = offset + store.support_2d(other[k], -face)
-    down = store.support_2d(other[k], face) - offset
+    up = offset + store.support(other[k], -face)
+    down = store.support(other[k], face) - offset
     keep = up <= down
     face *= np.where(keep, 1.0, -1.0)[:, None]
     depth = np.where(keep, up, down)
@@ -1262,6 +1324,8 @@ def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.fl
         return out
     normal = np.asarray(normal, dtype=np.float64)
     depth = np.asarray(depth, dtype=np.float64)
+    if store.n_rounded:  # the kernels see the cores: their depth (negative: the cores' gap)
+        depth = depth - store.rounding.take(ia) - store.rounding.take(ib)
     ka = store.kind[ia]
     kb = store.kind[ib]
     swap = ka > kb
@@ -1280,4 +1344,25 @@ def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.fl
     ids = out.ids
     swapped = swap[:, None] & (ids >= 0)
     ids[...] = np.where(swapped, ((ids & 0xFFFFFFFF) << 32) | (ids >> 32), ids)
+    if store.n_rounded:
+        _grow_manifold(store, ia, ib, normal, out)
     return out
+
+
+def _grow_manifold(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.float64], out: ManifoldArrays) -> None:
+    """The points of rounded shapes, from their cores' (in place).
+
+    The kernels clip the cores' features facing each other along the normal
+    (they take the normal as given, so a rounded pair's normal serves): a
+    core point p_a becomes p_a + ra n on the rounded surface, p_b becomes
+    p_b - rb n, so each midpoint moves by (ra - rb) n / 2 and each
+    separation drops by ra + rb.
+    """
+    ra, rb = store.rounding.take(ia), store.rounding.take(ib)
+    rows = np.flatnonzero((ra + rb) > 0)
+    if not len(rows):
+        return
+    used = np.arange(out.points.shape[1])[None, :] < out.count[rows][:, None]
+    shift = (0.5 * (ra[rows] - rb[rows]))[:, None] * normal[rows]
+    out.points[rows] += np.where(used[:, :, None], shift[:, None, :], 0.0)
+    out.separations[rows] -= np.where(used, (ra[rows] + rb[rows])[:, None], 0.0)

@@ -72,6 +72,14 @@ def _positive(value: Any, what: str) -> float:
     return f
 
 
+def _rounding(value: Any, what: str) -> float:
+    """A rounding radius: finite, ``>= 0`` (0: the shape's own sharp corners)."""
+    f = _finite_float(value, what)
+    if f < 0:
+        raise InvalidShapeError(f"{what} must be >= 0, got {value!r}")
+    return f + 0.0  # -0.0 -> 0.0
+
+
 def _vector(value: Any, what: str, dims: tuple[int, ...], limit: float | None = MAX_COORDINATE) -> tuple[float, ...]:
     try:
         items = list(value)
@@ -144,7 +152,7 @@ class Sphere:
         return self.radius
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Box:
     """A box centred on the body's origin, edges along the local axes.
 
@@ -155,11 +163,16 @@ class Box:
     ----------
     half_extents : sequence of float, shape (2,) or (3,)
         Half the side lengths, each ``> 0``; stored as a tuple of floats.
+    radius : float, optional
+        ``>= 0`` (default 0): the rounded box, every point within ``radius``
+        of the box of ``half_extents`` (its core).
 
     Examples
     --------
     >>> Box((1, 2)).dim, Box((1, 2, 3)).dim
     (2, 3)
+    >>> Box((1, 2), radius=0.25)
+    Box(half_extents=(1.0, 2.0), radius=0.25)
     >>> Box((1, -2))
     Traceback (most recent call last):
     ...
@@ -167,6 +180,7 @@ class Box:
     """
 
     half_extents: tuple[float, ...]
+    radius: float = 0.0
     kind: ClassVar[str] = "box"
     is_infinite: ClassVar[bool] = False
 
@@ -176,6 +190,11 @@ class Box:
             if h <= 0:
                 raise InvalidShapeError(f"Box half_extents[{i}] must be > 0, got {h:g}")
         object.__setattr__(self, "half_extents", he)
+        object.__setattr__(self, "radius", _rounding(self.radius, "Box radius"))
+
+    def __repr__(self) -> str:
+        rounded = f", radius={self.radius!r}" if self.radius else ""
+        return f"Box(half_extents={self.half_extents!r}{rounded})"
 
     @property
     def dim(self) -> int:
@@ -183,7 +202,7 @@ class Box:
 
     @property
     def bounding_radius(self) -> float:
-        return float(math.sqrt(sum(h * h for h in self.half_extents)))
+        return float(math.sqrt(sum(h * h for h in self.half_extents))) + self.radius
 
 
 class Polygon:
@@ -204,6 +223,9 @@ class Polygon:
     ----------
     vertices : sequence of (x, y), shape (K, 2)
         The boundary in order, ``K >= 3``; stored as floats.
+    radius : float, optional
+        ``>= 0`` (default 0): the rounded polygon, every point within
+        ``radius`` of the polygon of ``vertices`` (its core).
 
     Attributes
     ----------
@@ -219,16 +241,18 @@ class Polygon:
     Polygon(vertices=((0.0, 0.0), (1.0, 0.0), (0.0, 1.0)))
     """
 
-    __slots__ = ("_xy", "_parts", "is_convex")
+    __slots__ = ("_xy", "_parts", "is_convex", "radius")
     __match_args__ = ("vertices",)
     _xy: bytes  # the vertices as given: a (K, 2) float64 array's bytes
     _parts: tuple[NDArray[np.float64], ...] | None  # None: the one part is the vertices
     is_convex: bool
+    radius: float
     dim: ClassVar[int] = 2
     kind: ClassVar[str] = "polygon"
     is_infinite: ClassVar[bool] = False
 
-    def __init__(self, vertices: Sequence[Sequence[float]]) -> None:
+    def __init__(self, vertices: Sequence[Sequence[float]], radius: float = 0.0) -> None:
+        object.__setattr__(self, "radius", _rounding(radius, "Polygon radius"))
         try:
             raw = [tuple(v) for v in vertices]
         except TypeError:
@@ -301,22 +325,26 @@ class Polygon:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Polygon, (self.vertices,))
+        return (Polygon, (self.vertices, self.radius) if self.radius else (self.vertices,))
 
     def __repr__(self) -> str:
-        return f"Polygon(vertices={self.vertices!r})"
+        rounded = f", radius={self.radius!r}" if self.radius else ""
+        return f"Polygon(vertices={self.vertices!r}{rounded})"
 
     def __eq__(self, other: object) -> bool:
         # -0.0 == 0.0, as the tuples of floats compared
-        return self is other or (isinstance(other, Polygon) and np.array_equal(self._array(), other._array()))
+        return self is other or (isinstance(other, Polygon) and self.radius == other.radius
+                                 and np.array_equal(self._array(), other._array()))
 
     def __hash__(self) -> int:
         # + 0.0 turns -0.0 into 0.0: equal polygons hash equal
+        if self.radius:
+            return hash(("polygon", (self._array() + 0.0).tobytes(), self.radius))
         return hash(("polygon", (self._array() + 0.0).tobytes()))
 
     @property
     def bounding_radius(self) -> float:
-        return float(max(math.hypot(x, y) for x, y in self._array().tolist()))
+        return float(max(math.hypot(x, y) for x, y in self._array().tolist())) + self.radius
 
 
 def _normalised_plane(normal: Any, offset: Any, dims: tuple[int, ...], name: str) -> tuple[tuple[float, ...], float]:
@@ -567,6 +595,8 @@ class ConvexHull:
     """
 
     points: tuple[tuple[float, float, float], ...]
+    #: ``>= 0`` (default 0): the rounded hull, every point within it of the hull of ``points``.
+    radius: float = field(default=0.0, repr=False)
     vertices: NDArray[np.float64] = field(init=False, repr=False, compare=False)
     faces: NDArray[np.int64] = field(init=False, repr=False, compare=False)
     normals: NDArray[np.float64] = field(init=False, repr=False, compare=False)
@@ -583,6 +613,7 @@ class ConvexHull:
         except TypeError:
             raise InvalidShapeError(
                 f"ConvexHull points must be a sequence of (x, y, z) triples, got {self.points!r}") from None
+        object.__setattr__(self, "radius", _rounding(self.radius, "ConvexHull radius"))
         if len(raw) > MAX_HULL_POINTS:
             raise InvalidShapeError(f"ConvexHull takes at most {MAX_HULL_POINTS} points, got {len(raw)}")
         pts = tuple(_vector(p, f"ConvexHull point {i}", (3,)) for i, p in enumerate(raw))
@@ -641,17 +672,21 @@ class ConvexHull:
             value.setflags(write=False)
             object.__setattr__(self, name, value)
 
+    def __repr__(self) -> str:
+        rounded = f", radius={self.radius!r}" if self.radius else ""
+        return f"ConvexHull(points={self.points!r}{rounded})"
+
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, ConvexHull) and self.points == other.points
+        return isinstance(other, ConvexHull) and self.points == other.points and self.radius == other.radius
 
     def __hash__(self) -> int:
-        return hash(("convex_hull", self.points))
+        return hash(("convex_hull", self.points, self.radius) if self.radius else ("convex_hull", self.points))
 
     @property
     def bounding_radius(self) -> float:
         """Radius of the smallest origin-centred ball containing the shape."""
         # hypot: squares of coordinates under ~1e-154 would underflow
-        return max(math.hypot(*v) for v in self.vertices.tolist())
+        return max(math.hypot(*v) for v in self.vertices.tolist()) + self.radius
 
 
 #: Most parts a :class:`Compound` accepts (each part is a row of its own in the narrowphase).
@@ -916,7 +951,7 @@ def shape_from_dict(data: Any, dim: int | None = None) -> Shape:
             f"shape type must be one of {sorted(_TYPE_KEYS)}, got {t!r}"
         )
     keys = {k for k in data if not (isinstance(k, str) and k.startswith("_"))} - {"type"}
-    expected = _TYPE_KEYS[t]
+    expected = _TYPE_KEYS[t] | ({"radius"} & keys if t in ("box", "polygon") else set())  # rounded: optional
     if keys - expected:
         raise InvalidShapeError(f"{t}: unknown key(s) {sorted(keys - expected)}; expected {sorted(expected)}")
     if expected - keys:
@@ -938,12 +973,12 @@ def shape_from_dict(data: Any, dim: int | None = None) -> Shape:
     if t == "box":
         if not isinstance(data["half_extents"], list):
             raise InvalidShapeError(f"box half_extents must be a list, got {data['half_extents']!r}")
-        return Box(tuple(data["half_extents"]))
+        return Box(tuple(data["half_extents"]), data.get("radius", 0.0))
     if t == "polygon":
         v = data["vertices"]
         if not isinstance(v, list) or not all(isinstance(p, list) for p in v):
             raise InvalidShapeError(f"polygon vertices must be a list of [x, y] lists, got {v!r}")
-        return Polygon(tuple(tuple(p) for p in v))
+        return Polygon(tuple(tuple(p) for p in v), data.get("radius", 0.0))
     if t == "halfplane":
         return HalfPlane(tuple(data["normal"]), data["offset"])
     return Plane(tuple(data["normal"]), data["offset"])
@@ -979,10 +1014,11 @@ def shape_to_dict(shape: Shape) -> dict[str, Any]:
             for part, pos, rot in shape.parts]}
     if isinstance(shape, (Circle, Sphere)):
         return {"type": shape.kind, "radius": shape.radius}
+    rounded = {"radius": shape.radius} if getattr(shape, "radius", 0.0) else {}  # radius 0: the old form
     if isinstance(shape, Box):
-        return {"type": "box", "half_extents": list(shape.half_extents)}
+        return {"type": "box", "half_extents": list(shape.half_extents), **rounded}
     if isinstance(shape, Polygon):
-        return {"type": "polygon", "vertices": [list(v) for v in shape.vertices]}
+        return {"type": "polygon", "vertices": [list(v) for v in shape.vertices], **rounded}
     if isinstance(shape, (HalfPlane, Plane)):
         return {"type": shape.kind, "normal": list(shape.normal), "offset": shape.offset}
     raise InvalidShapeError(f"not a collideworld shape: {shape!r}")

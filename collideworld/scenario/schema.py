@@ -717,7 +717,7 @@ def _convex_hull_shape(raw: dict[str, Any], dim: int) -> Shape:
     if dim != 3:
         raise InvalidShapeError(f"shape type 'convex_hull' is 3D, but the world is {dim}D "
                                 "(a 2D convex hull is a 'polygon')")
-    _shape_keys(raw, "convex_hull", _HULL_KEYS)
+    _shape_keys(raw, "convex_hull", _HULL_KEYS | ({"radius"} & set(raw)))
     points = raw["points"]
     if not isinstance(points, list):
         raise InvalidShapeError(f"convex_hull points must be a list of [x, y, z] points, got {show_value(points)}")
@@ -727,6 +727,8 @@ def _convex_hull_shape(raw: dict[str, Any], dim: int) -> Shape:
     if len(points) < 4:
         raise InvalidShapeError(f"convex_hull needs at least 4 points not all on one plane, got {len(points)}")
     checked: list[Any] = [_shape_point(p, 3, f"convex_hull points[{i}]") for i, p in enumerate(points)]
+    if "radius" in raw:
+        return ConvexHull(tuple(checked), raw["radius"])
     return ConvexHull(tuple(checked))
 
 
@@ -796,6 +798,8 @@ def parse_shape(raw: Any, dim: int, where: str, max_polygon_vertices: int, versi
         raise Invalid(f"{where}: shape type {kind!r} needs format version 2 (the header says {version})")
     if kind in SHAPE_TYPES_V3 and version < 3:
         raise Invalid(f"{where}: shape type {kind!r} needs format version 3 (the header says {version})")
+    if kind in ("box", "polygon", "convex_hull") and "radius" in raw and version < 3:
+        raise Invalid(f"{where}: a rounded {kind} (key 'radius') needs format version 3 (the header says {version})")
     parser = SHAPE_PARSERS.get(kind)
     if parser is None:
         if kind in _SHAPE_TYPES_V2:

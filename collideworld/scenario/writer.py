@@ -70,7 +70,7 @@ _V2_SHAPE_TYPES = frozenset({"capsule", "segment", "convex_hull", "compound"})
 def _needs(as_dict: Mapping[str, Any]) -> int:
     """The format version a shape's file form needs: 3 (a version 3 type), 2 (version 2) or 0."""
     kind = as_dict.get("type")
-    if kind in SHAPE_TYPES_V3:
+    if kind in SHAPE_TYPES_V3 or (kind in ("box", "polygon", "convex_hull") and "radius" in as_dict):
         return 3
     if kind == "compound":
         return max([2] + [_needs(part["shape"]) for part in as_dict["parts"]])
@@ -164,7 +164,8 @@ def _segment_to_dict(shape: Any) -> dict[str, Any]:
 def _convex_hull_to_dict(shape: Any) -> dict[str, Any]:
     # The points as given, not only the hull's vertices: the same solid either
     # way, but a hull read back is then equal to the one written.
-    return {"type": "convex_hull", "points": [list(p) for p in shape.points]}
+    rounded = {"radius": shape.radius} if shape.radius else {}
+    return {"type": "convex_hull", "points": [list(p) for p in shape.points], **rounded}
 
 
 def _compound_to_dict(shape: Any) -> dict[str, Any]:
