@@ -530,7 +530,7 @@ def ids_in_order(store: BodyStore, slots: Slots) -> list[Any]:
 
 #: The store columns the narrowphase reads (besides the polygon planes of 2D stores).
 _ROW_COLUMNS = ("kind", "position", "rotation", "radius", "half", "plane_normal", "plane_offset", "poly",
-                "bound_radius", "simple", "seg0", "seg1", "hull")
+                "bound_radius", "simple", "seg0", "seg1", "hull", "straight", "rounding")
 
 
 def _row_columns(dim: int) -> tuple[str, ...]:
@@ -684,6 +684,9 @@ def _combined(store: BodyStore, probe: BodyStore, m: int, cand: Slots) -> BodySt
     sc.backend = store.backend
     sc.capacity = sc.count = n
     sc.version = 0
+    # counts as flags: a query touching a chain or a rounded shape applies their rules
+    sc.n_chains = store.n_chains
+    sc.n_rounded = store.n_rounded + probe.n_rounded
     for name in _row_columns(store.dim):
         b = getattr(store, name)
         col = np.empty((n,) + b.shape[1:], dtype=b.dtype)
