@@ -71,7 +71,8 @@ def __dir__() -> list[str]:
 __all__ = [
     "World", "Body", "RayHit", "RayHitArrays", "NearHit", "CastHit", "Contacts", "Contact", "PairList",
     "collide", "collide_many", "ContactResult",
-    "Circle", "Box", "Polygon", "HalfPlane", "Sphere", "Plane", "Capsule", "Segment", "ConvexHull", "Compound", "Chain", "Shape",
+    "Circle", "Box", "Polygon", "HalfPlane", "Sphere", "Plane", "Capsule", "Segment", "ConvexHull", "Compound", "Shape",
+    "Chain",
     "Side", "classify_box_plane", "classify_box_planes", "classify_aabb_plane", "frustum_planes",
     "frustum_planes_from_matrix",
     "CollideWorldError", "InvalidShapeError", "InvalidPoseError", "InvalidArgumentError",

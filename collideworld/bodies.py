@@ -611,6 +611,8 @@ class BodyStore:
     part: NDArray[np.int64]
     n_parts: NDArray[np.int64]
     parts_at: NDArray[np.int64]
+    straight: NDArray[np.int8]
+    rounding: NDArray[np.float64]
     part_local_pos: NDArray[np.float64]
     part_local_rot: NDArray[np.float64]
 
@@ -1340,7 +1342,8 @@ class BodyStore:
         sel = np.flatnonzero(kinds == Kind.HULL)
         if len(sel):
             out[sel] = np.max(np.einsum("mkj,mj->mk", self.hull_rows(slots[sel])[0], d[sel]), axis=1)
-        return out + self.rounding.take(slots)
+        grown: NDArray[np.float64] = out + self.rounding.take(slots)
+        return grown
 
     def aabbs(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Tight world AABBs ``(lo, hi)`` of finite bodies, each (len(slots), D).

@@ -39,6 +39,7 @@ from numpy.typing import NDArray
 
 from .backend import resolve_backend
 from .bodies import BodyStore, Kind
+from .geometry import gjk
 from .geometry.contact_ball_ball import contact_ball_ball
 from .geometry.contact_ball_box import contact_ball_box
 from .geometry.contact_ball_capsule import contact_ball_capsule
@@ -57,7 +58,6 @@ from .geometry.contact_hull import contact_ball_hull, contact_box_hull, contact_
 from .geometry.contact_polygon_capsule import contact_polygon_capsule
 from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
 from .geometry.kernel_support import box_vertices_2d
-from .geometry import gjk
 from .geometry.manifold_support import ManifoldArrays, empty_manifold
 from .geometry.raycast import (
     raycast_ball,

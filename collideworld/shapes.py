@@ -865,7 +865,7 @@ class Chain(Compound):
         ends = pts[1:] + pts[:1] if loop else pts[1:]
         origin = (0.0, 0.0)
         object.__setattr__(self, "parts", tuple((Segment(a, b), origin, 0.0) for a, b in zip(pts, ends, strict=False)))
-        object.__setattr__(self, "points", tuple(pts))  # type: ignore[arg-type]
+        object.__setattr__(self, "points", tuple(pts))
         object.__setattr__(self, "loop", bool(loop))
         arr = np.array(pts)
         object.__setattr__(self, "_reach", float(np.max(np.hypot(arr[:, 0], arr[:, 1]))))
@@ -1014,7 +1014,8 @@ def shape_to_dict(shape: Shape) -> dict[str, Any]:
             for part, pos, rot in shape.parts]}
     if isinstance(shape, (Circle, Sphere)):
         return {"type": shape.kind, "radius": shape.radius}
-    rounded = {"radius": shape.radius} if getattr(shape, "radius", 0.0) else {}  # radius 0: the old form
+    r = getattr(shape, "radius", 0.0)
+    rounded = {"radius": r} if r else {}  # radius 0: the old form
     if isinstance(shape, Box):
         return {"type": "box", "half_extents": list(shape.half_extents), **rounded}
     if isinstance(shape, Polygon):

@@ -271,7 +271,7 @@ def test_time_of_impact_agrees_with_shapely():
         if line.distance(Point(start)) <= r + 1e-3:
             continue
 
-        def gap(t: float) -> float:
+        def gap(t: float, line=line, start=start, end=end, r=r) -> float:
             return line.distance(Point(start + t * (end - start))) - r
         ts = np.linspace(0, 1, 4001)
         gaps = np.array([gap(t) for t in ts])

@@ -116,7 +116,8 @@ def test_radius_zero_is_the_old_shape():
     assert repr(Box((1, 2))) == "Box(half_extents=(1.0, 2.0))"
     assert shape_to_dict(Polygon([(0, 0), (1, 0), (0, 1)])) == {"type": "polygon",
                                                                  "vertices": [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]}
-    assert Box((1, 2), 0.5) != Box((1, 2)) and Polygon([(0, 0), (1, 0), (0, 1)], 0.1) != Polygon([(0, 0), (1, 0), (0, 1)])
+    triangle = [(0, 0), (1, 0), (0, 1)]
+    assert Box((1, 2), 0.5) != Box((1, 2)) and Polygon(triangle, 0.1) != Polygon(triangle)
     assert Box((1, 2), 0.5).bounding_radius == pytest.approx(math.sqrt(5) + 0.5)
     for shape in (Box((1, 2), 0.5), Polygon([(0, 0), (1, 0), (0, 1)], 0.25)):
         assert shape_from_dict(shape_to_dict(shape)) == shape
