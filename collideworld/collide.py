@@ -662,7 +662,7 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
     for rows, which, pose in ((slice(0, n), whiches[0], pa), (slice(n, 2 * n), whiches[1], pb)):
         # every shape column (a capsule's segment and a hull's row too: without them a capsule was a ball)
         for name in ("kind", "radius", "half", "plane_normal", "plane_offset", "poly", "bound_radius", "simple",
-                     "seg0", "seg1", "hull"):
+                     "seg0", "seg1", "hull", "rounding"):
             getattr(sc, name)[rows] = getattr(template, name).take(which, axis=0)
         pos, ang, quat = pose
         sc.position[rows] = pos
@@ -674,6 +674,7 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
         simple = np.flatnonzero(sc.simple[:2 * n])
         if len(simple):
             sc._pose_simple(simple)
+    sc.n_rounded = template.n_rounded  # (a flag here: rows copy the template's rounded shapes)
     idx = np.arange(n, dtype=np.int64)
     return contact_pairs(sc, idx, idx + n, resolved)
 
