@@ -403,3 +403,49 @@ def test_3d_rounded_hull_on_a_plane_and_a_sphere(backend):
     np.testing.assert_allclose(by[frozenset((h, s))].points, [[0.0, 0.0, 1.495]], atol=1e-12)
     assert by[frozenset((h, f))].depth == pytest.approx(0.05)
     assert len(by) == 2
+
+
+# -- queries ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_queries_see_the_rounded_surface(backend):
+    """200 random points and 200 random rays against rounded boxes and triangles: a point is inside
+    exactly when shapely's core distance is <= r; a ray's hit point lies on the rounded surface
+    (core distance r, 1e-9) and no point of the ray before it is inside (shapely distance of the
+    ray's LineString up to the hit, >= r - 1e-9); a missed ray stays farther than r (shapely)."""
+    rng = np.random.default_rng(41)
+    shapes = [(Box((1.0, 0.5), 0.3), (0.0, 0.0), 0.4), (Polygon([(-0.6, -0.4), (0.7, -0.3), (0.2, 0.8)], 0.5),
+                                                        (4.0, 0.0), -1.0)]
+    w = World(dim=2, backend=backend)
+    ids = [w.add(s, p, a) for s, p, a in shapes]
+    cores = [core_2d(s, p, a)[0] for s, p, a in shapes]
+    points = hits = misses = 0
+    for _ in range(200):
+        q = rng.uniform(-2, 6, 2) * (1, 0.5)
+        expected = [i for i, c, (s, _, _) in zip(ids, cores, shapes, strict=True) if c.distance(Point(q)) <= s.radius]
+        gaps = [abs(c.distance(Point(q)) - s.radius) for c, (s, _, _) in zip(cores, shapes, strict=True)]
+        if min(gaps) < 1e-9:
+            continue
+        assert w.query_point(q) == expected
+        points += 1
+    for _ in range(200):
+        o = rng.uniform(-3, 7, 2) * (1, 1)
+        d = rng.normal(size=2)
+        d /= np.linalg.norm(d)
+        hit = w.raycast(o, d, 20.0)
+        if hit:
+            h = hit[0]
+            k = ids.index(h.id)
+            if h.distance == 0:
+                continue
+            assert cores[k].distance(Point(h.point)) == pytest.approx(shapes[k][0].radius, abs=1e-9)
+            before = LineString([o, o + d * h.distance])
+            assert all(c.distance(before) >= s.radius - 1e-9 for c, (s, _, _) in zip(cores, shapes, strict=True))
+            hits += 1
+        else:
+            ray = LineString([o, o + 20.0 * d])
+            assert all(c.distance(ray) > s.radius - 1e-9 for c, (s, _, _) in zip(cores, shapes, strict=True))
+            misses += 1
+    assert points >= 190 and hits >= 30 and misses >= 30, (points, hits, misses)
+    assert w.query_shape(Circle(0.1), (1.0 + 0.3 + 0.1 + 0.0, 0.0), 0.0) is not None
