@@ -612,6 +612,7 @@ class BodyStore:
     n_parts: NDArray[np.int64]
     parts_at: NDArray[np.int64]
     straight: NDArray[np.int8]
+    chain_body: NDArray[np.bool_]
     rounding: NDArray[np.float64]
     part_local_pos: NDArray[np.float64]
     part_local_rot: NDArray[np.float64]
@@ -644,6 +645,7 @@ class BodyStore:
         #: live compound bodies: every compound-only path is skipped while 0
         self.n_compounds = 0
         self.n_chains = 0  # Chain bodies: the narrowphase applies the no-snag rule only when there are some
+        self._chain_grids: dict[int, tuple[Chain, Any]] = {}  # id(chain) -> (chain, grid of its segments' boxes)
         self.n_rounded = 0  # slots with a rounding radius > 0: the narrowphase grows their contacts only then
         #: live part slots (rows that are no bodies)
         self.n_part_slots = 0
@@ -745,6 +747,7 @@ class BodyStore:
         grow("straight", (), np.int8, 0)
         # a rounded box, polygon or hull: its core (the kernels' shape) grown by this radius
         grow("rounding", (), np.float64, 0.0)
+        grow("chain_body", (), np.bool_, False)  # a Chain's body slot (its parts are its segments)
         if d == 2:
             grow("world_xy", (SIMPLE_POLYGON_VERTICES, 2), np.float64, 0.0)
             self._plane_views()
@@ -779,6 +782,7 @@ class BodyStore:
         self.owner[slots] = -1
         self.part[slots] = -1
         self.straight[slots] = 0
+        self.chain_body[slots] = False
         self.n_rounded -= int(np.count_nonzero(self.rounding[slots] > 0))
         self.rounding[slots] = 0.0
         for shape_index in self.poly[slots].tolist():
@@ -829,7 +833,7 @@ class BodyStore:
                 "plane_offset", "seg0", "seg1", "poly", "hull",
                 "bound_radius", "simple", "ids", "serial", "static", "category",
                 "mask", "moved", "fat_lo", "fat_hi", "data", "world_xy",
-                "owner", "part", "n_parts", "parts_at", "straight", "rounding")
+                "owner", "part", "n_parts", "parts_at", "straight", "rounding", "chain_body")
 
     def compact(self, capacity: int | None = None) -> NDArray[np.int64]:
         """Move the live bodies to slots ``0 .. count - 1`` in add order and shrink the arrays.
@@ -895,6 +899,7 @@ class BodyStore:
                 self.hull[s] = -1
             if self.kind[s] == Kind.COMPOUND:  # a compound replaced in place: its part slots go
                 self.n_chains -= isinstance(self.shapes[s], Chain)
+                self.chain_body[s] = False
                 self._drop_parts(s)
             if self.rounding[s] > 0:
                 self.n_rounded -= 1
@@ -992,6 +997,7 @@ class BodyStore:
         self.n_part_slots += k
         if isinstance(shape, Chain):
             self.straight[parts] = shape.straight_ends
+            self.chain_body[s] = True
             self.n_chains += 1
 
     def _drop_parts(self, s: int) -> None:
@@ -1076,6 +1082,68 @@ class BodyStore:
         ca, cb = self.kind.take(a) == Kind.COMPOUND, self.kind.take(b) == Kind.COMPOUND
         if not (ca.any() or cb.any()):
             return np.arange(len(a)), a, b
+        if self.n_chains:
+            # a chain against a finite simple body: only the segments whose boxes meet the body's box
+            on_a, on_b = self.chain_body.take(a), self.chain_body.take(b)
+            ka, kb = self.kind.take(a), self.kind.take(b)
+            pick = (on_a & ~cb & (kb != Kind.HALFSPACE)) | (on_b & ~ca & (ka != Kind.HALFSPACE))
+            if pick.any():
+                rest, sel = np.flatnonzero(~pick), np.flatnonzero(pick)
+                r0, a0, b0 = self._expand_all(a.take(rest), b.take(rest), ca.take(rest), cb.take(rest))
+                r1, a1, b1 = self._expand_chains(a.take(sel), b.take(sel), on_a.take(sel))
+                row = np.concatenate([rest.take(r0), sel.take(r1)])
+                pa, pb = np.concatenate([a0, a1]), np.concatenate([b0, b1])
+                order = np.lexsort((self.part.take(pb), self.part.take(pa), row))  # input order, then part order
+                return row.take(order), pa.take(order), pb.take(order)
+        return self._expand_all(a, b, ca, cb)
+
+    def _chain_grid(self, chain: Chain) -> Any:
+        """A grid over the local boxes of ``chain``'s segments (built once per chain shape)."""
+        entry = self._chain_grids.get(id(chain))
+        if entry is not None and entry[0] is chain:
+            return entry[1]
+        from .spatial.grid import GridIndex
+
+        if len(self._chain_grids) >= 256:
+            self._chain_grids.clear()
+        pts = np.array(chain.points, dtype=np.float64)
+        ends = np.roll(pts, -1, axis=0)[:len(chain.parts)]
+        starts = pts[:len(chain.parts)]
+        grid = GridIndex(np.minimum(starts, ends), np.maximum(starts, ends), np.arange(len(chain.parts)), "numpy")
+        self._chain_grids[id(chain)] = (chain, grid)
+        return grid
+
+    def _expand_chains(self, a: NDArray[np.int64], b: NDArray[np.int64], chain_is_a: NDArray[np.bool_]
+                       ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """``(row, a', b')`` of pairs of a chain and a finite simple body: the segments near the body.
+
+        The body's box, widened by a touching slack and seen in the chain's
+        frame, is looked up in the chain's segment grid (one batched lookup
+        per chain body, not per pair), so a long chain costs the segments
+        near each body, not all of them.
+        """
+        chain = np.where(chain_is_a, a, b)
+        other = np.where(chain_is_a, b, a)
+        lo, hi = self.aabbs(other)
+        slack = 1e-9 * (1.0 + np.maximum(np.abs(lo).max(axis=1), np.abs(hi).max(axis=1)))[:, None]
+        rows, segs = [], []
+        for c in np.unique(chain).tolist():
+            idx = np.flatnonzero(chain == c)
+            rot = self.rotation[c]
+            centre = (0.5 * (lo[idx] + hi[idx]) - self.position[c]) @ rot  # R^T (x - p), row-wise
+            half = (0.5 * (hi[idx] - lo[idx]) + slack[idx]) @ np.abs(rot)
+            qi, seg = self._chain_grid(self.shapes[c]).query_boxes(centre - half, centre + half)
+            rows.append(idx.take(qi))
+            segs.append(seg)
+        row = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+        seg = np.concatenate(segs) if segs else np.zeros(0, dtype=np.int64)
+        part = self.part_slots.take(self.parts_at.take(chain.take(row)) + seg)
+        on_a = chain_is_a.take(row)
+        return row, np.where(on_a, part, a.take(row)), np.where(on_a, b.take(row), part)
+
+    def _expand_all(self, a: NDArray[np.int64], b: NDArray[np.int64], ca: NDArray[np.bool_], cb: NDArray[np.bool_]
+                    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """Every part pair of every input pair (compounds ``ca`` / ``cb``)."""
         na = np.maximum(self.n_parts.take(a), 1)
         nb = np.maximum(self.n_parts.take(b), 1)
         counts = na * nb

@@ -389,3 +389,34 @@ def test_backends_agree_on_chain_contacts():
                 w.add(shape, pos, ang)
             answers.append(sorted((c.a, c.b, c.part_a, tuple(c.normal), c.depth) for c in w.step()))
         assert all(a == answers[0] for a in answers)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_long_chain_tests_only_the_segments_near_each_body(backend):
+    """A 20,000-segment wavy chain (turned and moved) and 100 boxes along it: each box's contacts
+    are shapely's touching segments, and the pairs the narrowphase sees per box are the few
+    segments under its box (the chain's segment grid), not 20,000."""
+    xs = np.linspace(0.0, 2000.0, 20001)
+    chain = Chain(np.column_stack([xs, 0.3 * np.sin(xs)]).tolist())
+    pos, ang = (5.0, -2.0), 0.3
+    w = World(dim=2, backend=backend)
+    g = w.add(chain, pos, ang, static=True)
+    rng = np.random.default_rng(8)
+    local = np.column_stack([rng.uniform(5, 1995, 100), rng.uniform(-0.6, 0.9, 100)])
+    boxes = [w.add(Box((0.4, 0.3)), tuple(rot2(ang) @ p + pos), ang) for p in local]
+    contacts = list(w.step())
+    segs = segment_geoms(chain, pos, ang)
+    checked = 0
+    for b, p in zip(boxes, local, strict=True):
+        geom, _ = other_geom(Box((0.4, 0.3)), rot2(ang) @ p + pos, ang)
+        near = [k for k in range(max(0, int(p[0] / 0.1) - 10), min(20000, int(p[0] / 0.1) + 11))]
+        if any(near_touching(segs[k], geom, 0.0) for k in near):
+            continue
+        expected = {k for k in near if segs[k].distance(geom) == 0}
+        assert {c.part_a for c in contacts if c.a == g and c.b == b} == expected
+        checked += 1
+    assert checked >= 90
+    store = w._store
+    slots = np.array([store.ids.tolist().index(i) for i in (g, boxes[0])], dtype=np.int64)
+    row, _, _ = store.expand_pairs(slots[:1], slots[1:])
+    assert len(row) <= 12
