@@ -42,6 +42,7 @@ from .errors import (
 from .shapes import (
     Box,
     Capsule,
+    Chain,
     Circle,
     Compound,
     ConvexHull,
@@ -86,7 +87,7 @@ __all__ = [
     "World", "Body", "RayHit", "RayHitArrays", "NearHit", "CastHit", "Contacts", "Contact", "PairList",
     "collide", "collide_many", "ContactResult",
     "Circle", "Box", "Polygon", "HalfPlane", "Sphere", "Plane", "Capsule", "Segment", "ConvexHull", "Compound", "Shape",
-    "TriangleMesh", "HeightField",
+    "TriangleMesh", "HeightField", "Chain",
     "Side", "classify_box_plane", "classify_box_planes", "classify_aabb_plane", "frustum_planes",
     "frustum_planes_from_matrix",
     "CollideWorldError", "InvalidShapeError", "InvalidPoseError", "InvalidArgumentError",

@@ -25,6 +25,7 @@ from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
 from .shapes import (
     Box,
     Capsule,
+    Chain,
     Circle,
     Compound,
     ConvexHull,
@@ -639,6 +640,9 @@ class BodyStore:
     part: NDArray[np.int64]
     n_parts: NDArray[np.int64]
     parts_at: NDArray[np.int64]
+    straight: NDArray[np.int8]
+    chain_body: NDArray[np.bool_]
+    rounding: NDArray[np.float64]
     part_local_pos: NDArray[np.float64]
     part_local_rot: NDArray[np.float64]
 
@@ -669,6 +673,9 @@ class BodyStore:
         self.part_local_rot = np.zeros(0) if dim == 2 else np.zeros((0, 4))
         #: live compound bodies: every compound-only path is skipped while 0
         self.n_compounds = 0
+        self.n_chains = 0  # Chain bodies: the narrowphase applies the no-snag rule only when there are some
+        self._chain_grids: dict[int, tuple[Chain, Any]] = {}  # id(chain) -> (chain, grid of its segments' boxes)
+        self.n_rounded = 0  # slots with a rounding radius > 0: the narrowphase grows their contacts only then
         #: live part slots (rows that are no bodies)
         self.n_part_slots = 0
         #: True: a concave polygon is stored as a compound of its convex pieces (one part slot per
@@ -765,6 +772,11 @@ class BodyStore:
         grow("part", (), np.int64, -1)
         grow("n_parts", (), np.int64, 0)
         grow("parts_at", (), np.int64, -1)
+        # a chain's segment part: bit 0 its start, bit 1 its end continues straight into the neighbour
+        grow("straight", (), np.int8, 0)
+        # a rounded box, polygon or hull: its core (the kernels' shape) grown by this radius
+        grow("rounding", (), np.float64, 0.0)
+        grow("chain_body", (), np.bool_, False)  # a Chain's body slot (its parts are its segments)
         if d == 2:
             grow("world_xy", (SIMPLE_POLYGON_VERTICES, 2), np.float64, 0.0)
             self._plane_views()
@@ -794,6 +806,7 @@ class BodyStore:
             comp = slots[self.kind[slots] == Kind.COMPOUND]
             if len(comp):
                 parts = self.compound_parts(comp)[1]
+                self.n_chains -= sum(isinstance(self.shapes[c], Chain) for c in comp.tolist())
                 self.n_compounds -= len(comp)
                 self.n_part_slots -= len(parts)
                 self.n_parts[comp] = 0
@@ -802,6 +815,10 @@ class BodyStore:
                 self.release(parts)
         self.owner[slots] = -1
         self.part[slots] = -1
+        self.straight[slots] = 0
+        self.chain_body[slots] = False
+        self.n_rounded -= int(np.count_nonzero(self.rounding[slots] > 0))
+        self.rounding[slots] = 0.0
         for shape_index in self.poly[slots].tolist():
             if shape_index >= 0:
                 self.parts.release(shape_index)
@@ -851,7 +868,8 @@ class BodyStore:
                 "plane_offset", "seg0", "seg1", "poly", "hull",
                 "bound_radius", "simple", "ids", "serial", "static", "category",
                 "mask", "moved", "fat_lo", "fat_hi", "data", "world_xy",
-                "owner", "part", "n_parts", "parts_at", "tri", "tri_active", "surface")
+                "owner", "part", "n_parts", "parts_at", "tri", "tri_active", "surface", "straight", "rounding",
+                "chain_body")
 
     def compact(self, capacity: int | None = None) -> NDArray[np.int64]:
         """Move the live bodies to slots ``0 .. count - 1`` in add order and shrink the arrays.
@@ -916,8 +934,13 @@ class BodyStore:
                 self.hulls.release(int(self.hull[s]))
                 self.hull[s] = -1
             if self.kind[s] == Kind.COMPOUND:  # a compound replaced in place: its part slots go
+                self.n_chains -= isinstance(self.shapes[s], Chain)
+                self.chain_body[s] = False
                 self._drop_parts(s)
             self.surface[s] = isinstance(shape, (TriangleMesh, HeightField))
+            if self.rounding[s] > 0:
+                self.n_rounded -= 1
+                self.rounding[s] = 0.0
             if isinstance(shape, Compound):
                 self._add_parts(s, shape, shape.parts)
                 continue
@@ -942,6 +965,9 @@ class BodyStore:
             self.kind[s] = kind_of(shape)
             self.shapes[s] = shape
             self.simple[s] = False
+            if isinstance(shape, (Box, Polygon, ConvexHull)) and shape.radius > 0:
+                self.rounding[s] = shape.radius
+                self.n_rounded += 1
             if isinstance(shape, (Circle, Sphere)):
                 self.radius[s] = shape.radius
                 self.bound_radius[s] = shape.radius
@@ -989,7 +1015,7 @@ class BodyStore:
             self._pieces.clear()
         # a piece is counter-clockwise and clean, so the polygon keeps its vertices as its one part:
         # the piece's vertex k is the part's vertex k (feature ids do not change)
-        pieces = [Polygon(piece.tolist()) for piece in shape.parts]
+        pieces = [Polygon(piece.tolist(), shape.radius) for piece in shape.parts]
         self._pieces[id(shape)] = (shape, pieces)
         return pieces
 
@@ -1035,6 +1061,10 @@ class BodyStore:
         self.part_local_rot = np.concatenate([self.part_local_rot, local_rot])
         self.n_compounds += 1
         self.n_part_slots += k
+        if isinstance(shape, Chain):
+            self.straight[parts] = shape.straight_ends
+            self.chain_body[s] = True
+            self.n_chains += 1
 
     def _drop_parts(self, s: int) -> None:
         """Free the part slots of compound ``s`` (its shape is being replaced)."""
@@ -1124,6 +1154,19 @@ class BodyStore:
         near = sa | sb
         if near.any():
             return self._expand_near(a, b, sa, sb)
+        if self.n_chains:
+            # a chain against a finite simple body: only the segments whose boxes meet the body's box
+            on_a, on_b = self.chain_body.take(a), self.chain_body.take(b)
+            ka, kb = self.kind.take(a), self.kind.take(b)
+            pick = (on_a & ~cb & (kb != Kind.HALFSPACE)) | (on_b & ~ca & (ka != Kind.HALFSPACE))
+            if pick.any():
+                rest, sel = np.flatnonzero(~pick), np.flatnonzero(pick)
+                r0, a0, b0 = self._expand_all(a.take(rest), b.take(rest), ca.take(rest), cb.take(rest))
+                r1, a1, b1 = self._expand_chains(a.take(sel), b.take(sel), on_a.take(sel))
+                row = np.concatenate([rest.take(r0), sel.take(r1)])
+                pa, pb = np.concatenate([a0, a1]), np.concatenate([b0, b1])
+                order = np.lexsort((self.part.take(pb), self.part.take(pa), row))  # input order, then part order
+                return row.take(order), pa.take(order), pb.take(order)
         return self._expand_all(a, b, ca, cb)
 
     def _expand_near(self, a: NDArray[np.int64], b: NDArray[np.int64], sa: NDArray[np.bool_], sb: NDArray[np.bool_]
@@ -1171,9 +1214,54 @@ class BodyStore:
         order = np.argsort(row, kind="stable")
         return row[order], np.concatenate(outs_a)[order], np.concatenate(outs_b)[order]
 
+
+    def _chain_grid(self, chain: Chain) -> Any:
+        """A grid over the local boxes of ``chain``'s segments (built once per chain shape)."""
+        entry = self._chain_grids.get(id(chain))
+        if entry is not None and entry[0] is chain:
+            return entry[1]
+        from .spatial.grid import GridIndex
+
+        if len(self._chain_grids) >= 256:
+            self._chain_grids.clear()
+        pts = np.array(chain.points, dtype=np.float64)
+        ends = np.roll(pts, -1, axis=0)[:len(chain.parts)]
+        starts = pts[:len(chain.parts)]
+        grid = GridIndex(np.minimum(starts, ends), np.maximum(starts, ends), np.arange(len(chain.parts)), "numpy")
+        self._chain_grids[id(chain)] = (chain, grid)
+        return grid
+
+    def _expand_chains(self, a: NDArray[np.int64], b: NDArray[np.int64], chain_is_a: NDArray[np.bool_]
+                       ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """``(row, a', b')`` of pairs of a chain and a finite simple body: the segments near the body.
+
+        The body's box, widened by a touching slack and seen in the chain's
+        frame, is looked up in the chain's segment grid (one batched lookup
+        per chain body, not per pair), so a long chain costs the segments
+        near each body, not all of them.
+        """
+        chain = np.where(chain_is_a, a, b)
+        other = np.where(chain_is_a, b, a)
+        lo, hi = self.aabbs(other)
+        slack = 1e-9 * (1.0 + np.maximum(np.abs(lo).max(axis=1), np.abs(hi).max(axis=1)))[:, None]
+        rows, segs = [], []
+        for c in np.unique(chain).tolist():
+            idx = np.flatnonzero(chain == c)
+            rot = self.rotation[c]
+            centre = (0.5 * (lo[idx] + hi[idx]) - self.position[c]) @ rot  # R^T (x - p), row-wise
+            half = (0.5 * (hi[idx] - lo[idx]) + slack[idx]) @ np.abs(rot)
+            qi, seg = self._chain_grid(self.shapes[c]).query_boxes(centre - half, centre + half)
+            rows.append(idx.take(qi))
+            segs.append(seg)
+        row = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+        seg = np.concatenate(segs) if segs else np.zeros(0, dtype=np.int64)
+        part = self.part_slots.take(self.parts_at.take(chain.take(row)) + seg)
+        on_a = chain_is_a.take(row)
+        return row, np.where(on_a, part, a.take(row)), np.where(on_a, b.take(row), part)
+
     def _expand_all(self, a: NDArray[np.int64], b: NDArray[np.int64], ca: NDArray[np.bool_], cb: NDArray[np.bool_]
                     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-        """:meth:`expand_pairs` with every part of every compound."""
+        """Every part pair of every input pair (compounds ``ca`` / ``cb``)."""
         na = np.maximum(self.n_parts.take(a), 1)
         nb = np.maximum(self.n_parts.take(b), 1)
         counts = na * nb
@@ -1373,6 +1461,82 @@ class BodyStore:
             out.append((idx, _pose_points_2d(self.rotation.take(s, axis=0), self.position.take(s, axis=0), local)))
         return out
 
+    def core_points(self, slots: NDArray[np.int64]
+                    ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64]]:
+        """Each finite convex slot as GJK sees it: (world vertices (m, K, 3), count (m,), radius (m,)).
+
+        A ball is its centre, a capsule its two ends (both grown by their
+        radius), a box its corners, a polygon or hull its vertices (the
+        rounding radius is not in ``radius``: it is the caller's).
+        """
+        m, d = len(slots), self.dim
+        kinds = self.kind[slots]
+        groups: list[tuple[NDArray[np.int64], NDArray[np.float64]]] = []
+        count = np.zeros(m, dtype=np.int64)
+        radius = np.zeros(m)
+        sel = np.flatnonzero(kinds == Kind.BALL)
+        groups.append((sel, self.position.take(slots[sel], axis=0)[:, None, :]))
+        radius[sel] = self.radius.take(slots[sel])
+        sel = np.flatnonzero(kinds == Kind.CAPSULE)
+        p0, p1, r = self.capsule_rows(slots[sel])
+        groups.append((sel, np.stack([p0, p1], axis=1)))
+        radius[sel] = r
+        sel = np.flatnonzero(kinds == Kind.BOX)
+        if len(sel):
+            pos, rot, half = self.box_rows(slots[sel])
+            signs = np.array(np.meshgrid(*[[-1.0, 1.0]] * d, indexing="ij")).reshape(d, -1).T
+            groups.append((sel, np.einsum("mij,mkj->mki", rot, signs[None] * half[:, None, :]) + pos[:, None, :]))
+        sel = np.flatnonzero(kinds == Kind.POLYGON)
+        if len(sel):
+            groups.extend((sel[idx], verts) for idx, verts in self.polygon_outline_world(slots[sel]))
+        sel = np.flatnonzero(kinds == Kind.HULL)
+        if len(sel):
+            groups.append((sel, self.hull_rows(slots[sel])[0]))
+        width = max([v.shape[1] for _, v in groups] + [1])
+        out = np.zeros((m, width, 3))
+        for sel, verts in groups:
+            out[sel, :verts.shape[1], :d] = verts
+            count[sel] = verts.shape[1]
+        return out, count, radius
+
+    def support(self, slots: NDArray[np.int64], d: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``max over x in body slots[k] of d[k] . x`` for finite convex bodies, their rounding included.
+
+        Examples
+        --------
+        >>> from collideworld import Box
+        >>> store = BodyStore(2)
+        >>> s = store.allocate(1)
+        >>> store.set_shapes(s, [Box((1.0, 2.0))])
+        >>> store.set_poses(s, np.array([[3.0, 0.0]]), np.zeros(1))
+        >>> store.support(s, np.array([[1.0, 0.0]])).tolist()
+        [4.0]
+        """
+        out = np.full(len(slots), np.inf)
+        kinds = self.kind[slots]
+        pos = self.position.take(slots, axis=0)
+        base = np.sum(pos * d, axis=1)
+        sel = np.flatnonzero(kinds == Kind.BALL)
+        out[sel] = base[sel] + self.radius[slots[sel]]
+        sel = np.flatnonzero(kinds == Kind.BOX)
+        if len(sel):
+            s = slots[sel]
+            local = np.einsum("mji,mj->mi", self.rotation.take(s, axis=0), d[sel])
+            out[sel] = base[sel] + np.sum(np.abs(local) * self.half.take(s, axis=0), axis=1)
+        sel = np.flatnonzero(kinds == Kind.CAPSULE)
+        if len(sel):
+            p0, p1, r = self.capsule_rows(slots[sel])
+            out[sel] = np.maximum(np.sum(p0 * d[sel], axis=1), np.sum(p1 * d[sel], axis=1)) + r
+        sel = np.flatnonzero(kinds == Kind.POLYGON)
+        if len(sel):
+            for idx, verts in self.polygon_outline_world(slots[sel]):
+                out[sel[idx]] = np.max(np.einsum("mkj,mj->mk", verts, d[sel[idx]]), axis=1)
+        sel = np.flatnonzero(kinds == Kind.HULL)
+        if len(sel):
+            out[sel] = np.max(np.einsum("mkj,mj->mk", self.hull_rows(slots[sel])[0], d[sel]), axis=1)
+        grown: NDArray[np.float64] = out + self.rounding.take(slots)
+        return grown
+
     def aabbs(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Tight world AABBs ``(lo, hi)`` of finite bodies, each (len(slots), D).
 
@@ -1428,4 +1592,8 @@ class BodyStore:
             starts = np.cumsum(counts) - counts
             lo[sel] = np.minimum.reduceat(plo, starts, axis=0)
             hi[sel] = np.maximum.reduceat(phi, starts, axis=0)
+        if self.n_rounded:
+            grown = self.rounding.take(slots)[:, None]  # 0 for compounds: their parts' boxes are grown already
+            lo -= grown
+            hi += grown
         return lo, hi

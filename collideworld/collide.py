@@ -171,6 +171,8 @@ def _one_call_shape(shape: Shape) -> tuple[Any, ...] | None:
     entry = _ONE_CALL.get(id(shape))
     if entry is not None and entry[0] is shape:
         return entry
+    if getattr(shape, "radius", 0.0) and not isinstance(shape, (Circle, Sphere)):
+        return None  # a rounded box or polygon: the store path, which grows the core's contact by the radius
     params = np.zeros(9)
     lx = ly = _NO_VERTS
     n = 0
@@ -676,7 +678,7 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
     for rows, which, pose in ((slice(0, n), whiches[0], pa), (slice(n, 2 * n), whiches[1], pb)):
         # every shape column (a capsule's segment and a hull's row too: without them a capsule was a ball)
         for name in ("kind", "radius", "half", "plane_normal", "plane_offset", "poly", "bound_radius", "simple",
-                     "seg0", "seg1", "hull"):
+                     "seg0", "seg1", "hull", "rounding"):
             getattr(sc, name)[rows] = getattr(template, name).take(which, axis=0)
         pos, ang, quat = pose
         sc.position[rows] = pos
@@ -688,6 +690,7 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
         simple = np.flatnonzero(sc.simple[:2 * n])
         if len(simple):
             sc._pose_simple(simple)
+    sc.n_rounded = template.n_rounded  # (a flag here: rows copy the template's rounded shapes)
     idx = np.arange(n, dtype=np.int64)
     return contact_pairs(sc, idx, idx + n, resolved)
 

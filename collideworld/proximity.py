@@ -194,7 +194,7 @@ def _pieces(shape: Shape) -> tuple[list[NDArray[np.float64]], list[float], int, 
         signs = np.array(np.meshgrid(*[[-1.0, 1.0]] * shape.dim, indexing="ij")).reshape(shape.dim, -1).T
         corners = np.zeros((len(signs), 3))
         corners[:, :shape.dim] = signs * he
-        return [corners], [0.0], 0, shape.bounding_radius
+        return [corners], [shape.radius], 0, shape.bounding_radius  # a rounded box: its core grown by radius
     if isinstance(shape, (Capsule, Segment)):
         # one piece: the core segment's two end points, grown by the radius
         ends = np.zeros((2, 3))
@@ -202,7 +202,7 @@ def _pieces(shape: Shape) -> tuple[list[NDArray[np.float64]], list[float], int, 
         ends[1, :shape.dim] = shape.p1
         return [ends], [shape.radius], 0, shape.bounding_radius
     if isinstance(shape, ConvexHull):
-        return [np.array(shape.vertices)], [0.0], 0, shape.bounding_radius
+        return [np.array(shape.vertices)], [shape.radius], 0, shape.bounding_radius
     if isinstance(shape, (TriangleMesh, HeightField)):
         # one flat piece per triangle (GJK needs no volume)
         return list(shape.vertices[shape.triangles]), [0.0] * len(shape.triangles), 0, shape.bounding_radius
@@ -221,7 +221,7 @@ def _pieces(shape: Shape) -> tuple[list[NDArray[np.float64]], list[float], int, 
         v = np.zeros((len(p), 3))
         v[:, :2] = p
         parts.append(v)
-    return parts, [0.0] * len(parts), 0, shape.bounding_radius
+    return parts, [shape.radius] * len(parts), 0, shape.bounding_radius
 
 
 def _part_frame(dim: int, local_pos: tuple[float, ...], local_rot: Any) -> tuple[NDArray[np.float64],

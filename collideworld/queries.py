@@ -43,7 +43,7 @@ from .fat_boxes import query_bounds, set_fat_bounds, tight_bounds
 from .geometry import time_of_impact as toi
 from .geometry.raycast import PARALLEL_RATE
 from .geometry.tolerance import touch_tolerance
-from .narrowphase import contact_pairs, raycast_slots
+from .narrowphase import contact_pairs, ray_rounded, raycast_slots
 from .poses import check_quaternions
 from .proximity import PieceTable, distance, impact_at, pose_row, time_of_impact
 from .shapes import Compound, Shape
@@ -214,7 +214,8 @@ class QueryIndex:
 
     def __init__(self, store: BodyStore, backend: str) -> None:
         self.store = store
-        self.backend = backend
+        self._backend = backend
+        self._built_for = backend  # the backend the grid was last built for
         self._version = -1
         self._grid: GridIndex | None = None
         self.planes: Slots = np.zeros(0, dtype=np.int64)
@@ -258,6 +259,19 @@ class QueryIndex:
         self._piece_version = -1
         self._piece_of: Slots = np.zeros(0, dtype=np.int64)
 
+    @property
+    def backend(self) -> str:
+        """The queries' backend: the world's, but numpy while the store holds a rounded shape.
+
+        (The compiled queries read the cores' columns only; the numpy path
+        goes through the narrowphase and the ray kernels, which grow them.)
+        """
+        return "numpy" if self._backend == "compiled" and self.store.n_rounded else self._backend
+
+    @backend.setter
+    def backend(self, value: str) -> None:
+        self._backend = value
+
     def refresh(self) -> GridIndex:
         """The index, brought up to date first if the store changed.
 
@@ -273,7 +287,8 @@ class QueryIndex:
         st = self.store
         if self._grid is not None and self._version == st.version:
             return self._grid
-        if not (self.backend == "compiled" and self._grid is not None and self._patch()):
+        if not (self.backend == "compiled" and self._grid is not None and self._built_for == "compiled"
+                and self._patch()):
             self._rebuild()
         self._version = st.version
         if self.backend == "compiled":
@@ -326,11 +341,16 @@ class QueryIndex:
             self._grid = GridIndex(lo, hi, np.arange(st.capacity, dtype=np.int64), "compiled", members=finite,
                                    spare=self.SPARE)
             self._registered = np.where(absent, -1, st.serial)
+            self._built_for = "compiled"
             self._changes = 0
             self._pack(None)
             self.bounds = (lo[finite].min(axis=0, initial=np.inf), hi[finite].max(axis=0, initial=-np.inf))
             return
         lo, hi = lo.take(finite, axis=0), hi.take(finite, axis=0)
+        if self._backend == "compiled":  # a compiled world's queries on the numpy path (rounded shapes)
+            count_numpy_path("rounded")
+            self.arrays = None
+        self._built_for = self.backend
         self._grid = GridIndex(lo, hi, finite, self.backend)
         self.bounds = (lo.min(axis=0, initial=np.inf), hi.max(axis=0, initial=-np.inf))
 
@@ -558,7 +578,7 @@ def ids_in_order(store: BodyStore, slots: Slots) -> list[Any]:
 
 #: The store columns the narrowphase reads (besides the polygon planes of 2D stores).
 _ROW_COLUMNS = ("kind", "position", "rotation", "radius", "half", "plane_normal", "plane_offset", "poly",
-                "bound_radius", "simple", "seg0", "seg1", "hull")
+                "bound_radius", "simple", "seg0", "seg1", "hull", "straight", "rounding")
 
 
 def _row_columns(dim: int) -> tuple[str, ...]:
@@ -712,6 +732,9 @@ def _combined(store: BodyStore, probe: BodyStore, m: int, cand: Slots) -> BodySt
     sc.backend = store.backend
     sc.capacity = sc.count = n
     sc.version = 0
+    # counts as flags: a query touching a chain or a rounded shape applies their rules
+    sc.n_chains = store.n_chains
+    sc.n_rounded = store.n_rounded + probe.n_rounded
     for name in _row_columns(store.dim):
         b = getattr(store, name)
         col = np.empty((n,) + b.shape[1:], dtype=b.dtype)
@@ -1351,6 +1374,10 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
             continue
         dist[idx] = np.where(r.hit, r.distance, np.inf)
         normal[idx] = np.einsum("kij,kj->ki", frame[idx], r.normal)
+    if store.n_rounded:  # the kernels above cast the cores
+        idx = np.flatnonzero(store.rounding.take(slots) > 0)
+        if len(idx):
+            dist[idx], normal[idx] = ray_rounded(store, slots[idx], origins[idx], directions[idx], lim[idx])
     normal[~np.isfinite(dist)] = 0.0
     return dist, normal + 0.0
 

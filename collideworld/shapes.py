@@ -47,6 +47,8 @@ __all__ = [
     "HeightField",
     "Triangle",
     "mesh_triangles",
+    "Chain",
+    "MAX_CHAIN_POINTS",
     "MAX_COMPOUND_PARTS",
     "MAX_MESH_TRIANGLES",
     "MAX_HULL_POINTS",
@@ -76,6 +78,14 @@ def _positive(value: Any, what: str) -> float:
     if f <= 0:
         raise InvalidShapeError(f"{what} must be > 0, got {value!r}")
     return f
+
+
+def _rounding(value: Any, what: str) -> float:
+    """A rounding radius: finite, ``>= 0`` (0: the shape's own sharp corners)."""
+    f = _finite_float(value, what)
+    if f < 0:
+        raise InvalidShapeError(f"{what} must be >= 0, got {value!r}")
+    return f + 0.0  # -0.0 -> 0.0
 
 
 def _vector(value: Any, what: str, dims: tuple[int, ...], limit: float | None = MAX_COORDINATE) -> tuple[float, ...]:
@@ -150,7 +160,7 @@ class Sphere:
         return self.radius
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Box:
     """A box centred on the body's origin, edges along the local axes.
 
@@ -161,11 +171,16 @@ class Box:
     ----------
     half_extents : sequence of float, shape (2,) or (3,)
         Half the side lengths, each ``> 0``; stored as a tuple of floats.
+    radius : float, optional
+        ``>= 0`` (default 0): the rounded box, every point within ``radius``
+        of the box of ``half_extents`` (its core).
 
     Examples
     --------
     >>> Box((1, 2)).dim, Box((1, 2, 3)).dim
     (2, 3)
+    >>> Box((1, 2), radius=0.25)
+    Box(half_extents=(1.0, 2.0), radius=0.25)
     >>> Box((1, -2))
     Traceback (most recent call last):
     ...
@@ -173,6 +188,7 @@ class Box:
     """
 
     half_extents: tuple[float, ...]
+    radius: float = 0.0
     kind: ClassVar[str] = "box"
     is_infinite: ClassVar[bool] = False
 
@@ -182,6 +198,11 @@ class Box:
             if h <= 0:
                 raise InvalidShapeError(f"Box half_extents[{i}] must be > 0, got {h:g}")
         object.__setattr__(self, "half_extents", he)
+        object.__setattr__(self, "radius", _rounding(self.radius, "Box radius"))
+
+    def __repr__(self) -> str:
+        rounded = f", radius={self.radius!r}" if self.radius else ""
+        return f"Box(half_extents={self.half_extents!r}{rounded})"
 
     @property
     def dim(self) -> int:
@@ -189,7 +210,7 @@ class Box:
 
     @property
     def bounding_radius(self) -> float:
-        return float(math.sqrt(sum(h * h for h in self.half_extents)))
+        return float(math.sqrt(sum(h * h for h in self.half_extents))) + self.radius
 
 
 class Polygon:
@@ -210,6 +231,9 @@ class Polygon:
     ----------
     vertices : sequence of (x, y), shape (K, 2)
         The boundary in order, ``K >= 3``; stored as floats.
+    radius : float, optional
+        ``>= 0`` (default 0): the rounded polygon, every point within
+        ``radius`` of the polygon of ``vertices`` (its core).
 
     Attributes
     ----------
@@ -225,16 +249,18 @@ class Polygon:
     Polygon(vertices=((0.0, 0.0), (1.0, 0.0), (0.0, 1.0)))
     """
 
-    __slots__ = ("_xy", "_parts", "is_convex")
+    __slots__ = ("_xy", "_parts", "is_convex", "radius")
     __match_args__ = ("vertices",)
     _xy: bytes  # the vertices as given: a (K, 2) float64 array's bytes
     _parts: tuple[NDArray[np.float64], ...] | None  # None: the one part is the vertices
     is_convex: bool
+    radius: float
     dim: ClassVar[int] = 2
     kind: ClassVar[str] = "polygon"
     is_infinite: ClassVar[bool] = False
 
-    def __init__(self, vertices: Sequence[Sequence[float]]) -> None:
+    def __init__(self, vertices: Sequence[Sequence[float]], radius: float = 0.0) -> None:
+        object.__setattr__(self, "radius", _rounding(radius, "Polygon radius"))
         try:
             raw = [tuple(v) for v in vertices]
         except TypeError:
@@ -307,22 +333,26 @@ class Polygon:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Polygon, (self.vertices,))
+        return (Polygon, (self.vertices, self.radius) if self.radius else (self.vertices,))
 
     def __repr__(self) -> str:
-        return f"Polygon(vertices={self.vertices!r})"
+        rounded = f", radius={self.radius!r}" if self.radius else ""
+        return f"Polygon(vertices={self.vertices!r}{rounded})"
 
     def __eq__(self, other: object) -> bool:
         # -0.0 == 0.0, as the tuples of floats compared
-        return self is other or (isinstance(other, Polygon) and np.array_equal(self._array(), other._array()))
+        return self is other or (isinstance(other, Polygon) and self.radius == other.radius
+                                 and np.array_equal(self._array(), other._array()))
 
     def __hash__(self) -> int:
         # + 0.0 turns -0.0 into 0.0: equal polygons hash equal
+        if self.radius:
+            return hash(("polygon", (self._array() + 0.0).tobytes(), self.radius))
         return hash(("polygon", (self._array() + 0.0).tobytes()))
 
     @property
     def bounding_radius(self) -> float:
-        return float(max(math.hypot(x, y) for x, y in self._array().tolist()))
+        return float(max(math.hypot(x, y) for x, y in self._array().tolist())) + self.radius
 
 
 def _normalised_plane(normal: Any, offset: Any, dims: tuple[int, ...], name: str) -> tuple[tuple[float, ...], float]:
@@ -573,6 +603,8 @@ class ConvexHull:
     """
 
     points: tuple[tuple[float, float, float], ...]
+    #: ``>= 0`` (default 0): the rounded hull, every point within it of the hull of ``points``.
+    radius: float = field(default=0.0, repr=False)
     vertices: NDArray[np.float64] = field(init=False, repr=False, compare=False)
     faces: NDArray[np.int64] = field(init=False, repr=False, compare=False)
     normals: NDArray[np.float64] = field(init=False, repr=False, compare=False)
@@ -589,6 +621,7 @@ class ConvexHull:
         except TypeError:
             raise InvalidShapeError(
                 f"ConvexHull points must be a sequence of (x, y, z) triples, got {self.points!r}") from None
+        object.__setattr__(self, "radius", _rounding(self.radius, "ConvexHull radius"))
         if len(raw) > MAX_HULL_POINTS:
             raise InvalidShapeError(f"ConvexHull takes at most {MAX_HULL_POINTS} points, got {len(raw)}")
         pts = tuple(_vector(p, f"ConvexHull point {i}", (3,)) for i, p in enumerate(raw))
@@ -647,17 +680,21 @@ class ConvexHull:
             value.setflags(write=False)
             object.__setattr__(self, name, value)
 
+    def __repr__(self) -> str:
+        rounded = f", radius={self.radius!r}" if self.radius else ""
+        return f"ConvexHull(points={self.points!r}{rounded})"
+
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, ConvexHull) and self.points == other.points
+        return isinstance(other, ConvexHull) and self.points == other.points and self.radius == other.radius
 
     def __hash__(self) -> int:
-        return hash(("convex_hull", self.points))
+        return hash(("convex_hull", self.points, self.radius) if self.radius else ("convex_hull", self.points))
 
     @property
     def bounding_radius(self) -> float:
         """Radius of the smallest origin-centred ball containing the shape."""
         # hypot: squares of coordinates under ~1e-154 would underflow
-        return max(math.hypot(*v) for v in self.vertices.tolist())
+        return max(math.hypot(*v) for v in self.vertices.tolist()) + self.radius
 
 
 #: Most parts a :class:`Compound` accepts (each part is a row of its own in the narrowphase).
@@ -1135,6 +1172,111 @@ Shape = (Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment
 SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane, Capsule, Segment, ConvexHull, Compound, TriangleMesh,
                HeightField)
 
+
+#: Most points a :class:`Chain` accepts.
+MAX_CHAIN_POINTS = 65_536
+#: |sin| of the turn between two chain segments below which they count as one line (no-snag rule).
+CHAIN_STRAIGHT = 1e-9
+
+
+class Chain(Compound):
+    """The union of the segments ``points[k]``-``points[k+1]`` (2D), and the last to the first with ``loop``.
+
+    A chain is a terrain or level outline: a compound of :class:`Segment`
+    parts at the body's origin, part ``k`` the segment from ``points[k]``,
+    so its contacts are reported per segment (``Contacts.part_a`` /
+    ``part_b``). Where a shape touches two neighbouring segments that lie
+    on one line at the vertex they share, each contact gets its segment's
+    face normal: nothing snags on an inner vertex of a straight run.
+
+    Parameters
+    ----------
+    points : sequence of (x, y)
+        2 to ``MAX_CHAIN_POINTS`` points (3 or more with ``loop``), finite,
+        no two consecutive points equal (nor the last and the first with ``loop``).
+    loop : bool
+        Close the chain with a segment from the last point to the first.
+
+    Examples
+    --------
+    >>> c = Chain([(0, 0), (1, 0), (2, 0)])
+    >>> len(c.parts), c.parts[1][0]
+    (2, Segment(p0=(1.0, 0.0), p1=(2.0, 0.0)))
+    >>> Chain([(0, 0), (1, 0), (1, 0)])
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidShapeError: Chain points[2] equals points[1] (1.0, 0.0): consecutive points must differ
+    """
+
+    kind: ClassVar[str] = "chain"
+    points: tuple[tuple[float, float], ...]
+    loop: bool
+    #: per segment: bit 0 set if its start continues a straight line, bit 1 its end
+    straight_ends: tuple[int, ...]
+
+    def __init__(self, points: Sequence[Sequence[float]], loop: bool = False) -> None:
+        if not isinstance(loop, (bool, np.bool_)):
+            raise InvalidShapeError(f"Chain loop must be true or false, got {loop!r}")
+        if isinstance(points, (str, bytes)) or not hasattr(points, "__iter__"):
+            raise InvalidShapeError(f"Chain points must be a list of (x, y) points, got {points!r}")
+        items = list(points)
+        least = 3 if loop else 2
+        if len(items) < least:
+            raise InvalidShapeError(f"Chain{' with loop' if loop else ''} needs at least {least} points, "
+                                    f"got {len(items)}")
+        if len(items) > MAX_CHAIN_POINTS:
+            raise InvalidShapeError(f"Chain takes at most {MAX_CHAIN_POINTS} points, got {len(items)}")
+        pts = [_vector(p, f"Chain points[{i}]", (2,)) for i, p in enumerate(items)]
+        for i in range(1, len(pts)):
+            if pts[i] == pts[i - 1]:
+                raise InvalidShapeError(f"Chain points[{i}] equals points[{i - 1}] {pts[i]!r}: "
+                                        f"consecutive points must differ")
+        if loop and pts[0] == pts[-1]:
+            raise InvalidShapeError(f"Chain with loop: points[{len(pts) - 1}] equals points[0] {pts[0]!r} "
+                                    f"(the loop closes itself; leave the last point out)")
+        ends = pts[1:] + pts[:1] if loop else pts[1:]
+        origin = (0.0, 0.0)
+        object.__setattr__(self, "parts", tuple((Segment(a, b), origin, 0.0) for a, b in zip(pts, ends, strict=False)))
+        object.__setattr__(self, "points", tuple(pts))
+        object.__setattr__(self, "loop", bool(loop))
+        arr = np.array(pts)
+        object.__setattr__(self, "_reach", float(np.max(np.hypot(arr[:, 0], arr[:, 1]))))
+        # which segment ends continue straight on into the neighbour (same line, same way): there
+        # a contact takes the segment's face normal (the ghost-vertex idea of Box2D's smooth chains)
+        t = (np.roll(arr, -1, axis=0) if loop else arr[1:]) - (arr if loop else arr[:-1])
+        t /= np.hypot(t[:, 0], t[:, 1])[:, None]
+        nxt = np.roll(t, -1, axis=0)
+        straight = (np.abs(t[:, 0] * nxt[:, 1] - t[:, 1] * nxt[:, 0]) <= CHAIN_STRAIGHT) & (np.sum(t * nxt, axis=1) > 0)
+        if not loop:
+            straight[-1] = False
+        bits = np.where(straight, 2, 0) | np.where(np.roll(straight, 1), 1, 0)
+        object.__setattr__(self, "straight_ends", tuple(int(b) for b in bits))
+
+    @property
+    def dim(self) -> int:
+        return 2
+
+    @property
+    def bounding_radius(self) -> float:
+        """Radius of the smallest disc about the body's origin containing every point."""
+        return float(self.__dict__["_reach"])
+
+    def __repr__(self) -> str:
+        return f"Chain(points={list(self.points)!r}, loop={self.loop!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Chain) and self.points == other.points and self.loop == other.loop
+
+    def __hash__(self) -> int:
+        return hash(("chain", self.points, self.loop))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Chain, (self.points, self.loop))
+
+
+Shape = Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment | ConvexHull | Compound | Chain
+SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane, Capsule, Segment, ConvexHull, Compound, Chain)
+
 _TYPE_KEYS: dict[str, set[str]] = {
     "circle": {"radius"},
     "sphere": {"radius"},
@@ -1183,7 +1325,7 @@ def shape_from_dict(data: Any, dim: int | None = None) -> Shape:
             f"shape type must be one of {sorted(_TYPE_KEYS)}, got {t!r}"
         )
     keys = {k for k in data if not (isinstance(k, str) and k.startswith("_"))} - {"type"}
-    expected = _TYPE_KEYS[t]
+    expected = _TYPE_KEYS[t] | ({"radius"} & keys if t in ("box", "polygon") else set())  # rounded: optional
     if keys - expected:
         raise InvalidShapeError(f"{t}: unknown key(s) {sorted(keys - expected)}; expected {sorted(expected)}")
     if expected - keys:
@@ -1205,12 +1347,12 @@ def shape_from_dict(data: Any, dim: int | None = None) -> Shape:
     if t == "box":
         if not isinstance(data["half_extents"], list):
             raise InvalidShapeError(f"box half_extents must be a list, got {data['half_extents']!r}")
-        return Box(tuple(data["half_extents"]))
+        return Box(tuple(data["half_extents"]), data.get("radius", 0.0))
     if t == "polygon":
         v = data["vertices"]
         if not isinstance(v, list) or not all(isinstance(p, list) for p in v):
             raise InvalidShapeError(f"polygon vertices must be a list of [x, y] lists, got {v!r}")
-        return Polygon(tuple(tuple(p) for p in v))
+        return Polygon(tuple(tuple(p) for p in v), data.get("radius", 0.0))
     if t == "halfplane":
         return HalfPlane(tuple(data["normal"]), data["offset"])
     return Plane(tuple(data["normal"]), data["offset"])
@@ -1255,6 +1397,8 @@ def shape_to_dict(shape: Shape) -> dict[str, Any]:
     >>> shape_to_dict(Compound([(Circle(1.0), (2, 0), 0.5)]))
     {'type': 'compound', 'parts': [{'shape': {'type': 'circle', 'radius': 1.0}, 'position': [2.0, 0.0], 'angle': 0.5}]}
     """
+    if isinstance(shape, Chain):
+        return {"type": "chain", "points": [list(p) for p in shape.points], "loop": shape.loop}
     if isinstance(shape, Compound):
         return {"type": "compound", "parts": [
             {"shape": shape_to_dict(part), "position": list(pos),
@@ -1262,10 +1406,12 @@ def shape_to_dict(shape: Shape) -> dict[str, Any]:
             for part, pos, rot in shape.parts]}
     if isinstance(shape, (Circle, Sphere)):
         return {"type": shape.kind, "radius": shape.radius}
+    r = getattr(shape, "radius", 0.0)
+    rounded = {"radius": r} if r else {}  # radius 0: the old form
     if isinstance(shape, Box):
-        return {"type": "box", "half_extents": list(shape.half_extents)}
+        return {"type": "box", "half_extents": list(shape.half_extents), **rounded}
     if isinstance(shape, Polygon):
-        return {"type": "polygon", "vertices": [list(v) for v in shape.vertices]}
+        return {"type": "polygon", "vertices": [list(v) for v in shape.vertices], **rounded}
     if isinstance(shape, (HalfPlane, Plane)):
         return {"type": shape.kind, "normal": list(shape.normal), "offset": shape.offset}
     if isinstance(shape, TriangleMesh):

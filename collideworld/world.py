@@ -1135,7 +1135,7 @@ class World:
         st = self._store
         if isinstance(shape, Compound):
             return self._compound_hits(shape, pos, ang, quat, cat, msk)
-        if self.backend == "compiled" and not shape.is_infinite:
+        if self._index.backend == "compiled" and not shape.is_infinite:
             found = shape_hits(st, self._index, shape, pos, ang, quat, cat, msk)
             if found is not None:
                 return found
@@ -1259,7 +1259,7 @@ class World:
 
     def _box_hits(self, center: NDArray[np.float64], half: NDArray[np.float64], ball: bool, cat: int,
                   msk: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        if self.backend == "compiled":
+        if self._index.backend == "compiled":
             return box_hits(self._store, self._index, center, half, ball, cat, msk)
         # the probes' boxes, widened by the touching tolerance like a body's tight box
         tol = touch_tolerance(np.abs(center).max(axis=1) + half.max(axis=1))[:, None]
@@ -1285,7 +1285,7 @@ class World:
         >>> w.query_point((1.0, 0.0)), w.query_point((2.0, 1.0)), w.query_point((5.0, 5.0))
         (['disc', 'box'], ['box'], [])
         """
-        if self.backend == "compiled":
+        if self._index.backend == "compiled":
             xyz = plain_position(point, self.dim) or tuple(check_position(point, self.dim, "point").tolist())
             if type(category) is int and type(mask) is int and category == _U32 and mask == _U32:
                 return point_ids(self._store, self._index, xyz, _ZEROS3, True, _U32, _U32)  # no filter: no checks
@@ -1346,7 +1346,7 @@ class World:
         >>> w.query_aabb((0.5, 0.5), (1.5, 1.5))   # the corner (0.5, 0.5) is 0.71 from the centre
         ['near']
         """
-        if self.backend == "compiled":
+        if self._index.backend == "compiled":
             # Python floats throughout (a handful of numpy calls would cost more than the query)
             dim = self.dim
             a = plain_position(lo, dim) or tuple(check_position(lo, dim, "lo").tolist())

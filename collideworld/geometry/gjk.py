@@ -55,7 +55,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["COMPILED", "python_twin", "gjk_closest", "shape_distance", "posed_distance", "pose_at"]
+__all__ = ["COMPILED", "python_twin", "gjk_closest", "shape_distance", "posed_distance", "pose_at", "closest_rows"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -718,3 +718,41 @@ def posed_distance(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount
     transform_shape(verts, svfirst[1], svcount[1], pose_b, dim, rot, world)
     return shape_distance(world, pfirst, pcount, prad, pplane, sfirst[0], scount[0], sfirst[1], scount[1],
                           ws, out, tmp)
+
+
+@_jit
+def closest_rows(va: NDArray[np.float64], na: NDArray[np.int64], vb: NDArray[np.float64], nb: NDArray[np.int64],
+                 out: NDArray[np.float64]) -> NDArray[np.float64]:
+    """:func:`gjk_closest` of many pairs: the hulls of ``va[i, :na[i]]`` and ``vb[i, :nb[i]]`` (3D rows).
+
+    Returns the distances (m,); ``out`` (m, 9) receives each pair's closest
+    points and unit direction as :func:`gjk_closest` writes them. The rounded
+    shapes' contacts use it: their cores' distance, less the radii, is the gap.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> va = np.array([[[0.0, 0, 0], [2, 0, 0], [0, 2, 0]]])
+    >>> vb = np.array([[[2.0, 2, 0], [2, 2, 0], [2, 2, 0]]])
+    >>> d = closest_rows(va, np.array([3]), vb, np.array([1]), np.zeros((1, 9)))
+    >>> round(float(d[0]) ** 2, 12)
+    2.0
+    """
+    m = va.shape[0]
+    gaps = np.empty(m)
+    world = np.zeros((va.shape[1] + vb.shape[1], 3))
+    ws = np.zeros((16, 4))
+    tmp = np.zeros(9)
+    for i in range(m):
+        a = na[i]
+        b = nb[i]
+        for k in range(a):
+            for j in range(3):
+                world[k, j] = va[i, k, j]
+        for k in range(b):
+            for j in range(3):
+                world[a + k, j] = vb[i, k, j]
+        gaps[i] = gjk_closest(world, 0, a, a, b, ws, tmp)
+        for j in range(9):
+            out[i, j] = tmp[j]
+    return gaps

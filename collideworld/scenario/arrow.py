@@ -308,7 +308,7 @@ class ArrowScenarioWriter:
         if isinstance(dim, bool) or dim not in (2, 3):
             raise InvalidArgumentError(f"dim must be 2 or 3, got {dim!r}")
         if version is not None and (isinstance(version, bool) or version not in SUPPORTED_VERSIONS):
-            raise InvalidArgumentError(f"version must be None, 1 or 2, got {version!r}")
+            raise InvalidArgumentError(f"version must be None, 1, 2 or 3, got {version!r}")
         if isinstance(batch_frames, bool) or not isinstance(batch_frames, int) or batch_frames < 1:
             raise InvalidArgumentError(f"batch_frames must be an int >= 1, got {batch_frames!r}")
         if header is None:

@@ -55,6 +55,7 @@ from .reader import (
     ExpectedImpact,
     Frame,
 )
+from .schema import SHAPE_TYPES_V3
 from .source import check_path
 
 __all__ = ["MoveBatch", "ScenarioWriter", "body_to_dict", "move_to_dict", "set_to_dict", "shape_dict"]
@@ -64,8 +65,16 @@ _VERSION_KEY = '"collideworld_scenario":'
 #: Zero bytes after the ids' text given to the compiled writer (its ``SLACK``; checked there).
 _TEXT_SLACK = 32
 _V2_SHAPE_TYPES = frozenset({"capsule", "segment", "convex_hull", "compound"})
-#: Shape types only version 3 defines: a frame adding one makes the file version 3 (``v2`` is then 3).
-_V3_SHAPE_TYPES = frozenset({"triangle_mesh", "heightfield"})
+
+
+def _needs(as_dict: Mapping[str, Any]) -> int:
+    """The format version a shape's file form needs: 3 (a version 3 type), 2 (version 2) or 0."""
+    kind = as_dict.get("type")
+    if kind in SHAPE_TYPES_V3 or (kind in ("box", "polygon", "convex_hull") and "radius" in as_dict):
+        return 3
+    if kind == "compound":
+        return max([2] + [_needs(part["shape"]) for part in as_dict["parts"]])
+    return 2 if kind in _V2_SHAPE_TYPES else 0
 
 
 
@@ -155,7 +164,8 @@ def _segment_to_dict(shape: Any) -> dict[str, Any]:
 def _convex_hull_to_dict(shape: Any) -> dict[str, Any]:
     # The points as given, not only the hull's vertices: the same solid either
     # way, but a hull read back is then equal to the one written.
-    return {"type": "convex_hull", "points": [list(p) for p in shape.points]}
+    rounded = {"radius": shape.radius} if shape.radius else {}
+    return {"type": "convex_hull", "points": [list(p) for p in shape.points], **rounded}
 
 
 def _compound_to_dict(shape: Any) -> dict[str, Any]:
@@ -258,7 +268,7 @@ def body_to_dict(body: Any) -> dict[str, Any]:
 
 
 def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], int]:
-    """The ``"add":[...]`` member of a frame's line, and whether a shape needs version 2.
+    """The ``"add":[...]`` member of a frame's line, and the version its shapes need (2, 3 or 0).
 
     The same text as ``_key("add", [body_to_dict(b) for b in bodies])``, made
     faster for the usual body (a ``World.body()`` snapshot or a BodySpec with
@@ -267,10 +277,9 @@ def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], int]:
     writes them), and bodies of one shape object (``add_many``) share the
     text of it, made once. A recorder's first frame adds every body.
     """
-    # id(shape) -> (shape, its text, a version 2 type: True, or 3 for a version 3 type)
-    shapes: dict[int, tuple[Any, str, int]] = {}
+    shapes: dict[int, tuple[Any, str, int]] = {}  # id(shape) -> (shape, its text, the version it needs)
     texts = []
-    v2: int = False
+    v2 = 0
     for body in bodies:
         shape = getattr(body, "shape", None)
         position = getattr(body, "position", None)
@@ -278,16 +287,14 @@ def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], int]:
                 or position.dtype != np.float64 or position.shape != (dim,) or shape is None or shape.is_infinite):
             entry = body_to_dict(body)
             shape_type = entry.get("shape", {}).get("type") if isinstance(entry.get("shape"), Mapping) else None
-            v2 = 3 if shape_type in _V3_SHAPE_TYPES else v2 or shape_type in _V2_SHAPE_TYPES
+            v2 = max(v2, _needs(entry["shape"]) if shape_type else 0)
             texts.append(dump_line(entry))
             continue
         known = shapes.get(id(shape))
         if known is None or known[0] is not shape:
             as_dict = shape_dict(shape)
-            shape_type = as_dict.get("type")
-            known = shapes[id(shape)] = (shape, dump_line(as_dict),
-                                         3 if shape_type in _V3_SHAPE_TYPES else shape_type in _V2_SHAPE_TYPES)
-        v2 = 3 if known[2] == 3 or v2 == 3 else v2 or known[2]
+            known = shapes[id(shape)] = (shape, dump_line(as_dict), _needs(as_dict))
+        v2 = max(v2, known[2])
         xyz = position.tolist()
         if not all(map(math.isfinite, xyz)):
             body_to_dict(body)  # raises with the usual message
@@ -848,12 +855,12 @@ class ScenarioWriter:
             while rest:
                 rest = rest[os.write(fd, rest):]
 
-    def _upgrade_to_v2(self, version: int = 2) -> None:
-        """Make the header say ``version`` (2 or 3; the file so far is valid in it as it is)."""
-        if self._version_fixed and version == 3:
+    def _upgrade_to_v2(self, to: int = 2) -> None:
+        """Make the header say version ``to`` (2 or 3; the file so far is valid in it as it is)."""
+        if self._version_fixed and to == 3:
             raise InvalidArgumentError(
-                f"this frame adds a triangle_mesh or heightfield (format version 3), but the writer was made "
-                f"with version={self.version}")
+                f"this frame uses a format version 3 shape (triangle_mesh, heightfield, chain, or a rounded box, polygon or convex_hull), "
+                f"but the writer was made with version={self.version}")
         if self._version_fixed:
             raise InvalidArgumentError(
                 "this frame uses a format version 2 feature (set, a plane's move, contact points or parts, "
@@ -864,13 +871,13 @@ class ScenarioWriter:
         where = len(("{" + _VERSION_KEY).encode("utf-8"))  # the header line starts with this key
         if self._out is self._raw:
             self._raw.seek(where)
-            self._raw.write(str(version).encode())
+            self._raw.write(str(to).encode())
             self._raw.seek(0, os.SEEK_END)
         else:
-            self._regzip_with_v2_header(where, version)
-        self.version = version
+            self._regzip_with_v2_header(where, to)
+        self.version = to
 
-    def _regzip_with_v2_header(self, where: int, version: int = 2) -> None:
+    def _regzip_with_v2_header(self, where: int, to: int = 2) -> None:
         """Rewrite a .gz file written so far with the version digit changed (once per file)."""
         import zlib
 
@@ -881,7 +888,7 @@ class ScenarioWriter:
         with open(self.path, "rb") as f:
             text = zlib.decompressobj(wbits=31).decompress(f.read())  # sync-flushed: every line is there
         assert text[where:where + 1] in (b"1", b"2"), text[:40]
-        text = text[:where] + str(version).encode() + text[where + 1:]
+        text = text[:where] + str(to).encode() + text[where + 1:]
         name_in_gzip = os.path.basename(self.path)[:-3]
         self._raw.seek(0)
         self._raw.truncate()
@@ -981,15 +988,16 @@ class ScenarioWriter:
         if removes:
             parts.append(_key("remove", removes))
         adds = list(add)
-        v2: int = False
+        v2: int = 0  # the version the frame needs (True/2: version 2, 3: version 3)
         if adds:
             add_part, v2 = _add_member(adds, self.dim)
             parts.append(add_part)
         sets = [set_to_dict(c) for c in set]
         if sets:
             parts.append(_key("set", sets))
-        # a shape only version 2 defines (capsule, segment, convex_hull, compound) makes a version 2 file
-        v2 = v2 or bool(sets)
+        # a shape only version 2 defines (capsule, segment, convex_hull, compound) makes a version 2 file,
+        # one only version 3 defines a version 3 file
+        v2 = max([v2, 2 if sets else 0] + [_needs(c["shape"]) for c in sets if isinstance(c.get("shape"), Mapping)])
         moves: list[bytes | memoryview] = []
         for m in move:
             if isinstance(m, MoveBatch):
@@ -1016,10 +1024,9 @@ class ScenarioWriter:
             v2 = self._expectations(parts, v2, expect, expect_contacts, expect_distance, expect_impact)
         except UnicodeEncodeError as exc:
             raise _lone_surrogate_error("a string of this frame", exc.object) from None
-        if v2 is not True and v2 == 3 and self.version < 3:
-            self._upgrade_to_v2(3)
-        elif v2 and self.version < 2:
-            self._upgrade_to_v2()
+        need = max(2, int(v2)) if v2 else 1
+        if need > self.version:
+            self._upgrade_to_v2(need)
         pieces: list[bytes | memoryview] = [b"{"]
         for i, part in enumerate(parts):
             pieces += (b",", *part) if i else part
@@ -1031,7 +1038,7 @@ class ScenarioWriter:
     def _expectations(parts: list[Sequence[bytes | memoryview]], v2: int, expect: Iterable[Any] | None,
                       expect_contacts: Iterable[Any] | None, expect_distance: Iterable[Any] | None,
                       expect_impact: Iterable[Any] | None) -> int:
-        """Append the expectation members' text to ``parts``; whether the frame needs version 2."""
+        """Append the expectation members' text to ``parts``; the version the frame needs (0/False: 1)."""
         if expect is not None and _int_pair_array(expect):
             # the Recorder's form for int ids: one text for the whole array
             parts.append([b'"expect":', json.dumps(expect.tolist(), separators=(",", ":")).encode()
