@@ -1167,12 +1167,6 @@ def _index_rows(value: Any, what: str, n_vertices: int) -> NDArray[np.int64]:
     return np.ascontiguousarray(tris)
 
 
-Shape = (Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment | ConvexHull | Compound
-         | TriangleMesh | HeightField)
-SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane, Capsule, Segment, ConvexHull, Compound, TriangleMesh,
-               HeightField)
-
-
 #: Most points a :class:`Chain` accepts.
 MAX_CHAIN_POINTS = 65_536
 #: |sin| of the turn between two chain segments below which they count as one line (no-snag rule).
@@ -1274,8 +1268,10 @@ class Chain(Compound):
         return (Chain, (self.points, self.loop))
 
 
-Shape = Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment | ConvexHull | Compound | Chain
-SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane, Capsule, Segment, ConvexHull, Compound, Chain)
+Shape = (Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment | ConvexHull | Compound | Chain
+         | TriangleMesh | HeightField)
+SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane, Capsule, Segment, ConvexHull, Compound, Chain,
+               TriangleMesh, HeightField)
 
 _TYPE_KEYS: dict[str, set[str]] = {
     "circle": {"radius"},
