@@ -55,7 +55,7 @@ from .reader import (
     ExpectedImpact,
     Frame,
 )
-from .source import check_path
+from .source import check_path, dump_line
 
 __all__ = ["MoveBatch", "ScenarioWriter", "body_to_dict", "move_to_dict", "set_to_dict", "shape_dict"]
 
@@ -693,14 +693,6 @@ def _key_fast(key: str, value: Any) -> list[bytes]:
         except TypeError:
             pass
     return _key(key, value)
-
-
-def dump_line(obj: Any) -> str:
-    """Compact JSON text of ``obj``; NaN or an infinity is an :class:`InvalidArgumentError`."""
-    try:
-        return json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    except ValueError as exc:  # NaN or infinity somewhere
-        raise InvalidArgumentError(f"cannot write {obj!r}: {exc}") from None
 
 
 class ScenarioWriter:
