@@ -8,7 +8,7 @@ pickles name (so that pickles written before this module stay readable).
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, cast
 
 from .errors import InvalidArgumentError
 
@@ -53,6 +53,6 @@ def restore_world(cls: Any, base: Any, fmt: Any, release: Any, payload: Any) -> 
         raise InvalidArgumentError(
             f"this World was pickled by collideworld {release} in world pickle format {fmt}; this collideworld "
             f"reads format {current} only: load it with collideworld {writer}")
-    world = cls.__new__(cls)
+    world = cast(Any, cls).__new__(cls)
     world.__setstate__(pickle.loads(payload))
     return world

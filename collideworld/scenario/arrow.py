@@ -48,13 +48,12 @@ from .arrow_source import JSON_COLUMNS as _JSON_COLUMNS  # the writer's names, a
 from .arrow_source import LIST_COLUMNS as _LIST_COLUMNS
 from .arrow_source import pyarrow_module as _pa
 from .schema import DEFAULT_TOLERANCE, FORMAT_VERSION, SUPPORTED_VERSIONS
-from .source import END, TRUNCATED_TAIL, ReaderLimits, check_path
+from .source import END, TRUNCATED_TAIL, ReaderLimits, check_path, dump_line
 from .writer import (
     MoveBatch,
     body_to_dict,
     contact_to_dict,
     distance_to_dict,
-    dump_line,
     impact_to_dict,
     move_to_dict,
     pair_ids,

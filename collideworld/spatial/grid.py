@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 
 from .arrays import Floats32
 
-__all__ = ["GridIndex", "hash_cells", "segment_meets_boxes"]
+__all__ = ["Floats32", "GridIndex", "hash_cells", "segment_meets_boxes"]
 
 Index = NDArray[np.int64]
 Floats = NDArray[np.float64]
