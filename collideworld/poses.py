@@ -428,7 +428,15 @@ def collide_pose(shape: Any, pose: Any, which: str) -> tuple[NDArray[np.float64]
     the proximity queries and the World's shape queries take it for ``shape``: ``(position, angle)``,
     ``(position, quaternion)``, ``(position, None)``, a bare position, or None for a half-plane or plane.
     ``which`` names the argument in errors (``pose_a``). ``shape`` is a Shape (not named here: shapes
-    import this module)."""
+    import this module).
+
+    Examples
+    --------
+    >>> from collideworld import Circle
+    >>> pos, ang, quat = collide_pose(Circle(1.0), ((1.0, 2.0), 0.5), "a")
+    >>> pos.tolist(), ang.tolist(), quat
+    ([1.0, 2.0], [0.5], None)
+    """
     d = shape.dim
     identity = (np.zeros(1) if d == 2 else None), (np.array([[1.0, 0, 0, 0]]) if d == 3 else None)
     if shape.is_infinite:
@@ -460,6 +468,11 @@ def plain_unit_quaternion(value: Any) -> tuple[float, float, float, float] | Non
     on Python floats, so the bits are the same. None (not a plain quaternion,
     not finite, not unit to the tolerance) leaves the decision and its error
     to :func:`check_quaternion`.
+
+    Examples
+    --------
+    >>> plain_unit_quaternion((1, 0, 0, 0)), plain_unit_quaternion((2.0, 0.0, 0.0, 0.0))
+    ((1.0, 0.0, 0.0, 0.0), None)
     """
     if type(value) not in (tuple, list) or len(value) != 4:
         return None

@@ -30,7 +30,13 @@ STRATEGIES: dict[str, type[Broadphase]] = {
 
 
 def as_array(value: Any, what: str) -> NDArray[Any]:
-    """``np.asarray(value)``, with ragged nested lists reported as our error, not numpy's."""
+    """``np.asarray(value)``, with ragged nested lists reported as our error, not numpy's.
+
+    Examples
+    --------
+    >>> as_array([1, 2], "ids").tolist()
+    [1, 2]
+    """
     try:
         return np.asarray(value)
     except (TypeError, ValueError):
@@ -38,6 +44,13 @@ def as_array(value: Any, what: str) -> NDArray[Any]:
 
 
 def check_bits(value: Any, what: str) -> int:
+    """A category or mask: an int in [0, 2**32 - 1] (not a bool).
+
+    Examples
+    --------
+    >>> check_bits(7, "category")
+    7
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise InvalidArgumentError(f"{what} must be an unsigned 32-bit int, got {value!r}")
     v = int(value)
@@ -47,6 +60,13 @@ def check_bits(value: Any, what: str) -> int:
 
 
 def bits_array(value: Any, n: int, what: str) -> NDArray[np.uint32]:
+    """``n`` categories or masks: one int for all, or ``n`` ints, each in [0, 2**32 - 1].
+
+    Examples
+    --------
+    >>> bits_array(3, 2, "mask").tolist()
+    [3, 3]
+    """
     arr = as_array(value, what)
     if arr.dtype.kind not in "iu" or arr.shape not in ((), (n,)):
         raise InvalidArgumentError(f"{what} must be an int or {n} ints, got {value!r}")
@@ -57,12 +77,26 @@ def bits_array(value: Any, n: int, what: str) -> NDArray[np.uint32]:
 
 
 def check_count(value: Any, what: str) -> int:
+    """A count: an int >= 1 (not a bool).
+
+    Examples
+    --------
+    >>> check_count(2, "k")
+    2
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InvalidArgumentError(f"{what} must be an int >= 1, got {value!r}")
     return int(value)
 
 
 def check_dim(dim: Any) -> int:
+    """The dimension: the int 2 or 3.
+
+    Examples
+    --------
+    >>> check_dim(3)
+    3
+    """
     # exactly an int: 2.0, Fraction(2) or Decimal(2) compare equal to 2 but are not dimensions
     if isinstance(dim, (bool, np.bool_)) or not isinstance(dim, (int, np.integer)):
         raise InvalidArgumentError(f"dim must be the int 2 or 3, got {type(dim).__name__} {dim!r}")
@@ -72,6 +106,13 @@ def check_dim(dim: Any) -> int:
 
 
 def make_broadphase(broadphase: Any, dim: int, backend: str) -> Broadphase:
+    """The broadphase ``World(broadphase=...)`` asks for: a name of ``STRATEGIES`` or an empty instance.
+
+    Examples
+    --------
+    >>> type(make_broadphase("sap", 2, "numpy")).__name__
+    'SweepAndPrune'
+    """
     if isinstance(broadphase, str):
         if broadphase not in STRATEGIES:
             raise InvalidArgumentError(f"broadphase must be one of {sorted(STRATEGIES)} or a Broadphase "
@@ -93,7 +134,13 @@ def make_broadphase(broadphase: Any, dim: int, backend: str) -> Broadphase:
 
 
 def check_max_distance(max_distance: Any) -> float:
-    """A ray's or a query's limit: a number >= 0 (inf included; an int past float range is inf)."""
+    """A ray's or a query's limit: a number >= 0 (inf included; an int past float range is inf).
+
+    Examples
+    --------
+    >>> check_max_distance(5), check_max_distance(10 ** 400)
+    (5.0, inf)
+    """
     if type(max_distance) is float and max_distance >= 0.0:  # the common case (inf included; NaN is not >= 0)
         return max_distance
     real = (int, float, np.integer, np.floating)
@@ -108,7 +155,13 @@ def check_max_distance(max_distance: Any) -> float:
     return limit
 
 def check_max_distances(max_distance: Any, m: int) -> float | NDArray[np.float64]:
-    """``raycast_many``'s limit: one number for every ray, or one per ray (an array of shape (m,))."""
+    """``raycast_many``'s limit: one number for every ray, or one per ray (an array of shape (m,)).
+
+    Examples
+    --------
+    >>> check_max_distances([1.0, 2.0], 2).tolist(), check_max_distances(3, 2)
+    ([1.0, 2.0], 3.0)
+    """
     if isinstance(max_distance, (list, tuple, np.ndarray)):
         try:
             limits = np.array(max_distance, dtype=np.float64)

@@ -23,6 +23,13 @@ def pickled_state(world: Any, fmt: int) -> tuple[int, str, bytes]:
 
     No compiled code travels: the query index and every numba object are
     rebuilt on first use in the copy (``World.__setstate__``).
+
+    Examples
+    --------
+    >>> from collideworld import World
+    >>> fmt, release, payload = pickled_state(World(dim=2), World.PICKLE_FORMAT)
+    >>> fmt == World.PICKLE_FORMAT, type(payload)
+    (True, <class 'bytes'>)
     """
     import pickle
 
@@ -37,6 +44,15 @@ def restore_world(cls: Any, base: Any, fmt: Any, release: Any, payload: Any) -> 
 
     The class and the format are checked before the state is read, so a
     pickle of another layout is refused with the release that wrote it.
+
+    Examples
+    --------
+    >>> from collideworld import Circle, World
+    >>> w = World(dim=2)
+    >>> w.add(Circle(1.0), id="a")
+    'a'
+    >>> restore_world(World, World, *pickled_state(w, World.PICKLE_FORMAT)).ids()
+    ['a']
     """
     import pickle
 

@@ -74,7 +74,13 @@ _PLAIN: dict[str, Callable[..., Any]] = {}
 
 def twin_jit(fn: F) -> F:
     """``numba.njit(cache=True)`` of ``fn`` (``fn`` itself without numba), its plain form kept for
-    :func:`python_twin`; the kernels here and in :mod:`.time_of_impact` are made with it."""
+    :func:`python_twin`; the kernels here and in :mod:`.time_of_impact` are made with it.
+
+    Examples
+    --------
+    >>> "gjk_closest" in _PLAIN      # made with it: its plain form kept for python_twin
+    True
+    """
     _PLAIN[fn.__name__] = fn
     if _numba is None:
         return fn

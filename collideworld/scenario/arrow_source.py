@@ -32,7 +32,13 @@ LIST_COLUMNS = ("remove", "add", "set", "move", "expect")
 
 
 def pyarrow_module() -> Any:
-    """The ``pyarrow`` module, or a :class:`MissingExtraError` naming the extra that installs it."""
+    """The ``pyarrow`` module, or a :class:`MissingExtraError` naming the extra that installs it.
+
+    Examples
+    --------
+    >>> pyarrow_module().__name__
+    'pyarrow'
+    """
     try:
         import pyarrow
     except ImportError:

@@ -44,7 +44,7 @@ from typing import Any, BinaryIO
 
 from ..errors import InvalidArgumentError, InvalidTypeError, ScenarioError
 
-__all__ = ["ReaderLimits", "LineSource", "END", "TRUNCATED_TAIL", "check_path", "dump_line", "loads_line"]
+__all__ = ["ReaderLimits", "LineSource", "END", "TRUNCATED_TAIL", "check_path"]
 
 
 @dataclass(frozen=True)
