@@ -16,6 +16,7 @@ broadphase -> narrowphase -> world (contacts and events) -> scenario files.
 from typing import TYPE_CHECKING
 
 from . import build as _build  # noqa: E402,F401  (registers what a background build compiles)
+from . import render as _render  # noqa: E402,F401  (hands World.draw its renderer)
 from .backend import get_threads, set_threads
 from .collide import ContactResult, collide, collide_many
 from .contacts import Contact, Contacts, PairList

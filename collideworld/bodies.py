@@ -994,7 +994,7 @@ class BodyStore:
         if self.dim == 2:
             posed = slots[self.simple[slots]]
             if len(posed):  # keep the cache valid even before the first set_poses
-                self._pose_simple(posed)
+                self.pose_simple(posed)
 
     # -- compounds -------------------------------------------------------------------
 
@@ -1341,12 +1341,12 @@ class BodyStore:
                 self.rotation[slots] = rotation_matrix_2d(angle)
             posed = slots[self.simple[slots]]
             if len(posed):
-                self._pose_simple(posed)
+                self.pose_simple(posed)
         elif quaternion is not None:
             self.quaternion[slots] = quaternion
             self.rotation[slots] = rotation_matrix_3d(quaternion)
 
-    def _pose_simple(self, slots: NDArray[np.int64]) -> None:
+    def pose_simple(self, slots: NDArray[np.int64]) -> None:
         """Refresh the posed vertices of simple polygons (the arithmetic of :func:`_pose_points_2d`)."""
         rot = self.rotation.take(slots, axis=0)
         pos = self.position.take(slots, axis=0)

@@ -27,13 +27,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .background import compiled_ready
-from .collide import _plain_unit_quaternion, _pose, collide
+from .collide import collide
 from .errors import InvalidArgumentError, InvalidPoseError, UndecidedError, UnsupportedPairError
 from .geometry import gjk
 from .geometry import time_of_impact as toi
 from .geometry.rotation import rotation_matrix_3d
 from .geometry.tolerance import MAX_COORDINATE, REL_TOUCH_TOL
-from .poses import check_quaternions, plain_position
+from .poses import check_quaternions, collide_pose, plain_position, plain_unit_quaternion
 from .shapes import (
     SHAPE_TYPES,
     Box,
@@ -348,7 +348,7 @@ def pose_row(shape: Shape, pose: Any, which: str) -> NDArray[np.float64]:
 
 def _row(shape: Shape, pose: Any, which: str) -> NDArray[np.float64]:
     """The validated pose as a kernel row of 8 (identity for a half-plane or plane)."""
-    pos, ang, quat = _pose(shape, pose, which)
+    pos, ang, quat = collide_pose(shape, pose, which)
     row: NDArray[np.float64] = _IDENTITY.copy()
     if shape.is_infinite:
         return row
@@ -390,7 +390,7 @@ def _fast_row(shape: Shape, pose: Any) -> NDArray[np.float64] | None:
         return np.array([xy[0], xy[1], 0.0, 1.0, 0.0, 0.0, 0.0, float(rot)])
     if rot is None:
         return np.array([xy[0], xy[1], xy[2], 1.0, 0.0, 0.0, 0.0, 0.0])
-    q = _plain_unit_quaternion(rot)
+    q = plain_unit_quaternion(rot)
     if q is None:
         return None
     return np.array([xy[0], xy[1], xy[2], q[0], q[1], q[2], q[3], 0.0])

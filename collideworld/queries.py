@@ -216,7 +216,8 @@ class QueryIndex:
         self.store = store
         self._backend = backend
         self._built_for = backend  # the backend the grid was last built for
-        self._version = -1
+        #: the store version the grid was last brought up to date for
+        self.grid_version = -1
         self._grid: GridIndex | None = None
         self.planes: Slots = np.zeros(0, dtype=np.int64)
         self.bounds: tuple[Floats, Floats] = (np.zeros(store.dim), -np.ones(store.dim))
@@ -251,7 +252,7 @@ class QueryIndex:
         self._thread_arrays_of: Any = None
         #: compiled backend: the columns the exact tests read, one row per slot (see _pack), and their views
         self._packed: Floats = np.zeros((0, 0))
-        self._packed_views: tuple[Any, ...] = ()
+        self.packed_views: tuple[Any, ...] = ()
         #: compiled backend: every slot's shape packed for the batched proximity kernels (see pieces)
         self._piece_table = PieceTable()
         self._piece_seen: list[Shape | None] = []
@@ -285,12 +286,12 @@ class QueryIndex:
         spare room ran out. O(1) when nothing changed.
         """
         st = self.store
-        if self._grid is not None and self._version == st.version:
+        if self._grid is not None and self.grid_version == st.version:
             return self._grid
         if not (self.backend == "compiled" and self._grid is not None and self._built_for == "compiled"
                 and self._patch()):
             self._rebuild()
-        self._version = st.version
+        self.grid_version = st.version
         if self.backend == "compiled":
             self._fast_arrays()
         assert self._grid is not None
@@ -437,7 +438,7 @@ class QueryIndex:
             spare = np.zeros(st.capacity * width + 8)
             at = (-spare.ctypes.data % 64) // 8
             self._packed = spare[at:at + st.capacity * width].reshape(st.capacity, width)
-            self._packed_views = _compiled().packed_columns(self._packed, dim)
+            self.packed_views = _compiled().packed_columns(self._packed, dim)
             slots = None
         rows = np.arange(st.capacity, dtype=np.int64) if slots is None else slots
         _compiled().pack_rows(rows, st.kind, st.serial, st.position, st.rotation, st.half, st.radius,
@@ -446,7 +447,6 @@ class QueryIndex:
     def _fast_arrays(self) -> None:
         """The argument tuples of :mod:`collideworld.compiled.queries` (refreshed with the grid)."""
         from .geometry.compiled.kernel_support import touch_rule
-        from .narrowphase import _NO_PLANES
         from .spatial.grid import MAX_QUERY_CELLS
 
         g = self._grid
@@ -469,7 +469,7 @@ class QueryIndex:
         self._grid_head = head
         planes_x = st.world_xy[:, :, 0].T if st.dim == 2 else _NO_PLANES
         planes_y = st.world_xy[:, :, 1].T if st.dim == 2 else _NO_PLANES
-        kind, serial, position, rotation, half, radius, bound_radius = self._packed_views
+        kind, serial, position, rotation, half, radius, bound_radius = self.packed_views
         self._body_args = (kind, st.simple, position, rotation, radius, half, st.plane_normal,
                            st.plane_offset, bound_radius, planes_x, planes_y, st.poly, st.parts.simple_n,
                            st.category, st.mask, serial)
@@ -482,7 +482,7 @@ class QueryIndex:
         self.arrays = _compiled().query_arrays(self.grid_fields(), self._body_args, self.rule, self.work)
         self._thread_arrays, self._thread_arrays_of = [], self.arrays  # (they hold the old arrays alive)
         # the compiled single point and ray queries, called without the dispatcher's typing
-        self.point_fn, self.ray_fn, self.shapes_fn = _compiled().entry_points(self.arrays, g._tags(1), st.dim)
+        self.point_fn, self.ray_fn, self.shapes_fn = _compiled().entry_points(self.arrays, g.take_tags(1), st.dim)
 
     def arrays_for(self, k: int) -> Any:
         """``arrays`` for the ``k``-th thread running a part of a batch (0: ``arrays`` itself).
@@ -853,6 +853,9 @@ def _compiled() -> Any:
 #: Probe kinds of the one-call queries (collideworld.compiled.queries: 1 ball, 2 box, 3 simple polygon)
 _ONE_CALL_KINDS = {Kind.BALL: 1, Kind.BOX: 2, Kind.POLYGON: 3}
 _NO_VERTS = np.zeros(0)
+#: the polygon planes' stand-in for a 3D store (the kernels read them in 2D only), typed as the
+#: narrowphase's own (float64, 2D, layout A), so the compiled queries' signatures stay as they were
+_NO_PLANES = np.zeros((1, 8, 2))[:, :, 0].T
 _new_tuple = tuple.__new__
 #: compiled.queries.NO_HIT: what the single point query's kernel returns when it meets nothing (a test checks)
 _NO_HIT = -1
@@ -930,7 +933,7 @@ def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], hal
     >>> point_ids(w._store, index, (0.5, 0.5), (0.0, 0.0), True, 1, 1)
     ['disc']
     """
-    if index._version != store.version:
+    if index.grid_version != store.version:
         index.refresh()
     # (a 2D point's last coordinate stands in for z, which the kernel does not read)
     code = index.point_fn(index.arrays, point[0], point[1], point[-1], half[0], half[1], half[-1], ball, category,
@@ -981,7 +984,7 @@ def _in_ranges(index: QueryIndex, grid: GridIndex, m: int, run_range: Callable[.
     """
     threads = batch_threads(m, BATCH_PER_THREAD)
     with index.lock:
-        base, stamps = grid._tags(m), grid.stamps(threads)
+        base, stamps = grid.take_tags(m), grid.stamps(threads)
         qs = [index.arrays_for(k) for k in range(threads)] if arrays else [None] * threads
         parts = run_split(lambda a, b, k: run_range(qs[k], a, b, base + a, stamps[k]), m, threads)
     return parts[0] if threads == 1 else tuple(np.concatenate(p) for p in zip(*parts, strict=True))
@@ -1098,7 +1101,7 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, m
     >>> [(h.id, h.distance) for h in ray_hits(w._store, index, np.zeros(2), np.array([1.0, 0.0]), 9.0, 1, 1)]
     [('disc', 4.0)]
     """
-    if index._version != store.version or index.arrays is None:
+    if index.grid_version != store.version or index.arrays is None:
         index.refresh()
     if index.arrays is not None:
         # compiled: the half-spaces, the walk, the casts of the balls and boxes and the sort in one call; the
@@ -1112,8 +1115,7 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, m
             return _merge_ray_hits(store, index, count, n_other, origin, direction, max_distance, category, mask,
                                    first)
         # (else more hits than a single query's scratch holds: the general path below, compiled casts)
-    grid = index._grid
-    assert grid is not None
+    grid = index.refresh()  # up to date (above): the grid itself
     origin = np.array(origin, dtype=np.float64)
     direction = np.array(direction, dtype=np.float64)
     _, local = grid.query_segments_local(origin[None], direction[None], np.array([max_distance]))
@@ -1404,7 +1406,7 @@ def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, o
 
     m = len(origins)
     passes = _passes_filter(store, category, mask, grid.handles)
-    kind, serial_col, position, rotation, half, radius, _ = index._packed_views
+    kind, serial_col, position, rotation, half, radius, _ = index.packed_views
     arrays, bodies = grid.arrays(), (kind, position, rotation, half, radius, serial_col)
 
     def run_range(q: None, a: int, b: int, tag: int, stamp: Slots) -> tuple[Slots, Floats, Floats, Slots, Slots]:
@@ -1451,7 +1453,7 @@ def _all_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, ori
     if len(planes):
         qi = np.concatenate([qi, np.repeat(np.arange(m, dtype=np.int64), len(planes))])
         cand = np.concatenate([cand, np.tile(planes, m)])
-    kind, serial_col, position, rotation, half, radius, _ = index._packed_views
+    kind, serial_col, position, rotation, half, radius, _ = index.packed_views
     simple = store.kind.take(cand) <= _BOX
     simple &= store.kind.take(cand) > _HALFSPACE
     dist = np.full(len(cand), np.inf)

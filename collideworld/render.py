@@ -46,6 +46,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .errors import InvalidArgumentError, MissingExtraError
+from .world import set_drawer
 
 __all__ = ["render_frame", "render_animation", "RenderInfo", "label_text"]
 
@@ -1016,3 +1017,6 @@ def draw_world(world: Any, ax: Any = None, *, crop: Sequence[float] | None = Non
     ax.figure.draw_without_rendering()  # lay out, so label sizes in pixels are known
     _place_labels(ax, labels, arrows, ax.figure.dpi)
     return ax
+
+
+set_drawer(draw_world)  # World.draw draws with it (the world may not import the renderer)

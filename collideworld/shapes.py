@@ -340,7 +340,7 @@ class Polygon:
         return f"Polygon(vertices={self.vertices!r}{rounded})"
 
     def __eq__(self, other: object) -> bool:
-        # -0.0 == 0.0, as the tuples of floats compared
+        # -0.0 == 0.0, as the tuples of floats compared; ``other._array``: the same class's cached array
         return self is other or (isinstance(other, Polygon) and self.radius == other.radius
                                  and np.array_equal(self._array(), other._array()))
 

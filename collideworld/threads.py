@@ -102,7 +102,8 @@ def layer_is_thread_safe() -> bool:
                     import numba
                     from numba.np.ufunc import parallel
 
-                    # what numba's first parallel call does: choose and load the layer
+                    # what numba's first parallel call does: choose and load the layer (a private use:
+                    # numba has no public call for it, and threading_layer() raises before it)
                     parallel._launch_threads()  # type: ignore[no-untyped-call]
                     _safe = numba.threading_layer() in _SAFE_LAYERS  # type: ignore[attr-defined]
                 except Exception:  # no layer loads, or numba's internals moved: stay serial

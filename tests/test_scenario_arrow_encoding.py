@@ -24,7 +24,7 @@ import pytest
 
 from collideworld.errors import ScenarioError
 from collideworld.scenario import MoveBatch, MoveSpec, read_scenario
-from collideworld.scenario import arrow as arrow_module
+from collideworld.scenario import arrow_source as arrow_source_module
 from collideworld.scenario.arrow import ArrowScenarioWriter, convert, frames_table
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +79,7 @@ def test_a_new_stream_says_layout_2_and_a_layout_1_reader_refuses_it(tmp_path, m
 
     assert pq.read_schema(tmp_path / "new.parquet").metadata[b"collideworld_arrow"] == b"1"
     # a reader of layout 1 only (collideworld 0.8.0's check) names the layout and asks for a newer version
-    monkeypatch.setattr(arrow_module, "READ_LAYOUTS", (1,))
+    monkeypatch.setattr(arrow_source_module, "READ_LAYOUTS", (1,))
     with pytest.raises(ScenarioError, match=r"new\.arrows: schema: .*layout '2'.*reads layouts 1: .*newer"):
         list(read_scenario(path))
 

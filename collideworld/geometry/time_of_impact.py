@@ -65,7 +65,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from .gjk import _jit, angular_speed, gjk_closest, piece_distance, pose_at, shape_distance, transform_shape
+from .gjk import angular_speed, gjk_closest, piece_distance, pose_at, shape_distance, transform_shape, twin_jit
 from .tolerance import NEAR_MISS, REL_TOUCH_TOL
 
 __all__ = ["toi_shapes", "trajectory_kernel", "distance_rows", "toi_rows", "MAX_ADVANCE_STEPS", "NEAR_MISS",
@@ -79,7 +79,7 @@ UNDECIDED = -2.0
 
 
 
-@_jit
+@twin_jit
 def _distance_at(t: float, verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
                  prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
                  svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64], a: int, b: int,
@@ -95,7 +95,7 @@ def _distance_at(t: float, verts: NDArray[np.float64], pfirst: NDArray[np.int64]
                           ws, out, tmp)
 
 
-@_jit
+@twin_jit
 def _safe_step(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
                prad: NDArray[np.float64], pplane: NDArray[np.int64], a_first: int, a_count: int, b_first: int,
                b_count: int, vx: float, vy: float, vz: float, spin: float, ws: NDArray[np.float64],
@@ -111,7 +111,7 @@ def _safe_step(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: ND
     return step
 
 
-@_jit
+@twin_jit
 def _point_to_shape(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
                     prad: NDArray[np.float64], pplane: NDArray[np.int64], first: int, count: int, px: float,
                     py: float, pz: float, scratch: NDArray[np.float64], ws: NDArray[np.float64],
@@ -138,7 +138,7 @@ def _point_to_shape(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcoun
     return max(best, 0.0)
 
 
-@_jit
+@twin_jit
 def _origin_step(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
                  prad: NDArray[np.float64], pplane: NDArray[np.int64], first: int, count: int,
                  origin: NDArray[np.float64], reach_own: float, rate: float, scratch: NDArray[np.float64],
@@ -153,7 +153,7 @@ def _origin_step(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: 
     return lower / rate
 
 
-@_jit
+@twin_jit
 def toi_shapes(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
                prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
                svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
@@ -278,7 +278,7 @@ def toi_shapes(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: ND
     return UNDECIDED
 
 
-@_jit
+@twin_jit
 def _lower_bound(verts: NDArray[np.float64], pplane: NDArray[np.int64], prad: NDArray[np.float64],
                  svfirst: NDArray[np.int64], sfirst: NDArray[np.int64], reach: NDArray[np.float64], s: int,
                  ps: NDArray[np.float64], po: NDArray[np.float64], reach_s: float) -> float:
@@ -292,7 +292,7 @@ def _lower_bound(verts: NDArray[np.float64], pplane: NDArray[np.int64], prad: ND
     return float(math.sqrt(dx * dx + dy * dy + dz * dz) - reach[s] - reach_s)
 
 
-@_jit
+@twin_jit
 def _approach(verts: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
               sfirst: NDArray[np.int64], s: int, ps0: NDArray[np.float64], ps1: NDArray[np.float64],
               po0: NDArray[np.float64], po1: NDArray[np.float64]) -> float:
@@ -307,7 +307,7 @@ def _approach(verts: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: ND
     return math.sqrt(dx * dx + dy * dy + dz * dz)
 
 
-@_jit
+@twin_jit
 def _pair_tol(ps: NDArray[np.float64], po: NDArray[np.float64], reach_s: float, reach_o: float,
               offset: float) -> float:
     """The touching tolerance (``REL_TOUCH_TOL`` relative, no floor) for coordinates of this pair's magnitude."""
@@ -317,7 +317,7 @@ def _pair_tol(ps: NDArray[np.float64], po: NDArray[np.float64], reach_s: float, 
     return REL_TOUCH_TOL * scale
 
 
-@_jit
+@twin_jit
 def trajectory_kernel(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
                       prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
                       svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
@@ -453,7 +453,7 @@ SCALAR = 2
 SCALAR_T = -3.0
 
 
-@_jit
+@twin_jit
 def distance_rows(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
                   prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
                   svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
@@ -522,7 +522,7 @@ def distance_rows(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount:
             out[i, 1 + k] = o[k]
 
 
-@_jit
+@twin_jit
 def toi_rows(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
              prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
              svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],

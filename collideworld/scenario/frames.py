@@ -75,7 +75,7 @@ from .schema import (
 from .source import END, TRUNCATED_TAIL, LineSource, ReaderLimits, check_path
 
 if TYPE_CHECKING:
-    from .arrow import ArrowSource
+    from .arrow_source import ArrowSource
 
 __all__ = ["Frame", "Scenario", "FrameIterator", "read_scenario", "iter_frames"]
 
@@ -155,7 +155,7 @@ class _FrameReader:
         self._done = False
         self._source: LineSource | ArrowSource
         if path.endswith((".arrows", ".parquet")):
-            from .arrow import ArrowSource  # the Arrow form: the same frames, checked the same way
+            from .arrow_source import ArrowSource  # the Arrow form: the same frames, checked the same way
 
             self._source = ArrowSource(path, limits, ignore_truncated_tail)
         else:

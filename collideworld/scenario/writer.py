@@ -56,7 +56,7 @@ from .reader import (
     Frame,
 )
 from .schema import SHAPE_TYPES_V3
-from .source import check_path
+from .source import check_path, dump_line
 
 __all__ = ["MoveBatch", "ScenarioWriter", "body_to_dict", "move_to_dict", "set_to_dict", "shape_dict"]
 
@@ -709,14 +709,6 @@ def _key_fast(key: str, value: Any) -> list[bytes]:
     return _key(key, value)
 
 
-def dump_line(obj: Any) -> str:
-    """Compact JSON text of ``obj``; NaN or an infinity is an :class:`InvalidArgumentError`."""
-    try:
-        return json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    except ValueError as exc:  # NaN or infinity somewhere
-        raise InvalidArgumentError(f"cannot write {obj!r}: {exc}") from None
-
-
 class ScenarioWriter:
     """Write a scenario file: the header at once, then one line per frame.
 
@@ -859,7 +851,8 @@ class ScenarioWriter:
         """Make the header say version ``to`` (2 or 3; the file so far is valid in it as it is)."""
         if self._version_fixed and to == 3:
             raise InvalidArgumentError(
-                f"this frame uses a format version 3 shape (triangle_mesh, heightfield, chain, or a rounded box, polygon or convex_hull), "
+                f"this frame uses a format version 3 shape (triangle_mesh, heightfield, chain, or a rounded box, "
+                f"polygon or convex_hull), "
                 f"but the writer was made with version={self.version}")
         if self._version_fixed:
             raise InvalidArgumentError(

@@ -18,7 +18,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numpy.typing import NDArray
 
-from .grid import Floats32
+from .arrays import Floats32
 
 __all__ = ["build_buckets", "changed_rows", "patch_buckets", "query_boxes", "query_segments"]
 
@@ -932,7 +932,7 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
     >>> g = GridIndex(c - 1, c + 1, np.array([0]), backend="compiled")
     >>> bodies = (np.array([1]), c, np.eye(2)[None], np.zeros((1, 2)), np.array([1.0]), np.array([0]))
     >>> j, t, n, _, _ = first_hits(g.arrays(), bodies, np.array([True]), np.zeros((1, 2)), np.array([[1.0, 0.0]]),
-    ...                            np.inf, g.stamp, g._tags(1))
+    ...                            np.inf, g.stamp, g.take_tags(1))
     >>> j.tolist(), t.tolist(), n.tolist()
     ([0], [4.0], [[-1.0, 0.0]])
     """
