@@ -340,9 +340,10 @@ class Polygon:
         return f"Polygon(vertices={self.vertices!r}{rounded})"
 
     def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Polygon) or self.radius != other.radius:
+            return self is other
         # -0.0 == 0.0, as the tuples of floats compared; ``other._array``: the same class's cached array
-        return self is other or (isinstance(other, Polygon) and self.radius == other.radius
-                                 and np.array_equal(self._array(), other._array()))
+        return self is other or np.array_equal(self._array(), other._array())
 
     def __hash__(self) -> int:
         # + 0.0 turns -0.0 into 0.0: equal polygons hash equal
