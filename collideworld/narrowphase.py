@@ -37,8 +37,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from .background import compiled_ready
 from .backend import resolve_backend
+from .background import compiled_ready
 from .bodies import BodyStore, Kind
 from .geometry.contact_ball_ball import contact_ball_ball
 from .geometry.contact_ball_box import contact_ball_box
@@ -54,8 +54,13 @@ from .geometry.contact_halfspace_box import contact_halfspace_box
 from .geometry.contact_halfspace_capsule import contact_halfspace_capsule
 from .geometry.contact_halfspace_halfspace import contact_halfspace_halfspace
 from .geometry.contact_halfspace_polygon import contact_halfspace_points
-from .geometry.contact_hull import (contact_ball_hull, contact_box_hull, contact_capsule_hull, contact_hull_hull,
-                                    set_compile_gate)
+from .geometry.contact_hull import (
+    contact_ball_hull,
+    contact_box_hull,
+    contact_capsule_hull,
+    contact_hull_hull,
+    set_compile_gate,
+)
 from .geometry.contact_polygon_capsule import contact_polygon_capsule
 from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
 from .geometry.kernel_support import box_vertices_2d
