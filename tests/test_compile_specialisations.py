@@ -56,3 +56,14 @@ def test_contact_range_compiled_without_literals() -> None:
     sigs = _cached_signatures(contact_slots._contact_range)
     assert sigs, "no cached specialisation of _contact_range: the check would pass vacuously"
     assert all(_no_literals(s) for s in sigs), sigs
+
+
+def test_queries_3d_box_rows_compiled_without_literals() -> None:
+    from collideworld.geometry.compiled import contact_box_box_3d
+
+    w = World(3, backend="compiled")
+    w.add_many([Box((0.4, 0.3, 0.2))] * 6, np.arange(18, dtype=np.float64).reshape(6, 3) * 0.1)
+    w.query_aabb((0.0, 0.0, 0.0), (0.5, 0.5, 0.5))  # one probe (_probe_test)
+    w.query_shapes(Box((0.2, 0.2, 0.2)), np.arange(30, dtype=np.float64).reshape(10, 3) * 0.1)  # a batch
+    sigs = _cached_signatures(contact_box_box_3d.row)
+    assert sigs and all(_no_literals(s) for s in sigs), sigs

@@ -1184,7 +1184,7 @@ def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Fl
             if dim == 2:
                 _box_box_2d(ppos, prot, phalf, r, position, q.rotation, q.half, s, rule, row0, hit, nrm, dep)
             else:
-                _box_box_3d(ppos, prot, phalf, r, position, q.rotation, q.half, s, rule, 0, m3, t3, tb3, hit, nrm,
+                _box_box_3d(ppos, prot, phalf, r, position, q.rotation, q.half, s, rule, row0, m3, t3, tb3, hit, nrm,
                             dep)
         else:
             _box_polygon(ppos, prot, phalf, r, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, row0, hit, nrm,
