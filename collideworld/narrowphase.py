@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .backend import resolve_backend
+from .background import compiled_ready
 from .bodies import BodyStore, Kind
 from .geometry import gjk
 from .geometry.contact_ball_ball import contact_ball_ball
@@ -54,7 +55,13 @@ from .geometry.contact_halfspace_box import contact_halfspace_box
 from .geometry.contact_halfspace_capsule import contact_halfspace_capsule
 from .geometry.contact_halfspace_halfspace import contact_halfspace_halfspace
 from .geometry.contact_halfspace_polygon import contact_halfspace_points
-from .geometry.contact_hull import contact_ball_hull, contact_box_hull, contact_capsule_hull, contact_hull_hull
+from .geometry.contact_hull import (
+    contact_ball_hull,
+    contact_box_hull,
+    contact_capsule_hull,
+    contact_hull_hull,
+    set_compile_gate,
+)
 from .geometry.contact_polygon_capsule import contact_polygon_capsule
 from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
 from .geometry.contact_triangle import contact_halfspace_triangle, contact_polytope_triangle, contact_triangle_triangle
@@ -156,6 +163,10 @@ KERNEL_TWINS: dict[str, str] = {
 }
 
 _compiled_kernels: Kernels | None = None
+
+# The numpy hull kernels' GJK driver compiles (~5 s of CPU on an empty cache) only once the compiled
+# kernels may run, so that a backend="auto" step waits for no compiler while a builder runs
+set_compile_gate(compiled_ready)
 
 
 def kernels_for(backend: str) -> Kernels:

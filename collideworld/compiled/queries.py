@@ -619,7 +619,7 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                         if dim == 2:
                             _box_box_2d(ppos, prot, phalf, r, position, rotation, half, s, rule, row0, hit, nrm, dep)
                         else:
-                            _box_box_3d(ppos, prot, phalf, r, position, rotation, half, s, rule, 0, m3, t3, tb3,
+                            _box_box_3d(ppos, prot, phalf, r, position, rotation, half, s, rule, row0, m3, t3, tb3,
                                         hit, nrm, dep)
                     else:
                         _box_polygon(ppos, prot, phalf, r, world_x, world_y, s, simple_n[poly[s]], rule, row0, hit, nrm,
@@ -711,10 +711,12 @@ def _overlap_boxes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Inde
         pbound[r] = np.sqrt(b2)
     no = np.empty((0, m))
     pk = BALL if ball else BOX
+    # pn as np.int64, not a literal 0: with a literal, numba compiles _overlap (and the polygon row
+    # routines it calls with pn) a second time, ~5 s of CPU for the same machine code
     return _overlap(lo, hi, cell, gmask, starts, entries, elo, ehi,
                     big, n_gridded, handles, max_cells, stamp, base, planes,
                     kind, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
-                    world_x, world_y, poly, simple_n, category, bits, serial, pk, 0, center, prot,
+                    world_x, world_y, poly, simple_n, category, bits, serial, pk, np.int64(0), center, prot,
                     prad, hw, pbound, no, no, qlo, qhi, cat, msk, rule)
 
 
@@ -1184,7 +1186,7 @@ def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Fl
             if dim == 2:
                 _box_box_2d(ppos, prot, phalf, r, position, q.rotation, q.half, s, rule, row0, hit, nrm, dep)
             else:
-                _box_box_3d(ppos, prot, phalf, r, position, q.rotation, q.half, s, rule, 0, m3, t3, tb3, hit, nrm,
+                _box_box_3d(ppos, prot, phalf, r, position, q.rotation, q.half, s, rule, row0, m3, t3, tb3, hit, nrm,
                             dep)
         else:
             _box_polygon(ppos, prot, phalf, r, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, row0, hit, nrm,

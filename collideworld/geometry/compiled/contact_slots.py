@@ -173,7 +173,8 @@ def contact_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.
                   hit: NDArray[np.bool_], normal: NDArray[np.float64],
                   depth: NDArray[np.float64], other: NDArray[np.bool_]) -> None:
     """The whole loop on one thread (for compiled callers; :func:`contact_slots` calls the range directly)."""
-    _contact_range(0, ia.shape[0], ia, ib, kind, simple, position, rotation, radius, half, plane_normal,
+    # np.int64: a literal 0 would compile the whole range loop a second time (Literal[int](0))
+    _contact_range(np.int64(0), ia.shape[0], ia, ib, kind, simple, position, rotation, radius, half, plane_normal,
                    plane_offset, bound_radius, world_x, world_y, poly, simple_n, reject, rule, hit, normal, depth,
                    other)
 
