@@ -48,6 +48,7 @@ from .shapes import (
     Segment,
     Shape,
     Sphere,
+    Triangle,
     TriangleMesh,
 )
 
@@ -203,6 +204,9 @@ def _pieces(shape: Shape) -> tuple[list[NDArray[np.float64]], list[float], int, 
         return [ends], [shape.radius], 0, shape.bounding_radius
     if isinstance(shape, ConvexHull):
         return [np.array(shape.vertices)], [shape.radius], 0, shape.bounding_radius
+    if isinstance(shape, Triangle):
+        # a mesh's triangle in its part slot (posed at the triangle's centroid): one flat piece
+        return [np.array(shape.points)], [0.0], 0, shape.bounding_radius
     if isinstance(shape, (TriangleMesh, HeightField)):
         # one flat piece per triangle (GJK needs no volume)
         return list(shape.vertices[shape.triangles]), [0.0] * len(shape.triangles), 0, shape.bounding_radius
