@@ -40,7 +40,6 @@ from numpy.typing import NDArray
 from .backend import resolve_backend
 from .background import compiled_ready
 from .bodies import BodyStore, Kind
-from .geometry import gjk
 from .geometry.contact_ball_ball import contact_ball_ball
 from .geometry.contact_ball_box import contact_ball_box
 from .geometry.contact_ball_capsule import contact_ball_capsule
@@ -713,6 +712,8 @@ def rounded_contacts(store: BodyStore, ia: Slots, ib: Slots, res: ContactArrays)
         va, na, ra = store.core_points(a[k])
         vb, nb, rb = store.core_points(b[k])
         out = np.zeros((len(k), 9))
+        from .geometry import gjk  # imports numba: not at `import collideworld` (test_import_does_not_import_numba)
+
         gap = gjk.closest_rows(va, na, vb, nb, out) - ra - rb
         rr = grow[apart[k]]
         touch = gap <= rr
@@ -1023,6 +1024,8 @@ def ray_rounded(store: BodyStore, slots: Slots, origin: NDArray[np.float64], dir
             break
         point = (o3[live] + t[live, None] * d3[live])[:, None, :]
         out = np.zeros((len(live), 9))
+        from .geometry import gjk  # imports numba: not at `import collideworld`
+
         gap = gjk.closest_rows(core[live], count[live], point, np.ones(len(live), dtype=np.int64), out) - grow[live]
         entered = gap <= tol
         done = live[entered]
@@ -1397,6 +1400,53 @@ def _m_hull_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: ND
     verts_a, normals_a = s.hull_arrays(a)[:2]
     verts_b, normals_b = s.hull_arrays(b)[:2]
     return m.manifold_hull_hull(verts_a, normals_a, verts_b, normals_b, n, d)
+
+
+# A triangle of a mesh or heightfield is a flat hull to the hull manifold kernels: its three
+# vertices and its two faces (normals +n and -n), each holding all three vertices. The kernels take
+# the contact normal as given, so a no-snag contact (the face normal) clips along the face normal.
+def _triangle_hulls(s: BodyStore, slots: Slots) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    verts = s.triangle_rows(slots)
+    n = np.cross(verts[:, 1] - verts[:, 0], verts[:, 2] - verts[:, 0])
+    n /= np.linalg.norm(n, axis=1)[:, None]
+    return verts, np.ascontiguousarray(np.stack([n, -n], axis=1))
+
+
+@_register_manifold((3,), Kind.HALFSPACE, Kind.TRIANGLE)
+def _m_halfspace_triangle(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                          m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_halfspace_hull(*s.plane_rows(a), *_triangle_hulls(s, b), n, d)
+
+
+@_register_manifold((3,), Kind.BALL, Kind.TRIANGLE)
+def _m_ball_triangle(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                     m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_ball_hull(*s.ball_rows(a), *_triangle_hulls(s, b), n, d)
+
+
+@_register_manifold((3,), Kind.BOX, Kind.TRIANGLE)
+def _m_box_triangle(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                    m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_box_hull(*s.box_rows(a), *_triangle_hulls(s, b), n, d)
+
+
+@_register_manifold((3,), Kind.CAPSULE, Kind.TRIANGLE)
+def _m_capsule_triangle(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                        m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_capsule_hull(*s.capsule_rows(a), *_triangle_hulls(s, b), n, d)
+
+
+@_register_manifold((3,), Kind.HULL, Kind.TRIANGLE)
+def _m_hull_triangle(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                     m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    verts_a, normals_a = s.hull_arrays(a)[:2]
+    return m.manifold_hull_hull(verts_a, normals_a, *_triangle_hulls(s, b), n, d)
+
+
+@_register_manifold((3,), Kind.TRIANGLE, Kind.TRIANGLE)
+def _m_triangle_triangle(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                         m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_hull_hull(*_triangle_hulls(s, a), *_triangle_hulls(s, b), n, d)
 
 
 def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.float64], depth: NDArray[np.float64],

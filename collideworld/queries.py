@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,16 +40,24 @@ from numpy.typing import NDArray
 from .backend import register_warm_up
 from .bodies import SIMPLE_POLYGON_VERTICES, BodyStore, Kind, kind_of
 from .fat_boxes import query_bounds, set_fat_bounds, tight_bounds
-from .geometry import time_of_impact as toi
 from .geometry.raycast import PARALLEL_RATE
 from .geometry.tolerance import touch_tolerance
 from .narrowphase import contact_pairs, ray_rounded, raycast_slots
 from .poses import check_quaternions
-from .proximity import PieceTable, distance, impact_at, pose_row, time_of_impact
 from .shapes import Compound, Shape
 from .spatial import GridIndex
 from .spatial.grid import MIN_GRIDDED
 from .threads import batch_threads, run_split
+
+if TYPE_CHECKING:
+    from .proximity import PieceTable
+
+
+def _prox() -> Any:
+    """:mod:`.proximity`, imported on first use: it imports numba (GJK), which ``import collideworld`` must not."""
+    from . import proximity
+
+    return proximity
 
 __all__ = ["RayHit", "RayHitArrays", "NearHit", "CastHit", "QueryIndex", "overlapping", "ray_hits", "ray_hits_many",
            "ids_in_order", "nearest", "within", "cast_hits", "one_call_shape", "point_ids", "box_hits", "shape_hits",
@@ -254,7 +262,7 @@ class QueryIndex:
         self._packed: Floats = np.zeros((0, 0))
         self.packed_views: tuple[Any, ...] = ()
         #: compiled backend: every slot's shape packed for the batched proximity kernels (see pieces)
-        self._piece_table = PieceTable()
+        self._piece_table: PieceTable | None = None  # made on first use (see _prox)
         self._piece_seen: list[Shape | None] = []
         self._piece_ids: list[int] = []
         self._piece_version = -1
@@ -305,6 +313,8 @@ class QueryIndex:
         live ones.
         """
         st = self.store
+        if self._piece_table is None:
+            self._piece_table = _prox().PieceTable()
         if st.version == self._piece_version:
             return self._piece_table, self._piece_of
         self._piece_version = st.version
@@ -315,7 +325,7 @@ class QueryIndex:
             table = self._piece_table
             live = {id(sh) for sh in st.shapes if sh is not None}
             if len(table) > 2 * len(live) + 64:
-                table = self._piece_table = PieceTable()
+                table = self._piece_table = _prox().PieceTable()
             self._piece_of = np.array([-1 if sh is None else table.index_of(sh) for sh in st.shapes],
                                       dtype=np.int64)
             self._piece_seen = list(st.shapes)
@@ -1656,7 +1666,7 @@ def _distances(store: BodyStore, cand: Slots, shape: Shape, pose: Any, limit: fl
     for s in cand.tolist():
         body = store.shapes[s]
         assert body is not None
-        r = distance(body, _body_pose(store, s), shape, pose, max_distance=limit + pad if math.isfinite(limit)
+        r = _prox().distance(body, _body_pose(store, s), shape, pose, max_distance=limit + pad if math.isfinite(limit)
                      else math.inf)
         if r is not None and r.distance + pad <= limit:
             out.append((r.distance + pad, s, r.point_a, r.point_b))
@@ -1690,6 +1700,8 @@ def _measured(store: BodyStore, index: QueryIndex, cand: Slots, shape: Shape, po
     (touching or overlapping: their depth is collide()'s) go to
     ``proximity.distance``, one by one.
     """
+    from .geometry import time_of_impact as toi  # imports numba: not at `import collideworld`
+
     dim = store.dim
     md = limit + pad if math.isfinite(limit) else math.inf
     table, piece_of = index.pieces()
@@ -1697,8 +1709,8 @@ def _measured(store: BodyStore, index: QueryIndex, cand: Slots, shape: Shape, po
     status = np.zeros(len(cand), dtype=np.int64)
     out = np.zeros((len(cand), 10))
     if len(cand):
-        toi.distance_rows(*packed, piece_of[cand], _body_rows(store, cand), q, pose_row(shape, pose, "b"), dim, md,
-                          status, out)
+        toi.distance_rows(*packed, piece_of[cand], _body_rows(store, cand), q, _prox().pose_row(shape, pose, "b"),
+                          dim, md, status, out)
     keep = status == toi.MEASURED
     d = out[keep, 0] + pad
     slots = cand[keep]
@@ -1840,7 +1852,7 @@ def cast_hits(store: BodyStore, index: QueryIndex, shape: Shape, start: Any, end
         body = store.shapes[s]
         assert body is not None
         bp = _body_pose(store, s)
-        r = time_of_impact(shape, start, end, body, bp, bp)
+        r = _prox().time_of_impact(shape, start, end, body, bp, bp)
         if r is not None:
             rows.append((r.t, int(store.serial[s]), s, r))
     rows.sort(key=lambda x: (x[0], x[1]))
@@ -1855,8 +1867,10 @@ def _cast_compiled(store: BodyStore, index: QueryIndex, shape: Shape, start: Any
     advancement on each (the same tolerance, the same bits); the hits' normals
     and points then come from ``proximity.impact_at``, as there.
     """
+    from .geometry import time_of_impact as toi  # imports numba: not at `import collideworld`
+
     cand = np.unique(cand)
-    a0, a1 = pose_row(shape, start, "a (start)"), pose_row(shape, end, "a (end)")
+    a0, a1 = _prox().pose_row(shape, start, "a (start)"), _prox().pose_row(shape, end, "a (end)")
     table, piece_of = index.pieces()
     packed, q = table.with_query(shape)
     rows = _body_rows(store, cand)
@@ -1868,7 +1882,7 @@ def _cast_compiled(store: BodyStore, index: QueryIndex, shape: Shape, start: Any
         body = store.shapes[s]
         assert body is not None
         bp = _body_pose(store, s)
-        r = time_of_impact(shape, start, end, body, bp, bp)  # (raises UndecidedError, as the numpy path does)
+        r = _prox().time_of_impact(shape, start, end, body, bp, bp)  # (raises UndecidedError, as the numpy path does)
         t[j] = -1.0 if r is None else r.t
     hit = np.flatnonzero(t >= 0.0)
     t = np.minimum(t, 1.0)  # (as time_of_impact reports it)
@@ -1878,7 +1892,7 @@ def _cast_compiled(store: BodyStore, index: QueryIndex, shape: Shape, start: Any
         s = int(cand[j])
         body = store.shapes[s]
         assert body is not None
-        r = impact_at(shape, a0, a1, body, rows[j], rows[j], float(t[j]))
+        r = _prox().impact_at(shape, a0, a1, body, rows[j], rows[j], float(t[j]))
         out.append(CastHit(store.ids[s], r.t, r.normal, r.point))
     return out
 

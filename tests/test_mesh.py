@@ -592,3 +592,66 @@ def test_a_static_surface_moved_in_small_steps_under_a_ball(backend):
         got = sorted(c.part_a for c in w.step())
         gaps = [np.linalg.norm(centre - closest_on_triangle(centre, *(t + shift))) - r for t in tris]
         assert got == [t for t, g in enumerate(gaps) if g <= 0], k
+
+
+# -- contact points (World(manifolds=True)) of triangle contacts --------------------------------------------
+
+
+@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+def test_a_box_resting_on_a_flat_quad_gets_the_corners_of_its_face_over_each_triangle(backend):
+    """Hand calculation with shapely: the box's bottom face cut by each triangle, halfway down its depth."""
+    import shapely
+
+    quad = TriangleMesh([(-2, -2, 0), (2, -2, 0), (2, 2, 0), (-2, 2, 0)], [(0, 1, 2), (0, 2, 3)])
+    w = World(dim=3, manifolds=True, backend=backend)
+    w.add(quad, (0.0, 0.0, 0.0), static=True, id="m")
+    w.add(Box((0.5, 0.5, 0.5)), (0.3, 0.2, 0.49), id="b")
+    contacts = list(w.step())
+    assert sorted(c.part_a for c in contacts) == [0, 1]
+    bottom = shapely.box(-0.2, -0.3, 0.8, 0.7)
+    for c in contacts:
+        tri = quad.vertices[quad.triangles[c.part_a]][:, :2]
+        corners = np.array(bottom.intersection(shapely.Polygon(tri)).exterior.coords)[:-1]
+        assert c.depth == pytest.approx(0.01, abs=1e-15)
+        assert len(c.points) == min(4, len(corners))
+        for p, sep in zip(c.points, c.separations, strict=True):
+            assert np.min(np.linalg.norm(corners - p[:2], axis=1)) < 1e-12  # a corner of the cut
+            assert p[2] == pytest.approx(-0.005, abs=1e-12)  # halfway between the face (-0.01) and the triangle (0)
+            assert sep == pytest.approx(-0.01, abs=1e-12)
+
+
+def _gap_to(shape, position, quaternion, p: np.ndarray) -> float:
+    """Distance of point p from a sphere, box or capsule (0 inside), by closed forms."""
+    rot = rotation_matrix_3d(np.array([quaternion], dtype=np.float64))[0]
+    q = rot.T @ (p - np.asarray(position))
+    if isinstance(shape, Sphere):
+        return max(0.0, float(np.linalg.norm(q)) - shape.radius)
+    if isinstance(shape, Box):
+        h = np.asarray(shape.half_extents)
+        return float(np.linalg.norm(q - np.clip(q, -h, h)))
+    a, b = np.asarray(shape.p0), np.asarray(shape.p1)
+    t = np.clip((q - a) @ (b - a) / ((b - a) @ (b - a)), 0.0, 1.0)
+    return max(0.0, float(np.linalg.norm(q - (a + t * (b - a)))) - shape.radius)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+def test_contact_points_lie_within_half_their_separation_of_both_shapes(backend):
+    rng = np.random.default_rng(29)
+    checked = 0
+    for _ in range(150):
+        mesh = random_soup(rng)
+        other = random_other(rng)
+        pos, q = tuple(rng.uniform(-0.6, 0.6, size=3)), tuple(random_quaternion(rng))
+        w = World(dim=3, manifolds=True, backend=backend)
+        w.add(mesh, (0.0, 0.0, 0.0), static=True, id="m")
+        w.add(other, pos, quaternion=q, id="o")
+        for c in w.step():
+            tri = mesh.vertices[mesh.triangles[c.part_a]]
+            assert len(c.points) >= 1, "a touching triangle pair has at least one contact point"
+            assert np.min(c.separations) >= -c.depth - 1e-9
+            for p, sep in zip(c.points, c.separations, strict=True):
+                slack = abs(sep) / 2 + 1e-9
+                assert np.linalg.norm(p - closest_on_triangle(p, *tri)) <= slack
+                assert _gap_to(other, pos, q, p) <= slack
+                checked += 1
+    assert checked > 200

@@ -164,7 +164,7 @@ class ArrowSource:
     ...     w.write_frame(expect=[])
     >>> source = ArrowSource(path, ReaderLimits(), ignore_truncated_tail=False)
     >>> source.next_value(), source.next_value(), source.next_value() is END
-    (({'collideworld_scenario': 2, 'dim': 3}, True), ({'expect': []}, True), True)
+    (({'collideworld_scenario': 3, 'dim': 3}, True), ({'expect': []}, True), True)
     >>> print(source.error("move: unknown id 'b4'"))    # doctest: +ELLIPSIS
     /...empty.arrows: batch 1, frame 1: move: unknown id 'b4'
     >>> source.close()
@@ -421,10 +421,30 @@ def _recode_moves(move: Any, encode: bool) -> Any:
 
 
 def encode_moves(move: Any) -> Any:
-    """A batch's ``move`` column with its poses encoded as layout 2 stores them (differences, byte planes)."""
+    """A batch's ``move`` column with its poses encoded as layout 2 stores them (differences, byte planes).
+
+    Examples
+    --------
+    >>> pa = pyarrow_module()
+    >>> move_type = arrow_schema(2).field("move").type
+    >>> move = pa.array([[{"id": {"int": 1, "str": None}, "position": [1.5, -0.0], "angle": 0.25}]] * 2,
+    ...                 type=move_type)
+    >>> decode_moves(encode_moves(move)).equals(move)
+    True
+    """
     return _recode_moves(move, encode=True)
 
 
 def decode_moves(move: Any) -> Any:
-    """The plain ``move`` column of a layout 2 batch's encoded one: every float bit for bit."""
+    """The plain ``move`` column of a layout 2 batch's encoded one: every float bit for bit.
+
+    Examples
+    --------
+    >>> pa = pyarrow_module()
+    >>> move_type = arrow_schema(2).field("move").type
+    >>> move = pa.array([[{"id": {"int": 1, "str": None}, "position": [1.5, -0.0], "angle": 0.25}]] * 2,
+    ...                 type=move_type)
+    >>> decode_moves(encode_moves(move)).equals(move)
+    True
+    """
     return _recode_moves(move, encode=False)
