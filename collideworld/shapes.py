@@ -785,6 +785,9 @@ class Compound:
             if isinstance(shape, (HalfPlane, Plane)):
                 raise InvalidShapeError(f"{what}: a {shape.kind} is infinite and cannot be part of a compound, "
                                         f"got {shape!r}")
+            if isinstance(shape, (TriangleMesh, HeightField)):
+                raise InvalidShapeError(f"{what}: a {shape.kind} is a surface of many triangles and cannot be part of "
+                                        f"a compound (add it as a body of its own), got {shape!r}")
             if not isinstance(shape, _PART_TYPES):
                 raise InvalidShapeError(f"{what} shape must be a collideworld shape (Circle, Box, ...), got {shape!r}")
             if dim is None:
