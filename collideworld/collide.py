@@ -40,12 +40,14 @@ from .poses import (
 from .shapes import (
     SHAPE_TYPES,
     Box,
+    Capsule,
     Circle,
     Compound,
     HalfPlane,
     HeightField,
     Plane,
     Polygon,
+    Segment,
     Shape,
     Sphere,
     TriangleMesh,
@@ -142,11 +144,15 @@ _NO_VERTS = np.zeros(8)
 
 
 def _one_call_shape(shape: Shape) -> tuple[Any, ...] | None:
-    """``(shape, kind, vertex count, params (9,), lx (8,), ly (8,))``, or None for a kind the one call does not take."""
+    """``(shape, kind, vertex count, params (9,), lx (8,), ly (8,))``, or None for a kind the one call does not take.
+
+    Kinds as :func:`~collideworld.geometry.compiled.contact_pair.contact_pair` takes them: 0 half-space, 1 ball,
+    2 box, 3 simple convex polygon, 4 capsule or segment (its local ends in ``lx`` and ``ly``).
+    """
     entry = _ONE_CALL.get(id(shape))
     if entry is not None and entry[0] is shape:
         return entry
-    if getattr(shape, "radius", 0.0) and not isinstance(shape, (Circle, Sphere)):
+    if getattr(shape, "radius", 0.0) and not isinstance(shape, (Circle, Sphere, Capsule)):
         return None  # a rounded box or polygon: the store path, which grows the core's contact by the radius
     params = np.zeros(9)
     lx = ly = _NO_VERTS
@@ -157,6 +163,14 @@ def _one_call_shape(shape: Shape) -> tuple[Any, ...] | None:
     elif isinstance(shape, Box):
         kind = 2
         params[1:1 + shape.dim] = shape.half_extents
+        params[8] = shape.bounding_radius
+    elif isinstance(shape, (Capsule, Segment)):
+        kind = 4
+        # its local end points in the vertex rows (contact_pair reads them so for kind 4)
+        lx, ly = np.zeros(8), np.zeros(8)
+        lx[:shape.dim] = shape.p0
+        ly[:shape.dim] = shape.p1
+        params[0] = shape.radius
         params[8] = shape.bounding_radius
     elif isinstance(shape, (HalfPlane, Plane)):
         kind = 0
@@ -483,7 +497,7 @@ def _collide_many_arrays(shapes_a: Any, poses_a: Any, shapes_b: Any, poses_b: An
     n_verts = np.zeros(total, dtype=np.int64)
     params = np.zeros((total, 9))
     # a polygon's vertices are read only for rows with vertices: one row serves when there are none
-    lx = np.zeros((total if any(isinstance(x, Polygon) for x in sides) else 1, 8))
+    lx = np.zeros((total if any(isinstance(x, (Polygon, Capsule, Segment)) for x in sides) else 1, 8))
     ly = lx.copy()
     whiches = []
     offset = 0

@@ -80,3 +80,8 @@ def contact_ball_capsule(center: NDArray[np.float64], radius_a: NDArray[np.float
     out = contact_outputs(c.shape[0], c.shape[1])
     _rows(c, as_rows(radius_a), as_rows(p0), as_rows(p1), as_rows(radius_b), touch_rule(), *out)
     return out
+
+
+#: The row loop itself, for compiled callers that build their rows in place (the one-call path of
+#: ``contact_pair``); the same routine the batched call above runs.
+rows = _rows

@@ -182,3 +182,8 @@ def contact_box_capsule_3d(center: NDArray[np.float64], rotation: NDArray[np.flo
     out = contact_outputs(cs.shape[0], 3)
     _rows(cs, as_rows(rotation), as_rows(half), as_rows(p0), as_rows(p1), as_rows(radius), touch_rule(), *out)
     return out
+
+
+#: The row loop itself, for compiled callers that build their rows in place (the one-call path of
+#: ``contact_pair``); the same routine the batched call above runs.
+rows = _rows

@@ -206,3 +206,8 @@ def contact_capsule_capsule(a0: NDArray[np.float64], a1: NDArray[np.float64], ra
     out = contact_outputs(a.shape[0], a.shape[1])
     _rows(a, as_rows(a1), as_rows(radius_a), as_rows(b0), as_rows(b1), as_rows(radius_b), touch_rule(), *out)
     return out
+
+
+#: The row loop itself, for compiled callers that build their rows in place (the one-call path of
+#: ``contact_pair``); the same routine the batched call above runs.
+rows = _rows

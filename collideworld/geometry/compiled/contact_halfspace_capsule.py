@@ -61,3 +61,8 @@ def contact_halfspace_capsule(normal: NDArray[np.float64], offset: NDArray[np.fl
     out = contact_outputs(n.shape[0], n.shape[1])
     _rows(n, as_rows(offset), as_rows(p0), as_rows(p1), as_rows(radius), touch_rule(), *out)
     return out
+
+
+#: The row loop itself, for compiled callers that build their rows in place (the one-call path of
+#: ``contact_pair``); the same routine the batched call above runs.
+rows = _rows

@@ -11,8 +11,13 @@ Per shape, ``params`` holds ``[radius, hx, hy, hz, nx, ny, nz, offset,
 bounding radius]`` and a simple polygon's local vertices (padded by the last
 one to 8); per pose, ``[x, y, z, cos, sin]`` in 2D (cosine and sine as numpy
 rounds them) or ``[x, y, z, w, qx, qy, qz]`` in 3D (a unit quaternion).
-Kinds this loop does not take (capsules, hulls, non-simple polygons) stay
-with the store path.
+A capsule (or segment, a capsule of radius 0) is kind 4: its local end
+points are its ``lx`` (``p0``) and ``ly`` (``p1``) rows, its radius
+``params[0]``; its pairs, which the loop of :mod:`.contact_slots` leaves
+flagged, go to the capsule kernels' row routines (the ones a world's grouped
+path runs) on the same canonical order and world end points. Kinds this
+loop does not take (hulls, non-simple polygons, rounded shapes) stay with the
+store path.
 """
 
 from __future__ import annotations
@@ -23,12 +28,26 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from .contact_slots import contact_rows
+from . import contact_ball_capsule as _bc
+from . import contact_box_capsule_3d as _xc3
+from . import contact_capsule_capsule as _cc
+from . import contact_halfspace_capsule as _hc
+from . import contact_polygon_capsule as _pc
+from .contact_slots import BALL, BOX, HALFSPACE, POLYGON, contact_rows
 from .kernel_support import touch_rule
 
 __all__ = ["contact_pair", "contact_many"]
 
 Floats = NDArray[np.float64]
+
+#: Kind code of capsules and segments (collideworld.bodies.Kind.CAPSULE; this package may not import it).
+CAPSULE = 4
+
+_ball_capsule = _bc.rows
+_box_capsule_3d = _xc3.rows
+_capsule_capsule = _cc.rows
+_halfspace_capsule = _hc.rows
+_polygon_capsule = _pc.rows
 
 #: the touching rule, read once at the first call (a Python value handed to the kernel, never a numba global)
 _RULE: tuple[float, float] | None = None
@@ -73,7 +92,7 @@ def _contact_pair(dim: int, ka: int, na: int, params_a: Floats, lx_a: Floats, ly
 def contact_pair(dim: int, ka: int, na: int, params_a: Floats, lx_a: Floats, ly_a: Floats, pose_a: Floats,
                  kb: int, nb: int, params_b: Floats, lx_b: Floats, ly_b: Floats,
                  pose_b: Floats) -> tuple[bool, float, float, float, float]:
-    """Contact of two posed shapes of kinds 0 to 3 (half-space, ball, box, simple polygon).
+    """Contact of two posed shapes of kinds 0 to 4 (half-space, ball, box, simple polygon, capsule).
 
     Parameters
     ----------
@@ -85,7 +104,9 @@ def contact_pair(dim: int, ka: int, na: int, params_a: Floats, lx_a: Floats, ly_
     params_a, params_b : ndarray, shape (9,)
         ``[radius, hx, hy, hz, nx, ny, nz, offset, bounding radius]``.
     lx_a, ly_a, lx_b, ly_b : ndarray, shape (8,)
-        A polygon's local vertices, padded by the last one (any values otherwise).
+        A polygon's local vertices, padded by the last one; a capsule's local
+        end points ``p0`` (in ``lx``) and ``p1`` (in ``ly``), first D entries
+        (any values otherwise).
     pose_a, pose_b : ndarray, shape (7,)
         ``[x, y, z, cos, sin, 0, 0]`` in 2D, ``[x, y, z, w, qx, qy, qz]`` in 3D.
 
@@ -171,6 +192,148 @@ def _contact_many(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], 
     reject: Any = np.bool_(True)
     contact_rows(ia, ib, kinds, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
                   world_x[:, :rows], world_y[:, :rows], poly, simple_n, reject, rule, hit, normal, depth, other)
+    if other.any():
+        _capsule_rows(dim, kinds, position, rotation, radius, half, plane_normal, plane_offset, world_x, world_y,
+                      simple_n, which, lx_t, ly_t, rule, other, hit, normal, depth)
+
+
+@njit(cache=True)
+def _capsule_end(row: int, dim: int, position: Floats, rotation: Floats, local: Floats, j: int, out: Floats) -> None:
+    """``R @ local + t`` of one capsule end, with the bits of BodyStore.capsule_rows's einsum then ``+ t``.
+
+    numpy's einsum sums two products left to right but three as ``(p0 + p2) + p1`` (its paired
+    inner loop; checked on random rows of 1 to 20,000): the order matters to the last bit.
+    """
+    for i in range(dim):
+        if dim == 3:
+            acc = (rotation[row, i, 0] * local[0] + rotation[row, i, 2] * local[2]) + rotation[row, i, 1] * local[1]
+        else:
+            acc = rotation[row, i, 0] * local[0] + rotation[row, i, 1] * local[1]
+        out[j, i] = position[row, i] + acc
+
+
+@njit(cache=True)
+def _capsule_rows(dim: int, kinds: NDArray[np.int8], position: Floats, rotation: Floats, radius: Floats,
+                  half: Floats, plane_normal: Floats, plane_offset: Floats, world_x: Floats, world_y: Floats,
+                  simple_n: NDArray[np.int64], which: NDArray[np.int64], lx_t: Floats, ly_t: Floats,
+                  rule: tuple[float, float], other: NDArray[np.bool_], hit: NDArray[np.bool_], normal: Floats,
+                  depth: Floats) -> None:
+    """The pairs with a capsule that :func:`contact_rows` left flagged: one kernel call per kind pair.
+
+    As the narrowphase's grouped path: the lower kind first (a capsule is the
+    highest kind here, so it is always ``b`` unless both are capsules), the
+    rows built with the store's arithmetic (a 2D box as its four corners,
+    :func:`~collideworld.geometry.kernel_support.box_vertices_2d`; a polygon
+    padded to its bucket of 4 or 8 vertices), then the normal flipped back for
+    swapped pairs. Group 5 is polygons of more than 4 vertices.
+    """
+    n = other.shape[0]
+    group = np.full(n, -1, dtype=np.int64)
+    first = np.empty(n, dtype=np.int64)
+    second = np.empty(n, dtype=np.int64)
+    counts = np.zeros(6, dtype=np.int64)
+    for i in range(n):
+        if not other[i]:
+            continue
+        a, b = i, n + i
+        if kinds[a] > kinds[b]:
+            a, b = b, a
+        if kinds[b] != CAPSULE:
+            continue  # (no such row: every other kind a table holds is one contact_rows takes)
+        g = np.int64(kinds[a])
+        if g == POLYGON and simple_n[a] > 4:
+            g = 5
+        group[i] = g
+        first[i] = a
+        second[i] = b
+        counts[g] += 1
+    for g in range(6):
+        m = counts[g]
+        if m == 0:
+            continue
+        idx = np.empty(m, dtype=np.int64)
+        j = 0
+        for i in range(n):
+            if group[i] == g:
+                idx[j] = i
+                j += 1
+        p0 = np.empty((m, dim))
+        p1 = np.empty((m, dim))
+        rb = np.empty(m)
+        ra = np.empty(m)
+        for j in range(m):
+            b = second[idx[j]]
+            w = which[b]
+            _capsule_end(b, dim, position, rotation, lx_t[w], j, p0)
+            _capsule_end(b, dim, position, rotation, ly_t[w], j, p1)
+            rb[j] = radius[b]
+            ra[j] = radius[first[idx[j]]]
+        h = np.empty(m, dtype=np.bool_)
+        nn = np.empty((m, dim))
+        dd = np.empty(m)
+        if g == CAPSULE:
+            a0 = np.empty((m, dim))
+            a1 = np.empty((m, dim))
+            for j in range(m):
+                a = first[idx[j]]
+                w = which[a]
+                _capsule_end(a, dim, position, rotation, lx_t[w], j, a0)
+                _capsule_end(a, dim, position, rotation, ly_t[w], j, a1)
+            _capsule_capsule(a0, a1, ra, p0, p1, rb, rule, h, nn, dd)
+        elif g == HALFSPACE:
+            nrm = np.empty((m, dim))
+            off = np.empty(m)
+            for j in range(m):
+                a = first[idx[j]]
+                off[j] = plane_offset[a]
+                for k in range(dim):
+                    nrm[j, k] = plane_normal[a, k]
+            _halfspace_capsule(nrm, off, p0, p1, rb, rule, h, nn, dd)
+        elif g == BALL:
+            c = np.empty((m, dim))
+            for j in range(m):
+                a = first[idx[j]]
+                for k in range(dim):
+                    c[j, k] = position[a, k]
+            _ball_capsule(c, ra, p0, p1, rb, rule, h, nn, dd)
+        elif g == BOX and dim == 3:
+            c = np.empty((m, 3))
+            rot = np.empty((m, 3, 3))
+            hh = np.empty((m, 3))
+            for j in range(m):
+                a = first[idx[j]]
+                for k in range(3):
+                    c[j, k] = position[a, k]
+                    hh[j, k] = half[a, k]
+                    for q in range(3):
+                        rot[j, k, q] = rotation[a, k, q]
+            _box_capsule_3d(c, rot, hh, p0, p1, rb, rule, h, nn, dd)
+        else:
+            size = 4 if g != 5 else 8
+            verts = np.empty((m, size, 2))
+            for j in range(m):
+                a = first[idx[j]]
+                if g == BOX:
+                    # box_vertices_2d's corners and arithmetic: (c + r[:, 0] * lx) + r[:, 1] * ly
+                    for v in range(4):
+                        lx = (1.0 if v == 1 or v == 2 else -1.0) * half[a, 0]
+                        ly = (1.0 if v >= 2 else -1.0) * half[a, 1]
+                        verts[j, v, 0] = position[a, 0] + rotation[a, 0, 0] * lx + rotation[a, 0, 1] * ly
+                        verts[j, v, 1] = position[a, 1] + rotation[a, 1, 0] * lx + rotation[a, 1, 1] * ly
+                else:
+                    # the posed vertices (padded by the last one, as the store's buckets are)
+                    for v in range(size):
+                        verts[j, v, 0] = world_x[v, a]
+                        verts[j, v, 1] = world_y[v, a]
+            _polygon_capsule(verts, p0, p1, rb, rule, h, nn, dd)
+        for j in range(m):
+            i = idx[j]
+            hit[i] = h[j]
+            depth[i] = dd[j]
+            sign = -1.0 if first[i] != i else 1.0
+            for k in range(dim):
+                normal[i, k] = nn[j, k] * sign + 0.0
+            other[i] = False
 
 
 def contact_many(dim: int, kinds: NDArray[np.int64], n_verts: NDArray[np.int64], params: Floats, lx: Floats,
@@ -181,7 +344,7 @@ def contact_many(dim: int, kinds: NDArray[np.int64], n_verts: NDArray[np.int64],
     ----------
     dim : {2, 3}
     kinds, n_verts : ndarray of int64, shape (S,)
-        Per distinct shape: kind (0 to 3) and a simple polygon's vertex count.
+        Per distinct shape: kind (0 to 4) and a simple polygon's vertex count.
     params : ndarray, shape (S, 9)
     lx, ly : ndarray, shape (S, 8)
         As in :func:`contact_pair`, one row per distinct shape.

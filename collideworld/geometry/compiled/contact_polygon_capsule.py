@@ -159,3 +159,8 @@ def contact_polygon_capsule(vertices: NDArray[np.float64], p0: NDArray[np.float6
     out = contact_outputs(vs.shape[0], 2)
     _rows(vs, as_rows(p0), as_rows(p1), as_rows(radius), touch_rule(), *out)
     return out
+
+
+#: The row loop itself, for compiled callers that build their rows in place (the one-call path of
+#: ``contact_pair``); the same routine the batched call above runs.
+rows = _rows
