@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .backend import resolve_backend
+from .background import compiled_ready
 from .bodies import SIMPLE_POLYGON_VERTICES, BodyStore
 from .errors import InvalidPoseError, InvalidShapeError, UnsupportedPairError
 from .geometry.result import ContactArrays
@@ -117,12 +118,10 @@ class _LazyContactResult(ContactResult):
 
     def __init__(self, normal: NDArray[np.float64], depth: float, args: tuple[Any, ...],
                  part_a: int = -1, part_b: int = -1) -> None:
-        object.__setattr__(self, "normal", normal)
-        object.__setattr__(self, "depth", depth)
-        # the lazy paths take no compound; a concave polygon's deepest piece is named
-        object.__setattr__(self, "part_a", part_a)
-        object.__setattr__(self, "part_b", part_b)
-        object.__setattr__(self, "_args", args)
+        # one update of the instance dict (a frozen dataclass refuses setattr; five object.__setattr__
+        # calls cost more than the kernel). The lazy paths take no compound; a concave polygon's
+        # deepest piece is named.
+        self.__dict__.update(normal=normal, depth=depth, part_a=part_a, part_b=part_b, _args=args)
 
     def __getattr__(self, name: str) -> Any:
         # called only for attributes not set yet: the three point fields
@@ -144,7 +143,7 @@ _NO_VERTS = np.zeros(8)
 
 
 def _one_call_shape(shape: Shape) -> tuple[Any, ...] | None:
-    """``(shape, kind, vertex count, params (9,), lx (8,), ly (8,))``, or None for a kind the one call does not take.
+    """``(shape, kind, vertex count, params (9,), lx (8,), ly (8,), dim)``, or None for kinds the one call lacks.
 
     Kinds as :func:`~collideworld.geometry.compiled.contact_pair.contact_pair` takes them: 0 half-space, 1 ball,
     2 box, 3 simple convex polygon, 4 capsule or segment (its local ends in ``lx`` and ``ly``).
@@ -188,7 +187,7 @@ def _one_call_shape(shape: Shape) -> tuple[Any, ...] | None:
         return None
     if len(_ONE_CALL) >= 256:
         _ONE_CALL.clear()
-    entry = (shape, kind, n, params, lx, ly)
+    entry = (shape, kind, n, params, lx, ly, shape.dim)
     _ONE_CALL[id(shape)] = entry
     return entry
 
@@ -225,16 +224,35 @@ def _plain_quaternion(value: Any) -> tuple[float, float, float, float] | None:
     return w / norm, x / norm, y / norm, z / norm
 
 
-def _plain_pose(shape: Shape, pose: Any) -> NDArray[np.float64] | None:
+_M = MAX_COORDINATE
+_INF = math.inf
+
+
+def _plain_pose(shape: Shape, pose: Any, d: int = 0, infinite: bool = False) -> NDArray[np.float64] | None:
     """``[x, y, z, cos, sin, 0, 0]`` (2D) or ``[x, y, z, w, qx, qy, qz]`` (3D) of a pose in a common form.
 
     None for anything else, which :func:`_pose` then checks (and raises on).
+    ``d`` and ``infinite``: the shape's dimension and whether it is a
+    half-space, when the caller knows them (0: read them from ``shape``).
     """
-    if shape.is_infinite:
+    if not d:
+        d, infinite = shape.dim, shape.is_infinite
+    if infinite:
         return np.zeros(7) if pose is None else None
-    d = shape.dim
+    if type(pose) is tuple and len(pose) == 2:
+        p, angle = pose
+        if d == 2 and type(p) is tuple and len(p) == 2 and type(angle) is float:
+            # ((x, y), angle) of Python floats, the commonest pose, read with no call: the
+            # range test refuses NaN and inf as plain_position does. math.cos and math.sin
+            # give numpy's bits (both the C library's; test_single_call_fast_path checks it)
+            x, y = p
+            if type(x) is float and type(y) is float and -_M <= x <= _M and -_M <= y <= _M and \
+                    -_INF < angle < _INF:
+                if angle == 0:
+                    return np.array([x, y, 0.0, 1.0, 0.0, 0.0, 0.0])
+                return np.array([x, y, 0.0, math.cos(angle), math.sin(angle), 0.0, 0.0])
     xy = plain_position(pose, d)
-    angle: Any = None
+    angle = None
     if xy is None:
         if type(pose) is not tuple or len(pose) != 2:
             return None
@@ -261,8 +279,8 @@ def _plain_pose(shape: Shape, pose: Any) -> NDArray[np.float64] | None:
             return None
     if angle is None or angle == 0:
         return np.array([xy[0], xy[1], 0.0, 1.0, 0.0, 0.0, 0.0])
-    # cosine and sine as numpy rounds them (rotation_matrix_2d)
-    return np.array([xy[0], xy[1], 0.0, np.cos(angle), np.sin(angle), 0.0, 0.0])
+    # cosine and sine as numpy rounds them (rotation_matrix_2d; see above)
+    return np.array([xy[0], xy[1], 0.0, math.cos(angle), math.sin(angle), 0.0, 0.0])
 
 
 def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, *,
@@ -302,6 +320,17 @@ def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, *,
     >>> collide(Circle(1.0), (0, 0), Circle(1.0), ((1.0, 0), None)).depth   # bare position; no rotation
     1.0
     """
+    # The checked-shape fast path: shapes already in the one-call table (so shapes, validated when
+    # built, of kinds the compiled kernel takes), the compiled kernels loaded, poses in a common
+    # form (checked on Python floats). Anything else, bad input included, takes the path below.
+    if backend == "auto":
+        fa, fb = _ONE_CALL.get(id(shape_a)), _ONE_CALL.get(id(shape_b))
+        if fa is not None and fb is not None and fa[0] is shape_a and fb[0] is shape_b and fa[6] == fb[6] \
+                and compiled_ready():
+            d = fa[6]
+            qa, qb = _plain_pose(shape_a, pose_a, d, fa[1] == 0), _plain_pose(shape_b, pose_b, d, fb[1] == 0)
+            if qa is not None and qb is not None:
+                return _one_call(d, fa, fb, qa, qb, shape_a, pose_a, shape_b, pose_b)
     for name, s in (("shape_a", shape_a), ("shape_b", shape_b)):
         if not isinstance(s, SHAPE_TYPES):
             raise UnsupportedPairError(f"{name} must be a collideworld shape, got {s!r}")
@@ -315,17 +344,23 @@ def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, *,
         if fa is not None and fb is not None:
             qa, qb = _plain_pose(shape_a, pose_a), _plain_pose(shape_b, pose_b)
             if qa is not None and qb is not None:
-                hit, nx, ny, nz, depth = _contact_pair_fn()(shape_a.dim, fa[1], fa[2], fa[3], fa[4], fa[5], qa,
-                                                     fb[1], fb[2], fb[3], fb[4], fb[5], qb)
-                if not hit:
-                    return None
-                normal = np.array([nx, ny]) if shape_a.dim == 2 else np.array([nx, ny, nz])
-                return _LazyContactResult(normal, depth, (shape_a, pose_a, shape_b, pose_b, resolved))
+                return _one_call(shape_a.dim, fa, fb, qa, qb, shape_a, pose_a, shape_b, pose_b)
     if not (isinstance(shape_a, Compound) or isinstance(shape_b, Compound)):
         # normal and depth now, the contact points (the manifold, most of the store path's
         # cost) when first read: distance() and time_of_impact() read only the former
         return _collide_store(shape_a, pose_a, shape_b, pose_b, resolved, points=False)
     return _collide_store(shape_a, pose_a, shape_b, pose_b, resolved)
+
+
+def _one_call(d: int, fa: tuple[Any, ...], fb: tuple[Any, ...], qa: NDArray[np.float64], qb: NDArray[np.float64],
+              shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any) -> ContactResult | None:
+    """The compiled one-pair kernel on two one-call entries and pose rows; the points left to first read."""
+    hit, nx, ny, nz, depth = _contact_pair_fn()(d, fa[1], fa[2], fa[3], fa[4], fa[5], qa,
+                                                fb[1], fb[2], fb[3], fb[4], fb[5], qb)
+    if not hit:
+        return None
+    normal = np.array([nx, ny]) if d == 2 else np.array([nx, ny, nz])
+    return _LazyContactResult(normal, depth, (shape_a, pose_a, shape_b, pose_b, "compiled"))
 
 
 def _collide_store(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, resolved: str,

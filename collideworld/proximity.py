@@ -376,6 +376,15 @@ def _fast_row(shape: Shape, pose: Any) -> NDArray[np.float64] | None:
     if shape.is_infinite:
         return _IDENTITY.copy() if pose is None else None
     d = shape.dim
+    if d == 2 and type(pose) is tuple and len(pose) == 2:
+        p, angle = pose
+        if type(p) is tuple and len(p) == 2 and type(angle) is float:
+            # ((x, y), angle) of Python floats, read with no call: the range tests refuse NaN and
+            # inf as plain_position and the angle check below do
+            x, y = p
+            if type(x) is float and type(y) is float and -_M <= x <= _M and -_M <= y <= _M and \
+                    -_INF < angle < _INF:
+                return np.array([x, y, 0.0, 1.0, 0.0, 0.0, 0.0, angle])
     xy = plain_position(pose, d)
     rot: Any = None
     if xy is None:
@@ -401,6 +410,8 @@ def _fast_row(shape: Shape, pose: Any) -> NDArray[np.float64] | None:
 
 
 _NP_FLOAT64 = np.float64
+_M = MAX_COORDINATE
+_INF = math.inf
 
 
 def _checked_row(shape: Shape, pose: Any, which: str) -> NDArray[np.float64]:
@@ -516,17 +527,32 @@ def _deepest_points(p: _Packed, work: _Work, normal: NDArray[np.float64], depth:
     if p.pplane[p.sfirst[0]] == 1 or p.pplane[p.sfirst[1]] == 1:
         # against a half-space, shape_distance's closed form already gives the deepest vertex and its foot
         return work.out[0:d].copy(), work.out[3:3 + d].copy()
-    n3 = np.zeros(3)
-    n3[:d] = normal
-    world = work.world
+    n = normal.tolist()
+    nx, ny, nz = n[0], n[1], (n[2] if d == 3 else 0.0)
     slack = 1e-9 * max(1.0, scale)
     ia, ib = int(p.sfirst[0]) + pieces[0], int(p.sfirst[1]) + pieces[1]
-    fa = _feature(p, world, ia, n3, slack)[1]
-    fb = _feature(p, world, ib, -n3, slack)[1] + depth * n3
-    _kernel(gjk, "gjk_closest")(np.concatenate([fa, fb]), 0, len(fa), len(fa), len(fb), work.ws, work.tmp)
-    q_a = work.tmp[0:3]
-    q_b = work.tmp[3:6]
-    return q_a[:d].copy(), (q_b - depth * n3)[:d].copy()
+    fa = _feature_points(p, work.world, ia, nx, ny, nz, slack, 0.0)
+    fb = _feature_points(p, work.world, ib, -nx, -ny, -nz, slack, depth)
+    _kernel(gjk, "gjk_closest")(np.array(fa + fb), 0, len(fa), len(fa), len(fb), work.ws, work.tmp)
+    q = work.tmp.tolist()
+    if d == 2:
+        return np.array(q[0:2]), np.array([q[3] - depth * nx, q[4] - depth * ny])
+    return np.array(q[0:3]), np.array([q[3] - depth * nx, q[4] - depth * ny, q[5] - depth * nz])
+
+
+def _feature_points(p: _Packed, world: NDArray[np.float64], piece: int, nx: float, ny: float, nz: float,
+                    slack: float, shift: float) -> list[list[float]]:
+    """The points of a piece's extreme feature (radius included) along ``(nx, ny, nz)``, moved by ``-shift`` times
+    that direction, on Python floats: a box or polygon has at most a few vertices, for which numpy's small-array
+    calls cost several times the arithmetic (the same products and sums, element by element)."""
+    first = int(p.pfirst[piece])
+    verts = world[first:first + int(p.pcount[piece])].tolist()
+    heights = [x * nx + y * ny + z * nz for x, y, z in verts]
+    floor = max(heights) - slack
+    r = float(p.prad[piece])
+    # (v + r * n) - shift * n: b's feature, turned back along the normal of a, moved by the depth
+    return [[(x + r * nx) - shift * nx, (y + r * ny) - shift * ny, (z + r * nz) - shift * nz]
+            for (x, y, z), h in zip(verts, heights, strict=True) if h >= floor]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -553,16 +579,6 @@ def _deepest_pieces(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any) ->
             if c is not None and c.depth > best[0]:
                 best = (c.depth, i, j)
     return best[1], best[2]
-
-
-def _feature(p: _Packed, world: NDArray[np.float64], piece: int, n3: NDArray[np.float64], slack: float
-             ) -> tuple[float, NDArray[np.float64]]:
-    """(height of a piece's extreme point along ``n3``, its extreme feature's points (k, 3)), radius included."""
-    v = world[int(p.pfirst[piece]):int(p.pfirst[piece] + p.pcount[piece])]
-    h = v @ n3
-    top = float(h.max())
-    r = float(p.prad[piece])
-    return top + r, v[h >= top - slack] + r * n3
 
 
 def distance(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
