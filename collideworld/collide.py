@@ -29,6 +29,7 @@ from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
 from .geometry.tolerance import MAX_COORDINATE
 from .narrowphase import contact_pairs, manifold_pairs
 from .poses import (
+    QUATERNION_NORM_TOL,
     check_angles,
     check_position,
     check_positions,
@@ -251,6 +252,20 @@ def _plain_pose(shape: Shape, pose: Any, d: int = 0, infinite: bool = False) -> 
                 if angle == 0:
                     return np.array([x, y, 0.0, 1.0, 0.0, 0.0, 0.0])
                 return np.array([x, y, 0.0, math.cos(angle), math.sin(angle), 0.0, 0.0])
+        elif d == 3 and type(p) is tuple and len(p) == 3 and type(angle) is tuple and len(angle) == 4:
+            # ((x, y, z), (w, qx, qy, qz)) of Python floats: plain_unit_quaternion's checks and
+            # arithmetic, then _plain_quaternion's second normalisation, written out
+            x, y, z = p
+            w, qx, qy, qz = angle
+            if type(x) is float and type(y) is float and type(z) is float and -_M <= x <= _M and \
+                    -_M <= y <= _M and -_M <= z <= _M and type(w) is float and type(qx) is float and \
+                    type(qy) is float and type(qz) is float and -_INF < w < _INF and -_INF < qx < _INF and \
+                    -_INF < qy < _INF and -_INF < qz < _INF:
+                norm = math.sqrt(w * w + qx * qx + qy * qy + qz * qz)
+                if abs(norm - 1.0) <= QUATERNION_NORM_TOL:
+                    w, qx, qy, qz = w / norm, qx / norm, qy / norm, qz / norm
+                    norm = math.sqrt(w * w + qx * qx + qy * qy + qz * qz)
+                    return np.array([x, y, z, w / norm, qx / norm, qy / norm, qz / norm])
     xy = plain_position(pose, d)
     angle = None
     if xy is None:

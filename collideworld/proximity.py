@@ -33,7 +33,13 @@ from .geometry import gjk
 from .geometry import time_of_impact as toi
 from .geometry.rotation import rotation_matrix_3d
 from .geometry.tolerance import MAX_COORDINATE, REL_TOUCH_TOL
-from .poses import check_quaternions, collide_pose, plain_position, plain_unit_quaternion
+from .poses import (
+    QUATERNION_NORM_TOL,
+    check_quaternions,
+    collide_pose,
+    plain_position,
+    plain_unit_quaternion,
+)
 from .shapes import (
     SHAPE_TYPES,
     Box,
@@ -385,6 +391,19 @@ def _fast_row(shape: Shape, pose: Any) -> NDArray[np.float64] | None:
             if type(x) is float and type(y) is float and -_M <= x <= _M and -_M <= y <= _M and \
                     -_INF < angle < _INF:
                 return np.array([x, y, 0.0, 1.0, 0.0, 0.0, 0.0, angle])
+    elif d == 3 and type(pose) is tuple and len(pose) == 2:
+        p, q = pose
+        if type(p) is tuple and len(p) == 3 and type(q) is tuple and len(q) == 4:
+            # ((x, y, z), (w, qx, qy, qz)) of Python floats: plain_unit_quaternion written out
+            x, y, z = p
+            w, qx, qy, qz = q
+            if type(x) is float and type(y) is float and type(z) is float and -_M <= x <= _M and \
+                    -_M <= y <= _M and -_M <= z <= _M and type(w) is float and type(qx) is float and \
+                    type(qy) is float and type(qz) is float and -_INF < w < _INF and -_INF < qx < _INF and \
+                    -_INF < qy < _INF and -_INF < qz < _INF:
+                norm = math.sqrt(w * w + qx * qx + qy * qy + qz * qz)
+                if abs(norm - 1.0) <= QUATERNION_NORM_TOL:
+                    return np.array([x, y, z, w / norm, qx / norm, qy / norm, qz / norm, 0.0])
     xy = plain_position(pose, d)
     rot: Any = None
     if xy is None:
@@ -441,7 +460,11 @@ def _check_shapes(shape_a: Any, shape_b: Any) -> None:
 
 def _tolerance(rows: list[NDArray[np.float64]], reach: float) -> float:
     """The touching tolerance for coordinates of these poses' magnitude (see geometry.tolerance)."""
-    scale = max(max(abs(x) for x in r[:3].tolist()) for r in rows) + reach  # (the max of numpy's np.abs)
+    top = 0.0
+    for r in rows:
+        x, y, z = r.tolist()[:3]
+        top = max(top, abs(x), abs(y), abs(z))  # (the max of numpy's np.abs: exact either way)
+    scale = top + reach
     return float(REL_TOUCH_TOL * abs(scale))  # touch_tolerance on a Python float (the same product)
 
 
@@ -768,10 +791,12 @@ def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, sta
     if shape_a.is_infinite:  # the kernel wants the static plane second; swap and flip back
         r2 = time_of_impact(shape_b, start_b, end_b, shape_a, start_a, end_a)
         return None if r2 is None else ImpactResult(r2.t, -r2.normal + 0.0, r2.point)
-    p = _pack((shape_a, shape_b))
+    # the identity-keyed pack (hashing two dataclass shapes for _pack's cache costs more than the kernel);
+    # a is no plane here, so plane_scale is b's plane term alone, and max(reach_a, reach_b) reach.max()
+    p, reach_a, reach_b, plane_scale = _pair_pack(shape_a, shape_b)
     work = _Work(len(p.verts))
     dim = shape_a.dim
-    tol = _tolerance([a0, a1, b0, b1], float(p.reach.max()) + (abs(float(p.prad[-1])) if p.pplane[-1] else 0.0))
+    tol = _tolerance([a0, a1, b0, b1], max(reach_a, reach_b) + plane_scale)
     t = float(_kernel(toi, "toi_shapes")(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount, p.sfirst,
                              p.scount, p.reach, 0, 1, a0, a1, b0, b1, dim, tol, work.world, work.ws, work.out,
                              work.tmp, work.pose, work.rot))
