@@ -67,20 +67,20 @@ def test_a_stream_written_by_0_8_0_still_reads(tmp_path):
     assert frames_table(old).num_rows == frames_table(DATA / "recording-0.8.0.jsonl").num_rows == 7 * 5 + 6 * 3  # frames 1-5: 7 bodies; 6-8: 6
 
 
-def test_a_new_stream_says_layout_2_and_a_layout_1_reader_refuses_it(tmp_path, monkeypatch):
+def test_a_new_stream_says_layout_3_and_an_older_reader_refuses_it(tmp_path, monkeypatch):
     path = tmp_path / "new.arrows"
     with ArrowScenarioWriter(path, dim=2) as w:
         w.write_frame(add=[{"id": 0, "shape": {"type": "circle", "radius": 1.0}, "position": [0.0, 0.0]}])
         w.write_frame(move=[MoveBatch([0], positions=np.array([[0.5, 0.25]]))])
-    assert pa.ipc.open_stream(path.read_bytes()).schema.metadata[b"collideworld_arrow"] == b"2"
+    assert pa.ipc.open_stream(path.read_bytes()).schema.metadata[b"collideworld_arrow"] == b"3"
     # Parquet stays plain float64 (every tool reads it): layout 1
     convert(path, tmp_path / "new.parquet")
     import pyarrow.parquet as pq
 
     assert pq.read_schema(tmp_path / "new.parquet").metadata[b"collideworld_arrow"] == b"1"
-    # a reader of layout 1 only (collideworld 0.8.0's check) names the layout and asks for a newer version
-    monkeypatch.setattr(arrow_source_module, "READ_LAYOUTS", (1,))
-    with pytest.raises(ScenarioError, match=r"new\.arrows: schema: .*layout '2'.*reads layouts 1: .*newer"):
+    # a reader of layouts 1 and 2 only (collideworld 0.9.0's check) names the layout and asks for a newer version
+    monkeypatch.setattr(arrow_source_module, "READ_LAYOUTS", (1, 2))
+    with pytest.raises(ScenarioError, match=r"new\.arrows: schema: .*layout '3'.*reads layouts 1 and 2: .*newer"):
         list(read_scenario(path))
 
 

@@ -44,8 +44,10 @@ from ..errors import InvalidArgumentError
 from .arrow_source import (
     ARROW_LAYOUT,
     ARROW_SUFFIXES,
+    PLANE_COLUMN,
     ArrowSource,
     arrow_schema,
+    encode_bits,
     encode_moves,
     is_arrow_path,
 )
@@ -230,18 +232,20 @@ class ArrowScenarioWriter:
             raise InvalidArgumentError(f"MoveBatch {what} must be finite, got {arr[~np.isfinite(arr)][:3]}")
         return arr
 
-    def _lazy_moves(self, batch: MoveBatch) -> _LazyMoves | None:
-        """A MoveBatch kept as its id array and copies of its poses, put into columns at the flush."""
+    def _lazy_moves(self, batch: MoveBatch, owned: bool = False) -> _LazyMoves | None:
+        """A MoveBatch kept as its id array and copies of its poses (``owned``: its own arrays, see
+        :meth:`prepare_frame`), put into columns at the flush."""
         ids = self._id_array(batch.ids)
         n = len(ids)
         if not n:
             return None
+        rotation_given = batch.angles if self.dim == 2 else batch.quaternions
+        if owned:
+            return _LazyMoves(ids, batch.positions, rotation_given)  # type: ignore[arg-type]
         positions = None if batch.positions is None else self._float_copy(batch.positions, n, self.dim, "positions")
-        if self.dim == 2:
-            rotation = None if batch.angles is None else self._float_copy(batch.angles, n, 0, "angles")
-        else:
-            rotation = (None if batch.quaternions is None
-                        else self._float_copy(batch.quaternions, n, 4, "quaternions"))
+        rotation = (None if rotation_given is None
+                    else self._float_copy(rotation_given, n, 0 if self.dim == 2 else 4,
+                                          "angles" if self.dim == 2 else "quaternions"))
         return _LazyMoves(ids, positions, rotation)
 
     def _move_struct(self, ids: Any, positions: Any, rotation: Any) -> Any:
@@ -287,14 +291,20 @@ class ArrowScenarioWriter:
                             expect, expect_contacts, expect_distance, expect_impact)
 
     def prepare_frame(self, remove: Iterable[Any], add: Iterable[Any], move: Iterable[Any],
-                      comment: str | None, set: Iterable[Any]  # noqa: A002 - the format's key
-                      ) -> dict[str, Any]:
+                      comment: str | None, set: Iterable[Any],  # noqa: A002 - the format's key
+                      *, owned: bool = False) -> dict[str, Any]:
         """A frame's operations as columns (nothing is added yet): what a
         :class:`~collideworld.scenario.Recorder` makes before the world steps,
-        as :meth:`~.ScenarioWriter.prepare_frame`. ``comment`` is not kept."""
+        as :meth:`~.ScenarioWriter.prepare_frame`. ``comment`` is not kept.
+
+        ``owned`` says that ``move`` is one :class:`~.MoveBatch` whose pose
+        arrays are C-contiguous float64 arrays of the right shapes, finite,
+        and given to the writer (nobody changes them afterwards): the
+        recorder's copies of poses the world has accepted. They are kept as
+        they are, without the copy and the checks of other batches."""
         if self._closed:
             raise ValueError(f"{self.path}: the writer is closed")
-        row: dict[str, Any] = {}
+        row: dict[str, Any] = {} if self._layout < 3 else {PLANE_COLUMN: None}
         removes = [_ident(i) for i in remove]
         row["remove"] = self._entries("remove", removes) if removes else None
         adds = [_arrow_entry(body_to_dict(b)) for b in add]
@@ -304,15 +314,43 @@ class ArrowScenarioWriter:
         given = list(move)
         if len(given) == 1 and isinstance(given[0], MoveBatch):
             # the recorder's frame: kept as arrays until the flush puts the whole batch into columns at once
-            row["move"] = self._lazy_moves(given[0])
+            row["move"] = self._lazy_moves(given[0], owned)
             return row
         moves = []
+        planes: list[dict[str, Any]] = []
+        at = 0  # the index of the next entry in the frame's move list
         for m in given:
-            moves.append(self._move_batch(m) if isinstance(m, MoveBatch)
-                         else self._entries("move", [_arrow_entry(move_to_dict(m))]))
-        moves = [m for m in moves if len(m)]
-        row["move"] = (moves[0] if len(moves) == 1 else _pa().concat_arrays(moves)) if moves else None
+            if isinstance(m, MoveBatch):
+                moves.append(self._move_batch(m))
+                at += len(moves[-1])
+                continue
+            entry = _arrow_entry(move_to_dict(m))
+            if self._layout >= 3 and ("normal" in entry or "offset" in entry):
+                planes.append(self._plane_entry(entry, at))
+            else:
+                moves.append(self._entries("move", [entry]))
+            at += 1
+        self._put_moves(row, moves, planes)
         return row
+
+    def _plane_entry(self, entry: dict[str, Any], at: int) -> dict[str, Any]:
+        """Layout 3's ``move_plane`` entry of a move entry that has ``normal`` or ``offset``."""
+        other = sorted(set(entry) - {"id", "normal", "offset"})
+        if other:
+            ident = entry["id"]["int"] if entry["id"]["str"] is None else entry["id"]["str"]
+            raise InvalidArgumentError(f"move of {ident!r}: a half-plane's or plane's move has normal and offset "
+                                       f"only, got {other} too")
+        return {"at": at, **entry}
+
+    def _put_moves(self, row: dict[str, Any], moves: list[Any], planes: list[dict[str, Any]]) -> None:
+        """A frame's ``move`` (and ``move_plane``) values: null when the frame moves nothing."""
+        moves = [m for m in moves if len(m)]
+        if moves:
+            row["move"] = moves[0] if len(moves) == 1 else _pa().concat_arrays(moves)
+        else:
+            row["move"] = self._entries("move", []) if planes else None
+        if self._layout >= 3:
+            row[PLANE_COLUMN] = self._entries(PLANE_COLUMN, planes) if planes else None
 
     def write_prepared(self, prepared: dict[str, Any], expect: Iterable[Any] | None,
                        expect_contacts: Iterable[Any] | None, expect_distance: Iterable[Any] | None,
@@ -343,6 +381,8 @@ class ArrowScenarioWriter:
     def _write_row(self, row: Mapping[str, Any]) -> None:
         """Add one frame given as the text form's JSON object (what :func:`convert` reads)."""
         out: dict[str, Any] = {"frame": self.frames_written + 1}
+        if self._layout >= 3:
+            out[PLANE_COLUMN] = None
         for name in _LIST_COLUMNS:
             value = row.get(name)
             if value is None:
@@ -351,6 +391,11 @@ class ArrowScenarioWriter:
                 out[name] = self._entries(name, [_ident(i) for i in value]) if value else None
             elif name == "expect":
                 out[name] = self._expect(value)
+            elif name == "move" and self._layout >= 3:
+                entries = [_arrow_entry(e) for e in value]
+                planes = [self._plane_entry(e, k) for k, e in enumerate(entries) if "normal" in e or "offset" in e]
+                plain = [e for e in entries if "normal" not in e and "offset" not in e]
+                self._put_moves(out, [self._entries(name, plain)] if plain else [], planes)
             else:
                 out[name] = self._entries(name, [_arrow_entry(e) for e in value]) if value else None
         for name in _JSON_COLUMNS:
@@ -389,13 +434,18 @@ class ArrowScenarioWriter:
             if name == "frame" or name in _JSON_COLUMNS:
                 arrays.append(pa.array(values, type=typ))
                 continue
+            if name == "move" and self._layout >= 2:
+                encoded = self._encoded_moves(values)
+                if encoded is not None:
+                    arrays.append(encoded)
+                    continue
             counts = np.array([0 if v is None else len(v) for v in values], dtype=np.int32)
             offsets = np.zeros(n + 1, dtype=np.int32)
             np.cumsum(counts, out=offsets[1:])
             child = self._child(name, [v for v in values if v is not None and len(v)])
             mask = pa.array([v is None for v in values], type=pa.bool_())
             column = pa.ListArray.from_arrays(pa.array(offsets), child, type=typ, mask=mask)
-            if name == "move" and self._layout == 2:
+            if name == "move" and self._layout >= 2:
                 column = encode_moves(column)
             arrays.append(column)
         batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
@@ -407,6 +457,48 @@ class ArrowScenarioWriter:
             if self._fsync:
                 os.fsync(self._sink.fileno())
         self._pending = {name: [] for name in self.schema.names}
+
+    def _encoded_moves(self, values: list[Any]) -> Any:
+        """The batch's encoded ``move`` column (layouts 2 and 3) straight from the recorder's arrays,
+        when every frame's moves are one batch of arrays with the same fields given (else None):
+        the same column as :func:`~.arrow_source.encode_moves` of the plain one, without the plain
+        one being built and read back."""
+        pa = _pa()
+        lazy = [v for v in values if v is not None]
+        if not lazy or not all(isinstance(v, _LazyMoves) for v in lazy):
+            return None
+        if len({(v.positions is None, v.rotation is None) for v in lazy}) != 1:
+            return None
+        counts = np.array([0 if v is None else len(v) for v in values], dtype=np.int32)
+        offsets = np.zeros(len(values) + 1, dtype=np.int32)
+        np.cumsum(counts, out=offsets[1:])
+        # the repeated frames (docs/scenario-format.md, "Layout 2"): each lazy frame has at least one
+        # entry and every field given on all of them, so the same ids as the row before is enough
+        deltas = []
+        for f in range(1, len(values)):
+            now, before = values[f], values[f - 1]
+            if (now is not None and before is not None and len(now) == len(before)
+                    and (now.ids is before.ids or now.ids.equals(before.ids))):
+                deltas.append((int(offsets[f]), int(offsets[f - 1]), len(now)))
+        struct = self._types["move"].value_type
+        total = int(offsets[-1])
+        children = []
+        for field in struct:
+            name = field.name
+            arrays = ([v.positions for v in lazy] if name == "position"
+                      else [v.rotation for v in lazy] if name in ("angle", "quaternion") else None)
+            if name == "id":
+                children.append(pa.concat_arrays([v.ids for v in lazy]))
+            elif arrays is None or arrays[0] is None:
+                children.append(pa.nulls(total, field.type))
+            else:
+                width = 1 if name == "angle" else field.type.list_size
+                bits = np.concatenate(arrays).view(np.uint64).reshape(total, width)
+                flat = pa.array(encode_bits(bits, deltas).reshape(-1).view(np.float64))
+                children.append(flat if name == "angle" else pa.FixedSizeListArray.from_arrays(flat, width))
+        child = pa.StructArray.from_arrays(children, fields=list(struct))
+        mask = pa.array([v is None for v in values], type=pa.bool_())
+        return pa.ListArray.from_arrays(pa.array(offsets), child, type=self._types["move"], mask=mask)
 
     def _child(self, name: str, chunks: list[Any]) -> Any:
         """The entries of a list column's frames, one array: the recorder's frames (moves kept as
