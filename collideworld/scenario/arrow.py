@@ -77,12 +77,31 @@ def _ident(value: Any) -> dict[str, Any]:
     return {"int": value, "str": None} if isinstance(value, int) else {"int": None, "str": value}
 
 
-def _arrow_entry(entry: dict[str, Any]) -> dict[str, Any]:
-    """A text-form list entry (add, set, move) with its id as the id struct and its shape as JSON text."""
+def _arrow_entry(entry: dict[str, Any], shape_text: str | None = None) -> dict[str, Any]:
+    """A text-form list entry (add, set, move) with its id as the id struct and its shape as JSON
+    text (``shape_text`` when the caller has it already)."""
     out = dict(entry)
     out["id"] = _ident(entry["id"])
     if "shape" in out:
-        out["shape"] = dump_line(out["shape"])
+        out["shape"] = dump_line(out["shape"]) if shape_text is None else shape_text
+    return out
+
+
+def _add_entries(bodies: Iterable[Any]) -> list[dict[str, Any]]:
+    """The ``add`` entries of bodies: each distinct shape object's JSON text is made once (the bodies
+    of one ``add_many`` share their shape: 2,000 of them would otherwise make 2,000 equal texts)."""
+    texts: dict[int, tuple[Any, str]] = {}  # id(shape) -> (shape, text); the shape held, so its id stays its own
+    out = []
+    for body in bodies:
+        entry = body_to_dict(body)
+        shape = None if isinstance(body, Mapping) else getattr(body, "shape", None)
+        if shape is None:
+            out.append(_arrow_entry(entry))
+            continue
+        known = texts.get(id(shape))
+        if known is None:
+            known = texts[id(shape)] = (shape, dump_line(entry["shape"]))
+        out.append(_arrow_entry(entry, known[1]))
     return out
 
 
@@ -307,7 +326,7 @@ class ArrowScenarioWriter:
         row: dict[str, Any] = {} if self._layout < 3 else {PLANE_COLUMN: None}
         removes = [_ident(i) for i in remove]
         row["remove"] = self._entries("remove", removes) if removes else None
-        adds = [_arrow_entry(body_to_dict(b)) for b in add]
+        adds = _add_entries(add)
         row["add"] = self._entries("add", adds) if adds else None
         sets = [_arrow_entry(set_to_dict(c)) for c in set]
         row["set"] = self._entries("set", sets) if sets else None
