@@ -465,7 +465,7 @@ class ArrowScenarioWriter:
             mask = pa.array([v is None for v in values], type=pa.bool_())
             column = pa.ListArray.from_arrays(pa.array(offsets), child, type=typ, mask=mask)
             if name == "move" and self._layout >= 2:
-                column = encode_moves(column)
+                column = encode_moves(column, self._layout)
             arrays.append(column)
         batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
         if self._parquet:
@@ -513,7 +513,7 @@ class ArrowScenarioWriter:
             else:
                 width = 1 if name == "angle" else field.type.list_size
                 bits = np.concatenate(arrays).view(np.uint64).reshape(total, width)
-                flat = pa.array(encode_bits(bits, deltas).reshape(-1).view(np.float64))
+                flat = pa.array(encode_bits(bits, deltas, self._layout).reshape(-1).view(np.float64))
                 children.append(flat if name == "angle" else pa.FixedSizeListArray.from_arrays(flat, width))
         child = pa.StructArray.from_arrays(children, fields=list(struct))
         mask = pa.array([v is None for v in values], type=pa.bool_())

@@ -357,7 +357,7 @@ class ArrowSource:
             batch.validate(full=True)
             if self._layout >= 2:
                 batch = batch.set_column(batch.schema.get_field_index("move"), batch.schema.field("move"),
-                                         decode_moves(batch.column("move")))
+                                         decode_moves(batch.column("move"), self._layout))
             rows = batch.to_pylist()
         except (pa.ArrowException, ValueError, TypeError, OverflowError, MemoryError) as exc:
             raise self.error(f"the batch's values cannot be read: {exc}") from None
@@ -431,8 +431,8 @@ def _float_field(bits: np.ndarray[Any, Any], like: Any) -> Any:
     return flat if mask is None else pa.array(bits.reshape(-1).view("<f8"), mask=mask.to_numpy(zero_copy_only=False))
 
 
-def _recode_moves(move: Any, encode: bool) -> Any:
-    """A batch's move column with its poses encoded (layout 2) or decoded back (layout 1)."""
+def _recode_moves(move: Any, encode: bool, layout: int) -> Any:
+    """A batch's move column with its poses encoded (as ``layout``, 2 or 3, stores them) or decoded back."""
     pa = pyarrow_module()
     child = move.values
     fields = list(child.type)
@@ -445,15 +445,22 @@ def _recode_moves(move: Any, encode: bool) -> Any:
         deltas = _delta_frames(move, field)
         flat = bits.reshape(-1)
         if encode:
-            bits = encode_bits(bits, deltas)
+            bits = encode_bits(bits, deltas, layout)
         else:
             planes = flat.view(np.uint8).reshape(8, -1)
             raw = np.empty(len(flat) * 8, dtype=np.uint8)
             for plane in range(8):
                 raw[plane::8] = planes[plane]
             bits = raw.view("<u8").reshape(len(field), width)
-            for start, before, n in deltas:  # in frame order: the reference is decoded first
-                bits[start:start + n] += bits[before:before + n]
+            if layout >= 3:
+                bits = _unzigzag(bits)
+            repeated = {start: before for start, before, _ in deltas}
+            for start, before, n in deltas:  # in frame order: the references are decoded first
+                if layout >= 3 and before in repeated:  # a second difference
+                    older = repeated[before]
+                    bits[start:start + n] += 2 * bits[before:before + n] - bits[older:older + n]
+                else:
+                    bits[start:start + n] += bits[before:before + n]
         children[k] = _float_field(bits, field)
     mask = child.is_null() if child.null_count else None
     child = pa.StructArray.from_arrays(children, fields=fields, mask=mask)
@@ -461,7 +468,15 @@ def _recode_moves(move: Any, encode: bool) -> Any:
     return pa.ListArray.from_arrays(move.offsets, child, type=move.type, mask=list_mask)
 
 
-def encode_bits(bits: np.ndarray[Any, Any], deltas: Iterable[tuple[int, int, int]]) -> np.ndarray[Any, Any]:
+def _unzigzag(bits: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The two's complement bits of zigzag-coded values: 2k -> k, 2k + 1 -> -k - 1."""
+    one = np.uint64(1)
+    out: np.ndarray[Any, Any] = (bits >> one) ^ (-(bits & one).view(np.int64)).view(np.uint64)
+    return out
+
+
+def encode_bits(bits: np.ndarray[Any, Any], deltas: Iterable[tuple[int, int, int]],
+                layout: int = ARROW_LAYOUT) -> np.ndarray[Any, Any]:
     """The stored form (layouts 2 and 3) of one field's float64 bits in a batch.
 
     ``bits`` is a C-contiguous uint64 array (entries, width), overwritten with the differences;
@@ -470,13 +485,33 @@ def encode_bits(bits: np.ndarray[Any, Any], deltas: Iterable[tuple[int, int, int
 
     Examples
     --------
-    >>> bits = np.array([[0x0102], [0x0105]], dtype=np.uint64)   # two frames of one entry
-    >>> encode_bits(bits, [(1, 0, 1)]).view(np.uint8).tolist()     # 2, 3 (= 5 - 2), then 1, 0, then zeros
-    [[2, 3, 1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0]]
+    Layout 2 stores a repeated frame's first differences; layout 3 the second difference when the
+    previous frame is repeated too, every value zigzag-coded (2k for k >= 0, -2k - 1 for k < 0):
+
+    >>> frames = [[0x0102], [0x0105], [0x0109]]    # three frames of one entry: steps of 3, then 4
+    >>> deltas = [(1, 0, 1), (2, 1, 1)]
+    >>> def planes(stored):   # byte planes 0 and 1 of the stored values
+    ...     return stored.view(np.uint8).reshape(8, -1)[:2].tolist()
+    >>> planes(encode_bits(np.array(frames, dtype=np.uint64), deltas, 2))     # 0x0102, 3, 4
+    [[2, 3, 4], [1, 0, 0]]
+    >>> planes(encode_bits(np.array(frames, dtype=np.uint64), deltas, 3))     # zigzag of 0x0102, 3, 1
+    [[4, 6, 2], [2, 0, 0]]
     """
+    deltas = list(deltas)
     # differences against the original values, last frame first so each still sees its reference
-    for start, before, n in reversed(list(deltas)):
+    for start, before, n in reversed(deltas):
         bits[start:start + n] -= bits[before:before + n]
+    if layout >= 3:
+        # Second differences where the previous frame is repeated too (its first difference is its
+        # stored value now): bodies that keep their velocity give zeros, changing ones the change only.
+        # Then zigzag (as Protocol Buffers' sint64), so a small negative difference has high bytes of 0
+        # like a small positive one, not of 0xff: the byte planes keep the sign in the lowest bit.
+        repeated = {start for start, _, _ in deltas}
+        for start, before, n in reversed(deltas):
+            if before in repeated:
+                bits[start:start + n] -= bits[before:before + n]
+        signed = bits.view(np.int64)
+        bits = ((signed << 1) ^ (signed >> 63)).view(np.uint64)
     flat = bits.reshape(-1)
     planes = np.empty((8, len(flat)), dtype=np.uint8)
     raw = flat.view(np.uint8)
@@ -486,8 +521,9 @@ def encode_bits(bits: np.ndarray[Any, Any], deltas: Iterable[tuple[int, int, int
     return out
 
 
-def encode_moves(move: Any) -> Any:
-    """A batch's ``move`` column with its poses encoded as layout 2 stores them (differences, byte planes).
+def encode_moves(move: Any, layout: int = ARROW_LAYOUT) -> Any:
+    """A batch's ``move`` column with its poses encoded as ``layout`` (2 or 3) stores them (differences,
+    byte planes).
 
     Examples
     --------
@@ -498,11 +534,11 @@ def encode_moves(move: Any) -> Any:
     >>> decode_moves(encode_moves(move)).equals(move)
     True
     """
-    return _recode_moves(move, encode=True)
+    return _recode_moves(move, encode=True, layout=layout)
 
 
-def decode_moves(move: Any) -> Any:
-    """The plain ``move`` column of a layout 2 batch's encoded one: every float bit for bit.
+def decode_moves(move: Any, layout: int = ARROW_LAYOUT) -> Any:
+    """The plain ``move`` column of a ``layout`` (2 or 3) batch's encoded one: every float bit for bit.
 
     Examples
     --------
@@ -513,4 +549,4 @@ def decode_moves(move: Any) -> Any:
     >>> decode_moves(encode_moves(move)).equals(move)
     True
     """
-    return _recode_moves(move, encode=False)
+    return _recode_moves(move, encode=False, layout=layout)
