@@ -8,10 +8,12 @@ string field, exactly one of them set) and the detailed expectations as
 their JSON text. Frames come in record batches (Parquet: row groups) of
 consecutive frames; a recorder writes one batch per ``batch_frames``
 frames, so a crash leaves every batch written before it readable. A stream
-stores its move poses encoded (layout 2: each value's bits as the
-difference from the previous frame's when a frame moves the same ids, in
-byte planes; about 7x smaller once compressed for bodies moving steadily);
-Parquet keeps them plain (layout 1, as every stream of 0.8.0). Both read.
+stores its move poses encoded (layout 3: each value's bits as the
+difference from the previous frame's, or the second difference, when
+frames move the same ids, zigzag-coded, in byte planes; about 7x smaller
+once compressed for bodies moving steadily) and a plane's move in a column
+of its own; Parquet keeps them plain (layout 1, as every stream of 0.8.0).
+Layouts 1, 2 (streams of 0.9.0) and 3 read.
 
 Reading turns each row back into the text form's JSON object and runs it
 through the same checks as a text line (:mod:`.frames`): a file that is
@@ -126,7 +128,7 @@ def _int_pairs(pairs: np.ndarray[Any, Any]) -> Any:
     return pa.StructArray.from_arrays(cols, names=["a", "b"])
 
 
-# -- layout 2: the stream's move poses, encoded ----------------------------------------------------
+# -- layouts 2 and 3: the stream's move poses, encoded ----------------------------------------------------
 #
 # Positions and rotations change a little each frame for the same bodies, but the low bytes of a
 # float64 look random to a general compressor: zstd keeps ~21 of a move's 24 bytes. Two lossless
@@ -136,7 +138,9 @@ def _int_pairs(pairs: np.ndarray[Any, Any]) -> Any:
 # exponent and high mantissa bits become zeros, and smooth motion repeats the differences), then the
 # batch's values are stored byte plane by byte plane (all first bytes, then all second bytes, ...)
 # so equal bytes sit together. Both steps are bijections on bits: decoding gives every float back
-# bit for bit (NaN payloads and -0.0 included). See docs/scenario-format.md, "Layout 2".
+# bit for bit (NaN payloads and -0.0 included). See docs/scenario-format.md, "Layout 2". Layout 3
+# takes second differences where three frames move the same ids (zero at constant speed) and
+# zigzag-codes the differences (sign in the lowest bit), see "Layout 3".
 
 class ArrowScenarioWriter:
     """Write a scenario in the Arrow form, frame by frame (the calls of :class:`~.ScenarioWriter`).
@@ -201,7 +205,7 @@ class ArrowScenarioWriter:
         self._fsync = fsync
         self._parquet = check_path(path).endswith(".parquet")
         # Parquet keeps plain float64 (layout 1) for every tool, with Parquet's own byte-stream-split
-        # encoding of float pages; the stream encodes its move poses itself (layout 2)
+        # encoding of float pages; the stream encodes its move poses itself (layout 3)
         self._layout = 1 if self._parquet else ARROW_LAYOUT
         self.schema = arrow_schema(dim, header, self._layout)
         self._types = {name: self.schema.field(name).type for name in self.schema.names}
