@@ -98,8 +98,8 @@ def _plane_frames(rng, dim):
 
 
 def test_plane_moves_keep_their_place_in_the_move_list(tmp_path):
-    """300 seeded frames sets (2D and 3D): the move lists read back in the order and with the bits given."""
-    for seed in range(300):
+    """150 seeded sets of frames (2D and 3D): the move lists read back in the order and with the bits given."""
+    for seed in range(150):
         rng = np.random.default_rng(seed)
         dim = 2 if seed % 2 else 3
         ids, planes, frames = _plane_frames(rng, dim)
@@ -192,10 +192,10 @@ def _poses_read(path, frame):
 
 @pytest.mark.parametrize("suffix", [".arrows", ".jsonl"])
 def test_recorded_moves_have_the_bits_given_to_move_many(tmp_path, suffix):
-    """40 seeded loops with positions and angles of many dtypes and layouts (float64, float32, int,
+    """24 seeded loops with positions and angles of many dtypes and layouts (float64, float32, int,
     Fortran order, strided views, lists, a scalar angle), the caller changing its arrays after each
     call: every move reads back as numpy's float64 conversion of what move_many was given."""
-    for seed in range(40):
+    for seed in range(24):
         rng = np.random.default_rng(seed)
         n = int(rng.integers(1, 30))
         path = tmp_path / f"r{seed}{suffix}"
