@@ -215,6 +215,10 @@ def test_truncated_stream_fails_naming_the_batch_or_reads_the_complete_batches(t
     n_frames = len(list(read_scenario(whole)))
     cut = tmp_path / "cut.arrows"
     seen_prefixes = set()
+    # where a message ends (pyarrow's reading): a stream cut there is a recording whose writer was killed
+    # between two batches, which reads without the option too (test_a_crash_leaves_every_written_batch_readable)
+    stream = pa.BufferReader(data)
+    boundaries = {stream.tell() for _ in pa.ipc.MessageReader.open_stream(stream)}
     for size in range(0, len(data), 7):
         cut.write_bytes(data[:size])
         try:
@@ -225,6 +229,9 @@ def test_truncated_stream_fails_naming_the_batch_or_reads_the_complete_batches(t
             assert [f.number for f in frames] == list(range(1, len(frames) + 1))
             assert len(frames) % 2 == 0 or len(frames) == n_frames  # whole batches of 2 only
             seen_prefixes.add(len(frames))
+        if size in boundaries:
+            assert len(list(read_scenario(cut))) == len(frames)
+            continue
         with pytest.raises(ScenarioError) as info:
             list(read_scenario(cut))
         assert _location(str(info.value), cut), str(info.value)
@@ -264,8 +271,8 @@ def _rewrite(path, out, schema_change=None, metadata=None, column=None):
 
 def test_a_future_layout_names_the_version_needed(tmp_path):
     path, out = _small_arrows(tmp_path), tmp_path / "future.arrows"
-    _rewrite(path, out, metadata={b"collideworld_arrow": b"3"})
-    with pytest.raises(ScenarioError, match=r"future\.arrows: schema: .*layout '3'.*reads layouts 1 and 2.*newer"):
+    _rewrite(path, out, metadata={b"collideworld_arrow": b"4"})
+    with pytest.raises(ScenarioError, match=r"future\.arrows: schema: .*layout '4'.*reads layouts 1, 2 and 3.*newer"):
         list(read_scenario(out))
     header = json.loads(pa.ipc.open_stream(path.read_bytes()).schema.metadata[b"collideworld_header"])
     header["collideworld_scenario"] = 9
@@ -299,6 +306,8 @@ def test_a_bad_value_is_named_by_batch_frame_and_column(tmp_path):
     table = pq.read_table(tmp_path / "s.parquet")
     moves = table["move"].to_pylist()
     plain = {b"collideworld_arrow": b"1"}
+    with pa.ipc.new_stream(str(out), table.schema) as w:  # a layout 1 stream of the Parquet copy's columns
+        w.write_table(table)
     moves[1][0]["id"] = {"int": None, "str": "b4"}
     _rewrite(out, tmp_path / "u.arrows", column=("move", pa.array(moves, type=table.schema.field("move").type)),
              metadata=plain)

@@ -67,20 +67,20 @@ def test_a_stream_written_by_0_8_0_still_reads(tmp_path):
     assert frames_table(old).num_rows == frames_table(DATA / "recording-0.8.0.jsonl").num_rows == 7 * 5 + 6 * 3  # frames 1-5: 7 bodies; 6-8: 6
 
 
-def test_a_new_stream_says_layout_2_and_a_layout_1_reader_refuses_it(tmp_path, monkeypatch):
+def test_a_new_stream_says_layout_3_and_an_older_reader_refuses_it(tmp_path, monkeypatch):
     path = tmp_path / "new.arrows"
     with ArrowScenarioWriter(path, dim=2) as w:
         w.write_frame(add=[{"id": 0, "shape": {"type": "circle", "radius": 1.0}, "position": [0.0, 0.0]}])
         w.write_frame(move=[MoveBatch([0], positions=np.array([[0.5, 0.25]]))])
-    assert pa.ipc.open_stream(path.read_bytes()).schema.metadata[b"collideworld_arrow"] == b"2"
+    assert pa.ipc.open_stream(path.read_bytes()).schema.metadata[b"collideworld_arrow"] == b"3"
     # Parquet stays plain float64 (every tool reads it): layout 1
     convert(path, tmp_path / "new.parquet")
     import pyarrow.parquet as pq
 
     assert pq.read_schema(tmp_path / "new.parquet").metadata[b"collideworld_arrow"] == b"1"
-    # a reader of layout 1 only (collideworld 0.8.0's check) names the layout and asks for a newer version
-    monkeypatch.setattr(arrow_source_module, "READ_LAYOUTS", (1,))
-    with pytest.raises(ScenarioError, match=r"new\.arrows: schema: .*layout '2'.*reads layouts 1: .*newer"):
+    # a reader of layouts 1 and 2 only (collideworld 0.9.0's check) names the layout and asks for a newer version
+    monkeypatch.setattr(arrow_source_module, "READ_LAYOUTS", (1, 2))
+    with pytest.raises(ScenarioError, match=r"new\.arrows: schema: .*layout '3'.*reads layouts 1 and 2: .*newer"):
         list(read_scenario(path))
 
 
@@ -177,12 +177,15 @@ def test_random_moves_read_back_bit_for_bit(tmp_path):
 
 
 def _doc_decode(stream_bytes):
-    """The move positions and angles of a 2D layout 2 stream, decoded one value at a time as
+    """The move positions and angles of a 2D layout 2 or 3 stream, decoded one value at a time as
     docs/scenario-format.md says, from the buffers: per batch, per field, the byte planes put back
-    together, then each value of a frame that repeats the previous frame's ids (in order, all with
-    the field set) added to that frame's value, modulo 2**64."""
+    together, then (layout 3) each value's zigzag code undone, then each value of a frame that repeats
+    the previous frame's ids (in order, all with the field set) added to that frame's value (layout 3,
+    when that frame repeats the one before it too: twice that value minus the one before), modulo 2**64."""
     frames = []
-    for batch in pa.ipc.open_stream(stream_bytes):
+    reader = pa.ipc.open_stream(stream_bytes)
+    layout = int(reader.schema.metadata[b"collideworld_arrow"])
+    for batch in reader:
         move = batch.column("move")
         entries = move.values
         offsets = move.offsets.to_pylist()
@@ -195,13 +198,21 @@ def _doc_decode(stream_bytes):
             raw = values.buffers()[1].to_pybytes()[: len(values) * 8]
             m = len(values)
             bits = [int.from_bytes(bytes(raw[b * m + i] for b in range(8)), "little") for i in range(m)]
+            if layout == 3:
+                bits = [(v >> 1) if v % 2 == 0 else (-(v >> 1) - 1) % 2 ** 64 for v in bits]
             valid = field.is_valid().to_pylist()
+            repeated = [False] * len(move)
             for f in range(1, len(move)):
                 s, e, ps = offsets[f], offsets[f + 1], offsets[f - 1]
                 if (e - s > 0 and s - ps == e - s and move[f].is_valid and move[f - 1].is_valid
                         and ids[s:e] == ids[ps:s] and all(valid[ps:e])):
+                    repeated[f] = True
+                    step = (s - ps) * width
                     for i in range(s * width, e * width):
-                        bits[i] = (bits[i] + bits[i - (s - ps) * width]) % 2 ** 64
+                        if layout == 3 and repeated[f - 1]:
+                            bits[i] = (bits[i] + 2 * bits[i - step] - bits[i - 2 * step]) % 2 ** 64
+                        else:
+                            bits[i] = (bits[i] + bits[i - step]) % 2 ** 64
             decoded[name] = [struct.unpack("<d", b.to_bytes(8, "little"))[0] for b in bits]
         for f in range(len(move)):
             rows = []

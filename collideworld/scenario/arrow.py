@@ -8,10 +8,12 @@ string field, exactly one of them set) and the detailed expectations as
 their JSON text. Frames come in record batches (Parquet: row groups) of
 consecutive frames; a recorder writes one batch per ``batch_frames``
 frames, so a crash leaves every batch written before it readable. A stream
-stores its move poses encoded (layout 2: each value's bits as the
-difference from the previous frame's when a frame moves the same ids, in
-byte planes; about 7x smaller once compressed for bodies moving steadily);
-Parquet keeps them plain (layout 1, as every stream of 0.8.0). Both read.
+stores its move poses encoded (layout 3: each value's bits as the
+difference from the previous frame's, or the second difference, when
+frames move the same ids, zigzag-coded, in byte planes; about 7x smaller
+once compressed for bodies moving steadily) and a plane's move in a column
+of its own; Parquet keeps them plain (layout 1, as every stream of 0.8.0).
+Layouts 1, 2 (streams of 0.9.0) and 3 read.
 
 Reading turns each row back into the text form's JSON object and runs it
 through the same checks as a text line (:mod:`.frames`): a file that is
@@ -44,8 +46,10 @@ from ..errors import InvalidArgumentError
 from .arrow_source import (
     ARROW_LAYOUT,
     ARROW_SUFFIXES,
+    PLANE_COLUMN,
     ArrowSource,
     arrow_schema,
+    encode_bits,
     encode_moves,
     is_arrow_path,
 )
@@ -75,12 +79,31 @@ def _ident(value: Any) -> dict[str, Any]:
     return {"int": value, "str": None} if isinstance(value, int) else {"int": None, "str": value}
 
 
-def _arrow_entry(entry: dict[str, Any]) -> dict[str, Any]:
-    """A text-form list entry (add, set, move) with its id as the id struct and its shape as JSON text."""
+def _arrow_entry(entry: dict[str, Any], shape_text: str | None = None) -> dict[str, Any]:
+    """A text-form list entry (add, set, move) with its id as the id struct and its shape as JSON
+    text (``shape_text`` when the caller has it already)."""
     out = dict(entry)
     out["id"] = _ident(entry["id"])
     if "shape" in out:
-        out["shape"] = dump_line(out["shape"])
+        out["shape"] = dump_line(out["shape"]) if shape_text is None else shape_text
+    return out
+
+
+def _add_entries(bodies: Iterable[Any]) -> list[dict[str, Any]]:
+    """The ``add`` entries of bodies: each distinct shape object's JSON text is made once (the bodies
+    of one ``add_many`` share their shape: 2,000 of them would otherwise make 2,000 equal texts)."""
+    texts: dict[int, tuple[Any, str]] = {}  # id(shape) -> (shape, text); the shape held, so its id stays its own
+    out = []
+    for body in bodies:
+        entry = body_to_dict(body)
+        shape = None if isinstance(body, Mapping) else getattr(body, "shape", None)
+        if shape is None:
+            out.append(_arrow_entry(entry))
+            continue
+        known = texts.get(id(shape))
+        if known is None:
+            known = texts[id(shape)] = (shape, dump_line(entry["shape"]))
+        out.append(_arrow_entry(entry, known[1]))
     return out
 
 
@@ -105,7 +128,7 @@ def _int_pairs(pairs: np.ndarray[Any, Any]) -> Any:
     return pa.StructArray.from_arrays(cols, names=["a", "b"])
 
 
-# -- layout 2: the stream's move poses, encoded ----------------------------------------------------
+# -- layouts 2 and 3: the stream's move poses, encoded ----------------------------------------------------
 #
 # Positions and rotations change a little each frame for the same bodies, but the low bytes of a
 # float64 look random to a general compressor: zstd keeps ~21 of a move's 24 bytes. Two lossless
@@ -115,7 +138,9 @@ def _int_pairs(pairs: np.ndarray[Any, Any]) -> Any:
 # exponent and high mantissa bits become zeros, and smooth motion repeats the differences), then the
 # batch's values are stored byte plane by byte plane (all first bytes, then all second bytes, ...)
 # so equal bytes sit together. Both steps are bijections on bits: decoding gives every float back
-# bit for bit (NaN payloads and -0.0 included). See docs/scenario-format.md, "Layout 2".
+# bit for bit (NaN payloads and -0.0 included). See docs/scenario-format.md, "Layout 2". Layout 3
+# takes second differences where three frames move the same ids (zero at constant speed) and
+# zigzag-codes the differences (sign in the lowest bit), see "Layout 3".
 
 class ArrowScenarioWriter:
     """Write a scenario in the Arrow form, frame by frame (the calls of :class:`~.ScenarioWriter`).
@@ -180,7 +205,7 @@ class ArrowScenarioWriter:
         self._fsync = fsync
         self._parquet = check_path(path).endswith(".parquet")
         # Parquet keeps plain float64 (layout 1) for every tool, with Parquet's own byte-stream-split
-        # encoding of float pages; the stream encodes its move poses itself (layout 2)
+        # encoding of float pages; the stream encodes its move poses itself (layout 3)
         self._layout = 1 if self._parquet else ARROW_LAYOUT
         self.schema = arrow_schema(dim, header, self._layout)
         self._types = {name: self.schema.field(name).type for name in self.schema.names}
@@ -230,18 +255,20 @@ class ArrowScenarioWriter:
             raise InvalidArgumentError(f"MoveBatch {what} must be finite, got {arr[~np.isfinite(arr)][:3]}")
         return arr
 
-    def _lazy_moves(self, batch: MoveBatch) -> _LazyMoves | None:
-        """A MoveBatch kept as its id array and copies of its poses, put into columns at the flush."""
+    def _lazy_moves(self, batch: MoveBatch, owned: bool = False) -> _LazyMoves | None:
+        """A MoveBatch kept as its id array and copies of its poses (``owned``: its own arrays, see
+        :meth:`prepare_frame`), put into columns at the flush."""
         ids = self._id_array(batch.ids)
         n = len(ids)
         if not n:
             return None
+        rotation_given = batch.angles if self.dim == 2 else batch.quaternions
+        if owned:
+            return _LazyMoves(ids, batch.positions, rotation_given)  # type: ignore[arg-type]
         positions = None if batch.positions is None else self._float_copy(batch.positions, n, self.dim, "positions")
-        if self.dim == 2:
-            rotation = None if batch.angles is None else self._float_copy(batch.angles, n, 0, "angles")
-        else:
-            rotation = (None if batch.quaternions is None
-                        else self._float_copy(batch.quaternions, n, 4, "quaternions"))
+        rotation = (None if rotation_given is None
+                    else self._float_copy(rotation_given, n, 0 if self.dim == 2 else 4,
+                                          "angles" if self.dim == 2 else "quaternions"))
         return _LazyMoves(ids, positions, rotation)
 
     def _move_struct(self, ids: Any, positions: Any, rotation: Any) -> Any:
@@ -287,32 +314,66 @@ class ArrowScenarioWriter:
                             expect, expect_contacts, expect_distance, expect_impact)
 
     def prepare_frame(self, remove: Iterable[Any], add: Iterable[Any], move: Iterable[Any],
-                      comment: str | None, set: Iterable[Any]  # noqa: A002 - the format's key
-                      ) -> dict[str, Any]:
+                      comment: str | None, set: Iterable[Any],  # noqa: A002 - the format's key
+                      *, owned: bool = False) -> dict[str, Any]:
         """A frame's operations as columns (nothing is added yet): what a
         :class:`~collideworld.scenario.Recorder` makes before the world steps,
-        as :meth:`~.ScenarioWriter.prepare_frame`. ``comment`` is not kept."""
+        as :meth:`~.ScenarioWriter.prepare_frame`. ``comment`` is not kept.
+
+        ``owned`` says that ``move`` is one :class:`~.MoveBatch` whose pose
+        arrays are C-contiguous float64 arrays of the right shapes, finite,
+        and given to the writer (nobody changes them afterwards): the
+        recorder's copies of poses the world has accepted. They are kept as
+        they are, without the copy and the checks of other batches."""
         if self._closed:
             raise ValueError(f"{self.path}: the writer is closed")
-        row: dict[str, Any] = {}
+        row: dict[str, Any] = {} if self._layout < 3 else {PLANE_COLUMN: None}
         removes = [_ident(i) for i in remove]
         row["remove"] = self._entries("remove", removes) if removes else None
-        adds = [_arrow_entry(body_to_dict(b)) for b in add]
+        adds = _add_entries(add)
         row["add"] = self._entries("add", adds) if adds else None
         sets = [_arrow_entry(set_to_dict(c)) for c in set]
         row["set"] = self._entries("set", sets) if sets else None
         given = list(move)
         if len(given) == 1 and isinstance(given[0], MoveBatch):
             # the recorder's frame: kept as arrays until the flush puts the whole batch into columns at once
-            row["move"] = self._lazy_moves(given[0])
+            row["move"] = self._lazy_moves(given[0], owned)
             return row
         moves = []
+        planes: list[dict[str, Any]] = []
+        at = 0  # the index of the next entry in the frame's move list
         for m in given:
-            moves.append(self._move_batch(m) if isinstance(m, MoveBatch)
-                         else self._entries("move", [_arrow_entry(move_to_dict(m))]))
-        moves = [m for m in moves if len(m)]
-        row["move"] = (moves[0] if len(moves) == 1 else _pa().concat_arrays(moves)) if moves else None
+            if isinstance(m, MoveBatch):
+                moves.append(self._move_batch(m))
+                at += len(moves[-1])
+                continue
+            entry = _arrow_entry(move_to_dict(m))
+            if self._layout >= 3 and ("normal" in entry or "offset" in entry):
+                planes.append(self._plane_entry(entry, at))
+            else:
+                moves.append(self._entries("move", [entry]))
+            at += 1
+        self._put_moves(row, moves, planes)
         return row
+
+    def _plane_entry(self, entry: dict[str, Any], at: int) -> dict[str, Any]:
+        """Layout 3's ``move_plane`` entry of a move entry that has ``normal`` or ``offset``."""
+        other = sorted(set(entry) - {"id", "normal", "offset"})
+        if other:
+            ident = entry["id"]["int"] if entry["id"]["str"] is None else entry["id"]["str"]
+            raise InvalidArgumentError(f"move of {ident!r}: a half-plane's or plane's move has normal and offset "
+                                       f"only, got {other} too")
+        return {"at": at, **entry}
+
+    def _put_moves(self, row: dict[str, Any], moves: list[Any], planes: list[dict[str, Any]]) -> None:
+        """A frame's ``move`` (and ``move_plane``) values: null when the frame moves nothing."""
+        moves = [m for m in moves if len(m)]
+        if moves:
+            row["move"] = moves[0] if len(moves) == 1 else _pa().concat_arrays(moves)
+        else:
+            row["move"] = self._entries("move", []) if planes else None
+        if self._layout >= 3:
+            row[PLANE_COLUMN] = self._entries(PLANE_COLUMN, planes) if planes else None
 
     def write_prepared(self, prepared: dict[str, Any], expect: Iterable[Any] | None,
                        expect_contacts: Iterable[Any] | None, expect_distance: Iterable[Any] | None,
@@ -343,6 +404,8 @@ class ArrowScenarioWriter:
     def _write_row(self, row: Mapping[str, Any]) -> None:
         """Add one frame given as the text form's JSON object (what :func:`convert` reads)."""
         out: dict[str, Any] = {"frame": self.frames_written + 1}
+        if self._layout >= 3:
+            out[PLANE_COLUMN] = None
         for name in _LIST_COLUMNS:
             value = row.get(name)
             if value is None:
@@ -351,6 +414,11 @@ class ArrowScenarioWriter:
                 out[name] = self._entries(name, [_ident(i) for i in value]) if value else None
             elif name == "expect":
                 out[name] = self._expect(value)
+            elif name == "move" and self._layout >= 3:
+                entries = [_arrow_entry(e) for e in value]
+                planes = [self._plane_entry(e, k) for k, e in enumerate(entries) if "normal" in e or "offset" in e]
+                plain = [e for e in entries if "normal" not in e and "offset" not in e]
+                self._put_moves(out, [self._entries(name, plain)] if plain else [], planes)
             else:
                 out[name] = self._entries(name, [_arrow_entry(e) for e in value]) if value else None
         for name in _JSON_COLUMNS:
@@ -389,14 +457,19 @@ class ArrowScenarioWriter:
             if name == "frame" or name in _JSON_COLUMNS:
                 arrays.append(pa.array(values, type=typ))
                 continue
+            if name == "move" and self._layout >= 2:
+                encoded = self._encoded_moves(values)
+                if encoded is not None:
+                    arrays.append(encoded)
+                    continue
             counts = np.array([0 if v is None else len(v) for v in values], dtype=np.int32)
             offsets = np.zeros(n + 1, dtype=np.int32)
             np.cumsum(counts, out=offsets[1:])
             child = self._child(name, [v for v in values if v is not None and len(v)])
             mask = pa.array([v is None for v in values], type=pa.bool_())
             column = pa.ListArray.from_arrays(pa.array(offsets), child, type=typ, mask=mask)
-            if name == "move" and self._layout == 2:
-                column = encode_moves(column)
+            if name == "move" and self._layout >= 2:
+                column = encode_moves(column, self._layout)
             arrays.append(column)
         batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
         if self._parquet:
@@ -407,6 +480,48 @@ class ArrowScenarioWriter:
             if self._fsync:
                 os.fsync(self._sink.fileno())
         self._pending = {name: [] for name in self.schema.names}
+
+    def _encoded_moves(self, values: list[Any]) -> Any:
+        """The batch's encoded ``move`` column (layouts 2 and 3) straight from the recorder's arrays,
+        when every frame's moves are one batch of arrays with the same fields given (else None):
+        the same column as :func:`~.arrow_source.encode_moves` of the plain one, without the plain
+        one being built and read back."""
+        pa = _pa()
+        lazy = [v for v in values if v is not None]
+        if not lazy or not all(isinstance(v, _LazyMoves) for v in lazy):
+            return None
+        if len({(v.positions is None, v.rotation is None) for v in lazy}) != 1:
+            return None
+        counts = np.array([0 if v is None else len(v) for v in values], dtype=np.int32)
+        offsets = np.zeros(len(values) + 1, dtype=np.int32)
+        np.cumsum(counts, out=offsets[1:])
+        # the repeated frames (docs/scenario-format.md, "Layout 2"): each lazy frame has at least one
+        # entry and every field given on all of them, so the same ids as the row before is enough
+        deltas = []
+        for f in range(1, len(values)):
+            now, before = values[f], values[f - 1]
+            if (now is not None and before is not None and len(now) == len(before)
+                    and (now.ids is before.ids or now.ids.equals(before.ids))):
+                deltas.append((int(offsets[f]), int(offsets[f - 1]), len(now)))
+        struct = self._types["move"].value_type
+        total = int(offsets[-1])
+        children = []
+        for field in struct:
+            name = field.name
+            arrays = ([v.positions for v in lazy] if name == "position"
+                      else [v.rotation for v in lazy] if name in ("angle", "quaternion") else None)
+            if name == "id":
+                children.append(pa.concat_arrays([v.ids for v in lazy]))
+            elif arrays is None or arrays[0] is None:
+                children.append(pa.nulls(total, field.type))
+            else:
+                width = 1 if name == "angle" else field.type.list_size
+                bits = np.concatenate(arrays).view(np.uint64).reshape(total, width)
+                flat = pa.array(encode_bits(bits, deltas, self._layout).reshape(-1).view(np.float64))
+                children.append(flat if name == "angle" else pa.FixedSizeListArray.from_arrays(flat, width))
+        child = pa.StructArray.from_arrays(children, fields=list(struct))
+        mask = pa.array([v is None for v in values], type=pa.bool_())
+        return pa.ListArray.from_arrays(pa.array(offsets), child, type=self._types["move"], mask=mask)
 
     def _child(self, name: str, chunks: list[Any]) -> Any:
         """The entries of a list column's frames, one array: the recorder's frames (moves kept as

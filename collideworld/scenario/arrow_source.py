@@ -12,7 +12,7 @@ form itself.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -21,15 +21,19 @@ from ..errors import MissingExtraError, ScenarioError
 from .source import END, TRUNCATED_TAIL, ReaderLimits, dump_line, loads_line
 
 __all__ = ["ARROW_LAYOUT", "ARROW_SUFFIXES", "HEADER_KEY", "JSON_COLUMNS", "LAYOUT_KEY", "LIST_COLUMNS",
-           "READ_LAYOUTS", "ArrowSource", "arrow_schema", "decode_moves", "encode_moves", "is_arrow_path",
-           "pyarrow_module"]
+           "PLANE_COLUMN", "READ_LAYOUTS", "ArrowSource", "arrow_schema", "decode_moves", "encode_bits",
+           "encode_moves", "is_arrow_path", "pyarrow_module"]
 
 #: The version of the column layout below, in the schema's metadata under ``collideworld_arrow``:
-#: 2 for an IPC stream (its move poses encoded, see :func:`encode_moves`), 1 for Parquet (plain
-#: float64, as every stream of collideworld 0.8.0).
-ARROW_LAYOUT = 2
+#: 3 for an IPC stream (its move poses encoded, see :func:`encode_moves`, and a plane's move in a
+#: column of its own, ``move_plane``), 1 for Parquet (plain float64, as every stream of collideworld
+#: 0.8.0). Layout 2 (the encoding, with the plane fields in every move entry) is read, no longer written.
+ARROW_LAYOUT = 3
 #: The layouts this reader reads.
-READ_LAYOUTS = (1, 2)
+READ_LAYOUTS = (1, 2, 3)
+#: Layout 3's column of the half-plane and plane moves (``normal``, ``offset``), apart from the
+#: pose moves so that a move entry carries no all-null plane fields.
+PLANE_COLUMN = "move_plane"
 ARROW_SUFFIXES = (".arrows", ".parquet")
 LAYOUT_KEY = b"collideworld_arrow"
 HEADER_KEY = b"collideworld_header"
@@ -66,12 +70,19 @@ def is_arrow_path(path: Any) -> bool:
 
 
 def arrow_schema(dim: int, header: Mapping[str, Any] | None = None, layout: int = ARROW_LAYOUT) -> Any:
-    """The Arrow schema of a ``dim``-D scenario (with ``header`` and ``layout`` as metadata when
-    ``header`` is given). The column types are those of every layout.
+    """The Arrow schema of a ``dim``-D scenario in ``layout`` (with ``header`` and ``layout`` as
+    metadata when ``header`` is given). Layouts 1 and 2 have the same columns; layout 3's ``move``
+    entries have no ``normal`` and ``offset``, which a plane's move has in the ``move_plane`` column.
 
     Examples
     --------
     >>> print(arrow_schema(2).field("move").type)
+    list<item: struct<id: struct<int: int64, str: string>, position: fixed_size_list<item: double>[2], \
+angle: double>>
+    >>> print(arrow_schema(2).field("move_plane").type)
+    list<item: struct<at: int32, id: struct<int: int64, str: string>, normal: fixed_size_list<item: double>[2], \
+offset: double>>
+    >>> print(arrow_schema(2, layout=2).field("move").type)
     list<item: struct<id: struct<int: int64, str: string>, position: fixed_size_list<item: double>[2], \
 angle: double, normal: fixed_size_list<item: double>[2], offset: double>>
     """
@@ -83,10 +94,17 @@ angle: double, normal: fixed_size_list<item: double>[2], offset: double>>
                      ("static", pa.bool_()), ("category", pa.int64()), ("mask", pa.int64())])
     change = pa.struct([("id", ident), ("static", pa.bool_()), ("category", pa.int64()), ("mask", pa.int64()),
                         ("shape", pa.string())])
-    move = pa.struct([("id", ident), ("position", point), rotation, ("normal", point), ("offset", pa.float64())])
+    plane = [("normal", point), ("offset", pa.float64())]
     pair = pa.struct([("a", ident), ("b", ident)])
     fields = [pa.field("frame", pa.int64(), nullable=False), ("remove", pa.list_(ident)), ("add", pa.list_(add)),
-              ("set", pa.list_(change)), ("move", pa.list_(move)), ("expect", pa.list_(pair))]
+              ("set", pa.list_(change))]
+    if layout >= 3:
+        # ``at``: the entry's index in the frame's move list of the text form (see _frame_object)
+        fields += [("move", pa.list_(pa.struct([("id", ident), ("position", point), rotation]))),
+                   (PLANE_COLUMN, pa.list_(pa.struct([("at", pa.int32()), ("id", ident), *plane])))]
+    else:
+        fields += [("move", pa.list_(pa.struct([("id", ident), ("position", point), rotation, *plane])))]
+    fields += [("expect", pa.list_(pair))]
     fields += [(name, pa.string()) for name in JSON_COLUMNS]
     metadata = None
     if header is not None:
@@ -138,6 +156,9 @@ def _frame_object(row: dict[str, Any], dim: int) -> dict[str, Any]:
                         raise _BadValue(f"{name}[{k}] shape: not valid JSON text ({exc})") from None
                 entries.append(out)
             obj[name] = entries
+    planes = row.get(PLANE_COLUMN)
+    if planes:
+        obj["move"] = _with_planes(obj.get("move"), planes)
     for name in JSON_COLUMNS:
         if row[name] is not None:
             try:
@@ -145,6 +166,32 @@ def _frame_object(row: dict[str, Any], dim: int) -> dict[str, Any]:
             except ValueError as exc:
                 raise _BadValue(f"{name}: not valid JSON text ({exc})") from None
     return obj
+
+
+def _with_planes(moves: list[dict[str, Any]] | None, planes: list[Any]) -> list[dict[str, Any]]:
+    """A frame's move list of the text form: the ``move`` entries with each ``move_plane`` entry put
+    at its index ``at`` (layout 3)."""
+    if moves is None:
+        raise _BadValue(f"{PLANE_COLUMN}: {len(planes)} entries for a frame whose 'move' is null "
+                        "(a frame with plane moves has a 'move' list, empty if it moves nothing else)")
+    total = len(moves) + len(planes)
+    out: list[dict[str, Any]] = []
+    rest = iter(moves)
+    last = -1
+    for k, plane in enumerate(planes):
+        plane = _entry(plane, PLANE_COLUMN, k)
+        at = plane["at"]
+        if at is None or not last < at < total:
+            raise _BadValue(f"{PLANE_COLUMN}[{k}] at: must rise and lie in 0..{total - 1} (the frame's "
+                            f"{total} moves), got {at!r}" + (f" after {last}" if last >= 0 else ""))
+        while len(out) < at:
+            out.append(next(rest))
+        entry = {key: v for key, v in plane.items() if v is not None and key != "at"}
+        entry["id"] = _plain_id(plane["id"], f"{PLANE_COLUMN}[{k}] id")
+        out.append(entry)
+        last = at
+    out.extend(rest)
+    return out
 
 
 class ArrowSource:
@@ -227,7 +274,8 @@ class ArrowSource:
             raise self.error("the schema has no 'collideworld_arrow' metadata: not a collideworld scenario")
         if layout not in [str(k).encode() for k in READ_LAYOUTS]:
             raise self.error(f"the schema says Arrow layout {layout.decode('utf-8', 'replace')!r}, but this reader "
-                             f"reads layouts {' and '.join(map(str, READ_LAYOUTS))}: read it with a newer collideworld")
+                             f"reads layouts {', '.join(map(str, READ_LAYOUTS[:-1]))} and {READ_LAYOUTS[-1]}: "
+                             "read it with a newer collideworld")
         self._layout = int(layout)
         try:
             header = loads_line(meta.get(HEADER_KEY, b"").decode("utf-8"))
@@ -236,7 +284,7 @@ class ArrowSource:
         dim = header.get("dim") if isinstance(header, dict) else None
         if dim not in (2, 3) or isinstance(dim, bool):
             return header  # the header's own checks say what is wrong
-        expected = arrow_schema(dim)
+        expected = arrow_schema(dim, layout=self._layout)
         got_names = self._schema.names
         for field in expected:
             if field.name not in got_names:
@@ -307,9 +355,9 @@ class ArrowSource:
         try:
             # every offset and length checked before a value is read: a damaged offset must not read past a buffer
             batch.validate(full=True)
-            if self._layout == 2:
+            if self._layout >= 2:
                 batch = batch.set_column(batch.schema.get_field_index("move"), batch.schema.field("move"),
-                                         decode_moves(batch.column("move")))
+                                         decode_moves(batch.column("move"), self._layout))
             rows = batch.to_pylist()
         except (pa.ArrowException, ValueError, TypeError, OverflowError, MemoryError) as exc:
             raise self.error(f"the batch's values cannot be read: {exc}") from None
@@ -383,8 +431,8 @@ def _float_field(bits: np.ndarray[Any, Any], like: Any) -> Any:
     return flat if mask is None else pa.array(bits.reshape(-1).view("<f8"), mask=mask.to_numpy(zero_copy_only=False))
 
 
-def _recode_moves(move: Any, encode: bool) -> Any:
-    """A batch's move column with its poses encoded (layout 2) or decoded back (layout 1)."""
+def _recode_moves(move: Any, encode: bool, layout: int) -> Any:
+    """A batch's move column with its poses encoded (as ``layout``, 2 or 3, stores them) or decoded back."""
     pa = pyarrow_module()
     child = move.values
     fields = list(child.type)
@@ -397,22 +445,22 @@ def _recode_moves(move: Any, encode: bool) -> Any:
         deltas = _delta_frames(move, field)
         flat = bits.reshape(-1)
         if encode:
-            # differences against the original values, last frame first so each still sees its reference
-            for start, before, n in reversed(deltas):
-                bits[start:start + n] -= bits[before:before + n]
-            planes = np.empty((8, len(flat)), dtype=np.uint8)
-            raw = flat.view(np.uint8)
-            for plane in range(8):  # a strided copy per plane: numpy's 2D byte transpose is 3x slower
-                planes[plane] = raw[plane::8]
-            bits = planes.reshape(-1).view("<u8").reshape(bits.shape)
+            bits = encode_bits(bits, deltas, layout)
         else:
             planes = flat.view(np.uint8).reshape(8, -1)
             raw = np.empty(len(flat) * 8, dtype=np.uint8)
             for plane in range(8):
                 raw[plane::8] = planes[plane]
             bits = raw.view("<u8").reshape(len(field), width)
-            for start, before, n in deltas:  # in frame order: the reference is decoded first
-                bits[start:start + n] += bits[before:before + n]
+            if layout >= 3:
+                bits = _unzigzag(bits)
+            repeated = {start: before for start, before, _ in deltas}
+            for start, before, n in deltas:  # in frame order: the references are decoded first
+                if layout >= 3 and before in repeated:  # a second difference
+                    older = repeated[before]
+                    bits[start:start + n] += 2 * bits[before:before + n] - bits[older:older + n]
+                else:
+                    bits[start:start + n] += bits[before:before + n]
         children[k] = _float_field(bits, field)
     mask = child.is_null() if child.null_count else None
     child = pa.StructArray.from_arrays(children, fields=fields, mask=mask)
@@ -420,8 +468,62 @@ def _recode_moves(move: Any, encode: bool) -> Any:
     return pa.ListArray.from_arrays(move.offsets, child, type=move.type, mask=list_mask)
 
 
-def encode_moves(move: Any) -> Any:
-    """A batch's ``move`` column with its poses encoded as layout 2 stores them (differences, byte planes).
+def _unzigzag(bits: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The two's complement bits of zigzag-coded values: 2k -> k, 2k + 1 -> -k - 1."""
+    one = np.uint64(1)
+    out: np.ndarray[Any, Any] = (bits >> one) ^ (-(bits & one).view(np.int64)).view(np.uint64)
+    return out
+
+
+def encode_bits(bits: np.ndarray[Any, Any], deltas: Iterable[tuple[int, int, int]],
+                layout: int = ARROW_LAYOUT) -> np.ndarray[Any, Any]:
+    """The stored form (layouts 2 and 3) of one field's float64 bits in a batch.
+
+    ``bits`` is a C-contiguous uint64 array (entries, width), overwritten with the differences;
+    ``deltas`` holds (start, start of the previous frame, count) in entries for each repeated frame,
+    in frame order. Returns a new array of the shape of ``bits``: the byte planes.
+
+    Examples
+    --------
+    Layout 2 stores a repeated frame's first differences; layout 3 the second difference when the
+    previous frame is repeated too, every value zigzag-coded (2k for k >= 0, -2k - 1 for k < 0):
+
+    >>> frames = [[0x0102], [0x0105], [0x0109]]    # three frames of one entry: steps of 3, then 4
+    >>> deltas = [(1, 0, 1), (2, 1, 1)]
+    >>> def planes(stored):   # byte planes 0 and 1 of the stored values
+    ...     return stored.view(np.uint8).reshape(8, -1)[:2].tolist()
+    >>> planes(encode_bits(np.array(frames, dtype=np.uint64), deltas, 2))     # 0x0102, 3, 4
+    [[2, 3, 4], [1, 0, 0]]
+    >>> planes(encode_bits(np.array(frames, dtype=np.uint64), deltas, 3))     # zigzag of 0x0102, 3, 1
+    [[4, 6, 2], [2, 0, 0]]
+    """
+    deltas = list(deltas)
+    # differences against the original values, last frame first so each still sees its reference
+    for start, before, n in reversed(deltas):
+        bits[start:start + n] -= bits[before:before + n]
+    if layout >= 3:
+        # Second differences where the previous frame is repeated too (its first difference is its
+        # stored value now): bodies that keep their velocity give zeros, changing ones the change only.
+        # Then zigzag (as Protocol Buffers' sint64), so a small negative difference has high bytes of 0
+        # like a small positive one, not of 0xff: the byte planes keep the sign in the lowest bit.
+        repeated = {start for start, _, _ in deltas}
+        for start, before, n in reversed(deltas):
+            if before in repeated:
+                bits[start:start + n] -= bits[before:before + n]
+        signed = bits.view(np.int64)
+        bits = ((signed << 1) ^ (signed >> 63)).view(np.uint64)
+    flat = bits.reshape(-1)
+    planes = np.empty((8, len(flat)), dtype=np.uint8)
+    raw = flat.view(np.uint8)
+    for plane in range(8):  # a strided copy per plane: numpy's 2D byte transpose is 3x slower
+        planes[plane] = raw[plane::8]
+    out: np.ndarray[Any, Any] = planes.reshape(-1).view("<u8").reshape(bits.shape)
+    return out
+
+
+def encode_moves(move: Any, layout: int = ARROW_LAYOUT) -> Any:
+    """A batch's ``move`` column with its poses encoded as ``layout`` (2 or 3) stores them (differences,
+    byte planes).
 
     Examples
     --------
@@ -432,11 +534,11 @@ def encode_moves(move: Any) -> Any:
     >>> decode_moves(encode_moves(move)).equals(move)
     True
     """
-    return _recode_moves(move, encode=True)
+    return _recode_moves(move, encode=True, layout=layout)
 
 
-def decode_moves(move: Any) -> Any:
-    """The plain ``move`` column of a layout 2 batch's encoded one: every float bit for bit.
+def decode_moves(move: Any, layout: int = ARROW_LAYOUT) -> Any:
+    """The plain ``move`` column of a ``layout`` (2 or 3) batch's encoded one: every float bit for bit.
 
     Examples
     --------
@@ -447,4 +549,4 @@ def decode_moves(move: Any) -> Any:
     >>> decode_moves(encode_moves(move)).equals(move)
     True
     """
-    return _recode_moves(move, encode=False)
+    return _recode_moves(move, encode=False, layout=layout)

@@ -32,7 +32,10 @@ Recording is meant to stay cheap in a game loop: the bodies moved in a frame
 are noted as one dict of field bits, their poses at the step are read with
 one ``World.poses`` call, and bodies moved with the same fields are written
 as one :class:`~collideworld.scenario.MoveBatch` (numbers formatted a whole
-array at a time). ``benchmarks/recorder.py`` measures the cost.
+array at a time). A frame whose only move is one ``move_many`` of an int id
+array with position and angle arrays (the usual game loop) keeps copies of
+those arrays instead (the bits the world stored; no read-back), which the
+Arrow writer takes as they are. ``benchmarks/recorder.py`` measures the cost.
 
 Bodies already in the world when the recorder is created are written as the
 first frame's ``add`` list, so the file replays from an empty world. Calls
@@ -139,9 +142,11 @@ class Recorder:
 
             self.writer = ArrowScenarioWriter(path, world.dim, name=name, description=description,
                                               tolerance=tolerance, fsync=fsync)
+            self._arrow: ArrowScenarioWriter | None = self.writer
         else:
             self.writer = ScenarioWriter(path, world.dim, name=name, description=description,
                                          tolerance=tolerance, fsync=fsync, compresslevel=compresslevel)
+            self._arrow = None
         self._known: set[Any] = set()         # alive as far as the file has said
         self._added: dict[Any, None] = {}      # added since the last step (ordered)
         self._removed: list[Any] = []          # known bodies removed since the last step
@@ -153,6 +158,8 @@ class Recorder:
         # nothing else moved. Its ids are kept as that array (a copy), not
         # as a dict, until anything else needs the dict (see _spill_moves).
         self._moved_array: tuple[np.ndarray[Any, Any], int] | None = None
+        # ... and, when the world stores them as given (see _pose_copies), copies of its poses
+        self._moved_poses: tuple[Any, Any, Any] | None = None
         self._array_lookup: tuple[np.ndarray[Any, Any], tuple[int, ...]] | None = None  # its ids as a tuple
         for body_id in world.ids():
             self._added[body_id] = None
@@ -172,6 +179,7 @@ class Recorder:
         if self._moved_array is not None:
             ids, given = self._moved_array
             self._moved_array = None
+            self._moved_poses = None
             self._note_moves(ids.tolist(), given)
 
     def _note_remove(self, body_id: Any) -> None:
@@ -274,6 +282,7 @@ class Recorder:
             # Noted as the array itself (a copy: the caller may reuse theirs);
             # the world has refused an id given twice, so each is there once.
             self._moved_array = (ids.copy(), given)
+            self._moved_poses = _pose_copies(self.world.dim, len(ids), positions, angles, quaternions)
             return
         self._note_moves(_plain_ids(ids), given)
 
@@ -299,6 +308,7 @@ class Recorder:
         """
         world = self.world
         adds = [world.body(i) for i in self._added]
+        owned = self._moved_poses is not None and not self._planes_moved
         moves: list[Any] = self._move_batches()
         for body_id in self._planes_moved:
             plane = world.body(body_id).shape
@@ -314,7 +324,11 @@ class Recorder:
                 shape=body.shape if "shape" in fields else None,
             ))
         # each writer takes back the prepared frame it made (text pieces, or columns)
-        prepared: Any = self.writer.prepare_frame(self._removed, adds, moves, None, changes)
+        if owned and self._arrow is not None:
+            # the copies made in move_many, handed over: the writer neither copies nor checks them again
+            prepared: Any = self._arrow.prepare_frame(self._removed, adds, moves, None, changes, owned=True)
+        else:
+            prepared = self.writer.prepare_frame(self._removed, adds, moves, None, changes)
         contacts = world.step()
         expect: Any = None
         if self.record_expect:
@@ -331,6 +345,7 @@ class Recorder:
         self._removed = []
         self._moved = {}
         self._moved_array = None
+        self._moved_poses = None
         if self._planes_moved:
             self._planes_moved = {}
         if self._changed:
@@ -347,7 +362,8 @@ class Recorder:
                 # Kept while the same bodies move: the writer reuses its text
                 # of the ids when it is given the same tuple again.
                 lookup = self._array_lookup = (array, tuple(array.tolist()))
-            return [self._batch(lookup[1], given, *self.world.poses(array))]
+            poses = self._moved_poses if self._moved_poses is not None else self.world.poses(array)
+            return [self._batch(lookup[1], given, *poses)]
         moved = self._moved
         if not moved:
             return []
@@ -423,6 +439,28 @@ def _materialise(ids: Any) -> Any:
     if isinstance(ids, (np.ndarray, list, tuple, str, bytes)) or not isinstance(ids, Iterable):
         return ids
     return list(ids)
+
+
+def _pose_copies(dim: int, n: int, positions: Any, angles: Any, quaternions: Any) -> tuple[Any, Any, Any] | None:
+    """Copies of the poses a ``move_many`` the world has just accepted gave, with the bits the world
+    stored, or None when that is not certain without redoing the world's work (then the poses are
+    read back with ``World.poses`` at the step).
+
+    The world stores positions and angles as ``np.asarray(value).astype(float64)``
+    (``poses.check_positions``, ``check_angles``): a numeric array of the final shape
+    converted the same way has the same bits. Quaternions are normalised (and matrices
+    turned into quaternions) by the world, so they are read back."""
+    if quaternions is not None:
+        return None
+    out: list[Any] = []
+    for value, shape in ((positions, (n, dim)), (angles, (n,))):
+        if value is None:
+            out.append(None)
+        elif isinstance(value, np.ndarray) and value.dtype.kind in "iuf" and value.shape == shape:
+            out.append(np.array(value, dtype=np.float64, order="C"))  # a copy: the caller may reuse theirs
+        else:
+            return None
+    return out[0], out[1], None
 
 
 def _given(position: Any, angle: Any, quaternion: Any) -> int:
