@@ -85,3 +85,9 @@ def test_a_query_meeting_many_triangles_grows_the_compiled_output() -> None:
     q, t = TriangleBVH(lo, hi).query(*big, "compiled")
     assert q.tolist() == [0] * 3000 + [1] * 3000 and t.tolist() == list(range(3000)) * 2
 
+
+def test_kind_codes_of_the_compiled_triangle_loop_agree_with_the_store() -> None:
+    from collideworld.bodies import Kind
+    from collideworld.geometry.compiled import contact_triangle as ct
+
+    assert (ct.BALL, ct.BOX, ct.CAPSULE, ct.TRIANGLE) == (Kind.BALL, Kind.BOX, Kind.CAPSULE, Kind.TRIANGLE)
