@@ -56,6 +56,16 @@ def query_bvh(node_lo: F64, node_hi: F64, depth: int, leaf_triangles: I64, lo: F
     node) pairs whose boxes meet. The compiled twin
     (``geometry/compiled/mesh_bvh.py``) walks each box down a stack instead;
     both answer the same pairs in the same order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lo = np.array([[float(i), 0.0, 0.0] for i in range(10)])
+    >>> bvh = TriangleBVH(lo, lo + 0.5)
+    >>> q, t = query_bvh(bvh.node_lo, bvh.node_hi, bvh.depth, bvh.leaf_triangles, bvh.lo, bvh.hi,
+    ...                  np.array([[2.5, 0.0, 0.0]]), np.array([[3.0, 0.0, 0.0]]))
+    >>> t.tolist()
+    [2, 3]
     """
     q = np.arange(len(qlo), dtype=np.int64)
     node = np.zeros(len(qlo), dtype=np.int64)

@@ -312,6 +312,24 @@ def contact_triangle_slots(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: N
     of :func:`contact_polytope_triangle`, the normal from ``ia`` towards
     ``ib``. Returns the contacts and ``other``: the pairs of any other kinds,
     left for the grouped path (their rows of the contacts unspecified).
+
+    Examples
+    --------
+    A unit sphere 0.75 above a mesh's one triangle sinks 0.25 into it:
+
+    >>> import numpy as np
+    >>> from collideworld import Sphere, TriangleMesh
+    >>> from collideworld.bodies import BodyStore
+    >>> store = BodyStore(3)
+    >>> s = store.allocate(2)
+    >>> store.set_shapes(s, [Sphere(1.0), TriangleMesh([(0, 0, 0), (2, 0, 0), (0, 2, 0)], [(0, 1, 2)])])
+    >>> store.set_poses(s, np.array([[0.5, 0.5, 0.75], [0.0, 0.0, 0.0]]), quaternion=np.tile([1.0, 0, 0, 0], (2, 1)))
+    >>> tri = store.part_slots[store.parts_at[s[1]]]
+    >>> res, other = contact_triangle_slots(s[:1], np.array([tri]), store.kind, store.position, store.rotation,
+    ...                                     store.radius, store.half, store.seg0, store.seg1, store.tri,
+    ...                                     store.tri_active)
+    >>> bool(res.hit[0]), round(float(res.depth[0]), 12), res.normal[0].tolist(), other.tolist()
+    (True, 0.25, [0.0, 0.0, -1.0], [False])
     """
     n = len(ia)
     res = contact_outputs(n, 3)

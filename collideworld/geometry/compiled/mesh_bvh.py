@@ -30,6 +30,19 @@ def _meets(alo: NDArray[np.float64], ahi: NDArray[np.float64], i: int, blo: NDAr
 def query_bvh(node_lo: NDArray[np.float64], node_hi: NDArray[np.float64], depth: int,
               leaf_triangles: NDArray[np.int64], lo: NDArray[np.float64], hi: NDArray[np.float64],
               qlo: NDArray[np.float64], qhi: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``(query row, triangle)`` of every triangle whose box meets its query box, sorted (the numpy twin's answer).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld.geometry.mesh_bvh import TriangleBVH
+    >>> lo = np.array([[float(i), 0.0, 0.0] for i in range(10)])
+    >>> bvh = TriangleBVH(lo, lo + 0.5)
+    >>> q, t = query_bvh(bvh.node_lo, bvh.node_hi, bvh.depth, bvh.leaf_triangles, bvh.lo, bvh.hi,
+    ...                  np.array([[2.5, 0.0, 0.0]]), np.array([[3.0, 0.0, 0.0]]))
+    >>> t.tolist()
+    [2, 3]
+    """
     n = qlo.shape[0]
     leaf = leaf_triangles.shape[1]
     first_leaf = (1 << depth) - 1
