@@ -1148,9 +1148,11 @@ class BodyStore:
         ca, cb = self.kind.take(a) == Kind.COMPOUND, self.kind.take(b) == Kind.COMPOUND
         if not (ca.any() or cb.any()):
             return np.arange(len(a)), a, b
-        # a static mesh or heightfield against a simple body: only its triangles near the body
-        sa = self.surface.take(a) & self.static.take(a) & ~cb
-        sb = self.surface.take(b) & self.static.take(b) & ~ca
+        # a mesh or heightfield against a simple body: only its triangles near the body (a moving
+        # surface is pruned in its own frame at its pose now; the pair cache queries its pairs again
+        # whenever it moves)
+        sa = self.surface.take(a) & ~cb
+        sb = self.surface.take(b) & ~ca
         near = sa | sb
         if near.any():
             return self._expand_near(a, b, sa, sb)
@@ -1176,7 +1178,9 @@ class BodyStore:
         The other body's box is the union of its tight box now and its fat box:
         the pair cache keeps a pair's rows while the fat box holds the body, so
         the triangles near the fat box are the ones it can touch until then.
-        Only static surfaces are pruned (a moving one's rows would go stale).
+        A moving surface moves the query, not its tree: the box is seen in the
+        surface's frame at its pose now, so its rows hold only until it moves
+        (``PairCache.step`` queries a moved surface's pairs again).
         """
         near = np.flatnonzero(sa | sb)
         rest = np.flatnonzero(~(sa | sb))
@@ -1199,11 +1203,13 @@ class BodyStore:
         for body in np.unique(surf).tolist():
             k = np.flatnonzero(surf == body)
             rot = self.rotation[body]
-            # the world box's corners in the surface's local frame, and their box
-            corners = np.stack([np.where(np.array([(c >> d) & 1 for d in range(3)], dtype=bool), hi[k], lo[k])
-                                for c in range(8)], axis=1)
-            local = (corners - self.position[body]) @ rot
-            q, tri = self.shapes[body].nearby(local.min(axis=1), local.max(axis=1))
+            # the world box in the surface's local frame, and the box around that: centre R^T (c - p),
+            # half extents |R^T| h (Arvo 1990), the box of its eight corners in closed form
+            centre = (0.5 * (lo[k] + hi[k]) - self.position[body]) @ rot
+            half = (0.5 * (hi[k] - lo[k])) @ np.abs(rot)
+            # rounding in that sum: widened by the same relative slack as the world box
+            half += 1e-9 * (np.abs(centre).max(axis=1) + half.max(axis=1))[:, None]
+            q, tri = self.shapes[body].nearby(centre - half, centre + half, self.backend)
             part = self.part_slots.take(self.parts_at[body] + tri)
             rows.append(near[k[q]])
             on_a = sa[near[k[q]]]

@@ -121,6 +121,8 @@ class Kernels(NamedTuple):
     contact_box_hull: Kernel
     contact_capsule_hull: Kernel
     contact_hull_hull: Kernel
+    # triangles of meshes and heightfields (3D)
+    contact_polytope_triangle: Kernel
 
 
 _NUMPY_KERNELS = Kernels(
@@ -131,6 +133,7 @@ _NUMPY_KERNELS = Kernels(
     contact_halfspace_capsule, contact_ball_capsule, contact_box_capsule_3d, contact_polygon_capsule,
     contact_capsule_capsule,
     contact_ball_hull, contact_box_hull, contact_capsule_hull, contact_hull_hull,
+    contact_polytope_triangle,
 )
 
 #: kernel name -> module of :mod:`collideworld.geometry.compiled` holding its twin
@@ -159,6 +162,7 @@ KERNEL_TWINS: dict[str, str] = {
     "contact_box_hull": "contact_hull",
     "contact_capsule_hull": "contact_hull",
     "contact_hull_hull": "contact_hull",
+    "contact_polytope_triangle": "contact_triangle",
 }
 
 _compiled_kernels: Kernels | None = None
@@ -490,9 +494,9 @@ def _hull_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
 
 # -- triangles of meshes and heightfields (3D): grown polytopes, then the no-snag rule --------
 #
-# TRIANGLE is the last kind, so the triangle is always b. Both backends run
-# the same functions (contact_polytopes' GJK is compiled when numba imports),
-# so their answers agree bit for bit.
+# TRIANGLE is the last kind, so the triangle is always b. The compiled twin of
+# contact_polytope_triangle runs the same GJK routine and the same SAT axes in
+# one loop over rows; the twins agree to rounding, with the same hits.
 
 _BOX_CORNERS = np.array([[x, y, z] for x in (-1.0, 1.0) for y in (-1.0, 1.0) for z in (-1.0, 1.0)])
 
@@ -506,8 +510,8 @@ def _halfspace_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> Contact
 def _ball_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     centre, radius = s.ball_rows(a)
     empty = np.zeros((len(a), 0, 3))
-    return contact_polytope_triangle(centre[:, None, :], empty, empty, radius, s.triangle_rows(b),
-                                     s.tri_active.take(b, axis=0))
+    return k.contact_polytope_triangle(centre[:, None, :], empty, empty, radius, s.triangle_rows(b),
+                                       s.tri_active.take(b, axis=0))
 
 
 @_register((3,), Kind.BOX, Kind.TRIANGLE)
@@ -515,28 +519,28 @@ def _box_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays
     centre, rotation, half = s.box_rows(a)
     corners = centre[:, None, :] + np.einsum("nij,ncj->nci", rotation, _BOX_CORNERS[None] * half[:, None, :])
     axes = np.swapaxes(rotation, 1, 2)
-    return contact_polytope_triangle(corners, axes, axes, np.zeros(len(a)), s.triangle_rows(b),
-                                     s.tri_active.take(b, axis=0))
+    return k.contact_polytope_triangle(corners, axes, axes, np.zeros(len(a)), s.triangle_rows(b),
+                                       s.tri_active.take(b, axis=0))
 
 
 @_register((3,), Kind.CAPSULE, Kind.TRIANGLE)
 def _capsule_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     p0, p1, radius = s.capsule_rows(a)
-    return contact_polytope_triangle(np.stack([p0, p1], axis=1), np.zeros((len(a), 0, 3)), (p1 - p0)[:, None, :],
-                                     radius, s.triangle_rows(b), s.tri_active.take(b, axis=0))
+    return k.contact_polytope_triangle(np.stack([p0, p1], axis=1), np.zeros((len(a), 0, 3)), (p1 - p0)[:, None, :],
+                                       radius, s.triangle_rows(b), s.tri_active.take(b, axis=0))
 
 
 @_register((3,), Kind.HULL, Kind.TRIANGLE)
 def _hull_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     verts, normals, edges = s.hull_rows(a)
-    return contact_polytope_triangle(verts, normals, edges, np.zeros(len(a)), s.triangle_rows(b),
-                                     s.tri_active.take(b, axis=0))
+    return k.contact_polytope_triangle(verts, normals, edges, np.zeros(len(a)), s.triangle_rows(b),
+                                       s.tri_active.take(b, axis=0))
 
 
 @_register((3,), Kind.TRIANGLE, Kind.TRIANGLE)
 def _triangle_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     return contact_triangle_triangle(s.triangle_rows(a), s.tri_active.take(a, axis=0), s.triangle_rows(b),
-                                     s.tri_active.take(b, axis=0))
+                                       s.tri_active.take(b, axis=0))
 
 
 # -- the dispatcher -------------------------------------------------------------------
@@ -787,7 +791,10 @@ _NO_PLANES = np.zeros((1, 8, 2))[:, :, 0].T
 def _contact_pairs_compiled(store: BodyStore, ia: Slots, ib: Slots, kernels: Kernels, reject: bool) -> ContactArrays:
     """The compiled backend: one compiled loop over all pairs, reading the store's columns by slot.
 
-    Pairs with a polygon that is not simple (concave, or many vertices) come
+    Pairs of a triangle (a mesh's or heightfield's part slot) with a ball, box
+    or capsule then go through one more compiled loop over slots
+    (``compiled/contact_triangle.contact_triangle_slots``). Other pairs with a
+    polygon that is not simple (concave, or many vertices), a capsule or a hull come
     back flagged and go through the grouped path (:func:`_contact_pairs_exact`,
     polygons split into parts) with the compiled kernels. Each pair gets the
     bits the grouped path would give it: the loop calls the same per-row
@@ -805,8 +812,23 @@ def _contact_pairs_compiled(store: BodyStore, ia: Slots, ib: Slots, kernels: Ker
                                st.parts.simple_n, reject)
     if other.any():
         idx = np.flatnonzero(other)
-        res = _contact_pairs_exact(st, ia[idx], ib[idx], kernels)
-        out.hit[idx], out.normal[idx], out.depth[idx] = res
+        tri = ((st.kind.take(ia.take(idx)) == Kind.TRIANGLE) | (st.kind.take(ib.take(idx)) == Kind.TRIANGLE)
+               if st.dim == 3 else None)
+        if tri is not None and tri.any():
+            # triangles of meshes and heightfields against balls, boxes and capsules: one more compiled
+            # loop reading the columns by slot (the row routine of the compiled contact_polytope_triangle)
+            from .geometry.compiled.contact_triangle import contact_triangle_slots
+
+            sel = idx[tri]
+            tri_res, rest = contact_triangle_slots(ia[sel], ib[sel], st.kind, st.position, st.rotation, st.radius,
+                                                   st.half, st.seg0, st.seg1, st.tri, st.tri_active)
+            done = sel[~rest]
+            out.hit[done], out.normal[done], out.depth[done] = (tri_res.hit[~rest], tri_res.normal[~rest],
+                                                                tri_res.depth[~rest])
+            idx = np.concatenate([idx[~tri], sel[rest]])
+        if len(idx):
+            res = _contact_pairs_exact(st, ia[idx], ib[idx], kernels)
+            out.hit[idx], out.normal[idx], out.depth[idx] = res
     return out
 
 

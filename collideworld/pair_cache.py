@@ -444,6 +444,12 @@ class PairCache:
         st.spread_to_parts(moved)
         old = self._cand
         fresh: NDArray[np.int64] | None = None
+        if st.n_compounds and len(moved_slots):
+            # a moved mesh or heightfield: its rows were pruned to the triangles near each body at its
+            # old pose (BodyStore.expand_pairs), so its pairs are queried again, as a changed box's are
+            surf = moved_slots[st.surface.take(moved_slots)]
+            if len(surf):
+                changed = np.union1d(changed, surf)
         if self._patchable(changed):
             cand, fresh = self._candidates_patched(moved, changed)
         else:

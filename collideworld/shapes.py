@@ -969,9 +969,13 @@ class TriangleMesh:
         corners = self.vertices[self.triangles]
         return TriangleBVH(corners.min(axis=1), corners.max(axis=1))
 
-    def nearby(self, lo: NDArray[np.float64], hi: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        """``(box row, triangle)`` of the triangles whose boxes meet local boxes ``lo``/``hi`` (K, 3)."""
-        return self.bvh.query(lo, hi)
+    def nearby(self, lo: NDArray[np.float64], hi: NDArray[np.float64], backend: str = "numpy"
+               ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """``(box row, triangle)`` of the triangles whose boxes meet local boxes ``lo``/``hi`` (K, 3), sorted.
+
+        ``backend="compiled"``: the tree walked in one compiled call (the same answer).
+        """
+        return self.bvh.query(lo, hi, backend)
 
     @property
     def bounding_radius(self) -> float:
@@ -1075,8 +1079,12 @@ class HeightField:
         corners = np.stack([h[:-1, :-1], h[:-1, 1:], h[1:, :-1], h[1:, 1:]])
         return corners.min(axis=0), corners.max(axis=0)
 
-    def nearby(self, lo: NDArray[np.float64], hi: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        """``(box row, triangle)`` of the triangles whose cells' boxes meet local boxes ``lo``/``hi`` (K, 3)."""
+    def nearby(self, lo: NDArray[np.float64], hi: NDArray[np.float64], backend: str = "numpy"
+               ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """``(box row, triangle)`` of the triangles whose cells' boxes meet local boxes ``lo``/``hi`` (K, 3).
+
+        ``backend`` is accepted for :meth:`TriangleMesh.nearby`'s sake: the grid needs no tree.
+        """
         return heightfield_cells(lo, hi, *self._cell_heights, *self.cell)
 
     @property

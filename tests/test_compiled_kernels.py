@@ -69,7 +69,7 @@ def row_scale(n: int, *arrays: np.ndarray) -> np.ndarray:
 def run_both(name: str, *args: np.ndarray) -> None:
     ref = getattr(NUMPY, name)(*args)
     got = getattr(COMPILED, name)(*args)
-    if name.endswith("_hull"):
+    if name.endswith("_hull") or name == "contact_polytope_triangle":
         assert_same_hull_contacts(name, ref, got, args)
         return
     assert_same_contacts(ref, got, row_scale(len(ref.hit), *args))
@@ -85,6 +85,8 @@ def _hull_pair_points(name: str, args: tuple[np.ndarray, ...]) -> tuple[np.ndarr
         signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
         corners = args[0][:, None, :] + np.einsum("nij,ncj->nci", args[1], signs[None] * args[2][:, None, :])
         return corners, args[3], np.zeros(len(args[0]))
+    if name == "contact_polytope_triangle":
+        return args[0], args[4], args[3]
     return args[0], args[5], np.zeros(len(args[0]))
 
 
@@ -548,6 +550,38 @@ def case_hull_hull(rng: np.random.Generator, d: int) -> tuple[np.ndarray, ...]:
     return args
 
 
+def case_polytope_triangle(rng: np.random.Generator, d: int) -> tuple[np.ndarray, ...]:
+    """Boxes, spheres (a box's corners all at its centre) and capsules (4 corners at each end) against triangles.
+
+    A quarter of the triangles' edges are inactive (the no-snag rule), the triangle slid to near touching.
+    """
+    far = far_offsets(rng, N, 3)
+    rot = rotations(rng, N, 3)
+    half = rng.uniform(0.05, 1.5, (N, 3))
+    signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
+    verts = far[:, None, :] + np.einsum("nij,ncj->nci", rot, signs[None] * half[:, None, :])
+    normals = np.swapaxes(rot, 1, 2).copy()
+    edges = normals.copy()
+    radius = np.zeros(N)
+    kind = rng.integers(0, 3, N)
+    ball, capsule = kind == 1, kind == 2
+    verts[ball] = far[ball, None, :]
+    edges[ball] = 0.0
+    p0, p1, r = capsule_points(rng, 3, far)
+    verts[capsule] = np.concatenate([np.repeat(p0[:, None], 4, axis=1), np.repeat(p1[:, None], 4, axis=1)],
+                                    axis=1)[capsule]
+    normals[capsule] = 0.0
+    edges[capsule] = 0.0
+    edges[capsule, 0] = (p1 - p0)[capsule]
+    radius[ball] = rng.uniform(0.05, 1.0, int(ball.sum()))
+    radius[capsule] = r[capsule]
+    tri = far[:, None, :] + rng.uniform(-1.5, 1.5, (N, 3, 3))
+    active = rng.random((N, 3)) > 0.25
+    args = (verts, normals, edges, radius, tri, active)
+    slide_hull_near(rng, "contact_polytope_triangle", args, 4)
+    return args
+
+
 CASES: dict[str, tuple[tuple[int, ...], Callable[..., tuple[np.ndarray, ...]]]] = {
     "contact_halfspace_halfspace": ((2, 3), case_halfspace_halfspace),
     "contact_halfspace_ball": ((2, 3), case_halfspace_ball),
@@ -572,6 +606,7 @@ CASES: dict[str, tuple[tuple[int, ...], Callable[..., tuple[np.ndarray, ...]]]] 
     "contact_box_hull": ((3,), case_box_hull),
     "contact_capsule_hull": ((3,), case_capsule_hull),
     "contact_hull_hull": ((3,), case_hull_hull),
+    "contact_polytope_triangle": ((3,), case_polytope_triangle),
 }
 
 PARAMS = [(name, d) for name, (dims, _) in CASES.items() for d in dims]

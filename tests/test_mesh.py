@@ -354,9 +354,11 @@ def test_backends_give_the_same_contacts():
         pose = (tuple(rng.uniform(-1, 1, size=3)), tuple(random_quaternion(rng)))
         a = touching_parts(mesh, ((0, 0, 0), UNIT_Q), other, pose, "numpy")
         b = touching_parts(mesh, ((0, 0, 0), UNIT_Q), other, pose, "compiled")
+        # the compiled twin is a loop of its own (tests/test_compiled_kernels.py's standard): the
+        # same touching triangles, normals and depths within 1e-12 of the pair's size (here ~1)
         assert a.keys() == b.keys()
         for k in a:
-            assert np.array_equal(a[k][0], b[k][0]) and a[k][1] == b[k][1]
+            assert np.abs(a[k][0] - b[k][0]).max() <= 1e-12 and abs(a[k][1] - b[k][1]) <= 1e-12
 
 
 def test_mesh_against_mesh_and_heightfield():

@@ -1,0 +1,363 @@
+"""Compiled twin of ``geometry/contact_triangle.py``: grown polytopes against triangles, with the no-snag rule.
+
+One loop over rows does what the numpy twin does in whole-array steps, in
+the same order, with no allocation per row::
+
+    d = GJK distance of the polytope and the triangle (geometry/gjk.gjk_closest,
+        the routine the numpy twin's driver calls: the same bits)
+    if d > 1e-9 * scale: depth = r - d, along GJK's direction
+    else, SAT: a's face normals and the triangle's (both ways), then every
+        (edge of a) x (edge of the triangle), each axis measured by projecting
+        every vertex of both sides (a triangle is flat: its edges' arcs on the
+        Gauss map are half circles, so no edge pair is pruned)
+    the touching rule; then the no-snag rule (Bullet's btInternalEdgeUtility):
+        a normal that is not the face normal and comes from an inactive edge
+        or vertex becomes the face normal, depth measured along it
+
+The projections are sums of three products taken left to right where numpy's
+batched matrix products may round differently, so the twins agree to rounding
+(about 1e-15 of the pair's size), as the other compiled hull kernels do.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+from ..gjk import gjk_closest
+from ..result import ContactArrays
+from .kernel_support import as_rows, contact_outputs, touch_rule
+
+__all__ = ["contact_polytope_triangle", "contact_triangle_slots"]
+
+F64 = NDArray[np.float64]
+
+#: |cos| of the angle between a contact normal and a face normal above which the contact is a face contact
+#: (the numpy twin's FACE_COS).
+FACE_COS = 1.0 - 1e-9
+
+
+@njit(cache=True)
+def _try_axis(x: float, y: float, z: float, pts: F64, na: int, nb: int, best: F64) -> None:
+    """The overlaps of a and b along axis (x, y, z) (non-zero, any length), one way and the other, into ``best[4:6]``.
+
+    ``pts`` holds a's ``na`` vertices, then b's ``nb`` (relative to a's first vertex).
+    """
+    length = math.sqrt(x * x + y * y + z * z)
+    if not length > 0.0:
+        return
+    x, y, z = x / length, y / length, z / length
+    amax, amin, bmax, bmin = -np.inf, np.inf, -np.inf, np.inf
+    for k in range(na):
+        p = x * pts[k, 0] + y * pts[k, 1] + z * pts[k, 2]
+        amax = max(amax, p)
+        amin = min(amin, p)
+    for k in range(na, na + nb):
+        p = x * pts[k, 0] + y * pts[k, 1] + z * pts[k, 2]
+        bmax = max(bmax, p)
+        bmin = min(bmin, p)
+    best[4] = amax - bmin
+    best[5] = bmax - amin
+
+
+@njit(cache=True)
+def _sat_row(pts: F64, na: int, normals: F64, nfa: int, edges: F64, nea: int, face: F64, tedge: F64,
+             best: F64) -> None:
+    """The least overlap over the SAT axes (``best[0]``) and its normal (``best[1:4]``), in numpy's axis order.
+
+    numpy (contact_hull._sat) tries a group of axes one way, keeps the first least overlap if it
+    beats the best so far (strictly), then the other way, then the next group: the same here.
+    """
+    best[0] = np.inf
+    best[1], best[2], best[3] = 1.0, 0.0, 0.0
+    # the face group: a's normals, then the triangle's; then the edge group (a's edges x the triangle's)
+    for group in range(2):
+        count = nfa + 1 if group == 0 else nea * 3
+        for way in range(2):
+            sign = 1.0 if way == 0 else -1.0
+            low, lx, ly, lz = np.inf, 0.0, 0.0, 0.0
+            for m in range(count):
+                if group == 0:
+                    if m < nfa:
+                        x, y, z = normals[m, 0], normals[m, 1], normals[m, 2]
+                    else:
+                        x, y, z = face[0], face[1], face[2]
+                else:
+                    i, j = m // 3, m % 3
+                    # unit edges first, as numpy's _unit_rows
+                    ax, ay, az = edges[i, 0], edges[i, 1], edges[i, 2]
+                    la = math.sqrt(ax * ax + ay * ay + az * az)
+                    if not la > 0.0:
+                        continue
+                    ax, ay, az = ax / la, ay / la, az / la
+                    bx, by, bz = tedge[j, 0], tedge[j, 1], tedge[j, 2]
+                    x = ay * bz - az * by
+                    y = az * bx - ax * bz
+                    z = ax * by - ay * bx
+                length = math.sqrt(x * x + y * y + z * z)
+                if not length > 0.0:
+                    continue
+                _try_axis(x, y, z, pts, na, 3, best)
+                over = best[4] if way == 0 else best[5]
+                if over < low:
+                    low = over
+                    lx, ly, lz = x / length, y / length, z / length
+            if low < best[0]:
+                best[0] = low
+                best[1], best[2], best[3] = sign * lx, sign * ly, sign * lz
+
+
+@njit(cache=True)
+def _row(verts: F64, na: int, normals: F64, nfa: int, edges: F64, nea: int, radius: float, tri: F64,
+         active: NDArray[np.bool_], rel: float, floor: float, pts: F64, ws: F64, out: F64, face: F64, tedge: F64,
+         best: F64, height: F64, res: F64) -> bool:
+    """One pair: polytope ``verts[:na]`` (faces ``normals[:nfa]``, edges ``edges[:nea]``) grown by ``radius``
+    against triangle ``tri`` (3, 3) with edge flags ``active``; the hit, and ``res`` = (normal, depth).
+
+    ``pts`` (na + 3, 3), ``ws``, ``out``, ``face``, ``tedge``, ``best`` and ``height`` are scratch.
+    """
+    # the triangle's unit face normal and unit edges (edge k: vertex k -> k + 1), as triangle_polytope
+    for k in range(3):
+        for d in range(3):
+            tedge[k, d] = tri[(k + 1) % 3, d] - tri[k, d]
+    e0x, e0y, e0z = tedge[0, 0], tedge[0, 1], tedge[0, 2]
+    e2x, e2y, e2z = -tedge[2, 0], -tedge[2, 1], -tedge[2, 2]
+    cx = e0y * e2z - e0z * e2y
+    cy = e0z * e2x - e0x * e2z
+    cz = e0x * e2y - e0y * e2x
+    cl = math.sqrt(cx * cx + cy * cy + cz * cz)
+    face[0], face[1], face[2] = cx / cl + 0.0, cy / cl + 0.0, cz / cl + 0.0
+    scale = radius
+    for k in range(na):
+        for d in range(3):
+            scale = max(scale, abs(verts[k, d]))
+            pts[k, d] = verts[k, d] - verts[0, d]
+    tscale = 0.0
+    for k in range(3):
+        for d in range(3):
+            tscale = max(tscale, abs(tri[k, d]))
+            pts[na + k, d] = tri[k, d] - verts[0, d]
+    scale = max(scale, tscale)
+    dist = gjk_closest(pts, 0, na, na, 3, ws, out)
+    if ws[14, 0] == 0.0:  # no proof of a gap (GJK stopped by rounding): the SAT decides
+        dist = 0.0
+    nx, ny, nz = 1.0, 0.0, 0.0
+    if dist > 0.0:
+        nx, ny, nz = out[6], out[7], out[8]
+    signed = radius - dist
+    if dist <= 1e-9 * scale:
+        for k in range(3):
+            ln = math.sqrt(tedge[k, 0] * tedge[k, 0] + tedge[k, 1] * tedge[k, 1] + tedge[k, 2] * tedge[k, 2])
+            for d in range(3):
+                tedge[k, d] = tedge[k, d] / ln
+        _sat_row(pts, na, normals, nfa, edges, nea, face, tedge, best)
+        certified = radius + best[0]
+        if best[0] >= 0.0:
+            signed = certified
+        # a separating axis proves a gap at least that wide (see contact_hull.contact_polytopes)
+        elif certified < signed - 2e-13 * scale:
+            signed = certified
+        nx, ny, nz = best[1], best[2], best[3]
+    h = signed >= -(rel * max(floor, scale))
+    dep = max(signed, 0.0) if h else signed
+    nx, ny, nz = nx + 0.0, ny + 0.0, nz + 0.0
+    # the no-snag rule (numpy twin: contact_triangle.no_snag)
+    tx, ty, tz = -nx, -ny, -nz
+    cos = face[0] * tx + face[1] * ty + face[2] * tz
+    if h and abs(cos) < FACE_COS and not (active[0] and active[1] and active[2]):
+        vscale = 0.0
+        for k in range(3):
+            height[k] = tri[k, 0] * tx + tri[k, 1] * ty + tri[k, 2] * tz
+        for k in range(na):
+            for d in range(3):
+                vscale = max(vscale, abs(verts[k, d]))
+        top = max(height[0], max(height[1], height[2]))
+        sc = tscale + vscale + radius
+        on0 = height[0] >= top - 1e-9 * sc
+        on1 = height[1] >= top - 1e-9 * sc
+        on2 = height[2] >= top - 1e-9 * sc
+        count = int(on0) + int(on1) + int(on2)
+        a0, a1, a2 = active[0], active[1], active[2]
+        keep = True
+        if count == 2:
+            keep = (on0 and on1 and a0) or (on1 and on2 and a1) or (on2 and on0 and a2)
+        elif count == 1:
+            keep = (on0 and (a0 or a2)) or (on1 and (a1 or a0)) or (on2 and (a2 or a1))
+        if not keep:
+            side = 1.0
+            if cos != 0.0:
+                side = 1.0 if cos > 0.0 else -1.0
+            else:
+                mx, my, mz = 0.0, 0.0, 0.0
+                for k in range(na):
+                    mx += verts[k, 0]
+                    my += verts[k, 1]
+                    mz += verts[k, 2]
+                ux = tri[0, 0] + tri[1, 0] + tri[2, 0]
+                uy = tri[0, 1] + tri[1, 1] + tri[2, 1]
+                uz = tri[0, 2] + tri[1, 2] + tri[2, 2]
+                gx, gy, gz = mx / na - ux / 3, my / na - uy / 3, mz / na - uz / 3
+                if gx * face[0] + gy * face[1] + gz * face[2] < 0.0:
+                    side = -1.0
+            fx, fy, fz = face[0] * side, face[1] * side, face[2] * side
+            lowest = np.inf
+            for k in range(na):
+                lowest = min(lowest, verts[k, 0] * fx + verts[k, 1] * fy + verts[k, 2] * fz)
+            lowest -= radius
+            dep = max(tri[0, 0] * fx + tri[0, 1] * fy + tri[0, 2] * fz - lowest, 0.0)
+            nx, ny, nz = -fx + 0.0, -fy + 0.0, -fz + 0.0
+    res[0], res[1], res[2], res[3] = nx, ny, nz, dep
+    return h
+
+
+@njit(cache=True)
+def _rows(verts: F64, normals: F64, edges: F64, radius: F64, tri: F64, active: NDArray[np.bool_],
+          rel: float, floor: float, hit: NDArray[np.bool_], normal: F64, depth: F64) -> None:
+    n, na = verts.shape[0], verts.shape[1]
+    nfa, nea = normals.shape[1], edges.shape[1]
+    pts = np.empty((na + 3, 3))
+    ws = np.zeros((16, 4))
+    out = np.zeros(9)
+    face = np.empty(3)
+    tedge = np.empty((3, 3))
+    best = np.empty(6)
+    height = np.empty(3)
+    res = np.empty(4)
+    for r in range(n):
+        hit[r] = _row(verts[r], na, normals[r], nfa, edges[r], nea, radius[r], tri[r], active[r], rel, floor, pts,
+                      ws, out, face, tedge, best, height, res)
+        normal[r, 0], normal[r, 1], normal[r, 2] = res[0], res[1], res[2]
+        depth[r] = res[3]
+
+
+# Kind codes of collideworld.bodies.Kind (this package may not import it; a test checks they agree).
+BALL, BOX, CAPSULE, TRIANGLE = 1, 2, 4, 13
+
+
+@njit(cache=True)
+def _slot_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.int8], position: F64, rotation: F64,
+               radius: F64, half: F64, seg0: F64, seg1: F64, tri: F64, tri_active: NDArray[np.bool_], rel: float,
+               floor: float, hit: NDArray[np.bool_], normal: F64, depth: F64, other: NDArray[np.bool_]) -> None:
+    pts = np.empty((11, 3))
+    ws = np.zeros((16, 4))
+    out = np.zeros(9)
+    face = np.empty(3)
+    tedge = np.empty((3, 3))
+    best = np.empty(6)
+    height = np.empty(3)
+    res = np.empty(4)
+    verts = np.empty((8, 3))
+    axes = np.empty((3, 3))
+    seg = np.empty((1, 3))
+    world = np.empty((3, 3))
+    for i in range(ia.shape[0]):
+        a, b = ia[i], ib[i]
+        swap = kind[a] == TRIANGLE
+        if swap:
+            a, b = b, a
+        ka = kind[a]
+        if kind[b] != TRIANGLE or not (ka == BALL or ka == BOX or ka == CAPSULE):
+            other[i] = True
+            continue
+        other[i] = False
+        # the triangle's world vertices, as BodyStore.triangle_rows: R v + p
+        for k in range(3):
+            for d in range(3):
+                world[k, d] = (tri[b, k, 0] * rotation[b, d, 0] + tri[b, k, 1] * rotation[b, d, 1]
+                               + tri[b, k, 2] * rotation[b, d, 2]) + position[b, d]
+        r = 0.0
+        if ka == BALL:
+            for d in range(3):
+                verts[0, d] = position[a, d]
+            na, nfa, nea, r = 1, 0, 0, radius[a]
+        elif ka == BOX:
+            # corner c has bit 2 (x), 1 (y), 0 (z) set on the + side (narrowphase._BOX_CORNERS' order)
+            for c in range(8):
+                sx = half[a, 0] if c & 4 else -half[a, 0]
+                sy = half[a, 1] if c & 2 else -half[a, 1]
+                sz = half[a, 2] if c & 1 else -half[a, 2]
+                for d in range(3):
+                    verts[c, d] = position[a, d] + (rotation[a, d, 0] * sx + rotation[a, d, 1] * sy
+                                                    + rotation[a, d, 2] * sz)
+            for k in range(3):
+                for d in range(3):
+                    axes[k, d] = rotation[a, d, k]
+            na, nfa, nea = 8, 3, 3
+        else:
+            for d in range(3):
+                verts[0, d] = position[a, d] + (rotation[a, d, 0] * seg0[a, 0] + rotation[a, d, 1] * seg0[a, 1]
+                                                + rotation[a, d, 2] * seg0[a, 2])
+                verts[1, d] = position[a, d] + (rotation[a, d, 0] * seg1[a, 0] + rotation[a, d, 1] * seg1[a, 1]
+                                                + rotation[a, d, 2] * seg1[a, 2])
+                seg[0, d] = verts[1, d] - verts[0, d]
+            na, nfa, nea, r = 2, 0, 1, radius[a]
+        h = _row(verts, na, axes, nfa, seg if ka == CAPSULE else axes, nea, r, world, tri_active[b], rel, floor,
+                 pts, ws, out, face, tedge, best, height, res)
+        hit[i] = h
+        sign = -1.0 if swap else 1.0
+        normal[i, 0], normal[i, 1], normal[i, 2] = sign * res[0] + 0.0, sign * res[1] + 0.0, sign * res[2] + 0.0
+        depth[i] = res[3]
+
+
+def contact_triangle_slots(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.int8], position: F64,
+                           rotation: F64, radius: F64, half: F64, seg0: F64, seg1: F64, tri: F64,
+                           tri_active: NDArray[np.bool_]) -> tuple[ContactArrays, NDArray[np.bool_]]:
+    """Pairs of store slots with a triangle part slot on one side and a ball, box or capsule on the other.
+
+    The compiled narrowphase's path for mesh and heightfield contacts: the
+    columns read by slot (no gathering), each pair through the row routine
+    of :func:`contact_polytope_triangle`, the normal from ``ia`` towards
+    ``ib``. Returns the contacts and ``other``: the pairs of any other kinds,
+    left for the grouped path (their rows of the contacts unspecified).
+
+    Examples
+    --------
+    A unit sphere 0.75 above a mesh's one triangle sinks 0.25 into it:
+
+    >>> import numpy as np
+    >>> from collideworld import Sphere, TriangleMesh
+    >>> from collideworld.bodies import BodyStore
+    >>> store = BodyStore(3)
+    >>> s = store.allocate(2)
+    >>> store.set_shapes(s, [Sphere(1.0), TriangleMesh([(0, 0, 0), (2, 0, 0), (0, 2, 0)], [(0, 1, 2)])])
+    >>> store.set_poses(s, np.array([[0.5, 0.5, 0.75], [0.0, 0.0, 0.0]]), quaternion=np.tile([1.0, 0, 0, 0], (2, 1)))
+    >>> tri = store.part_slots[store.parts_at[s[1]]]
+    >>> res, other = contact_triangle_slots(s[:1], np.array([tri]), store.kind, store.position, store.rotation,
+    ...                                     store.radius, store.half, store.seg0, store.seg1, store.tri,
+    ...                                     store.tri_active)
+    >>> bool(res.hit[0]), round(float(res.depth[0]), 12), res.normal[0].tolist(), other.tolist()
+    (True, 0.25, [0.0, 0.0, -1.0], [False])
+    """
+    n = len(ia)
+    res = contact_outputs(n, 3)
+    other = np.empty(n, dtype=np.bool_)
+    if n:
+        rel, floor = touch_rule()
+        _slot_rows(ia, ib, kind, position, rotation, radius, half, seg0, seg1, tri, tri_active, rel, floor,
+                   res.hit, res.normal, res.depth, other)
+    return res, other
+
+
+def contact_polytope_triangle(verts: F64, normals: F64, edges: F64, radius: F64, tri: F64,
+                              active: NDArray[np.bool_]) -> ContactArrays:
+    """Contacts of N grown polytopes (a) with N triangles (b); the numpy twin's arguments and results.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tri = np.array([[[0.0, 0, 0], [2.0, 0, 0], [0.0, 2.0, 0]]])
+    >>> c = contact_polytope_triangle(np.array([[[0.5, 0.5, 0.75]]]), np.zeros((1, 0, 3)), np.zeros((1, 0, 3)),
+    ...                               np.ones(1), tri, np.ones((1, 3), dtype=bool))
+    >>> bool(c.hit[0]), round(float(c.depth[0]), 12), c.normal[0].tolist()
+    (True, 0.25, [0.0, 0.0, -1.0])
+    """
+    n = len(tri)
+    out = contact_outputs(n, 3)
+    if n:
+        rel, floor = touch_rule()
+        _rows(as_rows(verts), as_rows(normals), as_rows(edges), as_rows(radius), as_rows(tri),
+              np.ascontiguousarray(active, dtype=np.bool_), rel, floor, out.hit, out.normal, out.depth)
+    return out
