@@ -1336,30 +1336,48 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
         out: Floats = np.einsum("kji,kj->ki", frame[idx], p - origins[idx])
         return out
 
+    def world(idx: Slots, own: Floats) -> Floats:
+        # the magnitude of the world coordinates of each row: moving a row into its ray's frame rounds at that
+        # magnitude, so the kernels take their touching tolerance of it, not of the small local coordinates
+        # (else a ray that touches a shape far from the world's origin misses it here, but not in raycast())
+        out: Floats = np.maximum(np.abs(origins[idx]).max(axis=1), own)
+        return out
+
+    def rows_max(a: Floats) -> Floats:
+        out: Floats = np.abs(a).reshape(len(a), -1).max(axis=1, initial=0.0)
+        return out
+
     for kind in np.unique(kinds).tolist():
         idx = np.flatnonzero(kinds == kind)
         s = slots[idx]
         if kind == Kind.BALL:
-            r = raycast_ball(zero, e1, lim[idx], local(idx, store.position.take(s, axis=0)), store.radius[s])
+            pos = store.position.take(s, axis=0)
+            r = raycast_ball(zero, e1, lim[idx], local(idx, pos), store.radius[s],
+                             scale=world(idx, rows_max(pos) + store.radius[s]))
         elif kind == Kind.BOX:
+            pos, half = store.position.take(s, axis=0), store.half.take(s, axis=0)
             rot = np.einsum("kji,kjl->kil", frame[idx], store.rotation.take(s, axis=0))
-            r = raycast_box(zero, e1, lim[idx], local(idx, store.position.take(s, axis=0)), rot,
-                            store.half.take(s, axis=0))
+            r = raycast_box(zero, e1, lim[idx], local(idx, pos), rot, half,
+                            scale=world(idx, rows_max(pos) + rows_max(half)))
         elif kind == Kind.HALFSPACE:
             nrm, off = store.plane_rows(s)
             r = raycast_halfspace(zero, e1, lim[idx], np.einsum("kji,kj->ki", frame[idx], nrm),
-                                  off - np.einsum("kd,kd->k", nrm, origins[idx]))
+                                  off - np.einsum("kd,kd->k", nrm, origins[idx]), scale=world(idx, np.abs(off)))
         elif kind == Kind.CAPSULE:
             p0, p1, radius = store.capsule_rows(s)
-            r = raycast_capsule(zero, e1, lim[idx], local(idx, p0), local(idx, p1), radius)
+            r = raycast_capsule(zero, e1, lim[idx], local(idx, p0), local(idx, p1), radius,
+                                scale=world(idx, np.maximum(rows_max(p0), rows_max(p1)) + radius))
         elif kind == Kind.HULL:
             h = store.hull.take(s)
+            pos = store.position.take(s, axis=0)
             rot = np.einsum("kji,kjl->kil", frame[idx], store.rotation.take(s, axis=0))
-            r = raycast_hull(zero, e1, lim[idx], local(idx, store.position.take(s, axis=0)), rot,
-                             store.hulls.normals[h], store.hulls.offsets[h], store.hulls.reach[h])
+            r = raycast_hull(zero, e1, lim[idx], local(idx, pos), rot,
+                             store.hulls.normals[h], store.hulls.offsets[h], store.hulls.reach[h],
+                             scale=world(idx, rows_max(pos) + store.hulls.reach[h]))
         elif kind == Kind.TRIANGLE:
-            tri = np.einsum("kji,kvj->kvi", frame[idx], store.triangle_rows(s) - origins[idx][:, None, :])
-            r = raycast_triangle(zero, e1, lim[idx], tri)
+            world_tri = store.triangle_rows(s)
+            tri = np.einsum("kji,kvj->kvi", frame[idx], world_tri - origins[idx][:, None, :])
+            r = raycast_triangle(zero, e1, lim[idx], tri, scale=world(idx, rows_max(world_tri)))
         elif kind == Kind.COMPOUND:
             # the entry into a compound is the nearest entry into any of its parts
             row, parts = store.compound_parts(s)
@@ -1375,7 +1393,7 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
             for sel, verts in store.part_vertices_world(s[row], part):
                 rows = idx[row[sel]]
                 v = np.einsum("kji,kvj->kvi", frame[rows], verts - origins[rows][:, None, :])
-                rp = raycast_polygon(zero, e1, lim[rows], v)
+                rp = raycast_polygon(zero, e1, lim[rows], v, scale=world(rows, rows_max(verts)))
                 pd[sel] = np.where(rp.hit, rp.distance, np.inf)
                 pn[sel] = rp.normal
             # the entry into the union of the parts is the nearest entry into any part
