@@ -471,7 +471,7 @@ class QueryIndex:
         columns = (st.kind, st.simple, st.position, st.rotation, st.radius, st.half, st.plane_normal,
                    st.plane_offset, st.bound_radius, st.world_xy if st.dim == 2 else None, st.poly,
                    st.parts.simple_n, st.category, st.mask,
-                   st.serial, self.planes, g.glo, g.ghi, self._packed)
+                   st.serial, st.part_slots, st.parts_at, st.n_parts, self.planes, g.glo, g.ghi, self._packed)
         key = (*map(id, head), g.cell, g.n_gridded, *map(id, columns), touch_rule())  # (cell, count: by value)
         if self.arrays is not None and key == self._arrays_key:
             return
@@ -482,7 +482,7 @@ class QueryIndex:
         kind, serial, position, rotation, half, radius, bound_radius = self.packed_views
         self._body_args = (kind, st.simple, position, rotation, radius, half, st.plane_normal,
                            st.plane_offset, bound_radius, planes_x, planes_y, st.poly, st.parts.simple_n,
-                           st.category, st.mask, serial)
+                           st.category, st.mask, serial, st.part_slots, st.parts_at, st.n_parts)
         self.rule = touch_rule()
         # the same arrays as one numba argument: what the single queries pass (see compiled.queries.QueryArrays)
         if not self.work:
@@ -556,7 +556,7 @@ class QueryIndex:
         >>> index = QueryIndex(w._store, "compiled")
         >>> _ = index.refresh()
         >>> len(index.body_args())
-        16
+        19
         """
         return self._body_args
 
