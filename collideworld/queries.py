@@ -114,6 +114,9 @@ def numpy_path_counts(reset: bool = False) -> dict[str, int]:
 
 # Kind codes as plain ints: a patch compares with them a few times, and an enum member's lookup costs ~1 us
 _HALFSPACE, _BOX = int(Kind.HALFSPACE), int(Kind.BOX)
+#: the kinds cast_left sorts rows by, as ints (an IntEnum member lookup costs more than the compare)
+_BALL, _POLYGON, _CAPSULE, _HULL, _COMPOUND = (int(Kind.BALL), int(Kind.POLYGON), int(Kind.CAPSULE),
+                                               int(Kind.HULL), int(Kind.COMPOUND))
 
 class RayHit(NamedTuple):
     """One body hit by :meth:`World.raycast`.
@@ -1208,11 +1211,18 @@ def cast_left(store: BodyStore, slots: Slots, origins: Floats, directions: Float
     dist = np.full(n, np.inf)
     normal = np.zeros((n, store.dim))
     kinds = store.kind.take(slots)
-    at = np.flatnonzero(kinds == Kind.CAPSULE)
+    at = np.flatnonzero(kinds == _CAPSULE)
     if len(at):
         p0, p1, radius = store.capsule_rows(slots[at])
         dist[at], normal[at] = cast_capsule_rows(p0, p1, radius, origins[at], directions[at], limits[at])
-    at = np.flatnonzero(kinds == Kind.POLYGON)
+    poly = kinds == _POLYGON
+    simple = poly & store.simple.take(slots)
+    at = np.flatnonzero(simple)
+    if len(at):
+        # a simple polygon's posed vertices are in the store already (world_xy, padded by repeating the last)
+        dist[at], normal[at] = cast_polygon_rows(store.world_xy.take(slots[at], axis=0), origins[at],
+                                                 directions[at], limits[at])
+    at = np.flatnonzero(poly & ~simple)
     if len(at):
         # convex parts (one per convex polygon), then the nearest entry into any part (as the numpy kernel)
         row, part = polygon_parts(store, slots[at])
@@ -1224,18 +1234,18 @@ def cast_left(store: BodyStore, slots: Slots, origins: Floats, directions: Float
         order = np.lexsort((pd, row))
         firsts = order[np.r_[True, row[order][1:] != row[order][:-1]]]
         dist[at], normal[at] = pd[firsts], pn[firsts]
-    at = np.flatnonzero(kinds == Kind.HULL)
+    at = np.flatnonzero(kinds == _HULL)
     if len(at):
         s, h = slots[at], store.hull.take(slots[at])
         dist[at], normal[at] = cast_hull_rows(store.position.take(s, axis=0), store.rotation.take(s, axis=0),
                                               store.hulls.normals[h], store.hulls.offsets[h], store.hulls.reach[h],
                                               origins[at], directions[at], limits[at])
-    at = np.flatnonzero((kinds == Kind.BALL) | (kinds == Kind.BOX))
+    at = np.flatnonzero((kinds == _BALL) | (kinds == _BOX))
     if len(at):  # (a compound's parts)
         dist[at], normal[at] = cast_pairs(slots[at], (store.kind, store.position, store.rotation, store.half,
                                                       store.radius, store.serial), origins[at], directions[at],
                                           np.arange(len(at), dtype=np.int64), limits[at])
-    at = np.flatnonzero(kinds == Kind.COMPOUND)
+    at = np.flatnonzero(kinds == _COMPOUND)
     if len(at):
         # the entry into a compound is the nearest entry into any of its parts
         row, parts = store.compound_parts(slots[at])
@@ -1244,11 +1254,11 @@ def cast_left(store: BodyStore, slots: Slots, origins: Floats, directions: Float
         order = np.lexsort((pd, row))
         firsts = order[np.r_[True, row[order][1:] != row[order][:-1]]]
         dist[at], normal[at] = pd[firsts], pn[firsts]
-    at = np.flatnonzero(kinds == Kind.HALFSPACE)
+    at = np.flatnonzero(kinds == _HALFSPACE)
     if len(at):
         nrm, off = store.plane_rows(slots[at])
         dist[at], normal[at] = cast_halfspace_rows(nrm, off, origins[at], directions[at], limits[at])
-    at = np.flatnonzero((kinds < Kind.HALFSPACE) | (kinds > Kind.COMPOUND))  # (none today: a new kind)
+    at = np.flatnonzero((kinds < _HALFSPACE) | (kinds > _COMPOUND))  # (none today: a new kind)
     if len(at):
         count_numpy_path(query, some=True)
         dist[at], normal[at] = cast_rows(store, slots[at], origins[at], directions[at], limits[at])
@@ -1426,9 +1436,9 @@ def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, o
 
     The walk casts the balls and boxes and lists the (ray, body) pairs of
     the other kinds whose box the ray meets before its best hit; those pairs
-    and the half-spaces are cast by :func:`cast_rows` (the numpy path's
-    kernels, one call per kind for all the pairs) and kept where nearer
-    (ties: the body added first).
+    and the half-spaces are cast by :func:`cast_left` (compiled rows, one
+    call per kind for all the pairs) and kept where nearer (ties: the body
+    added first).
     """
     from .spatial.compiled import first_hits
 
@@ -1453,15 +1463,16 @@ def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, o
         pd, pn = cast_left(store, cand, origins[ray], directions[ray], limits[ray], "raycast_many")
         hit = np.isfinite(pd)
         ray, cand, pd, pn = ray[hit], cand[hit], pd[hit], pn[hit]
-        # the walk's best per ray as rows beside them, then the first row per ray (distance, then add order)
-        best = np.flatnonzero(slot >= 0)
-        ray = np.concatenate([best, ray])
-        cand = np.concatenate([slot[best], cand])
-        pd = np.concatenate([dist[best], pd])
-        pn = np.concatenate([normal[best], pn])
-        rows = _first_per_ray(ray, cand, pd, store)
-        ray, cand, pd, pn = ray[rows], cand[rows], pd[rows], pn[rows]
-        return RayHitArrays(ray, store.ids[cand], pd, origins[ray] + directions[ray] * pd[:, None], pn)
+        if len(ray):
+            # the first of these hits per ray (distance, then add order), kept where it beats the walk's best
+            # (nearer, or as near and added first): the walk's rows, most of them, are neither copied nor sorted
+            first = _first_per_ray(ray, cand, pd, store)
+            ray, cand, pd, pn = ray[first], cand[first], pd[first], pn[first]
+            was = slot.take(ray)
+            near = dist.take(ray)
+            better = (was < 0) | (pd < near) | ((pd == near) & (store.serial.take(cand) < store.serial.take(was)))
+            ray = ray[better]
+            slot[ray], dist[ray], normal[ray] = cand[better], pd[better], pn[better]
     ray = np.flatnonzero(np.isfinite(dist))
     slot, dist, normal = slot[ray], dist[ray], normal[ray]
     return RayHitArrays(ray, store.ids[slot], dist, origins[ray] + directions[ray] * dist[:, None], normal)
