@@ -17,12 +17,15 @@ query_shapes (1,000), raycast (every hit, 20 units), raycast first hit,
 raycast_many (1,000 first hits, 20 units), query_nearest, query_within,
 cast.
 
-Each cell is reported as its time and its ratio to the circles-only world.
+Each cell is reported as its time and its ratio to the circles-only world:
+the worlds are timed interleaved (each round times one query in every world
+back to back) and a ratio is the median over rounds of the ratios within a
+round, so the drifting load of a shared machine cancels out of it.
 Before timing, each cell's queries run once with
-``collideworld.queries.numpy_path_counts`` reset: a query that ran whole on
-the numpy path (a key without ``:some``) is a failure, named, and the run
-exits non-zero after writing the table; queries that left some bodies to
-the numpy kernels (``:some``) are listed beside the table.
+``collideworld.queries.numpy_path_counts`` reset: a query that ran on the
+numpy path, whole (a key without ``:some``) or for some of its bodies
+(``:some``), is a failure, named, and the run exits non-zero after writing
+the table (issue 28: every cell compiled).
 """
 
 from __future__ import annotations
@@ -142,6 +145,22 @@ def make_queries(w: World, dim: int, side: float, seed: int = 1) -> dict[str, Ca
     }
 
 
+def _reps(fn: Callable[[], Any], budget: float = 0.02) -> int:
+    """How many calls of ``fn`` fit in ``budget`` seconds (after one warm call)."""
+    fn()
+    t = time.perf_counter()
+    fn()
+    once = max(time.perf_counter() - t, 1e-7)
+    return max(1, min(2000, int(budget / once)))
+
+
+def _time_reps(fn: Callable[[], Any], reps: int) -> float:
+    t = time.perf_counter()
+    for _ in range(reps):
+        fn()
+    return (time.perf_counter() - t) / reps
+
+
 def time_call(fn: Callable[[], Any], rounds: int, budget: float = 0.02) -> float:
     """Seconds per call: the median over ``rounds`` rounds of as many calls as fit in ``budget``."""
     fn()
@@ -178,12 +197,14 @@ def main(argv: list[str] | None = None) -> int:
     for dim in args.dims:
         kinds = KINDS[dim]
         results: dict[str, dict[str, float]] = {}
+        ratios: dict[str, dict[str, float]] = {}
         marks: dict[str, dict[str, str]] = {}
+        queries: dict[str, dict[str, Callable[[], Any]]] = {}
         for kind in kinds:
             w, side = make_world(dim, kind, args.n)
-            qs = make_queries(w, dim, side)
-            results[kind], marks[kind] = {}, {}
-            for name, fn in qs.items():
+            queries[kind] = make_queries(w, dim, side)
+            marks[kind] = {}
+            for name, fn in queries[kind].items():
                 numpy_path_counts(reset=True)
                 fn()
                 counts = numpy_path_counts(reset=True)
@@ -193,9 +214,23 @@ def main(argv: list[str] | None = None) -> int:
                     failures.append(f"{dim}D {kind} / {name}: ran on numpy ({', '.join(whole)})")
                 if some:
                     partial.append(f"{dim}D {kind} / {name}: {', '.join(some)}")
+                    failures.append(f"{dim}D {kind} / {name}: left bodies to numpy ({', '.join(some)})")
                 marks[kind][name] = ("!" if whole else "") + ("*" if some else "")
-                results[kind][name] = time_call(fn, args.rounds)
-            print(f"{dim}D {kind}: done", file=sys.stderr, flush=True)
+            print(f"{dim}D {kind}: built", file=sys.stderr, flush=True)
+        # Timed interleaved: each round times every world's cell of one query back to back, and a
+        # ratio is the median over rounds of (this world / the base world) in the same round, so that
+        # the load of a shared machine, which drifts over minutes, cancels out of the ratios
+        for name in QUERIES:
+            reps = {kind: _reps(queries[kind][name]) for kind in kinds}
+            per_round: dict[str, list[float]] = {kind: [] for kind in kinds}
+            for _ in range(args.rounds):
+                for kind in kinds:
+                    per_round[kind].append(_time_reps(queries[kind][name], reps[kind]))
+            for kind in kinds:
+                results.setdefault(kind, {})[name] = statistics.median(per_round[kind])
+                ratios.setdefault(kind, {})[name] = statistics.median(
+                    [t / b for t, b in zip(per_round[kind], per_round[kinds[0]], strict=True)])
+            print(f"{dim}D {name}: done", file=sys.stderr, flush=True)
         lines += [f"## {dim}D", "", "| query | " + " | ".join(kinds) + " |",
                   "| --- | " + " | ".join("---" for _ in kinds) + " |"]
         for name in QUERIES:
@@ -203,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
             cells = [_fmt(base) + marks[kinds[0]][name]]
             for kind in kinds[1:]:
                 t = results[kind][name]
-                ratio = t / base
+                ratio = ratios[kind][name]
                 cell = f"{_fmt(t)}{marks[kind][name]} ({ratio:.2f}x)"
                 if ratio > 1.5:
                     cell = f"**{cell}**"
@@ -211,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
                 cells.append(cell)
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
         lines.append("")
-    lines += ["`!`: the query ran whole on the numpy path (a failure of the matrix).", ""]
+    lines += ["`!`: the query ran whole on the numpy path; `*`: some of its bodies (both fail the matrix).", ""]
     if over:
         lines += ["Cells over 1.5x:", ""] + [f"- {x}" for x in over] + [""]
     if partial:

@@ -114,6 +114,9 @@ def numpy_path_counts(reset: bool = False) -> dict[str, int]:
 
 # Kind codes as plain ints: a patch compares with them a few times, and an enum member's lookup costs ~1 us
 _HALFSPACE, _BOX = int(Kind.HALFSPACE), int(Kind.BOX)
+#: the kinds cast_left sorts rows by, as ints (an IntEnum member lookup costs more than the compare)
+_BALL, _POLYGON, _CAPSULE, _HULL, _COMPOUND = (int(Kind.BALL), int(Kind.POLYGON), int(Kind.CAPSULE),
+                                               int(Kind.HULL), int(Kind.COMPOUND))
 
 class RayHit(NamedTuple):
     """One body hit by :meth:`World.raycast`.
@@ -471,7 +474,7 @@ class QueryIndex:
         columns = (st.kind, st.simple, st.position, st.rotation, st.radius, st.half, st.plane_normal,
                    st.plane_offset, st.bound_radius, st.world_xy if st.dim == 2 else None, st.poly,
                    st.parts.simple_n, st.category, st.mask,
-                   st.serial, self.planes, g.glo, g.ghi, self._packed)
+                   st.serial, st.part_slots, st.parts_at, st.n_parts, self.planes, g.glo, g.ghi, self._packed)
         key = (*map(id, head), g.cell, g.n_gridded, *map(id, columns), touch_rule())  # (cell, count: by value)
         if self.arrays is not None and key == self._arrays_key:
             return
@@ -482,7 +485,7 @@ class QueryIndex:
         kind, serial, position, rotation, half, radius, bound_radius = self.packed_views
         self._body_args = (kind, st.simple, position, rotation, radius, half, st.plane_normal,
                            st.plane_offset, bound_radius, planes_x, planes_y, st.poly, st.parts.simple_n,
-                           st.category, st.mask, serial)
+                           st.category, st.mask, serial, st.part_slots, st.parts_at, st.n_parts)
         self.rule = touch_rule()
         # the same arrays as one numba argument: what the single queries pass (see compiled.queries.QueryArrays)
         if not self.work:
@@ -556,7 +559,7 @@ class QueryIndex:
         >>> index = QueryIndex(w._store, "compiled")
         >>> _ = index.refresh()
         >>> len(index.body_args())
-        16
+        19
         """
         return self._body_args
 
@@ -1208,11 +1211,18 @@ def cast_left(store: BodyStore, slots: Slots, origins: Floats, directions: Float
     dist = np.full(n, np.inf)
     normal = np.zeros((n, store.dim))
     kinds = store.kind.take(slots)
-    at = np.flatnonzero(kinds == Kind.CAPSULE)
+    at = np.flatnonzero(kinds == _CAPSULE)
     if len(at):
         p0, p1, radius = store.capsule_rows(slots[at])
         dist[at], normal[at] = cast_capsule_rows(p0, p1, radius, origins[at], directions[at], limits[at])
-    at = np.flatnonzero(kinds == Kind.POLYGON)
+    poly = kinds == _POLYGON
+    simple = poly & store.simple.take(slots)
+    at = np.flatnonzero(simple)
+    if len(at):
+        # a simple polygon's posed vertices are in the store already (world_xy, padded by repeating the last)
+        dist[at], normal[at] = cast_polygon_rows(store.world_xy.take(slots[at], axis=0), origins[at],
+                                                 directions[at], limits[at])
+    at = np.flatnonzero(poly & ~simple)
     if len(at):
         # convex parts (one per convex polygon), then the nearest entry into any part (as the numpy kernel)
         row, part = polygon_parts(store, slots[at])
@@ -1224,18 +1234,18 @@ def cast_left(store: BodyStore, slots: Slots, origins: Floats, directions: Float
         order = np.lexsort((pd, row))
         firsts = order[np.r_[True, row[order][1:] != row[order][:-1]]]
         dist[at], normal[at] = pd[firsts], pn[firsts]
-    at = np.flatnonzero(kinds == Kind.HULL)
+    at = np.flatnonzero(kinds == _HULL)
     if len(at):
         s, h = slots[at], store.hull.take(slots[at])
         dist[at], normal[at] = cast_hull_rows(store.position.take(s, axis=0), store.rotation.take(s, axis=0),
                                               store.hulls.normals[h], store.hulls.offsets[h], store.hulls.reach[h],
                                               origins[at], directions[at], limits[at])
-    at = np.flatnonzero((kinds == Kind.BALL) | (kinds == Kind.BOX))
+    at = np.flatnonzero((kinds == _BALL) | (kinds == _BOX))
     if len(at):  # (a compound's parts)
         dist[at], normal[at] = cast_pairs(slots[at], (store.kind, store.position, store.rotation, store.half,
                                                       store.radius, store.serial), origins[at], directions[at],
                                           np.arange(len(at), dtype=np.int64), limits[at])
-    at = np.flatnonzero(kinds == Kind.COMPOUND)
+    at = np.flatnonzero(kinds == _COMPOUND)
     if len(at):
         # the entry into a compound is the nearest entry into any of its parts
         row, parts = store.compound_parts(slots[at])
@@ -1244,11 +1254,11 @@ def cast_left(store: BodyStore, slots: Slots, origins: Floats, directions: Float
         order = np.lexsort((pd, row))
         firsts = order[np.r_[True, row[order][1:] != row[order][:-1]]]
         dist[at], normal[at] = pd[firsts], pn[firsts]
-    at = np.flatnonzero(kinds == Kind.HALFSPACE)
+    at = np.flatnonzero(kinds == _HALFSPACE)
     if len(at):
         nrm, off = store.plane_rows(slots[at])
         dist[at], normal[at] = cast_halfspace_rows(nrm, off, origins[at], directions[at], limits[at])
-    at = np.flatnonzero((kinds < Kind.HALFSPACE) | (kinds > Kind.COMPOUND))  # (none today: a new kind)
+    at = np.flatnonzero((kinds < _HALFSPACE) | (kinds > _COMPOUND))  # (none today: a new kind)
     if len(at):
         count_numpy_path(query, some=True)
         dist[at], normal[at] = cast_rows(store, slots[at], origins[at], directions[at], limits[at])
@@ -1336,30 +1346,48 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
         out: Floats = np.einsum("kji,kj->ki", frame[idx], p - origins[idx])
         return out
 
+    def world(idx: Slots, own: Floats) -> Floats:
+        # the magnitude of the world coordinates of each row: moving a row into its ray's frame rounds at that
+        # magnitude, so the kernels take their touching tolerance of it, not of the small local coordinates
+        # (else a ray that touches a shape far from the world's origin misses it here, but not in raycast())
+        out: Floats = np.maximum(np.abs(origins[idx]).max(axis=1), own)
+        return out
+
+    def rows_max(a: Floats) -> Floats:
+        out: Floats = np.abs(a).reshape(len(a), -1).max(axis=1, initial=0.0)
+        return out
+
     for kind in np.unique(kinds).tolist():
         idx = np.flatnonzero(kinds == kind)
         s = slots[idx]
         if kind == Kind.BALL:
-            r = raycast_ball(zero, e1, lim[idx], local(idx, store.position.take(s, axis=0)), store.radius[s])
+            pos = store.position.take(s, axis=0)
+            r = raycast_ball(zero, e1, lim[idx], local(idx, pos), store.radius[s],
+                             scale=world(idx, rows_max(pos) + store.radius[s]))
         elif kind == Kind.BOX:
+            pos, half = store.position.take(s, axis=0), store.half.take(s, axis=0)
             rot = np.einsum("kji,kjl->kil", frame[idx], store.rotation.take(s, axis=0))
-            r = raycast_box(zero, e1, lim[idx], local(idx, store.position.take(s, axis=0)), rot,
-                            store.half.take(s, axis=0))
+            r = raycast_box(zero, e1, lim[idx], local(idx, pos), rot, half,
+                            scale=world(idx, rows_max(pos) + rows_max(half)))
         elif kind == Kind.HALFSPACE:
             nrm, off = store.plane_rows(s)
             r = raycast_halfspace(zero, e1, lim[idx], np.einsum("kji,kj->ki", frame[idx], nrm),
-                                  off - np.einsum("kd,kd->k", nrm, origins[idx]))
+                                  off - np.einsum("kd,kd->k", nrm, origins[idx]), scale=world(idx, np.abs(off)))
         elif kind == Kind.CAPSULE:
             p0, p1, radius = store.capsule_rows(s)
-            r = raycast_capsule(zero, e1, lim[idx], local(idx, p0), local(idx, p1), radius)
+            r = raycast_capsule(zero, e1, lim[idx], local(idx, p0), local(idx, p1), radius,
+                                scale=world(idx, np.maximum(rows_max(p0), rows_max(p1)) + radius))
         elif kind == Kind.HULL:
             h = store.hull.take(s)
+            pos = store.position.take(s, axis=0)
             rot = np.einsum("kji,kjl->kil", frame[idx], store.rotation.take(s, axis=0))
-            r = raycast_hull(zero, e1, lim[idx], local(idx, store.position.take(s, axis=0)), rot,
-                             store.hulls.normals[h], store.hulls.offsets[h], store.hulls.reach[h])
+            r = raycast_hull(zero, e1, lim[idx], local(idx, pos), rot,
+                             store.hulls.normals[h], store.hulls.offsets[h], store.hulls.reach[h],
+                             scale=world(idx, rows_max(pos) + store.hulls.reach[h]))
         elif kind == Kind.TRIANGLE:
-            tri = np.einsum("kji,kvj->kvi", frame[idx], store.triangle_rows(s) - origins[idx][:, None, :])
-            r = raycast_triangle(zero, e1, lim[idx], tri)
+            world_tri = store.triangle_rows(s)
+            tri = np.einsum("kji,kvj->kvi", frame[idx], world_tri - origins[idx][:, None, :])
+            r = raycast_triangle(zero, e1, lim[idx], tri, scale=world(idx, rows_max(world_tri)))
         elif kind == Kind.COMPOUND:
             # the entry into a compound is the nearest entry into any of its parts
             row, parts = store.compound_parts(s)
@@ -1375,7 +1403,7 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
             for sel, verts in store.part_vertices_world(s[row], part):
                 rows = idx[row[sel]]
                 v = np.einsum("kji,kvj->kvi", frame[rows], verts - origins[rows][:, None, :])
-                rp = raycast_polygon(zero, e1, lim[rows], v)
+                rp = raycast_polygon(zero, e1, lim[rows], v, scale=world(rows, rows_max(verts)))
                 pd[sel] = np.where(rp.hit, rp.distance, np.inf)
                 pn[sel] = rp.normal
             # the entry into the union of the parts is the nearest entry into any part
@@ -1408,9 +1436,9 @@ def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, o
 
     The walk casts the balls and boxes and lists the (ray, body) pairs of
     the other kinds whose box the ray meets before its best hit; those pairs
-    and the half-spaces are cast by :func:`cast_rows` (the numpy path's
-    kernels, one call per kind for all the pairs) and kept where nearer
-    (ties: the body added first).
+    and the half-spaces are cast by :func:`cast_left` (compiled rows, one
+    call per kind for all the pairs) and kept where nearer (ties: the body
+    added first).
     """
     from .spatial.compiled import first_hits
 
@@ -1435,15 +1463,16 @@ def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, o
         pd, pn = cast_left(store, cand, origins[ray], directions[ray], limits[ray], "raycast_many")
         hit = np.isfinite(pd)
         ray, cand, pd, pn = ray[hit], cand[hit], pd[hit], pn[hit]
-        # the walk's best per ray as rows beside them, then the first row per ray (distance, then add order)
-        best = np.flatnonzero(slot >= 0)
-        ray = np.concatenate([best, ray])
-        cand = np.concatenate([slot[best], cand])
-        pd = np.concatenate([dist[best], pd])
-        pn = np.concatenate([normal[best], pn])
-        rows = _first_per_ray(ray, cand, pd, store)
-        ray, cand, pd, pn = ray[rows], cand[rows], pd[rows], pn[rows]
-        return RayHitArrays(ray, store.ids[cand], pd, origins[ray] + directions[ray] * pd[:, None], pn)
+        if len(ray):
+            # the first of these hits per ray (distance, then add order), kept where it beats the walk's best
+            # (nearer, or as near and added first): the walk's rows, most of them, are neither copied nor sorted
+            first = _first_per_ray(ray, cand, pd, store)
+            ray, cand, pd, pn = ray[first], cand[first], pd[first], pn[first]
+            was = slot.take(ray)
+            near = dist.take(ray)
+            better = (was < 0) | (pd < near) | ((pd == near) & (store.serial.take(cand) < store.serial.take(was)))
+            ray = ray[better]
+            slot[ray], dist[ray], normal[ray] = cand[better], pd[better], pn[better]
     ray = np.flatnonzero(np.isfinite(dist))
     slot, dist, normal = slot[ray], dist[ray], normal[ray]
     return RayHitArrays(ray, store.ids[slot], dist, origins[ray] + directions[ray] * dist[:, None], normal)

@@ -67,7 +67,7 @@ Index = NDArray[np.int64]
 Floats = NDArray[np.float64]
 
 # Kind codes of collideworld.bodies.Kind (a test checks they agree)
-HALFSPACE, BALL, BOX, POLYGON = 0, 1, 2, 3
+HALFSPACE, BALL, BOX, POLYGON, COMPOUND = 0, 1, 2, 3, 6
 #: what :func:`_probe_body` says of a pair
 MISS, HIT, OTHER = 0, 1, 2
 #: how many hits (and, apart, unsettled candidates) a single query's scratch holds; more: see the codes below
@@ -107,7 +107,7 @@ QUERY_FIELDS = ("lo", "hi", "cell", "gmask", "starts", "entries", "elo", "ehi", 
                 "max_cells", "stamp", "planes", "glo", "ghi",
                 "kind", "simple", "position", "rotation", "radius", "half", "plane_normal", "plane_offset",
                 "bound_radius", "world_x", "world_y", "poly", "simple_n", "category", "bits", "serial",
-                "rel", "floor", "point_work", "ray_work")
+                "part_slots", "parts_at", "n_parts", "rel", "floor", "point_work", "ray_work")
 
 
 @structref.register
@@ -147,13 +147,14 @@ def _make_query_arrays(lo: Floats, hi: Floats, cell: float, gmask: int, starts: 
                        planes: Index, glo: Floats, ghi: Floats, kind: Any, simple: Any, position: Floats,
                        rotation: Floats, radius: Floats, half: Floats, plane_normal: Floats, plane_offset: Floats,
                        bound_radius: Floats, world_x: Floats, world_y: Floats, poly: Index, simple_n: Index,
-                       category: Any, bits: Any, serial: Index, rel: float, floor: float, point_work: Any,
-                       ray_work: Any) -> Any:
+                       category: Any, bits: Any, serial: Index, part_slots: Index, parts_at: Index, n_parts: Index,
+                       rel: float, floor: float, point_work: Any, ray_work: Any) -> Any:
     # (a cached constructor: StructRefProxy's own is compiled afresh in every process)
     made = QueryArrays(lo, hi, cell, gmask, starts, entries, elo, ehi,  # type: ignore[no-untyped-call]
                        big, n_gridded, handles, max_cells, stamp, planes, glo, ghi, kind, simple, position,
                        rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x, world_y, poly,
-                       simple_n, category, bits, serial, rel, floor, point_work, ray_work)
+                       simple_n, category, bits, serial, part_slots, parts_at, n_parts, rel, floor, point_work,
+                       ray_work)
     return made
 
 
@@ -426,6 +427,7 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
              kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
              plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats, world_y: Floats,
              poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
+             part_slots: Index, parts_at: Index, n_parts: Index,
              pk: int, pn: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats, pbound: Floats,
              pwx: Floats, pwy: Floats, qlo: Floats, qhi: Floats, cat: int, msk: int,
              rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
@@ -574,65 +576,85 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
             # -- the exact test of probe r against body s: HIT, MISS or OTHER. Written out here, not
             # called: a call passing the ~20 column arrays cost 8x the test itself. The filter after
             # it: its two columns are then read for the bodies met only (most candidates are misses)
+            # a compound (a concave polygon in a world is one: its convex pieces) meets the probe when one of
+            # its parts does (the narrowphase's expand_pairs): its part slots, posed with it, are tested in turn;
+            # a part of a kind not tested here makes the body OTHER unless another part hits
             got = MISS
-            kb = kind[s]
-            if kb > POLYGON or (kb == POLYGON and not simple[s]):
-                got = OTHER
-            elif kb != HALFSPACE:
-                # the bounding-ball reject of the narrowphase (probe as a, body as b), operation for operation
-                reach = pbound[r] + bound_radius[s]
-                g = ppos[r, 0] - position[s, 0]
-                size = abs(ppos[r, 0])
-                spread = abs(g)
-                dist2 = g * g
-                for d in range(1, dim):
-                    g = ppos[r, d] - position[s, d]
-                    size = max(size, abs(ppos[r, d]))
-                    spread = max(spread, abs(g))
-                    dist2 += g * g
-                slack = 2.0 * (rel * abs(size + spread + reach))
-                limit = reach * (1 + 1e-9) + slack
-                if dist2 <= limit * limit or limit * limit < SQUARES_UNDERFLOW:
-                    got = HIT  # for now: the kernel decides below
-            else:
-                got = HIT
-            if got == HIT:
-                # canonical order: the lower kind is side a (a hit does not depend on the normal's sign)
-                if kb == HALFSPACE:
-                    if pk == BALL:
-                        _halfspace_ball(plane_normal, plane_offset, s, ppos, prad, r, rule, row0, hit, nrm, dep)
-                    elif pk == BOX:
-                        _halfspace_box(plane_normal, plane_offset, s, ppos, prot, phalf, r, rule, row0, hit, nrm, dep)
-                    else:
-                        _halfspace_points(plane_normal, plane_offset, s, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
-                elif pk == BALL:
-                    if kb == BALL:
-                        _ball_ball(ppos, prad, r, position, radius, s, rule, row0, hit, nrm, dep)
-                    elif kb == BOX:
-                        _ball_box(ppos, prad, r, position, rotation, half, s, rule, row0, hit, nrm, dep)
-                    else:
-                        _ball_polygon(ppos, prad, r, world_x, world_y, s, simple_n[poly[s]], rule, row0, hit, nrm, dep)
-                elif pk == BOX:
-                    if kb == BALL:
-                        _ball_box(position, radius, s, ppos, prot, phalf, r, rule, row0, hit, nrm, dep)
-                    elif kb == BOX:
-                        if dim == 2:
-                            _box_box_2d(ppos, prot, phalf, r, position, rotation, half, s, rule, row0, hit, nrm, dep)
+            n_sub = 1
+            first_part = -1
+            if kind[s] == COMPOUND:
+                n_sub = n_parts[s]
+                first_part = parts_at[s]
+            for sub in range(n_sub):
+                u = s if first_part < 0 else part_slots[first_part + sub]
+                g = MISS
+                ku = kind[u]
+                if ku > POLYGON or (ku == POLYGON and not simple[u]):
+                    g = OTHER
+                elif ku != HALFSPACE:
+                    # the bounding-ball reject of the narrowphase (probe as a, body as b), operation for operation
+                    reach = pbound[r] + bound_radius[u]
+                    gp = ppos[r, 0] - position[u, 0]
+                    size = abs(ppos[r, 0])
+                    spread = abs(gp)
+                    dist2 = gp * gp
+                    for d in range(1, dim):
+                        gp = ppos[r, d] - position[u, d]
+                        size = max(size, abs(ppos[r, d]))
+                        spread = max(spread, abs(gp))
+                        dist2 += gp * gp
+                    slack = 2.0 * (rel * abs(size + spread + reach))
+                    limit = reach * (1 + 1e-9) + slack
+                    if dist2 <= limit * limit or limit * limit < SQUARES_UNDERFLOW:
+                        g = HIT  # for now: the kernel decides below
+                else:
+                    g = HIT
+                if g == HIT:
+                    # canonical order: the lower kind is side a (a hit does not depend on the normal's sign)
+                    if ku == HALFSPACE:
+                        if pk == BALL:
+                            _halfspace_ball(plane_normal, plane_offset, u, ppos, prad, r, rule, row0, hit, nrm, dep)
+                        elif pk == BOX:
+                            _halfspace_box(plane_normal, plane_offset, u, ppos, prot, phalf, r, rule, row0, hit, nrm,
+                                           dep)
                         else:
-                            _box_box_3d(ppos, prot, phalf, r, position, rotation, half, s, rule, row0, m3, t3, tb3,
-                                        hit, nrm, dep)
-                    else:
-                        _box_polygon(ppos, prot, phalf, r, world_x, world_y, s, simple_n[poly[s]], rule, row0, hit, nrm,
-                                     dep)
-                else:  # a simple polygon probe
-                    if kb == BALL:
-                        _ball_polygon(position, radius, s, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
-                    elif kb == BOX:
-                        _box_polygon(position, rotation, half, s, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
-                    else:
-                        _polygon_polygon(pvx, pvy, r, pn, world_x, world_y, s, simple_n[poly[s]], rule, row0, hit, nrm,
-                                         dep)
-                got = HIT if hit[0] else MISS
+                            _halfspace_points(plane_normal, plane_offset, u, pvx, pvy, r, pn, rule, row0, hit, nrm,
+                                              dep)
+                    elif pk == BALL:
+                        if ku == BALL:
+                            _ball_ball(ppos, prad, r, position, radius, u, rule, row0, hit, nrm, dep)
+                        elif ku == BOX:
+                            _ball_box(ppos, prad, r, position, rotation, half, u, rule, row0, hit, nrm, dep)
+                        else:
+                            _ball_polygon(ppos, prad, r, world_x, world_y, u, simple_n[poly[u]], rule, row0, hit, nrm,
+                                          dep)
+                    elif pk == BOX:
+                        if ku == BALL:
+                            _ball_box(position, radius, u, ppos, prot, phalf, r, rule, row0, hit, nrm, dep)
+                        elif ku == BOX:
+                            if dim == 2:
+                                _box_box_2d(ppos, prot, phalf, r, position, rotation, half, u, rule, row0, hit, nrm,
+                                            dep)
+                            else:
+                                _box_box_3d(ppos, prot, phalf, r, position, rotation, half, u, rule, row0, m3, t3, tb3,
+                                            hit, nrm, dep)
+                        else:
+                            _box_polygon(ppos, prot, phalf, r, world_x, world_y, u, simple_n[poly[u]], rule, row0, hit,
+                                         nrm, dep)
+                    else:  # a simple polygon probe
+                        if ku == BALL:
+                            _ball_polygon(position, radius, u, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
+                        elif ku == BOX:
+                            _box_polygon(position, rotation, half, u, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
+                        else:
+                            _polygon_polygon(pvx, pvy, r, pn, world_x, world_y, u, simple_n[poly[u]], rule, row0, hit,
+                                             nrm, dep)
+                    g = HIT if hit[0] else MISS
+                if g == HIT:
+                    got = HIT
+                    break
+                if g == OTHER:
+                    got = OTHER
             if got != MISS and ((category[s] & msk) == 0 or (cat & bits[s]) == 0):
                 got = MISS
             if got == HIT:
@@ -664,6 +686,7 @@ def _overlap_probes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Ind
                     kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
                     plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
                     world_y: Floats, poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
+                    part_slots: Index, parts_at: Index, n_parts: Index,
                     pk: int, pn: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats, pbound: Floats,
                     pwx: Floats, pwy: Floats, cat: int, msk: int,
                     rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
@@ -674,8 +697,8 @@ def _overlap_probes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Ind
     return _overlap(lo, hi, cell, gmask, starts, entries, elo, ehi,
                     big, n_gridded, handles, max_cells, stamp, base, planes,
                     kind, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
-                    world_x, world_y, poly, simple_n, category, bits, serial, pk, pn, ppos, prot, prad, phalf,
-                    pbound, pwx, pwy, qlo, qhi, cat, msk, rule)
+                    world_x, world_y, poly, simple_n, category, bits, serial, part_slots, parts_at, n_parts, pk,
+                    pn, ppos, prot, prad, phalf, pbound, pwx, pwy, qlo, qhi, cat, msk, rule)
 
 
 @njit(cache=True)
@@ -685,6 +708,7 @@ def _overlap_boxes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Inde
                    kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
                    plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
                    world_y: Floats, poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
+                   part_slots: Index, parts_at: Index, n_parts: Index,
                    center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
                    rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
     """Points (``ball``: balls of radius 0) or axis-aligned boxes ``center ± hw`` as probes."""
@@ -716,8 +740,8 @@ def _overlap_boxes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Inde
     return _overlap(lo, hi, cell, gmask, starts, entries, elo, ehi,
                     big, n_gridded, handles, max_cells, stamp, base, planes,
                     kind, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
-                    world_x, world_y, poly, simple_n, category, bits, serial, pk, np.int64(0), center, prot,
-                    prad, hw, pbound, no, no, qlo, qhi, cat, msk, rule)
+                    world_x, world_y, poly, simple_n, category, bits, serial, part_slots, parts_at, n_parts, pk,
+                    np.int64(0), center, prot, prad, hw, pbound, no, no, qlo, qhi, cat, msk, rule)
 
 
 @njit(cache=True)
@@ -727,6 +751,7 @@ def _overlap_shapes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Ind
                     kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
                     plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
                     world_y: Floats, poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
+                    part_slots: Index, parts_at: Index, n_parts: Index,
                     pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, unit: Floats, lx: Floats, ly: Floats,
                     rad: float, hw: Floats, bound: float, cat: int, msk: int,
                     rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
@@ -766,8 +791,8 @@ def _overlap_shapes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Ind
     return _overlap_probes(lo, hi, cell, gmask, starts, entries, elo, ehi,
                            big, n_gridded, handles, max_cells, stamp, base,
                            planes, kind, simple, position, rotation, radius, half, plane_normal, plane_offset,
-                           bound_radius, world_x, world_y, poly, simple_n, category, bits, serial, pk, pn, pos,
-                           prot, prad, phalf, pbound, pwx, pwy, cat, msk, rule)
+                           bound_radius, world_x, world_y, poly, simple_n, category, bits, serial, part_slots,
+                           parts_at, n_parts, pk, pn, pos, prot, prad, phalf, pbound, pwx, pwy, cat, msk, rule)
 
 
 # -- the same kernels, the index's arrays given as one QueryArrays ---------------------------
@@ -825,8 +850,8 @@ def _boxes_q(q: Any, center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
     return _overlap_boxes(q.lo, q.hi, q.cell, q.gmask, q.starts, q.entries, q.elo, q.ehi, q.big, q.n_gridded,
                           q.handles, q.max_cells, stamp, base, q.planes, q.kind, q.simple, q.position, q.rotation,
                           q.radius, q.half, q.plane_normal, q.plane_offset, q.bound_radius, q.world_x, q.world_y,
-                          q.poly, q.simple_n, q.category, q.bits, q.serial, center, hw, ball, cat, msk,
-                          (q.rel, q.floor))
+                          q.poly, q.simple_n, q.category, q.bits, q.serial, q.part_slots, q.parts_at, q.n_parts,
+                          center, hw, ball, cat, msk, (q.rel, q.floor))
 
 
 def box_slots(q: QueryArrays, center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
@@ -870,8 +895,8 @@ def _shapes_q(q: Any, pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, u
     return _overlap_shapes(q.lo, q.hi, q.cell, q.gmask, q.starts, q.entries, q.elo, q.ehi, q.big, q.n_gridded,
                            q.handles, q.max_cells, stamp, base, q.planes, q.kind, q.simple, q.position, q.rotation,
                            q.radius, q.half, q.plane_normal, q.plane_offset, q.bound_radius, q.world_x, q.world_y,
-                           q.poly, q.simple_n, q.category, q.bits, q.serial, pk, pn, pos, cos, sin, unit, lx, ly, rad,
-                           hw, bound, cat, msk, (q.rel, q.floor))
+                           q.poly, q.simple_n, q.category, q.bits, q.serial, q.part_slots, q.parts_at, q.n_parts, pk,
+                           pn, pos, cos, sin, unit, lx, ly, rad, hw, bound, cat, msk, (q.rel, q.floor))
 
 
 def shape_slots(q: QueryArrays, pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, unit: Floats, lx: Floats,
@@ -1128,6 +1153,27 @@ def ray_rows(q: QueryArrays, work: Work, ox: float, oy: float, oz: float, dx: fl
 
 
 @njit(cache=True)
+def _probe_body(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats,
+                pbound: Floats, pwx: Floats, pwy: Floats, rule: tuple[float, float], hit: Any, nrm: Floats,
+                dep: Floats, m3: Floats, t3: Floats, tb3: Floats) -> int:
+    """:func:`_probe_test` of body ``s``; a compound (a world's concave polygon is one) by its part slots, as
+    :func:`_overlap`: HIT if one part hits, else OTHER if one is of a kind not tested here, else MISS."""
+    if q.kind[s] != COMPOUND:
+        return _probe_test(q, s, pk, pn, r, ppos, prot, prad, phalf, pbound, pwx, pwy, rule, hit, nrm, dep, m3, t3,
+                           tb3)
+    got = MISS
+    first_part = q.parts_at[s]
+    for sub in range(q.n_parts[s]):
+        g = _probe_test(q, q.part_slots[first_part + sub], pk, pn, r, ppos, prot, prad, phalf, pbound, pwx, pwy,
+                        rule, hit, nrm, dep, m3, t3, tb3)
+        if g == HIT:
+            return HIT
+        if g == OTHER:
+            got = OTHER
+    return got
+
+
+@njit(cache=True)
 def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats,
                 pbound: Floats, pwx: Floats, pwy: Floats, rule: tuple[float, float], hit: Any, nrm: Floats,
                 dep: Floats, m3: Floats, t3: Floats, tb3: Floats) -> int:
@@ -1329,7 +1375,7 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
             t += 1
         if s < 0 or (category[s] & msk) == 0 or (cat & bits[s]) == 0:
             continue
-        got = _probe_test(q, s, pk, row0, row0, ppos, prot, prad, phalf, pbound, no, no, rule, hit, nrm, dep, m3, t3,
+        got = _probe_body(q, s, pk, row0, row0, ppos, prot, prad, phalf, pbound, no, no, rule, hit, nrm, dep, m3, t3,
                           tb3)
         if got == HIT:
             if n_out == cap:

@@ -20,6 +20,9 @@ Conventions
   first touches (the entry into the grown box or polygon, the closest
   approach to a ball). Either way it is clamped to ``[0, max_distance]``.
 * ``max_distance`` may be ``inf``.
+* ``scale`` (optional, one per shape): a floor under the magnitude the
+  tolerance is taken of, for callers that pass coordinates moved out of the
+  world frame (see :func:`_at_least`).
 * Misses have ``distance = inf`` and ``normal = 0``.
 
 Algorithms
@@ -107,6 +110,18 @@ def _row_max_abs(a: NDArray[np.float64]) -> NDArray[np.float64]:
     """Largest absolute value per row of an (N, ...) array, shape (N,)."""
     row_max: NDArray[np.float64] = np.abs(a).reshape(a.shape[0], int(np.prod(a.shape[1:]))).max(axis=1, initial=0.0)
     return row_max
+
+
+def _at_least(own: ArrayLike, scale: ArrayLike | None) -> NDArray[np.float64]:
+    """A kernel's own tolerance scale, raised to the caller's ``scale`` (N,) where one is given.
+
+    A caller that moves rays into a frame of their own (origin 0, direction
+    +x: ``queries.cast_rows``, many rays through one kernel call) passes the
+    scale of the world coordinates: the rounding of that move is of their
+    magnitude, and a ray that touches a shape in the world must still touch.
+    """
+    out: NDArray[np.float64] = np.asarray(own, dtype=np.float64)
+    return out if scale is None else np.maximum(out, np.asarray(scale, dtype=np.float64))
 
 
 #: ``|normal . direction|`` at or below which a face of a bounded shape
@@ -209,7 +224,7 @@ def _finish(hit: NDArray[np.bool_], inside: NDArray[np.bool_], distance: NDArray
 
 
 def raycast_ball(origin: ArrayLike, direction: ArrayLike, max_distance: float | NDArray[np.float64],
-                 center: ArrayLike, radius: ArrayLike) -> RayHits:
+                 center: ArrayLike, radius: ArrayLike, scale: ArrayLike | None = None) -> RayHits:
     """One ray against N balls (circles in 2D, spheres in 3D).
 
     Parameters
@@ -240,7 +255,7 @@ def raycast_ball(origin: ArrayLike, direction: ArrayLike, max_distance: float | 
     o, d, max_distance = _as_ray(origin, direction, max_distance)
     c = np.asarray(center, dtype=np.float64)
     r = np.asarray(radius, dtype=np.float64)
-    tol = touch_tolerance(np.maximum(np.max(np.abs(o), initial=0.0), _row_max_abs(c) + r))
+    tol = touch_tolerance(_at_least(np.maximum(np.max(np.abs(o), initial=0.0), _row_max_abs(c) + r), scale))
 
     # Origin relative to the centre: large world offsets stay out of the
     # rounding of everything below.
@@ -286,7 +301,7 @@ def raycast_ball(origin: ArrayLike, direction: ArrayLike, max_distance: float | 
 
 
 def raycast_box(origin: ArrayLike, direction: ArrayLike, max_distance: float | NDArray[np.float64],
-                center: ArrayLike, rotation: ArrayLike, half: ArrayLike) -> RayHits:
+                center: ArrayLike, rotation: ArrayLike, half: ArrayLike, scale: ArrayLike | None = None) -> RayHits:
     """One ray against N oriented boxes, D = 2 or 3 (slab test in the box frame).
 
     Parameters
@@ -328,8 +343,8 @@ def raycast_box(origin: ArrayLike, direction: ArrayLike, max_distance: float | N
     rot = np.asarray(rotation, dtype=np.float64)
     h = np.asarray(half, dtype=np.float64)
     dim = c.shape[1]
-    tol = touch_tolerance(np.maximum(np.max(np.abs(o), initial=0.0),
-                                     _row_max_abs(c) + _row_max_abs(h)))
+    tol = touch_tolerance(_at_least(np.maximum(np.max(np.abs(o), initial=0.0),
+                                     _row_max_abs(c) + _row_max_abs(h)), scale))
 
     # Box frame: R^T (o - c) and R^T d; the box becomes |x_i| <= h_i.
     local_o = np.einsum("nji,nj->ni", rot, o - c)
@@ -347,7 +362,7 @@ def raycast_box(origin: ArrayLike, direction: ArrayLike, max_distance: float | N
 
 
 def raycast_polygon(origin: ArrayLike, direction: ArrayLike, max_distance: float | NDArray[np.float64],
-                    vertices: ArrayLike) -> RayHits:
+                    vertices: ArrayLike, scale: ArrayLike | None = None) -> RayHits:
     """One ray against N convex polygons, 2D (Cyrus-Beck clipping).
 
     Parameters
@@ -381,7 +396,7 @@ def raycast_polygon(origin: ArrayLike, direction: ArrayLike, max_distance: float
     o, d, max_distance = _as_ray(origin, direction, max_distance)
     verts = np.asarray(vertices, dtype=np.float64)
     n = verts.shape[0]
-    tol = touch_tolerance(np.maximum(np.max(np.abs(o), initial=0.0), _row_max_abs(verts)))
+    tol = touch_tolerance(_at_least(np.maximum(np.max(np.abs(o), initial=0.0), _row_max_abs(verts)), scale))
 
     v = verts - o  # origin at 0: signed distances come from small differences
     e = np.roll(v, -1, axis=1) - v
@@ -399,7 +414,7 @@ def raycast_polygon(origin: ArrayLike, direction: ArrayLike, max_distance: float
 
 
 def raycast_halfspace(origin: ArrayLike, direction: ArrayLike, max_distance: float | NDArray[np.float64],
-                      normal: ArrayLike, offset: ArrayLike) -> RayHits:
+                      normal: ArrayLike, offset: ArrayLike, scale: ArrayLike | None = None) -> RayHits:
     """One ray against N half-spaces ``normal . p <= offset``, D = 2 or 3.
 
     Parameters
@@ -432,7 +447,7 @@ def raycast_halfspace(origin: ArrayLike, direction: ArrayLike, max_distance: flo
     o, d, max_distance = _as_ray(origin, direction, max_distance)
     nrm = np.asarray(normal, dtype=np.float64)
     off = np.asarray(offset, dtype=np.float64)
-    tol = touch_tolerance(np.maximum(np.max(np.abs(o), initial=0.0), np.abs(off)))
+    tol = touch_tolerance(_at_least(np.maximum(np.max(np.abs(o), initial=0.0), np.abs(off)), scale))
 
     signed = (np.einsum("nd,d->n", nrm, o) - off)[:, None]
     rate = np.einsum("nd,d->n", nrm, d)[:, None]
@@ -444,7 +459,7 @@ def raycast_halfspace(origin: ArrayLike, direction: ArrayLike, max_distance: flo
 
 
 def raycast_capsule(origin: ArrayLike, direction: ArrayLike, max_distance: float | NDArray[np.float64],
-                    p0: ArrayLike, p1: ArrayLike, radius: ArrayLike) -> RayHits:
+                    p0: ArrayLike, p1: ArrayLike, radius: ArrayLike, scale: ArrayLike | None = None) -> RayHits:
     """One ray against N capsules (segments for radius 0), 2D or 3D.
 
     A capsule is the union of the balls at its two end points and the
@@ -487,9 +502,10 @@ def raycast_capsule(origin: ArrayLike, direction: ArrayLike, max_distance: float
     a = np.asarray(p0, dtype=np.float64)
     b = np.asarray(p1, dtype=np.float64)
     r = np.asarray(radius, dtype=np.float64)
-    cap0 = raycast_ball(o, d, max_distance, a, r)
-    cap1 = raycast_ball(o, d, max_distance, b, r)
-    tol = touch_tolerance(np.maximum(np.max(np.abs(o), initial=0.0), np.maximum(_row_max_abs(a), _row_max_abs(b)) + r))
+    cap0 = raycast_ball(o, d, max_distance, a, r, scale=scale)
+    cap1 = raycast_ball(o, d, max_distance, b, r, scale=scale)
+    own = np.maximum(np.max(np.abs(o), initial=0.0), np.maximum(_row_max_abs(a), _row_max_abs(b)) + r)
+    tol = touch_tolerance(_at_least(own, scale))
     axis = b - a
     length = np.sqrt(np.einsum("nd,nd->n", axis, axis))
     has_axis = length > 0
@@ -539,7 +555,7 @@ def raycast_capsule(origin: ArrayLike, direction: ArrayLike, max_distance: float
 
 def raycast_hull(origin: ArrayLike, direction: ArrayLike, max_distance: float | NDArray[np.float64],
                  center: ArrayLike, rotation: ArrayLike, normals: ArrayLike, offsets: ArrayLike,
-                 reach: ArrayLike) -> RayHits:
+                 reach: ArrayLike, scale: ArrayLike | None = None) -> RayHits:
     """One ray against N convex hulls (3D): the Cyrus-Beck clip of :func:`raycast_box` over their faces.
 
     Parameters
@@ -577,7 +593,8 @@ def raycast_hull(origin: ArrayLike, direction: ArrayLike, max_distance: float | 
     rot = np.asarray(rotation, dtype=np.float64)
     nrm = np.asarray(normals, dtype=np.float64)
     off = np.asarray(offsets, dtype=np.float64)
-    tol = touch_tolerance(np.maximum(np.max(np.abs(o), initial=0.0), _row_max_abs(c) + np.asarray(reach)))
+    own = np.maximum(np.max(np.abs(o), initial=0.0), _row_max_abs(c) + np.asarray(reach))
+    tol = touch_tolerance(_at_least(own, scale))
     local_o = np.einsum("nji,nj->ni", rot, o - c)
     local_d = np.einsum("nji,j->ni", rot, d)
     signed = np.einsum("nfk,nk->nf", nrm, local_o) - off
@@ -590,7 +607,7 @@ def raycast_hull(origin: ArrayLike, direction: ArrayLike, max_distance: float | 
 
 
 def raycast_triangle(origin: ArrayLike, direction: ArrayLike, max_distance: float | NDArray[np.float64],
-                     tri: ArrayLike) -> RayHits:
+                     tri: ArrayLike, scale: ArrayLike | None = None) -> RayHits:
     """One ray against N triangles, 3D (Moller & Trumbore 1997), edges included (closed triangles).
 
     The barycentric tests are widened by the touching tolerance, so a ray
@@ -626,8 +643,7 @@ def raycast_triangle(origin: ArrayLike, direction: ArrayLike, max_distance: floa
     e1, e2 = t3[:, 1] - a, t3[:, 2] - a
     p = np.cross(d, e2)
     det = np.einsum("ni,ni->n", e1, p)
-    scale = np.abs(t3).max(axis=(1, 2)) + np.abs(o).max()
-    tol = touch_tolerance(scale)
+    tol = touch_tolerance(_at_least(np.abs(t3).max(axis=(1, 2)) + np.abs(o).max(), scale))
     face = np.cross(e1, e2)
     area = np.linalg.norm(face, axis=1)
     ok = np.abs(det) > 1e-14 * area

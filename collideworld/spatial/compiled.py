@@ -598,6 +598,23 @@ def _ray_ball(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, 
     return min(max(entry, 0.0), maxd), nx, ny, nz
 
 
+@njit(cache=True, inline="always")
+def face_clip(signed: float, rate: float, parallel_rate: float) -> tuple[float, float]:
+    """``(lower, upper)`` bound on ``t`` of one face ``signed + t rate <= 0`` (Cyrus-Beck; Ericson, RTCD 5.3.8).
+
+    A face with ``|rate| <= parallel_rate`` is parallel to the ray: decided
+    from the origin alone (no bound, or empty), never by dividing rounding
+    noise (``geometry.raycast.PARALLEL_RATE``). The one clip of the box,
+    polygon and hull ray rows (:func:`_entry`, :func:`_polygon_entry`,
+    :func:`_hull_entry`).
+    """
+    if abs(rate) <= parallel_rate:
+        return (np.inf, -np.inf) if signed > 0 else (-np.inf, np.inf)
+    if rate < 0:
+        return -signed / rate, np.inf
+    return -np.inf, -signed / rate
+
+
 @njit(cache=True)
 def _entry(signed: tuple[float, ...], rate: tuple[float, ...], shift: float, nf: int,
            parallel_rate: float) -> tuple[float, float, int]:
@@ -608,15 +625,7 @@ def _entry(signed: tuple[float, ...], rate: tuple[float, ...], shift: float, nf:
     for k in range(nf):
         s = signed[k] - shift
         rt = rate[k]
-        if abs(rt) <= parallel_rate:
-            lo_k = np.inf if s > 0 else -np.inf
-            hi_k = -np.inf if s > 0 else np.inf
-        elif rt < 0:
-            lo_k = -s / rt
-            hi_k = np.inf
-        else:
-            lo_k = -np.inf
-            hi_k = -s / rt
+        lo_k, hi_k = face_clip(s, rt, parallel_rate)
         if k == 0 or lo_k > lower_best:
             lower_best = lo_k
             face = k
@@ -1128,15 +1137,7 @@ def _polygon_entry(v: Floats, r: int, k: int, dx: float, dy: float, shift: float
         nx, ny = ey / length, -ex / length
         s = -(0.0 + nx * v[r, j, 0] + ny * v[r, j, 1]) - shift
         rt = 0.0 + nx * dx + ny * dy
-        if abs(rt) <= parallel_rate:
-            lo_k = np.inf if s > 0 else -np.inf
-            hi_k = -np.inf if s > 0 else np.inf
-        elif rt < 0:
-            lo_k = -s / rt
-            hi_k = np.inf
-        else:
-            lo_k = -np.inf
-            hi_k = -s / rt
+        lo_k, hi_k = face_clip(s, rt, parallel_rate)
         if lo_k > lower_best:
             lower_best = lo_k
             face = j
@@ -1224,15 +1225,7 @@ def _hull_entry(signed: Floats, rate: Floats, shift: float, parallel_rate: float
     for f in range(signed.shape[0]):
         s = signed[f] - shift
         rt = rate[f]
-        if abs(rt) <= parallel_rate:
-            lo_k = np.inf if s > 0 else -np.inf
-            hi_k = -np.inf if s > 0 else np.inf
-        elif rt < 0:
-            lo_k = -s / rt
-            hi_k = np.inf
-        else:
-            lo_k = -np.inf
-            hi_k = -s / rt
+        lo_k, hi_k = face_clip(s, rt, parallel_rate)
         if lo_k > lower_best:
             lower_best = lo_k
             face = f
