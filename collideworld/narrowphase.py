@@ -56,6 +56,7 @@ from .geometry.contact_halfspace_polygon import contact_halfspace_points
 from .geometry.contact_hull import contact_ball_hull, contact_box_hull, contact_capsule_hull, contact_hull_hull
 from .geometry.contact_polygon_capsule import contact_polygon_capsule
 from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
+from .geometry.support_convex import contact_halfspace_support, contact_support
 from .geometry.kernel_support import box_vertices_2d
 from .geometry.manifold_support import ManifoldArrays, empty_manifold
 from .geometry.raycast import (
@@ -473,6 +474,41 @@ def _capsule_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays
 @_register((3,), Kind.HULL, Kind.HULL)
 def _hull_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     return k.contact_hull_hull(*s.hull_arrays(a), *s.hull_arrays(b))
+
+
+# -- cylinders and cones (3D): support mappings, GJK then EPA (geometry/support_convex.py) --
+#
+# One kernel for every pair with a cylinder or a cone, each shape as its support
+# rows (BodyStore.support_arrays); the half-space pair is the closed form of the
+# lowest support point. The same compiled code serves both backends.
+
+def support_scale(s: BodyStore, a: Slots, b: Slots) -> NDArray[np.float64]:
+    """Coordinate magnitude of pairs (a, b): their positions' largest coordinate plus both bounding radii."""
+    pos = np.abs(s.position.take(a, axis=0)).max(axis=1)
+    pos = np.maximum(pos, np.abs(s.position.take(b, axis=0)).max(axis=1))
+    return pos + s.bound_radius.take(a) + s.bound_radius.take(b)
+
+
+def _halfspace_round(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    scale = np.abs(s.position.take(b, axis=0)).max(axis=1) + s.bound_radius.take(b) + np.abs(s.plane_offset.take(a))
+    return contact_halfspace_support(*s.plane_rows(a), *s.support_arrays(b), scale)
+
+
+def _support_pair(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    ca, pa, ra, qa, va = s.support_arrays(a)
+    cb, pb, rb, qb, vb = s.support_arrays(b)
+    if len(vb) > 1:  # b's hull vertices after a's: shift b's hull rows' first index
+        hull = cb == Kind.HULL
+        qb[hull, 0] += len(va)
+        va = np.concatenate([va, vb])
+    return contact_support(ca, pa, ra, qa, cb, pb, rb, qb, va, support_scale(s, a, b))
+
+
+for _round in (Kind.CYLINDER, Kind.CONE):
+    _register((3,), Kind.HALFSPACE, _round)(_halfspace_round)
+    for _other in (Kind.BALL, Kind.BOX, Kind.CAPSULE, Kind.HULL, Kind.CYLINDER, Kind.CONE):
+        if _other <= _round:
+            _register((3,), _other, _round)(_support_pair)
 
 
 # -- the dispatcher -------------------------------------------------------------------
