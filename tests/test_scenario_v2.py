@@ -80,8 +80,8 @@ def rejected(tmp_path, rows, line, contains):
 
 
 def test_versions_read():
-    assert FORMAT_VERSION == 2
-    assert SUPPORTED_VERSIONS == (1, 2)
+    assert FORMAT_VERSION == 3
+    assert SUPPORTED_VERSIONS == (1, 2, 3)
 
 
 def test_version_2_header_is_read(tmp_path):
@@ -91,8 +91,8 @@ def test_version_2_header_is_read(tmp_path):
     assert len(list(scenario)) == 1
 
 
-def test_version_3_is_rejected(tmp_path):
-    rejected(tmp_path, ['{"collideworld_scenario": 3, "dim": 2}'], 1, "unsupported format version 3")
+def test_version_4_is_rejected(tmp_path):
+    rejected(tmp_path, ['{"collideworld_scenario": 4, "dim": 2}'], 1, "unsupported format version 4")
 
 
 # --------------------------------------------------------------------------

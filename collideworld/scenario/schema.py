@@ -58,9 +58,9 @@ __all__ = [
 ]
 
 #: The newest version of the format this reader reads (and writers write when needed).
-FORMAT_VERSION = 2
-#: Every version this reader reads: version 2 keeps all of version 1.
-SUPPORTED_VERSIONS = (1, 2)
+FORMAT_VERSION = 3
+#: Every version this reader reads: each keeps all of the one before.
+SUPPORTED_VERSIONS = (1, 2, 3)
 #: Tolerance of ``expect_contacts`` checks when the header gives none.
 DEFAULT_TOLERANCE = 1e-6
 #: A quaternion is a unit quaternion when its norm is within this of 1.
@@ -492,7 +492,7 @@ def parse_header(obj: Any) -> Header:
         raise Invalid("header: missing key 'collideworld_scenario' (line 1 must be the header)")
     version = obj["collideworld_scenario"]
     if not isinstance(version, int) or isinstance(version, bool):
-        raise Invalid(f"header: collideworld_scenario must be the integer 1 or 2, got {show_value(version)}")
+        raise Invalid(f"header: collideworld_scenario must be the integer 1, 2 or 3, got {show_value(version)}")
     if version not in SUPPORTED_VERSIONS:
         raise Invalid(
             f"header: unsupported format version {version} (this reader reads versions "
@@ -745,9 +745,13 @@ SHAPE_PARSERS: dict[str, Callable[[dict[str, Any], int], Shape]] = {
     "capsule": _capsule_shape,
     "segment": _segment_shape,
     "convex_hull": _convex_hull_shape,
+    "cylinder": _library_shape,
+    "cone": _library_shape,
 }
 #: Shape types that only a version 2 file may use.
 _SHAPE_TYPES_V2 = frozenset({"capsule", "segment", "convex_hull", "compound"})
+#: Shape types that only a version 3 file may use.
+_SHAPE_TYPES_V3 = frozenset({"cylinder", "cone"})
 
 
 def parse_shape(raw: Any, dim: int, where: str, max_polygon_vertices: int, version: int) -> Shape:
@@ -768,6 +772,8 @@ def parse_shape(raw: Any, dim: int, where: str, max_polygon_vertices: int, versi
     kind = raw.get("type")
     if not isinstance(kind, str):
         raise Invalid(f"{where}: shape type must be a string, got {show_value(kind)}")
+    if kind in _SHAPE_TYPES_V3 and version < 3:
+        raise Invalid(f"{where}: shape type {kind!r} needs format version 3 (the header says {version})")
     if kind in _SHAPE_TYPES_V2 and version < 2:
         raise Invalid(f"{where}: shape type {kind!r} needs format version 2 (the header says {version})")
     parser = SHAPE_PARSERS.get(kind)

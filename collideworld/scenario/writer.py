@@ -64,6 +64,13 @@ _VERSION_KEY = '"collideworld_scenario":'
 #: Zero bytes after the ids' text given to the compiled writer (its ``SLACK``; checked there).
 _TEXT_SLACK = 32
 _V2_SHAPE_TYPES = frozenset({"capsule", "segment", "convex_hull", "compound"})
+#: Shape types only version 3 defines: a frame with one makes the header say 3.
+_V3_SHAPE_TYPES = frozenset({"cylinder", "cone"})
+
+
+def _shape_version(shape_type: Any) -> int:
+    """The format version a shape type needs beyond version 1 (0: none)."""
+    return 3 if shape_type in _V3_SHAPE_TYPES else (2 if shape_type in _V2_SHAPE_TYPES else 0)
 
 
 
@@ -263,9 +270,10 @@ def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], bool]:
     writes them), and bodies of one shape object (``add_many``) share the
     text of it, made once. A recorder's first frame adds every body.
     """
-    shapes: dict[int, tuple[Any, str, bool]] = {}  # id(shape) -> (shape, its text, a version 2 type)
+    # id(shape) -> (shape, its text, the version its type needs); v2: the version the frame needs (0, 2, 3)
+    shapes: dict[int, tuple[Any, str, int]] = {}
     texts = []
-    v2 = False
+    v2 = 0
     for body in bodies:
         shape = getattr(body, "shape", None)
         position = getattr(body, "position", None)
@@ -273,14 +281,14 @@ def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], bool]:
                 or position.dtype != np.float64 or position.shape != (dim,) or shape is None or shape.is_infinite):
             entry = body_to_dict(body)
             shape_type = entry.get("shape", {}).get("type") if isinstance(entry.get("shape"), Mapping) else None
-            v2 = v2 or shape_type in _V2_SHAPE_TYPES
+            v2 = max(v2, _shape_version(shape_type))
             texts.append(dump_line(entry))
             continue
         known = shapes.get(id(shape))
         if known is None or known[0] is not shape:
             as_dict = shape_dict(shape)
-            known = shapes[id(shape)] = (shape, dump_line(as_dict), as_dict.get("type") in _V2_SHAPE_TYPES)
-        v2 = v2 or known[2]
+            known = shapes[id(shape)] = (shape, dump_line(as_dict), _shape_version(as_dict.get("type")))
+        v2 = max(v2, known[2])
         xyz = position.tolist()
         if not all(map(math.isfinite, xyz)):
             body_to_dict(body)  # raises with the usual message
@@ -760,7 +768,7 @@ class ScenarioWriter:
                  description: str | None = None, tolerance: float | None = None, *,
                  fsync: bool = False, compresslevel: int = 9, version: int | None = None):
         if version is not None and (isinstance(version, bool) or version not in SUPPORTED_VERSIONS):
-            raise InvalidArgumentError(f"version must be None, 1 or 2, got {version!r}")
+            raise InvalidArgumentError(f"version must be None, 1, 2 or 3, got {version!r}")
         if isinstance(dim, bool) or dim not in (2, 3):
             raise InvalidArgumentError(f"dim must be 2 or 3, got {dim!r}")
         if tolerance is not None:
@@ -841,8 +849,11 @@ class ScenarioWriter:
             while rest:
                 rest = rest[os.write(fd, rest):]
 
-    def _upgrade_to_v2(self) -> None:
-        """Make the header say version 2 (the file so far is valid version 2 as it is)."""
+    def _upgrade_to_v2(self, to: int = 2) -> None:
+        """Make the header say version ``to`` (2 or 3; the file so far is valid in it as it is)."""
+        if self._version_fixed and to == 3:
+            raise InvalidArgumentError(f"this frame uses a format version 3 shape (cylinder or cone), "
+                                       f"but the writer was made with version={self.version}")
         if self._version_fixed:
             raise InvalidArgumentError(
                 "this frame uses a format version 2 feature (set, a plane's move, contact points or parts, "
@@ -853,13 +864,13 @@ class ScenarioWriter:
         where = len(("{" + _VERSION_KEY).encode("utf-8"))  # the header line starts with this key
         if self._out is self._raw:
             self._raw.seek(where)
-            self._raw.write(b"2")
+            self._raw.write(str(to).encode())
             self._raw.seek(0, os.SEEK_END)
         else:
-            self._regzip_with_v2_header(where)
-        self.version = 2
+            self._regzip_with_v2_header(where, to)
+        self.version = to
 
-    def _regzip_with_v2_header(self, where: int) -> None:
+    def _regzip_with_v2_header(self, where: int, to: int = 2) -> None:
         """Rewrite a .gz file written so far with the version digit changed (once per file)."""
         import zlib
 
@@ -869,8 +880,8 @@ class ScenarioWriter:
         old.fileobj = None  # discarded unfinished: closing it must not write its trailer into the new file
         with open(self.path, "rb") as f:
             text = zlib.decompressobj(wbits=31).decompress(f.read())  # sync-flushed: every line is there
-        assert text[where:where + 1] == b"1", text[:40]
-        text = text[:where] + b"2" + text[where + 1:]
+        assert text[where:where + 1] in (b"1", b"2"), text[:40]
+        text = text[:where] + str(to).encode() + text[where + 1:]
         name_in_gzip = os.path.basename(self.path)[:-3]
         self._raw.seek(0)
         self._raw.truncate()
@@ -978,7 +989,8 @@ class ScenarioWriter:
         if sets:
             parts.append(_key("set", sets))
         # a shape only version 2 defines (capsule, segment, convex_hull, compound) makes a version 2 file
-        v2 = v2 or bool(sets)
+        v2 = max(v2, 2 if sets else 0, *(_shape_version(c["shape"].get("type")) for c in sets
+                                         if isinstance(c.get("shape"), Mapping)))
         moves: list[bytes | memoryview] = []
         for m in move:
             if isinstance(m, MoveBatch):
@@ -1005,8 +1017,9 @@ class ScenarioWriter:
             v2 = self._expectations(parts, v2, expect, expect_contacts, expect_distance, expect_impact)
         except UnicodeEncodeError as exc:
             raise _lone_surrogate_error("a string of this frame", exc.object) from None
-        if v2 and self.version < 2:
-            self._upgrade_to_v2()
+        need = 3 if v2 == 3 else 2  # v2 is True or 2 for version 2 features, 3 for a version 3 shape
+        if v2 and self.version < need:
+            self._upgrade_to_v2(need)
         pieces: list[bytes | memoryview] = [b"{"]
         for i, part in enumerate(parts):
             pieces += (b",", *part) if i else part

