@@ -423,6 +423,13 @@ def piece_support(world: NDArray[np.float64], first: int, count: int, kind: int,
     px = dx - du / uu * ux
     py = dy - du / uu * uy
     pz = dz - du / uu * uz
+    # once more: for d nearly along the axis the first projection leaves a rounding residue with an
+    # axial part as large as its perpendicular part, which the scaling to length r would blow up
+    # to a point off the disc's plane (Gram-Schmidt twice is enough: Giraud et al. 2005)
+    again = (px * ux + py * uy + pz * uz) / uu
+    px -= again * ux
+    py -= again * uy
+    pz -= again * uz
     q = math.sqrt(px * px + py * py + pz * pz)
     ox = 0.0
     oy = 0.0
