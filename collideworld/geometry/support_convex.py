@@ -317,7 +317,7 @@ def _det3_origin(p: F64, slot: int) -> float:
 
 @_jit
 def _gjk(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F64, qb: F64, verts: F64, scale: float,
-         sim: F64, sa: F64, sb: F64, lam: F64, res: F64) -> int:
+         sim: F64, sa: F64, sb: F64, lam: F64, res: F64, start: int = 0) -> int:
     """GJK distance of A and B. Returns the simplex size m (4: it holds the origin).
 
     ``res[0]`` = |v| (an upper bound of the distance), ``res[1]`` = the best
@@ -331,6 +331,10 @@ def _gjk(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F64, qb: F64,
     dx = pa[0] - pb[0]
     dy = pa[1] - pb[1]
     dz = pa[2] - pb[2]
+    if start > 0:  # a restart: another first direction, so the descent takes another path
+        dx = 1.0 if start == 1 else 0.3
+        dy = 0.7 if start == 2 else -0.2
+        dz = 0.5 if start == 3 else 0.1
     if dx == 0.0 and dy == 0.0 and dz == 0.0:
         dx = 1.0
     _support_pair(ca, pa, ra, qa, cb, pb, rb, qb, verts, -dx, -dy, -dz, wa, wb)
@@ -755,6 +759,13 @@ def support_contact(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F6
     sb = np.empty((4, 3))
     lam = np.zeros(4)
     m = _gjk(ca, pa, ra, qa, cb, pb, rb, qb, verts, scale, sim, sa, sb, lam, res)
+    # GJK may stop with the origin on a face of its simplex (a triangle or less): EPA grown from
+    # such a flat start can settle on a wrong face, so GJK restarts from other first directions,
+    # which end in a tetrahedron around the origin when the shapes overlap by more than rounding
+    for start in range(1, 4):
+        if m == 4 or res[1] > 1e-14 * scale:
+            break
+        m = _gjk(ca, pa, ra, qa, cb, pb, rb, qb, verts, scale, sim, sa, sb, lam, res, start)
     gap = res[0]
     lower = res[1]
     if lower > 1e-14 * scale and m < 4 and gap > 0.0:
@@ -762,7 +773,31 @@ def support_contact(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F6
         res[3] = -res[3] / gap
         res[4] = -res[4] / gap
         return -lower
-    _epa(ca, pa, ra, qa, cb, pb, rb, qb, verts, scale, sim, sa, sb, m, res)
+    # EPA's answer is checked: its depth must be D's support along its normal (within its
+    # tolerance), else it settled on a face inside D; then EPA runs again from GJK's other starts
+    # and the least checked depth is kept
+    best = math.inf
+    keep = np.zeros(11)
+    wa = np.empty(3)
+    wb = np.empty(3)
+    for start in range(4):
+        if start > 0:
+            m = _gjk(ca, pa, ra, qa, cb, pb, rb, qb, verts, scale, sim, sa, sb, lam, res, start)
+            if m < 4:
+                continue
+        _epa(ca, pa, ra, qa, cb, pb, rb, qb, verts, scale, sim, sa, sb, m, res)
+        _support_pair(ca, pa, ra, qa, cb, pb, rb, qb, verts, res[2], res[3], res[4], wa, wb)
+        reach = res[2] * (wa[0] - wb[0]) + res[3] * (wa[1] - wb[1]) + res[4] * (wa[2] - wb[2])
+        if reach - res[0] <= 1e-9 * scale and res[0] < best:
+            best = res[0]
+            for i in range(11):
+                keep[i] = res[i]
+            break
+        if start == 0:
+            for i in range(11):
+                keep[i] = res[i]  # unchecked, kept only if no start gives a checked answer
+    for i in range(11):
+        res[i] = keep[i]
     return res[0]
 
 
