@@ -39,8 +39,21 @@ from .errors import (
     UnknownIdError,
     UnsupportedPairError,
 )
-from .shapes import (Box, Capsule, Circle, Compound, Cone, ConvexHull, Cylinder, HalfPlane, Plane, Polygon, Segment,
-                     Shape, Sphere)
+from .shapes import (
+    Box,
+    Capsule,
+    Circle,
+    Compound,
+    Cone,
+    ConvexHull,
+    Cylinder,
+    HalfPlane,
+    Plane,
+    Polygon,
+    Segment,
+    Shape,
+    Sphere,
+)
 from .warm import warm_up
 from .world import Body, CastHit, NearHit, RayHit, RayHitArrays, World
 
@@ -72,7 +85,8 @@ def __dir__() -> list[str]:
 __all__ = [
     "World", "Body", "RayHit", "RayHitArrays", "NearHit", "CastHit", "Contacts", "Contact", "PairList",
     "collide", "collide_many", "ContactResult",
-    "Circle", "Box", "Polygon", "HalfPlane", "Sphere", "Plane", "Capsule", "Segment", "ConvexHull", "Cylinder", "Cone", "Compound", "Shape",
+    "Circle", "Box", "Polygon", "HalfPlane", "Sphere", "Plane", "Capsule", "Segment", "ConvexHull",
+    "Cylinder", "Cone", "Compound", "Shape",
     "Side", "classify_box_plane", "classify_box_planes", "classify_aabb_plane", "frustum_planes",
     "frustum_planes_from_matrix",
     "CollideWorldError", "InvalidShapeError", "InvalidPoseError", "InvalidArgumentError",

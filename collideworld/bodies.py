@@ -22,8 +22,21 @@ from numpy.typing import NDArray
 
 from .geometry.aabb import aabb_ball, aabb_box, aabb_capsule, aabb_cylinder, aabb_points
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
-from .shapes import (Box, Capsule, Circle, Compound, Cone, ConvexHull, Cylinder, HalfPlane, Plane, Polygon, Segment, Shape,
-                     Sphere)
+from .shapes import (
+    Box,
+    Capsule,
+    Circle,
+    Compound,
+    Cone,
+    ConvexHull,
+    Cylinder,
+    HalfPlane,
+    Plane,
+    Polygon,
+    Segment,
+    Shape,
+    Sphere,
+)
 
 __all__ = ["Kind", "kind_of", "split_parts", "PartTable", "HullTable", "BodyStore"]
 

@@ -56,7 +56,6 @@ from .geometry.contact_halfspace_polygon import contact_halfspace_points
 from .geometry.contact_hull import contact_ball_hull, contact_box_hull, contact_capsule_hull, contact_hull_hull
 from .geometry.contact_polygon_capsule import contact_polygon_capsule
 from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
-from .geometry.support_convex import contact_halfspace_support, contact_support
 from .geometry.kernel_support import box_vertices_2d
 from .geometry.manifold_support import ManifoldArrays, empty_manifold
 from .geometry.raycast import (
@@ -68,6 +67,7 @@ from .geometry.raycast import (
     raycast_polygon,
 )
 from .geometry.result import ContactArrays
+from .geometry.support_convex import contact_halfspace_support, contact_support
 from .geometry.tolerance import SQUARES_UNDERFLOW, touch_tolerance
 
 __all__ = ["contact_pairs", "contact_pairs_exact", "raycast_slots", "polygon_parts", "PAIR_KERNELS", "RAY_KERNELS",
@@ -486,12 +486,15 @@ def support_scale(s: BodyStore, a: Slots, b: Slots) -> NDArray[np.float64]:
     """Coordinate magnitude of pairs (a, b): their positions' largest coordinate plus both bounding radii."""
     pos = np.abs(s.position.take(a, axis=0)).max(axis=1)
     pos = np.maximum(pos, np.abs(s.position.take(b, axis=0)).max(axis=1))
-    return pos + s.bound_radius.take(a) + s.bound_radius.take(b)
+    scale: NDArray[np.float64] = pos + s.bound_radius.take(a) + s.bound_radius.take(b)
+    return scale
 
 
 def _halfspace_round(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     scale = np.abs(s.position.take(b, axis=0)).max(axis=1) + s.bound_radius.take(b) + np.abs(s.plane_offset.take(a))
-    return contact_halfspace_support(*s.plane_rows(a), *s.support_arrays(b), scale)
+    normal, offset = s.plane_rows(a)
+    cb, pb, rb, qb, verts = s.support_arrays(b)
+    return contact_halfspace_support(normal, offset, cb, pb, rb, qb, verts, scale)
 
 
 def _support_pair(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:

@@ -846,7 +846,8 @@ class Cone:
         return math.hypot(self.radius, self.half_height)
 
 
-Shape = Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment | ConvexHull | Compound | Cylinder | Cone
+Shape = (Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment | ConvexHull | Compound | Cylinder
+         | Cone)
 SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane, Capsule, Segment, ConvexHull, Compound, Cylinder, Cone)
 
 _TYPE_KEYS: dict[str, set[str]] = {

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Bounds", "aabb_ball", "aabb_box", "aabb_capsule", "aabb_cylinder", "aabb_points", "max_over_columns", "min_over_columns"]
+__all__ = ["Bounds", "aabb_ball", "aabb_box", "aabb_capsule", "aabb_cylinder", "aabb_points", "max_over_columns",
+           "min_over_columns"]
 
 Bounds = tuple[NDArray[np.float64], NDArray[np.float64]]
 

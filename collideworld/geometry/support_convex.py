@@ -302,7 +302,7 @@ def _det3(p: F64, i: int, j: int, k: int, m: int) -> float:
     cx = p[m, 0] - p[i, 0]
     cy = p[m, 1] - p[i, 1]
     cz = p[m, 2] - p[i, 2]
-    return ax * (by * cz - bz * cy) - ay * (bx * cz - bz * cx) + az * (bx * cy - by * cx)
+    return float(ax * (by * cz - bz * cy) - ay * (bx * cz - bz * cx) + az * (bx * cy - by * cx))
 
 
 @_jit
@@ -772,7 +772,7 @@ def support_contact(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F6
         res[2] = -res[2] / gap
         res[3] = -res[3] / gap
         res[4] = -res[4] / gap
-        return -lower
+        return float(-lower)
     # EPA's answer is checked: its depth must be D's support along its normal (within its
     # tolerance), else it settled on a face inside D; then EPA runs again from GJK's other starts
     # and the least checked depth is kept
@@ -798,7 +798,7 @@ def support_contact(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F6
                 keep[i] = res[i]  # unchecked, kept only if no start gives a checked answer
     for i in range(11):
         res[i] = keep[i]
-    return res[0]
+    return float(res[0])
 
 
 @_jit

@@ -260,7 +260,7 @@ def body_to_dict(body: Any) -> dict[str, Any]:
     return out
 
 
-def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], bool]:
+def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], int]:
     """The ``"add":[...]`` member of a frame's line, and whether a shape needs version 2.
 
     The same text as ``_key("add", [body_to_dict(b) for b in bodies])``, made
@@ -955,7 +955,7 @@ class ScenarioWriter:
 
     def prepare_frame(self, remove: Iterable[Any], add: Iterable[Any], move: Iterable[Any],
                        comment: str | None, set: Iterable[Any]  # noqa: A002 - the format's key
-                       ) -> tuple[list[Sequence[bytes | memoryview]], bool]:
+                       ) -> tuple[list[Sequence[bytes | memoryview]], int]:
         """The text of a frame's operations (its members before the expectations) and whether
         they need version 2; nothing is written. A :class:`Recorder` makes it before the
         world steps, so a frame the writer refuses never leaves a step unrecorded.
@@ -970,7 +970,7 @@ class ScenarioWriter:
 
     def _operations(self, remove: Iterable[Any], add: Iterable[Any], move: Iterable[Any],
                     comment: str | None, set: Iterable[Any]  # noqa: A002 - the format's key
-                    ) -> tuple[list[Sequence[bytes | memoryview]], bool]:
+                    ) -> tuple[list[Sequence[bytes | memoryview]], int]:
         # Each key's text is made in turn, in the format's order; nothing is
         # written until all are made, so a rejected frame leaves no trace. The
         # line is put together once, as bytes: a recorded frame can be large.
@@ -981,7 +981,7 @@ class ScenarioWriter:
         if removes:
             parts.append(_key("remove", removes))
         adds = list(add)
-        v2 = False
+        v2: int = 0
         if adds:
             add_part, v2 = _add_member(adds, self.dim)
             parts.append(add_part)
@@ -1007,7 +1007,7 @@ class ScenarioWriter:
             parts.append([b'"move":[', *moves, b"]"])
         return parts, v2
 
-    def write_prepared(self, prepared: tuple[list[Sequence[bytes | memoryview]], bool],
+    def write_prepared(self, prepared: tuple[list[Sequence[bytes | memoryview]], int],
                         expect: Iterable[Any] | None, expect_contacts: Iterable[Any] | None,
                         expect_distance: Iterable[Any] | None, expect_impact: Iterable[Any] | None) -> None:
         """Add the expectations to a prepared frame and write it as one line."""
@@ -1028,9 +1028,9 @@ class ScenarioWriter:
         self.frames_written += 1
 
     @staticmethod
-    def _expectations(parts: list[Sequence[bytes | memoryview]], v2: bool, expect: Iterable[Any] | None,
+    def _expectations(parts: list[Sequence[bytes | memoryview]], v2: int, expect: Iterable[Any] | None,
                       expect_contacts: Iterable[Any] | None, expect_distance: Iterable[Any] | None,
-                      expect_impact: Iterable[Any] | None) -> bool:
+                      expect_impact: Iterable[Any] | None) -> int:
         """Append the expectation members' text to ``parts``; whether the frame needs version 2."""
         if expect is not None and _int_pair_array(expect):
             # the Recorder's form for int ids: one text for the whole array
