@@ -67,7 +67,7 @@ from .geometry.raycast import (
     raycast_polygon,
 )
 from .geometry.result import ContactArrays
-from .geometry.support_convex import contact_halfspace_support, contact_support
+from .geometry.support_convex import contact_halfspace_support, contact_support, lowest_points, support_witnesses
 from .geometry.tolerance import SQUARES_UNDERFLOW, touch_tolerance
 
 __all__ = ["contact_pairs", "contact_pairs_exact", "raycast_slots", "polygon_parts", "PAIR_KERNELS", "RAY_KERNELS",
@@ -1185,6 +1185,45 @@ def _m_hull_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: ND
     verts_a, normals_a = s.hull_arrays(a)[:2]
     verts_b, normals_b = s.hull_arrays(b)[:2]
     return m.manifold_hull_hull(verts_a, normals_a, verts_b, normals_b, n, d)
+
+
+# cylinders and cones (3D): one point, midway between the two shapes' deepest points along the
+# normal (EPA's witnesses), or, against a half-space, the shape's lowest point; feature ids 0
+
+def _m_support_points(points: NDArray[np.float64], d: NDArray[np.float64]) -> ManifoldArrays:
+    out = empty_manifold(len(d), 3)
+    out.points[:, 0] = points
+    out.separations[:, 0] = -d
+    out.ids[:, 0] = 0
+    out.count[:] = 1
+    return out
+
+
+def _m_halfspace_round(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                       m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    cb, pb, rb, qb, verts = s.support_arrays(b)
+    lowest = lowest_points(n, cb, pb, rb, qb, verts)
+    # the point midway between the lowest point and its foot on the plane
+    return _m_support_points(lowest + 0.5 * d[:, None] * n, d)
+
+
+def _m_support_pair(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                    m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    ca, pa, ra, qa, va = s.support_arrays(a)
+    cb, pb, rb, qb, vb = s.support_arrays(b)
+    if len(vb) > 1:
+        hull = cb == Kind.HULL
+        qb[hull, 0] += len(va)
+        va = np.concatenate([va, vb])
+    points = support_witnesses(ca, pa, ra, qa, cb, pb, rb, qb, va, support_scale(s, a, b))[2]
+    return _m_support_points(0.5 * (points[:, :3] + points[:, 3:]), d)
+
+
+for _round in (Kind.CYLINDER, Kind.CONE):
+    _register_manifold((3,), Kind.HALFSPACE, _round)(_m_halfspace_round)
+    for _other in (Kind.BALL, Kind.BOX, Kind.CAPSULE, Kind.HULL, Kind.CYLINDER, Kind.CONE):
+        if _other <= _round:
+            _register_manifold((3,), _other, _round)(_m_support_pair)
 
 
 def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.float64], depth: NDArray[np.float64],

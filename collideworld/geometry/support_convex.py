@@ -59,7 +59,7 @@ from .kernel_support import finish, finish_halfspace
 from .result import ContactArrays
 
 __all__ = ["SUPPORT_PARAMS", "EPA_TOL", "support_point", "support_contact", "support_rows", "halfspace_rows",
-           "contact_support", "contact_halfspace_support", "support_witnesses"]
+           "contact_support", "contact_halfspace_support", "support_witnesses", "lowest_points"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 F64 = NDArray[np.float64]
@@ -918,3 +918,13 @@ def support_witnesses(ca: NDArray[np.int64], pa: F64, ra: F64, qa: F64, cb: NDAr
                  pb, rb, qb, np.ascontiguousarray(verts, dtype=np.float64), np.asarray(scale, dtype=np.float64),
                  signed, normal, points)
     return signed, normal, points
+
+
+def lowest_points(normal: F64, cb: NDArray[np.int64], pb: F64, rb: F64, qb: F64, verts: F64) -> F64:
+    """Each shape's point farthest along ``-normal`` (N, 3): where it reaches deepest into a half-space."""
+    signed = np.empty(len(cb))
+    lowest = np.empty((len(cb), 3))
+    halfspace_rows(np.ascontiguousarray(normal, dtype=np.float64), np.zeros(len(cb)),
+                   np.ascontiguousarray(cb, dtype=np.int64), pb, rb, qb, np.ascontiguousarray(verts, dtype=np.float64),
+                   signed, lowest)
+    return lowest
