@@ -230,7 +230,7 @@ def test_missing_file(tmp_path):
 
 
 @pytest.mark.parametrize("header, contains", [
-    ('{"collideworld_scenario": 3, "dim": 2}', "version 3"),
+    ('{"collideworld_scenario": 4, "dim": 2}', "version 4"),
     ('{"collideworld_scenario": "1", "dim": 2}', "integer 1"),
     ('{"collideworld_scenario": 1.0, "dim": 2}', "integer 1"),
     ('{"collideworld_scenario": true, "dim": 2}', "integer 1"),
