@@ -826,7 +826,7 @@ class Cone:
     >>> Cone(1, float("nan"))
     Traceback (most recent call last):
     ...
-    collideworld.errors.InvalidShapeError: Cone half_height must be > 0, got nan
+    collideworld.errors.InvalidShapeError: Cone half_height must be finite, got nan
     """
 
     radius: float

@@ -621,7 +621,7 @@ def test_writer_version_1_refuses_v2_frames_and_writes_nothing(tmp_path):
     w.close()
     assert path.read_bytes() == before
     with pytest.raises(InvalidArgumentError, match="version must be"):
-        ScenarioWriter(tmp_path / "x.jsonl", dim=2, version=3)
+        ScenarioWriter(tmp_path / "x.jsonl", dim=2, version=4)
 
 
 def test_writer_version_2_from_the_start(tmp_path):
