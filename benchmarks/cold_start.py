@@ -178,10 +178,10 @@ import collideworld as cw
 stack, excl, incl = [], collections.Counter(), collections.Counter()
 class L(event.Listener):
     def on_start(self, ev):
-        stack.append([time.perf_counter(), 0.0])
+        stack.append([time.process_time(), 0.0])
     def on_end(self, ev):
         t0, child = stack.pop()
-        dt = time.perf_counter() - t0
+        dt = time.process_time() - t0
         d = ev.data or {}
         disp = d.get("dispatcher"); args = d.get("args")
         fn = getattr(disp, "py_func", None)
@@ -190,12 +190,15 @@ class L(event.Listener):
         excl[key] += dt - child; incl[key] += dt
         if stack:
             stack[-1][1] += dt
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 with event.install_listener("numba:compile", L()):
     cw.warm_up(every_shape=__EVERY__)
-total = time.perf_counter() - t
-print(json.dumps({"total": total, "excl": excl.most_common(40), "incl": {k: incl[k] for k, _ in excl.most_common(40)},
-                  "n": len(excl)}))
+total, cpu = time.perf_counter() - t, time.process_time() - c
+funcs = collections.Counter(k.split("(", 1)[0] for k in excl)
+print(json.dumps({"total": total, "cpu": cpu, "excl": excl.most_common(40),
+                  "incl": {k: incl[k] for k, _ in excl.most_common(40)}, "n": len(excl),
+                  "dup": {f: [(k, excl[k]) for k in excl if k.split("(", 1)[0] == f]
+                          for f, m in funcs.items() if m > 1}}))
 '''
 
 
@@ -210,11 +213,18 @@ def profile(every: bool) -> None:
             raise SystemExit(proc.stderr[-3000:])
         out = proc.stdout
         data = json.loads(out.strip().splitlines()[-1])
-        print(f"warm_up(every_shape={every}) on an empty cache: {data['total']:.1f} s wall, load {load:.1f}, "
-              f"{data['n']} compiled specialisations")
-        print("| kernel (signature) | exclusive s | inclusive s |\n| --- | ---: | ---: |")
+        funcs = data["n"] - sum(map(len, data["dup"].values())) + len(data["dup"])
+        print(f"warm_up(every_shape={every}) on an empty cache: {data['total']:.1f} s wall, {data['cpu']:.1f} s CPU, "
+              f"load {load:.1f}, {data['n']} compiled specialisations of {funcs} functions")
+        print("| kernel (signature) | exclusive CPU s | inclusive CPU s |\n| --- | ---: | ---: |")
         for key, dt in data["excl"]:
             print(f"| `{key[:160]}` | {dt:.2f} | {data['incl'][key]:.2f} |")
+        if data["dup"]:
+            print("\nFunctions compiled for more than one signature (exclusive CPU s per specialisation):\n")
+            for f, rows in sorted(data["dup"].items(), key=lambda kv: -sum(dt for _, dt in kv[1])):
+                print(f"- `{f}`: " + ", ".join(f"{dt:.2f}" for _, dt in rows))
+                for key, _ in rows:
+                    print(f"    - `{key[len(f):]}`")
     finally:
         shutil.rmtree(cache, ignore_errors=True)
 

@@ -10,6 +10,7 @@ and the file sizes, then checks that each file replays with no mismatch.
     python benchmarks/recorder.py                 # 2,000 units, 300 frames
     python benchmarks/recorder.py --units 10000 --frames 100
     python benchmarks/recorder.py --frames 200    # the figures of benchmarks/results/recorder-arrow.md
+    python benchmarks/recorder.py --frames 200 --accelerate 0.005   # velocities that change every frame
 """
 
 from __future__ import annotations
@@ -29,9 +30,11 @@ from collideworld import Box, Circle, World  # noqa: E402
 from collideworld.scenario import Recorder, replay, writer  # noqa: E402
 
 
-def game_loop(target: World | Recorder, units: int, frames: int, seed: int = 0, turn: bool = True) -> None:
+def game_loop(target: World | Recorder, units: int, frames: int, seed: int = 0, turn: bool = True,
+              accelerate: float = 0.0) -> None:
     """Add ``units`` bodies, then ``frames`` frames of moving all of them (positions, and
-    angles if ``turn``) and stepping."""
+    angles if ``turn``) and stepping. With ``accelerate`` > 0 every velocity (and spin) takes a
+    random kick of that standard deviation each frame, so no two frames move a body alike."""
     rng = np.random.default_rng(seed)
     side = np.sqrt(units) * 3.0
     positions = rng.uniform(0.0, side, size=(units, 2))
@@ -43,7 +46,11 @@ def game_loop(target: World | Recorder, units: int, frames: int, seed: int = 0, 
     velocity = rng.normal(0.0, 0.05, size=(units, 2))
     spin = rng.normal(0.0, 0.02, size=units)
     target.step()
+    kicks = np.random.default_rng(seed + 1)
     for _ in range(frames):
+        if accelerate:
+            velocity += kicks.normal(0.0, accelerate, size=velocity.shape)
+            spin += kicks.normal(0.0, accelerate / 2.5, size=spin.shape)
         positions += velocity
         angles += spin
         target.move_many(ids_array, positions=positions, angles=angles if turn else None)
@@ -63,6 +70,8 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-turn", action="store_true", help="move positions only, not angles")
+    parser.add_argument("--accelerate", type=float, default=0.0,
+                        help="a random kick of this size to every velocity each frame (e.g. 0.005)")
     parser.add_argument("--no-orjson", action="store_true",
                         help="without numba, format numbers with the json module, not orjson")
     args = parser.parse_args()
@@ -73,11 +82,11 @@ def main() -> None:
     paths = {suffix: os.path.join(folder, "loop" + suffix) for suffix in (".jsonl", ".jsonl.gz", ".arrows")}
 
     def bare() -> None:
-        game_loop(World(dim=2), args.units, args.frames, turn=not args.no_turn)
+        game_loop(World(dim=2), args.units, args.frames, turn=not args.no_turn, accelerate=args.accelerate)
 
     def recorded(path: str) -> None:
         with Recorder(World(dim=2), path) as rec:
-            game_loop(rec, args.units, args.frames, turn=not args.no_turn)
+            game_loop(rec, args.units, args.frames, turn=not args.no_turn, accelerate=args.accelerate)
 
     game_loop(World(dim=2), 50, 3)  # compile and import everything once, outside the timings
     best: dict[str, float] = {}
@@ -89,8 +98,9 @@ def main() -> None:
     else:
         formatter = "json module" if writer._orjson is None else f"orjson {writer._orjson.__version__}"
     moves = "positions" if args.no_turn else "positions and angles"
-    print(f"{args.units} units, {args.frames} frames moving {moves}, best of {args.repeat} (CPU seconds), "
-          f"numbers by {formatter}")
+    kicked = f", velocities kicked by {args.accelerate} a frame" if args.accelerate else ""
+    print(f"{args.units} units, {args.frames} frames moving {moves}{kicked}, best of {args.repeat} (CPU seconds), "
+          f"numbers by {formatter}; load average {os.getloadavg()[0]:.1f}")
     print(f"  bare loop            {best['bare']:7.2f} s")
     for suffix, path in paths.items():
         size = os.path.getsize(path)

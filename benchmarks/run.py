@@ -520,6 +520,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=None,
                     help="numba threads for collideworld's compiled loops (numba.set_num_threads; default: "
                          "every core numba sees); 1 gives the single-thread figures")
+    ap.add_argument("--realistic", choices=["yes", "no", "only"], default="yes",
+                    help="the realistic frames of benchmarks/realistic.py (RTS frame vs pymunk, 3D pile vs "
+                         "pybullet): beside the other workloads (yes, default), not at all, or alone")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
     args = ap.parse_args(argv)
     if args.threads is not None:
@@ -566,6 +569,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"(not {d.engine_lacks}); signed distance {d.gap:.3g}", flush=True)
         return r
 
+    if args.realistic == "only":
+        todo = []
     for wl in todo:
         if wl.key == BIG_KEY:
             # collideworld against the fastest 2D peer at n=10,000 (pymunk if that was not run)
@@ -574,9 +579,18 @@ def main(argv: list[str] | None = None) -> int:
             wl.engines = (*CW, peer)
         results.append(run(wl))
 
+    realistic_md: list[str] = []
+    if args.realistic != "no":
+        import realistic
+
+        print("== realistic frames: RTS vs pymunk, 3D pile vs pybullet", flush=True)
+        real = realistic.run_all(frames, warmup, args.seed, sys.stdout)
+        realistic_md = realistic.markdown(real)
     env = _environment(args.cw_broadphase)
     args.out.mkdir(parents=True, exist_ok=True)
     md = markdown(results, env, frames, warmup)
+    if realistic_md:
+        md = md.rstrip("\n") + "\n" + "\n".join(realistic_md) + "\n"
     (args.out / "results.md").write_text(md)
     (args.out / "results.json").write_text(json.dumps(to_json(results, env, frames, warmup), indent=1))
     plot(results, args.out / "scaling.png")

@@ -16,6 +16,7 @@ broadphase -> narrowphase -> world (contacts and events) -> scenario files.
 from typing import TYPE_CHECKING
 
 from . import build as _build  # noqa: E402,F401  (registers what a background build compiles)
+from . import render as _render  # noqa: E402,F401  (hands World.draw its renderer)
 from .backend import get_threads, set_threads
 from .collide import ContactResult, collide, collide_many
 from .contacts import Contact, Contacts, PairList
@@ -42,17 +43,20 @@ from .errors import (
 from .shapes import (
     Box,
     Capsule,
+    Chain,
     Circle,
     Compound,
     Cone,
     ConvexHull,
     Cylinder,
     HalfPlane,
+    HeightField,
     Plane,
     Polygon,
     Segment,
     Shape,
     Sphere,
+    TriangleMesh,
 )
 from .warm import warm_up
 from .world import Body, CastHit, NearHit, RayHit, RayHitArrays, World
@@ -60,7 +64,7 @@ from .world import Body, CastHit, NearHit, RayHit, RayHitArrays, World
 if TYPE_CHECKING:  # loaded lazily below; named here for type checkers
     from .proximity import DistanceResult, ImpactResult, TrajectoryResult, check_trajectory, distance, time_of_impact
 
-__version__ = "0.8.0"
+__version__ = "0.9.0"
 
 # The proximity queries compile their kernels with numba when it imports; they
 # are loaded on first use (PEP 562) so that ``import collideworld`` does not pay
@@ -85,8 +89,8 @@ def __dir__() -> list[str]:
 __all__ = [
     "World", "Body", "RayHit", "RayHitArrays", "NearHit", "CastHit", "Contacts", "Contact", "PairList",
     "collide", "collide_many", "ContactResult",
-    "Circle", "Box", "Polygon", "HalfPlane", "Sphere", "Plane", "Capsule", "Segment", "ConvexHull",
-    "Cylinder", "Cone", "Compound", "Shape",
+    "Circle", "Box", "Polygon", "HalfPlane", "Sphere", "Plane", "Capsule", "Segment", "ConvexHull", "Compound", "Shape",
+    "TriangleMesh", "HeightField", "Chain", "Cylinder", "Cone",
     "Side", "classify_box_plane", "classify_box_planes", "classify_aabb_plane", "frustum_planes",
     "frustum_planes_from_matrix",
     "CollideWorldError", "InvalidShapeError", "InvalidPoseError", "InvalidArgumentError",

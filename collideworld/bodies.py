@@ -25,17 +25,22 @@ from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
 from .shapes import (
     Box,
     Capsule,
+    Chain,
     Circle,
     Compound,
     Cone,
     ConvexHull,
     Cylinder,
     HalfPlane,
+    HeightField,
     Plane,
     Polygon,
     Segment,
     Shape,
     Sphere,
+    Triangle,
+    TriangleMesh,
+    mesh_triangles,
 )
 
 __all__ = ["Kind", "kind_of", "split_parts", "PartTable", "HullTable", "BodyStore"]
@@ -50,8 +55,9 @@ class Kind(IntEnum):
 
     Examples
     --------
-    >>> [k.name for k in sorted(Kind)]
-    ['HALFSPACE', 'BALL', 'BOX', 'POLYGON', 'CAPSULE', 'HULL', 'COMPOUND', 'CYLINDER', 'CONE']
+    >>> [k.name for k in sorted(Kind)]  # doctest: +NORMALIZE_WHITESPACE
+    ['HALFSPACE', 'BALL', 'BOX', 'POLYGON', 'CAPSULE', 'HULL', 'COMPOUND', 'CYLINDER', 'CONE',
+     'MESH', 'HEIGHTFIELD', 'TRIANGLE']
 
     ``COMPOUND`` never reaches a kernel: a compound body's parts sit in
     slots of their own (see :class:`BodyStore`) and pairs are expanded into
@@ -67,6 +73,9 @@ class Kind(IntEnum):
     COMPOUND = 6  # Compound: its parts are rows of their own
     CYLINDER = 7  # Cylinder, 3D only: radius in ``radius``, half height in ``half[2]``
     CONE = 8  # Cone, 3D only: as a cylinder
+    MESH = 11  # TriangleMesh: stored as a compound of TRIANGLE part slots
+    HEIGHTFIELD = 12  # HeightField: the same
+    TRIANGLE = 13  # one triangle of a mesh or heightfield (a part slot)
 
 
 def kind_of(shape: Shape) -> Kind:
@@ -96,6 +105,10 @@ def kind_of(shape: Shape) -> Kind:
         return Kind.CONE
     if isinstance(shape, Compound):
         return Kind.COMPOUND
+    if isinstance(shape, TriangleMesh):
+        return Kind.MESH
+    if isinstance(shape, HeightField):
+        return Kind.HEIGHTFIELD
     raise TypeError(f"not a collideworld shape: {shape!r}")
 
 
@@ -113,6 +126,8 @@ def split_parts(shape: Shape) -> int:
     """
     if isinstance(shape, Compound) or (isinstance(shape, Polygon) and not shape.is_convex):
         return len(shape.parts)
+    if isinstance(shape, (TriangleMesh, HeightField)):
+        return len(shape.triangles)
     return 0
 
 
@@ -613,6 +628,9 @@ class BodyStore:
     seg1: NDArray[np.float64]
     poly: NDArray[np.int64]
     hull: NDArray[np.int64]
+    tri: NDArray[np.float64]  # 3D stores only
+    tri_active: NDArray[np.bool_]  # 3D stores only
+    surface: NDArray[np.bool_]
     bound_radius: NDArray[np.float64]
     simple: NDArray[np.bool_]
     world_x: NDArray[np.float64]
@@ -631,6 +649,9 @@ class BodyStore:
     part: NDArray[np.int64]
     n_parts: NDArray[np.int64]
     parts_at: NDArray[np.int64]
+    straight: NDArray[np.int8]
+    chain_body: NDArray[np.bool_]
+    rounding: NDArray[np.float64]
     part_local_pos: NDArray[np.float64]
     part_local_rot: NDArray[np.float64]
 
@@ -661,6 +682,9 @@ class BodyStore:
         self.part_local_rot = np.zeros(0) if dim == 2 else np.zeros((0, 4))
         #: live compound bodies: every compound-only path is skipped while 0
         self.n_compounds = 0
+        self.n_chains = 0  # Chain bodies: the narrowphase applies the no-snag rule only when there are some
+        self._chain_grids: dict[int, tuple[Chain, Any]] = {}  # id(chain) -> (chain, grid of its segments' boxes)
+        self.n_rounded = 0  # slots with a rounding radius > 0: the narrowphase grows their contacts only then
         #: live part slots (rows that are no bodies)
         self.n_part_slots = 0
         #: True: a concave polygon is stored as a compound of its convex pieces (one part slot per
@@ -757,9 +781,19 @@ class BodyStore:
         grow("part", (), np.int64, -1)
         grow("n_parts", (), np.int64, 0)
         grow("parts_at", (), np.int64, -1)
+        # a chain's segment part: bit 0 its start, bit 1 its end continues straight into the neighbour
+        grow("straight", (), np.int8, 0)
+        # a rounded box, polygon or hull: its core (the kernels' shape) grown by this radius
+        grow("rounding", (), np.float64, 0.0)
+        grow("chain_body", (), np.bool_, False)  # a Chain's body slot (its parts are its segments)
         if d == 2:
             grow("world_xy", (SIMPLE_POLYGON_VERTICES, 2), np.float64, 0.0)
             self._plane_views()
+        else:
+            # a TRIANGLE part slot's vertices about its centroid (its slot's position) and its edges' no-snag flags
+            grow("tri", (3, 3), np.float64, 0.0)
+            grow("tri_active", (3,), np.bool_, True)
+        grow("surface", (), np.bool_, False)  # a TriangleMesh or HeightField body (a compound of triangles)
         self.shapes.extend([None] * (capacity - old))
         # appending larger slots keeps a valid min-heap: every new slot exceeds every old one
         self._free.extend(range(old, capacity))
@@ -781,6 +815,7 @@ class BodyStore:
             comp = slots[self.kind[slots] == Kind.COMPOUND]
             if len(comp):
                 parts = self.compound_parts(comp)[1]
+                self.n_chains -= sum(isinstance(self.shapes[c], Chain) for c in comp.tolist())
                 self.n_compounds -= len(comp)
                 self.n_part_slots -= len(parts)
                 self.n_parts[comp] = 0
@@ -789,6 +824,10 @@ class BodyStore:
                 self.release(parts)
         self.owner[slots] = -1
         self.part[slots] = -1
+        self.straight[slots] = 0
+        self.chain_body[slots] = False
+        self.n_rounded -= int(np.count_nonzero(self.rounding[slots] > 0))
+        self.rounding[slots] = 0.0
         for shape_index in self.poly[slots].tolist():
             if shape_index >= 0:
                 self.parts.release(shape_index)
@@ -799,6 +838,7 @@ class BodyStore:
         self.poly[slots] = -1
         self.hull[slots] = -1
         self.simple[slots] = False
+        self.surface[slots] = False
         self.ids[slots] = None
         self.serial[slots] = -1
         self.static[slots] = False
@@ -837,7 +877,8 @@ class BodyStore:
                 "plane_offset", "seg0", "seg1", "poly", "hull",
                 "bound_radius", "simple", "ids", "serial", "static", "category",
                 "mask", "moved", "fat_lo", "fat_hi", "data", "world_xy",
-                "owner", "part", "n_parts", "parts_at")
+                "owner", "part", "n_parts", "parts_at", "tri", "tri_active", "surface", "straight", "rounding",
+                "chain_body")
 
     def compact(self, capacity: int | None = None) -> NDArray[np.int64]:
         """Move the live bodies to slots ``0 .. count - 1`` in add order and shrink the arrays.
@@ -902,9 +943,30 @@ class BodyStore:
                 self.hulls.release(int(self.hull[s]))
                 self.hull[s] = -1
             if self.kind[s] == Kind.COMPOUND:  # a compound replaced in place: its part slots go
+                self.n_chains -= isinstance(self.shapes[s], Chain)
+                self.chain_body[s] = False
                 self._drop_parts(s)
+            self.surface[s] = isinstance(shape, (TriangleMesh, HeightField))
+            if self.rounding[s] > 0:
+                self.n_rounded -= 1
+                self.rounding[s] = 0.0
             if isinstance(shape, Compound):
                 self._add_parts(s, shape, shape.parts)
+                continue
+            if isinstance(shape, (TriangleMesh, HeightField)):
+                # one part slot per triangle, posed at its centroid: the bounding-ball reject then
+                # sees each triangle's own small ball, not the whole mesh's
+                centroids, triangles = mesh_triangles(shape)
+                self._add_parts(s, shape, [(t, c, self._no_turn) for t, c in zip(triangles, centroids.tolist(),
+                                                                                  strict=True)])
+                continue
+            if isinstance(shape, Triangle):
+                self.kind[s] = Kind.TRIANGLE
+                self.shapes[s] = shape
+                self.simple[s] = False
+                self.tri[s] = shape.points
+                self.tri_active[s] = shape.active
+                self.bound_radius[s] = shape.bounding_radius
                 continue
             if self.split_concave and isinstance(shape, Polygon) and not shape.is_convex:
                 self._add_parts(s, shape, [(piece, self._origin, self._no_turn) for piece in self._pieces_of(shape)])
@@ -912,6 +974,9 @@ class BodyStore:
             self.kind[s] = kind_of(shape)
             self.shapes[s] = shape
             self.simple[s] = False
+            if isinstance(shape, (Box, Polygon, ConvexHull)) and shape.radius > 0:
+                self.rounding[s] = shape.radius
+                self.n_rounded += 1
             if isinstance(shape, (Circle, Sphere)):
                 self.radius[s] = shape.radius
                 self.bound_radius[s] = shape.radius
@@ -942,7 +1007,7 @@ class BodyStore:
         if self.dim == 2:
             posed = slots[self.simple[slots]]
             if len(posed):  # keep the cache valid even before the first set_poses
-                self._pose_simple(posed)
+                self.pose_simple(posed)
 
     # -- compounds -------------------------------------------------------------------
 
@@ -963,11 +1028,12 @@ class BodyStore:
             self._pieces.clear()
         # a piece is counter-clockwise and clean, so the polygon keeps its vertices as its one part:
         # the piece's vertex k is the part's vertex k (feature ids do not change)
-        pieces = [Polygon(piece.tolist()) for piece in shape.parts]
+        pieces = [Polygon(piece.tolist(), shape.radius) for piece in shape.parts]
         self._pieces[id(shape)] = (shape, pieces)
         return pieces
 
-    def _add_parts(self, s: int, shape: Compound | Polygon, shape_parts: Sequence[tuple[Shape, Any, Any]]) -> None:
+    def _add_parts(self, s: int, shape: Compound | Polygon | TriangleMesh | HeightField,
+                   shape_parts: Sequence[tuple[Any, Any, Any]]) -> None:
         """Make ``s`` a compound of ``shape_parts`` (a Compound's parts, or a concave polygon's pieces).
 
         The parts get slots of their own, posed by :meth:`set_poses`.
@@ -979,11 +1045,24 @@ class BodyStore:
         self.bound_radius[s] = shape.bounding_radius
         parts = self.allocate(k)
         self.count -= k  # part slots are no bodies
-        split, self.split_concave = self.split_concave, False  # a compound's concave part stays one part
-        try:
-            self.set_shapes(parts, [p[0] for p in shape_parts])
-        finally:
-            self.split_concave = split
+        if isinstance(shape, (TriangleMesh, HeightField)):
+            # every part a triangle: the columns written at once, not one set_shapes row at a time
+            self._note(parts)
+            corners = shape.vertices[shape.triangles]
+            local = corners - corners.mean(axis=1)[:, None, :]
+            self.kind[parts] = Kind.TRIANGLE
+            self.simple[parts] = False
+            self.tri[parts] = local
+            self.tri_active[parts] = shape.active
+            self.bound_radius[parts] = np.sqrt(np.einsum("tvi,tvi->tv", local, local).max(axis=1))
+            for slot, part in zip(parts.tolist(), shape_parts, strict=True):
+                self.shapes[slot] = part[0]
+        else:
+            split, self.split_concave = self.split_concave, False  # a compound's concave part stays one part
+            try:
+                self.set_shapes(parts, [p[0] for p in shape_parts])
+            finally:
+                self.split_concave = split
         self.owner[parts] = s
         self.part[parts] = np.arange(k)
         self.n_parts[s] = k
@@ -995,6 +1074,10 @@ class BodyStore:
         self.part_local_rot = np.concatenate([self.part_local_rot, local_rot])
         self.n_compounds += 1
         self.n_part_slots += k
+        if isinstance(shape, Chain):
+            self.straight[parts] = shape.straight_ends
+            self.chain_body[s] = True
+            self.n_chains += 1
 
     def _drop_parts(self, s: int) -> None:
         """Free the part slots of compound ``s`` (its shape is being replaced)."""
@@ -1078,6 +1161,120 @@ class BodyStore:
         ca, cb = self.kind.take(a) == Kind.COMPOUND, self.kind.take(b) == Kind.COMPOUND
         if not (ca.any() or cb.any()):
             return np.arange(len(a)), a, b
+        # a static mesh or heightfield against a simple body: only its triangles near the body
+        sa = self.surface.take(a) & self.static.take(a) & ~cb
+        sb = self.surface.take(b) & self.static.take(b) & ~ca
+        near = sa | sb
+        if near.any():
+            return self._expand_near(a, b, sa, sb)
+        if self.n_chains:
+            # a chain against a finite simple body: only the segments whose boxes meet the body's box
+            on_a, on_b = self.chain_body.take(a), self.chain_body.take(b)
+            ka, kb = self.kind.take(a), self.kind.take(b)
+            pick = (on_a & ~cb & (kb != Kind.HALFSPACE)) | (on_b & ~ca & (ka != Kind.HALFSPACE))
+            if pick.any():
+                rest, sel = np.flatnonzero(~pick), np.flatnonzero(pick)
+                r0, a0, b0 = self._expand_all(a.take(rest), b.take(rest), ca.take(rest), cb.take(rest))
+                r1, a1, b1 = self._expand_chains(a.take(sel), b.take(sel), on_a.take(sel))
+                row = np.concatenate([rest.take(r0), sel.take(r1)])
+                pa, pb = np.concatenate([a0, a1]), np.concatenate([b0, b1])
+                order = np.lexsort((self.part.take(pb), self.part.take(pa), row))  # input order, then part order
+                return row.take(order), pa.take(order), pb.take(order)
+        return self._expand_all(a, b, ca, cb)
+
+    def _expand_near(self, a: NDArray[np.int64], b: NDArray[np.int64], sa: NDArray[np.bool_], sb: NDArray[np.bool_]
+                     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """:meth:`expand_pairs` where pairs ``sa | sb`` get only their surface's triangles near the other body.
+
+        The other body's box is the union of its tight box now and its fat box:
+        the pair cache keeps a pair's rows while the fat box holds the body, so
+        the triangles near the fat box are the ones it can touch until then.
+        Only static surfaces are pruned (a moving one's rows would go stale).
+        """
+        near = np.flatnonzero(sa | sb)
+        rest = np.flatnonzero(~(sa | sb))
+        rows, outs_a, outs_b = [], [], []
+        if len(rest):
+            r, pa, pb = self._expand_all(a[rest], b[rest], self.kind.take(a[rest]) == Kind.COMPOUND,
+                                         self.kind.take(b[rest]) == Kind.COMPOUND)
+            rows.append(rest[r])
+            outs_a.append(pa)
+            outs_b.append(pb)
+        surf = np.where(sa[near], a[near], b[near])
+        other = np.where(sa[near], b[near], a[near])
+        lo, hi = self.aabbs(other)
+        lo = np.minimum(lo, self.fat_lo.take(other, axis=0))
+        hi = np.maximum(hi, self.fat_hi.take(other, axis=0))
+        # a relative slack: the kernels call shapes within rounding of touching touching
+        pad = 1e-9 * (np.abs(lo).max(axis=1) + np.abs(hi).max(axis=1)) + 1e-300
+        lo -= pad[:, None]
+        hi += pad[:, None]
+        for body in np.unique(surf).tolist():
+            k = np.flatnonzero(surf == body)
+            rot = self.rotation[body]
+            # the world box's corners in the surface's local frame, and their box
+            corners = np.stack([np.where(np.array([(c >> d) & 1 for d in range(3)], dtype=bool), hi[k], lo[k])
+                                for c in range(8)], axis=1)
+            local = (corners - self.position[body]) @ rot
+            q, tri = self.shapes[body].nearby(local.min(axis=1), local.max(axis=1))
+            part = self.part_slots.take(self.parts_at[body] + tri)
+            rows.append(near[k[q]])
+            on_a = sa[near[k[q]]]
+            o = other[k[q]]
+            outs_a.append(np.where(on_a, part, o))
+            outs_b.append(np.where(on_a, o, part))
+        row = np.concatenate(rows)
+        order = np.argsort(row, kind="stable")
+        return row[order], np.concatenate(outs_a)[order], np.concatenate(outs_b)[order]
+
+
+    def _chain_grid(self, chain: Chain) -> Any:
+        """A grid over the local boxes of ``chain``'s segments (built once per chain shape)."""
+        entry = self._chain_grids.get(id(chain))
+        if entry is not None and entry[0] is chain:
+            return entry[1]
+        from .spatial.grid import GridIndex
+
+        if len(self._chain_grids) >= 256:
+            self._chain_grids.clear()
+        pts = np.array(chain.points, dtype=np.float64)
+        ends = np.roll(pts, -1, axis=0)[:len(chain.parts)]
+        starts = pts[:len(chain.parts)]
+        grid = GridIndex(np.minimum(starts, ends), np.maximum(starts, ends), np.arange(len(chain.parts)), "numpy")
+        self._chain_grids[id(chain)] = (chain, grid)
+        return grid
+
+    def _expand_chains(self, a: NDArray[np.int64], b: NDArray[np.int64], chain_is_a: NDArray[np.bool_]
+                       ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """``(row, a', b')`` of pairs of a chain and a finite simple body: the segments near the body.
+
+        The body's box, widened by a touching slack and seen in the chain's
+        frame, is looked up in the chain's segment grid (one batched lookup
+        per chain body, not per pair), so a long chain costs the segments
+        near each body, not all of them.
+        """
+        chain = np.where(chain_is_a, a, b)
+        other = np.where(chain_is_a, b, a)
+        lo, hi = self.aabbs(other)
+        slack = 1e-9 * (1.0 + np.maximum(np.abs(lo).max(axis=1), np.abs(hi).max(axis=1)))[:, None]
+        rows, segs = [], []
+        for c in np.unique(chain).tolist():
+            idx = np.flatnonzero(chain == c)
+            rot = self.rotation[c]
+            centre = (0.5 * (lo[idx] + hi[idx]) - self.position[c]) @ rot  # R^T (x - p), row-wise
+            half = (0.5 * (hi[idx] - lo[idx]) + slack[idx]) @ np.abs(rot)
+            qi, seg = self._chain_grid(self.shapes[c]).query_boxes(centre - half, centre + half)
+            rows.append(idx.take(qi))
+            segs.append(seg)
+        row = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+        seg = np.concatenate(segs) if segs else np.zeros(0, dtype=np.int64)
+        part = self.part_slots.take(self.parts_at.take(chain.take(row)) + seg)
+        on_a = chain_is_a.take(row)
+        return row, np.where(on_a, part, a.take(row)), np.where(on_a, b.take(row), part)
+
+    def _expand_all(self, a: NDArray[np.int64], b: NDArray[np.int64], ca: NDArray[np.bool_], cb: NDArray[np.bool_]
+                    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """Every part pair of every input pair (compounds ``ca`` / ``cb``)."""
         na = np.maximum(self.n_parts.take(a), 1)
         nb = np.maximum(self.n_parts.take(b), 1)
         counts = na * nb
@@ -1157,12 +1354,12 @@ class BodyStore:
                 self.rotation[slots] = rotation_matrix_2d(angle)
             posed = slots[self.simple[slots]]
             if len(posed):
-                self._pose_simple(posed)
+                self.pose_simple(posed)
         elif quaternion is not None:
             self.quaternion[slots] = quaternion
             self.rotation[slots] = rotation_matrix_3d(quaternion)
 
-    def _pose_simple(self, slots: NDArray[np.int64]) -> None:
+    def pose_simple(self, slots: NDArray[np.int64]) -> None:
         """Refresh the posed vertices of simple polygons (the arithmetic of :func:`_pose_points_2d`)."""
         rot = self.rotation.take(slots, axis=0)
         pos = self.position.take(slots, axis=0)
@@ -1269,6 +1466,11 @@ class BodyStore:
             prm[hull, 0] = np.arange(len(hull)) * nv
             prm[hull, 1] = nv
         return kind, pos, rot, prm, verts
+    def triangle_rows(self, slots: NDArray[np.int64]) -> NDArray[np.float64]:
+        """World vertices (m, 3, 3) of the triangle part slots ``slots``."""
+        rot_t = np.swapaxes(self.rotation.take(slots, axis=0), 1, 2)
+        out: NDArray[np.float64] = np.matmul(self.tri.take(slots, axis=0), rot_t)
+        return out + self.position.take(slots, axis=0)[:, None, :]
 
     def plane_rows(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(unit normal (m, D), offset (m,)) of half-spaces ``slots``."""
@@ -1306,6 +1508,82 @@ class BodyStore:
             s = slots[idx]
             out.append((idx, _pose_points_2d(self.rotation.take(s, axis=0), self.position.take(s, axis=0), local)))
         return out
+
+    def core_points(self, slots: NDArray[np.int64]
+                    ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64]]:
+        """Each finite convex slot as GJK sees it: (world vertices (m, K, 3), count (m,), radius (m,)).
+
+        A ball is its centre, a capsule its two ends (both grown by their
+        radius), a box its corners, a polygon or hull its vertices (the
+        rounding radius is not in ``radius``: it is the caller's).
+        """
+        m, d = len(slots), self.dim
+        kinds = self.kind[slots]
+        groups: list[tuple[NDArray[np.int64], NDArray[np.float64]]] = []
+        count = np.zeros(m, dtype=np.int64)
+        radius = np.zeros(m)
+        sel = np.flatnonzero(kinds == Kind.BALL)
+        groups.append((sel, self.position.take(slots[sel], axis=0)[:, None, :]))
+        radius[sel] = self.radius.take(slots[sel])
+        sel = np.flatnonzero(kinds == Kind.CAPSULE)
+        p0, p1, r = self.capsule_rows(slots[sel])
+        groups.append((sel, np.stack([p0, p1], axis=1)))
+        radius[sel] = r
+        sel = np.flatnonzero(kinds == Kind.BOX)
+        if len(sel):
+            pos, rot, half = self.box_rows(slots[sel])
+            signs = np.array(np.meshgrid(*[[-1.0, 1.0]] * d, indexing="ij")).reshape(d, -1).T
+            groups.append((sel, np.einsum("mij,mkj->mki", rot, signs[None] * half[:, None, :]) + pos[:, None, :]))
+        sel = np.flatnonzero(kinds == Kind.POLYGON)
+        if len(sel):
+            groups.extend((sel[idx], verts) for idx, verts in self.polygon_outline_world(slots[sel]))
+        sel = np.flatnonzero(kinds == Kind.HULL)
+        if len(sel):
+            groups.append((sel, self.hull_rows(slots[sel])[0]))
+        width = max([v.shape[1] for _, v in groups] + [1])
+        out = np.zeros((m, width, 3))
+        for sel, verts in groups:
+            out[sel, :verts.shape[1], :d] = verts
+            count[sel] = verts.shape[1]
+        return out, count, radius
+
+    def support(self, slots: NDArray[np.int64], d: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``max over x in body slots[k] of d[k] . x`` for finite convex bodies, their rounding included.
+
+        Examples
+        --------
+        >>> from collideworld import Box
+        >>> store = BodyStore(2)
+        >>> s = store.allocate(1)
+        >>> store.set_shapes(s, [Box((1.0, 2.0))])
+        >>> store.set_poses(s, np.array([[3.0, 0.0]]), np.zeros(1))
+        >>> store.support(s, np.array([[1.0, 0.0]])).tolist()
+        [4.0]
+        """
+        out = np.full(len(slots), np.inf)
+        kinds = self.kind[slots]
+        pos = self.position.take(slots, axis=0)
+        base = np.sum(pos * d, axis=1)
+        sel = np.flatnonzero(kinds == Kind.BALL)
+        out[sel] = base[sel] + self.radius[slots[sel]]
+        sel = np.flatnonzero(kinds == Kind.BOX)
+        if len(sel):
+            s = slots[sel]
+            local = np.einsum("mji,mj->mi", self.rotation.take(s, axis=0), d[sel])
+            out[sel] = base[sel] + np.sum(np.abs(local) * self.half.take(s, axis=0), axis=1)
+        sel = np.flatnonzero(kinds == Kind.CAPSULE)
+        if len(sel):
+            p0, p1, r = self.capsule_rows(slots[sel])
+            out[sel] = np.maximum(np.sum(p0 * d[sel], axis=1), np.sum(p1 * d[sel], axis=1)) + r
+        sel = np.flatnonzero(kinds == Kind.POLYGON)
+        if len(sel):
+            for idx, verts in self.polygon_outline_world(slots[sel]):
+                out[sel[idx]] = np.max(np.einsum("mkj,mj->mk", verts, d[sel[idx]]), axis=1)
+        sel = np.flatnonzero(kinds == Kind.HULL)
+        if len(sel):
+            out[sel] = np.max(np.einsum("mkj,mj->mk", self.hull_rows(slots[sel])[0], d[sel]), axis=1)
+        grown: NDArray[np.float64] = out + self.rounding.take(slots)
+        return grown
 
     def aabbs(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Tight world AABBs ``(lo, hi)`` of finite bodies, each (len(slots), D).
@@ -1352,6 +1630,9 @@ class BodyStore:
             lo[sel], hi[sel] = aabb_cylinder(self.position.take(s, axis=0), self.rotation.take(s, axis=0),
                                              self.radius.take(s), self.half.take(s, axis=0)[:, 2],
                                              cone=kinds[sel] == Kind.CONE)
+        sel = np.flatnonzero(kinds == Kind.TRIANGLE)
+        if len(sel):
+            lo[sel], hi[sel] = aabb_points(self.triangle_rows(slots[sel]))
         sel = np.flatnonzero(kinds == Kind.HALFSPACE)
         if len(sel):
             lo[sel] = -np.inf
@@ -1365,4 +1646,8 @@ class BodyStore:
             starts = np.cumsum(counts) - counts
             lo[sel] = np.minimum.reduceat(plo, starts, axis=0)
             hi[sel] = np.maximum.reduceat(phi, starts, axis=0)
+        if self.n_rounded:
+            grown = self.rounding.take(slots)[:, None]  # 0 for compounds: their parts' boxes are grown already
+            lo -= grown
+            hi += grown
         return lo, hi

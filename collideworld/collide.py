@@ -28,16 +28,28 @@ from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
 from .geometry.tolerance import MAX_COORDINATE
 from .narrowphase import contact_pairs, manifold_pairs
 from .poses import (
-    QUATERNION_NORM_TOL,
-    check_angle,
     check_angles,
     check_position,
     check_positions,
     check_quaternion,
     check_quaternions,
+    collide_pose,
     plain_position,
+    plain_unit_quaternion,
 )
-from .shapes import SHAPE_TYPES, Box, Circle, Compound, HalfPlane, Plane, Polygon, Shape, Sphere
+from .shapes import (
+    SHAPE_TYPES,
+    Box,
+    Circle,
+    Compound,
+    HalfPlane,
+    HeightField,
+    Plane,
+    Polygon,
+    Shape,
+    Sphere,
+    TriangleMesh,
+)
 
 __all__ = ["ContactResult", "ShapeArray", "collide", "collide_many"]
 
@@ -93,31 +105,6 @@ class ContactResult:
     part_b: int = -1
 
 
-def _pose(shape: Shape, pose: Any, which: str) -> tuple[NDArray[np.float64], NDArray[np.float64] | None,
-                                                        NDArray[np.float64] | None]:
-    d = shape.dim
-    identity = (np.zeros(1) if d == 2 else None), (np.array([[1.0, 0, 0, 0]]) if d == 3 else None)
-    if shape.is_infinite:
-        if pose is not None:
-            raise InvalidPoseError(f"pose_{which}: a {shape.kind} has no pose; pass None, got {pose!r}")
-        return np.zeros(d), *identity
-    expected = "(position, angle)" if d == 2 else "(position, quaternion)"
-    if isinstance(pose, (tuple, list, np.ndarray)) and len(pose) == d and all(
-            isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-            for v in pose):
-        # a bare position: D numbers, the rotation the identity. It cannot be
-        # mistaken for (position, angle), whose first item is a vector.
-        return check_position(pose, d, f"pose_{which} position"), *identity
-    if not isinstance(pose, (tuple, list)) or len(pose) != 2:
-        raise InvalidPoseError(f"pose_{which} must be {expected} or a position, got {pose!r}")
-    pos = check_position(pose[0], d, f"pose_{which} position")
-    if pose[1] is None:
-        return pos, *identity
-    if d == 2:
-        return pos, np.array([check_angle(pose[1], f"pose_{which} angle")]), None
-    return pos, None, check_quaternion(pose[1], f"pose_{which} quaternion")[None]
-
-
 class _LazyContactResult(ContactResult):
     """A :class:`ContactResult` from the one-call path: its contact points are computed when first read.
 
@@ -159,6 +146,8 @@ def _one_call_shape(shape: Shape) -> tuple[Any, ...] | None:
     entry = _ONE_CALL.get(id(shape))
     if entry is not None and entry[0] is shape:
         return entry
+    if getattr(shape, "radius", 0.0) and not isinstance(shape, (Circle, Sphere)):
+        return None  # a rounded box or polygon: the store path, which grows the core's contact by the radius
     params = np.zeros(9)
     lx = ly = _NO_VERTS
     n = 0
@@ -202,29 +191,6 @@ def _contact_pair_fn() -> Any:
 _CONTACT_PAIR: Any = None
 
 
-def _plain_unit_quaternion(value: Any) -> tuple[float, float, float, float] | None:
-    """A tuple or list of four Python numbers as :func:`check_quaternion` returns it, else None.
-
-    The same arithmetic as :func:`check_quaternion` (``poses._norms``: products
-    summed left to right, a correctly rounded square root, then quotients),
-    on Python floats, so the bits are the same. None (not a plain quaternion,
-    not finite, not unit to the tolerance) leaves the decision and its error
-    to :func:`check_quaternion`.
-    """
-    if type(value) not in (tuple, list) or len(value) != 4:
-        return None
-    w, x, y, z = value
-    if not all(type(v) is float or (type(v) is int and abs(v) < 2 ** 53) for v in (w, x, y, z)):
-        return None
-    w, x, y, z = float(w), float(x), float(y), float(z)
-    if not (math.isfinite(w) and math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
-        return None
-    norm = math.sqrt(w * w + x * x + y * y + z * z)  # as poses._norms
-    if not abs(norm - 1.0) <= QUATERNION_NORM_TOL:
-        return None
-    return w / norm, x / norm, y / norm, z / norm
-
-
 def _plain_quaternion(value: Any) -> tuple[float, float, float, float] | None:
     """A tuple or list of four Python numbers as the unit quaternion the store would keep, else None.
 
@@ -237,7 +203,7 @@ def _plain_quaternion(value: Any) -> tuple[float, float, float, float] | None:
     quaternion, not finite, not unit to the tolerance) leaves the decision
     and its error to the numpy path.
     """
-    unit = _plain_unit_quaternion(value)
+    unit = plain_unit_quaternion(value)
     if unit is None:
         return None
     w, x, y, z = unit
@@ -355,8 +321,8 @@ def _collide_store(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, res
     ``points=False`` (shapes that are no compounds) leaves the points to a
     :class:`_LazyContactResult`, which runs this again with them when read.
     """
-    pa = _pose(shape_a, pose_a, "a")
-    pb = _pose(shape_b, pose_b, "b")
+    pa = collide_pose(shape_a, pose_a, "a")
+    pb = collide_pose(shape_b, pose_b, "b")
     store = BodyStore(shape_a.dim, capacity=2)
     store.split_concave = True  # a concave polygon's pieces are parts, as in a World
     slots = store.allocate(2)
@@ -623,6 +589,10 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
         if isinstance(s, Compound):
             raise UnsupportedPairError(f"collide_many takes no compound (its rows are one shape each); "
                                        f"use collide, or a World, got {s!r}")
+        if isinstance(s, (TriangleMesh, HeightField)):
+            # (its contacts are per triangle, as a compound's are per part)
+            raise UnsupportedPairError(f"collide_many takes no {s.kind} (its rows are one shape each); "
+                                       f"use collide, or a World, got {s!r}")
     lengths = {len(x) for x in (list_a, list_b) if len(x) != 1}
     if len(lengths) > 1:
         raise UnsupportedPairError(f"shapes_a and shapes_b must have one length or be one shape, got "
@@ -660,7 +630,7 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
     for rows, which, pose in ((slice(0, n), whiches[0], pa), (slice(n, 2 * n), whiches[1], pb)):
         # every shape column (a capsule's segment and a hull's row too: without them a capsule was a ball)
         for name in ("kind", "radius", "half", "plane_normal", "plane_offset", "poly", "bound_radius", "simple",
-                     "seg0", "seg1", "hull"):
+                     "seg0", "seg1", "hull", "rounding"):
             getattr(sc, name)[rows] = getattr(template, name).take(which, axis=0)
         pos, ang, quat = pose
         sc.position[rows] = pos
@@ -671,7 +641,8 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
     if dim == 2:
         simple = np.flatnonzero(sc.simple[:2 * n])
         if len(simple):
-            sc._pose_simple(simple)
+            sc.pose_simple(simple)
+    sc.n_rounded = template.n_rounded  # (a flag here: rows copy the template's rounded shapes)
     idx = np.arange(n, dtype=np.int64)
     return contact_pairs(sc, idx, idx + n, resolved)
 

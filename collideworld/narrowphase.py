@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .backend import resolve_backend
+from .background import compiled_ready
 from .bodies import BodyStore, Kind
 from .geometry.contact_ball_ball import contact_ball_ball
 from .geometry.contact_ball_box import contact_ball_box
@@ -53,9 +54,16 @@ from .geometry.contact_halfspace_box import contact_halfspace_box
 from .geometry.contact_halfspace_capsule import contact_halfspace_capsule
 from .geometry.contact_halfspace_halfspace import contact_halfspace_halfspace
 from .geometry.contact_halfspace_polygon import contact_halfspace_points
-from .geometry.contact_hull import contact_ball_hull, contact_box_hull, contact_capsule_hull, contact_hull_hull
+from .geometry.contact_hull import (
+    contact_ball_hull,
+    contact_box_hull,
+    contact_capsule_hull,
+    contact_hull_hull,
+    set_compile_gate,
+)
 from .geometry.contact_polygon_capsule import contact_polygon_capsule
 from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
+from .geometry.contact_triangle import contact_halfspace_triangle, contact_polytope_triangle, contact_triangle_triangle
 from .geometry.kernel_support import box_vertices_2d
 from .geometry.manifold_support import ManifoldArrays, empty_manifold
 from .geometry.raycast import (
@@ -65,9 +73,9 @@ from .geometry.raycast import (
     raycast_halfspace,
     raycast_hull,
     raycast_polygon,
+    raycast_triangle,
 )
 from .geometry.result import ContactArrays
-from .geometry.support_convex import contact_halfspace_support, contact_support, lowest_points, support_witnesses
 from .geometry.tolerance import SQUARES_UNDERFLOW, touch_tolerance
 
 __all__ = ["contact_pairs", "contact_pairs_exact", "raycast_slots", "polygon_parts", "PAIR_KERNELS", "RAY_KERNELS",
@@ -155,6 +163,10 @@ KERNEL_TWINS: dict[str, str] = {
 
 _compiled_kernels: Kernels | None = None
 
+# The numpy hull kernels' GJK driver compiles (~5 s of CPU on an empty cache) only once the compiled
+# kernels may run, so that a backend="auto" step waits for no compiler while a builder runs
+set_compile_gate(compiled_ready)
+
 
 def kernels_for(backend: str) -> Kernels:
     """The kernels of a resolved backend, ``"numpy"`` or ``"compiled"``.
@@ -192,7 +204,7 @@ PairKernel = Callable[[BodyStore, Slots, Slots, Kernels], ContactArrays]
 PAIR_KERNELS: dict[tuple[int, Kind, Kind], PairKernel] = {}
 
 #: Number of shape kinds: a kind pair's group code is ``min * _KINDS + max``.
-_KINDS = len(Kind)
+_KINDS = max(Kind) + 1
 
 #: Pairs per batch of kernel calls in :func:`contact_pairs` (larger inputs go in slices).
 MAX_BATCH = 1 << 16
@@ -492,9 +504,11 @@ def support_scale(s: BodyStore, a: Slots, b: Slots) -> NDArray[np.float64]:
 
 def _halfspace_round(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     scale = np.abs(s.position.take(b, axis=0)).max(axis=1) + s.bound_radius.take(b) + np.abs(s.plane_offset.take(a))
+    from .geometry import support_convex  # imports numba: not at `import collideworld`
+
     normal, offset = s.plane_rows(a)
     cb, pb, rb, qb, verts = s.support_arrays(b)
-    return contact_halfspace_support(normal, offset, cb, pb, rb, qb, verts, scale)
+    return support_convex.contact_halfspace_support(normal, offset, cb, pb, rb, qb, verts, scale)
 
 
 def _support_pair(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
@@ -504,7 +518,9 @@ def _support_pair(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays
         hull = cb == Kind.HULL
         qb[hull, 0] += len(va)
         va = np.concatenate([va, vb])
-    return contact_support(ca, pa, ra, qa, cb, pb, rb, qb, va, support_scale(s, a, b))
+    from .geometry import support_convex  # imports numba: not at `import collideworld`
+
+    return support_convex.contact_support(ca, pa, ra, qa, cb, pb, rb, qb, va, support_scale(s, a, b))
 
 
 for _round in (Kind.CYLINDER, Kind.CONE):
@@ -512,6 +528,55 @@ for _round in (Kind.CYLINDER, Kind.CONE):
     for _other in (Kind.BALL, Kind.BOX, Kind.CAPSULE, Kind.HULL, Kind.CYLINDER, Kind.CONE):
         if _other <= _round:
             _register((3,), _other, _round)(_support_pair)
+# -- triangles of meshes and heightfields (3D): grown polytopes, then the no-snag rule --------
+#
+# TRIANGLE is the last kind, so the triangle is always b. Both backends run
+# the same functions (contact_polytopes' GJK is compiled when numba imports),
+# so their answers agree bit for bit.
+
+_BOX_CORNERS = np.array([[x, y, z] for x in (-1.0, 1.0) for y in (-1.0, 1.0) for z in (-1.0, 1.0)])
+
+
+@_register((3,), Kind.HALFSPACE, Kind.TRIANGLE)
+def _halfspace_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return contact_halfspace_triangle(*s.plane_rows(a), s.triangle_rows(b))
+
+
+@_register((3,), Kind.BALL, Kind.TRIANGLE)
+def _ball_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    centre, radius = s.ball_rows(a)
+    empty = np.zeros((len(a), 0, 3))
+    return contact_polytope_triangle(centre[:, None, :], empty, empty, radius, s.triangle_rows(b),
+                                     s.tri_active.take(b, axis=0))
+
+
+@_register((3,), Kind.BOX, Kind.TRIANGLE)
+def _box_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    centre, rotation, half = s.box_rows(a)
+    corners = centre[:, None, :] + np.einsum("nij,ncj->nci", rotation, _BOX_CORNERS[None] * half[:, None, :])
+    axes = np.swapaxes(rotation, 1, 2)
+    return contact_polytope_triangle(corners, axes, axes, np.zeros(len(a)), s.triangle_rows(b),
+                                     s.tri_active.take(b, axis=0))
+
+
+@_register((3,), Kind.CAPSULE, Kind.TRIANGLE)
+def _capsule_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    p0, p1, radius = s.capsule_rows(a)
+    return contact_polytope_triangle(np.stack([p0, p1], axis=1), np.zeros((len(a), 0, 3)), (p1 - p0)[:, None, :],
+                                     radius, s.triangle_rows(b), s.tri_active.take(b, axis=0))
+
+
+@_register((3,), Kind.HULL, Kind.TRIANGLE)
+def _hull_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    verts, normals, edges = s.hull_rows(a)
+    return contact_polytope_triangle(verts, normals, edges, np.zeros(len(a)), s.triangle_rows(b),
+                                     s.tri_active.take(b, axis=0))
+
+
+@_register((3,), Kind.TRIANGLE, Kind.TRIANGLE)
+def _triangle_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    return contact_triangle_triangle(s.triangle_rows(a), s.tri_active.take(a, axis=0), s.triangle_rows(b),
+                                     s.tri_active.take(b, axis=0))
 
 
 # -- the dispatcher -------------------------------------------------------------------
@@ -555,7 +620,11 @@ def contact_pairs(store: BodyStore, ia: Slots, ib: Slots, backend: str = "numpy"
     resolved = resolve_backend(backend)
     kernels = kernels_for(resolved)
     if resolved == "compiled":
-        return _contact_pairs_compiled(store, ia, ib, kernels, reject=True)
+        return _grown(store, ia, ib, _contact_pairs_compiled(store, ia, ib, kernels, reject=True))
+    return _grown(store, ia, ib, _contact_pairs_numpy(store, ia, ib, kernels))
+
+
+def _contact_pairs_numpy(store: BodyStore, ia: Slots, ib: Slots, kernels: Kernels) -> ContactArrays:
     n = len(ia)
     if n > MAX_BATCH:
         # in slices: the kernels' temporaries (a few hundred bytes per pair)
@@ -627,8 +696,127 @@ def contact_pairs_exact(store: BodyStore, ia: Slots, ib: Slots, backend: str = "
     """
     resolved = resolve_backend(backend)
     if resolved == "compiled":
-        return _contact_pairs_compiled(store, ia, ib, kernels_for(resolved), reject=False)
-    return _contact_pairs_exact(store, ia, ib, kernels_for(resolved))
+        return _grown(store, ia, ib, _contact_pairs_compiled(store, ia, ib, kernels_for(resolved), reject=False))
+    return _grown(store, ia, ib, _contact_pairs_exact(store, ia, ib, kernels_for(resolved)))
+
+
+def _grown(store: BodyStore, ia: Slots, ib: Slots, res: ContactArrays) -> ContactArrays:
+    """The kernels' answers on the cores, made the rounded shapes' and the chains' answers."""
+    return smooth_chain_contacts(store, ia, ib, rounded_contacts(store, ia, ib, res))
+
+
+def rounded_contacts(store: BodyStore, ia: Slots, ib: Slots, res: ContactArrays) -> ContactArrays:
+    """Grow the contacts of rounded shapes (``store.rounding``) from their cores', in place.
+
+    A rounded shape is its core (the box, polygon or hull the kernels see)
+    grown by a radius r: the Minkowski sum with a ball. The Minkowski
+    difference of two such shapes is the cores' difference grown by
+    ``ra + rb``, so (the classic core-then-radius contact of Box2D's rounded
+    polygons and of the capsule kernels here):
+
+    * cores overlapping or touching: the same normal, depth ``core depth + ra + rb``;
+    * cores apart by ``d <= ra + rb`` (GJK on the cores, :func:`gjk.closest_rows`;
+      a half-space's gap from the core's support): touching, depth
+      ``ra + rb - d``, the normal along the cores' closest points.
+    """
+    if not store.n_rounded or not len(ia):
+        return res
+    grow = store.rounding.take(ia) + store.rounding.take(ib)
+    rows = np.flatnonzero(grow > 0)
+    if not len(rows):
+        return res
+    overlap = rows[res.hit[rows]]
+    res.depth[overlap] += grow[overlap]
+    apart = rows[~res.hit[rows]]
+    a, b = ia.take(apart), ib.take(apart)
+    centres = store.position.take(a, axis=0) - store.position.take(b, axis=0)
+    near = np.sqrt(np.sum(centres * centres, axis=1)) <= (store.bound_radius.take(a) + store.bound_radius.take(b)) * (
+        1 + 1e-12)
+    ka, kb = store.kind.take(a), store.kind.take(b)
+    plane = near & ((ka == Kind.HALFSPACE) | (kb == Kind.HALFSPACE))
+    if plane.any():
+        # a half-space {n . x <= offset} against a core: its lowest point's height over the boundary
+        k = np.flatnonzero(plane)
+        first = ka[k] == Kind.HALFSPACE
+        hs, other = np.where(first, a[k], b[k]), np.where(first, b[k], a[k])
+        n = store.plane_normal.take(hs, axis=0)
+        gap = -(store.support(other, -n) - store.rounding.take(other)) - store.plane_offset.take(hs)
+        rr = grow[apart[k]]
+        touch = gap <= rr
+        r = apart[k[touch]]
+        res.hit[r] = True
+        res.depth[r] = rr[touch] - gap[touch]
+        res.normal[r] = n[touch] * np.where(first[touch], 1.0, -1.0)[:, None] + 0.0
+    k = np.flatnonzero(near & ~plane)
+    if len(k):
+        va, na, ra = store.core_points(a[k])
+        vb, nb, rb = store.core_points(b[k])
+        out = np.zeros((len(k), 9))
+        from .geometry import gjk  # imports numba: not at `import collideworld` (test_import_does_not_import_numba)
+
+        gap = gjk.closest_rows(va, na, vb, nb, out) - ra - rb
+        rr = grow[apart[k]]
+        touch = gap <= rr
+        r = apart[k[touch]]
+        res.hit[r] = True
+        res.depth[r] = rr[touch] - gap[touch]
+        res.normal[r] = out[touch, 6:6 + store.dim] + 0.0
+    return res
+
+
+#: A normal leaning along a chain segment by more than this (the cosine to its tangent) leans past its end.
+_LEAN = 1e-12
+
+
+def smooth_chain_contacts(store: BodyStore, ia: Slots, ib: Slots, res: ContactArrays) -> ContactArrays:
+    """Apply the no-snag rule of chains to ``res`` in place: a straight run of segments is one face.
+
+    A contact of a chain segment whose normal leans past an end of the
+    segment (towards a neighbour that continues it on the same line) came
+    from that shared vertex: the shape also touches the neighbour there.
+    Its normal becomes the segment's face normal (towards the side the
+    shape reaches less far across the line) and its depth the shape's reach
+    across the segment's line (``offset - min over the shape of face . x``,
+    from the shape's support function): what the neighbour reports, so nothing catches on
+    the vertex. Box2D v3's smooth chain segments drop such vertex normals
+    the same way through their ghost vertices. Both backends run this on
+    their kernels' results, so their answers agree.
+    """
+    if not store.n_chains or not len(ia):
+        return res
+    sa, sb = store.straight.take(ia), store.straight.take(ib)
+    rows = np.flatnonzero(res.hit & ((sa | sb) != 0))
+    if not len(rows):
+        return res
+    on_a = sa[rows] != 0
+    seg = np.where(on_a, ia[rows], ib[rows])
+    other = np.where(on_a, ib[rows], ia[rows])
+    sign = np.where(on_a, 1.0, -1.0)[:, None]
+    n = res.normal[rows] * sign  # from the segment towards the other shape
+    p0, p1, _ = store.capsule_rows(seg)
+    t = p1 - p0
+    t /= np.hypot(t[:, 0], t[:, 1])[:, None]
+    face = np.stack([-t[:, 1], t[:, 0]], axis=1)
+    lean = np.sum(n * t, axis=1)
+    bits = store.straight.take(seg)
+    snap = ((lean > _LEAN) & ((bits & 2) != 0)) | ((lean < -_LEAN) & ((bits & 1) != 0))
+    snap &= store.kind.take(other) != Kind.HALFSPACE
+    if not snap.any():
+        return res
+    k = np.flatnonzero(snap)
+    face, p0 = face[k], p0[k]
+    # the side the shape is pushed out to is the one needing the shorter push (a normal along the
+    # segment, at right angles to the face, cannot say which)
+    offset = np.sum(face * p0, axis=1)
+    up = offset + store.support(other[k], -face)
+    down = store.support(other[k], face) - offset
+    keep = up <= down
+    face *= np.where(keep, 1.0, -1.0)[:, None]
+    depth = np.where(keep, up, down)
+    r = rows[k]
+    res.normal[r] = face * sign[k] + 0.0
+    res.depth[r] = depth
+    return res
 
 
 #: 3D stores have no polygons; an (8, 1) strided view, as the 2D planes below are: one
@@ -767,6 +955,12 @@ def _ray_capsule(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[
     return _ray_answer(raycast_capsule(o, d, max_distance, *s.capsule_rows(slots)))
 
 
+@_register_ray(Kind.TRIANGLE)
+def _ray_triangle(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
+                  max_distance: float) -> RayAnswer:
+    return _ray_answer(raycast_triangle(o, d, max_distance, s.triangle_rows(slots)))
+
+
 @_register_ray(Kind.HULL)
 def _ray_hull(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
               max_distance: float) -> RayAnswer:
@@ -825,6 +1019,67 @@ def raycast_slots(store: BodyStore, slots: Slots, origin: NDArray[np.float64], d
     for kind in np.unique(kinds).tolist():
         idx = np.flatnonzero(kinds == kind)
         dist[idx], normal[idx] = RAY_KERNELS[Kind(kind)](store, slots[idx], origin, direction, max_distance)
+    if store.n_rounded:
+        idx = np.flatnonzero(store.rounding.take(slots) > 0)
+        if len(idx):
+            dist[idx], normal[idx] = ray_rounded(store, slots[idx], origin, direction, max_distance)
+    return dist, normal
+
+
+#: Most Newton steps of a ray against a rounded shape (a graze needs the most).
+RAY_ROUNDED_STEPS = 100
+
+
+def ray_rounded(store: BodyStore, slots: Slots, origin: NDArray[np.float64], direction: NDArray[np.float64],
+                max_distance: Any) -> RayAnswer:
+    """First entry of rays into rounded shapes (``store.rounding > 0``): (distance (n,), normal (n, D)).
+
+    ``origin`` and the unit ``direction``: one ray (D,) or one per slot (n, D);
+    ``max_distance`` a float or one per slot.
+
+    Newton's method on the gap along the ray (GJK distance to the core less
+    the radius): the gap is a convex function of the ray parameter whose
+    slope is ``u . direction`` (``u`` the unit vector from the core's
+    closest point), so each step ``gap / -slope`` from before the entry
+    stays before it (conservative advancement, Mirtich 1996, at least as
+    far each step) and converges quadratically.
+    The normal points from the core's closest point to the entry point. An
+    origin inside gives 0 and ``-direction``, as every ray kernel does.
+    """
+    n, dim = len(slots), store.dim
+    dist = np.full(n, np.inf)
+    normal = np.zeros((n, dim))
+    core, count, own = store.core_points(slots)
+    grow = store.rounding.take(slots) + own
+    o3 = np.zeros((n, 3))
+    d3 = np.zeros((n, 3))
+    o3[:, :dim], d3[:, :dim] = origin, direction
+    limit = np.broadcast_to(np.asarray(max_distance, dtype=np.float64), (n,))
+    scale = float(np.abs(core).max(initial=0.0) + np.abs(o3).max(initial=0.0) + grow.max(initial=0.0))
+    tol = 1e-12 * max(scale, 1e-300)
+    t = np.zeros(n)
+    live = np.arange(n)
+    for _ in range(RAY_ROUNDED_STEPS):
+        if not len(live):
+            break
+        point = (o3[live] + t[live, None] * d3[live])[:, None, :]
+        out = np.zeros((len(live), 9))
+        from .geometry import gjk  # imports numba: not at `import collideworld`
+
+        gap = gjk.closest_rows(core[live], count[live], point, np.ones(len(live), dtype=np.int64), out) - grow[live]
+        entered = gap <= tol
+        done = live[entered]
+        dist[done] = t[done]
+        inside = entered & (t[live] == 0)
+        normal[done] = np.where(inside[entered, None], -d3[done, :dim], out[entered, 6:6 + dim]) + 0.0
+        # gap(t) is convex along the ray, so the Newton step from the near side never passes the
+        # first root; a gap that does not shrink along the ray never reaches 0 (a miss)
+        closing = -np.sum(out[:, 6:9] * d3[live], axis=1)
+        go = ~entered & (closing > 0)
+        t[live[go]] += gap[go] / np.minimum(closing[go], 1.0)
+        live = live[go & (t[live] <= limit[live])]
+    dist[dist > limit] = np.inf
+    normal[~np.isfinite(dist)] = 0.0
     return dist, normal
 
 
@@ -1201,8 +1456,10 @@ def _m_support_points(points: NDArray[np.float64], d: NDArray[np.float64]) -> Ma
 
 def _m_halfspace_round(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
                        m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    from .geometry import support_convex  # imports numba: not at `import collideworld`
+
     cb, pb, rb, qb, verts = s.support_arrays(b)
-    lowest = lowest_points(n, cb, pb, rb, qb, verts)
+    lowest = support_convex.lowest_points(n, cb, pb, rb, qb, verts)
     # the point midway between the lowest point and its foot on the plane
     return _m_support_points(lowest + 0.5 * d[:, None] * n, d)
 
@@ -1215,7 +1472,9 @@ def _m_support_pair(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d:
         hull = cb == Kind.HULL
         qb[hull, 0] += len(va)
         va = np.concatenate([va, vb])
-    points = support_witnesses(ca, pa, ra, qa, cb, pb, rb, qb, va, support_scale(s, a, b))[2]
+    from .geometry import support_convex  # imports numba: not at `import collideworld`
+
+    points = support_convex.support_witnesses(ca, pa, ra, qa, cb, pb, rb, qb, va, support_scale(s, a, b))[2]
     return _m_support_points(0.5 * (points[:, :3] + points[:, 3:]), d)
 
 
@@ -1224,6 +1483,51 @@ for _round in (Kind.CYLINDER, Kind.CONE):
     for _other in (Kind.BALL, Kind.BOX, Kind.CAPSULE, Kind.HULL, Kind.CYLINDER, Kind.CONE):
         if _other <= _round:
             _register_manifold((3,), _other, _round)(_m_support_pair)
+# A triangle of a mesh or heightfield is a flat hull to the hull manifold kernels: its three
+# vertices and its two faces (normals +n and -n), each holding all three vertices. The kernels take
+# the contact normal as given, so a no-snag contact (the face normal) clips along the face normal.
+def _triangle_hulls(s: BodyStore, slots: Slots) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    verts = s.triangle_rows(slots)
+    n = np.cross(verts[:, 1] - verts[:, 0], verts[:, 2] - verts[:, 0])
+    n /= np.linalg.norm(n, axis=1)[:, None]
+    return verts, np.ascontiguousarray(np.stack([n, -n], axis=1))
+
+
+@_register_manifold((3,), Kind.HALFSPACE, Kind.TRIANGLE)
+def _m_halfspace_triangle(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                          m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_halfspace_hull(*s.plane_rows(a), *_triangle_hulls(s, b), n, d)
+
+
+@_register_manifold((3,), Kind.BALL, Kind.TRIANGLE)
+def _m_ball_triangle(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                     m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_ball_hull(*s.ball_rows(a), *_triangle_hulls(s, b), n, d)
+
+
+@_register_manifold((3,), Kind.BOX, Kind.TRIANGLE)
+def _m_box_triangle(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                    m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_box_hull(*s.box_rows(a), *_triangle_hulls(s, b), n, d)
+
+
+@_register_manifold((3,), Kind.CAPSULE, Kind.TRIANGLE)
+def _m_capsule_triangle(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                        m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_capsule_hull(*s.capsule_rows(a), *_triangle_hulls(s, b), n, d)
+
+
+@_register_manifold((3,), Kind.HULL, Kind.TRIANGLE)
+def _m_hull_triangle(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                     m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    verts_a, normals_a = s.hull_arrays(a)[:2]
+    return m.manifold_hull_hull(verts_a, normals_a, *_triangle_hulls(s, b), n, d)
+
+
+@_register_manifold((3,), Kind.TRIANGLE, Kind.TRIANGLE)
+def _m_triangle_triangle(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                         m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    return m.manifold_hull_hull(*_triangle_hulls(s, a), *_triangle_hulls(s, b), n, d)
 
 
 def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.float64], depth: NDArray[np.float64],
@@ -1280,6 +1584,8 @@ def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.fl
         return out
     normal = np.asarray(normal, dtype=np.float64)
     depth = np.asarray(depth, dtype=np.float64)
+    if store.n_rounded:  # the kernels see the cores: their depth (negative: the cores' gap)
+        depth = depth - store.rounding.take(ia) - store.rounding.take(ib)
     ka = store.kind[ia]
     kb = store.kind[ib]
     swap = ka > kb
@@ -1298,4 +1604,25 @@ def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.fl
     ids = out.ids
     swapped = swap[:, None] & (ids >= 0)
     ids[...] = np.where(swapped, ((ids & 0xFFFFFFFF) << 32) | (ids >> 32), ids)
+    if store.n_rounded:
+        _grow_manifold(store, ia, ib, normal, out)
     return out
+
+
+def _grow_manifold(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.float64], out: ManifoldArrays) -> None:
+    """The points of rounded shapes, from their cores' (in place).
+
+    The kernels clip the cores' features facing each other along the normal
+    (they take the normal as given, so a rounded pair's normal serves): a
+    core point p_a becomes p_a + ra n on the rounded surface, p_b becomes
+    p_b - rb n, so each midpoint moves by (ra - rb) n / 2 and each
+    separation drops by ra + rb.
+    """
+    ra, rb = store.rounding.take(ia), store.rounding.take(ib)
+    rows = np.flatnonzero((ra + rb) > 0)
+    if not len(rows):
+        return
+    used = np.arange(out.points.shape[1])[None, :] < out.count[rows][:, None]
+    shift = (0.5 * (ra[rows] - rb[rows]))[:, None] * normal[rows]
+    out.points[rows] += np.where(used[:, :, None], shift[:, None, :], 0.0)
+    out.separations[rows] -= np.where(used, (ra[rows] + rb[rows])[:, None], 0.0)

@@ -7,6 +7,7 @@ was expected. Kernels never validate; everything entering them passed here.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,8 @@ __all__ = [
     "check_positions",
     "check_angles",
     "check_quaternions",
+    "collide_pose",
+    "plain_unit_quaternion",
 ]
 
 #: A quaternion whose norm differs from 1 by more than this is rejected
@@ -417,3 +420,69 @@ def check_pose_arrays(dim: int, n: int, positions: Any, angles: Any, quaternions
         ang = None if angles is None else check_angles(angles, n)
         quat = None if quaternions is None else check_quaternions(quaternions, n)
     return pos, ang, quat
+
+
+def collide_pose(shape: Any, pose: Any, which: str) -> tuple[NDArray[np.float64], NDArray[np.float64] | None,
+                                                              NDArray[np.float64] | None]:
+    """``(position, angle (1,) or None, quaternion (1, 4) or None)`` of a pose as :func:`~collideworld.collide`,
+    the proximity queries and the World's shape queries take it for ``shape``: ``(position, angle)``,
+    ``(position, quaternion)``, ``(position, None)``, a bare position, or None for a half-plane or plane.
+    ``which`` names the argument in errors (``pose_a``). ``shape`` is a Shape (not named here: shapes
+    import this module).
+
+    Examples
+    --------
+    >>> from collideworld import Circle
+    >>> pos, ang, quat = collide_pose(Circle(1.0), ((1.0, 2.0), 0.5), "a")
+    >>> pos.tolist(), ang.tolist(), quat
+    ([1.0, 2.0], [0.5], None)
+    """
+    d = shape.dim
+    identity = (np.zeros(1) if d == 2 else None), (np.array([[1.0, 0, 0, 0]]) if d == 3 else None)
+    if shape.is_infinite:
+        if pose is not None:
+            raise InvalidPoseError(f"pose_{which}: a {shape.kind} has no pose; pass None, got {pose!r}")
+        return np.zeros(d), *identity
+    expected = "(position, angle)" if d == 2 else "(position, quaternion)"
+    if isinstance(pose, (tuple, list, np.ndarray)) and len(pose) == d and all(
+            isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+            for v in pose):
+        # a bare position: D numbers, the rotation the identity. It cannot be
+        # mistaken for (position, angle), whose first item is a vector.
+        return check_position(pose, d, f"pose_{which} position"), *identity
+    if not isinstance(pose, (tuple, list)) or len(pose) != 2:
+        raise InvalidPoseError(f"pose_{which} must be {expected} or a position, got {pose!r}")
+    pos = check_position(pose[0], d, f"pose_{which} position")
+    if pose[1] is None:
+        return pos, *identity
+    if d == 2:
+        return pos, np.array([check_angle(pose[1], f"pose_{which} angle")]), None
+    return pos, None, check_quaternion(pose[1], f"pose_{which} quaternion")[None]
+
+
+def plain_unit_quaternion(value: Any) -> tuple[float, float, float, float] | None:
+    """A tuple or list of four Python numbers as :func:`check_quaternion` returns it, else None.
+
+    The same arithmetic as :func:`check_quaternion` (``poses._norms``: products
+    summed left to right, a correctly rounded square root, then quotients),
+    on Python floats, so the bits are the same. None (not a plain quaternion,
+    not finite, not unit to the tolerance) leaves the decision and its error
+    to :func:`check_quaternion`.
+
+    Examples
+    --------
+    >>> plain_unit_quaternion((1, 0, 0, 0)), plain_unit_quaternion((2.0, 0.0, 0.0, 0.0))
+    ((1.0, 0.0, 0.0, 0.0), None)
+    """
+    if type(value) not in (tuple, list) or len(value) != 4:
+        return None
+    w, x, y, z = value
+    if not all(type(v) is float or (type(v) is int and abs(v) < 2 ** 53) for v in (w, x, y, z)):
+        return None
+    w, x, y, z = float(w), float(x), float(y), float(z)
+    if not (math.isfinite(w) and math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
+        return None
+    norm = math.sqrt(w * w + x * x + y * y + z * z)  # as poses._norms
+    if not abs(norm - 1.0) <= QUATERNION_NORM_TOL:
+        return None
+    return w / norm, x / norm, y / norm, z / norm

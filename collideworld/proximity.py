@@ -27,13 +27,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .background import compiled_ready
-from .collide import _plain_unit_quaternion, _pose, collide
+from .collide import collide
 from .errors import InvalidArgumentError, InvalidPoseError, UndecidedError, UnsupportedPairError
 from .geometry import gjk
 from .geometry import time_of_impact as toi
 from .geometry.rotation import rotation_matrix_3d
 from .geometry.tolerance import MAX_COORDINATE, REL_TOUCH_TOL
-from .poses import check_quaternions, plain_position
+from .poses import check_quaternions, collide_pose, plain_position, plain_unit_quaternion
 from .shapes import (
     SHAPE_TYPES,
     Box,
@@ -44,14 +44,18 @@ from .shapes import (
     ConvexHull,
     Cylinder,
     HalfPlane,
+    HeightField,
     Plane,
     Polygon,
     Segment,
     Shape,
     Sphere,
+    Triangle,
+    TriangleMesh,
 )
 
-__all__ = ["DistanceResult", "ImpactResult", "TrajectoryResult", "distance", "time_of_impact", "check_trajectory"]
+__all__ = ["DistanceResult", "ImpactResult", "TrajectoryResult", "distance", "time_of_impact", "check_trajectory",
+           "PieceTable", "pose_row", "impact_at"]
 
 
 class DistanceResult(NamedTuple):
@@ -193,7 +197,7 @@ def _pieces(shape: Shape) -> tuple[list[NDArray[np.float64]], list[float], int, 
         signs = np.array(np.meshgrid(*[[-1.0, 1.0]] * shape.dim, indexing="ij")).reshape(shape.dim, -1).T
         corners = np.zeros((len(signs), 3))
         corners[:, :shape.dim] = signs * he
-        return [corners], [0.0], 0, shape.bounding_radius
+        return [corners], [shape.radius], 0, shape.bounding_radius  # a rounded box: its core grown by radius
     if isinstance(shape, (Capsule, Segment)):
         # one piece: the core segment's two end points, grown by the radius
         ends = np.zeros((2, 3))
@@ -201,12 +205,18 @@ def _pieces(shape: Shape) -> tuple[list[NDArray[np.float64]], list[float], int, 
         ends[1, :shape.dim] = shape.p1
         return [ends], [shape.radius], 0, shape.bounding_radius
     if isinstance(shape, ConvexHull):
-        return [np.array(shape.vertices)], [0.0], 0, shape.bounding_radius
+        return [np.array(shape.vertices)], [shape.radius], 0, shape.bounding_radius
     if isinstance(shape, (Cylinder, Cone)):
         # a curved piece (gjk.piece_support's kinds 2 and 3): bottom (base) centre, top centre (apex), a rim point
         h, r = shape.half_height, shape.radius
         return [np.array([[0.0, 0.0, -h], [0.0, 0.0, h], [r, 0.0, -h]])], [0.0], \
             (2 if isinstance(shape, Cylinder) else 3), shape.bounding_radius
+    if isinstance(shape, Triangle):
+        # a mesh's triangle in its part slot (posed at the triangle's centroid): one flat piece
+        return [np.array(shape.points)], [0.0], 0, shape.bounding_radius
+    if isinstance(shape, (TriangleMesh, HeightField)):
+        # one flat piece per triangle (GJK needs no volume)
+        return list(shape.vertices[shape.triangles]), [0.0] * len(shape.triangles), 0, shape.bounding_radius
     if isinstance(shape, Compound):
         # the union of its parts' pieces, each moved into the body's frame
         pieces: list[NDArray[np.float64]] = []
@@ -222,7 +232,7 @@ def _pieces(shape: Shape) -> tuple[list[NDArray[np.float64]], list[float], int, 
         v = np.zeros((len(p), 3))
         v[:, :2] = p
         parts.append(v)
-    return parts, [0.0] * len(parts), 0, shape.bounding_radius
+    return parts, [shape.radius] * len(parts), 0, shape.bounding_radius
 
 
 def _part_frame(dim: int, local_pos: tuple[float, ...], local_rot: Any) -> tuple[NDArray[np.float64],
@@ -269,9 +279,87 @@ def _pack(shapes: tuple[Shape, ...]) -> _Packed:
 _IDENTITY = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
 
 
+def _joined(a: _Packed, b: _Packed) -> _Packed:
+    """Table ``a`` followed by table ``b`` (its vertex and piece indices moved past ``a``'s)."""
+    nv, npieces = len(a.verts), len(a.pfirst)
+    return _Packed(np.concatenate([a.verts, b.verts]), np.concatenate([a.pfirst, b.pfirst + nv]),
+                   np.concatenate([a.pcount, b.pcount]), np.concatenate([a.prad, b.prad]),
+                   np.concatenate([a.pplane, b.pplane]), np.concatenate([a.svfirst, b.svfirst + nv]),
+                   np.concatenate([a.svcount, b.svcount]), np.concatenate([a.sfirst, b.sfirst + npieces]),
+                   np.concatenate([a.scount, b.scount]), np.concatenate([a.reach, b.reach]))
+
+
+class PieceTable:
+    """The convex pieces of many shapes in one packed table, for the batched kernels.
+
+    The layout of the scalar functions' two-shape tables (``_pack``), with
+    every shape a world holds packed once, when first seen (by identity: the
+    table keeps the shape, so its id stays its own); the query shape is
+    appended last (:meth:`with_query`), so
+    ``geometry.time_of_impact.distance_rows`` and ``toi_rows`` measure one
+    query against many bodies in one compiled call, each pair exactly as
+    :func:`distance` / :func:`time_of_impact` would.
+
+    Examples
+    --------
+    >>> from collideworld import Box, Circle
+    >>> t = PieceTable()
+    >>> disc = Circle(1.0)
+    >>> t.index_of(disc), t.index_of(Box((1.0, 2.0))), t.index_of(disc), len(t)
+    (0, 1, 0, 2)
+    >>> packed, q = t.with_query(Circle(0.5))
+    >>> q, packed.svfirst.tolist(), packed.prad.tolist()
+    (2, [0, 1, 5], [1.0, 0.0, 0.5])
+    """
+
+    def __init__(self) -> None:
+        self._index: dict[int, int] = {}
+        self._shapes: list[Shape] = []
+        self._base: _Packed | None = None
+        self._with: tuple[Shape, _Packed] | None = None
+
+    def __len__(self) -> int:
+        return len(self._shapes)
+
+    def index_of(self, shape: Shape) -> int:
+        """The shape's index in the table (packed now if new)."""
+        i = self._index.get(id(shape))
+        if i is None:
+            i = len(self._shapes)
+            self._index[id(shape)] = i
+            self._shapes.append(shape)
+            self._base = None
+            self._with = None
+        return i
+
+    def with_query(self, shape: Shape) -> tuple[_Packed, int]:
+        """The table with ``shape`` appended (its index is the number of shapes indexed), and that index."""
+        w = self._with
+        if w is not None and w[0] is shape:
+            return w[1], len(self._shapes)
+        if self._base is None:
+            self._base = _pack.__wrapped__(tuple(self._shapes)) if self._shapes else None
+        one = _pack.__wrapped__((shape,))
+        packed = one if self._base is None else _joined(self._base, one)
+        self._with = (shape, packed)
+        return packed, len(self._shapes)
+
+
+def pose_row(shape: Shape, pose: Any, which: str) -> NDArray[np.float64]:
+    """A validated pose as the kernels' row of 8 (raises the errors :func:`distance` raises).
+
+    Examples
+    --------
+    >>> from collideworld import Circle
+    >>> pose_row(Circle(1.0), ((1.0, 2.0), 0.5), "a").tolist()
+    [1.0, 2.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.5]
+    """
+    return _checked_row(shape, pose, which)
+
+
 def _row(shape: Shape, pose: Any, which: str) -> NDArray[np.float64]:
     """The validated pose as a kernel row of 8 (identity for a half-plane or plane)."""
-    pos, ang, quat = _pose(shape, pose, which)
+    pos, ang, quat = collide_pose(shape, pose, which)
     row: NDArray[np.float64] = _IDENTITY.copy()
     if shape.is_infinite:
         return row
@@ -313,7 +401,7 @@ def _fast_row(shape: Shape, pose: Any) -> NDArray[np.float64] | None:
         return np.array([xy[0], xy[1], 0.0, 1.0, 0.0, 0.0, 0.0, float(rot)])
     if rot is None:
         return np.array([xy[0], xy[1], xy[2], 1.0, 0.0, 0.0, 0.0, 0.0])
-    q = _plain_unit_quaternion(rot)
+    q = plain_unit_quaternion(rot)
     if q is None:
         return None
     return np.array([xy[0], xy[1], xy[2], q[0], q[1], q[2], q[3], 0.0])
@@ -454,6 +542,9 @@ def _piece_shapes(shape: Shape) -> tuple[Shape, ...]:
     """The convex pieces of a shape as shapes of their own (the shape itself unless a concave polygon)."""
     if isinstance(shape, Polygon) and not shape.is_convex:
         return tuple(Polygon(tuple(map(tuple, part.tolist()))) for part in shape.parts)
+    if isinstance(shape, (TriangleMesh, HeightField)):
+        # each triangle as a one-triangle mesh (its triangle index is its piece index)
+        return tuple(TriangleMesh(shape.vertices[t], np.arange(3)[None]) for t in shape.triangles)
     if isinstance(shape, Compound):
         # each piece of each part, as a one-part compound keeping the part's local pose
         return tuple(Compound([(piece, local_pos, local_rot)])
@@ -682,6 +773,24 @@ def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, sta
                              f"(a near miss over very many turns?): split the motion into shorter ones")
     if t < 0.0:
         return None
+    return impact_at(shape_a, a0, a1, shape_b, b0, b1, t)
+
+
+def impact_at(shape_a: Shape, a0: NDArray[np.float64], a1: NDArray[np.float64], shape_b: Shape,
+              b0: NDArray[np.float64], b1: NDArray[np.float64], t: float) -> ImpactResult:
+    """The :class:`ImpactResult` of a first touch at time ``t`` (>= 0) found for motions given as kernel rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle
+    >>> a0, a1 = np.array([0.0, 0, 0, 1, 0, 0, 0, 0]), np.array([10.0, 0, 0, 1, 0, 0, 0, 0])
+    >>> b = np.array([5.0, 0, 0, 1, 0, 0, 0, 0])
+    >>> r = impact_at(Circle(1.0), a0, a1, Circle(1.0), b, b, 0.3)
+    >>> r.normal.tolist(), r.point.round(12).tolist()
+    ([1.0, 0.0], [4.0, 0.0])
+    """
+    dim = shape_a.dim
     t = min(t, 1.0)
     pose_a = np.zeros(8)
     pose_b = np.zeros(8)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -42,11 +42,22 @@ from .bodies import SIMPLE_POLYGON_VERTICES, BodyStore, Kind, kind_of
 from .fat_boxes import query_bounds, set_fat_bounds, tight_bounds
 from .geometry.raycast import PARALLEL_RATE
 from .geometry.tolerance import touch_tolerance
-from .narrowphase import contact_pairs, raycast_slots
+from .narrowphase import contact_pairs, ray_rounded, raycast_slots
+from .poses import check_quaternions
 from .shapes import Compound, Shape
 from .spatial import GridIndex
 from .spatial.grid import MIN_GRIDDED
 from .threads import batch_threads, run_split
+
+if TYPE_CHECKING:
+    from .proximity import PieceTable
+
+
+def _prox() -> Any:
+    """:mod:`.proximity`, imported on first use: it imports numba (GJK), which ``import collideworld`` must not."""
+    from . import proximity
+
+    return proximity
 
 __all__ = ["RayHit", "RayHitArrays", "NearHit", "CastHit", "QueryIndex", "overlapping", "ray_hits", "ray_hits_many",
            "ids_in_order", "nearest", "within", "cast_hits", "one_call_shape", "point_ids", "box_hits", "shape_hits",
@@ -171,6 +182,19 @@ class RayHitArrays(NamedTuple):
     normal: Floats
 
 
+#: a compiled grid registers each body's box grown by this fraction of its size on every side: a body then
+#: moves a while before its box leaves the registered one and its row must move between buckets (the
+#: fat boxes' own margin, 0.1 radii by default, is crossed in a frame or two by units on the move)
+SLACK = 0.25
+
+
+def _slack(lo: Floats, hi: Floats) -> tuple[Floats, Floats]:
+    """Boxes grown by ``SLACK`` of their size on every side (empty boxes, of absent rows, stay empty)."""
+    grow = SLACK * (hi - lo).max(axis=1, initial=0.0)[:, None]
+    grow = np.where(np.isfinite(grow), np.maximum(grow, 0.0), 0.0)
+    return lo - grow, hi + grow
+
+
 class QueryIndex:
     """The spatial index the queries use, brought up to date when a body changed since it was last.
 
@@ -198,17 +222,15 @@ class QueryIndex:
 
     def __init__(self, store: BodyStore, backend: str) -> None:
         self.store = store
-        self.backend = backend
-        self._version = -1
+        self._backend = backend
+        self._built_for = backend  # the backend the grid was last built for
+        #: the store version the grid was last brought up to date for
+        self.grid_version = -1
         self._grid: GridIndex | None = None
         self.planes: Slots = np.zeros(0, dtype=np.int64)
         self.bounds: tuple[Floats, Floats] = (np.zeros(store.dim), -np.ones(store.dim))
         #: a small probe store single queries fill again and again (see shape_probes)
         self.probe: BodyStore | None = None
-        self.bodies: tuple[Any, ...] | None = None
-        #: compiled grid: which slots held a kind other than a ball, box or half-space, and how many
-        self._other_kind: NDArray[np.bool_] = np.zeros(0, dtype=bool)
-        self._n_other = 0
         #: compiled grid: the serial each slot's row was registered for (-1: none), changes since the build
         self._registered: Slots = np.zeros(0, dtype=np.int64)
         self._changes = 0
@@ -238,7 +260,26 @@ class QueryIndex:
         self._thread_arrays_of: Any = None
         #: compiled backend: the columns the exact tests read, one row per slot (see _pack), and their views
         self._packed: Floats = np.zeros((0, 0))
-        self._packed_views: tuple[Any, ...] = ()
+        self.packed_views: tuple[Any, ...] = ()
+        #: compiled backend: every slot's shape packed for the batched proximity kernels (see pieces)
+        self._piece_table: PieceTable | None = None  # made on first use (see _prox)
+        self._piece_seen: list[Shape | None] = []
+        self._piece_ids: list[int] = []
+        self._piece_version = -1
+        self._piece_of: Slots = np.zeros(0, dtype=np.int64)
+
+    @property
+    def backend(self) -> str:
+        """The queries' backend: the world's, but numpy while the store holds a rounded shape.
+
+        (The compiled queries read the cores' columns only; the numpy path
+        goes through the narrowphase and the ray kernels, which grow them.)
+        """
+        return "numpy" if self._backend == "compiled" and self.store.n_rounded else self._backend
+
+    @backend.setter
+    def backend(self, value: str) -> None:
+        self._backend = value
 
     def refresh(self) -> GridIndex:
         """The index, brought up to date first if the store changed.
@@ -246,20 +287,49 @@ class QueryIndex:
         numpy backend: rebuilt, O(n). Compiled backend: patched, moving only
         the bodies whose box left the box the grid holds for them (and the
         added and removed ones), O(n) compiled compares plus O(cells) per
-        such body; rebuilt when the store's slots were renumbered or grew,
-        when more than a quarter of the bodies changed, or when the grid's
+        such body (a body's box is registered grown by ``SLACK``, so a moving
+        body moves between buckets only every few frames); rebuilt when the
+        store's slots were renumbered or grew, when more than a quarter of
+        the bodies were added or removed since the build, or when the grid's
         spare room ran out. O(1) when nothing changed.
         """
         st = self.store
-        if self._grid is not None and self._version == st.version:
+        if self._grid is not None and self.grid_version == st.version:
             return self._grid
-        if not (self.backend == "compiled" and self._grid is not None and self._patch()):
+        if not (self.backend == "compiled" and self._grid is not None and self._built_for == "compiled"
+                and self._patch()):
             self._rebuild()
-        self._version = st.version
+        self.grid_version = st.version
         if self.backend == "compiled":
             self._fast_arrays()
         assert self._grid is not None
         return self._grid
+
+    def pieces(self) -> tuple[PieceTable, Slots]:
+        """The slots' shapes packed in one table for the batched proximity kernels, and each slot's index in it.
+
+        Made again only when a slot's shape changed (compared by identity);
+        shapes no body holds any more are dropped when they outnumber the
+        live ones.
+        """
+        st = self.store
+        if self._piece_table is None:
+            self._piece_table = _prox().PieceTable()
+        if st.version == self._piece_version:
+            return self._piece_table, self._piece_of
+        self._piece_version = st.version
+        # by identity: the list seen holds its shapes alive, so no new shape can have the id of one of them
+        ids = list(map(id, st.shapes))
+        if ids != self._piece_ids:
+            self._piece_ids = ids
+            table = self._piece_table
+            live = {id(sh) for sh in st.shapes if sh is not None}
+            if len(table) > 2 * len(live) + 64:
+                table = self._piece_table = _prox().PieceTable()
+            self._piece_of = np.array([-1 if sh is None else table.index_of(sh) for sh in st.shapes],
+                                      dtype=np.int64)
+            self._piece_seen = list(st.shapes)
+        return self._piece_table, self._piece_of
 
     #: free entries per bucket in use in a compiled grid, for patches
     SPARE = 2
@@ -275,40 +345,25 @@ class QueryIndex:
         if self.backend == "compiled":
             # one row per slot (the others empty boxes): a patch then finds a body's row by its
             # slot, and the compiled tests read the packed rows by slot (see _pack)
-            lo, hi = lo.copy(), hi.copy()  # (the grid copies them again: it will patch its own)
+            lo, hi = _slack(lo, hi)  # (the grid copies them again: it will patch its own)
             absent = np.ones(st.capacity, dtype=bool)
             absent[finite] = False
             lo[absent], hi[absent] = np.inf, -np.inf
             self._grid = GridIndex(lo, hi, np.arange(st.capacity, dtype=np.int64), "compiled", members=finite,
                                    spare=self.SPARE)
             self._registered = np.where(absent, -1, st.serial)
+            self._built_for = "compiled"
             self._changes = 0
             self._pack(None)
-            self._balls_and_boxes()
             self.bounds = (lo[finite].min(axis=0, initial=np.inf), hi[finite].max(axis=0, initial=-np.inf))
             return
         lo, hi = lo.take(finite, axis=0), hi.take(finite, axis=0)
+        if self._backend == "compiled":  # a compiled world's queries on the numpy path (rounded shapes)
+            count_numpy_path("rounded")
+            self.arrays = None
+        self._built_for = self.backend
         self._grid = GridIndex(lo, hi, finite, self.backend)
         self.bounds = (lo.min(axis=0, initial=np.inf), hi.max(axis=0, initial=-np.inf))
-
-    def _balls_and_boxes(self, look: Slots | None = None) -> None:
-        """The compiled casts' bodies (the store's columns, by slot) when every finite body is a ball or a box.
-
-        ``look``: only these slots changed since the last call (their kinds
-        are compared with the ones seen then: O(changed)); None: count them all.
-        """
-        st = self.store
-        # (half-spaces are cast beside the walk; free slots (-1) are in no bucket)
-        if look is None or len(self._other_kind) != st.capacity:
-            self._other_kind = st.kind > Kind.BOX
-            self._n_other = int(self._other_kind.sum())
-        else:
-            now = st.kind.take(look) > Kind.BOX
-            self._n_other += int(now.sum()) - int(self._other_kind.take(look).sum())
-            self._other_kind[look] = now
-        only = self._n_other == 0
-        kind, serial, position, rotation, half, radius, _ = self._packed_views
-        self.bodies = (kind, position, rotation, half, radius, serial) if only else None
 
     def _patch(self) -> bool:
         """Bring a compiled grid up to date in place; False when it should be rebuilt instead.
@@ -332,7 +387,6 @@ class QueryIndex:
             gridded = (st.kind > _HALFSPACE) & (st.owner < 0)
             rows = changed_rows(gridded, st.serial, self._registered, lo, hi, g.lo, g.hi)
             self.planes = np.flatnonzero(st.kind == _HALFSPACE)
-            self._balls_and_boxes()
         else:
             # finite bodies only: a compound's part slots are found through their body
             kinds = st.kind.take(look)
@@ -350,14 +404,19 @@ class QueryIndex:
             # half-spaces are in no grid: added, removed or moved, they are just listed again
             if len(self.planes) or np.any(kinds == _HALFSPACE):
                 self.planes = np.union1d(self.planes[~np.isin(self.planes, look)], look[kinds == _HALFSPACE])
-            if self.bodies is None or np.any(kinds > _BOX):
-                self._balls_and_boxes(look)
-        self._changes += len(rows)
+        # Rows added or removed since the build: past a quarter of the bodies the cells may no longer fit their
+        # sizes (and a rebuild costs about as much). Moved rows do not count: a move keeps the body's size, and
+        # patching every row of a world that all moved is O(n) compiled (~0.1 ms for 2,000 bodies) where a
+        # rebuild was 1.5-2 ms, the query right after a busy step paying it (issue 28). Crowding is caught by
+        # the grid itself: a row whose new cells have no spare entry goes to the big list, and past its bound
+        # patch() asks for the rebuild.
+        self._changes += int(np.count_nonzero(self._registered.take(rows) != st.serial.take(rows))) if len(rows) else 0
         if self._changes > max(256, st.count // 4):
-            return False  # patched enough since the build: a rebuild costs about as much, and re-sizes the cells
+            return False
         if len(rows):
             alive = (st.kind.take(rows) > _HALFSPACE) & (st.owner.take(rows) < 0)
-            new_lo, new_hi = (lo, hi) if look is not None else (lo.take(rows, axis=0), hi.take(rows, axis=0))
+            new_lo, new_hi = _slack(*((lo, hi) if look is not None else (lo.take(rows, axis=0),
+                                                                         hi.take(rows, axis=0))))
             if not g.patch(rows, new_lo, new_hi, alive):
                 return False
             self._registered[rows] = np.where(alive, st.serial[rows], -1)
@@ -389,7 +448,7 @@ class QueryIndex:
             spare = np.zeros(st.capacity * width + 8)
             at = (-spare.ctypes.data % 64) // 8
             self._packed = spare[at:at + st.capacity * width].reshape(st.capacity, width)
-            self._packed_views = _compiled().packed_columns(self._packed, dim)
+            self.packed_views = _compiled().packed_columns(self._packed, dim)
             slots = None
         rows = np.arange(st.capacity, dtype=np.int64) if slots is None else slots
         _compiled().pack_rows(rows, st.kind, st.serial, st.position, st.rotation, st.half, st.radius,
@@ -398,7 +457,6 @@ class QueryIndex:
     def _fast_arrays(self) -> None:
         """The argument tuples of :mod:`collideworld.compiled.queries` (refreshed with the grid)."""
         from .geometry.compiled.kernel_support import touch_rule
-        from .narrowphase import _NO_PLANES
         from .spatial.grid import MAX_QUERY_CELLS
 
         g = self._grid
@@ -421,7 +479,7 @@ class QueryIndex:
         self._grid_head = head
         planes_x = st.world_xy[:, :, 0].T if st.dim == 2 else _NO_PLANES
         planes_y = st.world_xy[:, :, 1].T if st.dim == 2 else _NO_PLANES
-        kind, serial, position, rotation, half, radius, bound_radius = self._packed_views
+        kind, serial, position, rotation, half, radius, bound_radius = self.packed_views
         self._body_args = (kind, st.simple, position, rotation, radius, half, st.plane_normal,
                            st.plane_offset, bound_radius, planes_x, planes_y, st.poly, st.parts.simple_n,
                            st.category, st.mask, serial)
@@ -434,7 +492,7 @@ class QueryIndex:
         self.arrays = _compiled().query_arrays(self.grid_fields(), self._body_args, self.rule, self.work)
         self._thread_arrays, self._thread_arrays_of = [], self.arrays  # (they hold the old arrays alive)
         # the compiled single point and ray queries, called without the dispatcher's typing
-        self.point_fn, self.ray_fn, self.shapes_fn = _compiled().entry_points(self.arrays, g._tags(1), st.dim)
+        self.point_fn, self.ray_fn, self.shapes_fn = _compiled().entry_points(self.arrays, g.take_tags(1), st.dim)
 
     def arrays_for(self, k: int) -> Any:
         """``arrays`` for the ``k``-th thread running a part of a batch (0: ``arrays`` itself).
@@ -530,12 +588,12 @@ def ids_in_order(store: BodyStore, slots: Slots) -> list[Any]:
 
 #: The store columns the narrowphase reads (besides the polygon planes of 2D stores).
 _ROW_COLUMNS = ("kind", "position", "rotation", "radius", "half", "plane_normal", "plane_offset", "poly",
-                "bound_radius", "simple", "seg0", "seg1", "hull")
+                "bound_radius", "simple", "seg0", "seg1", "hull", "straight", "rounding")
 
 
 def _row_columns(dim: int) -> tuple[str, ...]:
     """The per-slot columns the narrowphase reads (2D adds the slot-major polygon vertices)."""
-    return _ROW_COLUMNS + (("world_xy",) if dim == 2 else ())
+    return _ROW_COLUMNS + (("world_xy",) if dim == 2 else ("tri", "tri_active"))
 
 
 def _scratch(store: BodyStore, m: int, reuse: BodyStore | None) -> BodyStore:
@@ -684,6 +742,9 @@ def _combined(store: BodyStore, probe: BodyStore, m: int, cand: Slots) -> BodySt
     sc.backend = store.backend
     sc.capacity = sc.count = n
     sc.version = 0
+    # counts as flags: a query touching a chain or a rounded shape applies their rules
+    sc.n_chains = store.n_chains
+    sc.n_rounded = store.n_rounded + probe.n_rounded
     for name in _row_columns(store.dim):
         b = getattr(store, name)
         col = np.empty((n,) + b.shape[1:], dtype=b.dtype)
@@ -802,6 +863,9 @@ def _compiled() -> Any:
 #: Probe kinds of the one-call queries (collideworld.compiled.queries: 1 ball, 2 box, 3 simple polygon)
 _ONE_CALL_KINDS = {Kind.BALL: 1, Kind.BOX: 2, Kind.POLYGON: 3}
 _NO_VERTS = np.zeros(0)
+#: the polygon planes' stand-in for a 3D store (the kernels read them in 2D only), typed as the
+#: narrowphase's own (float64, 2D, layout A), so the compiled queries' signatures stay as they were
+_NO_PLANES = np.zeros((1, 8, 2))[:, :, 0].T
 _new_tuple = tuple.__new__
 #: compiled.queries.NO_HIT: what the single point query's kernel returns when it meets nothing (a test checks)
 _NO_HIT = -1
@@ -879,7 +943,7 @@ def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], hal
     >>> point_ids(w._store, index, (0.5, 0.5), (0.0, 0.0), True, 1, 1)
     ['disc']
     """
-    if index._version != store.version:
+    if index.grid_version != store.version:
         index.refresh()
     # (a 2D point's last coordinate stands in for z, which the kernel does not read)
     code = index.point_fn(index.arrays, point[0], point[1], point[-1], half[0], half[1], half[-1], ball, category,
@@ -930,7 +994,7 @@ def _in_ranges(index: QueryIndex, grid: GridIndex, m: int, run_range: Callable[.
     """
     threads = batch_threads(m, BATCH_PER_THREAD)
     with index.lock:
-        base, stamps = grid._tags(m), grid.stamps(threads)
+        base, stamps = grid.take_tags(m), grid.stamps(threads)
         qs = [index.arrays_for(k) for k in range(threads)] if arrays else [None] * threads
         parts = run_split(lambda a, b, k: run_range(qs[k], a, b, base + a, stamps[k]), m, threads)
     return parts[0] if threads == 1 else tuple(np.concatenate(p) for p in zip(*parts, strict=True))
@@ -1047,7 +1111,7 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, m
     >>> [(h.id, h.distance) for h in ray_hits(w._store, index, np.zeros(2), np.array([1.0, 0.0]), 9.0, 1, 1)]
     [('disc', 4.0)]
     """
-    if index._version != store.version or index.arrays is None:
+    if index.grid_version != store.version or index.arrays is None:
         index.refresh()
     if index.arrays is not None:
         # compiled: the half-spaces, the walk, the casts of the balls and boxes and the sort in one call; the
@@ -1061,8 +1125,7 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, m
             return _merge_ray_hits(store, index, count, n_other, origin, direction, max_distance, category, mask,
                                    first)
         # (else more hits than a single query's scratch holds: the general path below, compiled casts)
-    grid = index._grid
-    assert grid is not None
+    grid = index.refresh()  # up to date (above): the grid itself
     origin = np.array(origin, dtype=np.float64)
     direction = np.array(direction, dtype=np.float64)
     _, local = grid.query_segments_local(origin[None], direction[None], np.array([max_distance]))
@@ -1253,6 +1316,7 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
         raycast_halfspace,
         raycast_hull,
         raycast_polygon,
+        raycast_triangle,
     )
     from .narrowphase import polygon_parts
 
@@ -1293,6 +1357,9 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
             rot = np.einsum("kji,kjl->kil", frame[idx], store.rotation.take(s, axis=0))
             r = raycast_hull(zero, e1, lim[idx], local(idx, store.position.take(s, axis=0)), rot,
                              store.hulls.normals[h], store.hulls.offsets[h], store.hulls.reach[h])
+        elif kind == Kind.TRIANGLE:
+            tri = np.einsum("kji,kvj->kvi", frame[idx], store.triangle_rows(s) - origins[idx][:, None, :])
+            r = raycast_triangle(zero, e1, lim[idx], tri)
         elif kind == Kind.COMPOUND:
             # the entry into a compound is the nearest entry into any of its parts
             row, parts = store.compound_parts(s)
@@ -1319,6 +1386,10 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
             continue
         dist[idx] = np.where(r.hit, r.distance, np.inf)
         normal[idx] = np.einsum("kij,kj->ki", frame[idx], r.normal)
+    if store.n_rounded:  # the kernels above cast the cores
+        idx = np.flatnonzero(store.rounding.take(slots) > 0)
+        if len(idx):
+            dist[idx], normal[idx] = ray_rounded(store, slots[idx], origins[idx], directions[idx], lim[idx])
     normal[~np.isfinite(dist)] = 0.0
     return dist, normal + 0.0
 
@@ -1345,7 +1416,7 @@ def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, o
 
     m = len(origins)
     passes = _passes_filter(store, category, mask, grid.handles)
-    kind, serial_col, position, rotation, half, radius, _ = index._packed_views
+    kind, serial_col, position, rotation, half, radius, _ = index.packed_views
     arrays, bodies = grid.arrays(), (kind, position, rotation, half, radius, serial_col)
 
     def run_range(q: None, a: int, b: int, tag: int, stamp: Slots) -> tuple[Slots, Floats, Floats, Slots, Slots]:
@@ -1392,7 +1463,7 @@ def _all_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, ori
     if len(planes):
         qi = np.concatenate([qi, np.repeat(np.arange(m, dtype=np.int64), len(planes))])
         cand = np.concatenate([cand, np.tile(planes, m)])
-    kind, serial_col, position, rotation, half, radius, _ = index._packed_views
+    kind, serial_col, position, rotation, half, radius, _ = index.packed_views
     simple = store.kind.take(cand) <= _BOX
     simple &= store.kind.take(cand) > _HALFSPACE
     dist = np.full(len(cand), np.inf)
@@ -1591,17 +1662,97 @@ def _near_candidates(store: BodyStore, index: QueryIndex, lo: Floats, hi: Floats
 def _distances(store: BodyStore, cand: Slots, shape: Shape, pose: Any, limit: float,
                pad: float) -> list[tuple[float, int, Floats, Floats]]:
     """(signed distance, slot, point on body, point on query) of the candidates within ``limit``."""
-    from .proximity import distance
-
     out = []
     for s in cand.tolist():
         body = store.shapes[s]
         assert body is not None
-        r = distance(body, _body_pose(store, s), shape, pose, max_distance=limit + pad if math.isfinite(limit)
+        r = _prox().distance(body, _body_pose(store, s), shape, pose, max_distance=limit + pad if math.isfinite(limit)
                      else math.inf)
         if r is not None and r.distance + pad <= limit:
             out.append((r.distance + pad, s, r.point_a, r.point_b))
     return out
+
+
+def _body_rows(store: BodyStore, cand: Slots) -> Floats:
+    """The kernels' pose rows of the candidates, as ``proximity.pose_row`` makes them from their poses.
+
+    (A stored quaternion is normalised again, as ``distance`` does to any
+    quaternion it is given: the same bits.)
+    """
+    rows = np.zeros((len(cand), 8))
+    rows[:, 3] = 1.0
+    finite = store.kind[cand] != Kind.HALFSPACE
+    f = cand[finite]
+    rows[finite, :store.dim] = store.position[f]
+    if store.dim == 2:
+        rows[finite, 7] = store.angle[f]
+    elif len(f):
+        rows[finite, 3:7] = check_quaternions(store.quaternion[f], len(f), "body quaternions")
+    return rows
+
+
+def _measured(store: BodyStore, index: QueryIndex, cand: Slots, shape: Shape, pose: Any, limit: float,
+              pad: float) -> tuple[Floats, Slots, Floats, Floats]:
+    """:func:`_distances` as arrays (distance, slot, point on body, point on query), in one compiled call.
+
+    ``time_of_impact.distance_rows`` measures every apart candidate as
+    ``proximity.distance`` would (the same bits); the pairs it leaves
+    (touching or overlapping: their depth is collide()'s) go to
+    ``proximity.distance``, one by one.
+    """
+    from .geometry import time_of_impact as toi  # imports numba: not at `import collideworld`
+
+    dim = store.dim
+    md = limit + pad if math.isfinite(limit) else math.inf
+    table, piece_of = index.pieces()
+    packed, q = table.with_query(shape)
+    status = np.zeros(len(cand), dtype=np.int64)
+    out = np.zeros((len(cand), 10))
+    if len(cand):
+        toi.distance_rows(*packed, piece_of[cand], _body_rows(store, cand), q, _prox().pose_row(shape, pose, "b"),
+                          dim, md, status, out)
+    keep = status == toi.MEASURED
+    d = out[keep, 0] + pad
+    slots = cand[keep]
+    pa, pb = out[keep, 1:1 + dim], out[keep, 4:4 + dim]
+    scalar = cand[status == toi.SCALAR]
+    if len(scalar):
+        rest = _distances(store, scalar, shape, pose, limit, pad)
+        if rest:
+            d = np.concatenate([d, [r[0] for r in rest]])
+            slots = np.concatenate([slots, np.array([r[1] for r in rest], dtype=np.int64)])
+            pa = np.concatenate([pa, np.array([r[2] for r in rest])])
+            pb = np.concatenate([pb, np.array([r[3] for r in rest])])
+    ok = d <= limit
+    return d[ok], slots[ok], pa[ok], pb[ok]
+
+
+def _nearest_compiled(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Floats, hi: Floats, k: int,
+                      max_distance: float, category: int, mask: int, pad: float) -> list[NearHit]:
+    """:func:`nearest` on the compiled backend: the same search, each round's new candidates measured at once."""
+    grid = index.refresh()
+    blo, bhi = index.bounds
+    whole = float(max(np.max(bhi - lo, initial=0.0), np.max(hi - blo, initial=0.0), 0.0))
+    reach = min(max_distance, max(grid.cell, 1e-12))
+    seen = np.zeros(store.capacity, dtype=bool)
+    parts: list[tuple[Floats, Slots, Floats, Floats]] = []
+    while True:
+        cand = _filtered(store, _near_candidates(store, index, lo, hi, reach if reach < whole else math.inf),
+                         category, mask)
+        fresh = np.unique(cand[~seen[cand]])
+        seen[fresh] = True
+        parts.append(_measured(store, index, fresh, shape, pose, max_distance, pad))
+        d = np.concatenate([p[0] for p in parts])
+        if int(np.count_nonzero(d <= reach)) >= k or reach >= max_distance or reach >= whole:
+            break
+        reach = min(2.0 * reach, max_distance)
+    slots = np.concatenate([p[1] for p in parts])
+    pa = np.concatenate([p[2] for p in parts])
+    pb = np.concatenate([p[3] for p in parts])
+    order = np.lexsort((store.serial[slots], d))[:k]
+    ids = store.ids
+    return [NearHit(ids[s], float(d[j]), pa[j], pb[j]) for j, s in zip(order.tolist(), slots[order].tolist(),
+                                                                       strict=True)]
 
 
 def nearest(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Floats, hi: Floats, k: int,
@@ -1626,7 +1777,7 @@ def nearest(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Fl
     [(0, 1.5), (1, 7.5)]
     """
     if index.backend == "compiled":
-        count_numpy_path("nearest")  # (the distances of the candidates: proximity.distance, one by one)
+        return _nearest_compiled(store, index, shape, pose, lo, hi, k, max_distance, category, mask, pad)
     grid = index.refresh()
     blo, bhi = index.bounds
     # past this margin the search box holds every finite body
@@ -1663,9 +1814,13 @@ def within(store: BodyStore, index: QueryIndex, shape: Shape, pose: Any, lo: Flo
     >>> [h.id for h in hits]
     [0]
     """
-    if index.backend == "compiled":
-        count_numpy_path("within")
     cand = _filtered(store, _near_candidates(store, index, lo, hi, limit), category, mask)
+    if index.backend == "compiled":
+        d, slots, pa, pb = _measured(store, index, np.unique(cand), shape, pose, limit, 0.0)
+        order = np.argsort(store.serial[slots], kind="stable")
+        ids = store.ids
+        return [NearHit(ids[s], float(d[j]), pa[j], pb[j]) for j, s in zip(order.tolist(), slots[order].tolist(),
+                                                                           strict=True)]
     rows = sorted(_distances(store, cand, shape, pose, limit, 0.0), key=lambda r: store.serial[r[1]])
     return [NearHit(store.ids[s], float(d), pa, pb) for d, s, pa, pb in rows]
 
@@ -1688,22 +1843,58 @@ def cast_hits(store: BodyStore, index: QueryIndex, shape: Shape, start: Any, end
     >>> [(h.id, round(h.t, 9)) for h in hits]
     [(0, 0.3)]
     """
-    if index.backend == "compiled":
-        count_numpy_path("cast")
-    from .proximity import time_of_impact
-
     grid = index.refresh()
     cand = _filtered(store, np.concatenate([grid.query_box(lo, hi), index.planes]), category, mask)
+    if index.backend == "compiled" and not shape.is_infinite:
+        return _cast_compiled(store, index, shape, start, end, cand)
     rows = []
     for s in cand.tolist():
         body = store.shapes[s]
         assert body is not None
         bp = _body_pose(store, s)
-        r = time_of_impact(shape, start, end, body, bp, bp)
+        r = _prox().time_of_impact(shape, start, end, body, bp, bp)
         if r is not None:
             rows.append((r.t, int(store.serial[s]), s, r))
     rows.sort(key=lambda x: (x[0], x[1]))
     return [CastHit(store.ids[s], float(r.t), r.normal, r.point) for _, _, s, r in rows]
+
+
+def _cast_compiled(store: BodyStore, index: QueryIndex, shape: Shape, start: Any, end: Any,
+                   cand: Slots) -> list[CastHit]:
+    """:func:`cast_hits` on the compiled backend: every candidate's time of impact in one compiled call.
+
+    ``time_of_impact.toi_rows`` runs ``time_of_impact``'s conservative
+    advancement on each (the same tolerance, the same bits); the hits' normals
+    and points then come from ``proximity.impact_at``, as there.
+    """
+    from .geometry import time_of_impact as toi  # imports numba: not at `import collideworld`
+
+    cand = np.unique(cand)
+    a0, a1 = _prox().pose_row(shape, start, "a (start)"), _prox().pose_row(shape, end, "a (end)")
+    table, piece_of = index.pieces()
+    packed, q = table.with_query(shape)
+    rows = _body_rows(store, cand)
+    t = np.full(len(cand), -1.0)
+    if len(cand):
+        toi.toi_rows(*packed, q, a0, a1, piece_of[cand], rows, store.dim, t)
+    for j in np.flatnonzero((t == toi.UNDECIDED) | (t == toi.SCALAR_T)).tolist():
+        s = int(cand[j])
+        body = store.shapes[s]
+        assert body is not None
+        bp = _body_pose(store, s)
+        r = _prox().time_of_impact(shape, start, end, body, bp, bp)  # (raises UndecidedError, as the numpy path does)
+        t[j] = -1.0 if r is None else r.t
+    hit = np.flatnonzero(t >= 0.0)
+    t = np.minimum(t, 1.0)  # (as time_of_impact reports it)
+    hit = hit[np.lexsort((store.serial[cand[hit]], t[hit]))]
+    out = []
+    for j in hit.tolist():
+        s = int(cand[j])
+        body = store.shapes[s]
+        assert body is not None
+        r = _prox().impact_at(shape, a0, a1, body, rows[j], rows[j], float(t[j]))
+        out.append(CastHit(store.ids[s], r.t, r.normal, r.point))
+    return out
 
 
 # -- warm-up ------------------------------------------------------------------------------
@@ -1750,11 +1941,11 @@ def _warm_up_queries(dim: int) -> None:
                 shape_hits(store, index, probe, pos, np.zeros(len(pos)), None, u32, u32)
             else:
                 shape_hits(store, index, probe, pos, None, np.tile([1.0, 0.0, 0.0, 0.0], (len(pos), 1)), u32, u32)
-        # a move: the grid is patched from the change journal
+        # a move out of the body's registered box (grown by SLACK): the grid is patched from the change journal
         if dim == 2:
-            store.set_poses(slots[-1:], pos[-1:] + 0.25, np.zeros(1))
+            store.set_poses(slots[-1:], pos[-1:] + 0.75, np.zeros(1))
         else:
-            store.set_poses(slots[-1:], pos[-1:] + 0.25, quaternion=np.array([[1.0, 0.0, 0.0, 0.0]]))
+            store.set_poses(slots[-1:], pos[-1:] + 0.75, quaternion=np.array([[1.0, 0.0, 0.0, 0.0]]))
         store.moved[slots[-1:]] = True
         index.refresh()
         direction = (1.0,) + (0.0,) * (dim - 1)

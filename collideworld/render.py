@@ -46,6 +46,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .errors import InvalidArgumentError, MissingExtraError
+from .world import set_drawer
 
 __all__ = ["render_frame", "render_animation", "RenderInfo", "label_text"]
 
@@ -261,7 +262,7 @@ def _outline(body: Any, dim: int) -> tuple[str, Any]:
     A compound's outline is its parts' points (for bounds; each part is drawn by itself).
     """
     shape = body.shape
-    if shape.kind == "compound":
+    if shape.kind in ("compound", "chain"):
         pts = []
         for part in _parts(body, dim):
             kind, geom = _outline(part, dim)
@@ -273,6 +274,9 @@ def _outline(body: Any, dim: int) -> tuple[str, Any]:
     if shape.kind in ("capsule", "segment"):
         return "poly", _capsule_outline(body, dim)
     if shape.kind == "convex_hull":  # the view takes the hull of the projected vertices
+        return "poly", _rounded(np.asarray(shape.vertices, dtype=float), shape.radius) @ _rot3(body.quaternion).T + pos
+    if shape.kind in ("triangle_mesh", "heightfield"):
+        # the view takes the hull of the projected vertices: a mesh or heightfield's silhouette
         return "poly", np.asarray(shape.vertices, dtype=float) @ _rot3(body.quaternion).T + pos
     if dim == 2:
         rot = _rot2(body.angle)
@@ -281,7 +285,25 @@ def _outline(body: Any, dim: int) -> tuple[str, Any]:
     else:
         rot = _rot3(body.quaternion)
         local = _box_corners(shape.half_extents)
-    return "poly", local @ rot.T + pos
+    return "poly", _rounded(local, shape.radius, shape.kind == "box" or getattr(shape, "is_convex", True)) @ rot.T + pos
+
+
+def _rounded(local: np.ndarray, radius: float, convex: bool = True) -> np.ndarray:
+    """The outline of a rounded convex core: the hull of rings of ``radius`` about its vertices (in order in 2D).
+
+    A concave rounded polygon is drawn by its core (the hull would fill its notches).
+    """
+    if not radius or not convex:
+        return local
+    t = np.linspace(0.0, 2 * math.pi, 24, endpoint=False)
+    if local.shape[1] == 2:
+        ring = np.stack([np.cos(t), np.sin(t)], axis=1) * radius
+        pts = (local[:, None, :] + ring[None]).reshape(-1, 2)
+        from scipy.spatial import ConvexHull as _Qhull
+        return np.asarray(pts[_Qhull(pts).vertices])  # counter-clockwise
+    c, sn, z = np.cos(t), np.sin(t), np.zeros_like(t)
+    ball = np.concatenate([np.stack([c, sn, z], 1), np.stack([c, z, sn], 1), np.stack([z, c, sn], 1)]) * radius
+    return np.asarray((local[:, None, :] + ball[None]).reshape(-1, 3))
 
 
 def _capsule_outline(body: Any, dim: int) -> np.ndarray:
@@ -496,7 +518,7 @@ def _draw_view(ax: Any, bodies: list[Any], dim: int, axes: tuple[int, int], snap
                 labels.append((label_text(body.id), mid, 0.0))
             continue
         kind, geom = _outline(body, dim)
-        if shape.kind == "compound":
+        if shape.kind in ("compound", "chain"):
             # every part its own patch, in the body's colour
             for part in _parts(body, dim):
                 pk, pg = _outline(part, dim)
@@ -995,3 +1017,6 @@ def draw_world(world: Any, ax: Any = None, *, crop: Sequence[float] | None = Non
     ax.figure.draw_without_rendering()  # lay out, so label sizes in pixels are known
     _place_labels(ax, labels, arrows, ax.figure.dpi)
     return ax
+
+
+set_drawer(draw_world)  # World.draw draws with it (the world may not import the renderer)

@@ -16,7 +16,9 @@ the narrowphase only ever sees convex pieces.
 
 from __future__ import annotations
 
+import functools
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import FrozenInstanceError, dataclass, field
 from typing import Any, ClassVar
@@ -26,6 +28,7 @@ from numpy.typing import NDArray
 
 from .errors import InvalidShapeError
 from .geometry import polygon as _poly
+from .geometry.mesh_bvh import TriangleBVH, heightfield_cells
 from .geometry.tolerance import MAX_COORDINATE
 
 __all__ = [
@@ -42,7 +45,14 @@ __all__ = [
     "Cylinder",
     "Cone",
     "Compound",
+    "TriangleMesh",
+    "HeightField",
+    "Triangle",
+    "mesh_triangles",
+    "Chain",
+    "MAX_CHAIN_POINTS",
     "MAX_COMPOUND_PARTS",
+    "MAX_MESH_TRIANGLES",
     "MAX_HULL_POINTS",
     "MAX_HULL_VERTICES",
     "shape_from_dict",
@@ -70,6 +80,14 @@ def _positive(value: Any, what: str) -> float:
     if f <= 0:
         raise InvalidShapeError(f"{what} must be > 0, got {value!r}")
     return f
+
+
+def _rounding(value: Any, what: str) -> float:
+    """A rounding radius: finite, ``>= 0`` (0: the shape's own sharp corners)."""
+    f = _finite_float(value, what)
+    if f < 0:
+        raise InvalidShapeError(f"{what} must be >= 0, got {value!r}")
+    return f + 0.0  # -0.0 -> 0.0
 
 
 def _vector(value: Any, what: str, dims: tuple[int, ...], limit: float | None = MAX_COORDINATE) -> tuple[float, ...]:
@@ -144,7 +162,7 @@ class Sphere:
         return self.radius
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Box:
     """A box centred on the body's origin, edges along the local axes.
 
@@ -155,11 +173,16 @@ class Box:
     ----------
     half_extents : sequence of float, shape (2,) or (3,)
         Half the side lengths, each ``> 0``; stored as a tuple of floats.
+    radius : float, optional
+        ``>= 0`` (default 0): the rounded box, every point within ``radius``
+        of the box of ``half_extents`` (its core).
 
     Examples
     --------
     >>> Box((1, 2)).dim, Box((1, 2, 3)).dim
     (2, 3)
+    >>> Box((1, 2), radius=0.25)
+    Box(half_extents=(1.0, 2.0), radius=0.25)
     >>> Box((1, -2))
     Traceback (most recent call last):
     ...
@@ -167,6 +190,7 @@ class Box:
     """
 
     half_extents: tuple[float, ...]
+    radius: float = 0.0
     kind: ClassVar[str] = "box"
     is_infinite: ClassVar[bool] = False
 
@@ -176,6 +200,11 @@ class Box:
             if h <= 0:
                 raise InvalidShapeError(f"Box half_extents[{i}] must be > 0, got {h:g}")
         object.__setattr__(self, "half_extents", he)
+        object.__setattr__(self, "radius", _rounding(self.radius, "Box radius"))
+
+    def __repr__(self) -> str:
+        rounded = f", radius={self.radius!r}" if self.radius else ""
+        return f"Box(half_extents={self.half_extents!r}{rounded})"
 
     @property
     def dim(self) -> int:
@@ -183,7 +212,7 @@ class Box:
 
     @property
     def bounding_radius(self) -> float:
-        return float(math.sqrt(sum(h * h for h in self.half_extents)))
+        return float(math.sqrt(sum(h * h for h in self.half_extents))) + self.radius
 
 
 class Polygon:
@@ -204,6 +233,9 @@ class Polygon:
     ----------
     vertices : sequence of (x, y), shape (K, 2)
         The boundary in order, ``K >= 3``; stored as floats.
+    radius : float, optional
+        ``>= 0`` (default 0): the rounded polygon, every point within
+        ``radius`` of the polygon of ``vertices`` (its core).
 
     Attributes
     ----------
@@ -219,16 +251,18 @@ class Polygon:
     Polygon(vertices=((0.0, 0.0), (1.0, 0.0), (0.0, 1.0)))
     """
 
-    __slots__ = ("_xy", "_parts", "is_convex")
+    __slots__ = ("_xy", "_parts", "is_convex", "radius")
     __match_args__ = ("vertices",)
     _xy: bytes  # the vertices as given: a (K, 2) float64 array's bytes
     _parts: tuple[NDArray[np.float64], ...] | None  # None: the one part is the vertices
     is_convex: bool
+    radius: float
     dim: ClassVar[int] = 2
     kind: ClassVar[str] = "polygon"
     is_infinite: ClassVar[bool] = False
 
-    def __init__(self, vertices: Sequence[Sequence[float]]) -> None:
+    def __init__(self, vertices: Sequence[Sequence[float]], radius: float = 0.0) -> None:
+        object.__setattr__(self, "radius", _rounding(radius, "Polygon radius"))
         try:
             raw = [tuple(v) for v in vertices]
         except TypeError:
@@ -301,22 +335,27 @@ class Polygon:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Polygon, (self.vertices,))
+        return (Polygon, (self.vertices, self.radius) if self.radius else (self.vertices,))
 
     def __repr__(self) -> str:
-        return f"Polygon(vertices={self.vertices!r})"
+        rounded = f", radius={self.radius!r}" if self.radius else ""
+        return f"Polygon(vertices={self.vertices!r}{rounded})"
 
     def __eq__(self, other: object) -> bool:
-        # -0.0 == 0.0, as the tuples of floats compared
-        return self is other or (isinstance(other, Polygon) and np.array_equal(self._array(), other._array()))
+        if not isinstance(other, Polygon) or self.radius != other.radius:
+            return self is other
+        # -0.0 == 0.0, as the tuples of floats compared; ``other._array``: the same class's cached array
+        return self is other or np.array_equal(self._array(), other._array())
 
     def __hash__(self) -> int:
         # + 0.0 turns -0.0 into 0.0: equal polygons hash equal
+        if self.radius:
+            return hash(("polygon", (self._array() + 0.0).tobytes(), self.radius))
         return hash(("polygon", (self._array() + 0.0).tobytes()))
 
     @property
     def bounding_radius(self) -> float:
-        return float(max(math.hypot(x, y) for x, y in self._array().tolist()))
+        return float(max(math.hypot(x, y) for x, y in self._array().tolist())) + self.radius
 
 
 def _normalised_plane(normal: Any, offset: Any, dims: tuple[int, ...], name: str) -> tuple[tuple[float, ...], float]:
@@ -567,6 +606,8 @@ class ConvexHull:
     """
 
     points: tuple[tuple[float, float, float], ...]
+    #: ``>= 0`` (default 0): the rounded hull, every point within it of the hull of ``points``.
+    radius: float = field(default=0.0, repr=False)
     vertices: NDArray[np.float64] = field(init=False, repr=False, compare=False)
     faces: NDArray[np.int64] = field(init=False, repr=False, compare=False)
     normals: NDArray[np.float64] = field(init=False, repr=False, compare=False)
@@ -583,6 +624,7 @@ class ConvexHull:
         except TypeError:
             raise InvalidShapeError(
                 f"ConvexHull points must be a sequence of (x, y, z) triples, got {self.points!r}") from None
+        object.__setattr__(self, "radius", _rounding(self.radius, "ConvexHull radius"))
         if len(raw) > MAX_HULL_POINTS:
             raise InvalidShapeError(f"ConvexHull takes at most {MAX_HULL_POINTS} points, got {len(raw)}")
         pts = tuple(_vector(p, f"ConvexHull point {i}", (3,)) for i, p in enumerate(raw))
@@ -641,17 +683,21 @@ class ConvexHull:
             value.setflags(write=False)
             object.__setattr__(self, name, value)
 
+    def __repr__(self) -> str:
+        rounded = f", radius={self.radius!r}" if self.radius else ""
+        return f"ConvexHull(points={self.points!r}{rounded})"
+
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, ConvexHull) and self.points == other.points
+        return isinstance(other, ConvexHull) and self.points == other.points and self.radius == other.radius
 
     def __hash__(self) -> int:
-        return hash(("convex_hull", self.points))
+        return hash(("convex_hull", self.points, self.radius) if self.radius else ("convex_hull", self.points))
 
     @property
     def bounding_radius(self) -> float:
         """Radius of the smallest origin-centred ball containing the shape."""
         # hypot: squares of coordinates under ~1e-154 would underflow
-        return max(math.hypot(*v) for v in self.vertices.tolist())
+        return max(math.hypot(*v) for v in self.vertices.tolist()) + self.radius
 
 
 #: Most parts a :class:`Compound` accepts (each part is a row of its own in the narrowphase).
@@ -741,6 +787,9 @@ class Compound:
             if isinstance(shape, (HalfPlane, Plane)):
                 raise InvalidShapeError(f"{what}: a {shape.kind} is infinite and cannot be part of a compound, "
                                         f"got {shape!r}")
+            if isinstance(shape, (TriangleMesh, HeightField)):
+                raise InvalidShapeError(f"{what}: a {shape.kind} is a surface of many triangles and cannot be part of "
+                                        f"a compound (add it as a body of its own), got {shape!r}")
             if not isinstance(shape, _PART_TYPES):
                 raise InvalidShapeError(f"{what} shape must be a collideworld shape (Circle, Box, ...), got {shape!r}")
             if dim is None:
@@ -846,9 +895,470 @@ class Cone:
         return math.hypot(self.radius, self.half_height)
 
 
-Shape = (Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment | ConvexHull | Compound | Cylinder
-         | Cone)
-SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane, Capsule, Segment, ConvexHull, Compound, Cylinder, Cone)
+
+#: Most triangles a :class:`TriangleMesh` (or cells x 2 of a :class:`HeightField`) may have.
+MAX_MESH_TRIANGLES = 2_000_000
+
+
+def _active_edges(verts: NDArray[np.float64], tris: NDArray[np.int64], normals: NDArray[np.float64]
+                  ) -> NDArray[np.bool_]:
+    """Per triangle edge k (vertices k, k+1): True unless it is an inner edge between two coplanar triangles.
+
+    The no-snag rule (Bullet's btInternalEdgeUtility, Jolt's active edges): a
+    contact whose normal comes from an inactive edge or vertex gets the face
+    normal instead, so nothing catches on the seams of a flat surface. An
+    edge shared by exactly two triangles whose normals are parallel (either
+    orientation: the surface is two-sided) is inactive; an edge on the
+    boundary or shared by three or more triangles stays active.
+    """
+    t = len(tris)
+    ends = np.stack([tris, np.roll(tris, -1, axis=1)], axis=2).reshape(-1, 2)  # (3T, 2), row 3i + k
+    key = np.sort(ends, axis=1)
+    _, inverse, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+    inverse = inverse.ravel()
+    shared = counts[inverse] == 2
+    order = np.argsort(inverse, kind="stable")
+    # the two rows of each edge shared twice are adjacent in ``order``
+    other = np.full(3 * t, -1, dtype=np.int64)
+    first, second = order[:-1], order[1:]
+    same = inverse[first] == inverse[second]
+    other[first[same]] = second[same]
+    other[second[same]] = first[same]
+    active = np.ones(3 * t, dtype=bool)
+    rows = np.flatnonzero(shared & (other >= 0))
+    n_self = normals[rows // 3]
+    n_other = normals[other[rows] // 3]
+    # parallel within 1e-9 rad (|sin| of the dihedral angle): flat, so the seam is not a feature
+    flat = np.linalg.norm(np.cross(n_self, n_other), axis=1) <= 1e-9
+    active[rows[flat]] = False
+    return active.reshape(t, 3)
+
+
+def _mesh_arrays(name: str, verts: NDArray[np.float64], tris: NDArray[np.int64]
+                 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Unit normals and active-edge flags of a validated vertex/triangle array pair; rejects zero-area triangles."""
+    a, b, c = verts[tris[:, 0]], verts[tris[:, 1]], verts[tris[:, 2]]
+    # the cross product of the edges scaled to magnitude ~1 (exact powers of two): no overflow near 1e150
+    size = float(np.abs(verts).max()) if len(verts) else 0.0
+    scale = math.ldexp(1.0, -math.frexp(size)[1]) if size > 0 else 1.0
+    cross = np.cross((b - a) * scale, (c - a) * scale)
+    area = np.linalg.norm(cross, axis=1)
+    longest = np.maximum(np.maximum(np.linalg.norm((b - a) * scale, axis=1), np.linalg.norm((c - a) * scale, axis=1)),
+                         np.linalg.norm((c - b) * scale, axis=1))
+    bad = np.flatnonzero(~(area > 1e-12 * longest * longest))
+    if len(bad):
+        i = int(bad[0])
+        raise InvalidShapeError(f"{name} triangle {i} {tris[i].tolist()} is degenerate (zero area: its vertices "
+                                f"{verts[tris[i]].tolist()} lie on one line); every triangle needs three "
+                                f"distinct, non-collinear vertices")
+    normals = cross / area[:, None]
+    return normals, _active_edges(verts, tris, normals)
+
+
+@dataclass(frozen=True, eq=False)
+class TriangleMesh:
+    """A triangle mesh, 3D: the union of its triangles, a surface (not the volume it may enclose).
+
+    Contacts are reported per touching triangle (``part`` = the triangle's
+    index); a contact at a seam between two coplanar triangles gets the face
+    normal (no snagging on the inner edges of a flat surface).
+
+    Parameters
+    ----------
+    vertices : array_like, shape (V, 3)
+        At least 3 points, each coordinate finite and at most 1e150 in magnitude.
+    triangles : array_like of int, shape (T, 3)
+        At least 1 triangle, indices into ``vertices``; no triangle with two
+        equal indices or zero area.
+
+    Attributes
+    ----------
+    normals : ndarray, shape (T, 3)
+        Unit normal of each triangle, ``(v1 - v0) x (v2 - v0)`` normalised.
+    active : ndarray of bool, shape (T, 3)
+        Edge k of triangle t (from vertex k to k + 1) is active: not an inner
+        edge between two coplanar triangles.
+
+    Examples
+    --------
+    >>> quad = TriangleMesh([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0)], [(0, 1, 2), (0, 2, 3)])
+    >>> len(quad.triangles), quad.active.tolist()
+    (2, [[True, True, False], [False, True, True]])
+    >>> TriangleMesh([(0, 0, 0), (1, 0, 0), (2, 0, 0)], [(0, 1, 2)])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidShapeError: TriangleMesh triangle 0 [0, 1, 2] is degenerate ...
+    """
+
+    vertices: NDArray[np.float64]
+    triangles: NDArray[np.int64]
+    normals: NDArray[np.float64] = field(init=False, repr=False, compare=False)
+    active: NDArray[np.bool_] = field(init=False, repr=False, compare=False)
+    dim: ClassVar[int] = 3
+    kind: ClassVar[str] = "triangle_mesh"
+    is_infinite: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        verts = _float_rows(self.vertices, "TriangleMesh vertices", 3)
+        if len(verts) < 3:
+            raise InvalidShapeError(f"TriangleMesh needs at least 3 vertices, got {len(verts)}")
+        tris = _index_rows(self.triangles, "TriangleMesh triangles", len(verts))
+        if len(tris) > MAX_MESH_TRIANGLES:
+            raise InvalidShapeError(f"TriangleMesh takes at most {MAX_MESH_TRIANGLES} triangles, got {len(tris)}")
+        normals, active = _mesh_arrays("TriangleMesh", verts, tris)
+        arrays: tuple[tuple[str, NDArray[Any]], ...] = (("vertices", verts), ("triangles", tris), ("normals", normals),
+                                                       ("active", active))
+        for name, value in arrays:
+            value.setflags(write=False)
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def from_trimesh(cls, mesh_or_path: Any) -> TriangleMesh:
+        """A mesh from a ``trimesh.Trimesh`` or from a file trimesh reads (STL, OBJ, PLY, GLB, ...).
+
+        Needs the optional ``mesh`` extra (``pip install collideworld[mesh]``);
+        the file is parsed by trimesh, never here. A scene (several meshes) is
+        concatenated into one mesh.
+        """
+        try:
+            import trimesh  # type: ignore[import-not-found, unused-ignore]
+        except ImportError:
+            from .errors import MissingExtraError
+            raise MissingExtraError("TriangleMesh.from_trimesh needs trimesh: pip install collideworld[mesh]") from None
+        mesh = mesh_or_path
+        if not isinstance(mesh, trimesh.Trimesh):
+            if isinstance(mesh, trimesh.Scene):
+                mesh = mesh.to_geometry()
+            elif isinstance(mesh, (str, os.PathLike)):
+                mesh = trimesh.load(mesh_or_path, force="mesh", process=False)
+        if not isinstance(mesh, trimesh.Trimesh):
+            raise InvalidShapeError(f"TriangleMesh.from_trimesh needs a trimesh.Trimesh or a mesh file, "
+                                    f"got {mesh_or_path!r}")
+        return cls(np.asarray(mesh.vertices, dtype=np.float64), np.asarray(mesh.faces, dtype=np.int64))
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, TriangleMesh) and np.array_equal(self.vertices, other.vertices)
+                and np.array_equal(self.triangles, other.triangles))
+
+    def __hash__(self) -> int:
+        return hash(("triangle_mesh", self.vertices.tobytes(), self.triangles.tobytes()))
+
+    def __repr__(self) -> str:
+        return f"TriangleMesh(<{len(self.vertices)} vertices>, <{len(self.triangles)} triangles>)"
+
+    @functools.cached_property
+    def bvh(self) -> TriangleBVH:
+        """The bounding volume hierarchy of the triangles (local frame), built on first use, once."""
+        corners = self.vertices[self.triangles]
+        return TriangleBVH(corners.min(axis=1), corners.max(axis=1))
+
+    def nearby(self, lo: NDArray[np.float64], hi: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """``(box row, triangle)`` of the triangles whose boxes meet local boxes ``lo``/``hi`` (K, 3)."""
+        return self.bvh.query(lo, hi)
+
+    @property
+    def bounding_radius(self) -> float:
+        """Radius of the smallest origin-centred ball containing the shape."""
+        return float(np.sqrt(np.einsum("ij,ij->i", self.vertices, self.vertices).max()))
+
+
+@dataclass(frozen=True, eq=False)
+class HeightField:
+    """A heightfield, 3D: the surface through the points ``(j dx, i dy, heights[i][j])`` in the body's frame.
+
+    Each cell (i, j) is split into the triangles (i, j)-(i, j+1)-(i+1, j+1)
+    (number ``2 (i (columns - 1) + j)``) and (i, j)-(i+1, j+1)-(i+1, j) (that
+    plus 1); contacts are reported per touching triangle, as for a
+    :class:`TriangleMesh`, with the same no-snag rule.
+
+    Parameters
+    ----------
+    heights : array_like, shape (rows, columns)
+        At least 2 x 2, every row the same length, finite.
+    cell : (dx, dy)
+        Both > 0.
+
+    Examples
+    --------
+    >>> hf = HeightField([[0, 0, 0], [0, 1, 0]], (1.0, 2.0))
+    >>> hf.vertices.shape, hf.triangles[:2].tolist()
+    ((6, 3), [[0, 1, 4], [0, 4, 3]])
+    >>> HeightField([[0, 0], [0]], (1, 1))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidShapeError: HeightField heights row 1 has 1 values, but row 0 has 2: ...
+    """
+
+    heights: NDArray[np.float64]
+    cell: tuple[float, float]
+    vertices: NDArray[np.float64] = field(init=False, repr=False, compare=False)
+    triangles: NDArray[np.int64] = field(init=False, repr=False, compare=False)
+    normals: NDArray[np.float64] = field(init=False, repr=False, compare=False)
+    active: NDArray[np.bool_] = field(init=False, repr=False, compare=False)
+    dim: ClassVar[int] = 3
+    kind: ClassVar[str] = "heightfield"
+    is_infinite: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        raw = self.heights
+        if isinstance(raw, np.ndarray):
+            rows_list = list(raw) if raw.ndim == 2 else None
+        elif isinstance(raw, (list, tuple)):
+            rows_list = list(raw)
+        else:
+            rows_list = None
+        if rows_list is None:
+            raise InvalidShapeError(f"HeightField heights must be rows x columns numbers, got {raw!r}")
+        for i, row in enumerate(rows_list):
+            if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
+                raise InvalidShapeError(f"HeightField heights row {i} must be a list of numbers, got {row!r}")
+            if len(row) != len(rows_list[0]):
+                raise InvalidShapeError(f"HeightField heights row {i} has {len(row)} values, but row 0 has "
+                                        f"{len(rows_list[0])}: every row needs the same length")
+        if len(rows_list) < 2 or len(rows_list[0]) < 2:
+            raise InvalidShapeError(f"HeightField needs at least 2 x 2 heights, got {len(rows_list)} x "
+                                    f"{len(rows_list[0]) if rows_list else 0}")
+        h = _float_rows(rows_list, "HeightField heights", len(rows_list[0]))
+        cell = _vector(self.cell, "HeightField cell", (2,))
+        for axis, value in zip("xy", cell, strict=True):
+            if not value > 0:
+                raise InvalidShapeError(f"HeightField cell d{axis} must be > 0, got {value!r}")
+        r, c = h.shape
+        if 2 * (r - 1) * (c - 1) > MAX_MESH_TRIANGLES:
+            raise InvalidShapeError(f"HeightField takes at most {MAX_MESH_TRIANGLES} triangles, "
+                                    f"got {2 * (r - 1) * (c - 1)} ({r} x {c} heights)")
+        jj, ii = np.meshgrid(np.arange(c), np.arange(r))
+        verts = np.stack([jj.ravel() * cell[0], ii.ravel() * cell[1], h.ravel()], axis=1)
+        v00 = (ii[:-1, :-1] * c + jj[:-1, :-1]).ravel()
+        v01, v10, v11 = v00 + 1, v00 + c, v00 + c + 1
+        tris = np.empty((2 * len(v00), 3), dtype=np.int64)
+        tris[0::2] = np.stack([v00, v01, v11], axis=1)
+        tris[1::2] = np.stack([v00, v11, v10], axis=1)
+        normals, active = _mesh_arrays("HeightField", verts, tris)
+        object.__setattr__(self, "cell", cell)
+        arrays: tuple[tuple[str, NDArray[Any]], ...] = (("heights", h), ("vertices", verts), ("triangles", tris),
+                                                       ("normals", normals), ("active", active))
+        for name, arr in arrays:
+            arr.setflags(write=False)
+            object.__setattr__(self, name, arr)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HeightField) and self.cell == other.cell and np.array_equal(self.heights,
+                                                                                             other.heights)
+
+    def __hash__(self) -> int:
+        return hash(("heightfield", self.cell, self.heights.tobytes()))
+
+    def __repr__(self) -> str:
+        return f"HeightField(<{self.heights.shape[0]} x {self.heights.shape[1]} heights>, cell={self.cell})"
+
+    @functools.cached_property
+    def _cell_heights(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        h = self.heights
+        corners = np.stack([h[:-1, :-1], h[:-1, 1:], h[1:, :-1], h[1:, 1:]])
+        return corners.min(axis=0), corners.max(axis=0)
+
+    def nearby(self, lo: NDArray[np.float64], hi: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """``(box row, triangle)`` of the triangles whose cells' boxes meet local boxes ``lo``/``hi`` (K, 3)."""
+        return heightfield_cells(lo, hi, *self._cell_heights, *self.cell)
+
+    @property
+    def bounding_radius(self) -> float:
+        """Radius of the smallest origin-centred ball containing the shape."""
+        return float(np.sqrt(np.einsum("ij,ij->i", self.vertices, self.vertices).max()))
+
+
+@dataclass(frozen=True, eq=False)
+class Triangle:
+    """One triangle of a mesh or heightfield as a store's part slot holds it (not a user shape).
+
+    ``points`` are its vertices relative to its centroid, ``normal`` its unit
+    face normal, ``active`` its edges' no-snag flags (see :class:`TriangleMesh`).
+
+    Examples
+    --------
+    >>> quad = TriangleMesh([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0)], [(0, 1, 2), (0, 2, 3)])
+    >>> t = mesh_triangles(quad)[1][0]
+    >>> t.normal.tolist(), t.active.tolist()
+    ([0.0, 0.0, 1.0], [True, True, False])
+    """
+
+    points: NDArray[np.float64]
+    normal: NDArray[np.float64]
+    active: NDArray[np.bool_]
+    dim: ClassVar[int] = 3
+    kind: ClassVar[str] = "triangle"
+    is_infinite: ClassVar[bool] = False
+
+    @property
+    def bounding_radius(self) -> float:
+        return float(np.sqrt(np.einsum("ij,ij->i", self.points, self.points).max()))
+
+
+def mesh_triangles(shape: TriangleMesh | HeightField) -> tuple[NDArray[np.float64], list[Triangle]]:
+    """The centroids (T, 3) and the :class:`Triangle` parts of a mesh or heightfield, in triangle order.
+
+    Examples
+    --------
+    >>> centroids, parts = mesh_triangles(HeightField([[0, 0], [0, 0]], (3.0, 3.0)))
+    >>> centroids.tolist(), len(parts)
+    ([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0]], 2)
+    """
+    corners = shape.vertices[shape.triangles]
+    centroids = corners.mean(axis=1)
+    local = corners - centroids[:, None, :]
+    return centroids, [Triangle(local[i], shape.normals[i], shape.active[i]) for i in range(len(local))]
+
+
+def _float_rows(value: Any, what: str, width: int) -> NDArray[np.float64]:
+    """A (n, width) float array of finite numbers at most MAX_COORDINATE in magnitude, or a clear error."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidShapeError(f"{what} must be a list of rows of {width} numbers, got {value!r}") from None
+    if arr.ndim != 2 or arr.shape[1] != width:
+        raise InvalidShapeError(f"{what} must have shape (n, {width}), got an array of shape {arr.shape}")
+    bad = np.flatnonzero(~np.all(np.isfinite(arr) & (np.abs(arr) <= MAX_COORDINATE), axis=1))
+    if len(bad):
+        i = int(bad[0])
+        raise InvalidShapeError(f"{what} row {i} must be finite and at most {MAX_COORDINATE:g} in magnitude, "
+                                f"got {arr[i].tolist()}")
+    return np.ascontiguousarray(arr)
+
+
+def _index_rows(value: Any, what: str, n_vertices: int) -> NDArray[np.int64]:
+    """A (T, 3) int64 array of in-range indices with three distinct indices per row, or a clear error."""
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):
+        raise InvalidShapeError(f"{what} must be a list of [i, j, k] index triples, got {value!r}") from None
+    if raw.ndim != 2 or raw.shape[1] != 3 or len(raw) == 0:
+        raise InvalidShapeError(f"{what} must have shape (T, 3) with T >= 1, got an array of shape {raw.shape}")
+    if raw.dtype.kind == "f":
+        whole = np.isfinite(raw) & (raw == np.round(raw))
+        if not whole.all():
+            i = int(np.flatnonzero(~whole.all(axis=1))[0])
+            raise InvalidShapeError(f"{what} row {i} must hold integer indices, got {raw[i].tolist()}")
+    elif raw.dtype.kind not in "iu":
+        raise InvalidShapeError(f"{what} must hold integer indices, got dtype {raw.dtype}")
+    tris = raw.astype(np.int64)
+    out = np.flatnonzero(np.any((tris < 0) | (tris >= n_vertices), axis=1))
+    if len(out):
+        i = int(out[0])
+        raise InvalidShapeError(f"{what} row {i} {tris[i].tolist()} has an index out of range: there are "
+                                f"{n_vertices} vertices (indices 0 to {n_vertices - 1})")
+    same = np.flatnonzero((tris[:, 0] == tris[:, 1]) | (tris[:, 1] == tris[:, 2]) | (tris[:, 0] == tris[:, 2]))
+    if len(same):
+        i = int(same[0])
+        raise InvalidShapeError(f"{what} row {i} {tris[i].tolist()} repeats an index: a degenerate triangle")
+    return np.ascontiguousarray(tris)
+
+
+#: Most points a :class:`Chain` accepts.
+MAX_CHAIN_POINTS = 65_536
+#: |sin| of the turn between two chain segments below which they count as one line (no-snag rule).
+CHAIN_STRAIGHT = 1e-9
+
+
+class Chain(Compound):
+    """The union of the segments ``points[k]``-``points[k+1]`` (2D), and the last to the first with ``loop``.
+
+    A chain is a terrain or level outline: a compound of :class:`Segment`
+    parts at the body's origin, part ``k`` the segment from ``points[k]``,
+    so its contacts are reported per segment (``Contacts.part_a`` /
+    ``part_b``). Where a shape touches two neighbouring segments that lie
+    on one line at the vertex they share, each contact gets its segment's
+    face normal: nothing snags on an inner vertex of a straight run.
+
+    Parameters
+    ----------
+    points : sequence of (x, y)
+        2 to ``MAX_CHAIN_POINTS`` points (3 or more with ``loop``), finite,
+        no two consecutive points equal (nor the last and the first with ``loop``).
+    loop : bool
+        Close the chain with a segment from the last point to the first.
+
+    Examples
+    --------
+    >>> c = Chain([(0, 0), (1, 0), (2, 0)])
+    >>> len(c.parts), c.parts[1][0]
+    (2, Segment(p0=(1.0, 0.0), p1=(2.0, 0.0)))
+    >>> Chain([(0, 0), (1, 0), (1, 0)])
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidShapeError: Chain points[2] equals points[1] (1.0, 0.0): consecutive points must differ
+    """
+
+    kind: ClassVar[str] = "chain"
+    points: tuple[tuple[float, float], ...]
+    loop: bool
+    #: per segment: bit 0 set if its start continues a straight line, bit 1 its end
+    straight_ends: tuple[int, ...]
+
+    def __init__(self, points: Sequence[Sequence[float]], loop: bool = False) -> None:
+        if not isinstance(loop, (bool, np.bool_)):
+            raise InvalidShapeError(f"Chain loop must be true or false, got {loop!r}")
+        if isinstance(points, (str, bytes)) or not hasattr(points, "__iter__"):
+            raise InvalidShapeError(f"Chain points must be a list of (x, y) points, got {points!r}")
+        items = list(points)
+        least = 3 if loop else 2
+        if len(items) < least:
+            raise InvalidShapeError(f"Chain{' with loop' if loop else ''} needs at least {least} points, "
+                                    f"got {len(items)}")
+        if len(items) > MAX_CHAIN_POINTS:
+            raise InvalidShapeError(f"Chain takes at most {MAX_CHAIN_POINTS} points, got {len(items)}")
+        pts = [_vector(p, f"Chain points[{i}]", (2,)) for i, p in enumerate(items)]
+        for i in range(1, len(pts)):
+            if pts[i] == pts[i - 1]:
+                raise InvalidShapeError(f"Chain points[{i}] equals points[{i - 1}] {pts[i]!r}: "
+                                        f"consecutive points must differ")
+        if loop and pts[0] == pts[-1]:
+            raise InvalidShapeError(f"Chain with loop: points[{len(pts) - 1}] equals points[0] {pts[0]!r} "
+                                    f"(the loop closes itself; leave the last point out)")
+        ends = pts[1:] + pts[:1] if loop else pts[1:]
+        origin = (0.0, 0.0)
+        object.__setattr__(self, "parts", tuple((Segment(a, b), origin, 0.0) for a, b in zip(pts, ends, strict=False)))
+        object.__setattr__(self, "points", tuple(pts))
+        object.__setattr__(self, "loop", bool(loop))
+        arr = np.array(pts)
+        object.__setattr__(self, "_reach", float(np.max(np.hypot(arr[:, 0], arr[:, 1]))))
+        # which segment ends continue straight on into the neighbour (same line, same way): there
+        # a contact takes the segment's face normal (the ghost-vertex idea of Box2D's smooth chains)
+        t = (np.roll(arr, -1, axis=0) if loop else arr[1:]) - (arr if loop else arr[:-1])
+        t /= np.hypot(t[:, 0], t[:, 1])[:, None]
+        nxt = np.roll(t, -1, axis=0)
+        straight = (np.abs(t[:, 0] * nxt[:, 1] - t[:, 1] * nxt[:, 0]) <= CHAIN_STRAIGHT) & (np.sum(t * nxt, axis=1) > 0)
+        if not loop:
+            straight[-1] = False
+        bits = np.where(straight, 2, 0) | np.where(np.roll(straight, 1), 1, 0)
+        object.__setattr__(self, "straight_ends", tuple(int(b) for b in bits))
+
+    @property
+    def dim(self) -> int:
+        return 2
+
+    @property
+    def bounding_radius(self) -> float:
+        """Radius of the smallest disc about the body's origin containing every point."""
+        return float(self.__dict__["_reach"])
+
+    def __repr__(self) -> str:
+        return f"Chain(points={list(self.points)!r}, loop={self.loop!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Chain) and self.points == other.points and self.loop == other.loop
+
+    def __hash__(self) -> int:
+        return hash(("chain", self.points, self.loop))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Chain, (self.points, self.loop))
+
+
+Shape = (Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment | ConvexHull | Compound | Chain
+         | TriangleMesh | HeightField | Cylinder | Cone)
+SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane, Capsule, Segment, ConvexHull, Compound, Chain,
+               TriangleMesh, HeightField, Cylinder, Cone)
 
 _TYPE_KEYS: dict[str, set[str]] = {
     "circle": {"radius"},
@@ -893,12 +1403,14 @@ def shape_from_dict(data: Any, dim: int | None = None) -> Shape:
     if not isinstance(data, dict):
         raise InvalidShapeError(f"shape must be an object, got {data!r}")
     t = data.get("type")
+    if t in ("triangle_mesh", "heightfield"):
+        return _surface_from_dict(data, t, dim)
     if t not in _TYPE_KEYS:
         raise InvalidShapeError(
             f"shape type must be one of {sorted(_TYPE_KEYS)}, got {t!r}"
         )
     keys = {k for k in data if not (isinstance(k, str) and k.startswith("_"))} - {"type"}
-    expected = _TYPE_KEYS[t]
+    expected = _TYPE_KEYS[t] | ({"radius"} & keys if t in ("box", "polygon") else set())  # rounded: optional
     if keys - expected:
         raise InvalidShapeError(f"{t}: unknown key(s) {sorted(keys - expected)}; expected {sorted(expected)}")
     if expected - keys:
@@ -920,12 +1432,12 @@ def shape_from_dict(data: Any, dim: int | None = None) -> Shape:
     if t == "box":
         if not isinstance(data["half_extents"], list):
             raise InvalidShapeError(f"box half_extents must be a list, got {data['half_extents']!r}")
-        return Box(tuple(data["half_extents"]))
+        return Box(tuple(data["half_extents"]), data.get("radius", 0.0))
     if t == "polygon":
         v = data["vertices"]
         if not isinstance(v, list) or not all(isinstance(p, list) for p in v):
             raise InvalidShapeError(f"polygon vertices must be a list of [x, y] lists, got {v!r}")
-        return Polygon(tuple(tuple(p) for p in v))
+        return Polygon(tuple(tuple(p) for p in v), data.get("radius", 0.0))
     if t == "halfplane":
         return HalfPlane(tuple(data["normal"]), data["offset"])
     if t == "cylinder":
@@ -933,6 +1445,24 @@ def shape_from_dict(data: Any, dim: int | None = None) -> Shape:
     if t == "cone":
         return Cone(data["radius"], data["half_height"])
     return Plane(tuple(data["normal"]), data["offset"])
+
+
+def _surface_from_dict(data: dict[str, Any], t: str, dim: int | None) -> Shape:
+    """A ``triangle_mesh`` or ``heightfield`` (format version 3) from its file form."""
+    if dim is not None and dim != 3:
+        raise InvalidShapeError(f"shape type {t!r} is 3D, but the world is {dim}D")
+    expected = {"vertices", "triangles"} if t == "triangle_mesh" else {"heights", "cell"}
+    keys = {k for k in data if not (isinstance(k, str) and k.startswith("_"))} - {"type"}
+    if keys != expected:
+        extra, missing = sorted(keys - expected), sorted(expected - keys)
+        raise InvalidShapeError(f"{t}: " + (f"unknown key(s) {extra}; " if extra else "")
+                                + (f"missing key(s) {missing}; " if missing else "") + f"expected {sorted(expected)}")
+    for key in expected:
+        if not isinstance(data[key], list):
+            raise InvalidShapeError(f"{t} {key} must be a list, got {data[key]!r}"[:300])
+    if t == "triangle_mesh":
+        return TriangleMesh(data["vertices"], data["triangles"])
+    return HeightField(data["heights"], tuple(data["cell"]))
 
 
 def shape_to_dict(shape: Shape) -> dict[str, Any]:
@@ -956,6 +1486,8 @@ def shape_to_dict(shape: Shape) -> dict[str, Any]:
     >>> shape_to_dict(Compound([(Circle(1.0), (2, 0), 0.5)]))
     {'type': 'compound', 'parts': [{'shape': {'type': 'circle', 'radius': 1.0}, 'position': [2.0, 0.0], 'angle': 0.5}]}
     """
+    if isinstance(shape, Chain):
+        return {"type": "chain", "points": [list(p) for p in shape.points], "loop": shape.loop}
     if isinstance(shape, Compound):
         return {"type": "compound", "parts": [
             {"shape": shape_to_dict(part), "position": list(pos),
@@ -963,12 +1495,18 @@ def shape_to_dict(shape: Shape) -> dict[str, Any]:
             for part, pos, rot in shape.parts]}
     if isinstance(shape, (Circle, Sphere)):
         return {"type": shape.kind, "radius": shape.radius}
+    r = getattr(shape, "radius", 0.0)
+    rounded = {"radius": r} if r else {}  # radius 0: the old form
     if isinstance(shape, Box):
-        return {"type": "box", "half_extents": list(shape.half_extents)}
+        return {"type": "box", "half_extents": list(shape.half_extents), **rounded}
     if isinstance(shape, Polygon):
-        return {"type": "polygon", "vertices": [list(v) for v in shape.vertices]}
+        return {"type": "polygon", "vertices": [list(v) for v in shape.vertices], **rounded}
     if isinstance(shape, (HalfPlane, Plane)):
         return {"type": shape.kind, "normal": list(shape.normal), "offset": shape.offset}
     if isinstance(shape, (Cylinder, Cone)):
         return {"type": shape.kind, "radius": shape.radius, "half_height": shape.half_height}
+    if isinstance(shape, TriangleMesh):
+        return {"type": "triangle_mesh", "vertices": shape.vertices.tolist(), "triangles": shape.triangles.tolist()}
+    if isinstance(shape, HeightField):
+        return {"type": "heightfield", "heights": shape.heights.tolist(), "cell": list(shape.cell)}
     raise InvalidShapeError(f"not a collideworld shape: {shape!r}")

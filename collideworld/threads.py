@@ -14,6 +14,9 @@ on any number of threads. :func:`threads_for` picks the build per call:
         min(numba.get_num_threads(), the set_threads cap) threads, and with
         no cap set, no more than the cores other processes leave idle
 
+and :func:`loop_threads`, which the step's loops call, goes further: the
+serial build wherever the parallel one has measured slower (busy cores).
+
 Why the idle cores: a parallel loop ends at a barrier that waits for every
 worker thread, and a worker sharing its core with another busy process
 waits for the scheduler. Measured on the 2-core development machine with
@@ -48,6 +51,7 @@ NOTE: numba's thread count is per Python thread
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
@@ -57,9 +61,9 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from typing import TypeVar
 
-__all__ = ["batch_threads", "layer_is_thread_safe", "on_threads", "parallel_possible", "parallel_twin",
-           "run_split", "set_thread_cap",
-           "thread_cap", "thread_count", "threads_for"]
+__all__ = ["batch_threads", "layer_is_thread_safe", "loop_threads", "on_threads", "parallel_possible",
+           "forget_loop_times", "parallel_twin", "run_split", "set_thread_cap", "thread_cap", "thread_count",
+           "threads_for", "timed_loop"]
 
 #: Threading layers that may be entered by several Python threads at once (numba's docs).
 _SAFE_LAYERS = ("omp", "tbb")
@@ -98,7 +102,8 @@ def layer_is_thread_safe() -> bool:
                     import numba
                     from numba.np.ufunc import parallel
 
-                    # what numba's first parallel call does: choose and load the layer
+                    # what numba's first parallel call does: choose and load the layer (a private use:
+                    # numba has no public call for it, and threading_layer() raises before it)
                     parallel._launch_threads()  # type: ignore[no-untyped-call]
                     _safe = numba.threading_layer() in _SAFE_LAYERS  # type: ignore[attr-defined]
                 except Exception:  # no layer loads, or numba's internals moved: stay serial
@@ -126,6 +131,8 @@ def set_thread_cap(n: int | None) -> None:
     1
     """
     global _cap
+    if n != _cap:
+        _sites.clear()  # another thread count: the loops' times are measured afresh
     _cap = n
 
 
@@ -233,6 +240,157 @@ def threads_for(size: int, threshold: int) -> int:
     if size < threshold:
         return 1
     return thread_count()
+
+
+# -- stepping back to serial when the threads lose ---------------------------------------------
+#
+# The load average reacts in tens of seconds and says nothing of how busy the cores are in the
+# millisecond a loop runs (issue 28: a 2D 10k frame on two threads took a median 126 ms against
+# 11 ms serial with a busy process on each core). So each parallel loop site also keeps the last
+# few times per row of its serial and of its parallel runs (batches past its threshold), and
+# takes the parallel build only while that measured faster. The build it does not take is tried
+# again now and then (every PROBE_EVERY calls at first; the interval grows with how badly that
+# build lost, so probes cost about PROBE_COST_SHARE of the time, and doubles up to PROBE_MAX while
+# the verdict stands; a probe that wins is followed by another soon), so a core that frees up is
+# noticed and a loaded one costs a few per cent. Both builds give the same bits, so the choice changes no result.
+
+#: Samples per build kept per site (the median of these decides).
+SAMPLES = 5
+#: Calls between probes of the build not taken, at first (doubling while the verdict stands).
+PROBE_EVERY = 8
+#: The longest interval between probes.
+PROBE_MAX = 2048
+#: About this share of a site's time goes to probing a build that loses (the interval grows with the loss).
+PROBE_COST_SHARE = 0.05
+
+
+class _Site:
+    """One parallel loop's recent serial and parallel times per row, and its probe schedule."""
+
+    __slots__ = ("serial", "parallel", "calls", "next_probe", "interval", "verdict")
+
+    def __init__(self) -> None:
+        self.serial: list[float] = []
+        self.parallel: list[float] = []
+        self.calls = 0
+        self.next_probe = 0
+        self.interval = PROBE_EVERY
+        self.verdict: bool | None = None  # True: parallel wins; None: not enough samples yet
+
+    def record(self, parallel: bool, seconds_per_row: float) -> None:
+        samples = self.parallel if parallel else self.serial
+        samples.append(seconds_per_row)
+        del samples[:-SAMPLES]
+        if len(self.serial) < 2 or len(self.parallel) < 2:
+            return
+        par, ser = _median(self.parallel), _median(self.serial)
+        wins = par < ser
+        # the loser's cost per call over the winner's: probing every PROBE_COST_SHARE ** -1 * ratio
+        # calls spends about that share of the time on probes
+        ratio = (par / ser if ser > 0 else math.inf) if not wins else (ser / par if par > 0 else math.inf)
+        spread = min(PROBE_MAX, max(PROBE_EVERY, int(min(ratio, 1e6) / PROBE_COST_SHARE)))
+        if wins != self.verdict:
+            self.verdict = wins
+            self.interval = spread
+        elif parallel != wins:  # a probe of the build not taken
+            if seconds_per_row < (ser if wins else par):
+                # it beat the build taken: look again soon (the median turns after a few such probes)
+                self.interval = PROBE_EVERY
+            else:
+                self.interval = min(PROBE_MAX, max(2 * self.interval, spread))
+        else:
+            return
+        self.next_probe = self.calls + self.interval
+
+
+def _median(values: list[float]) -> float:
+    v = sorted(values)
+    return v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
+
+
+_sites: dict[str, _Site] = {}
+#: the clock the loops are timed with (tests replace it)
+_clock: Callable[[], float] = time.perf_counter
+
+
+def loop_threads(site: str, size: int, threshold: int) -> int:
+    """Threads for one run of the parallel loop ``site``: :func:`threads_for`, unless the threads lose there.
+
+    When :func:`threads_for` allows several threads, the site's measured
+    times per row (see :func:`timed_loop`) decide: the parallel build while
+    it has been the faster one, else the serial build, with the other build
+    tried again now and then. Until both builds have two samples, they
+    alternate.
+
+    Parameters
+    ----------
+    site : str
+        The loop's name (one record per name).
+    size, threshold : int
+        As in :func:`threads_for`.
+
+    Returns
+    -------
+    int
+        1 (the serial build) or the thread count for the parallel build.
+
+    Examples
+    --------
+    >>> loop_threads("doc", 10, 1000)
+    1
+    """
+    n = threads_for(size, threshold)
+    if n == 1:
+        return 1
+    rec = _sites.get(site)
+    if rec is None:
+        rec = _sites[site] = _Site()
+    rec.calls += 1
+    if rec.verdict is None:
+        if len(rec.parallel) < 2 and len(rec.parallel) <= len(rec.serial):
+            return n
+        return 1 if len(rec.serial) < 2 else n
+    take_parallel = rec.verdict
+    if rec.calls >= rec.next_probe:
+        take_parallel = not take_parallel  # the probe: the other build once
+    return n if take_parallel else 1
+
+
+@contextmanager
+def timed_loop(site: str, size: int, threads: int, threshold: int) -> Iterator[None]:
+    """Time the block (one run of loop ``site`` on ``threads`` threads) for :func:`loop_threads`.
+
+    Only runs that :func:`threads_for` would have put on several threads
+    are recorded (a batch past the threshold, threads allowed); a block that
+    raises is not.
+
+    Parameters
+    ----------
+    site : str
+    size, threads, threshold : int
+
+    Examples
+    --------
+    >>> with timed_loop("doc", 10, 1, 1000):
+    ...     pass
+    """
+    rec = _sites.get(site)
+    if rec is None or size < max(threshold, 1):
+        yield
+        return
+    start = _clock()
+    yield
+    rec.record(threads > 1, (_clock() - start) / size)
+
+
+def forget_loop_times() -> None:
+    """Drop every site's measurements (the next runs measure both builds afresh).
+
+    Examples
+    --------
+    >>> forget_loop_times()
+    """
+    _sites.clear()
 
 
 @contextmanager

@@ -21,7 +21,6 @@ that order, so the same calls always give the same answers.
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -31,18 +30,16 @@ from numpy.typing import ArrayLike, NDArray
 from .backend import compiled_available, resolve_backend
 from .background import compiled_ready, note_switch
 from .bodies import BodyStore, Kind, quat_product, split_parts
-from .broadphase import Broadphase, BruteForceBroadphase, SweepAndPrune
-from .broadphase.adaptive import AdaptiveBroadphase
+from .broadphase import Broadphase, SweepAndPrune
 from .broadphase.batched_sweep import BatchedSweep
 from .broadphase.halfspaces import HalfSpaceBroadphase
-from .collide import _pose as collide_pose
 from .contacts import Contacts
 from .errors import DuplicateIdError, InvalidArgumentError, InvalidPoseError, InvalidShapeError
 from .fat_boxes import refresh_moved, set_fat_bounds, swept_bounds, tight_bounds
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
 from .geometry.tolerance import touch_tolerance
 from .pair_cache import PairCache
-from .poses import check_pose_arrays, check_position, check_positions, plain_position
+from .poses import check_pose_arrays, check_position, check_positions, collide_pose, plain_position
 from .queries import (
     CastHit,
     NearHit,
@@ -65,6 +62,17 @@ from .queries import (
 )
 from .registry import MAX_ADDS, IdRegistry, check_id, id_sequence
 from .shapes import SHAPE_TYPES, Circle, Compound, HalfPlane, Plane, Shape, Sphere
+from .world_checks import (
+    as_array,
+    bits_array,
+    check_bits,
+    check_count,
+    check_dim,
+    check_max_distance,
+    check_max_distances,
+    make_broadphase,
+)
+from .world_pickle import pickled_state, restore_world
 
 __all__ = ["World", "Body", "RayHit", "RayHitArrays", "NearHit", "CastHit"]
 
@@ -73,8 +81,6 @@ _IDENTITY_Q = np.array([1.0, 0.0, 0.0, 0.0])
 _ZEROS3 = (0.0, 0.0, 0.0)
 #: an angle the single query_shape reads directly (a numpy scalar included)
 _FLOATS = (float, np.float64)
-_STRATEGIES: dict[str, type[Broadphase]] = {
-    "auto": AdaptiveBroadphase, "sap": SweepAndPrune, "batched": BatchedSweep, "brute_force": BruteForceBroadphase}
 
 
 class Body(NamedTuple):
@@ -116,101 +122,22 @@ class Body(NamedTuple):
     data: Any = None
 
 
-def _as_array(value: Any, what: str) -> NDArray[Any]:
-    """``np.asarray(value)``, with ragged nested lists reported as our error, not numpy's."""
-    try:
-        return np.asarray(value)
-    except (TypeError, ValueError):
-        raise InvalidArgumentError(f"{what} must be a scalar or a flat sequence, got {value!r}") from None
+#: World.draw's renderer. The renderer sits above the world (it replays scenario files into worlds), so
+#: it hands its drawing function down when imported (the package imports it) instead of the world
+#: importing it: no import cycle (docs/architecture.md); matplotlib is loaded only for a picture.
+_DRAWER: list[Any] = []
 
 
-def _check_bits(value: Any, what: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise InvalidArgumentError(f"{what} must be an unsigned 32-bit int, got {value!r}")
-    v = int(value)
-    if not 0 <= v <= _U32:
-        raise InvalidArgumentError(f"{what} must be in [0, {_U32}], got {v}")
-    return v
-
-
-def _bits_array(value: Any, n: int, what: str) -> NDArray[np.uint32]:
-    arr = _as_array(value, what)
-    if arr.dtype.kind not in "iu" or arr.shape not in ((), (n,)):
-        raise InvalidArgumentError(f"{what} must be an int or {n} ints, got {value!r}")
-    if arr.size and (arr.min() < 0 or arr.max() > _U32):
-        raise InvalidArgumentError(f"{what} must be in [0, {_U32}], got {value!r}")
-    bits: NDArray[np.uint32] = np.broadcast_to(arr.astype(np.uint32), (n,)).copy()
-    return bits
-
-
-def _check_count(value: Any, what: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InvalidArgumentError(f"{what} must be an int >= 1, got {value!r}")
-    return int(value)
-
-
-def _check_dim(dim: Any) -> int:
-    # exactly an int: 2.0, Fraction(2) or Decimal(2) compare equal to 2 but are not dimensions
-    if isinstance(dim, (bool, np.bool_)) or not isinstance(dim, (int, np.integer)):
-        raise InvalidArgumentError(f"dim must be the int 2 or 3, got {type(dim).__name__} {dim!r}")
-    if dim not in (2, 3):
-        raise InvalidArgumentError(f"dim must be 2 or 3, got {dim!r}")
-    return int(dim)
-
-
-def _make_broadphase(broadphase: Any, dim: int, backend: str) -> Broadphase:
-    if isinstance(broadphase, str):
-        if broadphase not in _STRATEGIES:
-            raise InvalidArgumentError(f"broadphase must be one of {sorted(_STRATEGIES)} or a Broadphase "
-                                       f"instance, got {broadphase!r}")
-        strategy: Any = _STRATEGIES[broadphase]
-        # the brute-force reference has one implementation: it is the reference
-        made: Broadphase = strategy(dim) if broadphase == "brute_force" else strategy(dim, backend=backend)
-        return made
-    if isinstance(broadphase, type):
-        raise InvalidArgumentError(f"broadphase must be a Broadphase instance, not a class: got {broadphase!r} "
-                                   f"(pass e.g. {broadphase.__name__}({dim}))")
-    if not isinstance(broadphase, Broadphase):
-        raise InvalidArgumentError(f"broadphase must be one of {sorted(_STRATEGIES)} or a Broadphase instance, "
-                                   f"got {type(broadphase).__name__} {broadphase!r}")
-    if broadphase.dim != dim or len(broadphase):
-        raise InvalidArgumentError(f"a broadphase instance must be empty and {dim}D, got a {broadphase.dim}D one "
-                                   f"holding {len(broadphase)} boxes")
-    return broadphase
-
-
-#: which collideworld release wrote each world pickle format other than the current one (for the error)
-_PICKLE_WRITERS: dict[int, str] = {}
+def set_drawer(draw: Any) -> None:
+    """Give :meth:`World.draw` its renderer (:func:`collideworld.render.draw_world` does, when imported)."""
+    _DRAWER[:] = [draw]
 
 
 def _unpickle_world(fmt: Any, release: Any, payload: Any, cls: Any = None) -> World:
     """A World (or the subclass ``cls``) from the state ``World.__reduce__`` pickled; the format is checked
-    before the state is read."""
-    import pickle
-
-    if cls is None:
-        cls = World
-    if not (isinstance(cls, type) and issubclass(cls, World)):
-        raise InvalidArgumentError(f"not a pickled collideworld World: {cls!r} is not a World class")
-
-    if (isinstance(fmt, bool) or not isinstance(fmt, int) or not isinstance(release, str)
-            or not isinstance(payload, bytes)):
-        raise InvalidArgumentError(f"not a pickled collideworld World: expected (format, release, state bytes), "
-                                   f"got ({type(fmt).__name__}, {type(release).__name__}, "
-                                   f"{type(payload).__name__})")
-    if fmt != World.PICKLE_FORMAT:
-        writer = _PICKLE_WRITERS.get(fmt, release)
-        raise InvalidArgumentError(
-            f"this World was pickled by collideworld {release} in world pickle format {fmt}; this collideworld "
-            f"reads format {World.PICKLE_FORMAT} only: load it with collideworld {writer}")
-    state = pickle.loads(payload)
-    world = cls.__new__(cls)
-    world.__dict__.update(state)
-    if world.backend == "compiled":
-        # fails with the backend's own message where numba is missing
-        resolve_backend("compiled")
-    world._index = QueryIndex(world._store, world.backend)
-    return world
+    before the state is read (:func:`.world_pickle.restore_world`)."""
+    restored: World = restore_world(World if cls is None else cls, World, fmt, release, payload)
+    return restored
 
 
 class World:
@@ -285,7 +212,7 @@ class World:
 
     def __init__(self, dim: int = 2, *, broadphase: str | Broadphase = "auto", backend: str = "auto",
                  fat_margin: float = 0.1, manifolds: bool = False) -> None:
-        dim = _check_dim(dim)
+        dim = check_dim(dim)
         if not isinstance(manifolds, (bool, np.bool_)):
             raise InvalidArgumentError(f"manifolds must be True or False, got {manifolds!r}")
         self.backend = resolve_backend(backend)
@@ -293,7 +220,7 @@ class World:
         # answers, and step() switches to the compiled kernels once they are loaded
         self._await_compiled = backend == "auto" and self.backend == "numpy" and compiled_available()
         self._retest_all = False  # set by the switch to the compiled kernels, for one step
-        inner = _make_broadphase(broadphase, dim, self.backend)
+        inner = make_broadphase(broadphase, dim, self.backend)
         # the margin is relative to each body's bounding radius; past 100 radii it only
         # adds candidates (and, with huge values, could overflow the fat boxes)
         if (isinstance(fat_margin, bool) or not isinstance(fat_margin, (int, float))
@@ -313,7 +240,7 @@ class World:
 
     #: The layout of a pickled world's state (see ``World.__reduce__``). Bump it whenever an attribute of
     #: a pickled part (the world, its BodyStore, IdRegistry, broadphases, PairCache) is added, removed
-    #: or changes meaning, and add the release that wrote the old one to ``_PICKLE_WRITERS``.
+    #: or changes meaning, and add the release that wrote the old one to ``world_pickle.PICKLE_WRITERS``.
     PICKLE_FORMAT = 1
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
@@ -342,14 +269,17 @@ class World:
         >>> list(twin.step().ended) == list(w.step().ended) == [(0, 1)]
         True
         """
-        import pickle
-
-        state = {k: v for k, v in self.__dict__.items() if k != "_index"}
-        package = sys.modules.get(__package__ or "collideworld")
-        release = str(getattr(package, "__version__", "?"))
-        args: tuple[Any, ...] = (self.PICKLE_FORMAT, release, pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+        args: tuple[Any, ...] = pickled_state(self, self.PICKLE_FORMAT)
         # a subclass comes back as itself (named by reference, like any pickled class)
         return (_unpickle_world, args if type(self) is World else (*args, type(self)))
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """The world from a pickled state (``_unpickle_world``); its query index is built anew."""
+        self.__dict__.update(state)
+        if self.backend == "compiled":
+            # fails with the backend's own message where numba is missing
+            resolve_backend("compiled")
+        self._index = QueryIndex(self._store, self.backend)
 
     # -- what is in the world -------------------------------------------------------------
 
@@ -508,8 +438,8 @@ class World:
         pose = check_pose_arrays(self.dim, 1, position, angle, quaternion, single=True)
         if not isinstance(static, (bool, np.bool_)):
             raise InvalidArgumentError(f"static must be a bool, got {static!r}")
-        cat = _check_bits(category, "category")
-        msk = _check_bits(mask, "mask")
+        cat = check_bits(category, "category")
+        msk = check_bits(mask, "mask")
         [body_id] = self._add_checked([shape], pose, np.array([bool(static)]), np.array([cat], dtype=np.uint32),
                                       np.array([msk], dtype=np.uint32), None if id is None else [id],
                                       None if data is None else [data])
@@ -581,11 +511,11 @@ class World:
         for i, sh in enumerate(to_check):
             if sh.is_infinite:
                 raise InvalidShapeError(f"shapes[{i}] is a {sh.kind}, which has no pose: add it with add()")
-        st = _as_array(static, "static")
+        st = as_array(static, "static")
         if st.dtype != bool or st.shape not in ((), (n,)):
             raise InvalidArgumentError(f"static must be a bool or {n} bools, got {static!r}")
-        cats = _bits_array(category, n, "category")
-        masks = _bits_array(mask, n, "mask")
+        cats = bits_array(category, n, "category")
+        masks = bits_array(mask, n, "mask")
         if data is not None:
             if isinstance(data, (str, bytes)) or not isinstance(data, Sequence | np.ndarray) or len(data) != n:
                 raise InvalidArgumentError(f"data must be a sequence of {n} objects (one per body), got {data!r}")
@@ -864,8 +794,8 @@ class World:
         set()
         """
         s = self._registry.slot(body_id)
-        cat = None if category is None else _check_bits(category, "category")
-        msk = None if mask is None else _check_bits(mask, "mask")
+        cat = None if category is None else check_bits(category, "category")
+        msk = None if mask is None else check_bits(mask, "mask")
         st = self._store
         if cat is not None:
             st.category[s] = cat
@@ -1102,7 +1032,7 @@ class World:
     # query touches only the bodies near it.
 
     def _batch_positions(self, value: Any, what: str) -> NDArray[np.float64]:
-        arr = _as_array(value, what)
+        arr = as_array(value, what)
         if arr.ndim != 2 or arr.shape[1] != self.dim:
             raise InvalidPoseError(f"{what} must have shape (n, {self.dim}), got shape {arr.shape}")
         return check_positions(value, arr.shape[0], self.dim, what)
@@ -1115,7 +1045,7 @@ class World:
     def _filters(self, category: Any, mask: Any) -> tuple[int, int]:
         if type(category) is int and type(mask) is int and 0 <= category <= _U32 and 0 <= mask <= _U32:
             return category, mask  # the common case, without the checks' calls
-        return _check_bits(category, "category"), _check_bits(mask, "mask")
+        return check_bits(category, "category"), check_bits(mask, "mask")
 
     def _placed(self, shape: Any, pos: Any, ang: Any, quat: Any, n: int
                 ) -> tuple[Shape, NDArray[np.float64], Any, Any]:
@@ -1135,7 +1065,7 @@ class World:
         st = self._store
         if isinstance(shape, Compound):
             return self._compound_hits(shape, pos, ang, quat, cat, msk)
-        if self.backend == "compiled" and not shape.is_infinite:
+        if self._index.backend == "compiled" and not shape.is_infinite:
             found = shape_hits(st, self._index, shape, pos, ang, quat, cat, msk)
             if found is not None:
                 return found
@@ -1259,7 +1189,7 @@ class World:
 
     def _box_hits(self, center: NDArray[np.float64], half: NDArray[np.float64], ball: bool, cat: int,
                   msk: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        if self.backend == "compiled":
+        if self._index.backend == "compiled":
             return box_hits(self._store, self._index, center, half, ball, cat, msk)
         # the probes' boxes, widened by the touching tolerance like a body's tight box
         tol = touch_tolerance(np.abs(center).max(axis=1) + half.max(axis=1))[:, None]
@@ -1285,7 +1215,7 @@ class World:
         >>> w.query_point((1.0, 0.0)), w.query_point((2.0, 1.0)), w.query_point((5.0, 5.0))
         (['disc', 'box'], ['box'], [])
         """
-        if self.backend == "compiled":
+        if self._index.backend == "compiled":
             xyz = plain_position(point, self.dim) or tuple(check_position(point, self.dim, "point").tolist())
             if type(category) is int and type(mask) is int and category == _U32 and mask == _U32:
                 return point_ids(self._store, self._index, xyz, _ZEROS3, True, _U32, _U32)  # no filter: no checks
@@ -1346,7 +1276,7 @@ class World:
         >>> w.query_aabb((0.5, 0.5), (1.5, 1.5))   # the corner (0.5, 0.5) is 0.71 from the centre
         ['near']
         """
-        if self.backend == "compiled":
+        if self._index.backend == "compiled":
             # Python floats throughout (a handful of numpy calls would cost more than the query)
             dim = self.dim
             a = plain_position(lo, dim) or tuple(check_position(lo, dim, "lo").tolist())
@@ -1368,42 +1298,6 @@ class World:
         _, slots = self._box_hits((0.5 * (lo_ + hi_))[None], (0.5 * (hi_ - lo_))[None], False, cat, msk)
         ids: list[Any] = self._store.ids[slots].tolist()
         return ids
-
-    @staticmethod
-    def _max_distance(max_distance: Any) -> float:
-        if type(max_distance) is float and max_distance >= 0.0:  # the common case (inf included; NaN is not >= 0)
-            return max_distance
-        real = (int, float, np.integer, np.floating)
-        if isinstance(max_distance, (bool, np.bool_)) or not isinstance(max_distance, real):
-            raise InvalidArgumentError(f"max_distance must be a number >= 0, got {max_distance!r}")
-        try:
-            limit = float(max_distance)
-        except OverflowError:  # an int past float range: farther than anything in the world
-            limit = math.inf
-        if math.isnan(limit) or limit < 0:
-            raise InvalidArgumentError(f"max_distance must be a number >= 0, got {max_distance!r}")
-        return limit
-
-    def _max_distances(self, max_distance: Any, m: int) -> float | NDArray[np.float64]:
-        """``raycast_many``'s limit: one number for every ray, or one per ray (an array of shape (m,))."""
-        if isinstance(max_distance, (list, tuple, np.ndarray)):
-            try:
-                limits = np.array(max_distance, dtype=np.float64)
-            except (TypeError, ValueError) as exc:
-                raise InvalidArgumentError(f"max_distance must be a number >= 0 or an array of {m} of them (one "
-                                           f"per ray), got {max_distance!r}") from exc
-            if isinstance(max_distance, np.ndarray) and max_distance.dtype == np.bool_:
-                raise InvalidArgumentError("max_distance must be numbers >= 0, got an array of booleans")
-            if limits.shape != (m,):
-                raise InvalidArgumentError(f"max_distance must be a number >= 0 or an array of shape ({m},) (one "
-                                           f"per ray), got an array of shape {limits.shape}")
-            bad = np.flatnonzero(~(limits >= 0))  # NaN is not >= 0; inf is allowed
-            if len(bad):
-                k = int(bad[0])
-                raise InvalidArgumentError(f"max_distance must be >= 0 (inf allowed) for every ray, got "
-                                           f"max_distance[{k}] = {float(limits[k])!r}")
-            return limits
-        return self._max_distance(max_distance)
 
     def raycast(self, origin: ArrayLike, direction: ArrayLike, max_distance: float = math.inf, *,
                 all_hits: bool = True, category: int = _U32, mask: int = _U32) -> list[RayHit]:
@@ -1448,7 +1342,7 @@ class World:
             raise InvalidArgumentError(f"direction must be non-zero, got {list(dv)}")
         unit = (dv[0] / length, dv[1] / length) if dim == 2 else (dv[0] / length, dv[1] / length, dv[2] / length)
         limit = (max_distance if type(max_distance) is float and max_distance >= 0.0
-                 else self._max_distance(max_distance))
+                 else check_max_distance(max_distance))
         if type(all_hits) is not bool:
             if not isinstance(all_hits, np.bool_):
                 raise InvalidArgumentError(f"all_hits must be True or False, got {all_hits!r}")
@@ -1513,7 +1407,7 @@ class World:
         if len(length) and not np.all(length > 0):
             k = int(np.flatnonzero(~(length > 0))[0])
             raise InvalidArgumentError(f"directions must be non-zero, got directions[{k}] = {dvec[k].tolist()}")
-        limit = self._max_distances(max_distance, len(o))
+        limit = check_max_distances(max_distance, len(o))
         if not isinstance(all_hits, (bool, np.bool_)):
             raise InvalidArgumentError(f"all_hits must be True or False, got {all_hits!r}")
         cat, msk = self._filters(category, mask)
@@ -1570,8 +1464,8 @@ class World:
         >>> [h.id for h in w.query_nearest(Box((1.0, 1.0)), ((0, 4), 0.0))]
         [1]
         """
-        count = _check_count(k, "k")
-        limit = self._max_distance(max_distance)
+        count = check_count(k, "k")
+        limit = check_max_distance(max_distance)
         cat, msk = self._filters(category, mask)
         if isinstance(shape_or_point, SHAPE_TYPES):
             shape, pose, lo, hi = self._posed(shape_or_point, pose, "query_nearest")
@@ -1600,7 +1494,7 @@ class World:
         >>> [(h.id, round(h.distance, 6)) for h in w.query_within(Circle(1.0), (0.0, 0.0), 2.0)]
         [(0, 1.5)]
         """
-        limit = self._max_distance(distance)
+        limit = check_max_distance(distance)
         cat, msk = self._filters(category, mask)
         shape, pose, lo, hi = self._posed(shape, pose, "query_within")
         return within(self._store, self._index, shape, pose, lo, hi, limit, cat, msk)
@@ -1662,11 +1556,7 @@ class World:
         >>> w.draw().get_aspect()
         1.0
         """
-        # the one import of the world's from a layer above it: matplotlib is optional and
-        # loaded only when a picture is asked for (docs/architecture.md)
-        from .render import draw_world
-
-        return draw_world(self, ax, **options)
+        return _DRAWER[0](self, ax, **options)
 
     # -- invariants ----------------------------------------------------------------------
 

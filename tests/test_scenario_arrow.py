@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from collideworld import Box, Circle, World
@@ -263,8 +264,8 @@ def _rewrite(path, out, schema_change=None, metadata=None, column=None):
 
 def test_a_future_layout_names_the_version_needed(tmp_path):
     path, out = _small_arrows(tmp_path), tmp_path / "future.arrows"
-    _rewrite(path, out, metadata={b"collideworld_arrow": b"2"})
-    with pytest.raises(ScenarioError, match=r"future\.arrows: schema: .*layout '2'.*reads layout 1.*newer"):
+    _rewrite(path, out, metadata={b"collideworld_arrow": b"3"})
+    with pytest.raises(ScenarioError, match=r"future\.arrows: schema: .*layout '3'.*reads layouts 1 and 2.*newer"):
         list(read_scenario(out))
     header = json.loads(pa.ipc.open_stream(path.read_bytes()).schema.metadata[b"collideworld_header"])
     header["collideworld_scenario"] = 9
@@ -293,19 +294,25 @@ def test_a_bad_value_is_named_by_batch_frame_and_column(tmp_path):
                        {"add": [{"id": "a", "shape": {"type": "circle", "radius": 1.0}, "position": [0.0, 0.0]}]},
                        {"move": [{"id": "a", "position": [1.0, 0.0]}]}])
     convert(src, out)
-    table = pa.ipc.open_stream(out.read_bytes()).read_all()
+    convert(src, tmp_path / "s.parquet")
+    # the moves as plain floats (Parquet keeps layout 1), written back as a layout 1 stream
+    table = pq.read_table(tmp_path / "s.parquet")
     moves = table["move"].to_pylist()
+    plain = {b"collideworld_arrow": b"1"}
     moves[1][0]["id"] = {"int": None, "str": "b4"}
-    _rewrite(out, tmp_path / "u.arrows", column=("move", pa.array(moves, type=table.schema.field("move").type)))
+    _rewrite(out, tmp_path / "u.arrows", column=("move", pa.array(moves, type=table.schema.field("move").type)),
+             metadata=plain)
     with pytest.raises(ScenarioError, match=r"u\.arrows: batch 1, frame 2: move: unknown id 'b4'"):
         list(read_scenario(tmp_path / "u.arrows"))
     moves[1][0]["position"] = [float("nan"), 0.0]
     moves[1][0]["id"] = {"int": None, "str": "a"}
-    _rewrite(out, tmp_path / "n.arrows", column=("move", pa.array(moves, type=table.schema.field("move").type)))
+    _rewrite(out, tmp_path / "n.arrows", column=("move", pa.array(moves, type=table.schema.field("move").type)),
+             metadata=plain)
     with pytest.raises(ScenarioError, match=r"n\.arrows: batch 1, frame 2: move.*finite"):
         list(read_scenario(tmp_path / "n.arrows"))
     moves[1][0]["id"] = {"int": 3, "str": "a"}
-    _rewrite(out, tmp_path / "i.arrows", column=("move", pa.array(moves, type=table.schema.field("move").type)))
+    _rewrite(out, tmp_path / "i.arrows", column=("move", pa.array(moves, type=table.schema.field("move").type)),
+             metadata=plain)
     with pytest.raises(ScenarioError, match=r"i\.arrows: batch 1, frame 2: move\[0\] id: .*exactly one"):
         list(read_scenario(tmp_path / "i.arrows"))
     assert os.path.exists(out)

@@ -369,15 +369,17 @@ def _walk(box: NDArray[np.int64], cell: NDArray[np.int64], start_lo: NDArray[np.
           nbands: NDArray[np.int64], static: NDArray[np.bool_], wanted: NDArray[np.bool_], use_wanted: bool,
           reach: float, shift: int) -> NDArray[np.int64]:
     """The compiled walk, on several threads when the copies are many enough (the same keys, in the same order)."""
-    from ..threads import on_threads, threads_for
+    from ..threads import loop_threads, on_threads, timed_loop
 
     args = (box, cell, start_lo, end, lo_band, hi_band, band_lo, nbands, static, wanted, use_wanted, reach, shift)
-    threads = threads_for(len(box), PARALLEL_COPIES)
-    if threads == 1:
-        keys: NDArray[np.int64] = _kernel(*args, 1)
-        return keys
-    with on_threads(threads):
-        keys = _kernel_parallel(*args, CHUNKS_PER_THREAD * threads)
+    # the parallel build only while it measures faster here (threads.loop_threads): the same keys either way
+    threads = loop_threads("banded_sweep", len(box), PARALLEL_COPIES)
+    with timed_loop("banded_sweep", len(box), threads, PARALLEL_COPIES):
+        if threads == 1:
+            keys: NDArray[np.int64] = _kernel(*args, 1)
+        else:
+            with on_threads(threads):
+                keys = _kernel_parallel(*args, CHUNKS_PER_THREAD * threads)
     return keys
 
 

@@ -240,7 +240,7 @@ def scratch(dim: int) -> Work:
     (20, 13)
     """
     f, i = np.float64, np.int64
-    # the single queries' own stamp tags, counting down from -2: the grid's (GridIndex._tags) are >= 0
+    # the single queries' own stamp tags, counting down from -2: the grid's (GridIndex.take_tags) are >= 0
     # and -1 is "never stamped", so the two never meet, and a single query passes no tag (one counter
     # shared by both tuples)
     tag = np.full(1, -2, dtype=i)
@@ -287,10 +287,12 @@ def entry_points(q: QueryArrays, tag: int, dim: int) -> tuple[Any, Any, Any]:
     0
     >>> index = QueryIndex(w._store, "compiled")
     >>> grid = index.refresh()
-    >>> point, ray, shapes = entry_points(index.arrays, grid._tags(1), 2)
+    >>> point, ray, shapes = entry_points(index.arrays, grid.take_tags(1), 2)
     >>> point(index.arrays, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, True, 1, 1)   # the only body met: slot 0
     0
     """
+    # a private use, numba's: a StructRef proxy keeps its numba type in ``_type``, which is what
+    # numba.typeof(q) returns for one too, through numba's typeof dispatch that this lookup skips
     qt = q._type  # type: ignore[attr-defined]
     found = _ENTRIES.get(id(qt))
     if found is not None and found[0] is qt:
@@ -617,7 +619,7 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                         if dim == 2:
                             _box_box_2d(ppos, prot, phalf, r, position, rotation, half, s, rule, row0, hit, nrm, dep)
                         else:
-                            _box_box_3d(ppos, prot, phalf, r, position, rotation, half, s, rule, 0, m3, t3, tb3,
+                            _box_box_3d(ppos, prot, phalf, r, position, rotation, half, s, rule, row0, m3, t3, tb3,
                                         hit, nrm, dep)
                     else:
                         _box_polygon(ppos, prot, phalf, r, world_x, world_y, s, simple_n[poly[s]], rule, row0, hit, nrm,
@@ -709,10 +711,12 @@ def _overlap_boxes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Inde
         pbound[r] = np.sqrt(b2)
     no = np.empty((0, m))
     pk = BALL if ball else BOX
+    # pn as np.int64, not a literal 0: with a literal, numba compiles _overlap (and the polygon row
+    # routines it calls with pn) a second time, ~5 s of CPU for the same machine code
     return _overlap(lo, hi, cell, gmask, starts, entries, elo, ehi,
                     big, n_gridded, handles, max_cells, stamp, base, planes,
                     kind, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
-                    world_x, world_y, poly, simple_n, category, bits, serial, pk, 0, center, prot,
+                    world_x, world_y, poly, simple_n, category, bits, serial, pk, np.int64(0), center, prot,
                     prad, hw, pbound, no, no, qlo, qhi, cat, msk, rule)
 
 
@@ -742,7 +746,7 @@ def _overlap_shapes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Ind
             prot[r, 0, 1] = -sin[r]
             prot[r, 1, 0] = sin[r]
             prot[r, 1, 1] = cos[r]
-            # R @ local + t, as the compiled posing (_poses_2d) and BodyStore._pose_simple
+            # R @ local + t, as the compiled posing (_poses_2d) and BodyStore.pose_simple
             r00, r01, r10, r11 = prot[r, 0, 0], prot[r, 0, 1], prot[r, 1, 0], prot[r, 1, 1]
             for v in range(lx.shape[0]):
                 pwx[v, r] = r00 * lx[v] + r01 * ly[v] + pos[r, 0]
@@ -829,7 +833,7 @@ def box_slots(q: QueryArrays, center: Floats, hw: Floats, ball: bool, cat: int, 
               base: int, stamp: Index) -> tuple[Index, Index, Index, Index]:
     """Points (``ball``: balls of radius 0) or axis-aligned boxes ``center ± hw`` (each (m, D)) as probes.
 
-    ``base``: ``2 m`` unused stamp tags of the grid (``GridIndex._tags(m)``); ``stamp``: the grid's
+    ``base``: ``2 m`` unused stamp tags of the grid (``GridIndex.take_tags(m)``); ``stamp``: the grid's
     "seen" marks (``GridIndex.stamps``: one array per thread running a part of a batch at once).
 
     Returns
@@ -852,7 +856,7 @@ def box_slots(q: QueryArrays, center: Floats, hw: Floats, ball: bool, cat: int, 
     >>> index = QueryIndex(w._store, "compiled")
     >>> grid = index.refresh()
     >>> rows, slots, _, _ = box_slots(index.arrays, np.array([[1.0, 1.0], [0.0, 0.0]]), np.zeros((2, 2)), True,
-    ...                               1, 1, grid._tags(2), grid.stamp)
+    ...                               1, 1, grid.take_tags(2), grid.stamp)
     >>> rows.tolist(), slots.tolist()
     ([0], [0])
     """
@@ -910,7 +914,7 @@ def shape_slots(q: QueryArrays, pk: int, pn: int, pos: Floats, cos: Floats, sin:
     >>> pos = np.array([[0.5, 0.0], [-3.0, 0.0]])
     >>> rows, slots, _, _ = shape_slots(index.arrays, 2, 0, pos, np.ones(2), np.zeros(2), np.zeros((0, 4)),
     ...                                 np.zeros(0), np.zeros(0), 0.0, np.array([0.5, 0.5]), 0.5 ** 0.5, 1, 1,
-    ...                                 grid._tags(2), grid.stamp)
+    ...                                 grid.take_tags(2), grid.stamp)
     >>> rows.tolist(), slots.tolist()
     ([0], [0])
     """
@@ -1182,7 +1186,7 @@ def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Fl
             if dim == 2:
                 _box_box_2d(ppos, prot, phalf, r, position, q.rotation, q.half, s, rule, row0, hit, nrm, dep)
             else:
-                _box_box_3d(ppos, prot, phalf, r, position, q.rotation, q.half, s, rule, 0, m3, t3, tb3, hit, nrm,
+                _box_box_3d(ppos, prot, phalf, r, position, q.rotation, q.half, s, rule, row0, m3, t3, tb3, hit, nrm,
                             dep)
         else:
             _box_polygon(ppos, prot, phalf, r, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, row0, hit, nrm,

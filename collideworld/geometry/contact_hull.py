@@ -69,6 +69,17 @@ def _gjk_rows_py(world: F64, a_first: NDArray[np.int64], a_count: NDArray[np.int
 
 
 _GJK_ROWS: list[Any] = []
+_GJK_ROWS_PLAIN: list[Any] = []
+
+#: Whether the numpy kernels may compile the GJK driver in the foreground now: set by the layer that
+#: knows about the background build (``collideworld.narrowphase``: not while a builder fills numba's
+#: cache, so that no ``backend="auto"`` call waits ~5 s for the compiler); always, when unset.
+_COMPILE_GATE: list[Any] = []
+
+
+def set_compile_gate(gate: Any) -> None:
+    """Have :func:`hull_gjk_rows` compile its driver only when ``gate()`` is true (plain Python until then)."""
+    _COMPILE_GATE[:] = [gate]
 
 
 def hull_gjk_rows() -> Any:
@@ -90,11 +101,17 @@ def hull_gjk_rows() -> Any:
     >>> dist.tolist()
     [5.0]
     """
-    if not _GJK_ROWS:
-        gjk = importlib.import_module(f"{__package__}.gjk")
-        fn = types.FunctionType(_gjk_rows_py.__code__, {**globals(), "gjk_closest": gjk.gjk_closest},
-                                "hull_gjk_rows")
-        _GJK_ROWS.append(importlib.import_module("numba").njit(cache=False)(fn) if gjk.COMPILED else fn)
+    if _GJK_ROWS:
+        return _GJK_ROWS[0]
+    gjk = importlib.import_module(f"{__package__}.gjk")
+    if gjk.COMPILED and _COMPILE_GATE and not _COMPILE_GATE[0]():
+        # the same arithmetic uncompiled (gjk.python_twin), as collideworld.proximity does meanwhile
+        if not _GJK_ROWS_PLAIN:
+            _GJK_ROWS_PLAIN.append(types.FunctionType(
+                _gjk_rows_py.__code__, {**globals(), "gjk_closest": gjk.python_twin("gjk_closest")}, "hull_gjk_rows"))
+        return _GJK_ROWS_PLAIN[0]
+    fn = types.FunctionType(_gjk_rows_py.__code__, {**globals(), "gjk_closest": gjk.gjk_closest}, "hull_gjk_rows")
+    _GJK_ROWS.append(importlib.import_module("numba").njit(cache=False)(fn) if gjk.COMPILED else fn)
     return _GJK_ROWS[0]
 
 

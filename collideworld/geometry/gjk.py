@@ -55,8 +55,8 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["COMPILED", "python_twin", "gjk_closest", "gjk_pieces", "piece_support", "shape_distance",
-           "posed_distance", "pose_at"]
+__all__ = ["COMPILED", "python_twin", "twin_jit", "gjk_closest", "gjk_pieces", "piece_support", "shape_distance",
+           "posed_distance", "pose_at", "closest_rows"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -73,7 +73,15 @@ COMPILED = _numba is not None
 _PLAIN: dict[str, Callable[..., Any]] = {}
 
 
-def _jit(fn: F) -> F:
+def twin_jit(fn: F) -> F:
+    """``numba.njit(cache=True)`` of ``fn`` (``fn`` itself without numba), its plain form kept for
+    :func:`python_twin`; the kernels here and in :mod:`.time_of_impact` are made with it.
+
+    Examples
+    --------
+    >>> "gjk_closest" in _PLAIN      # made with it: its plain form kept for python_twin
+    True
+    """
     _PLAIN[fn.__name__] = fn
     if _numba is None:
         return fn
@@ -120,7 +128,7 @@ def python_twin(name: str) -> Callable[..., Any]:
 # and, for 2D, the angle (1). 2D rotations use the angle, so a motion from 0 to
 # 6 radians turns almost a full circle rather than taking the short way back.
 
-@_jit
+@twin_jit
 def rotation_into(pose: NDArray[np.float64], dim: int, rot: NDArray[np.float64]) -> None:
     """Write the (3, 3) rotation matrix of ``pose`` into ``rot``."""
     if dim == 2:
@@ -151,7 +159,7 @@ def rotation_into(pose: NDArray[np.float64], dim: int, rot: NDArray[np.float64])
     rot[2, 2] = 1.0 - 2.0 * (x * x + y * y)
 
 
-@_jit
+@twin_jit
 def transform_shape(verts: NDArray[np.float64], first: int, count: int, pose: NDArray[np.float64], dim: int,
                     rot: NDArray[np.float64], world: NDArray[np.float64]) -> None:
     """``world[k] = R @ verts[k] + position`` for ``k`` in ``first .. first + count - 1``."""
@@ -164,7 +172,7 @@ def transform_shape(verts: NDArray[np.float64], first: int, count: int, pose: ND
             world[k, i] = rot[i, 0] * x + rot[i, 1] * y + rot[i, 2] * z + pose[i]
 
 
-@_jit
+@twin_jit
 def pose_at(p0: NDArray[np.float64], p1: NDArray[np.float64], t: float, dim: int, out: NDArray[np.float64]) -> None:
     """The pose a fraction ``t`` of the way from ``p0`` to ``p1``, into ``out`` (8,).
 
@@ -212,7 +220,7 @@ def pose_at(p0: NDArray[np.float64], p1: NDArray[np.float64], t: float, dim: int
         out[i] /= norm
 
 
-@_jit
+@twin_jit
 def angular_speed(p0: NDArray[np.float64], p1: NDArray[np.float64], dim: int) -> float:
     """Angle turned per unit of ``t`` between two poses, as :func:`pose_at` moves."""
     if dim == 2:
@@ -228,7 +236,7 @@ def angular_speed(p0: NDArray[np.float64], p1: NDArray[np.float64], dim: int) ->
 # barycentric weights each. Passing scratch in keeps the per-pair loops free
 # of allocation.
 
-@_jit
+@twin_jit
 def _face_weights(ws: NDArray[np.float64], i0: int, i1: int, i2: int, i3: int, k: int,
                   lam: NDArray[np.float64]) -> bool:
     """Barycentric weights of the origin's projection on the face ``i0..i(k-1)``; False if not inside.
@@ -304,7 +312,7 @@ def _face_weights(ws: NDArray[np.float64], i0: int, i1: int, i2: int, i3: int, k
     return True
 
 
-@_jit
+@twin_jit
 def _nearest_on_simplex(ws: NDArray[np.float64], m: int, best_lam: NDArray[np.float64],
                         lam: NDArray[np.float64], most: int) -> tuple[int, float]:
     """(mask of the face used, squared distance) of the simplex point nearest the origin.
@@ -356,7 +364,7 @@ def _nearest_on_simplex(ws: NDArray[np.float64], m: int, best_lam: NDArray[np.fl
     return best_mask, best
 
 
-@_jit
+@twin_jit
 def _holds_origin(ws: NDArray[np.float64]) -> bool:
     """Whether the tetrahedron ``ws[0:4]`` holds the origin (closed), by signed volumes.
 
@@ -385,7 +393,7 @@ def _holds_origin(ws: NDArray[np.float64]) -> bool:
     return True
 
 
-@_jit
+@twin_jit
 def piece_support(world: NDArray[np.float64], first: int, count: int, kind: int, dx: float, dy: float,
                   dz: float) -> tuple[float, float, float]:
     """The point of piece ``world[first:first+count]`` farthest along ``d`` (the first of equals).
@@ -448,14 +456,14 @@ def piece_support(world: NDArray[np.float64], first: int, count: int, kind: int,
     return bx + ox, by + oy, bz + oz
 
 
-@_jit
+@twin_jit
 def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, ws: NDArray[np.float64],
                 out: NDArray[np.float64]) -> float:
     """:func:`gjk_pieces` of two vertex hulls (kind 0 both)."""
     return gjk_pieces(world, a0, na, 0, b0, nb, 0, ws, out)
 
 
-@_jit
+@twin_jit
 def gjk_pieces(world: NDArray[np.float64], a0: int, na: int, ka: int, b0: int, nb: int, kb: int,
                ws: NDArray[np.float64], out: NDArray[np.float64]) -> float:
     """Distance between pieces ``world[a0:a0+na]`` (kind ``ka``, see :func:`piece_support`) and
@@ -659,7 +667,7 @@ def gjk_pieces(world: NDArray[np.float64], a0: int, na: int, ka: int, b0: int, n
     return float(dist)
 
 
-@_jit
+@twin_jit
 def piece_distance(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
                    prad: NDArray[np.float64], pplane: NDArray[np.int64], ia: int, ib: int,
                    ws: NDArray[np.float64], out: NDArray[np.float64]) -> float:
@@ -707,7 +715,7 @@ def piece_distance(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount
     return float(core - ra - rb)
 
 
-@_jit
+@twin_jit
 def shape_distance(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
                    prad: NDArray[np.float64], pplane: NDArray[np.int64], a_first: int, a_count: int,
                    b_first: int, b_count: int, ws: NDArray[np.float64], out: NDArray[np.float64],
@@ -746,7 +754,7 @@ def shape_distance(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount
     return best
 
 
-@_jit
+@twin_jit
 def posed_distance(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
                    prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
                    svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
@@ -776,3 +784,41 @@ def posed_distance(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount
     transform_shape(verts, svfirst[1], svcount[1], pose_b, dim, rot, world)
     return shape_distance(world, pfirst, pcount, prad, pplane, sfirst[0], scount[0], sfirst[1], scount[1],
                           ws, out, tmp)
+
+
+@twin_jit
+def closest_rows(va: NDArray[np.float64], na: NDArray[np.int64], vb: NDArray[np.float64], nb: NDArray[np.int64],
+                 out: NDArray[np.float64]) -> NDArray[np.float64]:
+    """:func:`gjk_closest` of many pairs: the hulls of ``va[i, :na[i]]`` and ``vb[i, :nb[i]]`` (3D rows).
+
+    Returns the distances (m,); ``out`` (m, 9) receives each pair's closest
+    points and unit direction as :func:`gjk_closest` writes them. The rounded
+    shapes' contacts use it: their cores' distance, less the radii, is the gap.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> va = np.array([[[0.0, 0, 0], [2, 0, 0], [0, 2, 0]]])
+    >>> vb = np.array([[[2.0, 2, 0], [2, 2, 0], [2, 2, 0]]])
+    >>> d = closest_rows(va, np.array([3]), vb, np.array([1]), np.zeros((1, 9)))
+    >>> round(float(d[0]) ** 2, 12)
+    2.0
+    """
+    m = va.shape[0]
+    gaps = np.empty(m)
+    world = np.zeros((va.shape[1] + vb.shape[1], 3))
+    ws = np.zeros((16, 4))
+    tmp = np.zeros(9)
+    for i in range(m):
+        a = na[i]
+        b = nb[i]
+        for k in range(a):
+            for j in range(3):
+                world[k, j] = va[i, k, j]
+        for k in range(b):
+            for j in range(3):
+                world[a + k, j] = vb[i, k, j]
+        gaps[i] = gjk_closest(world, 0, a, a, b, ws, tmp)
+        for j in range(9):
+            out[i, j] = tmp[j]
+    return gaps

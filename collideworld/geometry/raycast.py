@@ -55,6 +55,7 @@ from .tolerance import REL_TOUCH_TOL, touch_tolerance
 
 __all__ = [
     "RayHits",
+    "raycast_triangle",
     "raycast_ball",
     "raycast_box",
     "raycast_polygon",
@@ -586,3 +587,62 @@ def raycast_hull(origin: ArrayLike, direction: ArrayLike, max_distance: float | 
     rows = np.arange(c.shape[0])
     surface = np.einsum("nij,nj->ni", rot, nrm[rows, face])
     return _finish(hit, inside, distance, surface, d)
+
+
+def raycast_triangle(origin: ArrayLike, direction: ArrayLike, max_distance: float | NDArray[np.float64],
+                     tri: ArrayLike) -> RayHits:
+    """One ray against N triangles, 3D (Moller & Trumbore 1997), edges included (closed triangles).
+
+    The barycentric tests are widened by the touching tolerance, so a ray
+    through an edge or vertex hits. A ray lying in a triangle's plane meets
+    it only along an edge line, a set the tests here do not decide: it
+    misses (its neighbours across the edge, or the edge's other triangle,
+    are not in the ray's plane unless the surface is flat there).
+
+    Parameters
+    ----------
+    origin, direction : array_like, shape (3,)
+        ``direction`` of unit length.
+    max_distance : float or ndarray (N,)
+    tri : array_like, shape (N, 3, 3)
+        World vertices.
+
+    Returns
+    -------
+    RayHits
+        ``normal`` the face normal turned towards the ray's origin; ``-direction`` where the origin lies on it.
+
+    Examples
+    --------
+    >>> r = raycast_triangle([0.2, 0.2, 5.0], [0.0, 0.0, -1.0], 10.0, [[[0, 0, 0], [1, 0, 0], [0, 1, 0]]])
+    >>> r.hit.tolist(), r.distance.tolist(), r.normal.tolist()
+    ([True], [5.0], [[0.0, 0.0, 1.0]])
+    """
+    o = np.asarray(origin, dtype=np.float64)
+    d = np.asarray(direction, dtype=np.float64)
+    t3 = np.asarray(tri, dtype=np.float64)
+    n = len(t3)
+    a = t3[:, 0]
+    e1, e2 = t3[:, 1] - a, t3[:, 2] - a
+    p = np.cross(d, e2)
+    det = np.einsum("ni,ni->n", e1, p)
+    scale = np.abs(t3).max(axis=(1, 2)) + np.abs(o).max()
+    tol = touch_tolerance(scale)
+    face = np.cross(e1, e2)
+    area = np.linalg.norm(face, axis=1)
+    ok = np.abs(det) > 1e-14 * area
+    inv = np.where(ok, 1.0 / np.where(ok, det, 1.0), 0.0)
+    s = o - a
+    u = np.einsum("ni,ni->n", s, p) * inv
+    q = np.cross(s, e1)
+    v = (q @ d) * inv
+    t = np.einsum("ni,ni->n", e2, q) * inv
+    # the barycentric slack: the tolerance over the edge lengths (a distance tolerance in the plane)
+    slack = tol / np.maximum(np.sqrt(area), 1e-300)
+    limit = np.broadcast_to(np.asarray(max_distance, dtype=np.float64), (n,))
+    hit = ok & (u >= -slack) & (v >= -slack) & (u + v <= 1.0 + slack) & (t >= -tol) & (t <= limit)
+    unit = face / np.where(area > 0, area, 1.0)[:, None]
+    facing = np.where((unit @ d)[:, None] > 0, -unit, unit)
+    on = hit & (t <= tol)
+    normal = np.where(hit[:, None], np.where(on[:, None], -d, facing), 0.0) + 0.0
+    return RayHits(hit, np.where(hit, np.maximum(t, 0.0), np.inf), normal)

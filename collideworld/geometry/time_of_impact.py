@@ -65,10 +65,11 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from .gjk import _jit, angular_speed, gjk_pieces, piece_distance, pose_at, shape_distance, transform_shape
+from .gjk import angular_speed, gjk_pieces, piece_distance, pose_at, shape_distance, transform_shape, twin_jit
 from .tolerance import NEAR_MISS, REL_TOUCH_TOL
 
-__all__ = ["toi_shapes", "trajectory_kernel", "MAX_ADVANCE_STEPS", "NEAR_MISS", "UNDECIDED"]
+__all__ = ["toi_shapes", "trajectory_kernel", "distance_rows", "toi_rows", "MAX_ADVANCE_STEPS", "NEAR_MISS",
+           "UNDECIDED", "FAR", "MEASURED", "SCALAR", "SCALAR_T"]
 
 #: Conservative-advancement steps before giving up: the answer is then UNDECIDED, never a touch.
 MAX_ADVANCE_STEPS = 100_000
@@ -78,7 +79,7 @@ UNDECIDED = -2.0
 
 
 
-@_jit
+@twin_jit
 def _distance_at(t: float, verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
                  prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
                  svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64], a: int, b: int,
@@ -94,7 +95,7 @@ def _distance_at(t: float, verts: NDArray[np.float64], pfirst: NDArray[np.int64]
                           ws, out, tmp)
 
 
-@_jit
+@twin_jit
 def _safe_step(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
                prad: NDArray[np.float64], pplane: NDArray[np.int64], a_first: int, a_count: int, b_first: int,
                b_count: int, vx: float, vy: float, vz: float, spin: float, ws: NDArray[np.float64],
@@ -110,7 +111,7 @@ def _safe_step(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: ND
     return step
 
 
-@_jit
+@twin_jit
 def _point_to_shape(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
                     prad: NDArray[np.float64], pplane: NDArray[np.int64], first: int, count: int, px: float,
                     py: float, pz: float, scratch: NDArray[np.float64], ws: NDArray[np.float64],
@@ -137,7 +138,7 @@ def _point_to_shape(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcoun
     return max(best, 0.0)
 
 
-@_jit
+@twin_jit
 def _origin_step(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
                  prad: NDArray[np.float64], pplane: NDArray[np.int64], first: int, count: int,
                  origin: NDArray[np.float64], reach_own: float, rate: float, scratch: NDArray[np.float64],
@@ -152,7 +153,7 @@ def _origin_step(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: 
     return lower / rate
 
 
-@_jit
+@twin_jit
 def toi_shapes(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
                prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
                svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
@@ -277,7 +278,7 @@ def toi_shapes(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: ND
     return UNDECIDED
 
 
-@_jit
+@twin_jit
 def _lower_bound(verts: NDArray[np.float64], pplane: NDArray[np.int64], prad: NDArray[np.float64],
                  svfirst: NDArray[np.int64], sfirst: NDArray[np.int64], reach: NDArray[np.float64], s: int,
                  ps: NDArray[np.float64], po: NDArray[np.float64], reach_s: float) -> float:
@@ -291,7 +292,7 @@ def _lower_bound(verts: NDArray[np.float64], pplane: NDArray[np.int64], prad: ND
     return float(math.sqrt(dx * dx + dy * dy + dz * dz) - reach[s] - reach_s)
 
 
-@_jit
+@twin_jit
 def _approach(verts: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
               sfirst: NDArray[np.int64], s: int, ps0: NDArray[np.float64], ps1: NDArray[np.float64],
               po0: NDArray[np.float64], po1: NDArray[np.float64]) -> float:
@@ -306,7 +307,7 @@ def _approach(verts: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: ND
     return math.sqrt(dx * dx + dy * dy + dz * dz)
 
 
-@_jit
+@twin_jit
 def _pair_tol(ps: NDArray[np.float64], po: NDArray[np.float64], reach_s: float, reach_o: float,
               offset: float) -> float:
     """The touching tolerance (``REL_TOUCH_TOL`` relative, no floor) for coordinates of this pair's magnitude."""
@@ -316,7 +317,7 @@ def _pair_tol(ps: NDArray[np.float64], po: NDArray[np.float64], reach_s: float, 
     return REL_TOUCH_TOL * scale
 
 
-@_jit
+@twin_jit
 def trajectory_kernel(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
                       prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
                       svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
@@ -433,3 +434,137 @@ def trajectory_kernel(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pco
                 return k + 1, 0.0, best_j
             return k, best_t, best_j
     return hit_step, (0.0 if hit_step >= 0 else math.nan), hit_obstacle
+
+
+# -- one query shape against many bodies (the world's nearest / within / cast queries) ----------------
+#
+# The shapes are one packed table (the bodies' shapes and, at index ``q``, the query's); ``shape_of[i]``
+# and ``rows[i]`` are body i's shape and pose row. Each row is measured exactly as the scalar
+# ``proximity.distance`` / ``time_of_impact`` measure that pair (the same transforms, piece order and
+# tolerance arithmetic), so the bits agree; the cases those functions settle with more than GJK
+# (touching or overlapping pairs: collide()'s depth; a witness gap below GJK's) are flagged for them.
+
+#: ``distance_rows`` status: farther than the limit
+FAR = 0
+#: ``distance_rows`` status: apart, measured (``out`` holds the row)
+MEASURED = 1
+#: ``distance_rows`` status / ``toi_rows`` time: left to the scalar function
+SCALAR = 2
+SCALAR_T = -3.0
+
+
+@twin_jit
+def distance_rows(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
+                  prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
+                  svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
+                  reach: NDArray[np.float64], shape_of: NDArray[np.int64], rows: NDArray[np.float64], q: int,
+                  qrow: NDArray[np.float64], dim: int, max_distance: float, status: NDArray[np.int64],
+                  out: NDArray[np.float64]) -> None:
+    """Distance from each body (shape ``a``) to the query shape ``q`` (shape ``b``), as ``proximity.distance``.
+
+    ``status[i]``: ``FAR`` (gap over ``max_distance``), ``MEASURED`` (``out[i]``: gap, point on the
+    body (3), point on the query (3), normal body -> query (3)) or ``SCALAR`` (touching, overlapping,
+    both half-spaces, or GJK's witness points closer than its gap: ``proximity.distance`` decides).
+
+    Examples
+    --------
+    A unit circle (shape 0) at x = 5 and a circle of radius 2 (the query, shape 1) at the origin:
+
+    >>> import numpy as np
+    >>> one, first = np.ones(2, dtype=np.int64), np.arange(2)
+    >>> status, out = np.zeros(1, dtype=np.int64), np.zeros((1, 10))
+    >>> row = np.array([[5.0, 0, 0, 1, 0, 0, 0, 0]])
+    >>> distance_rows(np.zeros((2, 3)), first, one, np.array([1.0, 2.0]), 0 * one, first, one, first, one,
+    ...               np.array([1.0, 2.0]), np.zeros(1, dtype=np.int64), row, 1, np.array([0.0, 0, 0, 1, 0, 0, 0, 0]),
+    ...               2, np.inf, status, out)
+    >>> int(status[0]), out[0, :4].tolist()
+    (1, [2.0, 4.0, 0.0, 0.0])
+    """
+    world = np.zeros((len(verts), 3))
+    ws = np.zeros((16, 4))
+    tmp = np.zeros(11)
+    o = np.zeros(11)
+    rot = np.zeros((3, 3))
+    transform_shape(verts, svfirst[q], svcount[q], qrow, dim, rot, world)
+    qlast = sfirst[q] + scount[q] - 1
+    q_plane = pplane[qlast] == 1
+    scale_b = max(abs(qrow[0]), abs(qrow[1]), abs(qrow[2])) + reach[q]
+    for i in range(len(shape_of)):
+        a = shape_of[i]
+        af = sfirst[a]
+        a_plane = pplane[af] == 1
+        if a_plane and q_plane:
+            status[i] = SCALAR
+            continue
+        row = rows[i]
+        transform_shape(verts, svfirst[a], svcount[a], row, dim, rot, world)
+        gap = shape_distance(world, pfirst, pcount, prad, pplane, af, scount[a], sfirst[q], scount[q], ws, o, tmp)
+        plane_scale = max(abs(prad[af]) if a_plane else 0.0, abs(prad[qlast]) if q_plane else 0.0)
+        scale = max(max(abs(row[0]), abs(row[1]), abs(row[2])) + reach[a], scale_b, plane_scale)
+        tol = REL_TOUCH_TOL * abs(scale)
+        if not gap > tol:
+            status[i] = SCALAR
+            continue
+        e2 = (o[3] - o[0]) * (o[3] - o[0]) + (o[4] - o[1]) * (o[4] - o[1])
+        e = math.sqrt(e2 + (o[5] - o[2]) * (o[5] - o[2])) if dim == 3 else math.sqrt(e2)
+        # distance() checks the witness points' own gap (numpy's sqrt(span @ span), within an ulp or two of
+        # e) against gap - tol, correcting the gap only below that: only a witness gap near or below it is
+        # left to distance() (rounding makes e a hair under gap for two balls, every time)
+        if not (e >= gap or e - (gap - tol) > 1e-14 * e):
+            status[i] = SCALAR
+            continue
+        if gap > max_distance:
+            status[i] = FAR
+            continue
+        status[i] = MEASURED
+        out[i, 0] = gap
+        for k in range(9):
+            out[i, 1 + k] = o[k]
+
+
+@twin_jit
+def toi_rows(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
+             prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
+             svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
+             reach: NDArray[np.float64], q: int, a0: NDArray[np.float64], a1: NDArray[np.float64],
+             shape_of: NDArray[np.int64], rows: NDArray[np.float64], dim: int, t_out: NDArray[np.float64]) -> None:
+    """First touch of the query shape ``q`` moving from ``a0`` to ``a1`` with each resting body, as ``time_of_impact``.
+
+    ``t_out[i]``: the time in [0, 1], -1.0 for no touch, ``UNDECIDED``, or ``SCALAR_T`` (a half-space
+    query against a half-space: ``proximity.time_of_impact`` decides).
+
+    Examples
+    --------
+    A unit circle (the query, shape 1) from x = 0 to x = 10 against a unit circle resting at x = 5:
+
+    >>> import numpy as np
+    >>> one, first = np.ones(2, dtype=np.int64), np.arange(2)
+    >>> t = np.zeros(1)
+    >>> toi_rows(np.zeros((2, 3)), first, one, np.ones(2), 0 * one, first, one, first, one, np.ones(2), 1,
+    ...          np.array([0.0, 0, 0, 1, 0, 0, 0, 0]), np.array([10.0, 0, 0, 1, 0, 0, 0, 0]),
+    ...          np.zeros(1, dtype=np.int64), np.array([[5.0, 0, 0, 1, 0, 0, 0, 0]]), 2, t)
+    >>> round(float(t[0]), 12)
+    0.3
+    """
+    world = np.zeros((len(verts), 3))
+    ws = np.zeros((16, 4))
+    out = np.zeros(11)
+    tmp = np.zeros(11)
+    pose = np.zeros(8)
+    rot = np.zeros((3, 3))
+    # the largest coordinate of the moving shape's two poses (proximity's _tolerance)
+    scale_a = max(max(abs(a0[0]), abs(a0[1]), abs(a0[2])), max(abs(a1[0]), abs(a1[1]), abs(a1[2])))
+    q_plane = pplane[sfirst[q] + scount[q] - 1] == 1
+    for i in range(len(shape_of)):
+        b = shape_of[i]
+        blast = sfirst[b] + scount[b] - 1
+        b_plane = pplane[blast] == 1
+        if q_plane:
+            t_out[i] = SCALAR_T
+            continue
+        row = rows[i]
+        r = max(reach[q], reach[b]) + (abs(prad[blast]) if b_plane else 0.0)
+        scale = max(scale_a, max(abs(row[0]), abs(row[1]), abs(row[2]))) + r
+        tol = REL_TOUCH_TOL * abs(scale)
+        t_out[i] = toi_shapes(verts, pfirst, pcount, prad, pplane, svfirst, svcount, sfirst, scount, reach, q, b,
+                              a0, a1, row, row, dim, tol, world, ws, out, tmp, pose, rot)

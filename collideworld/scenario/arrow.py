@@ -7,7 +7,11 @@ fixed-size float64 lists, every id as one struct column of an int and a
 string field, exactly one of them set) and the detailed expectations as
 their JSON text. Frames come in record batches (Parquet: row groups) of
 consecutive frames; a recorder writes one batch per ``batch_frames``
-frames, so a crash leaves every batch written before it readable.
+frames, so a crash leaves every batch written before it readable. A stream
+stores its move poses encoded (layout 2: each value's bits as the
+difference from the previous frame's when a frame moves the same ids, in
+byte planes; about 7x smaller once compressed for bodies moving steadily);
+Parquet keeps them plain (layout 1, as every stream of 0.8.0). Both read.
 
 Reading turns each row back into the text form's JSON object and runs it
 through the same checks as a text line (:mod:`.frames`): a file that is
@@ -36,15 +40,25 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidArgumentError, MissingExtraError, ScenarioError
+from ..errors import InvalidArgumentError
+from .arrow_source import (
+    ARROW_LAYOUT,
+    ARROW_SUFFIXES,
+    ArrowSource,
+    arrow_schema,
+    encode_moves,
+    is_arrow_path,
+)
+from .arrow_source import JSON_COLUMNS as _JSON_COLUMNS  # the writer's names, as before the layout moved
+from .arrow_source import LIST_COLUMNS as _LIST_COLUMNS
+from .arrow_source import pyarrow_module as _pa
 from .schema import DEFAULT_TOLERANCE, FORMAT_VERSION, SUPPORTED_VERSIONS
-from .source import END, TRUNCATED_TAIL, ReaderLimits, check_path, loads_line
+from .source import END, TRUNCATED_TAIL, ReaderLimits, check_path, dump_line
 from .writer import (
     MoveBatch,
     body_to_dict,
     contact_to_dict,
     distance_to_dict,
-    dump_line,
     impact_to_dict,
     move_to_dict,
     pair_ids,
@@ -54,63 +68,6 @@ from .writer import (
 
 __all__ = ["ARROW_LAYOUT", "ARROW_SUFFIXES", "ArrowScenarioWriter", "ArrowSource", "arrow_schema", "convert",
            "frames_table", "contacts_table", "is_arrow_path"]
-
-#: The version of the column layout below, in the schema's metadata under ``collideworld_arrow``.
-ARROW_LAYOUT = 1
-ARROW_SUFFIXES = (".arrows", ".parquet")
-_LAYOUT_KEY = b"collideworld_arrow"
-_HEADER_KEY = b"collideworld_header"
-#: the frame keys whose value is stored as its JSON text
-_JSON_COLUMNS = ("expect_contacts", "expect_distance", "expect_impact")
-_LIST_COLUMNS = ("remove", "add", "set", "move", "expect")
-
-
-def _pa() -> Any:
-    try:
-        import pyarrow
-    except ImportError:
-        raise MissingExtraError("the Arrow form of scenario files needs pyarrow: "
-                                "pip install 'collideworld[arrow]'") from None
-    return pyarrow
-
-
-def is_arrow_path(path: Any) -> bool:
-    """Whether ``path`` names the Arrow form (``.arrows`` or ``.parquet``), by its suffix.
-
-    Examples
-    --------
-    >>> is_arrow_path("run.arrows"), is_arrow_path("run.parquet"), is_arrow_path("run.jsonl")
-    (True, True, False)
-    """
-    return isinstance(path, (str, os.PathLike)) and os.fspath(path).endswith(ARROW_SUFFIXES)
-
-
-def arrow_schema(dim: int, header: Mapping[str, Any] | None = None) -> Any:
-    """The Arrow schema of a ``dim``-D scenario (with ``header`` as metadata when given).
-
-    Examples
-    --------
-    >>> print(arrow_schema(2).field("move").type)
-    list<item: struct<id: struct<int: int64, str: string>, position: fixed_size_list<item: double>[2], \
-angle: double, normal: fixed_size_list<item: double>[2], offset: double>>
-    """
-    pa = _pa()
-    ident = pa.struct([("int", pa.int64()), ("str", pa.string())])
-    point = pa.list_(pa.float64(), dim)
-    rotation = ("angle", pa.float64()) if dim == 2 else ("quaternion", pa.list_(pa.float64(), 4))
-    add = pa.struct([("id", ident), ("shape", pa.string()), ("position", point), rotation,
-                     ("static", pa.bool_()), ("category", pa.int64()), ("mask", pa.int64())])
-    change = pa.struct([("id", ident), ("static", pa.bool_()), ("category", pa.int64()), ("mask", pa.int64()),
-                        ("shape", pa.string())])
-    move = pa.struct([("id", ident), ("position", point), rotation, ("normal", point), ("offset", pa.float64())])
-    pair = pa.struct([("a", ident), ("b", ident)])
-    fields = [pa.field("frame", pa.int64(), nullable=False), ("remove", pa.list_(ident)), ("add", pa.list_(add)),
-              ("set", pa.list_(change)), ("move", pa.list_(move)), ("expect", pa.list_(pair))]
-    fields += [(name, pa.string()) for name in _JSON_COLUMNS]
-    metadata = None
-    if header is not None:
-        metadata = {_LAYOUT_KEY: str(ARROW_LAYOUT).encode(), _HEADER_KEY: dump_line(dict(header)).encode()}
-    return pa.schema(fields, metadata=metadata)
 
 
 def _ident(value: Any) -> dict[str, Any]:
@@ -126,6 +83,39 @@ def _arrow_entry(entry: dict[str, Any]) -> dict[str, Any]:
         out["shape"] = dump_line(out["shape"])
     return out
 
+
+class _LazyMoves:
+    """One frame's moves (a MoveBatch) until the flush: the id struct array and float64 copies."""
+
+    __slots__ = ("ids", "positions", "rotation")
+
+    def __init__(self, ids: Any, positions: np.ndarray[Any, Any] | None, rotation: np.ndarray[Any, Any] | None):
+        self.ids, self.positions, self.rotation = ids, positions, rotation
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+def _int_pairs(pairs: np.ndarray[Any, Any]) -> Any:
+    """The expect entries of an (m, 2) int64 array of id pairs."""
+    pa = _pa()
+    n = len(pairs)
+    cols = [pa.StructArray.from_arrays([pa.array(pairs[:, k]), pa.nulls(n, pa.string())], names=["int", "str"])
+            for k in (0, 1)]
+    return pa.StructArray.from_arrays(cols, names=["a", "b"])
+
+
+# -- layout 2: the stream's move poses, encoded ----------------------------------------------------
+#
+# Positions and rotations change a little each frame for the same bodies, but the low bytes of a
+# float64 look random to a general compressor: zstd keeps ~21 of a move's 24 bytes. Two lossless
+# steps (the idea of FPC / Gorilla float compression, and of Parquet's BYTE_STREAM_SPLIT) make the
+# redundancy visible: a frame whose moves name the same ids in the same order as the previous frame
+# of the batch stores each value's bits minus the previous frame's bits (mod 2**64: the sign,
+# exponent and high mantissa bits become zeros, and smooth motion repeats the differences), then the
+# batch's values are stored byte plane by byte plane (all first bytes, then all second bytes, ...)
+# so equal bytes sit together. Both steps are bijections on bits: decoding gives every float back
+# bit for bit (NaN payloads and -0.0 included). See docs/scenario-format.md, "Layout 2".
 
 class ArrowScenarioWriter:
     """Write a scenario in the Arrow form, frame by frame (the calls of :class:`~.ScenarioWriter`).
@@ -169,7 +159,7 @@ class ArrowScenarioWriter:
         if isinstance(dim, bool) or dim not in (2, 3):
             raise InvalidArgumentError(f"dim must be 2 or 3, got {dim!r}")
         if version is not None and (isinstance(version, bool) or version not in SUPPORTED_VERSIONS):
-            raise InvalidArgumentError(f"version must be None, 1 or 2, got {version!r}")
+            raise InvalidArgumentError(f"version must be None, 1, 2 or 3, got {version!r}")
         if isinstance(batch_frames, bool) or not isinstance(batch_frames, int) or batch_frames < 1:
             raise InvalidArgumentError(f"batch_frames must be an int >= 1, got {batch_frames!r}")
         if header is None:
@@ -188,12 +178,15 @@ class ArrowScenarioWriter:
         self.frames_written = 0
         self.batch_frames = batch_frames
         self._fsync = fsync
-        self.schema = arrow_schema(dim, header)
+        self._parquet = check_path(path).endswith(".parquet")
+        # Parquet keeps plain float64 (layout 1) for every tool, with Parquet's own byte-stream-split
+        # encoding of float pages; the stream encodes its move poses itself (layout 2)
+        self._layout = 1 if self._parquet else ARROW_LAYOUT
+        self.schema = arrow_schema(dim, header, self._layout)
         self._types = {name: self.schema.field(name).type for name in self.schema.names}
         self._ident_type = self._types["remove"].value_type
         self._pending: dict[str, list[Any]] = {name: [] for name in self.schema.names}
         self._ids_cache: tuple[Any, Any] = ((), None)
-        self._parquet = self.path.endswith(".parquet")
         self._closed = False
         if self._parquet:
             import pyarrow.parquet as pq
@@ -227,20 +220,33 @@ class ArrowScenarioWriter:
             self._ids_cache = (ids, arr)
         return arr
 
-    def _floats(self, values: Any, n: int, width: int, what: str) -> Any:
-        pa = _pa()
-        arr = np.ascontiguousarray(values, dtype=np.float64)
+    def _float_copy(self, values: Any, n: int, width: int, what: str) -> np.ndarray[Any, Any]:
+        """A checked float64 copy of a MoveBatch field (a copy: the caller may reuse its array)."""
+        arr = np.array(values, dtype=np.float64)
         if arr.shape != ((n,) if width == 0 else (n, width)):
             raise InvalidArgumentError(f"MoveBatch {what} must have shape {(n, width) if width else (n,)}, "
                                        f"got {arr.shape}")
         if not np.isfinite(arr).all():
             raise InvalidArgumentError(f"MoveBatch {what} must be finite, got {arr[~np.isfinite(arr)][:3]}")
-        flat = pa.array(arr.ravel())
-        return flat if width == 0 else pa.FixedSizeListArray.from_arrays(flat, width)
+        return arr
 
-    def _move_batch(self, batch: MoveBatch) -> Any:
-        pa = _pa()
+    def _lazy_moves(self, batch: MoveBatch) -> _LazyMoves | None:
+        """A MoveBatch kept as its id array and copies of its poses, put into columns at the flush."""
         ids = self._id_array(batch.ids)
+        n = len(ids)
+        if not n:
+            return None
+        positions = None if batch.positions is None else self._float_copy(batch.positions, n, self.dim, "positions")
+        if self.dim == 2:
+            rotation = None if batch.angles is None else self._float_copy(batch.angles, n, 0, "angles")
+        else:
+            rotation = (None if batch.quaternions is None
+                        else self._float_copy(batch.quaternions, n, 4, "quaternions"))
+        return _LazyMoves(ids, positions, rotation)
+
+    def _move_struct(self, ids: Any, positions: Any, rotation: Any) -> Any:
+        """The move entries of ids (an id struct array) with these poses (float64 arrays or None)."""
+        pa = _pa()
         n = len(ids)
         struct = self._types["move"].value_type
         children = []
@@ -248,15 +254,20 @@ class ArrowScenarioWriter:
             name = field.name
             if name == "id":
                 children.append(ids)
-            elif name == "position" and batch.positions is not None:
-                children.append(self._floats(batch.positions, n, self.dim, "positions"))
-            elif name == "angle" and batch.angles is not None:
-                children.append(self._floats(batch.angles, n, 0, "angles"))
-            elif name == "quaternion" and batch.quaternions is not None:
-                children.append(self._floats(batch.quaternions, n, 4, "quaternions"))
+            elif name == "position" and positions is not None:
+                children.append(pa.FixedSizeListArray.from_arrays(pa.array(positions.reshape(-1)), self.dim))
+            elif name in ("angle", "quaternion") and rotation is not None:
+                flat = pa.array(rotation.reshape(-1))
+                children.append(flat if name == "angle" else pa.FixedSizeListArray.from_arrays(flat, 4))
             else:
                 children.append(pa.nulls(n, field.type))
         return pa.StructArray.from_arrays(children, fields=list(struct))
+
+    def _move_batch(self, batch: MoveBatch) -> Any:
+        lazy = self._lazy_moves(batch)
+        if lazy is None:
+            return self._move_struct(self._id_array(batch.ids), None, None)
+        return self._move_struct(lazy.ids, lazy.positions, lazy.rotation)
 
     def _entries(self, column: str, entries: list[dict[str, Any]]) -> Any:
         return _pa().array(entries, type=self._types[column].value_type)
@@ -290,8 +301,13 @@ class ArrowScenarioWriter:
         row["add"] = self._entries("add", adds) if adds else None
         sets = [_arrow_entry(set_to_dict(c)) for c in set]
         row["set"] = self._entries("set", sets) if sets else None
+        given = list(move)
+        if len(given) == 1 and isinstance(given[0], MoveBatch):
+            # the recorder's frame: kept as arrays until the flush puts the whole batch into columns at once
+            row["move"] = self._lazy_moves(given[0])
+            return row
         moves = []
-        for m in move:
+        for m in given:
             moves.append(self._move_batch(m) if isinstance(m, MoveBatch)
                          else self._entries("move", [_arrow_entry(move_to_dict(m))]))
         moves = [m for m in moves if len(m)]
@@ -346,12 +362,8 @@ class ArrowScenarioWriter:
             self.flush()
 
     def _expect(self, expect: Any) -> Any:
-        pa = _pa()
         if isinstance(expect, np.ndarray) and expect.ndim == 2 and expect.shape[1] == 2 and expect.dtype.kind in "iu":
-            n = len(expect)
-            cols = [pa.StructArray.from_arrays([pa.array(expect[:, k].astype(np.int64)), pa.nulls(n, pa.string())],
-                                               names=["int", "str"]) for k in (0, 1)]
-            return pa.StructArray.from_arrays(cols, names=["a", "b"])
+            return expect.astype(np.int64)  # a copy, put into columns at the flush (_int_pairs)
         pairs = list(expect)
         if isinstance(expect, (set, frozenset)):
             pairs.sort(key=lambda p: sorted((type(i) is str, str(i) if type(i) is str else int(i)) for i in p))
@@ -380,10 +392,12 @@ class ArrowScenarioWriter:
             counts = np.array([0 if v is None else len(v) for v in values], dtype=np.int32)
             offsets = np.zeros(n + 1, dtype=np.int32)
             np.cumsum(counts, out=offsets[1:])
-            chunks = [v for v in values if v is not None and len(v)]
-            child = pa.concat_arrays(chunks) if chunks else pa.array([], type=typ.value_type)
+            child = self._child(name, [v for v in values if v is not None and len(v)])
             mask = pa.array([v is None for v in values], type=pa.bool_())
-            arrays.append(pa.ListArray.from_arrays(pa.array(offsets), child, type=typ, mask=mask))
+            column = pa.ListArray.from_arrays(pa.array(offsets), child, type=typ, mask=mask)
+            if name == "move" and self._layout == 2:
+                column = encode_moves(column)
+            arrays.append(column)
         batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
         if self._parquet:
             self._out.write_batch(batch)
@@ -393,6 +407,29 @@ class ArrowScenarioWriter:
             if self._fsync:
                 os.fsync(self._sink.fileno())
         self._pending = {name: [] for name in self.schema.names}
+
+    def _child(self, name: str, chunks: list[Any]) -> Any:
+        """The entries of a list column's frames, one array: the recorder's frames (moves kept as
+        arrays, pairs as int arrays) are joined as arrays first, so a batch is built once, not per frame."""
+        pa = _pa()
+        typ = self._types[name].value_type
+        if not chunks:
+            return pa.array([], type=typ)
+        if name == "move" and any(isinstance(c, _LazyMoves) for c in chunks):
+            kinds = {(c.positions is None, c.rotation is None) if isinstance(c, _LazyMoves) else None for c in chunks}
+            if len(kinds) == 1:
+                lazy: list[_LazyMoves] = chunks
+                ids = pa.concat_arrays([c.ids for c in lazy])
+                positions = None if lazy[0].positions is None else np.concatenate([c.positions for c in lazy])
+                rotation = None if lazy[0].rotation is None else np.concatenate([c.rotation for c in lazy])
+                return self._move_struct(ids, positions, rotation)
+            chunks = [self._move_struct(c.ids, c.positions, c.rotation) if isinstance(c, _LazyMoves) else c
+                      for c in chunks]
+        if name == "expect" and any(isinstance(c, np.ndarray) for c in chunks):
+            if all(isinstance(c, np.ndarray) for c in chunks):
+                return _int_pairs(np.concatenate(chunks))
+            chunks = [_int_pairs(c) if isinstance(c, np.ndarray) else c for c in chunks]
+        return pa.concat_arrays(chunks) if len(chunks) > 1 else chunks[0]
 
     def close(self) -> None:
         """Write the last batch and end the stream (Parquet: its footer). Idempotent."""
@@ -415,240 +452,6 @@ class ArrowScenarioWriter:
     def __repr__(self) -> str:
         state = "closed" if self._closed else "open"
         return f"ArrowScenarioWriter({self.path!r}, dim={self.dim}, {self.frames_written} frames, {state})"
-
-
-# -- reading ---------------------------------------------------------------------------------------
-
-
-def _plain_id(value: Any, where: str) -> Any:
-    if not isinstance(value, dict) or set(value) != {"int", "str"}:
-        raise _BadValue(f"{where}: an id must be a struct of 'int' and 'str', got {value!r}")
-    i, s = value["int"], value["str"]
-    if (i is None) == (s is None):
-        raise _BadValue(f"{where}: an id must have exactly one of 'int' and 'str' set, got {value!r}")
-    return i if s is None else s
-
-
-class _BadValue(Exception):
-    pass
-
-
-def _entry(value: Any, column: str, k: int) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise _BadValue(f"{column}[{k}]: an entry must be a struct, got null")
-    return value
-
-
-def _frame_object(row: dict[str, Any], dim: int) -> dict[str, Any]:
-    """The text form's JSON object of one Arrow row: a null column is an absent key, as in the text."""
-    obj: dict[str, Any] = {}
-    for name in _LIST_COLUMNS:
-        value = row[name]
-        if value is None:
-            continue
-        if name == "remove":
-            obj[name] = [_plain_id(v, f"remove[{k}]") for k, v in enumerate(value)]
-        elif name == "expect":
-            obj[name] = [[_plain_id(_entry(p, name, k)["a"], f"expect[{k}] a"),
-                          _plain_id(_entry(p, name, k)["b"], f"expect[{k}] b")] for k, p in enumerate(value)]
-        else:
-            entries = []
-            for k, entry in enumerate(value):
-                entry = _entry(entry, name, k)
-                out = {key: v for key, v in entry.items() if v is not None}
-                out["id"] = _plain_id(entry["id"], f"{name}[{k}] id")
-                if "shape" in out:
-                    try:
-                        out["shape"] = loads_line(out["shape"])
-                    except ValueError as exc:
-                        raise _BadValue(f"{name}[{k}] shape: not valid JSON text ({exc})") from None
-                entries.append(out)
-            obj[name] = entries
-    for name in _JSON_COLUMNS:
-        if row[name] is not None:
-            try:
-                obj[name] = loads_line(row[name])
-            except ValueError as exc:
-                raise _BadValue(f"{name}: not valid JSON text ({exc})") from None
-    return obj
-
-
-class ArrowSource:
-    """The Arrow form as the reader's source of JSON objects (the interface of :class:`.source.LineSource`).
-
-    Yields the header (from the schema's metadata), then one text-form
-    frame object per row, checking the layout's version, every column's
-    name and type and the frame numbers first. Errors name the file, the
-    batch, the frame and the column.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "empty.arrows")
-    >>> with ArrowScenarioWriter(path, dim=3) as w:
-    ...     w.write_frame(expect=[])
-    >>> source = ArrowSource(path, ReaderLimits(), ignore_truncated_tail=False)
-    >>> source.next_value(), source.next_value(), source.next_value() is END
-    (({'collideworld_scenario': 2, 'dim': 3}, True), ({'expect': []}, True), True)
-    >>> print(source.error("move: unknown id 'b4'"))    # doctest: +ELLIPSIS
-    /...empty.arrows: batch 1, frame 1: move: unknown id 'b4'
-    >>> source.close()
-    """
-
-    def __init__(self, path: str, limits: ReaderLimits, ignore_truncated_tail: bool):
-        self.path = path
-        self.limits = limits
-        self.ignore_truncated_tail = ignore_truncated_tail
-        self.line_no = 0
-        self._batch_no = 0
-        self._rows: Iterator[dict[str, Any]] = iter(())
-        self._header_given = False
-        self._file: Any = None
-        self._reader: Any = None
-        self._parquet: Any = None
-        self._dim = 0
-        self._open()
-
-    # the location of a problem: the frame's equivalent text line is ``line_no``; the message names the batch
-    def error(self, reason: str, line: int | None = None) -> ScenarioError:
-        line = self.line_no if line is None else line
-        where = f"batch {self._batch_no}" if self._batch_no else "schema"
-        if line > 1:
-            where += f", frame {line - 1}"
-        return ScenarioError(f"{where}: {reason}", self.path)
-
-    def _open(self) -> None:
-        pa = _pa()
-        try:
-            self._file = open(self.path, "rb")  # noqa: SIM115 - closed in close()
-        except FileNotFoundError:
-            raise ScenarioError("no such file", self.path) from None
-        except IsADirectoryError:
-            raise ScenarioError("is a directory, not a scenario file", self.path) from None
-        except OSError as exc:
-            raise ScenarioError(f"cannot open: {exc.strerror or exc}", self.path) from None
-        try:
-            if self.path.endswith(".parquet"):
-                import pyarrow.parquet as pq
-
-                self._parquet = pq.ParquetFile(self._file)
-                schema = self._parquet.schema_arrow
-            else:
-                self._reader = pa.ipc.open_stream(self._file)
-                schema = self._reader.schema
-        except (pa.ArrowException, OSError, ValueError, MemoryError) as exc:
-            self.close()
-            kind = "Parquet file" if self.path.endswith(".parquet") else "IPC stream"
-            raise ScenarioError(f"schema: not a readable Arrow {kind} (truncated or corrupted): {exc}",
-                                self.path) from None
-        self._schema = schema
-
-    def _check_schema(self) -> Any:
-        """The header object, once the schema's metadata and columns are checked against the layout."""
-        meta = self._schema.metadata or {}
-        layout = meta.get(_LAYOUT_KEY)
-        if layout is None:
-            raise self.error("the schema has no 'collideworld_arrow' metadata: not a collideworld scenario")
-        if layout != str(ARROW_LAYOUT).encode():
-            raise self.error(f"the schema says Arrow layout {layout.decode('utf-8', 'replace')!r}, but this reader "
-                             f"reads layout {ARROW_LAYOUT}: read it with a newer collideworld")
-        try:
-            header = loads_line(meta.get(_HEADER_KEY, b"").decode("utf-8"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise self.error(f"the header metadata is not valid JSON text ({exc})") from None
-        dim = header.get("dim") if isinstance(header, dict) else None
-        if dim not in (2, 3) or isinstance(dim, bool):
-            return header  # the header's own checks say what is wrong
-        expected = arrow_schema(dim)
-        got_names = self._schema.names
-        for field in expected:
-            if field.name not in got_names:
-                raise self.error(f"column {field.name!r} is missing (expected {field.type})")
-            got = self._schema.field(field.name).type
-            if got != field.type:
-                raise self.error(f"column {field.name!r} has type {got}, expected {field.type}")
-        extra = [n for n in got_names if n not in expected.names]
-        if extra:
-            raise self.error(f"unknown column {extra[0]!r} (the layout has {', '.join(expected.names)})")
-        self._dim = dim
-        return header
-
-    def _next_batch(self) -> Any:
-        pa = _pa()
-        try:
-            if self._parquet is not None:
-                if self._batch_no >= self._parquet.num_row_groups:
-                    return None
-                batch = self._parquet.read_row_group(self._batch_no)
-            else:
-                batch = self._reader.read_next_batch()
-        except StopIteration:
-            return None
-        except (pa.ArrowException, OSError, ValueError, MemoryError) as exc:
-            self._batch_no += 1
-            at_end = self._file is not None and self._file.tell() >= os.fstat(self._file.fileno()).st_size
-            if at_end and self.ignore_truncated_tail:
-                return TRUNCATED_TAIL
-            kind = "truncated (the file ends inside it)" if at_end else "corrupted"
-            raise self.error(f"the batch is {kind}: {exc}") from None
-        self._batch_no += 1
-        return batch
-
-    def next_value(self) -> Any:
-        if not self._header_given:
-            self._header_given = True
-            self.line_no = 1
-            try:
-                return self._check_schema(), True
-            except UnicodeDecodeError as exc:  # a damaged name or type in the schema
-                raise self.error(f"the schema is corrupted (text that is not UTF-8: {exc})") from None
-        while True:
-            row = next(self._rows, None)
-            if row is not None:
-                break
-            batch = self._next_batch()
-            if batch is None or batch is TRUNCATED_TAIL:
-                return END if batch is None else TRUNCATED_TAIL
-            self._rows = self._batch_rows(batch)
-        self.line_no += 1
-        if self.line_no - 1 > self.limits.max_frames:
-            raise self.error(f"more than the limit of {self.limits.max_frames} frames (max_frames)")
-        if row["frame"] != self.line_no - 1:
-            raise self.error(f"column 'frame': frame numbers must count 1, 2, 3, ..., got {row['frame']!r} "
-                             f"where {self.line_no - 1} was due")
-        try:
-            return _frame_object(row, self._dim), True
-        except _BadValue as exc:
-            raise self.error(str(exc)) from None
-
-    def _batch_rows(self, batch: Any) -> Iterator[dict[str, Any]]:
-        if self._dim == 0:
-            raise self.error("the header's dim must be 2 or 3 before any frame")
-        if batch.schema != self._schema and not batch.schema.equals(self._schema, check_metadata=False):
-            raise self.error(f"the batch's schema differs from the stream's: {batch.schema}")
-        pa = _pa()
-        try:
-            # every offset and length checked before a value is read: a damaged offset must not read past a buffer
-            batch.validate(full=True)
-            rows = batch.to_pylist()
-        except (pa.ArrowException, ValueError, TypeError, OverflowError, MemoryError) as exc:
-            raise self.error(f"the batch's values cannot be read: {exc}") from None
-        return iter(rows)
-
-    @property
-    def bytes_read(self) -> int:
-        try:
-            return int(self._file.tell()) if self._file is not None else 0
-        except (OSError, ValueError):
-            return 0
-
-    def check_gzip_end(self) -> None:
-        """Nothing to check: there is no gzip layer (the reader's interface)."""
-
-    def close(self) -> None:
-        f, self._file = self._file, None
-        if f is not None:
-            f.close()
 
 
 # -- converting and analysing ----------------------------------------------------------------------
@@ -691,6 +494,8 @@ def convert(source: str | os.PathLike[str], target: str | os.PathLike[str], *, b
     if is_arrow_path(dst):
         with ArrowScenarioWriter(dst, dim, header=header, batch_frames=batch_frames) as w:
             for obj in raw:
+                # this module's own writer: convert has rows already in the text form's objects, which the
+                # public write_frame (taking specs) would rebuild
                 w._write_row(obj)
                 n += 1
     else:

@@ -75,7 +75,7 @@ from .schema import (
 from .source import END, TRUNCATED_TAIL, LineSource, ReaderLimits, check_path
 
 if TYPE_CHECKING:
-    from .arrow import ArrowSource
+    from .arrow_source import ArrowSource
 
 __all__ = ["Frame", "Scenario", "FrameIterator", "read_scenario", "iter_frames"]
 
@@ -143,6 +143,9 @@ class _FrameReader:
         self.alive: dict[BodyId, int] = {}
         #: number of parts of each alive compound body (for checking ``parts`` in expect_contacts)
         self.parts_of: dict[BodyId, int] = {}
+        #: triangles of alive meshes and heightfields (their contacts' parts; no part pairs are counted:
+        #: only the triangles near a body are tested)
+        self.triangles_of: dict[BodyId, int] = {}
         # What the limits count of the alive bodies: the parts of the compounds
         # among them, and the sums of p and p * p over them (p the body's
         # parts, 1 for a simple body), which give the part pairs they can make.
@@ -152,7 +155,7 @@ class _FrameReader:
         self._done = False
         self._source: LineSource | ArrowSource
         if path.endswith((".arrows", ".parquet")):
-            from .arrow import ArrowSource  # the Arrow form: the same frames, checked the same way
+            from .arrow_source import ArrowSource  # the Arrow form: the same frames, checked the same way
 
             self._source = ArrowSource(path, limits, ignore_truncated_tail)
         else:
@@ -237,6 +240,7 @@ class _FrameReader:
                 raise Invalid(f"remove: unknown id {bid!r}")
             del alive[bid]
             self._count(self.parts_of.pop(bid, 0), -1)
+            self.triangles_of.pop(bid, None)
             removes.append(bid)
 
         # add (limits first, then validation of each body)
@@ -253,6 +257,8 @@ class _FrameReader:
             alive[spec.id] = tag
             if spec.shape.kind == "compound":
                 self.parts_of[spec.id] = len(spec.shape.parts)  # type: ignore[union-attr]
+            elif spec.shape.kind in ("triangle_mesh", "heightfield"):
+                self.triangles_of[spec.id] = len(spec.shape.triangles)  # type: ignore[union-attr]
             adds.append(spec)
         self._parts, self._sum_p, self._sum_p2 = counts
 
@@ -362,8 +368,11 @@ class _FrameReader:
                                "(remove the body and add a new one)")
             self.alive[bid] = new_tag
             self.parts_of.pop(bid, None)
+            self.triangles_of.pop(bid, None)
             if shape.kind == "compound":
                 self.parts_of[bid] = len(shape.parts)  # type: ignore[union-attr]
+            elif shape.kind in ("triangle_mesh", "heightfield"):
+                self.triangles_of[bid] = len(shape.triangles)  # type: ignore[union-attr]
         return SetSpec(id=bid, static=static, category=category, mask=mask, shape=shape)
 
     def _parse_plane_move(self, raw: dict[str, Any], bid: BodyId, dim: int) -> MoveSpec:
@@ -453,7 +462,7 @@ class _FrameReader:
             # a compound's pair has one entry per part pair: an entry is (pair, parts)
             pp = self._parse_parts(obj["parts"], f"{what}: parts") if "parts" in obj else (-1, -1)
             for bid, part in zip((a, b), pp, strict=True):
-                n = self.parts_of.get(bid, 0)
+                n = self.parts_of.get(bid, 0) or self.triangles_of.get(bid, 0)
                 if not (part == -1 if n == 0 else 0 <= part < n):
                     raise Invalid(f"{what}: parts: body {bid!r} is "
                                    + (f"a compound of {n} parts: its part index must be 0 to {n - 1}"

@@ -85,7 +85,8 @@ class Recorder:
         The scenario file to write (gzip if it ends with ``.gz``; the Arrow
         form if it ends with ``.arrows`` or ``.parquet``, written by
         :class:`~collideworld.scenario.arrow.ArrowScenarioWriter` one record
-        batch per 32 frames, its header version 2; needs pyarrow).
+        batch per 32 frames, its header version 2, the poses kept as arrays
+        until the batch is written; needs pyarrow).
     record_expect : bool
         Write each step's contact pairs as the frame's ``expect``.
     record_contacts : bool

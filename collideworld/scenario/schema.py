@@ -34,7 +34,7 @@ from typing import Any
 
 from ..errors import InvalidShapeError
 from ..geometry.tolerance import MAX_COORDINATE
-from ..shapes import MAX_HULL_POINTS, Capsule, ConvexHull, Segment, Shape, shape_from_dict
+from ..shapes import MAX_CHAIN_POINTS, MAX_HULL_POINTS, Capsule, Chain, ConvexHull, Segment, Shape, shape_from_dict
 
 __all__ = [
     "FORMAT_VERSION",
@@ -717,7 +717,7 @@ def _convex_hull_shape(raw: dict[str, Any], dim: int) -> Shape:
     if dim != 3:
         raise InvalidShapeError(f"shape type 'convex_hull' is 3D, but the world is {dim}D "
                                 "(a 2D convex hull is a 'polygon')")
-    _shape_keys(raw, "convex_hull", _HULL_KEYS)
+    _shape_keys(raw, "convex_hull", _HULL_KEYS | ({"radius"} & set(raw)))
     points = raw["points"]
     if not isinstance(points, list):
         raise InvalidShapeError(f"convex_hull points must be a list of [x, y, z] points, got {show_value(points)}")
@@ -727,7 +727,30 @@ def _convex_hull_shape(raw: dict[str, Any], dim: int) -> Shape:
     if len(points) < 4:
         raise InvalidShapeError(f"convex_hull needs at least 4 points not all on one plane, got {len(points)}")
     checked: list[Any] = [_shape_point(p, 3, f"convex_hull points[{i}]") for i, p in enumerate(points)]
+    if "radius" in raw:
+        return ConvexHull(tuple(checked), raw["radius"])
     return ConvexHull(tuple(checked))
+
+
+_CHAIN_KEYS = frozenset({"points", "loop"})
+
+
+def _chain_shape(raw: dict[str, Any], dim: int) -> Shape:
+    """A version 3 ``chain``: ``points`` (at least 2, no two consecutive equal) and ``loop`` (default false)."""
+    if dim != 2:
+        raise InvalidShapeError(f"shape type 'chain' is 2D, but the world is {dim}D")
+    _shape_keys(raw, "chain", _CHAIN_KEYS - {"loop"} if "loop" not in raw else _CHAIN_KEYS)
+    points = raw["points"]
+    if not isinstance(points, list):
+        raise InvalidShapeError(f"chain points must be a list of [x, y] points, got {show_value(points)}")
+    if len(points) > MAX_CHAIN_POINTS:
+        raise InvalidShapeError(f"chain has {len(points)} points, more than the limit of "
+                                f"{MAX_CHAIN_POINTS} (MAX_CHAIN_POINTS)")
+    loop = raw.get("loop", False)
+    if not isinstance(loop, bool):
+        raise InvalidShapeError(f"chain loop must be true or false, got {show_value(loop)}")
+    checked: list[Any] = [_shape_point(p, 2, f"chain points[{i}]") for i, p in enumerate(points)]
+    return Chain(checked, loop)
 
 
 #: One parser per shape ``type``: ``parser(raw, dim) -> Shape``, raising
@@ -745,13 +768,16 @@ SHAPE_PARSERS: dict[str, Callable[[dict[str, Any], int], Shape]] = {
     "capsule": _capsule_shape,
     "segment": _segment_shape,
     "convex_hull": _convex_hull_shape,
+    "triangle_mesh": _library_shape,
+    "heightfield": _library_shape,
+    "chain": _chain_shape,
     "cylinder": _library_shape,
     "cone": _library_shape,
 }
 #: Shape types that only a version 2 file may use.
 _SHAPE_TYPES_V2 = frozenset({"capsule", "segment", "convex_hull", "compound"})
 #: Shape types that only a version 3 file may use.
-_SHAPE_TYPES_V3 = frozenset({"cylinder", "cone"})
+SHAPE_TYPES_V3 = frozenset({"chain", "triangle_mesh", "heightfield", "cylinder", "cone"})
 
 
 def parse_shape(raw: Any, dim: int, where: str, max_polygon_vertices: int, version: int) -> Shape:
@@ -772,10 +798,12 @@ def parse_shape(raw: Any, dim: int, where: str, max_polygon_vertices: int, versi
     kind = raw.get("type")
     if not isinstance(kind, str):
         raise Invalid(f"{where}: shape type must be a string, got {show_value(kind)}")
-    if kind in _SHAPE_TYPES_V3 and version < 3:
-        raise Invalid(f"{where}: shape type {kind!r} needs format version 3 (the header says {version})")
     if kind in _SHAPE_TYPES_V2 and version < 2:
         raise Invalid(f"{where}: shape type {kind!r} needs format version 2 (the header says {version})")
+    if kind in SHAPE_TYPES_V3 and version < 3:
+        raise Invalid(f"{where}: shape type {kind!r} needs format version 3 (the header says {version})")
+    if kind in ("box", "polygon", "convex_hull") and "radius" in raw and version < 3:
+        raise Invalid(f"{where}: a rounded {kind} (key 'radius') needs format version 3 (the header says {version})")
     parser = SHAPE_PARSERS.get(kind)
     if parser is None:
         if kind in _SHAPE_TYPES_V2:

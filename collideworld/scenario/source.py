@@ -42,7 +42,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from ..errors import InvalidTypeError, ScenarioError
+from ..errors import InvalidArgumentError, InvalidTypeError, ScenarioError
 
 __all__ = ["ReaderLimits", "LineSource", "END", "TRUNCATED_TAIL", "check_path"]
 
@@ -214,6 +214,14 @@ _decoder = json.JSONDecoder(
 
 def loads_line(text: str) -> Any:
     return _decoder.decode(text)
+
+
+def dump_line(obj: Any) -> str:
+    """Compact JSON text of ``obj``; NaN or an infinity is an :class:`InvalidArgumentError`."""
+    try:
+        return json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except ValueError as exc:  # NaN or infinity somewhere
+        raise InvalidArgumentError(f"cannot write {obj!r}: {exc}") from None
 
 
 _JSON_SPACE = " \t\n\r"

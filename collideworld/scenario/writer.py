@@ -55,7 +55,8 @@ from .reader import (
     ExpectedImpact,
     Frame,
 )
-from .source import check_path
+from .schema import SHAPE_TYPES_V3
+from .source import check_path, dump_line
 
 __all__ = ["MoveBatch", "ScenarioWriter", "body_to_dict", "move_to_dict", "set_to_dict", "shape_dict"]
 
@@ -64,13 +65,16 @@ _VERSION_KEY = '"collideworld_scenario":'
 #: Zero bytes after the ids' text given to the compiled writer (its ``SLACK``; checked there).
 _TEXT_SLACK = 32
 _V2_SHAPE_TYPES = frozenset({"capsule", "segment", "convex_hull", "compound"})
-#: Shape types only version 3 defines: a frame with one makes the header say 3.
-_V3_SHAPE_TYPES = frozenset({"cylinder", "cone"})
 
 
-def _shape_version(shape_type: Any) -> int:
-    """The format version a shape type needs beyond version 1 (0: none)."""
-    return 3 if shape_type in _V3_SHAPE_TYPES else (2 if shape_type in _V2_SHAPE_TYPES else 0)
+def _needs(as_dict: Mapping[str, Any]) -> int:
+    """The format version a shape's file form needs: 3 (a version 3 type), 2 (version 2) or 0."""
+    kind = as_dict.get("type")
+    if kind in SHAPE_TYPES_V3 or (kind in ("box", "polygon", "convex_hull") and "radius" in as_dict):
+        return 3
+    if kind == "compound":
+        return max([2] + [_needs(part["shape"]) for part in as_dict["parts"]])
+    return 2 if kind in _V2_SHAPE_TYPES else 0
 
 
 
@@ -160,7 +164,8 @@ def _segment_to_dict(shape: Any) -> dict[str, Any]:
 def _convex_hull_to_dict(shape: Any) -> dict[str, Any]:
     # The points as given, not only the hull's vertices: the same solid either
     # way, but a hull read back is then equal to the one written.
-    return {"type": "convex_hull", "points": [list(p) for p in shape.points]}
+    rounded = {"radius": shape.radius} if shape.radius else {}
+    return {"type": "convex_hull", "points": [list(p) for p in shape.points], **rounded}
 
 
 def _compound_to_dict(shape: Any) -> dict[str, Any]:
@@ -180,6 +185,8 @@ SHAPE_WRITERS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "segment": _segment_to_dict,
     "convex_hull": _convex_hull_to_dict,
     "compound": _compound_to_dict,
+    "triangle_mesh": shape_to_dict,
+    "heightfield": shape_to_dict,
 }
 
 
@@ -261,7 +268,7 @@ def body_to_dict(body: Any) -> dict[str, Any]:
 
 
 def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], int]:
-    """The ``"add":[...]`` member of a frame's line, and whether a shape needs version 2.
+    """The ``"add":[...]`` member of a frame's line, and the version its shapes need (2, 3 or 0).
 
     The same text as ``_key("add", [body_to_dict(b) for b in bodies])``, made
     faster for the usual body (a ``World.body()`` snapshot or a BodySpec with
@@ -270,8 +277,7 @@ def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], int]:
     writes them), and bodies of one shape object (``add_many``) share the
     text of it, made once. A recorder's first frame adds every body.
     """
-    # id(shape) -> (shape, its text, the version its type needs); v2: the version the frame needs (0, 2, 3)
-    shapes: dict[int, tuple[Any, str, int]] = {}
+    shapes: dict[int, tuple[Any, str, int]] = {}  # id(shape) -> (shape, its text, the version it needs)
     texts = []
     v2 = 0
     for body in bodies:
@@ -281,13 +287,13 @@ def _add_member(bodies: list[Any], dim: int) -> tuple[list[bytes], int]:
                 or position.dtype != np.float64 or position.shape != (dim,) or shape is None or shape.is_infinite):
             entry = body_to_dict(body)
             shape_type = entry.get("shape", {}).get("type") if isinstance(entry.get("shape"), Mapping) else None
-            v2 = max(v2, _shape_version(shape_type))
+            v2 = max(v2, _needs(entry["shape"]) if shape_type else 0)
             texts.append(dump_line(entry))
             continue
         known = shapes.get(id(shape))
         if known is None or known[0] is not shape:
             as_dict = shape_dict(shape)
-            known = shapes[id(shape)] = (shape, dump_line(as_dict), _shape_version(as_dict.get("type")))
+            known = shapes[id(shape)] = (shape, dump_line(as_dict), _needs(as_dict))
         v2 = max(v2, known[2])
         xyz = position.tolist()
         if not all(map(math.isfinite, xyz)):
@@ -703,14 +709,6 @@ def _key_fast(key: str, value: Any) -> list[bytes]:
     return _key(key, value)
 
 
-def dump_line(obj: Any) -> str:
-    """Compact JSON text of ``obj``; NaN or an infinity is an :class:`InvalidArgumentError`."""
-    try:
-        return json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    except ValueError as exc:  # NaN or infinity somewhere
-        raise InvalidArgumentError(f"cannot write {obj!r}: {exc}") from None
-
-
 class ScenarioWriter:
     """Write a scenario file: the header at once, then one line per frame.
 
@@ -852,8 +850,10 @@ class ScenarioWriter:
     def _upgrade_to_v2(self, to: int = 2) -> None:
         """Make the header say version ``to`` (2 or 3; the file so far is valid in it as it is)."""
         if self._version_fixed and to == 3:
-            raise InvalidArgumentError(f"this frame uses a format version 3 shape (cylinder or cone), "
-                                       f"but the writer was made with version={self.version}")
+            raise InvalidArgumentError(
+                f"this frame uses a format version 3 shape (triangle_mesh, heightfield, chain, cylinder, cone, "
+                f"or a rounded box, polygon or convex_hull), "
+                f"but the writer was made with version={self.version}")
         if self._version_fixed:
             raise InvalidArgumentError(
                 "this frame uses a format version 2 feature (set, a plane's move, contact points or parts, "
@@ -981,16 +981,16 @@ class ScenarioWriter:
         if removes:
             parts.append(_key("remove", removes))
         adds = list(add)
-        v2: int = 0
+        v2: int = 0  # the version the frame needs (True/2: version 2, 3: version 3)
         if adds:
             add_part, v2 = _add_member(adds, self.dim)
             parts.append(add_part)
         sets = [set_to_dict(c) for c in set]
         if sets:
             parts.append(_key("set", sets))
-        # a shape only version 2 defines (capsule, segment, convex_hull, compound) makes a version 2 file
-        v2 = max(v2, 2 if sets else 0, *(_shape_version(c["shape"].get("type")) for c in sets
-                                         if isinstance(c.get("shape"), Mapping)))
+        # a shape only version 2 defines (capsule, segment, convex_hull, compound) makes a version 2 file,
+        # one only version 3 defines a version 3 file
+        v2 = max([v2, 2 if sets else 0] + [_needs(c["shape"]) for c in sets if isinstance(c.get("shape"), Mapping)])
         moves: list[bytes | memoryview] = []
         for m in move:
             if isinstance(m, MoveBatch):
@@ -1017,8 +1017,8 @@ class ScenarioWriter:
             v2 = self._expectations(parts, v2, expect, expect_contacts, expect_distance, expect_impact)
         except UnicodeEncodeError as exc:
             raise _lone_surrogate_error("a string of this frame", exc.object) from None
-        need = 3 if v2 == 3 else 2  # v2 is True or 2 for version 2 features, 3 for a version 3 shape
-        if v2 and self.version < need:
+        need = max(2, int(v2)) if v2 else 1
+        if need > self.version:
             self._upgrade_to_v2(need)
         pieces: list[bytes | memoryview] = [b"{"]
         for i, part in enumerate(parts):
@@ -1031,7 +1031,7 @@ class ScenarioWriter:
     def _expectations(parts: list[Sequence[bytes | memoryview]], v2: int, expect: Iterable[Any] | None,
                       expect_contacts: Iterable[Any] | None, expect_distance: Iterable[Any] | None,
                       expect_impact: Iterable[Any] | None) -> int:
-        """Append the expectation members' text to ``parts``; whether the frame needs version 2."""
+        """Append the expectation members' text to ``parts``; the version the frame needs (0/False: 1)."""
         if expect is not None and _int_pair_array(expect):
             # the Recorder's form for int ids: one text for the whole array
             parts.append([b'"expect":', json.dumps(expect.tolist(), separators=(",", ":")).encode()
@@ -1048,10 +1048,10 @@ class ScenarioWriter:
             parts.append(_key("expect_contacts", contacts))
         if expect_distance is not None:
             parts.append(_key("expect_distance", [distance_to_dict(d) for d in expect_distance]))
-            v2 = True
+            v2 = v2 or True
         if expect_impact is not None:
             parts.append(_key("expect_impact", [impact_to_dict(i) for i in expect_impact]))
-            v2 = True
+            v2 = v2 or True
         return v2
 
     def write(self, frame: Frame) -> None:

@@ -18,7 +18,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numpy.typing import NDArray
 
-from .grid import Floats32
+from .arrays import Floats32
 
 __all__ = ["build_buckets", "changed_rows", "patch_buckets", "query_boxes", "query_segments"]
 
@@ -932,7 +932,7 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
     >>> g = GridIndex(c - 1, c + 1, np.array([0]), backend="compiled")
     >>> bodies = (np.array([1]), c, np.eye(2)[None], np.zeros((1, 2)), np.array([1.0]), np.array([0]))
     >>> j, t, n, _, _ = first_hits(g.arrays(), bodies, np.array([True]), np.zeros((1, 2)), np.array([[1.0, 0.0]]),
-    ...                            np.inf, g.stamp, g._tags(1))
+    ...                            np.inf, g.stamp, g.take_tags(1))
     >>> j.tolist(), t.tolist(), n.tolist()
     ([0], [4.0], [[-1.0, 0.0]])
     """
@@ -943,51 +943,6 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
     limits = np.full(len(o), maxd) if np.ndim(maxd) == 0 else np.ascontiguousarray(maxd, dtype=np.float64)
     return _first_hits(*grid_arrays, *bodies, passes, o, d, limits, rel, floor,  # type: ignore[call-arg]
                        PARALLEL_RATE, stamp, base)
-
-
-@njit(cache=True)
-def _cast_candidates(local: Index, o: Floats, d: Floats, maxd: float, kind: Index, center: Floats, rot: Floats,
-                     half: Floats, radius: Floats, rel: float, floor: float,
-                     parallel_rate: float) -> tuple[Floats, Floats]:
-    dim = o.shape[0]
-    z = dim - 1
-    n = local.shape[0]
-    dist = np.empty(n)
-    normal = np.zeros((n, dim))
-    for r in range(n):
-        t, nx, ny, nz = ray_slot(local[r], o[0], o[1], o[z], d[0], d[1], d[z], maxd, kind, center, rot, half,
-                                  radius, rel, floor, parallel_rate)
-        dist[r] = t
-        if t < np.inf:
-            normal[r, 0] = nx
-            normal[r, 1] = ny
-            if dim == 3:
-                normal[r, 2] = nz
-    return dist, normal
-
-
-def cast_candidates(local: Index, bodies: tuple[Any, ...], o: Floats, d: Floats,
-                    maxd: float) -> tuple[Floats, Floats]:
-    """One ray against the balls and boxes ``local`` (indices into ``bodies``): distances (inf: miss), normals.
-
-    The arithmetic of the numpy ``raycast_ball`` / ``raycast_box``, row by row.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> c = np.array([[5.0, 0.0]])
-    >>> bodies = (np.array([2]), c, np.eye(2)[None], np.ones((1, 2)), np.zeros(1), np.array([0]))
-    >>> dist, normal = cast_candidates(np.array([0]), bodies, np.zeros(2), np.array([1.0, 0.0]), np.inf)
-    >>> dist.tolist(), normal.tolist()
-    ([4.0], [[-1.0, 0.0]])
-    """
-    from ..geometry.compiled.kernel_support import touch_rule
-    from ..geometry.raycast import PARALLEL_RATE
-
-    rel, floor = touch_rule()
-    kind, center, rot, half, radius, _ = bodies
-    return _cast_candidates(local, o, d, maxd, kind, center, rot, half, radius,
-                            rel, floor, PARALLEL_RATE)
 
 
 @njit(cache=True)
@@ -1016,7 +971,7 @@ def cast_pairs(slots: Index, bodies: tuple[Any, ...], o: Floats, d: Floats, ray:
                maxd: Floats) -> tuple[Floats, Floats]:
     """Ray ``ray[k]`` (rows of ``o``, ``d``, limit ``maxd``) against ball or box ``slots[k]`` (rows of ``bodies``).
 
-    The batched twin of :func:`cast_candidates`: distances (inf: miss) and normals, one row per pair.
+    Each pair's ray against its ball or box (``ray_slot``): distances (inf: miss) and normals, one row per pair.
 
     Examples
     --------

@@ -35,12 +35,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["GridIndex", "hash_cells", "segment_meets_boxes"]
+from .arrays import Floats32
+
+__all__ = ["Floats32", "GridIndex", "hash_cells", "segment_meets_boxes"]
 
 Index = NDArray[np.int64]
 Floats = NDArray[np.float64]
-#: the entry boxes' type (see GridIndex.entry_boxes)
-Floats32 = NDArray[np.float32]
 
 
 def float32_below(x: NDArray[np.float64]) -> Floats32:
@@ -231,7 +231,7 @@ class GridIndex:
         #: bucketed rows (patch() keeps the count); the big list may grow to big_limit by patches
         self.n_gridded = len(gridded)
         self.big_limit = max(64, 2 * len(self.big))
-        # the compiled queries' "seen" marks: each call takes fresh tags (see _tags)
+        # the compiled queries' "seen" marks: each call takes fresh tags (see take_tags)
         self.stamp = np.full(n, -1, dtype=np.int64)
         self._more_stamps: list[Index] = []
         self._next_tag = 0
@@ -243,7 +243,7 @@ class GridIndex:
         a body is met, and two threads sharing one array could overwrite each
         other's. Apart from :attr:`stamp` too, which the single queries use
         while holding the GIL (a batch's kernels release it). The tags of
-        :meth:`_tags` are fresh for all.
+        :meth:`take_tags` are fresh for all.
 
         Examples
         --------
@@ -256,7 +256,7 @@ class GridIndex:
             self._more_stamps.append(np.full(len(self.stamp), -1, dtype=np.int64))
         return self._more_stamps[:k]
 
-    def _tags(self, m: int) -> int:
+    def take_tags(self, m: int) -> int:
         """The first of ``2 m`` unused stamp tags (two passes of ``m`` queries)."""
         base = self._next_tag
         self._next_tag += 2 * m
@@ -385,7 +385,7 @@ class GridIndex:
         if self.backend == "compiled":
             from .compiled import query_boxes
             return query_boxes(self.lo, self.hi, self.cell, self.mask, self.starts, self.entries, self.big,
-                               self.n_gridded, qlo, qhi, MAX_QUERY_CELLS, self.stamp, self._tags(len(qlo)))
+                               self.n_gridded, qlo, qhi, MAX_QUERY_CELLS, self.stamp, self.take_tags(len(qlo)))
         return self._query_boxes_numpy(qlo, qhi)
 
     def _query_boxes_numpy(self, qlo: Floats, qhi: Floats) -> tuple[Index, Index]:
@@ -451,7 +451,7 @@ class GridIndex:
         if self.backend == "compiled":
             from .compiled import query_segments
             return query_segments(self.lo, self.hi, self.cell, self.mask, self.starts, self.entries, self.big,
-                                  self.n_gridded, self.glo, self.ghi, o, d, t, self.stamp, self._tags(len(o)))
+                                  self.n_gridded, self.glo, self.ghi, o, d, t, self.stamp, self.take_tags(len(o)))
         qs: list[Index] = []
         bs: list[Index] = []
         for i in range(len(o)):

@@ -22,6 +22,7 @@ from .id_reuse import story_id_reuse
 from .invalid import invalid_files
 from .mixed_2d import story_mixed_2d
 from .rts_town import story_rts_town
+from .terrain_3d import story_terrain_3d
 from .touching_edges_2d import story_touching_edges_2d
 from .touching_edges_3d import story_touching_edges_3d
 from .tumbling_3d import story_tumbling_3d
@@ -44,4 +45,5 @@ STORIES = [
     story_compound_3d,
     story_capsules_2d,
     story_hulls_3d,
+    story_terrain_3d,
 ]

@@ -115,7 +115,7 @@ def invalid_files():
         lines(hdr(comment="'rotate' is not a frame key"), {"add": [box_a]}, {"rotate": [{"id": "a", "angle": 1}]}),
         3, "rotate")
     add("wrong_version.jsonl",
-        lines({"collideworld_scenario": 3, "dim": 2}, {"add": [box_a]}),
+        lines({"collideworld_scenario": 4, "dim": 2}, {"add": [box_a]}),
         1, "version")
     add("missing_dim.jsonl",
         lines({"collideworld_scenario": 1, "name": "no dim"}, {"add": [box_a]}),

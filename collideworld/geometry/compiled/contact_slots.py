@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
 
-from ...threads import on_threads, threads_for
+from ...threads import loop_threads, on_threads, timed_loop
 from ..result import ContactArrays
 from ..tolerance import SQUARES_UNDERFLOW
 from . import contact_ball_ball as _bb
@@ -173,7 +173,8 @@ def contact_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.
                   hit: NDArray[np.bool_], normal: NDArray[np.float64],
                   depth: NDArray[np.float64], other: NDArray[np.bool_]) -> None:
     """The whole loop on one thread (for compiled callers; :func:`contact_slots` calls the range directly)."""
-    _contact_range(0, ia.shape[0], ia, ib, kind, simple, position, rotation, radius, half, plane_normal,
+    # np.int64: a literal 0 would compile the whole range loop a second time (Literal[int](0))
+    _contact_range(np.int64(0), ia.shape[0], ia, ib, kind, simple, position, rotation, radius, half, plane_normal,
                    plane_offset, bound_radius, world_x, world_y, poly, simple_n, reject, rule, hit, normal, depth,
                    other)
 
@@ -269,13 +270,15 @@ def contact_slots(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np
     args = (np.require(ia, np.int64, ["C", "W"]), np.require(ib, np.int64, ["C", "W"]), kind, simple,
             position, rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x, world_y,
             poly, simple_n, bool(reject), touch_rule(), out.hit, out.normal, out.depth, other)
-    threads = threads_for(n, PARALLEL_PAIRS)
-    if threads == 1:
-        # the range itself, not contact_rows: a compiled caller re-optimises the
-        # whole linked loop, seconds of compile that a step does not need
-        _contact_range(0, n, *args)
-    else:
-        # a few ranges per thread: pairs differ in cost (a ball pair against a polygon pair)
-        with on_threads(threads):
-            _contact_chunks_parallel(*args, CHUNKS_PER_THREAD * threads)
+    # the parallel build only while it measures faster here (threads.loop_threads): both give the same bits
+    threads = loop_threads("contact_slots", n, PARALLEL_PAIRS)
+    with timed_loop("contact_slots", n, threads, PARALLEL_PAIRS):
+        if threads == 1:
+            # the range itself, not contact_rows: a compiled caller re-optimises the
+            # whole linked loop, seconds of compile that a step does not need
+            _contact_range(0, n, *args)
+        else:
+            # a few ranges per thread: pairs differ in cost (a ball pair against a polygon pair)
+            with on_threads(threads):
+                _contact_chunks_parallel(*args, CHUNKS_PER_THREAD * threads)
     return out, other

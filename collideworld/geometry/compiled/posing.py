@@ -49,7 +49,7 @@ def _poses_2d(slots: NDArray[np.int64], new_position: NDArray[np.float64], has_p
             rotation[s, 1, 0] = sin[r]
             rotation[s, 1, 1] = cos[r]
         if simple[s]:
-            # R @ local + t, as BodyStore._pose_simple: (r00 lx + r01 ly) + tx
+            # R @ local + t, as BodyStore.pose_simple: (r00 lx + r01 ly) + tx
             r00, r01, r10, r11 = rotation[s, 0, 0], rotation[s, 0, 1], rotation[s, 1, 0], rotation[s, 1, 1]
             tx, ty = position[s, 0], position[s, 1]
             p = poly[s]

@@ -1,0 +1,451 @@
+"""Rounded shapes: ``radius`` on Box, Polygon (2D) and Box, ConvexHull (3D).
+
+A rounded shape is its core grown by the radius: every point within
+``radius`` of the core. Oracles, none of them collideworld's:
+
+* 2D, shapely on the exact cores (no polygonised arcs): two rounded shapes
+  touch exactly when the cores' shapely distance is at most ``ra + rb``;
+  cores apart by ``d``: depth ``ra + rb - d`` and the normal along shapely's
+  nearest points; cores overlapping: a brute-force separating-axis
+  penetration (min over every edge normal of both convex cores of the
+  projections' overlap, written here) plus ``ra + rb``; ``distance`` is
+  ``d - ra - rb``;
+* 3D, python-fcl's distance of the cores (fcl.Box, fcl.Convex, fcl.Sphere)
+  less the radii;
+* hand calculations for resting, touching and falling cases.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import coal
+import fcl
+import numpy as np
+import pytest
+from shapely.geometry import LineString, Point
+from shapely.geometry import Polygon as ShapelyPolygon
+from shapely.ops import nearest_points
+
+from collideworld import (
+    Box,
+    Capsule,
+    Circle,
+    ConvexHull,
+    HalfPlane,
+    Polygon,
+    Sphere,
+    World,
+    collide,
+    distance,
+    time_of_impact,
+)
+from collideworld.backend import compiled_available
+from collideworld.errors import InvalidShapeError, ScenarioError
+from collideworld.scenario import read_scenario
+from collideworld.scenario.writer import ScenarioWriter, shape_dict
+from collideworld.shapes import shape_from_dict, shape_to_dict
+
+BACKENDS = ["numpy"] + (["compiled"] if compiled_available() else [])
+
+
+def rot2(a: float) -> np.ndarray:
+    return np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+
+
+def core_2d(shape, pos, ang):
+    """(shapely core, rounding + own radius, convex core vertices or None) of a 2D shape."""
+    pos = np.asarray(pos, dtype=float)
+    if isinstance(shape, Circle):
+        return Point(pos), shape.radius, None
+    if isinstance(shape, Capsule):
+        return LineString(np.array([shape.p0, shape.p1]) @ rot2(ang).T + pos), shape.radius, None
+    if isinstance(shape, Box):
+        hx, hy = shape.half_extents
+        local = np.array([(-hx, -hy), (hx, -hy), (hx, hy), (-hx, hy)])
+    else:
+        local = np.array(shape.vertices)
+    verts = local @ rot2(ang).T + pos
+    return ShapelyPolygon(verts), shape.radius, verts
+
+
+def sat_depth(va: np.ndarray, vb: np.ndarray) -> float:
+    """Penetration depth of two convex polygons: min over all edge normals of the projections' overlap."""
+    best = math.inf
+    for v in (va, vb):
+        edges = np.roll(v, -1, axis=0) - v
+        for e in edges:
+            n = np.array([e[1], -e[0]]) / math.hypot(*e)
+            pa, pb = va @ n, vb @ n
+            best = min(best, min(pa.max() - pb.min(), pb.max() - pa.min()))
+    return best
+
+
+def random_rounded_2d(rng):
+    k = int(rng.integers(4))
+    r = float(rng.uniform(0.05, 0.6))
+    if k == 0:
+        return Box(tuple(rng.uniform(0.2, 1.0, size=2)), r)
+    if k == 1:
+        return Polygon([(-0.6, -0.4), (0.7, -0.3), (0.2, 0.8)], r)
+    if k == 2:
+        return Circle(float(rng.uniform(0.2, 0.8)))
+    return Capsule((-0.5, 0.0), (0.5, 0.0), float(rng.uniform(0.1, 0.4)))
+
+
+# -- validation and the file form ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: Box((1, 1), -0.5), "Box radius must be >= 0, got -0.5"),
+    (lambda: Box((1, 1, 1), math.nan), "Box radius must be finite"),
+    (lambda: Polygon([(0, 0), (1, 0), (0, 1)], -1), "Polygon radius must be >= 0, got -1"),
+    (lambda: Polygon([(0, 0), (1, 0), (0, 1)], "a"), "Polygon radius must be a real number"),
+    (lambda: ConvexHull(list(itertools.product((0, 1), repeat=3)), -0.1), "ConvexHull radius must be >= 0"),
+])
+def test_bad_radius_is_rejected(make, message):
+    with pytest.raises(InvalidShapeError) as info:
+        make()
+    assert message in str(info.value)
+
+
+def test_radius_zero_is_the_old_shape():
+    assert Box((1, 2)) == Box((1, 2), 0.0) and hash(Box((1, 2))) == hash(Box((1, 2), 0))
+    assert repr(Box((1, 2))) == "Box(half_extents=(1.0, 2.0))"
+    assert shape_to_dict(Polygon([(0, 0), (1, 0), (0, 1)])) == {"type": "polygon",
+                                                                 "vertices": [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]}
+    triangle = [(0, 0), (1, 0), (0, 1)]
+    assert Box((1, 2), 0.5) != Box((1, 2)) and Polygon(triangle, 0.1) != Polygon(triangle)
+    assert Box((1, 2), 0.5).bounding_radius == pytest.approx(math.sqrt(5) + 0.5)
+    for shape in (Box((1, 2), 0.5), Polygon([(0, 0), (1, 0), (0, 1)], 0.25)):
+        assert shape_from_dict(shape_to_dict(shape)) == shape
+    import pickle
+    hull = ConvexHull(list(itertools.product((0, 1), repeat=3)), 0.2)
+    assert pickle.loads(pickle.dumps(hull)) == hull and "radius=0.2" in repr(hull)
+
+
+def test_rounded_shapes_round_trip_through_a_version_3_file(tmp_path):
+    shapes = [Box((1, 2), 0.5), Polygon([(0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2)], 0.25)]
+    path = str(tmp_path / "r.jsonl")
+    w = ScenarioWriter(path, 2)
+    w.write_frame(add=[{"id": k, "shape": shape_dict(s), "position": [3.0 * k, 0.0]} for k, s in enumerate(shapes)])
+    w.close()
+    assert w.version == 3
+    assert [b.shape for b in list(read_scenario(path))[0].add] == shapes
+    hull = ConvexHull(list(itertools.product((0, 1), repeat=3)), 0.125)
+    path3 = str(tmp_path / "h.jsonl")
+    with ScenarioWriter(path3, 3) as w3:
+        w3.write_frame(add=[{"id": 0, "shape": shape_dict(hull), "position": [0.0, 0.0, 0.0]}])
+    assert list(read_scenario(path3))[0].add[0].shape == hull
+
+
+@pytest.mark.parametrize("header, shape, contains", [
+    ('{"collideworld_scenario": 2, "dim": 2}', {"type": "box", "half_extents": [1, 1], "radius": 0.5},
+     "a rounded box (key 'radius') needs format version 3 (the header says 2)"),
+    ('{"collideworld_scenario": 3, "dim": 2}', {"type": "box", "half_extents": [1, 1], "radius": -0.5},
+     "box radius must be >= 0"),
+    ('{"collideworld_scenario": 3, "dim": 2}', {"type": "polygon", "vertices": [[0, 0], [1, 0], [0, 1]],
+                                                "radius": "x"}, "polygon radius must be a real number"),
+    ('{"collideworld_scenario": 3, "dim": 3}', {"type": "convex_hull", "points": [[0, 0, 0], [1, 0, 0], [0, 1, 0],
+                                                                                   [0, 0, 1]], "radius": -1},
+     "convexhull radius must be >= 0"),
+])
+def test_bad_rounded_shape_in_a_file_names_the_line(tmp_path, header, shape, contains):
+    path = tmp_path / "bad.jsonl"
+    dim = json.loads(header)["dim"]
+    path.write_text(header + "\n" + json.dumps({"add": [{"id": "g", "shape": shape, "position": [0] * dim}]})
+                    + "\n", encoding="utf-8")
+    with pytest.raises(ScenarioError) as info:
+        list(read_scenario(str(path)))
+    assert info.value.line == 2 and contains.lower() in str(info.value).lower(), str(info.value)
+
+
+def test_rejected_set_shape_leaves_the_world_unchanged():
+    w = World(dim=2)
+    a = w.add(Box((1, 1), 0.5), (0.0, 0.0))
+    with pytest.raises(InvalidShapeError):
+        w.set_shape(a, Box((1, 1), -0.5))
+    assert w.body(a).shape == Box((1, 1), 0.5)
+
+
+# -- 2D against shapely -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_2d_contacts_agree_with_shapely(backend):
+    """400 random pairs of rounded boxes and triangles, circles and capsules (at least one side
+    rounded): hit is shapely's core distance <= ra + rb; with cores apart the depth is ra + rb - d and
+    the normal along shapely's nearest points; with two polygon cores overlapping the depth is the
+    brute-force SAT penetration + ra + rb. World.step and collide() both."""
+    rng = np.random.default_rng(29)
+    agree = separated = overlapping = 0
+    for _case in range(400):
+        sa = random_rounded_2d(rng)
+        sb = random_rounded_2d(rng)
+        if not (isinstance(sa, (Box, Polygon)) or isinstance(sb, (Box, Polygon))):
+            sa = Box((0.5, 0.7), 0.3)
+        pa, aa = rng.uniform(-0.5, 0.5, 2), float(rng.uniform(-3, 3))
+        pb, ab = rng.uniform(-2.5, 2.5, 2), float(rng.uniform(-3, 3))
+        ga, ra, va = core_2d(sa, pa, aa)
+        gb, rb, vb = core_2d(sb, pb, ab)
+        d = ga.distance(gb)
+        rr = ra + rb
+        if abs(d - rr) < 1e-7 or (d == 0 and (va is None or vb is None)) or (0 < d < 1e-7):
+            continue
+        w = World(dim=2, backend=backend)
+        w.add(sa, pa, aa)
+        w.add(sb, pb, ab)
+        contacts = list(w.step())
+        res = collide(sa, (pa, aa), sb, (pb, ab))
+        assert (len(contacts) == 1) == (d <= rr) == (res is not None), (_case, sa, sb, d, rr)
+        if d > rr:
+            agree += 1
+            continue
+        c = contacts[0]
+        if d > 0:
+            qa, qb = nearest_points(ga, gb)
+            expected = (np.array(qb.coords[0]) - np.array(qa.coords[0])) / d
+            assert c.depth == pytest.approx(rr - d, abs=1e-9)
+            assert np.asarray(c.normal) == pytest.approx(expected, abs=1e-7)
+            separated += 1
+        else:
+            assert c.depth == pytest.approx(sat_depth(va, vb) + rr, abs=1e-9)
+            overlapping += 1
+        assert res.depth == pytest.approx(c.depth, abs=1e-12)
+        agree += 1
+    assert agree >= 380 and separated >= 40 and overlapping >= 20, (agree, separated, overlapping)
+
+
+def test_2d_distance_agrees_with_shapely():
+    """300 random separated pairs: distance() is the cores' shapely distance less both radii (1e-9),
+    its points lie on the rounded surfaces (radius from the cores, 1e-9)."""
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(300):
+        sa, sb = Box(tuple(rng.uniform(0.2, 1.0, 2)), float(rng.uniform(0, 0.5))), random_rounded_2d(rng)
+        pa, aa = rng.uniform(-1, 1, 2), float(rng.uniform(-3, 3))
+        pb, ab = rng.uniform(-5, 5, 2), float(rng.uniform(-3, 3))
+        ga, ra, _ = core_2d(sa, pa, aa)
+        gb, rb, _ = core_2d(sb, pb, ab)
+        expected = ga.distance(gb) - ra - rb
+        if expected <= 1e-6:
+            continue
+        res = distance(sa, (pa, aa), sb, (pb, ab))
+        assert res.distance == pytest.approx(expected, abs=1e-9)
+        assert ga.distance(Point(res.point_a)) == pytest.approx(ra, abs=1e-9)
+        assert gb.distance(Point(res.point_b)) == pytest.approx(rb, abs=1e-9)
+        checked += 1
+    assert checked >= 150
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_touching_rounded_shapes_are_in_contact(backend):
+    """Closed sets: cores exactly ra + rb apart (2 - 1 = 1 = 0.5 + 0.5), and a rounded box whose
+    rounded bottom just reaches a half-plane, are contacts of depth 0; a hair further they are not."""
+    for gap, expect in ((0.0, 1), (2.0 ** -20, 0)):
+        w = World(dim=2, backend=backend)
+        w.add(Box((1, 1), 0.5), (0.0, 0.0))
+        w.add(Box((1, 1), 0.5), (3.0 + gap, 0.0))
+        w.add(HalfPlane((0, 1), -1.5 - gap))
+        contacts = list(w.step())
+        assert len(contacts) == 3 * expect  # the two boxes, and each box on the half-plane
+        assert all(c.depth == 0.0 for c in contacts)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_rounded_box_resting_on_a_rounded_box_has_its_points_on_the_surfaces(backend):
+    """Hand calculation: a 2x2 box rounded by 0.25 on a 4x2 box rounded by 0.5, 0.01 deep: normal
+    (0, 1), depth 0.01, two points at x = -1 and 1, halfway between the surfaces (y = 1.495)."""
+    w = World(dim=2, backend=backend, manifolds=True)
+    w.add(Box((2, 1), 0.5), (0.0, 0.0))
+    w.add(Box((1, 1), 0.25), (0.0, 1.0 + 0.5 + 0.25 + 1.0 - 0.01))
+    (c,) = w.step()
+    assert np.asarray(c.normal) == pytest.approx((0, 1)) and c.depth == pytest.approx(0.01)
+    np.testing.assert_allclose(sorted(c.points.tolist()), [[-1.0, 1.495], [1.0, 1.495]], atol=1e-12)
+    assert c.separations == pytest.approx([-0.01, -0.01])
+
+
+def test_concave_rounded_polygon_reports_per_piece():
+    """A rounded L: a circle near the inner corner touches the grown pieces as shapely's buffered
+    core says (each piece's distance <= r + 0.25)."""
+    ell = Polygon([(0, 0), (2, 0), (2, 0.5), (0.5, 0.5), (0.5, 2), (0, 2)], 0.25)
+    core = ShapelyPolygon(ell.vertices)
+    for pos in [(1.0, 1.0), (1.2, 1.3), (0.9, 0.95), (3.0, 3.0)]:
+        res = collide(ell, ((0, 0), 0.0), Circle(0.3), (pos, 0.0))
+        assert (res is not None) == (core.distance(Point(pos)) <= 0.55)
+
+
+def test_time_of_impact_onto_a_rounded_box():
+    """Hand calculation: a unit circle falling from y = 5 to y = -5 onto a box of half height 1
+    rounded by 0.5 first touches at y = 2.5, t = 0.25."""
+    res = time_of_impact(Circle(1.0), ((0.0, 5.0), 0.0), ((0.0, -5.0), 0.0), Box((1, 1), 0.5), ((0, 0), 0.0),
+                         ((0, 0), 0.0))
+    assert res.t == pytest.approx(0.25, abs=1e-9)
+    # past the corner: the rounded corner (a quarter circle about (1, 1)) is met, not the box's corner
+    res = time_of_impact(Circle(0.5), ((1.5, 5.0), 0.0), ((1.5, -5.0), 0.0), Box((1, 1), 0.5), ((0, 0), 0.0),
+                         ((0, 0), 0.0))
+    # centre (1.5, y) at distance 1 from (1, 1): y = 1 + sqrt(0.75) -> t = (5 - y) / 10
+    assert res.t == pytest.approx((4 - math.sqrt(0.75)) / 10, abs=1e-9)
+
+
+# -- 3D against python-fcl -------------------------------------------------------------------------
+
+
+def quat_to_matrix(q):
+    w, x, y, z = q
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+
+
+def coal_core(shape):
+    """The core as a coal geometry (a hull from its points, by coal's own Qhull call)."""
+    if isinstance(shape, Sphere):
+        return coal.Sphere(shape.radius)
+    if isinstance(shape, Box):
+        return coal.Box(*(2 * h for h in shape.half_extents))
+    points = coal.StdVec_Vec3s()
+    for p in np.asarray(shape.points, dtype=float):
+        points.append(p)
+    return coal.ConvexBase.convexHull(points, False, None)
+
+
+def coal_distance(sa, pa, qa, sb, pb, qb):
+    """coal's distance of the two cores (0 when they overlap), GJK run to 1e-12."""
+    req = coal.DistanceRequest()
+    req.gjk_tolerance = 1e-12
+    d = coal.distance(coal_core(sa), coal.Transform3s(quat_to_matrix(qa), np.asarray(pa, dtype=float)),
+                      coal_core(sb), coal.Transform3s(quat_to_matrix(qb), np.asarray(pb, dtype=float)),
+                      req, coal.DistanceResult())
+    return max(d, 0.0)
+
+
+def fcl_overlap(sa, pa, qa, sb, pb, qb):
+    """python-fcl's collision test of the two cores."""
+    def obj(shape, p, q):
+        if isinstance(shape, Sphere):
+            g = fcl.Sphere(shape.radius)
+        elif isinstance(shape, Box):
+            g = fcl.Box(*(2 * h for h in shape.half_extents))
+        else:
+            faces = np.asarray(shape.faces)
+            g = fcl.Convex(np.asarray(shape.vertices), len(faces),
+                           np.column_stack([np.full(len(faces), 3), faces]).ravel())
+        return fcl.CollisionObject(g, fcl.Transform(quat_to_matrix(q), np.asarray(p, dtype=float)))
+    return fcl.collide(obj(sa, pa, qa), obj(sb, pb, qb), fcl.CollisionRequest(), fcl.CollisionResult()) > 0
+
+
+def random_quat(rng):
+    q = rng.normal(size=4)
+    return tuple(q / np.linalg.norm(q))
+
+
+def random_rounded_3d(rng):
+    k = int(rng.integers(3))
+    r = float(rng.uniform(0.05, 0.5))
+    if k == 0:
+        return Box(tuple(rng.uniform(0.2, 1.0, 3)), r)
+    if k == 1:
+        return ConvexHull(rng.uniform(-0.8, 0.8, (8, 3)).tolist(), r)
+    return Sphere(float(rng.uniform(0.2, 0.8)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_3d_contacts_and_distance_agree_with_fcl(backend):
+    """300 random pairs of rounded boxes, rounded hulls and spheres: hit is coal's core distance
+    <= ra + rb (cores overlapping: python-fcl's collide says so too), the depth with cores apart
+    ra + rb - d and distance() d - ra - rb (1e-7)."""
+    rng = np.random.default_rng(17)
+    agree = touching = 0
+    for _ in range(300):
+        sa, sb = random_rounded_3d(rng), random_rounded_3d(rng)
+        if isinstance(sa, Sphere) and isinstance(sb, Sphere):
+            sa = Box((0.5, 0.4, 0.3), 0.2)
+        pa, qa = rng.uniform(-0.3, 0.3, 3), random_quat(rng)
+        pb, qb = rng.uniform(-2.5, 2.5, 3), random_quat(rng)
+        d = coal_distance(sa, pa, qa, sb, pb, qb)
+        if d < 1e-6:
+            assert fcl_overlap(sa, pa, qa, sb, pb, qb)
+        ra = 0.0 if isinstance(sa, Sphere) else sa.radius
+        rb = 0.0 if isinstance(sb, Sphere) else sb.radius
+        rr = ra + rb
+        if abs(d - rr) < 1e-5:
+            continue
+        w = World(dim=3, backend=backend)
+        w.add(sa, pa, quaternion=qa)
+        w.add(sb, pb, quaternion=qb)
+        contacts = list(w.step())
+        assert (len(contacts) == 1) == (d <= rr), (sa, sb, d, rr)
+        if 0 < d <= rr:
+            assert contacts[0].depth == pytest.approx(rr - d, abs=1e-7)
+            touching += 1
+        if d > 1e-3 and backend == BACKENDS[0]:
+            res = distance(sa, (pa, qa), sb, (pb, qb))
+            assert res.distance == pytest.approx(d - rr, abs=1e-7)
+        agree += 1
+    assert agree >= 280 and touching >= 30, (agree, touching)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_3d_rounded_hull_on_a_plane_and_a_sphere(backend):
+    """Hand calculation: a cube hull (half size 1) rounded by 0.5 resting 0.05 deep in the floor
+    z <= -1.45 and touched 0.01 deep from above by a unit sphere at z = 2.49."""
+    from collideworld import Plane
+    hull = ConvexHull(list(itertools.product((-1, 1), repeat=3)), 0.5)
+    w = World(dim=3, backend=backend, manifolds=True)
+    h = w.add(hull, (0.0, 0.0, 0.0))
+    s = w.add(Sphere(1.0), (0.0, 0.0, 2.49))
+    f = w.add(Plane((0, 0, 1), -1.45))
+    by = {frozenset((c.a, c.b)): c for c in w.step()}
+    assert by[frozenset((h, s))].depth == pytest.approx(0.01)
+    np.testing.assert_allclose(by[frozenset((h, s))].points, [[0.0, 0.0, 1.495]], atol=1e-12)
+    assert by[frozenset((h, f))].depth == pytest.approx(0.05)
+    assert len(by) == 2
+
+
+# -- queries ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_queries_see_the_rounded_surface(backend):
+    """200 random points and 200 random rays against rounded boxes and triangles: a point is inside
+    exactly when shapely's core distance is <= r; a ray's hit point lies on the rounded surface
+    (core distance r, 1e-9) and no point of the ray before it is inside (shapely distance of the
+    ray's LineString up to the hit, >= r - 1e-9); a missed ray stays farther than r (shapely)."""
+    rng = np.random.default_rng(41)
+    shapes = [(Box((1.0, 0.5), 0.3), (0.0, 0.0), 0.4), (Polygon([(-0.6, -0.4), (0.7, -0.3), (0.2, 0.8)], 0.5),
+                                                        (4.0, 0.0), -1.0)]
+    w = World(dim=2, backend=backend)
+    ids = [w.add(s, p, a) for s, p, a in shapes]
+    cores = [core_2d(s, p, a)[0] for s, p, a in shapes]
+    points = hits = misses = 0
+    for _ in range(200):
+        q = rng.uniform(-2, 6, 2) * (1, 0.5)
+        expected = [i for i, c, (s, _, _) in zip(ids, cores, shapes, strict=True) if c.distance(Point(q)) <= s.radius]
+        gaps = [abs(c.distance(Point(q)) - s.radius) for c, (s, _, _) in zip(cores, shapes, strict=True)]
+        if min(gaps) < 1e-9:
+            continue
+        assert w.query_point(q) == expected
+        points += 1
+    for _ in range(200):
+        o = rng.uniform(-3, 7, 2) * (1, 1)
+        d = rng.normal(size=2)
+        d /= np.linalg.norm(d)
+        hit = w.raycast(o, d, 20.0)
+        if hit:
+            h = hit[0]
+            k = ids.index(h.id)
+            if h.distance == 0:
+                continue
+            assert cores[k].distance(Point(h.point)) == pytest.approx(shapes[k][0].radius, abs=1e-9)
+            before = LineString([o, o + d * h.distance])
+            assert all(c.distance(before) >= s.radius - 1e-9 for c, (s, _, _) in zip(cores, shapes, strict=True))
+            hits += 1
+        else:
+            ray = LineString([o, o + 20.0 * d])
+            assert all(c.distance(ray) > s.radius - 1e-9 for c, (s, _, _) in zip(cores, shapes, strict=True))
+            misses += 1
+    assert points >= 190 and hits >= 30 and misses >= 30, (points, hits, misses)
+    assert w.query_shape(Circle(0.1), (1.0 + 0.3 + 0.1 + 0.0, 0.0), 0.0) is not None
