@@ -474,7 +474,8 @@ def gjk_pieces(world: NDArray[np.float64], a0: int, na: int, ka: int, b0: int, n
     to B (zero when overlapping).
     ``ws`` is (16, 4) scratch; on return ``ws[14, 0]`` is 1.0 when the answer
     is proved (GJK converged, or a direction separated the hulls), 0.0 when
-    rounding stopped it first (then the hulls may overlap).
+    rounding stopped it first (then the hulls may overlap), and ``ws[14, 1]``
+    the best proved lower bound of the distance (0 if none).
 
     Examples
     --------
@@ -664,6 +665,7 @@ def gjk_pieces(world: NDArray[np.float64], a0: int, na: int, ka: int, b0: int, n
     # (converged, or some v.w > 0 showed a gap): callers deciding hits (the hull contacts)
     # read an unproved answer as 0; distance and time-of-impact callers keep |v|.
     ws[14, 0] = 1.0 if converged or lower > 0.0 else 0.0
+    ws[14, 1] = lower  # the proved lower bound: the true distance is in [lower, dist]
     return float(dist)
 
 

@@ -75,8 +75,9 @@ SUPPORT_PARAMS = 8
 #: (relative to the pair's coordinates) of the face.
 EPA_TOL = 1e-12
 _GJK_TOL = 1e-13
-#: How far above the true distance GJK's |v| may stop on curved cores (relative to the pair's size).
-_MARGIN_SLACK = 1e-5
+#: Widest interval [proved lower bound, |v|] of the cores' GJK distance (relative to the pair's size)
+#: taken as their distance; GJK on a point a hair from a curved rim can stall wider than this.
+_CORE_TOL = 1e-12
 _EPA_VERTS = 160
 _EPA_FACES = 640
 
@@ -732,8 +733,8 @@ def support_contact(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F6
     and B. The cores (a ball's centre, a capsule's segment, the rest
     themselves) go to the package's GJK (``gjk.gjk_pieces``, which proves a
     gap or stops); where they are apart, the shapes' distance or depth is
-    theirs less both radii (exact); where the cores overlap, EPA on the whole
-    shapes from this module's GJK simplex.
+    theirs less both radii (exact); where the cores overlap, GJK and EPA on
+    the cores from this module's GJK simplex, the radii added back.
     """
     na = 8 if ca != 5 else int(qa[1])
     nb = 8 if cb != 5 else int(qb[1])
@@ -743,36 +744,52 @@ def support_contact(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F6
     ka_n, ka_k, ka_r = _core_rows(ca, pa, ra, qa, verts, world, 0)
     kb_n, kb_k, kb_r = _core_rows(cb, pb, rb, qb, verts, world, ka_n)
     core = gjk_pieces(world, 0, ka_n, ka_k, ka_n, kb_n, kb_k, ws, out)
-    # ws[14, 0] == 1: a positive lower bound of the cores' distance was met, so they are proved
-    # apart; |v| (core) may still be above the true distance by GJK's stop on curved shapes
-    # (about 1e-6 of the size when the gap is that small), so a pair of balls or capsules
-    # within that of touching goes to the whole-shape test below instead
-    if core > 0.0 and ws[14, 0] == 1.0 and (ka_r + kb_r == 0.0 or core - ka_r - kb_r > _MARGIN_SLACK * scale):
+    rsum = ka_r + kb_r
+    # Cores proved apart: the shapes' signed distance is the cores' less both radii, exact (a ball
+    # is its centre grown by its radius, a capsule its segment: the margin split of van den Bergen
+    # 2003, 4.3.2, as Bullet's and FCL's margins), whether the shapes themselves are apart or overlap.
+    # The cores' GJK distance is only as good as its stop: within [ws[14, 1], core] (the proved
+    # lower bound and |v|); when that interval is wider than _CORE_TOL (GJK stalled on a curved
+    # rim a hair from a point core), EPA on the cores below decides instead.
+    if core > 0.0 and ws[14, 0] == 1.0 and (rsum == 0.0 or core - ws[14, 1] <= _CORE_TOL * scale):
         for i in range(3):
             res[2 + i] = out[6 + i]
             res[5 + i] = out[i] + ka_r * out[6 + i]
             res[8 + i] = out[3 + i] - kb_r * out[6 + i]
-        res[0] = core - ka_r - kb_r
-        return ka_r + kb_r - core
+        res[0] = core - rsum
+        return rsum - core
+    # The cores overlap (or GJK could not settle their gap): GJK and EPA on the cores themselves
+    # (radii dropped: a point or a segment instead of a ball or a capsule), the radii added back.
+    # EPA on a whole ball against a cylinder's rim meets a doubly curved Minkowski difference (a
+    # torus) whose polytope needs more vertices than EPA has to get within its tolerance; on the
+    # cores only the cylinder or cone itself is curved.
+    qa_c = qa.copy()
+    qb_c = qb.copy()
+    _drop_radius(ca, qa_c)
+    _drop_radius(cb, qb_c)
     sim = np.empty((4, 3))
     sa = np.empty((4, 3))
     sb = np.empty((4, 3))
     lam = np.zeros(4)
-    m = _gjk(ca, pa, ra, qa, cb, pb, rb, qb, verts, scale, sim, sa, sb, lam, res)
+    m = _gjk(ca, pa, ra, qa_c, cb, pb, rb, qb_c, verts, scale, sim, sa, sb, lam, res)
     # GJK may stop with the origin on a face of its simplex (a triangle or less): EPA grown from
     # such a flat start can settle on a wrong face, so GJK restarts from other first directions,
     # which end in a tetrahedron around the origin when the shapes overlap by more than rounding
     for start in range(1, 4):
         if m == 4 or res[1] > 1e-14 * scale:
             break
-        m = _gjk(ca, pa, ra, qa, cb, pb, rb, qb, verts, scale, sim, sa, sb, lam, res, start)
+        m = _gjk(ca, pa, ra, qa_c, cb, pb, rb, qb_c, verts, scale, sim, sa, sb, lam, res, start)
     gap = res[0]
     lower = res[1]
     if lower > 1e-14 * scale and m < 4 and gap > 0.0:
-        res[2] = -res[2] / gap
-        res[3] = -res[3] / gap
-        res[4] = -res[4] / gap
-        return float(-lower)
+        # cores apart by lower..gap: the shapes by that less the radii (lower: never a missed touch)
+        for i in range(3):
+            res[2 + i] = -res[2 + i] / gap
+        for i in range(3):
+            res[5 + i] += ka_r * res[2 + i]
+            res[8 + i] -= kb_r * res[2 + i]
+        res[0] = lower - rsum
+        return float(rsum - lower)
     # EPA's answer is checked: its depth must be D's support along its normal (within its
     # tolerance), else it settled on a face inside D; then EPA runs again from GJK's other starts
     # and the least checked depth is kept
@@ -782,11 +799,11 @@ def support_contact(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F6
     wb = np.empty(3)
     for start in range(4):
         if start > 0:
-            m = _gjk(ca, pa, ra, qa, cb, pb, rb, qb, verts, scale, sim, sa, sb, lam, res, start)
+            m = _gjk(ca, pa, ra, qa_c, cb, pb, rb, qb_c, verts, scale, sim, sa, sb, lam, res, start)
             if m < 4:
                 continue
-        _epa(ca, pa, ra, qa, cb, pb, rb, qb, verts, scale, sim, sa, sb, m, res)
-        _support_pair(ca, pa, ra, qa, cb, pb, rb, qb, verts, res[2], res[3], res[4], wa, wb)
+        _epa(ca, pa, ra, qa_c, cb, pb, rb, qb_c, verts, scale, sim, sa, sb, m, res)
+        _support_pair(ca, pa, ra, qa_c, cb, pb, rb, qb_c, verts, res[2], res[3], res[4], wa, wb)
         reach = res[2] * (wa[0] - wb[0]) + res[3] * (wa[1] - wb[1]) + res[4] * (wa[2] - wb[2])
         if reach - res[0] <= 1e-9 * scale and res[0] < best:
             best = res[0]
@@ -798,7 +815,20 @@ def support_contact(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F6
                 keep[i] = res[i]  # unchecked, kept only if no start gives a checked answer
     for i in range(11):
         res[i] = keep[i]
+    for i in range(3):
+        res[5 + i] += ka_r * res[2 + i]
+        res[8 + i] -= kb_r * res[2 + i]
+    res[0] += rsum
     return float(res[0])
+
+
+@_jit
+def _drop_radius(code: int, prm: F64) -> None:
+    """A ball's or capsule's parameters made its core's (radius 0); other shapes have no radius."""
+    if code == 1:
+        prm[0] = 0.0
+    elif code == 4:
+        prm[6] = 0.0
 
 
 @_jit
