@@ -70,6 +70,7 @@ from .geometry.raycast import (
     raycast_ball,
     raycast_box,
     raycast_capsule,
+    raycast_cylinder,
     raycast_halfspace,
     raycast_hull,
     raycast_polygon,
@@ -925,6 +926,15 @@ def ray_halfspace(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray
 def _ray_ball(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
               max_distance: float) -> RayAnswer:
     return _ray_answer(raycast_ball(o, d, max_distance, *s.ball_rows(slots)))
+
+
+@_register_ray(Kind.CYLINDER)
+@_register_ray(Kind.CONE)
+def _ray_cylinder(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
+                  max_distance: float) -> RayAnswer:
+    return _ray_answer(raycast_cylinder(o, d, max_distance, s.position.take(slots, axis=0),
+                                        s.rotation.take(slots, axis=0), s.radius.take(slots),
+                                        s.half.take(slots, axis=0)[:, 2], s.kind.take(slots) == Kind.CONE))
 
 
 @_register_ray(Kind.BOX)

@@ -563,3 +563,114 @@ def test_ball_rim_depth_on_both_backends():
                 got = found.get((2 * i, 2 * i + 1))
                 assert (got is not None) == (ref > 0), (backend, i, ref, got)
                 assert got is None or abs(got - ref) <= 1e-9 * max(1.0, ref), (backend, i, ref, got)
+
+
+# -- queries (issue 29 (c)): rays, exactly; every query kind answers for cylinders and cones ---------
+
+def _first_inside(sb, pb, rb, o, d, t_max):
+    """Brute force: the first t in [0, t_max] with o + t d in the closed solid (sampled, then bisected)."""
+    ts = np.linspace(0.0, t_max, 4001)
+    inside_at = [inside(sb, pb, rb, o + t * d, 0.0) for t in ts]
+    if not any(inside_at):
+        return None
+    k = inside_at.index(True)
+    if k == 0:
+        return 0.0
+    lo, hi = ts[k - 1], ts[k]
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if inside(sb, pb, rb, o + mid * d, 0.0) else (mid, hi)
+    return hi
+
+
+def _fcl_segment_distance(sb, pb, rb, o, d, t_max):
+    """fcl's distance from the shape to the ray's segment (a capsule of radius 1e-9 around it)."""
+    axis = d / np.linalg.norm(d)
+    z = np.array([0.0, 0.0, 1.0])
+    rot = Rotation.align_vectors([axis], [z])[0].as_matrix()
+    seg = fcl.CollisionObject(fcl.Capsule(1e-9, t_max), fcl.Transform(rot, o + 0.5 * t_max * axis))
+    ob = fcl.CollisionObject(fcl_geometry(sb), fcl.Transform(rb, pb))
+    return fcl.distance(seg, ob, fcl.DistanceRequest(), fcl.DistanceResult())
+
+
+@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+def test_raycast_matches_brute_force_and_fcl(backend):
+    rng = np.random.default_rng(293)
+    hits = misses = 0
+    for _ in range(150):
+        sb = random_shape(rng, ["cylinder", "cone"])
+        pb, qb, rb = random_pose(rng, 0.5)
+        o = rng.uniform(-4, 4, 3)
+        target = pb + rng.uniform(-1.3, 1.3, 3)
+        d = (target - o) / np.linalg.norm(target - o)
+        w = World(dim=3, backend=backend)
+        w.add(sb, pb, quaternion=qb, id="b")
+        got = _first_hit(w, o, d, 10.0)
+        ref = _first_inside(sb, pb, rb, o, d, 10.0)
+        if ref is not None:
+            if ref == 0.0:  # the origin inside: distance 0, normal -d
+                assert got is not None and got.distance == 0.0 and np.allclose(got.normal, -d)
+                hits += 1
+                continue
+            # the bisection's bracket is 10/4000 wide at the start: a ray entering the solid and
+            # leaving it within one sample step is not checked
+            assert got is not None and abs(got.distance - ref) <= 1e-9, (sb, got, ref)
+            # the normal is the surface's: stepping back along it leaves the solid, the hit point is on it
+            p = o + got.distance * d
+            assert inside(sb, pb, rb, p, 1e-9) and not inside(sb, pb, rb, p + 1e-6 * got.normal, 0.0)
+            assert got.normal @ d <= 1e-12
+            hits += 1
+        elif _fcl_segment_distance(sb, pb, rb, o, d, 10.0) > 1e-6:
+            assert got is None, (sb, got)
+            misses += 1
+    assert hits > 50 and misses > 30, (hits, misses)
+
+
+def _first_hit(w, o, d, limit=math.inf):
+    hits = w.raycast(o, d, limit)
+    return hits[0] if hits else None
+
+
+def test_hand_checked_rays():
+    w = World(dim=3)
+    w.add(Cylinder(1.0, 2.0), (0, 0, 0), id="cyl")
+    w.add(Cone(1.0, 1.0), (10, 0, 0), id="cone")
+    # the cylinder's side at x = -1, its top cap at z = 2, its rim (1, 0, 2) along (1, 0, -1)/sqrt2
+    assert (lambda h: (h.distance, h.normal.tolist()))(_first_hit(w, (-5, 0, 0), (1, 0, 0))) == (4.0, [-1.0, 0.0, 0.0])
+    assert (lambda h: (h.distance, h.normal.tolist()))(_first_hit(w, (0.5, 0, 7), (0, 0, -1))) == (5.0, [0.0, 0.0, 1.0])
+    h = _first_hit(w, (0, 0, 3), np.array([1.0, 0, -1]) / math.sqrt(2))
+    assert abs(h.distance - math.sqrt(2)) <= 1e-12
+    # the cone's slant: its radius at height z is (1 - z) / 2, so the ray along +x at z = 0 meets it at
+    # x = 10 - 0.5 with normal (2, 0, 1)/sqrt5; its base from below at z = -1
+    h = _first_hit(w, (5, 0, 0), (1, 0, 0))
+    assert abs(h.distance - 4.5) <= 1e-12 and np.allclose(h.normal, np.array([-2, 0, 1]) / math.sqrt(5))
+    h = _first_hit(w, (10.2, 0, -5), (0, 0, 1))
+    assert h.distance == 4.0 and h.normal.tolist() == [0.0, 0.0, -1.0]
+    # the apex from above, and a ray passing just above the apex misses
+    assert _first_hit(w, (10, 0, 5), (0, 0, -1)).distance == 4.0
+    assert _first_hit(w, (5, 0, 1 + 1e-6), (1, 0, 0)) is None
+
+
+@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+def test_every_query_answers_for_cylinders_and_cones(backend):
+    """No query raises for a cylinder or cone; each answer checked by hand (a cylinder radius 1, half height
+    2 at the origin, a cone radius 1, half height 1 at x = 5)."""
+    w = World(dim=3, backend=backend)
+    w.add(Cylinder(1.0, 2.0), (0, 0, 0), id="c")
+    w.add(Cone(1.0, 1.0), (5, 0, 0), id="k")
+    one = (1, 0, 0, 0)
+    assert w.query_point((0.9, 0, 1.9)) == ["c"] and w.query_point((0.9, 0.9, 0)) == []
+    assert w.query_point((5.4, 0, -0.2)) == ["k"] and w.query_point((5.4, 0, 0.3)) == []  # cone radius 0.6, 0.35
+    assert w.query_points([(0, 0, 0), (5, 0, 0.9)])[1].tolist() == ["c", "k"]
+    assert w.query_aabb((0.8, 0.8, -1), (2, 2, 1)) == []  # the box's corner (0.8, 0.8) is 1.13 from the axis
+    assert w.query_shape(Sphere(0.5), (1.4, 0, 0)) == ["c"] and w.query_shape(Sphere(0.5), (1.6, 0, 0)) == []
+    assert w.query_shapes(Sphere(0.5), [(1.4, 0, 0), (5, 0, 1.4)])[1].tolist() == ["c", "k"]
+    near = w.query_nearest((0, 3, 0))[0]
+    assert near.id == "c" and abs(near.distance - 2.0) <= 1e-9
+    within = w.query_within(Sphere(0.1), ((3, 0, 0), one), 2.0)
+    assert [h.id for h in within] == ["c", "k"]
+    assert abs(within[0].distance - 1.9) <= 1e-9 and abs(within[1].distance - (3 / math.sqrt(5) - 0.1)) <= 1e-9
+    hits = w.cast(Sphere(0.2), ((-5, 0, 0), one), ((10, 0, 0), one))
+    assert [h.id for h in hits] == ["c", "k"] and abs(hits[0].t - 3.8 / 15) <= 1e-9
+    many = w.raycast_many([(-5, 0, 0), (5, 0, 5)], [(1, 0, 0), (0, 0, -1)])
+    assert many.id.tolist() == ["c", "k"] and np.allclose(many.distance, [4.0, 4.0])
