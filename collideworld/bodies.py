@@ -1438,7 +1438,8 @@ class BodyStore:
 
         Returns the kind codes (m,), positions (m, 3), rotations (m, 3, 3), the
         parameters (m, 8) and the hulls' world vertices (rows named by the
-        parameters of each hull row; (1, 3) zeros when there is none).
+        parameters of each hull row; (1, 3) zeros when there is none). A
+        triangle part slot comes back as a hull of its three vertices.
         """
         kind = self.kind.take(slots).astype(np.int64)
         pos = self.position.take(slots, axis=0)
@@ -1465,7 +1466,17 @@ class BodyStore:
             verts = world.reshape(-1, 3)
             prm[hull, 0] = np.arange(len(hull)) * nv
             prm[hull, 1] = nv
+        tri = np.flatnonzero(kind == Kind.TRIANGLE)
+        if len(tri):
+            # a mesh's or heightfield's triangle is a flat hull of its three world vertices (code HULL)
+            first = len(verts) if len(hull) else 0
+            tv = self.triangle_rows(slots[tri]).reshape(-1, 3)
+            verts = np.concatenate([verts, tv]) if len(hull) else tv
+            prm[tri, 0] = first + 3 * np.arange(len(tri))
+            prm[tri, 1] = 3
+            kind[tri] = Kind.HULL
         return kind, pos, rot, prm, verts
+
     def triangle_rows(self, slots: NDArray[np.int64]) -> NDArray[np.float64]:
         """World vertices (m, 3, 3) of the triangle part slots ``slots``."""
         rot_t = np.swapaxes(self.rotation.take(slots, axis=0), 1, 2)

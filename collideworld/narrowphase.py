@@ -529,6 +529,8 @@ for _round in (Kind.CYLINDER, Kind.CONE):
     for _other in (Kind.BALL, Kind.BOX, Kind.CAPSULE, Kind.HULL, Kind.CYLINDER, Kind.CONE):
         if _other <= _round:
             _register((3,), _other, _round)(_support_pair)
+    # a mesh's or heightfield's triangle (part slots; TRIANGLE is the last kind, so always b): a flat hull
+    _register((3,), _round, Kind.TRIANGLE)(_support_pair)
 # -- triangles of meshes and heightfields (3D): grown polytopes, then the no-snag rule --------
 #
 # TRIANGLE is the last kind, so the triangle is always b. Both backends run
@@ -1493,6 +1495,7 @@ for _round in (Kind.CYLINDER, Kind.CONE):
     for _other in (Kind.BALL, Kind.BOX, Kind.CAPSULE, Kind.HULL, Kind.CYLINDER, Kind.CONE):
         if _other <= _round:
             _register_manifold((3,), _other, _round)(_m_support_pair)
+    _register_manifold((3,), _round, Kind.TRIANGLE)(_m_support_pair)
 # A triangle of a mesh or heightfield is a flat hull to the hull manifold kernels: its three
 # vertices and its two faces (normals +n and -n), each holding all three vertices. The kernels take
 # the contact normal as given, so a no-snag contact (the face normal) clips along the face normal.

@@ -442,9 +442,9 @@ def test_time_of_impact_and_trajectory():
             clear_agree += abs(tr.clearance[k] - max(d, 0.0)) <= 1e-6
         done += 1
     assert done == 40
-    # KNOWN (measured, not yet explained): one of the 440 step clearances (a cylinder moving past a
-    # sphere) is 0.06 below coal's distance, while distance() at that pose agrees with coal
-    assert clear_agree >= clear_checked - 1, (clear_agree, clear_checked)
+    # (a clearance 0.06 below coal's, once measured here, did not recur after the merge of 0.9.0:
+    # 0 of 5,280 on seeds 0-11 of this loop)
+    assert clear_agree == clear_checked, (clear_agree, clear_checked)
 
 
 # -- scenario files ------------------------------------------------------------------------------
@@ -674,3 +674,64 @@ def test_every_query_answers_for_cylinders_and_cones(backend):
     assert [h.id for h in hits] == ["c", "k"] and abs(hits[0].t - 3.8 / 15) <= 1e-9
     many = w.raycast_many([(-5, 0, 0), (5, 0, 5)], [(1, 0, 0), (0, 0, -1)])
     assert many.id.tolist() == ["c", "k"] and np.allclose(many.distance, [4.0, 4.0])
+
+
+# -- against triangle meshes and heightfields: per-triangle contacts (issue 29) ---------------------
+
+def _triangle_support(tri, d):
+    return tri[np.argmax(tri @ d)]
+
+
+def _coal_triangle_distance(sb, pb, rb, tri):
+    req = coal.DistanceRequest()
+    req.gjk_tolerance = 1e-10
+    model = coal.BVHModelOBBRSS()  # coal's triangle shape has no cone pair; its BVH of one triangle has
+    model.beginModel(1, 3)
+    model.addTriangle(*tri)
+    model.endModel()
+    return coal.distance(model, coal.Transform3s(np.eye(3), np.zeros(3)), coal_geometry(sb),
+                         coal.Transform3s(rb, pb), req, coal.DistanceResult())
+
+
+@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+def test_cylinder_and_cone_against_a_mesh_per_triangle(backend):
+    """Each triangle a cylinder or cone touches is a contact of its own (part = the triangle's index):
+    which ones, against coal's distance to each triangle; the depth, against the Minkowski minimum."""
+    rng = np.random.default_rng(294)
+    # a bumpy 4 x 4 sheet of 32 triangles, heights up to 0.4
+    heights = rng.uniform(0, 0.4, (5, 5))
+    field = cw.HeightField(heights, (1.0, 1.0))
+    mesh = cw.TriangleMesh(field.vertices, field.triangles)
+    tris = field.vertices[field.triangles]
+    touched = apart = depth_checked = 0
+    for _ in range(25):
+        sb = random_shape(rng, ["cylinder", "cone"])
+        _, qb, rb = random_pose(rng, 0.0)
+        pb = np.array([rng.uniform(0.5, 3.5), rng.uniform(0.5, 3.5), rng.uniform(0.0, 1.5)])
+        w = World(dim=3, backend=backend)
+        w.add(mesh, (0, 0, 0), id="mesh", static=True)
+        w.add(sb, pb, quaternion=qb, id="b")
+        found = {}
+        for c in w.step():
+            part = c.part_a if c.a == "mesh" else c.part_b
+            found[int(part)] = c
+        for i, tri in enumerate(tris):
+            d = _coal_triangle_distance(sb, pb, rb, tri)
+            if d < -1e-6:
+                assert i in found, (i, d)
+                touched += 1
+                c = found[i]
+                if depth_checked < 40:
+                    sign = 1.0 if c.a == "mesh" else -1.0  # the normal from the mesh to the body
+                    n = sign * c.normal
+                    ref = min(_triangle_support(tri, m) @ m - world_support(sb, pb, rb, -m) @ m
+                              for m in [n] + list(rng.normal(size=(300, 3))) if np.linalg.norm(m) > 0
+                              for m in [m / np.linalg.norm(m)])
+                    # the reported normal reaches the reported depth, and no sampled direction less
+                    gap = _triangle_support(tri, n) @ n - world_support(sb, pb, rb, -n) @ n
+                    assert abs(gap - c.depth) <= 1e-7 and c.depth <= ref + 1e-7, (c.depth, gap, ref)
+                    depth_checked += 1
+            elif d > 1e-6:
+                assert i not in found, (i, d)
+                apart += 1
+    assert touched > 20 and apart > 200, (touched, apart)
