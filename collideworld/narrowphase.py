@@ -512,6 +512,24 @@ def _halfspace_round(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArr
     return support_convex.contact_halfspace_support(normal, offset, cb, pb, rb, qb, verts, scale)
 
 
+#: The kinds only the support-mapping kernels (geometry/support_convex.py) know.
+_CURVED = np.array([Kind.CYLINDER, Kind.CONE])
+
+
+def _support_witness_rows(s: BodyStore, a: Slots, b: Slots
+                          ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """support_convex.support_witnesses of pairs (a, b): (signed depth, normal a -> b, points (n, 6))."""
+    from .geometry import support_convex  # imports numba: not at `import collideworld`
+
+    ca, pa, ra, qa, va = s.support_arrays(a)
+    cb, pb, rb, qb, vb = s.support_arrays(b)
+    if len(vb) > 1:
+        hull = cb == Kind.HULL
+        qb[hull, 0] += len(va)
+        va = np.concatenate([va, vb])
+    return support_convex.support_witnesses(ca, pa, ra, qa, cb, pb, rb, qb, va, support_scale(s, a, b))
+
+
 def _support_pair(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     ca, pa, ra, qa, va = s.support_arrays(a)
     cb, pb, rb, qb, vb = s.support_arrays(b)
@@ -750,7 +768,20 @@ def rounded_contacts(store: BodyStore, ia: Slots, ib: Slots, res: ContactArrays)
         res.hit[r] = True
         res.depth[r] = rr[touch] - gap[touch]
         res.normal[r] = n[touch] * np.where(first[touch], 1.0, -1.0)[:, None] + 0.0
-    k = np.flatnonzero(near & ~plane)
+    curved = np.isin(ka, _CURVED) | np.isin(kb, _CURVED)
+    k = np.flatnonzero(near & ~plane & curved)
+    if len(k):
+        # a rounded box or hull against a cylinder or cone: the cores' gap from the support-mapping
+        # GJK (a cylinder has no vertex core for gjk.closest_rows)
+        signed, normal, _ = _support_witness_rows(store, a[k], b[k])
+        gap = -signed
+        rr = grow[apart[k]]
+        touch = gap <= rr
+        r = apart[k[touch]]
+        res.hit[r] = True
+        res.depth[r] = rr[touch] - gap[touch]
+        res.normal[r] = normal[touch] + 0.0
+    k = np.flatnonzero(near & ~plane & ~curved)
     if len(k):
         va, na, ra = store.core_points(a[k])
         vb, nb, rb = store.core_points(b[k])
