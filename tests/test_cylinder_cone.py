@@ -773,3 +773,29 @@ def test_rounded_box_and_hull_against_cylinders_and_cones(backend):
             c = found[0] if found else None
             agree += c is not None and abs(c.depth - ref) <= 1e-7 * max(1.0, ref)
     assert agree == checked, (agree, checked)
+
+
+def test_draw_shows_cylinders_and_cones_by_their_silhouettes():
+    """World.draw (top view, x-y): an upright cylinder is its disc; a cone turned 45 degrees about x is the
+    hull of its tilted base circle and its apex, whose y is -h sin 45 below the centre (hand computed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.collections import PatchCollection
+
+    w = World(dim=3)
+    w.add(Cylinder(1.0, 2.0), (0, 0, 0), id="cyl")
+    s = math.sin(math.pi / 8)
+    w.add(Cone(1.0, 1.0), (3, 0, 0), quaternion=(math.cos(math.pi / 8), s, 0, 0), id="cone")
+    ax = w.draw()
+    verts = np.concatenate([p.vertices for c in ax.collections if isinstance(c, PatchCollection)
+                            for p in c.get_paths()])
+    cyl = verts[verts[:, 0] < 1.5]
+    cone = verts[verts[:, 0] > 1.5]
+    # the cylinder: a 64-gon inscribed in the unit circle, its vertices on it
+    assert np.allclose(np.hypot(cyl[:, 0], cyl[:, 1]), 1.0) and len(cyl) >= 64
+    # the cone: its apex (0, 0, 1) turned 45 degrees about x lands at y = -sin 45; its base rim reaches
+    # y = +cos 45 * ... the rim's top point (0, 1, -1) at y = cos 45 + sin 45 = sqrt 2, x from 2 to 4
+    assert abs(cone[:, 1].min() + math.sqrt(0.5)) <= 1e-9
+    assert abs(cone[:, 1].max() - math.sqrt(2)) <= 1e-9
+    assert abs(cone[:, 0].min() - 2) <= 1e-9 and abs(cone[:, 0].max() - 4) <= 1e-9
