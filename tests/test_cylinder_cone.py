@@ -569,7 +569,7 @@ def test_ball_rim_depth_on_both_backends():
 
 def _first_inside(sb, pb, rb, o, d, t_max):
     """Brute force: the first t in [0, t_max] with o + t d in the closed solid (sampled, then bisected)."""
-    ts = np.linspace(0.0, t_max, 4001)
+    ts = np.linspace(0.0, t_max, 1001)
     inside_at = [inside(sb, pb, rb, o + t * d, 0.0) for t in ts]
     if not any(inside_at):
         return None
@@ -597,7 +597,7 @@ def _fcl_segment_distance(sb, pb, rb, o, d, t_max):
 def test_raycast_matches_brute_force_and_fcl(backend):
     rng = np.random.default_rng(293)
     hits = misses = 0
-    for _ in range(150):
+    for _ in range(80):
         sb = random_shape(rng, ["cylinder", "cone"])
         pb, qb, rb = random_pose(rng, 0.5)
         o = rng.uniform(-4, 4, 3)
@@ -612,7 +612,7 @@ def test_raycast_matches_brute_force_and_fcl(backend):
                 assert got is not None and got.distance == 0.0 and np.allclose(got.normal, -d)
                 hits += 1
                 continue
-            # the bisection's bracket is 10/4000 wide at the start: a ray entering the solid and
+            # the bisection's bracket is 10/1000 wide at the start: a ray entering the solid and
             # leaving it within one sample step is not checked
             assert got is not None and abs(got.distance - ref) <= 1e-9, (sb, got, ref)
             # the normal is the surface's: stepping back along it leaves the solid, the hit point is on it
@@ -623,7 +623,7 @@ def test_raycast_matches_brute_force_and_fcl(backend):
         elif _fcl_segment_distance(sb, pb, rb, o, d, 10.0) > 1e-6:
             assert got is None, (sb, got)
             misses += 1
-    assert hits > 50 and misses > 30, (hits, misses)
+    assert hits > 25 and misses > 15, (hits, misses)
 
 
 def _first_hit(w, o, d, limit=math.inf):
@@ -744,7 +744,7 @@ def test_rounded_box_and_hull_against_cylinders_and_cones(backend):
     pairs whose cores are apart but within the radius are the case the grown-core rule must catch."""
     rng = np.random.default_rng(295)
     checked = agree = 0
-    while checked < 40:
+    while checked < 20:
         rounding = float(rng.uniform(0.05, 0.4))
         core = Box(tuple(rng.uniform(0.3, 1.0, 3))) if rng.random() < 0.5 else ConvexHull(HULL_POINTS)
         sa = Box(core.half_extents, rounding) if isinstance(core, Box) else ConvexHull(HULL_POINTS, rounding)
@@ -756,10 +756,10 @@ def test_rounded_box_and_hull_against_cylinders_and_cones(backend):
             n = n / np.linalg.norm(n)
             return world_support(core, pa, ra, n) @ n + rounding - world_support(sb, pb, rb, -n) @ n
 
-        dirs = rng.normal(size=(400, 3))
+        dirs = rng.normal(size=(300, 3))
         vals = [gap(n) for n in dirs]
         ref = min(minimize(gap, dirs[i], method="Nelder-Mead",
-                           options={"xatol": 1e-11, "fatol": 1e-13, "maxiter": 3000}).fun for i in np.argsort(vals)[:5])
+                           options={"xatol": 1e-11, "fatol": 1e-13, "maxiter": 3000}).fun for i in np.argsort(vals)[:2])
         w = World(dim=3, backend=backend)
         w.add(sa, pa, quaternion=qa, id="a")
         w.add(sb, pb, quaternion=qb, id="b")
