@@ -63,7 +63,12 @@ from .geometry.contact_hull import (
 )
 from .geometry.contact_polygon_capsule import contact_polygon_capsule
 from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
-from .geometry.contact_triangle import contact_halfspace_triangle, contact_polytope_triangle, contact_triangle_triangle
+from .geometry.contact_triangle import (
+    contact_halfspace_triangle,
+    contact_polytope_triangle,
+    contact_triangle_triangle,
+    no_snag,
+)
 from .geometry.kernel_support import box_vertices_2d
 from .geometry.manifold_support import ManifoldArrays, empty_manifold
 from .geometry.raycast import (
@@ -542,13 +547,29 @@ def _support_pair(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays
     return support_convex.contact_support(ca, pa, ra, qa, cb, pb, rb, qb, va, support_scale(s, a, b))
 
 
+def _round_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    from .geometry import support_convex  # imports numba: not at `import collideworld`
+
+    res = _support_pair(s, a, b, k)
+    # the no-snag rule (contact_triangle.no_snag) on the curved shape's two extreme points across the
+    # triangle's plane: the lowest point along either face normal is one of them, which is all the
+    # rule reads of the shape (its depth along the face normal, and which side it is on)
+    tri = s.triangle_rows(b)
+    fn = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    fn /= np.linalg.norm(fn, axis=1)[:, None]
+    ca, pa, ra, qa, va = s.support_arrays(a)
+    extremes = np.stack([support_convex.lowest_points(fn, ca, pa, ra, qa, va),
+                         support_convex.lowest_points(-fn, ca, pa, ra, qa, va)], axis=1)
+    return no_snag(res, tri, s.tri_active.take(b, axis=0), extremes, np.zeros(len(a)))
+
+
 for _round in (Kind.CYLINDER, Kind.CONE):
     _register((3,), Kind.HALFSPACE, _round)(_halfspace_round)
     for _other in (Kind.BALL, Kind.BOX, Kind.CAPSULE, Kind.HULL, Kind.CYLINDER, Kind.CONE):
         if _other <= _round:
             _register((3,), _other, _round)(_support_pair)
     # a mesh's or heightfield's triangle (part slots; TRIANGLE is the last kind, so always b): a flat hull
-    _register((3,), _round, Kind.TRIANGLE)(_support_pair)
+    _register((3,), _round, Kind.TRIANGLE)(_round_triangle)
 # -- triangles of meshes and heightfields (3D): grown polytopes, then the no-snag rule --------
 #
 # TRIANGLE is the last kind, so the triangle is always b. Both backends run
