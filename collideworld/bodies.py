@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .geometry.aabb import aabb_ball, aabb_box, aabb_capsule, aabb_points
+from .geometry.aabb import aabb_ball, aabb_box, aabb_capsule, aabb_cylinder, aabb_points
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
 from .shapes import (
     Box,
@@ -28,7 +28,9 @@ from .shapes import (
     Chain,
     Circle,
     Compound,
+    Cone,
     ConvexHull,
+    Cylinder,
     HalfPlane,
     HeightField,
     Plane,
@@ -53,8 +55,9 @@ class Kind(IntEnum):
 
     Examples
     --------
-    >>> [k.name for k in sorted(Kind)]  # doctest: +ELLIPSIS
-    ['HALFSPACE', 'BALL', 'BOX', 'POLYGON', 'CAPSULE', 'HULL', 'COMPOUND',...'MESH', 'HEIGHTFIELD', 'TRIANGLE']
+    >>> [k.name for k in sorted(Kind)]  # doctest: +NORMALIZE_WHITESPACE
+    ['HALFSPACE', 'BALL', 'BOX', 'POLYGON', 'CAPSULE', 'HULL', 'COMPOUND', 'CYLINDER', 'CONE',
+     'MESH', 'HEIGHTFIELD', 'TRIANGLE']
 
     ``COMPOUND`` never reaches a kernel: a compound body's parts sit in
     slots of their own (see :class:`BodyStore`) and pairs are expanded into
@@ -68,6 +71,8 @@ class Kind(IntEnum):
     CAPSULE = 4  # Capsule or Segment (radius 0), 2D or 3D
     HULL = 5  # ConvexHull, 3D only
     COMPOUND = 6  # Compound: its parts are rows of their own
+    CYLINDER = 7  # Cylinder, 3D only: radius in ``radius``, half height in ``half[2]``
+    CONE = 8  # Cone, 3D only: as a cylinder
     MESH = 11  # TriangleMesh: stored as a compound of TRIANGLE part slots
     HEIGHTFIELD = 12  # HeightField: the same
     TRIANGLE = 13  # one triangle of a mesh or heightfield (a part slot)
@@ -94,6 +99,10 @@ def kind_of(shape: Shape) -> Kind:
         return Kind.CAPSULE
     if isinstance(shape, ConvexHull):
         return Kind.HULL
+    if isinstance(shape, Cylinder):
+        return Kind.CYLINDER
+    if isinstance(shape, Cone):
+        return Kind.CONE
     if isinstance(shape, Compound):
         return Kind.COMPOUND
     if isinstance(shape, TriangleMesh):
@@ -982,6 +991,10 @@ class BodyStore:
             elif isinstance(shape, ConvexHull):
                 self.hull[s] = self.hulls.intern(shape)
                 self.bound_radius[s] = shape.bounding_radius
+            elif isinstance(shape, (Cylinder, Cone)):
+                self.radius[s] = shape.radius
+                self.half[s] = (shape.radius, shape.radius, shape.half_height)
+                self.bound_radius[s] = shape.bounding_radius
             elif isinstance(shape, (Capsule, Segment)):
                 self.seg0[s] = shape.p0
                 self.seg1[s] = shape.p1
@@ -1424,6 +1437,52 @@ class BodyStore:
         adjacent: NDArray[np.float64] = np.einsum("mij,mekj->meki", rot, self.hulls.adjacent[self.hull.take(slots)])
         return adjacent
 
+    def support_arrays(self, slots: NDArray[np.int64]
+                       ) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64],
+                                  NDArray[np.float64]]:
+        """Finite 3D bodies ``slots`` as :mod:`collideworld.geometry.support_convex` takes them.
+
+        Returns the kind codes (m,), positions (m, 3), rotations (m, 3, 3), the
+        parameters (m, 8) and the hulls' world vertices (rows named by the
+        parameters of each hull row; (1, 3) zeros when there is none). A
+        triangle part slot comes back as a hull of its three vertices.
+        """
+        kind = self.kind.take(slots).astype(np.int64)
+        pos = self.position.take(slots, axis=0)
+        rot = self.rotation.take(slots, axis=0)
+        prm = np.zeros((len(slots), 8))
+        rad = self.radius.take(slots)
+        half = self.half.take(slots, axis=0)
+        ball = kind == Kind.BALL
+        prm[ball, 0] = rad[ball]
+        box = kind == Kind.BOX
+        prm[box, :3] = half[box]
+        cap = kind == Kind.CAPSULE
+        prm[cap, 0:3] = self.seg0.take(slots[cap], axis=0)
+        prm[cap, 3:6] = self.seg1.take(slots[cap], axis=0)
+        prm[cap, 6] = rad[cap]
+        round_ = (kind == Kind.CYLINDER) | (kind == Kind.CONE)
+        prm[round_, 0] = rad[round_]
+        prm[round_, 1] = half[round_, 2]
+        hull = np.flatnonzero(kind == Kind.HULL)
+        verts = np.zeros((1, 3))
+        if len(hull):
+            world = self.hull_rows(slots[hull])[0]
+            nv = world.shape[1]
+            verts = world.reshape(-1, 3)
+            prm[hull, 0] = np.arange(len(hull)) * nv
+            prm[hull, 1] = nv
+        tri = np.flatnonzero(kind == Kind.TRIANGLE)
+        if len(tri):
+            # a mesh's or heightfield's triangle is a flat hull of its three world vertices (code HULL)
+            first = len(verts) if len(hull) else 0
+            tv = self.triangle_rows(slots[tri]).reshape(-1, 3)
+            verts = np.concatenate([verts, tv]) if len(hull) else tv
+            prm[tri, 0] = first + 3 * np.arange(len(tri))
+            prm[tri, 1] = 3
+            kind[tri] = Kind.HULL
+        return kind, pos, rot, prm, verts
+
     def triangle_rows(self, slots: NDArray[np.int64]) -> NDArray[np.float64]:
         """World vertices (m, 3, 3) of the triangle part slots ``slots``."""
         rot_t = np.swapaxes(self.rotation.take(slots, axis=0), 1, 2)
@@ -1582,6 +1641,12 @@ class BodyStore:
         sel = np.flatnonzero(kinds == Kind.HULL)
         if len(sel):
             lo[sel], hi[sel] = aabb_points(self.hull_rows(slots[sel])[0])
+        sel = np.flatnonzero((kinds == Kind.CYLINDER) | (kinds == Kind.CONE))
+        if len(sel):
+            s = slots[sel]
+            lo[sel], hi[sel] = aabb_cylinder(self.position.take(s, axis=0), self.rotation.take(s, axis=0),
+                                             self.radius.take(s), self.half.take(s, axis=0)[:, 2],
+                                             cone=kinds[sel] == Kind.CONE)
         sel = np.flatnonzero(kinds == Kind.TRIANGLE)
         if len(sel):
             lo[sel], hi[sel] = aabb_points(self.triangle_rows(slots[sel]))

@@ -63,13 +63,19 @@ from .geometry.contact_hull import (
 )
 from .geometry.contact_polygon_capsule import contact_polygon_capsule
 from .geometry.contact_polygon_polygon import contact_convex_planes, contact_polygon_polygon
-from .geometry.contact_triangle import contact_halfspace_triangle, contact_polytope_triangle, contact_triangle_triangle
+from .geometry.contact_triangle import (
+    contact_halfspace_triangle,
+    contact_polytope_triangle,
+    contact_triangle_triangle,
+    no_snag,
+)
 from .geometry.kernel_support import box_vertices_2d
 from .geometry.manifold_support import ManifoldArrays, empty_manifold
 from .geometry.raycast import (
     raycast_ball,
     raycast_box,
     raycast_capsule,
+    raycast_cylinder,
     raycast_halfspace,
     raycast_hull,
     raycast_polygon,
@@ -492,6 +498,82 @@ def _hull_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
     return k.contact_hull_hull(*s.hull_arrays(a), *s.hull_arrays(b))
 
 
+# -- cylinders and cones (3D): support mappings, GJK then EPA (geometry/support_convex.py) --
+#
+# One kernel for every pair with a cylinder or a cone, each shape as its support
+# rows (BodyStore.support_arrays); the half-space pair is the closed form of the
+# lowest support point. The same compiled code serves both backends.
+
+def support_scale(s: BodyStore, a: Slots, b: Slots) -> NDArray[np.float64]:
+    """Coordinate magnitude of pairs (a, b): their positions' largest coordinate plus both bounding radii."""
+    pos = np.abs(s.position.take(a, axis=0)).max(axis=1)
+    pos = np.maximum(pos, np.abs(s.position.take(b, axis=0)).max(axis=1))
+    scale: NDArray[np.float64] = pos + s.bound_radius.take(a) + s.bound_radius.take(b)
+    return scale
+
+
+def _halfspace_round(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    scale = np.abs(s.position.take(b, axis=0)).max(axis=1) + s.bound_radius.take(b) + np.abs(s.plane_offset.take(a))
+    from .geometry import support_convex  # imports numba: not at `import collideworld`
+
+    normal, offset = s.plane_rows(a)
+    cb, pb, rb, qb, verts = s.support_arrays(b)
+    return support_convex.contact_halfspace_support(normal, offset, cb, pb, rb, qb, verts, scale)
+
+
+#: The kinds only the support-mapping kernels (geometry/support_convex.py) know.
+_CURVED = np.array([Kind.CYLINDER, Kind.CONE])
+
+
+def _support_witness_rows(s: BodyStore, a: Slots, b: Slots
+                          ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """support_convex.support_witnesses of pairs (a, b): (signed depth, normal a -> b, points (n, 6))."""
+    from .geometry import support_convex  # imports numba: not at `import collideworld`
+
+    ca, pa, ra, qa, va = s.support_arrays(a)
+    cb, pb, rb, qb, vb = s.support_arrays(b)
+    if len(vb) > 1:
+        hull = cb == Kind.HULL
+        qb[hull, 0] += len(va)
+        va = np.concatenate([va, vb])
+    return support_convex.support_witnesses(ca, pa, ra, qa, cb, pb, rb, qb, va, support_scale(s, a, b))
+
+
+def _support_pair(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    ca, pa, ra, qa, va = s.support_arrays(a)
+    cb, pb, rb, qb, vb = s.support_arrays(b)
+    if len(vb) > 1:  # b's hull vertices after a's: shift b's hull rows' first index
+        hull = cb == Kind.HULL
+        qb[hull, 0] += len(va)
+        va = np.concatenate([va, vb])
+    from .geometry import support_convex  # imports numba: not at `import collideworld`
+
+    return support_convex.contact_support(ca, pa, ra, qa, cb, pb, rb, qb, va, support_scale(s, a, b))
+
+
+def _round_triangle(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
+    from .geometry import support_convex  # imports numba: not at `import collideworld`
+
+    res = _support_pair(s, a, b, k)
+    # the no-snag rule (contact_triangle.no_snag) on the curved shape's two extreme points across the
+    # triangle's plane: the lowest point along either face normal is one of them, which is all the
+    # rule reads of the shape (its depth along the face normal, and which side it is on)
+    tri = s.triangle_rows(b)
+    fn = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    fn /= np.linalg.norm(fn, axis=1)[:, None]
+    ca, pa, ra, qa, va = s.support_arrays(a)
+    extremes = np.stack([support_convex.lowest_points(fn, ca, pa, ra, qa, va),
+                         support_convex.lowest_points(-fn, ca, pa, ra, qa, va)], axis=1)
+    return no_snag(res, tri, s.tri_active.take(b, axis=0), extremes, np.zeros(len(a)))
+
+
+for _round in (Kind.CYLINDER, Kind.CONE):
+    _register((3,), Kind.HALFSPACE, _round)(_halfspace_round)
+    for _other in (Kind.BALL, Kind.BOX, Kind.CAPSULE, Kind.HULL, Kind.CYLINDER, Kind.CONE):
+        if _other <= _round:
+            _register((3,), _other, _round)(_support_pair)
+    # a mesh's or heightfield's triangle (part slots; TRIANGLE is the last kind, so always b): a flat hull
+    _register((3,), _round, Kind.TRIANGLE)(_round_triangle)
 # -- triangles of meshes and heightfields (3D): grown polytopes, then the no-snag rule --------
 #
 # TRIANGLE is the last kind, so the triangle is always b. The compiled twin of
@@ -711,7 +793,20 @@ def rounded_contacts(store: BodyStore, ia: Slots, ib: Slots, res: ContactArrays)
         res.hit[r] = True
         res.depth[r] = rr[touch] - gap[touch]
         res.normal[r] = n[touch] * np.where(first[touch], 1.0, -1.0)[:, None] + 0.0
-    k = np.flatnonzero(near & ~plane)
+    curved = np.isin(ka, _CURVED) | np.isin(kb, _CURVED)
+    k = np.flatnonzero(near & ~plane & curved)
+    if len(k):
+        # a rounded box or hull against a cylinder or cone: the cores' gap from the support-mapping
+        # GJK (a cylinder has no vertex core for gjk.closest_rows)
+        signed, normal, _ = _support_witness_rows(store, a[k], b[k])
+        gap = -signed
+        rr = grow[apart[k]]
+        touch = gap <= rr
+        r = apart[k[touch]]
+        res.hit[r] = True
+        res.depth[r] = rr[touch] - gap[touch]
+        res.normal[r] = normal[touch] + 0.0
+    k = np.flatnonzero(near & ~plane & ~curved)
     if len(k):
         va, na, ra = store.core_points(a[k])
         vb, nb, rb = store.core_points(b[k])
@@ -907,6 +1002,15 @@ def ray_halfspace(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray
 def _ray_ball(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
               max_distance: float) -> RayAnswer:
     return _ray_answer(raycast_ball(o, d, max_distance, *s.ball_rows(slots)))
+
+
+@_register_ray(Kind.CYLINDER)
+@_register_ray(Kind.CONE)
+def _ray_cylinder(s: BodyStore, slots: Slots, o: NDArray[np.float64], d: NDArray[np.float64],
+                  max_distance: float) -> RayAnswer:
+    return _ray_answer(raycast_cylinder(o, d, max_distance, s.position.take(slots, axis=0),
+                                        s.rotation.take(slots, axis=0), s.radius.take(slots),
+                                        s.half.take(slots, axis=0)[:, 2], s.kind.take(slots) == Kind.CONE))
 
 
 @_register_ray(Kind.BOX)
@@ -1424,6 +1528,48 @@ def _m_hull_hull(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: ND
     return m.manifold_hull_hull(verts_a, normals_a, verts_b, normals_b, n, d)
 
 
+# cylinders and cones (3D): one point, midway between the two shapes' deepest points along the
+# normal (EPA's witnesses), or, against a half-space, the shape's lowest point; feature ids 0
+
+def _m_support_points(points: NDArray[np.float64], d: NDArray[np.float64]) -> ManifoldArrays:
+    out = empty_manifold(len(d), 3)
+    out.points[:, 0] = points
+    out.separations[:, 0] = -d
+    out.ids[:, 0] = 0
+    out.count[:] = 1
+    return out
+
+
+def _m_halfspace_round(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                       m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    from .geometry import support_convex  # imports numba: not at `import collideworld`
+
+    cb, pb, rb, qb, verts = s.support_arrays(b)
+    lowest = support_convex.lowest_points(n, cb, pb, rb, qb, verts)
+    # the point midway between the lowest point and its foot on the plane
+    return _m_support_points(lowest + 0.5 * d[:, None] * n, d)
+
+
+def _m_support_pair(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.float64], d: NDArray[np.float64],
+                    m: ManifoldKernels, k: Kernels) -> ManifoldArrays:
+    ca, pa, ra, qa, va = s.support_arrays(a)
+    cb, pb, rb, qb, vb = s.support_arrays(b)
+    if len(vb) > 1:
+        hull = cb == Kind.HULL
+        qb[hull, 0] += len(va)
+        va = np.concatenate([va, vb])
+    from .geometry import support_convex  # imports numba: not at `import collideworld`
+
+    points = support_convex.support_witnesses(ca, pa, ra, qa, cb, pb, rb, qb, va, support_scale(s, a, b))[2]
+    return _m_support_points(0.5 * (points[:, :3] + points[:, 3:]), d)
+
+
+for _round in (Kind.CYLINDER, Kind.CONE):
+    _register_manifold((3,), Kind.HALFSPACE, _round)(_m_halfspace_round)
+    for _other in (Kind.BALL, Kind.BOX, Kind.CAPSULE, Kind.HULL, Kind.CYLINDER, Kind.CONE):
+        if _other <= _round:
+            _register_manifold((3,), _other, _round)(_m_support_pair)
+    _register_manifold((3,), _round, Kind.TRIANGLE)(_m_support_pair)
 # A triangle of a mesh or heightfield is a flat hull to the hull manifold kernels: its three
 # vertices and its two faces (normals +n and -n), each holding all three vertices. The kernels take
 # the contact normal as given, so a no-snag contact (the face normal) clips along the face normal.

@@ -46,7 +46,9 @@ from .shapes import (
     Capsule,
     Circle,
     Compound,
+    Cone,
     ConvexHull,
+    Cylinder,
     HalfPlane,
     HeightField,
     Plane,
@@ -210,6 +212,11 @@ def _pieces(shape: Shape) -> tuple[list[NDArray[np.float64]], list[float], int, 
         return [ends], [shape.radius], 0, shape.bounding_radius
     if isinstance(shape, ConvexHull):
         return [np.array(shape.vertices)], [shape.radius], 0, shape.bounding_radius
+    if isinstance(shape, (Cylinder, Cone)):
+        # a curved piece (gjk.piece_support's kinds 2 and 3): bottom (base) centre, top centre (apex), a rim point
+        h, r = shape.half_height, shape.radius
+        return [np.array([[0.0, 0.0, -h], [0.0, 0.0, h], [r, 0.0, -h]])], [0.0], \
+            (2 if isinstance(shape, Cylinder) else 3), shape.bounding_radius
     if isinstance(shape, Triangle):
         # a mesh's triangle in its part slot (posed at the triangle's centroid): one flat piece
         return [np.array(shape.points)], [0.0], 0, shape.bounding_radius
@@ -525,7 +532,8 @@ def _pair_pack(shape_a: Shape, shape_b: Shape) -> tuple[_Packed, float, float, f
     if entry is not None and entry[0] is shape_a and entry[1] is shape_b:
         return entry[2]  # type: ignore[no-any-return]
     p = _pack((shape_a, shape_b))
-    plane_scale = max(abs(float(p.prad[0])) if p.pplane[0] else 0.0, abs(float(p.prad[-1])) if p.pplane[-1] else 0.0)
+    plane_scale = max(abs(float(p.prad[0])) if p.pplane[0] == 1 else 0.0,
+                      abs(float(p.prad[-1])) if p.pplane[-1] == 1 else 0.0)
     value = (p, float(p.reach[0]), float(p.reach[1]), plane_scale)
     if len(_PAIR_PACKS) >= 256:
         _PAIR_PACKS.clear()

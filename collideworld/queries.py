@@ -1323,6 +1323,7 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
         raycast_ball,
         raycast_box,
         raycast_capsule,
+        raycast_cylinder,
         raycast_halfspace,
         raycast_hull,
         raycast_polygon,
@@ -1384,6 +1385,11 @@ def cast_rows(store: BodyStore, slots: Slots, origins: Floats, directions: Float
             r = raycast_hull(zero, e1, lim[idx], local(idx, pos), rot,
                              store.hulls.normals[h], store.hulls.offsets[h], store.hulls.reach[h],
                              scale=world(idx, rows_max(pos) + store.hulls.reach[h]))
+        elif kind in (Kind.CYLINDER, Kind.CONE):
+            rot = np.einsum("kji,kjl->kil", frame[idx], store.rotation.take(s, axis=0))
+            r = raycast_cylinder(zero, e1, lim[idx], local(idx, store.position.take(s, axis=0)), rot,
+                                 store.radius.take(s), store.half.take(s, axis=0)[:, 2],
+                                 store.kind.take(s) == Kind.CONE)
         elif kind == Kind.TRIANGLE:
             world_tri = store.triangle_rows(s)
             tri = np.einsum("kji,kvj->kvi", frame[idx], world_tri - origins[idx][:, None, :])

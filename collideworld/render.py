@@ -275,6 +275,14 @@ def _outline(body: Any, dim: int) -> tuple[str, Any]:
         return "poly", _capsule_outline(body, dim)
     if shape.kind == "convex_hull":  # the view takes the hull of the projected vertices
         return "poly", _rounded(np.asarray(shape.vertices, dtype=float), shape.radius) @ _rot3(body.quaternion).T + pos
+    if shape.kind in ("cylinder", "cone"):
+        # the projection of a cylinder is the hull of its two rim circles' (a cone's: its base circle
+        # and apex), so the view's hull of these points is its silhouette (to 64-gon accuracy)
+        t = np.linspace(0.0, 2 * math.pi, 64, endpoint=False)
+        r, h = float(shape.radius), float(shape.half_height)
+        ring = np.stack([r * np.cos(t), r * np.sin(t), np.full_like(t, -h)], axis=1)
+        top = ring + [0.0, 0.0, 2 * h] if shape.kind == "cylinder" else np.array([[0.0, 0.0, h]])
+        return "poly", np.concatenate([ring, top]) @ _rot3(body.quaternion).T + pos
     if shape.kind in ("triangle_mesh", "heightfield"):
         # the view takes the hull of the projected vertices: a mesh or heightfield's silhouette
         return "poly", np.asarray(shape.vertices, dtype=float) @ _rot3(body.quaternion).T + pos

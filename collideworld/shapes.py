@@ -42,6 +42,8 @@ __all__ = [
     "Capsule",
     "Segment",
     "ConvexHull",
+    "Cylinder",
+    "Cone",
     "Compound",
     "TriangleMesh",
     "HeightField",
@@ -813,6 +815,87 @@ class Compound:
         return float(max(math.hypot(*pos) + shape.bounding_radius for shape, pos, _ in self.parts))
 
 
+
+def _radius_and_half_height(name: str, radius: Any, half_height: Any) -> tuple[float, float]:
+    """Both of a cylinder's or cone's sizes, each finite and ``> 0``; the error names the shape."""
+    return _positive(radius, f"{name} radius"), _positive(half_height, f"{name} half_height")
+
+
+@dataclass(frozen=True, slots=True)
+class Cylinder:
+    """A solid cylinder around the local z axis, from ``z = -half_height`` to ``+half_height`` (3D).
+
+    Parameters
+    ----------
+    radius, half_height : float
+        Each ``> 0``; stored as floats.
+
+    Examples
+    --------
+    >>> Cylinder(1, 2).bounding_radius == 5 ** 0.5
+    True
+    >>> Cylinder(-1, 2)
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidShapeError: Cylinder radius must be > 0, got -1
+    """
+
+    radius: float
+    half_height: float
+    dim: ClassVar[int] = 3
+    kind: ClassVar[str] = "cylinder"
+    is_infinite: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        r, h = _radius_and_half_height("Cylinder", self.radius, self.half_height)
+        object.__setattr__(self, "radius", r)
+        object.__setattr__(self, "half_height", h)
+
+    @property
+    def bounding_radius(self) -> float:
+        """Radius of the smallest origin-centred ball containing the shape (a rim point)."""
+        return math.hypot(self.radius, self.half_height)
+
+
+@dataclass(frozen=True, slots=True)
+class Cone:
+    """A solid cone: base disc of ``radius`` at ``z = -half_height``, apex at ``z = +half_height`` (3D).
+
+    The frame is python-fcl's and coal's ``Cone(radius, 2 * half_height)``.
+
+    Parameters
+    ----------
+    radius, half_height : float
+        Each ``> 0``; stored as floats.
+
+    Examples
+    --------
+    >>> Cone(3, 4).bounding_radius
+    5.0
+    >>> Cone(1, float("nan"))
+    Traceback (most recent call last):
+    ...
+    collideworld.errors.InvalidShapeError: Cone half_height must be finite, got nan
+    """
+
+    radius: float
+    half_height: float
+    dim: ClassVar[int] = 3
+    kind: ClassVar[str] = "cone"
+    is_infinite: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        r, h = _radius_and_half_height("Cone", self.radius, self.half_height)
+        object.__setattr__(self, "radius", r)
+        object.__setattr__(self, "half_height", h)
+
+    @property
+    def bounding_radius(self) -> float:
+        """Radius of the smallest origin-centred ball containing the shape (a base rim point)."""
+        return math.hypot(self.radius, self.half_height)
+
+
+
 #: Most triangles a :class:`TriangleMesh` (or cells x 2 of a :class:`HeightField`) may have.
 MAX_MESH_TRIANGLES = 2_000_000
 
@@ -1281,9 +1364,9 @@ class Chain(Compound):
 
 
 Shape = (Circle | Box | Polygon | HalfPlane | Sphere | Plane | Capsule | Segment | ConvexHull | Compound | Chain
-         | TriangleMesh | HeightField)
+         | TriangleMesh | HeightField | Cylinder | Cone)
 SHAPE_TYPES = (Circle, Box, Polygon, HalfPlane, Sphere, Plane, Capsule, Segment, ConvexHull, Compound, Chain,
-               TriangleMesh, HeightField)
+               TriangleMesh, HeightField, Cylinder, Cone)
 
 _TYPE_KEYS: dict[str, set[str]] = {
     "circle": {"radius"},
@@ -1292,8 +1375,10 @@ _TYPE_KEYS: dict[str, set[str]] = {
     "polygon": {"vertices"},
     "halfplane": {"normal", "offset"},
     "plane": {"normal", "offset"},
+    "cylinder": {"radius", "half_height"},
+    "cone": {"radius", "half_height"},
 }
-_TYPE_DIM = {"circle": 2, "polygon": 2, "halfplane": 2, "sphere": 3, "plane": 3}
+_TYPE_DIM = {"circle": 2, "polygon": 2, "halfplane": 2, "sphere": 3, "plane": 3, "cylinder": 3, "cone": 3}
 
 
 def shape_from_dict(data: Any, dim: int | None = None) -> Shape:
@@ -1363,6 +1448,10 @@ def shape_from_dict(data: Any, dim: int | None = None) -> Shape:
         return Polygon(tuple(tuple(p) for p in v), data.get("radius", 0.0))
     if t == "halfplane":
         return HalfPlane(tuple(data["normal"]), data["offset"])
+    if t == "cylinder":
+        return Cylinder(data["radius"], data["half_height"])
+    if t == "cone":
+        return Cone(data["radius"], data["half_height"])
     return Plane(tuple(data["normal"]), data["offset"])
 
 
@@ -1422,6 +1511,8 @@ def shape_to_dict(shape: Shape) -> dict[str, Any]:
         return {"type": "polygon", "vertices": [list(v) for v in shape.vertices], **rounded}
     if isinstance(shape, (HalfPlane, Plane)):
         return {"type": shape.kind, "normal": list(shape.normal), "offset": shape.offset}
+    if isinstance(shape, (Cylinder, Cone)):
+        return {"type": shape.kind, "radius": shape.radius, "half_height": shape.half_height}
     if isinstance(shape, TriangleMesh):
         return {"type": "triangle_mesh", "vertices": shape.vertices.tolist(), "triangles": shape.triangles.tolist()}
     if isinstance(shape, HeightField):

@@ -527,7 +527,8 @@ def test_shape_parsers_have_one_entry_per_type():
     from collideworld.scenario.schema import SHAPE_PARSERS
 
     assert set(SHAPE_PARSERS) == {"circle", "box", "polygon", "halfplane", "sphere", "plane",
-                                  "capsule", "segment", "convex_hull", "compound", "triangle_mesh", "heightfield", "chain"}
+                                  "capsule", "segment", "convex_hull", "compound", "triangle_mesh", "heightfield", "chain",
+                                  "cylinder", "cone"}
 
 
 # --------------------------------------------------------------------------

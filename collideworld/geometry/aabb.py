@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Bounds", "aabb_ball", "aabb_box", "aabb_capsule", "aabb_points", "max_over_columns", "min_over_columns"]
+__all__ = ["Bounds", "aabb_ball", "aabb_box", "aabb_capsule", "aabb_cylinder", "aabb_points", "max_over_columns",
+           "min_over_columns"]
 
 Bounds = tuple[NDArray[np.float64], NDArray[np.float64]]
 
@@ -191,3 +192,47 @@ def aabb_capsule(p0: NDArray[np.float64], p1: NDArray[np.float64], radius: NDArr
     """
     r = radius[:, None]
     return np.minimum(p0, p1) - r, np.maximum(p0, p1) + r
+
+
+def aabb_cylinder(center: NDArray[np.float64], rotation: NDArray[np.float64], radius: NDArray[np.float64],
+                  half_height: NDArray[np.float64], cone: NDArray[np.bool_] | None = None) -> Bounds:
+    """Tight bounds of cylinders (or, where ``cone``, cones) around their local z axes (3D).
+
+    A disc of radius r with unit axis a reaches ``r sqrt(1 - a_i^2)`` along world axis i
+    (the disc's support). A cylinder's box is its two end discs'; a cone's the base
+    disc's (at ``-h a``) and its apex (``+h a``).
+
+    Parameters
+    ----------
+    center : ndarray, shape (N, 3)
+    rotation : ndarray, shape (N, 3, 3)
+        Local-to-world rotations; the local z axis is column 2.
+    radius, half_height : ndarray, shape (N,)
+    cone : ndarray of bool, shape (N,), optional
+        Rows that are cones (base at ``-half_height``, apex at ``+half_height``).
+
+    Returns
+    -------
+    lo, hi : ndarray, shape (N, 3)
+
+    Examples
+    --------
+    An upright cylinder of radius 1 and half height 2, and the cone of the same sizes:
+
+    >>> import numpy as np
+    >>> args = (np.zeros((2, 3)), np.stack([np.eye(3)] * 2), np.ones(2), np.full(2, 2.0))
+    >>> lo, hi = aabb_cylinder(*args, cone=np.array([False, True]))
+    >>> lo.tolist(), hi.tolist()
+    ([[-1.0, -1.0, -2.0], [-1.0, -1.0, -2.0]], [[1.0, 1.0, 2.0], [1.0, 1.0, 2.0]])
+    """
+    axis = rotation[:, :, 2]
+    disc = radius[:, None] * np.sqrt(np.maximum(0.0, 1.0 - axis * axis))
+    tip = half_height[:, None] * axis
+    base = center - tip
+    top = center + tip
+    lo = np.minimum(base - disc, top - disc)
+    hi = np.maximum(base + disc, top + disc)
+    if cone is not None and cone.any():
+        lo[cone] = np.minimum(base[cone] - disc[cone], top[cone])
+        hi[cone] = np.maximum(base[cone] + disc[cone], top[cone])
+    return lo, hi

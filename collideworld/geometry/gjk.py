@@ -55,8 +55,8 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["COMPILED", "python_twin", "twin_jit", "gjk_closest", "shape_distance", "posed_distance", "pose_at",
-           "closest_rows"]
+__all__ = ["COMPILED", "python_twin", "twin_jit", "gjk_closest", "gjk_pieces", "piece_support", "shape_distance",
+           "posed_distance", "pose_at", "closest_rows"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -394,16 +394,88 @@ def _holds_origin(ws: NDArray[np.float64]) -> bool:
 
 
 @twin_jit
+def piece_support(world: NDArray[np.float64], first: int, count: int, kind: int, dx: float, dy: float,
+                  dz: float) -> tuple[float, float, float]:
+    """The point of piece ``world[first:first+count]`` farthest along ``d`` (the first of equals).
+
+    ``kind`` 0: the hull of the rows (a vertex). ``kind`` 2 (a cylinder) or 3 (a
+    cone): three rows, the bottom (base) centre ``b``, the top centre (apex)
+    ``t`` and a point ``e`` of the bottom rim; the solid's support is that of
+    its discs: a disc of radius r with unit axis u is farthest along d at
+    ``centre + r d_perp / |d_perp|``, ``d_perp = d - (d.u) u`` (the rim point
+    of the disc in the direction of d's part across the axis). A cylinder
+    sweeps the bottom disc to the top one; a cone is the hull of the base disc
+    and the apex.
+    """
+    if kind < 2:
+        k = first
+        best = -math.inf
+        for i in range(first, first + count):
+            s = world[i, 0] * dx + world[i, 1] * dy + world[i, 2] * dz
+            if s > best:
+                best = s
+                k = i
+        return world[k, 0], world[k, 1], world[k, 2]
+    bx = world[first, 0]
+    by = world[first, 1]
+    bz = world[first, 2]
+    ux = world[first + 1, 0] - bx
+    uy = world[first + 1, 1] - by
+    uz = world[first + 1, 2] - bz
+    ex = world[first + 2, 0] - bx
+    ey = world[first + 2, 1] - by
+    ez = world[first + 2, 2] - bz
+    r = math.sqrt(ex * ex + ey * ey + ez * ez)
+    uu = ux * ux + uy * uy + uz * uz
+    du = dx * ux + dy * uy + dz * uz
+    px = dx - du / uu * ux
+    py = dy - du / uu * uy
+    pz = dz - du / uu * uz
+    # once more: for d nearly along the axis the first projection leaves a rounding residue with an
+    # axial part as large as its perpendicular part, which the scaling to length r would blow up
+    # to a point off the disc's plane (Gram-Schmidt twice is enough: Giraud et al. 2005)
+    again = (px * ux + py * uy + pz * uz) / uu
+    px -= again * ux
+    py -= again * uy
+    pz -= again * uz
+    q = math.sqrt(px * px + py * py + pz * pz)
+    ox = 0.0
+    oy = 0.0
+    oz = 0.0
+    if q > 0.0:
+        ox = r * px / q
+        oy = r * py / q
+        oz = r * pz / q
+    if kind == 2:
+        if du >= 0.0:
+            return bx + ux + ox, by + uy + oy, bz + uz + oz
+        return bx + ox, by + oy, bz + oz
+    # cone: the apex when it reaches at least as far as the base rim along d
+    if du >= r * q:
+        return bx + ux, by + uy, bz + uz
+    return bx + ox, by + oy, bz + oz
+
+
+@twin_jit
 def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, ws: NDArray[np.float64],
                 out: NDArray[np.float64]) -> float:
-    """Distance between the hulls of ``world[a0:a0+na]`` and ``world[b0:b0+nb]``; 0 when they overlap.
+    """:func:`gjk_pieces` of two vertex hulls (kind 0 both)."""
+    return gjk_pieces(world, a0, na, 0, b0, nb, 0, ws, out)
+
+
+@twin_jit
+def gjk_pieces(world: NDArray[np.float64], a0: int, na: int, ka: int, b0: int, nb: int, kb: int,
+               ws: NDArray[np.float64], out: NDArray[np.float64]) -> float:
+    """Distance between pieces ``world[a0:a0+na]`` (kind ``ka``, see :func:`piece_support`) and
+    ``world[b0:b0+nb]`` (kind ``kb``); 0 when they overlap.
 
     ``out[0:3]`` and ``out[3:6]`` receive the closest points on A and on B
     (when overlapping, unspecified), ``out[6:9]`` the unit direction from A
     to B (zero when overlapping).
     ``ws`` is (16, 4) scratch; on return ``ws[14, 0]`` is 1.0 when the answer
     is proved (GJK converged, or a direction separated the hulls), 0.0 when
-    rounding stopped it first (then the hulls may overlap).
+    rounding stopped it first (then the hulls may overlap), and ``ws[14, 1]``
+    the best proved lower bound of the distance (0 if none).
 
     Examples
     --------
@@ -440,23 +512,11 @@ def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, 
         if vv == 0.0:
             break
         # supports: A's farthest along -v, B's farthest along v
-        ia = a0
-        best = math.inf
-        for k in range(a0, a0 + na):
-            s = world[k, 0] * vx + world[k, 1] * vy + world[k, 2] * vz
-            if s < best:
-                best = s
-                ia = k
-        ib = b0
-        best = -math.inf
-        for k in range(b0, b0 + nb):
-            s = world[k, 0] * vx + world[k, 1] * vy + world[k, 2] * vz
-            if s > best:
-                best = s
-                ib = k
-        wx = world[ia, 0] - world[ib, 0]
-        wy = world[ia, 1] - world[ib, 1]
-        wz = world[ia, 2] - world[ib, 2]
+        sax, say, saz = piece_support(world, a0, na, ka, -vx, -vy, -vz)
+        sbx, sby, sbz = piece_support(world, b0, nb, kb, vx, vy, vz)
+        wx = sax - sbx
+        wy = say - sby
+        wz = saz - sbz
         # Ericson 9.5.2: v.w / |v| is a lower bound of the distance; stop when
         # |v| is within a relative 1e-14 of it
         vw = vx * wx + vy * wy + vz * wz
@@ -474,9 +534,12 @@ def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, 
         ws[m, 0] = wx
         ws[m, 1] = wy
         ws[m, 2] = wz
-        for i in range(3):
-            ws[4 + m, i] = world[ia, i]
-            ws[8 + m, i] = world[ib, i]
+        ws[4 + m, 0] = sax
+        ws[4 + m, 1] = say
+        ws[4 + m, 2] = saz
+        ws[8 + m, 0] = sbx
+        ws[8 + m, 1] = sby
+        ws[8 + m, 2] = sbz
         mask, nn = _nearest_on_simplex(ws, m + 1, tmp4, ws[13], 4)
         if mask == 15 and not _holds_origin(ws):
             # The Gram-matrix weights of a thin tetrahedron (its apex w nearly in the plane of
@@ -542,7 +605,7 @@ def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, 
     nx = -vx
     ny = -vy
     nz = -vz
-    flat = True  # a 2D pair: every vertex in z = 0
+    flat = ka < 2 and kb < 2  # a 2D pair: every vertex in z = 0 (a cylinder or cone is 3D)
     for k in range(a0, a0 + na):
         flat = flat and world[k, 2] == 0.0
     for k in range(b0, b0 + nb):
@@ -602,6 +665,7 @@ def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, 
     # (converged, or some v.w > 0 showed a gap): callers deciding hits (the hull contacts)
     # read an unproved answer as 0; distance and time-of-impact callers keep |v|.
     ws[14, 0] = 1.0 if converged or lower > 0.0 else 0.0
+    ws[14, 1] = lower  # the proved lower bound: the true distance is in [lower, dist]
     return float(dist)
 
 
@@ -624,22 +688,17 @@ def piece_distance(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount
         nx = world[pfirst[pl], 0]
         ny = world[pfirst[pl], 1]
         nz = world[pfirst[pl], 2]
-        lowest = pfirst[other]
-        best = math.inf
-        for k in range(pfirst[other], pfirst[other] + pcount[other]):
-            s = world[k, 0] * nx + world[k, 1] * ny + world[k, 2] * nz
-            if s < best:
-                best = s
-                lowest = k
+        lx, ly, lz = piece_support(world, pfirst[other], pcount[other], pplane[other], -nx, -ny, -nz)
+        best = lx * nx + ly * ny + lz * nz
         r = prad[other]
         gap = float(best - r - prad[pl])
         # deepest point of the piece, and its foot on the plane's boundary
         po = 3 if flip else 0
         pp = 0 if flip else 3
         sgn = 1.0 if flip else -1.0  # normal from a to b
-        out[po] = world[lowest, 0] - r * nx
-        out[po + 1] = world[lowest, 1] - r * ny
-        out[po + 2] = world[lowest, 2] - r * nz
+        out[po] = lx - r * nx
+        out[po + 1] = ly - r * ny
+        out[po + 2] = lz - r * nz
         out[pp] = out[po] - gap * nx
         out[pp + 1] = out[po + 1] - gap * ny
         out[pp + 2] = out[po + 2] - gap * nz
@@ -647,7 +706,7 @@ def piece_distance(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcount
         out[7] = sgn * ny + 0.0
         out[8] = sgn * nz + 0.0
         return gap
-    core = gjk_closest(world, pfirst[ia], pcount[ia], pfirst[ib], pcount[ib], ws, out)
+    core = gjk_pieces(world, pfirst[ia], pcount[ia], pplane[ia], pfirst[ib], pcount[ib], pplane[ib], ws, out)
     ra = prad[ia]
     rb = prad[ib]
     if core > 0.0:

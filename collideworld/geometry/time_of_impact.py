@@ -65,7 +65,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from .gjk import angular_speed, gjk_closest, piece_distance, pose_at, shape_distance, transform_shape, twin_jit
+from .gjk import angular_speed, gjk_pieces, piece_distance, pose_at, shape_distance, transform_shape, twin_jit
 from .tolerance import NEAR_MISS, REL_TOUCH_TOL
 
 __all__ = ["toi_shapes", "trajectory_kernel", "distance_rows", "toi_rows", "MAX_ADVANCE_STEPS", "NEAR_MISS",
@@ -133,7 +133,7 @@ def _point_to_shape(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcoun
             for k in range(pcount[ip]):
                 for i in range(3):
                     scratch[1 + k, i] = world[v0 + k, i]
-            d = gjk_closest(scratch, 0, 1, 1, pcount[ip], ws, tmp) - prad[ip]
+            d = gjk_pieces(scratch, 0, 1, 0, 1, pcount[ip], pplane[ip], ws, tmp) - prad[ip]
         best = min(best, d)
     return max(best, 0.0)
 
@@ -222,11 +222,11 @@ def toi_shapes(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: ND
             step = math.inf
         if spin > 0.0 and step < math.inf:
             # the origin bounds (module docstring), worth their GJK calls only when spin inflates B
-            if pplane[sfirst[a]] == 0:
+            if pplane[sfirst[a]] != 1:
                 pose_at(pa0, pa1, t, dim, origin)
                 step = max(step, _origin_step(world, pfirst, pcount, prad, pplane, sfirst[b], scount[b], origin,
                                               reach[a], speed + spin_b, scratch, ws, tmp))
-            if pplane[sfirst[b]] == 0:
+            if pplane[sfirst[b]] != 1:
                 pose_at(pb0, pb1, t, dim, origin)
                 step = max(step, _origin_step(world, pfirst, pcount, prad, pplane, sfirst[a], scount[a], origin,
                                               reach[b], speed + spin_a, scratch, ws, tmp))

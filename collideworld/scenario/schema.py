@@ -771,11 +771,13 @@ SHAPE_PARSERS: dict[str, Callable[[dict[str, Any], int], Shape]] = {
     "triangle_mesh": _library_shape,
     "heightfield": _library_shape,
     "chain": _chain_shape,
+    "cylinder": _library_shape,
+    "cone": _library_shape,
 }
 #: Shape types that only a version 2 file may use.
 _SHAPE_TYPES_V2 = frozenset({"capsule", "segment", "convex_hull", "compound"})
 #: Shape types that only a version 3 file may use.
-SHAPE_TYPES_V3 = frozenset({"chain", "triangle_mesh", "heightfield"})
+SHAPE_TYPES_V3 = frozenset({"chain", "triangle_mesh", "heightfield", "cylinder", "cone"})
 
 
 def parse_shape(raw: Any, dim: int, where: str, max_polygon_vertices: int, version: int) -> Shape:

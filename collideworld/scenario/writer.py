@@ -851,8 +851,8 @@ class ScenarioWriter:
         """Make the header say version ``to`` (2 or 3; the file so far is valid in it as it is)."""
         if self._version_fixed and to == 3:
             raise InvalidArgumentError(
-                f"this frame uses a format version 3 shape (triangle_mesh, heightfield, chain, or a rounded box, "
-                f"polygon or convex_hull), "
+                f"this frame uses a format version 3 shape (triangle_mesh, heightfield, chain, cylinder, cone, "
+                f"or a rounded box, polygon or convex_hull), "
                 f"but the writer was made with version={self.version}")
         if self._version_fixed:
             raise InvalidArgumentError(
