@@ -133,7 +133,9 @@ def _point_to_shape(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcoun
             for k in range(pcount[ip]):
                 for i in range(3):
                     scratch[1 + k, i] = world[v0 + k, i]
-            d = gjk_closest(scratch, 0, 1, 1, pcount[ip], ws, tmp) - prad[ip]
+            # np.int64, not literals: with them numba compiles gjk_closest a second time (~2 s of CPU)
+            one = np.int64(1)
+            d = gjk_closest(scratch, np.int64(0), one, one, pcount[ip], ws, tmp) - prad[ip]
         best = min(best, d)
     return max(best, 0.0)
 
