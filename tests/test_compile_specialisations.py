@@ -38,7 +38,7 @@ def test_batch_queries_compile_one_overlap() -> None:
     w = World(2, backend="compiled")
     w.add_many([Circle(0.5), Box((0.4, 0.3)), Polygon(((0.0, 0.0), (1.0, 0.0), (0.2, 0.8)))] * 4,
                np.arange(24, dtype=np.float64).reshape(12, 2) * 0.3)
-    # points and boxes (_overlap_boxes), then a shape at several poses (_overlap_shapes -> _overlap_probes)
+    # points and boxes (_boxes_q), then a shape at several poses (_shapes_q)
     w.query_points(np.arange(40, dtype=np.float64).reshape(20, 2) * 0.2)
     w.query_shapes(Polygon(((0.0, 0.0), (0.5, 0.0), (0.0, 0.5))), np.arange(20, dtype=np.float64).reshape(10, 2) * 0.3,
                    np.zeros(10))
@@ -67,3 +67,77 @@ def test_queries_3d_box_rows_compiled_without_literals() -> None:
     w.query_shapes(Box((0.2, 0.2, 0.2)), np.arange(30, dtype=np.float64).reshape(10, 3) * 0.1)  # a batch
     sigs = _cached_signatures(contact_box_box_3d.row)
     assert sigs and all(_no_literals(s) for s in sigs), sigs
+
+
+def _layouts(sig: tuple[Any, ...]) -> str:
+    return "".join(t.layout for t in sig if hasattr(t, "layout"))
+
+
+def test_row_routines_compile_one_layout() -> None:
+    """Each contact row routine is compiled for one array layout, whichever caller reaches it first.
+
+    The World's step (contact_slots), the batched kernels the grouped path calls for a concave
+    polygon's parts, and the compiled queries (their probes, and the bodies' packed rows, which
+    are strided views) all pass strided ('A') rows; a caller passing C-contiguous ones compiled
+    each routine a second (or third) time: ~7 s of CPU over the routines on a cold cache.
+    """
+    from collideworld.geometry.compiled import (
+        contact_ball_ball,
+        contact_ball_box,
+        contact_ball_polygon,
+        contact_box_box_2d,
+        contact_box_box_3d,
+        contact_box_polygon,
+        contact_halfspace_ball,
+        contact_halfspace_box,
+        contact_polygon_polygon,
+    )
+    from collideworld.shapes import HalfPlane, Plane, Sphere
+
+    tri = Polygon(((0.0, 0.0), (1.0, 0.0), (0.2, 0.8)))
+    concave = Polygon(((0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (1.0, 0.5), (0.0, 2.0)))
+    w = World(2, backend="compiled")
+    w.add(HalfPlane((0.0, 1.0), 0.0))
+    w.add_many([Circle(0.5), Box((0.4, 0.3)), tri, concave] * 3, np.arange(24, dtype=np.float64).reshape(12, 2) * 0.3)
+    w.step()
+    w.query_point((0.3, 0.3))
+    w.query_aabb((0.0, 0.0), (0.5, 0.5))
+    w.query_points(np.arange(40, dtype=np.float64).reshape(20, 2) * 0.2)
+    for probe in (Circle(0.3), Box((0.2, 0.3)), tri):
+        w.query_shape(probe, (0.4, 0.2), 0.3)
+        w.query_shapes(probe, np.arange(20, dtype=np.float64).reshape(10, 2) * 0.3, np.zeros(10))
+    w3 = World(3, backend="compiled")
+    w3.add(Plane((0.0, 0.0, 1.0), 0.0))
+    w3.add_many([Sphere(0.5), Box((0.4, 0.3, 0.2))] * 3, np.arange(18, dtype=np.float64).reshape(6, 3) * 0.2)
+    w3.step()
+    w3.query_point((0.1, 0.1, 0.1))
+    w3.query_aabb((0.0, 0.0, 0.0), (0.5, 0.5, 0.5))
+    for probe3 in (Sphere(0.3), Box((0.2, 0.2, 0.2))):
+        w3.query_shapes(probe3, np.arange(30, dtype=np.float64).reshape(10, 3) * 0.1)
+    routines = {m.__name__.rsplit(".", 1)[-1]: m.row
+                for m in (contact_ball_ball, contact_ball_box, contact_ball_polygon, contact_box_box_2d,
+                          contact_box_box_3d, contact_box_polygon, contact_halfspace_ball, contact_halfspace_box,
+                          contact_polygon_polygon)}
+    many = {name: [_layouts(s) for s in _cached_signatures(disp)] for name, disp in routines.items()}
+    assert all(many.values()), f"a routine with no cached specialisation: the check would pass vacuously: {many}"
+    # (one layout: a caller passing read-only arrays, if any test does, adds a read-only twin of the same layout)
+    assert all(len(set(sigs)) == 1 for sigs in many.values()), f"array layouts each routine was compiled for: {many}"
+
+
+def test_gjk_closest_compiled_without_literals() -> None:
+    """Shape casts and times of impact reach gjk_closest with int64 indices only (one compile, not two)."""
+    from collideworld import Sphere, time_of_impact
+    from collideworld.geometry import gjk
+
+    w = World(2, backend="compiled")
+    w.add_many([Circle(0.5), Box((0.4, 0.3))] * 3, np.arange(12, dtype=np.float64).reshape(6, 2) * 0.9)
+    w.cast(Circle(0.25), ((-5.0, 0.1), 0.0), ((9.0, 0.1), 0.0))
+    w3 = World(3, backend="compiled")
+    w3.add_many([Sphere(0.5), Box((0.4, 0.3, 0.2))] * 3, np.arange(18, dtype=np.float64).reshape(6, 3) * 0.5)
+    w3.cast(Sphere(0.25), ((-5.0, 0.1, 0.0), None), ((9.0, 0.1, 0.0), None))
+    q = (1.0, 0.0, 0.0, 0.0)
+    time_of_impact(Box((0.5, 0.5, 0.5)), ((0.0, 0.0, 0.0), q), ((4.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0)),
+                   Sphere(0.5), ((3.0, 0.0, 0.0), q), ((3.0, 0.0, 0.0), q))
+    sigs = _cached_signatures(gjk.gjk_closest)
+    assert sigs, "no cached specialisation of gjk_closest: the check would pass vacuously"
+    assert all(_no_literals(s) for s in sigs), sigs

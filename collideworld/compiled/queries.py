@@ -436,6 +436,10 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
     # it meets, and the World's step calls them so
     row0 = np.int64(0)
     pvx, pvy = pwx[:, :pwx.shape[1]], pwy[:, :pwy.shape[1]]
+    # and the probe's and the bodies' rows as strided views too (x[..., ::1]), whatever layout they
+    # came in: the row routines then have one layout to compile for (contact_slots passes the same)
+    vpos, vrot, vrad, vhalf = ppos[..., ::1], prot[..., ::1], prad[..., ::1], phalf[..., ::1]
+    bpos, brot, brad, bhalf = position[..., ::1], rotation[..., ::1], radius[..., ::1], half[..., ::1]
     # Two passes: every probe's grid candidates (the walk of spatial.compiled._query_boxes), then
     # the exact tests of each probe's candidates. Both read arrays larger than the caches at random
     # places (a probe's bucket, a candidate's rows), and a walk that waits for each of those misses in
@@ -613,39 +617,39 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                     # canonical order: the lower kind is side a (a hit does not depend on the normal's sign)
                     if ku == HALFSPACE:
                         if pk == BALL:
-                            _halfspace_ball(plane_normal, plane_offset, u, ppos, prad, r, rule, row0, hit, nrm, dep)
+                            _halfspace_ball(plane_normal, plane_offset, u, vpos, vrad, r, rule, row0, hit, nrm, dep)
                         elif pk == BOX:
-                            _halfspace_box(plane_normal, plane_offset, u, ppos, prot, phalf, r, rule, row0, hit, nrm,
+                            _halfspace_box(plane_normal, plane_offset, u, vpos, vrot, vhalf, r, rule, row0, hit, nrm,
                                            dep)
                         else:
                             _halfspace_points(plane_normal, plane_offset, u, pvx, pvy, r, pn, rule, row0, hit, nrm,
                                               dep)
                     elif pk == BALL:
                         if ku == BALL:
-                            _ball_ball(ppos, prad, r, position, radius, u, rule, row0, hit, nrm, dep)
+                            _ball_ball(vpos, vrad, r, bpos, brad, u, rule, row0, hit, nrm, dep)
                         elif ku == BOX:
-                            _ball_box(ppos, prad, r, position, rotation, half, u, rule, row0, hit, nrm, dep)
+                            _ball_box(vpos, vrad, r, bpos, brot, bhalf, u, rule, row0, hit, nrm, dep)
                         else:
-                            _ball_polygon(ppos, prad, r, world_x, world_y, u, simple_n[poly[u]], rule, row0, hit, nrm,
+                            _ball_polygon(vpos, vrad, r, world_x, world_y, u, simple_n[poly[u]], rule, row0, hit, nrm,
                                           dep)
                     elif pk == BOX:
                         if ku == BALL:
-                            _ball_box(position, radius, u, ppos, prot, phalf, r, rule, row0, hit, nrm, dep)
+                            _ball_box(bpos, brad, u, vpos, vrot, vhalf, r, rule, row0, hit, nrm, dep)
                         elif ku == BOX:
                             if dim == 2:
-                                _box_box_2d(ppos, prot, phalf, r, position, rotation, half, u, rule, row0, hit, nrm,
+                                _box_box_2d(vpos, vrot, vhalf, r, bpos, brot, bhalf, u, rule, row0, hit, nrm,
                                             dep)
                             else:
-                                _box_box_3d(ppos, prot, phalf, r, position, rotation, half, u, rule, row0, m3, t3, tb3,
+                                _box_box_3d(vpos, vrot, vhalf, r, bpos, brot, bhalf, u, rule, row0, m3, t3, tb3,
                                             hit, nrm, dep)
                         else:
-                            _box_polygon(ppos, prot, phalf, r, world_x, world_y, u, simple_n[poly[u]], rule, row0, hit,
+                            _box_polygon(vpos, vrot, vhalf, r, world_x, world_y, u, simple_n[poly[u]], rule, row0, hit,
                                          nrm, dep)
                     else:  # a simple polygon probe
                         if ku == BALL:
-                            _ball_polygon(position, radius, u, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
+                            _ball_polygon(bpos, brad, u, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
                         elif ku == BOX:
-                            _box_polygon(position, rotation, half, u, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
+                            _box_polygon(bpos, brot, bhalf, u, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
                         else:
                             _polygon_polygon(pvx, pvy, r, pn, world_x, world_y, u, simple_n[poly[u]], rule, row0, hit,
                                              nrm, dep)
@@ -679,39 +683,18 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
     return out_q[:n_out], out_s[:n_out], oth_q[:n_oth], oth_s[:n_oth]
 
 
-@njit(cache=True)
-def _overlap_probes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
-                    elo: Floats32, ehi: Floats32, big: Index,
-                    n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
-                    kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
-                    plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
-                    world_y: Floats, poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
-                    part_slots: Index, parts_at: Index, n_parts: Index,
-                    pk: int, pn: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats, pbound: Floats,
-                    pwx: Floats, pwy: Floats, cat: int, msk: int,
-                    rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
-    m, dim = ppos.shape
-    qlo = np.empty((m, dim))
-    qhi = np.empty((m, dim))
-    _probe_bounds(pk, ppos, prot, prad, phalf, pwx, pwy, rule, qlo, qhi)
-    return _overlap(lo, hi, cell, gmask, starts, entries, elo, ehi,
-                    big, n_gridded, handles, max_cells, stamp, base, planes,
-                    kind, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
-                    world_x, world_y, poly, simple_n, category, bits, serial, part_slots, parts_at, n_parts, pk,
-                    pn, ppos, prot, prad, phalf, pbound, pwx, pwy, qlo, qhi, cat, msk, rule)
+# The probes of a batch are built by small kernels of their own, and the entry points below
+# (_boxes_q, _shapes_q) call _overlap directly: numba links a callee's code into every caller
+# and optimises it again there, so each jitted layer between an entry point and _overlap
+# (there were three: _overlap_shapes -> _overlap_probes -> _overlap) compiled the whole batch
+# kernel and its row routines once more (~3 s of CPU each on a cold cache, measured with
+# benchmarks/cold_start.py --profile).
 
 
 @njit(cache=True)
-def _overlap_boxes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
-                   elo: Floats32, ehi: Floats32, big: Index,
-                   n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
-                   kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
-                   plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
-                   world_y: Floats, poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
-                   part_slots: Index, parts_at: Index, n_parts: Index,
-                   center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
-                   rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
-    """Points (``ball``: balls of radius 0) or axis-aligned boxes ``center ± hw`` as probes."""
+def _box_probes(center: Floats, hw: Floats, rule: tuple[float, float]) -> tuple[Floats, Floats, Floats, Floats,
+                                                                               Floats]:
+    """Points or axis-aligned boxes ``center ± hw`` as probe rows: ``(qlo, qhi, prot, prad, pbound)``."""
     m, dim = center.shape
     qlo = np.empty((m, dim))
     qhi = np.empty((m, dim))
@@ -733,29 +716,16 @@ def _overlap_boxes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Inde
             qlo[r, k] = center[r, k] - hw[r, k] - tol
             qhi[r, k] = center[r, k] + hw[r, k] + tol
         pbound[r] = np.sqrt(b2)
-    no = np.empty((0, m))
-    pk = BALL if ball else BOX
-    # pn as np.int64, not a literal 0: with a literal, numba compiles _overlap (and the polygon row
-    # routines it calls with pn) a second time, ~5 s of CPU for the same machine code
-    return _overlap(lo, hi, cell, gmask, starts, entries, elo, ehi,
-                    big, n_gridded, handles, max_cells, stamp, base, planes,
-                    kind, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
-                    world_x, world_y, poly, simple_n, category, bits, serial, part_slots, parts_at, n_parts, pk,
-                    np.int64(0), center, prot, prad, hw, pbound, no, no, qlo, qhi, cat, msk, rule)
+    return qlo, qhi, prot, prad, pbound
 
 
 @njit(cache=True)
-def _overlap_shapes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
-                    elo: Floats32, ehi: Floats32, big: Index,
-                    n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
-                    kind: Any, simple: Any, position: Floats, rotation: Floats, radius: Floats, half: Floats,
-                    plane_normal: Floats, plane_offset: Floats, bound_radius: Floats, world_x: Floats,
-                    world_y: Floats, poly: Index, simple_n: Index, category: Any, bits: Any, serial: Index,
-                    part_slots: Index, parts_at: Index, n_parts: Index,
-                    pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, unit: Floats, lx: Floats, ly: Floats,
-                    rad: float, hw: Floats, bound: float, cat: int, msk: int,
-                    rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
-    """One shape at ``m`` poses: its rows built here as ``BodyStore.set_poses`` would pose them."""
+def _shape_probes(pos: Floats, cos: Floats, sin: Floats, unit: Floats, lx: Floats, ly: Floats, rad: float,
+                  hw: Floats, bound: float) -> tuple[Floats, Floats, Floats, Floats, Floats, Floats]:
+    """One shape at ``m`` poses as probe rows, posed as ``BodyStore.set_poses`` would pose them.
+
+    Returns ``(prot, prad, phalf, pbound, pwx, pwy)``.
+    """
     m, dim = pos.shape
     prot = np.empty((m, dim, dim))
     prad = np.full(m, rad)
@@ -788,11 +758,7 @@ def _overlap_shapes(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Ind
             prot[r, 2, 0] = 2 * (x * z - w * y)
             prot[r, 2, 1] = 2 * (y * z + w * x)
             prot[r, 2, 2] = 1 - 2 * (x * x + y * y)
-    return _overlap_probes(lo, hi, cell, gmask, starts, entries, elo, ehi,
-                           big, n_gridded, handles, max_cells, stamp, base,
-                           planes, kind, simple, position, rotation, radius, half, plane_normal, plane_offset,
-                           bound_radius, world_x, world_y, poly, simple_n, category, bits, serial, part_slots,
-                           parts_at, n_parts, pk, pn, pos, prot, prad, phalf, pbound, pwx, pwy, cat, msk, rule)
+    return prot, prad, phalf, pbound, pwx, pwy
 
 
 # -- the same kernels, the index's arrays given as one QueryArrays ---------------------------
@@ -847,11 +813,17 @@ def point_slots(q: QueryArrays, work: Work, x: float, y: float, z: float, hx: fl
 @njit(cache=True, nogil=True)
 def _boxes_q(q: Any, center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
              base: int, stamp: Index) -> tuple[Index, Index, Index, Index]:
-    return _overlap_boxes(q.lo, q.hi, q.cell, q.gmask, q.starts, q.entries, q.elo, q.ehi, q.big, q.n_gridded,
-                          q.handles, q.max_cells, stamp, base, q.planes, q.kind, q.simple, q.position, q.rotation,
-                          q.radius, q.half, q.plane_normal, q.plane_offset, q.bound_radius, q.world_x, q.world_y,
-                          q.poly, q.simple_n, q.category, q.bits, q.serial, q.part_slots, q.parts_at, q.n_parts,
-                          center, hw, ball, cat, msk, (q.rel, q.floor))
+    rule = (q.rel, q.floor)
+    qlo, qhi, prot, prad, pbound = _box_probes(center, hw, rule)
+    no = np.empty((0, center.shape[0]))
+    pk = BALL if ball else BOX
+    # pn as np.int64, not a literal 0: with a literal, numba compiles _overlap (and the polygon row
+    # routines it calls with pn) a second time, ~5 s of CPU for the same machine code
+    return _overlap(q.lo, q.hi, q.cell, q.gmask, q.starts, q.entries, q.elo, q.ehi, q.big, q.n_gridded,
+                    q.handles, q.max_cells, stamp, base, q.planes, q.kind, q.simple, q.position, q.rotation,
+                    q.radius, q.half, q.plane_normal, q.plane_offset, q.bound_radius, q.world_x, q.world_y,
+                    q.poly, q.simple_n, q.category, q.bits, q.serial, q.part_slots, q.parts_at, q.n_parts, pk, np.int64(0), center, prot, prad, hw,
+                    pbound, no, no, qlo, qhi, cat, msk, rule)
 
 
 def box_slots(q: QueryArrays, center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
@@ -892,11 +864,17 @@ def box_slots(q: QueryArrays, center: Floats, hw: Floats, ball: bool, cat: int, 
 def _shapes_q(q: Any, pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, unit: Floats, lx: Floats, ly: Floats,
               rad: float, hw: Floats, bound: float, cat: int, msk: int, base: int,
               stamp: Index) -> tuple[Index, Index, Index, Index]:
-    return _overlap_shapes(q.lo, q.hi, q.cell, q.gmask, q.starts, q.entries, q.elo, q.ehi, q.big, q.n_gridded,
-                           q.handles, q.max_cells, stamp, base, q.planes, q.kind, q.simple, q.position, q.rotation,
-                           q.radius, q.half, q.plane_normal, q.plane_offset, q.bound_radius, q.world_x, q.world_y,
-                           q.poly, q.simple_n, q.category, q.bits, q.serial, q.part_slots, q.parts_at, q.n_parts, pk,
-                           pn, pos, cos, sin, unit, lx, ly, rad, hw, bound, cat, msk, (q.rel, q.floor))
+    rule = (q.rel, q.floor)
+    prot, prad, phalf, pbound, pwx, pwy = _shape_probes(pos, cos, sin, unit, lx, ly, rad, hw, bound)
+    m, dim = pos.shape
+    qlo = np.empty((m, dim))
+    qhi = np.empty((m, dim))
+    _probe_bounds(pk, pos, prot, prad, phalf, pwx, pwy, rule, qlo, qhi)
+    return _overlap(q.lo, q.hi, q.cell, q.gmask, q.starts, q.entries, q.elo, q.ehi, q.big, q.n_gridded,
+                    q.handles, q.max_cells, stamp, base, q.planes, q.kind, q.simple, q.position, q.rotation,
+                    q.radius, q.half, q.plane_normal, q.plane_offset, q.bound_radius, q.world_x, q.world_y,
+                    q.poly, q.simple_n, q.category, q.bits, q.serial, q.part_slots, q.parts_at, q.n_parts, pk, pn, pos, prot, prad, phalf, pbound, pwx,
+                    pwy, qlo, qhi, cat, msk, rule)
 
 
 def shape_slots(q: QueryArrays, pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, unit: Floats, lx: Floats,
@@ -1210,38 +1188,41 @@ def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Fl
         limit = reach * (1 + 1e-9) + slack
         if dist2 > limit * limit:
             return MISS
+    # (and every row the routines read, as in _overlap)
+    vpos, vrot, vrad, vhalf = ppos[..., ::1], prot[..., ::1], prad[..., ::1], phalf[..., ::1]
+    bpos, brot, brad, bhalf = position[..., ::1], q.rotation[..., ::1], q.radius[..., ::1], q.half[..., ::1]
     # canonical order: the lower kind is side a (a hit does not depend on the normal's sign)
     if kb == HALFSPACE:
         if pk == BALL:
-            _halfspace_ball(q.plane_normal, q.plane_offset, s, ppos, prad, r, rule, row0, hit, nrm, dep)
+            _halfspace_ball(q.plane_normal, q.plane_offset, s, vpos, vrad, r, rule, row0, hit, nrm, dep)
         elif pk == BOX:
-            _halfspace_box(q.plane_normal, q.plane_offset, s, ppos, prot, phalf, r, rule, row0, hit, nrm, dep)
+            _halfspace_box(q.plane_normal, q.plane_offset, s, vpos, vrot, vhalf, r, rule, row0, hit, nrm, dep)
         else:
             _halfspace_points(q.plane_normal, q.plane_offset, s, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
     elif pk == BALL:
         if kb == BALL:
-            _ball_ball(ppos, prad, r, position, q.radius, s, rule, row0, hit, nrm, dep)
+            _ball_ball(vpos, vrad, r, bpos, brad, s, rule, row0, hit, nrm, dep)
         elif kb == BOX:
-            _ball_box(ppos, prad, r, position, q.rotation, q.half, s, rule, row0, hit, nrm, dep)
+            _ball_box(vpos, vrad, r, bpos, brot, bhalf, s, rule, row0, hit, nrm, dep)
         else:
-            _ball_polygon(ppos, prad, r, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, row0, hit, nrm, dep)
+            _ball_polygon(vpos, vrad, r, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, row0, hit, nrm, dep)
     elif pk == BOX:
         if kb == BALL:
-            _ball_box(position, q.radius, s, ppos, prot, phalf, r, rule, row0, hit, nrm, dep)
+            _ball_box(bpos, brad, s, vpos, vrot, vhalf, r, rule, row0, hit, nrm, dep)
         elif kb == BOX:
             if dim == 2:
-                _box_box_2d(ppos, prot, phalf, r, position, q.rotation, q.half, s, rule, row0, hit, nrm, dep)
+                _box_box_2d(vpos, vrot, vhalf, r, bpos, brot, bhalf, s, rule, row0, hit, nrm, dep)
             else:
-                _box_box_3d(ppos, prot, phalf, r, position, q.rotation, q.half, s, rule, row0, m3, t3, tb3, hit, nrm,
+                _box_box_3d(vpos, vrot, vhalf, r, bpos, brot, bhalf, s, rule, row0, m3, t3, tb3, hit, nrm,
                             dep)
         else:
-            _box_polygon(ppos, prot, phalf, r, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, row0, hit, nrm,
+            _box_polygon(vpos, vrot, vhalf, r, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, row0, hit, nrm,
                          dep)
     else:  # a simple polygon probe
         if kb == BALL:
-            _ball_polygon(position, q.radius, s, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
+            _ball_polygon(bpos, brad, s, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
         elif kb == BOX:
-            _box_polygon(position, q.rotation, q.half, s, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
+            _box_polygon(bpos, brot, bhalf, s, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
         else:
             _polygon_polygon(pvx, pvy, r, pn, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, row0, hit, nrm, dep)
     return HIT if hit[0] else MISS
@@ -1252,7 +1233,7 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
                msk: int) -> int:
     """One point (``ball``) or axis-aligned box ``(x, y, z) ± (hx, hy, hz)``: its one hit's slot, or a code.
 
-    The walk and tests of :func:`_overlap_boxes` for one probe, in the index's
+    The walk and tests of :func:`_boxes_q` for one probe, in the index's
     scratch arrays (a single query's cost is mostly fixed costs: twenty small
     allocations and a returned array were most of it). Returns the slot of
     the only body met when exactly one is and none is left unsettled;
@@ -1274,7 +1255,7 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
     ppos[0, 0], ppos[0, 1], phalf[0, 0], phalf[0, 1] = x, y, hx, hy
     if dim == 3:
         ppos[0, 2], phalf[0, 2] = z, hz
-    # the probe's box as _overlap_boxes widens it: tol of (max |center| + max half)
+    # the probe's box as _box_probes widens it: tol of (max |center| + max half)
     mc = abs(ppos[0, 0])
     mh = phalf[0, 0]
     b2 = 0.0

@@ -820,7 +820,7 @@ def closest_rows(va: NDArray[np.float64], na: NDArray[np.int64], vb: NDArray[np.
         for k in range(b):
             for j in range(3):
                 world[a + k, j] = vb[i, k, j]
-        gaps[i] = gjk_closest(world, 0, a, a, b, ws, tmp)
+        gaps[i] = gjk_closest(world, np.int64(0), a, a, b, ws, tmp)  # not a literal 0: one compile
         for j in range(9):
             out[i, j] = tmp[j]
     return gaps

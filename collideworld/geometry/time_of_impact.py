@@ -133,7 +133,9 @@ def _point_to_shape(world: NDArray[np.float64], pfirst: NDArray[np.int64], pcoun
             for k in range(pcount[ip]):
                 for i in range(3):
                     scratch[1 + k, i] = world[v0 + k, i]
-            d = gjk_pieces(scratch, 0, 1, 0, 1, pcount[ip], pplane[ip], ws, tmp) - prad[ip]
+            # np.int64, not literals: with them numba compiles the callee a second time (~2 s of CPU)
+            zero, one = np.int64(0), np.int64(1)
+            d = gjk_pieces(scratch, zero, one, zero, one, pcount[ip], pplane[ip], ws, tmp) - prad[ip]
         best = min(best, d)
     return max(best, 0.0)
 

@@ -49,8 +49,11 @@ def row(ca: NDArray[np.float64], ra: NDArray[np.float64], a: int,
 def _rows(ca: NDArray[np.float64], ra: NDArray[np.float64], cb: NDArray[np.float64], rb: NDArray[np.float64],
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
+    # strided views of the rows (x[..., ::1]), as every compiled caller passes them: one layout,
+    # one compile of row (see contact_slots)
+    v_ca, v_ra, v_cb, v_rb = ca[..., ::1], ra[..., ::1], cb[..., ::1], rb[..., ::1]
     for i in range(ca.shape[0]):
-        row(ca, ra, i, cb, rb, i, rule, i, hit, normal, depth)
+        row(v_ca, v_ra, i, v_cb, v_rb, i, rule, i, hit, normal, depth)
 
 
 def contact_ball_ball(

@@ -96,8 +96,11 @@ def _rows(ca: NDArray[np.float64], r: NDArray[np.float64], cb: NDArray[np.float6
           h: NDArray[np.float64], rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64],
           depth: NDArray[np.float64]) -> None:
+    # strided views of the rows (x[..., ::1]), as every compiled caller passes them: one layout,
+    # one compile of row (see contact_slots)
+    v_ca, v_r, v_cb, v_rot, v_h = ca[..., ::1], r[..., ::1], cb[..., ::1], rot[..., ::1], h[..., ::1]
     for i in range(ca.shape[0]):
-        row(ca, r, i, cb, rot, h, i, rule, i, hit, normal, depth)
+        row(v_ca, v_r, i, v_cb, v_rot, v_h, i, rule, i, hit, normal, depth)
 
 
 def contact_ball_box(

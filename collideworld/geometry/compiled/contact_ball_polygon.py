@@ -121,8 +121,11 @@ def _rows(c: NDArray[np.float64], r: NDArray[np.float64], px: NDArray[np.float64
     n = px.shape[1]
     # strided views, as the World's compiled contact loop passes: one compile of row serves both
     vx, vy = px[:, :n], py[:, :n]
+    # strided views of the rows (x[..., ::1]), as every compiled caller passes them: one layout,
+    # one compile of row (see contact_slots)
+    v_c, v_r = c[..., ::1], r[..., ::1]
     for i in range(n):
-        row(c, r, i, vx, vy, i, px.shape[0], rule, i, hit, normal, depth)
+        row(v_c, v_r, i, vx, vy, i, px.shape[0], rule, i, hit, normal, depth)
 
 
 def contact_ball_polygon_planes(

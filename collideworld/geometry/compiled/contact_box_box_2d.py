@@ -63,8 +63,12 @@ def _rows(ca: NDArray[np.float64], ra: NDArray[np.float64], ha: NDArray[np.float
           cb: NDArray[np.float64], rb: NDArray[np.float64], hb: NDArray[np.float64],
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
+    # strided views of the rows (x[..., ::1]), as every compiled caller passes them: one layout,
+    # one compile of row (see contact_slots)
+    v_ca, v_ra, v_ha = ca[..., ::1], ra[..., ::1], ha[..., ::1]
+    v_cb, v_rb, v_hb = cb[..., ::1], rb[..., ::1], hb[..., ::1]
     for i in range(ca.shape[0]):
-        row(ca, ra, ha, i, cb, rb, hb, i, rule, i, hit, normal, depth)
+        row(v_ca, v_ra, v_ha, i, v_cb, v_rb, v_hb, i, rule, i, hit, normal, depth)
 
 
 def contact_box_box_2d(

@@ -147,8 +147,12 @@ def _rows(ca: NDArray[np.float64], rot_a: NDArray[np.float64], ha: NDArray[np.fl
     r = np.empty((3, 3))
     t = np.empty(3)
     t_b = np.empty(3)
+    # strided views of the rows (x[..., ::1]), as every compiled caller passes them: one layout,
+    # one compile of row (see contact_slots)
+    v_ca, v_rot_a, v_ha = ca[..., ::1], rot_a[..., ::1], ha[..., ::1]
+    v_cb, v_rot_b, v_hb = cb[..., ::1], rot_b[..., ::1], hb[..., ::1]
     for n in range(ca.shape[0]):
-        row(ca, rot_a, ha, n, cb, rot_b, hb, n, rule, n, r, t, t_b, hit, normal, depth)
+        row(v_ca, v_rot_a, v_ha, n, v_cb, v_rot_b, v_hb, n, rule, n, r, t, t_b, hit, normal, depth)
 
 
 def contact_box_box_3d(

@@ -86,8 +86,11 @@ def _rows(c: NDArray[np.float64], rot: NDArray[np.float64], h: NDArray[np.float6
     n = bx.shape[1]
     # strided views, as the World's compiled contact loop passes: one compile of row serves both
     vx, vy = bx[:, :n], by[:, :n]
+    # strided views of the rows (x[..., ::1]), as every compiled caller passes them: one layout,
+    # one compile of row (see contact_slots)
+    v_c, v_rot, v_h = c[..., ::1], rot[..., ::1], h[..., ::1]
     for i in range(n):
-        row(c, rot, h, i, vx, vy, i, bx.shape[0], rule, i, hit, normal, depth)
+        row(v_c, v_rot, v_h, i, vx, vy, i, bx.shape[0], rule, i, hit, normal, depth)
 
 
 def contact_box_convex_planes(

@@ -38,8 +38,11 @@ def row(n: NDArray[np.float64], off: NDArray[np.float64], a: int,
 def _rows(n: NDArray[np.float64], off: NDArray[np.float64], c: NDArray[np.float64], r: NDArray[np.float64],
           rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64]) -> None:
+    # strided views of the rows (x[..., ::1]), as every compiled caller passes them: one layout,
+    # one compile of row (see contact_slots)
+    v_c, v_r = c[..., ::1], r[..., ::1]
     for i in range(n.shape[0]):
-        row(n, off, i, c, r, i, rule, i, hit, normal, depth)
+        row(n, off, i, v_c, v_r, i, rule, i, hit, normal, depth)
 
 
 def contact_halfspace_ball(normal: NDArray[np.float64], offset: NDArray[np.float64],

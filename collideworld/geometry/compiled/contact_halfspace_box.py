@@ -57,8 +57,11 @@ def _rows(n: NDArray[np.float64], off: NDArray[np.float64], c: NDArray[np.float6
           h: NDArray[np.float64], rule: tuple[float, float],
           hit: NDArray[np.bool_], normal: NDArray[np.float64],
           depth: NDArray[np.float64]) -> None:
+    # strided views of the rows (x[..., ::1]), as every compiled caller passes them: one layout,
+    # one compile of row (see contact_slots)
+    v_c, v_rot, v_h = c[..., ::1], rot[..., ::1], h[..., ::1]
     for i in range(n.shape[0]):
-        row(n, off, i, c, rot, h, i, rule, i, hit, normal, depth)
+        row(n, off, i, v_c, v_rot, v_h, i, rule, i, hit, normal, depth)
 
 
 def contact_halfspace_box(normal: NDArray[np.float64], offset: NDArray[np.float64],

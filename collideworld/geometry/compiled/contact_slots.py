@@ -86,6 +86,10 @@ def _contact_range(start: int, stop: int, ia: NDArray[np.int64], ib: NDArray[np.
     """Rows ``start`` to ``stop`` of the loop: each writes only its own row of the outputs."""
     dim = position.shape[1]
     rel = rule[0]
+    # The row routines get strided ('A') views of the columns (x[..., ::1]: numba types any stepped
+    # slice as strided), as the compiled queries pass their packed rows and every other caller
+    # passes: numba compiles a routine once per array layout it meets, so one layout is one compile
+    pos_v, rot_v, rad_v, half_v = position[..., ::1], rotation[..., ::1], radius[..., ::1], half[..., ::1]
     # scratch of the 3D box-box routine, one set per range (so per thread)
     r = np.empty((3, 3))
     t = np.empty(3)
@@ -129,31 +133,31 @@ def _contact_range(start: int, stop: int, ia: NDArray[np.int64], ib: NDArray[np.
                 _halfspace_halfspace(plane_normal, plane_offset, a, plane_normal, plane_offset, b, rule, i,
                                      hit, normal, depth)
             elif kb == BALL:
-                _halfspace_ball(plane_normal, plane_offset, a, position, radius, b, rule, i, hit, normal, depth)
+                _halfspace_ball(plane_normal, plane_offset, a, pos_v, rad_v, b, rule, i, hit, normal, depth)
             elif kb == BOX:
-                _halfspace_box(plane_normal, plane_offset, a, position, rotation, half, b, rule, i,
+                _halfspace_box(plane_normal, plane_offset, a, pos_v, rot_v, half_v, b, rule, i,
                                hit, normal, depth)
             else:
                 _halfspace_points(plane_normal, plane_offset, a, world_x, world_y, b, simple_n[poly[b]], rule, i,
                                   hit, normal, depth)
         elif ka == BALL:
             if kb == BALL:
-                _ball_ball(position, radius, a, position, radius, b, rule, i, hit, normal, depth)
+                _ball_ball(pos_v, rad_v, a, pos_v, rad_v, b, rule, i, hit, normal, depth)
             elif kb == BOX:
-                _ball_box(position, radius, a, position, rotation, half, b, rule, i, hit, normal, depth)
+                _ball_box(pos_v, rad_v, a, pos_v, rot_v, half_v, b, rule, i, hit, normal, depth)
             else:
-                _ball_polygon(position, radius, a, world_x, world_y, b, simple_n[poly[b]], rule, i,
+                _ball_polygon(pos_v, rad_v, a, world_x, world_y, b, simple_n[poly[b]], rule, i,
                               hit, normal, depth)
         elif ka == BOX:
             if kb == BOX:
                 if dim == 2:
-                    _box_box_2d(position, rotation, half, a, position, rotation, half, b, rule, i,
+                    _box_box_2d(pos_v, rot_v, half_v, a, pos_v, rot_v, half_v, b, rule, i,
                                 hit, normal, depth)
                 else:
-                    _box_box_3d(position, rotation, half, a, position, rotation, half, b, rule, i, r, t, t_b,
+                    _box_box_3d(pos_v, rot_v, half_v, a, pos_v, rot_v, half_v, b, rule, i, r, t, t_b,
                                 hit, normal, depth)
             else:
-                _box_polygon(position, rotation, half, a, world_x, world_y, b, simple_n[poly[b]], rule, i,
+                _box_polygon(pos_v, rot_v, half_v, a, world_x, world_y, b, simple_n[poly[b]], rule, i,
                              hit, normal, depth)
         else:
             _polygon_polygon(world_x, world_y, a, simple_n[poly[a]], world_x, world_y, b, simple_n[poly[b]], rule, i,
