@@ -822,7 +822,8 @@ def _boxes_q(q: Any, center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
     return _overlap(q.lo, q.hi, q.cell, q.gmask, q.starts, q.entries, q.elo, q.ehi, q.big, q.n_gridded,
                     q.handles, q.max_cells, stamp, base, q.planes, q.kind, q.simple, q.position, q.rotation,
                     q.radius, q.half, q.plane_normal, q.plane_offset, q.bound_radius, q.world_x, q.world_y,
-                    q.poly, q.simple_n, q.category, q.bits, q.serial, q.part_slots, q.parts_at, q.n_parts, pk, np.int64(0), center, prot, prad, hw,
+                    q.poly, q.simple_n, q.category, q.bits, q.serial, q.part_slots, q.parts_at, q.n_parts,
+                    pk, np.int64(0), center, prot, prad, hw,
                     pbound, no, no, qlo, qhi, cat, msk, rule)
 
 
@@ -873,7 +874,8 @@ def _shapes_q(q: Any, pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, u
     return _overlap(q.lo, q.hi, q.cell, q.gmask, q.starts, q.entries, q.elo, q.ehi, q.big, q.n_gridded,
                     q.handles, q.max_cells, stamp, base, q.planes, q.kind, q.simple, q.position, q.rotation,
                     q.radius, q.half, q.plane_normal, q.plane_offset, q.bound_radius, q.world_x, q.world_y,
-                    q.poly, q.simple_n, q.category, q.bits, q.serial, q.part_slots, q.parts_at, q.n_parts, pk, pn, pos, prot, prad, phalf, pbound, pwx,
+                    q.poly, q.simple_n, q.category, q.bits, q.serial, q.part_slots, q.parts_at, q.n_parts,
+                    pk, pn, pos, prot, prad, phalf, pbound, pwx,
                     pwy, qlo, qhi, cat, msk, rule)
 
 
