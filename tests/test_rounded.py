@@ -32,6 +32,7 @@ from shapely.ops import nearest_points
 from collideworld import (
     Box,
     Capsule,
+    Chain,
     Circle,
     ConvexHull,
     HalfPlane,
@@ -449,3 +450,75 @@ def test_queries_see_the_rounded_surface(backend):
             misses += 1
     assert points >= 190 and hits >= 30 and misses >= 30, (points, hits, misses)
     assert w.query_shape(Circle(0.1), (1.0 + 0.3 + 0.1 + 0.0, 0.0), 0.0) is not None
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_moved_rounded_shapes_are_found_by_their_rounding(backend):
+    """A rounded box or polygon moved between steps to where only its rounding reaches a static
+    chain or box: the broadphase must still propose the pair (its box includes the rounding on
+    the compiled refit too). 2D: 150 moves of a rounded box and a rounded triangle among a chain
+    and static boxes, each step's pairs against shapely (core distance <= radius); 3D: 150 moves of
+    a rounded box among static spheres, against the closed-form distance from each centre to the
+    core box in the box's frame (Ericson, RTCD 5.1.3)."""
+    rng = np.random.default_rng(2929)
+    chain_pts = [(-3.0, -1.0), (-1.0, -1.0), (1.0, -1.0), (3.0, 0.0)]
+    statics = [(Box((0.4, 0.3)), (0.0, 1.2), 0.3), (Box((0.3, 0.3)), (2.0, 1.5), 0.0)]
+    w = World(dim=2, backend=backend)
+    w.add(Chain(chain_pts), (0.0, 0.0), static=True, id="chain")
+    others = {"chain": LineString(chain_pts)}
+    for k, (shape, pos, ang) in enumerate(statics):
+        w.add(shape, pos, ang, static=True, id=f"s{k}")
+        others[f"s{k}"] = core_2d(shape, pos, ang)[0]
+    movers = {"box": Box((0.3, 0.2), radius=0.25), "tri": Polygon([(-0.3, -0.2), (0.4, -0.1), (0.0, 0.3)], 0.3)}
+    for bid, shape in movers.items():
+        w.add(shape, (8.0, 8.0 + len(bid)), 0.0, id=bid)
+    w.step()
+    checked = reached_by_rounding = 0
+    for _ in range(150):
+        poses = {bid: (rng.uniform(-3, 3, 2), float(rng.uniform(-3, 3))) for bid in movers}
+        want, ambiguous = set(), False
+        for bid, shape in movers.items():
+            core, r, _ = core_2d(shape, *poses[bid])
+            for oid, geom in others.items():
+                d = core.distance(geom)
+                ambiguous |= abs(d - r) < 1e-7
+                if d <= r:
+                    want.add(frozenset((bid, oid)))
+                    reached_by_rounding += d > 0
+        d = core_2d(movers["box"], *poses["box"])[0].distance(core_2d(movers["tri"], *poses["tri"])[0])
+        ambiguous |= abs(d - 0.55) < 1e-7
+        if d <= 0.55:
+            want.add(frozenset(("box", "tri")))
+        for bid, (pos, ang) in poses.items():
+            w.move(bid, pos, ang)
+        got = {frozenset((c.a, c.b)) for c in w.step()}
+        if not ambiguous:
+            assert got == want, (poses, got ^ want)
+            checked += 1
+    assert checked >= 140 and reached_by_rounding >= 20, (checked, reached_by_rounding)
+
+    w3 = World(dim=3, backend=backend)
+    balls = rng.uniform(-2, 2, (12, 3))
+    for k, c in enumerate(balls):
+        w3.add(Sphere(0.3), c, static=True, id=f"b{k}")
+    half, r = np.array([0.4, 0.25, 0.15]), 0.3
+    w3.add(Box(tuple(half), radius=r), (9.0, 9.0, 9.0), id="box")
+    w3.step()
+    checked = reached_by_rounding = 0
+    for _ in range(150):
+        pos = rng.uniform(-2, 2, 3)
+        q = rng.normal(size=4)
+        q /= np.linalg.norm(q)
+        w0, x, y, z = q
+        rot = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w0 * z), 2 * (x * z + w0 * y)],
+                        [2 * (x * y + w0 * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w0 * x)],
+                        [2 * (x * z - w0 * y), 2 * (y * z + w0 * x), 1 - 2 * (x * x + y * y)]])
+        local = (balls - pos) @ rot
+        gap = np.linalg.norm(local - np.clip(local, -half, half), axis=1) - (0.3 + r)
+        w3.move("box", pos, quaternion=q)
+        got = {c.a if c.b == "box" else c.b for c in w3.step()}
+        if np.abs(gap).min() > 1e-7:
+            assert got == {f"b{k}" for k in np.flatnonzero(gap <= 0)}, (pos, q)
+            checked += 1
+            reached_by_rounding += int(np.count_nonzero((gap <= 0) & (gap > -r)))
+    assert checked >= 140 and reached_by_rounding >= 10, (checked, reached_by_rounding)
