@@ -52,7 +52,7 @@ def _posed(core, pos, angle):
 
 def _on_ground(x, lift):
     """A point on the ground line at x and the slope angle there, lifted by ``lift`` along its normal."""
-    for (x0, y0), (x1, y1) in zip(GROUND, GROUND[1:]):
+    for (x0, y0), (x1, y1) in zip(GROUND, GROUND[1:], strict=False):
         if x0 <= x <= x1:
             th = math.atan2(y1 - y0, x1 - x0)
             y = y0 + (y1 - y0) * (x - x0) / (x1 - x0)

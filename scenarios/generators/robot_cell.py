@@ -220,7 +220,7 @@ class _RobotCell:
 
 def _tips():
     out = []
-    for (a, b) in zip(WAYPOINTS, WAYPOINTS[1:]):
+    for (a, b) in zip(WAYPOINTS, WAYPOINTS[1:], strict=False):
         for s in range(STEPS):
             t = s / STEPS
             out.append(tuple(a[i] + (b[i] - a[i]) * t for i in range(3)))
@@ -290,7 +290,7 @@ def story_robot_cell():
         for attempt in range(40):
             joints = _arm(np.array(tip) + np.array([nudge(attempt, 0.0013), nudge(attempt, 0.0011), 0.0]))
             links, link_entries = [], []
-            for (lid, r), p, q in zip(LINKS, joints, joints[1:]):
+            for (lid, r), p, q in zip(LINKS, joints, joints[1:], strict=False):
                 pos, quat, length, p_r, q_r = _link_body(p, q)
                 links.append(((lid, r), (p_r, q_r)))
                 link_entries.append((lid, r, pos, quat, length))
