@@ -683,6 +683,9 @@ def probe_bounds(probe: BodyStore, m: int) -> tuple[Floats, Floats]:
         else:  # half-width along world axis k: sum_j |R_kj| h_j
             ext = np.einsum("nkj,nj->nk", np.abs(probe.rotation[:m]), probe.half[:m])
         lo, hi = c - ext, c + ext
+    if probe.n_rounded:  # a rounded probe reaches its rounding radius past its core
+        lo = lo - probe.rounding[:m, None]
+        hi = hi + probe.rounding[:m, None]
     tol = touch_tolerance(np.maximum(np.abs(lo).max(axis=1), np.abs(hi).max(axis=1)))[:, None]
     return lo - tol, hi + tol
 
@@ -901,8 +904,8 @@ def one_call_shape(shape: Shape) -> tuple[int, int, Floats, Floats, float, Float
 def _one_call_spec(shape: Shape) -> tuple[int, int, Floats, Floats, float, Floats, float] | None:
     kind = kind_of(shape)
     pk = _ONE_CALL_KINDS.get(kind)
-    if pk is None:
-        return None
+    if pk is None or getattr(shape, "radius", 0.0) and kind != Kind.BALL:
+        return None  # (a rounded box or polygon: the one-call kernels test cores; the narrowphase grows them)
     dim = shape.dim
     if kind == Kind.BALL:
         return pk, 0, _NO_VERTS, _NO_VERTS, float(shape.radius), np.zeros(dim), float(shape.radius)  # type: ignore[union-attr]

@@ -522,3 +522,63 @@ def test_moved_rounded_shapes_are_found_by_their_rounding(backend):
             checked += 1
             reached_by_rounding += int(np.count_nonzero((gap <= 0) & (gap > -r)))
     assert checked >= 140 and reached_by_rounding >= 10, (checked, reached_by_rounding)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_rounded_probes_reach_by_their_rounding(backend):
+    """query_shape, query_shapes and query_within with a rounded box or polygon as the probe: the
+    probe's box must include its rounding (it was the core's, so a body reached only by the
+    rounding was never a candidate, and the compiled one-call test read the probe's core). 2D:
+    150 probes among circles, boxes and rounded triangles, against shapely (cores' distance <=
+    the radii; within d: <= the radii + d); 3D: 150 rounded box probes among spheres, against the
+    closed-form point-box distance in the probe's frame (Ericson, RTCD 5.1.3)."""
+    rng = np.random.default_rng(7029)
+    w = World(dim=2, backend=backend)
+    bodies = []
+    for k in range(14):
+        shape = [Circle(0.3), Box((0.3, 0.2)), Polygon([(-0.3, -0.2), (0.4, -0.1), (0.0, 0.3)], 0.15)][k % 3]
+        pos, ang = rng.uniform(-3, 3, 2), float(rng.uniform(-3, 3))
+        bid = w.add(shape, pos, ang)
+        bodies.append((bid, *core_2d(shape, pos, ang)[:2]))
+    w.step()
+    probes = [Box((0.4, 0.25), radius=0.3), Polygon([(-0.4, -0.3), (0.5, -0.2), (0.1, 0.4)], 0.35)]
+    checked = by_rounding = 0
+    for case in range(150):
+        probe = probes[case % 2]
+        pos, ang = rng.uniform(-3, 3, 2), float(rng.uniform(-3, 3))
+        pcore, pr, _ = core_2d(probe, pos, ang)
+        gaps = {bid: pcore.distance(core) - pr - r for bid, core, r in bodies}
+        if min(abs(g) for g in gaps.values()) < 1e-7 or min(abs(g - 0.2) for g in gaps.values()) < 1e-7:
+            continue
+        touching = {bid for bid, g in gaps.items() if g <= 0}
+        assert set(w.query_shape(probe, pos, ang)) == touching, case
+        assert set(w.query_shapes(probe, [pos], [ang])[1].tolist()) == touching, case
+        assert {h.id for h in w.query_within(probe, (pos, ang), 0.2)} == {b for b, g in gaps.items() if g <= 0.2}
+        checked += 1
+        by_rounding += sum(1 for bid, core, r in bodies if gaps[bid] <= 0 < pcore.distance(core) - r)
+    assert checked >= 140 and by_rounding >= 20, (checked, by_rounding)
+
+    w3 = World(dim=3, backend=backend)
+    balls = rng.uniform(-2, 2, (12, 3))
+    for k, c in enumerate(balls):
+        w3.add(Sphere(0.3), c, id=f"b{k}")
+    w3.step()
+    half, r = np.array([0.4, 0.25, 0.15]), 0.3
+    probe3 = Box(tuple(half), radius=r)
+    checked = by_rounding = 0
+    for _ in range(150):
+        pos = rng.uniform(-2, 2, 3)
+        q = rng.normal(size=4)
+        q /= np.linalg.norm(q)
+        w0, x, y, z = q
+        rot = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w0 * z), 2 * (x * z + w0 * y)],
+                        [2 * (x * y + w0 * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w0 * x)],
+                        [2 * (x * z - w0 * y), 2 * (y * z + w0 * x), 1 - 2 * (x * x + y * y)]])
+        local = (balls - pos) @ rot
+        gap = np.linalg.norm(local - np.clip(local, -half, half), axis=1) - (0.3 + r)
+        if np.abs(gap).min() < 1e-7:
+            continue
+        assert set(w3.query_shape(probe3, pos, quaternion=q)) == {f"b{k}" for k in np.flatnonzero(gap <= 0)}
+        checked += 1
+        by_rounding += int(np.count_nonzero((gap <= 0) & (gap > -r)))
+    assert checked >= 140 and by_rounding >= 10, (checked, by_rounding)
