@@ -199,7 +199,8 @@ def main() -> None:
         pairs_of = zip(found["collideworld"], found["pymunk"], strict=True)
         f = next(i for i, (a, b) in enumerate(pairs_of) if a != b)
         a, b = found["collideworld"][f], found["pymunk"][f]
-        print(f"  first differing frame {f + 1}: only collideworld {sorted(a - b)[:5]}, only pymunk {sorted(b - a)[:5]}")
+        print(f"  first differing frame {f + 1}: only collideworld {sorted(a - b)[:5]}, "
+              f"only pymunk {sorted(b - a)[:5]}")
 
 
 if __name__ == "__main__":
