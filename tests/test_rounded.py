@@ -582,3 +582,118 @@ def test_rounded_probes_reach_by_their_rounding(backend):
         checked += 1
         by_rounding += int(np.count_nonzero((gap <= 0) & (gap > -r)))
     assert checked >= 140 and by_rounding >= 10, (checked, by_rounding)
+
+
+def test_compiled_queries_keep_their_compiled_path_with_rounded_shapes():
+    """A compiled world holding rounded shapes answers its queries on the compiled path (they all
+    went to numpy while any rounded shape was in the store): nearest, within and casts entirely;
+    point, box and shape queries and rays leave only the rounded candidates to the numpy kernels
+    (``overlapping:some``, ``raycast:some`` in numpy_path_counts), never the whole query. Every answer, over 60
+    random frames of moving, reshaped (set_shape: rounded <-> sharp) bodies, equals the numpy
+    world's and shapely's (a point or probe disc within ``r`` of the core; a ray's first hit on
+    the rounded surface, core distance ``r``)."""
+    from collideworld.queries import numpy_path_counts
+
+    rng = np.random.default_rng(4129)
+    worlds = [World(dim=2, backend=b) for b in ("numpy", "compiled")]
+    kinds = [lambda: Box((0.4, 0.25), radius=0.2), lambda: Polygon([(-0.3, -0.2), (0.4, -0.1), (0.0, 0.3)], 0.25),
+             lambda: Circle(0.3), lambda: Box((0.3, 0.3))]
+    shapes = {k: kinds[k % 4]() for k in range(16)}
+    poses = {k: (rng.uniform(-4, 4, 2), float(rng.uniform(-3, 3))) for k in shapes}
+    for w in worlds:
+        for k, s in shapes.items():
+            w.add(s, *poses[k], id=k)
+    checked = 0
+    for frame in range(60):
+        for k in rng.choice(16, 5, replace=False).tolist():
+            poses[k] = (rng.uniform(-4, 4, 2), float(rng.uniform(-3, 3)))
+            for w in worlds:
+                w.move(k, *poses[k])
+        if frame % 10 == 5:  # a rounded shape made sharp and a sharp one rounded (the packed kinds follow)
+            k = int(rng.integers(16))
+            shapes[k] = kinds[(k + 1 + frame) % 4]()
+            for w in worlds:
+                w.set_shape(k, shapes[k])
+        for w in worlds:
+            w.step()
+        cores = {k: core_2d(s, *poses[k])[:2] for k, s in shapes.items()}
+        numpy_path_counts(reset=True)
+        p = rng.uniform(-4, 4, 2)
+        o, d = rng.uniform(-5, 5, 2), rng.normal(size=2)
+        d /= np.linalg.norm(d)
+        answers = []
+        for w in worlds:
+            hit = w.raycast(o, d, 12.0)
+            answers.append((sorted(w.query_point(p)), sorted(w.query_shape(Circle(0.2), p)),
+                            [h.id for h in w.query_nearest(p, k=3)],
+                            sorted(h.id for h in w.query_within(Circle(0.2), (p, 0.0), 0.3)),
+                            [(h.id, round(h.distance, 9)) for h in hit]))
+        counts = numpy_path_counts(reset=True)
+        assert set(counts) <= {"overlapping:some", "raycast:some"}, counts
+        assert answers[0] == answers[1], (frame, answers)
+        gaps = {k: core.distance(Point(p)) - r for k, (core, r) in cores.items()}
+        if min(abs(g) for g in gaps.values()) > 1e-7 and min(abs(g - 0.2) for g in gaps.values()) > 1e-7:
+            assert answers[1][0] == sorted(k for k, g in gaps.items() if g <= 0)
+            assert answers[1][1] == sorted(k for k, g in gaps.items() if g <= 0.2)
+            checked += 1
+        for h in worlds[1].raycast(o, d, 12.0)[:1]:
+            if h.distance > 0:
+                core, r = cores[h.id]
+                assert core.distance(Point(h.point)) == pytest.approx(r, abs=1e-9)
+    assert checked >= 55, checked
+
+
+def test_compiled_queries_keep_their_compiled_path_with_rounded_3d_shapes():
+    """3D: rounded boxes and hulls among spheres in a compiled world, 30 frames of moves: point,
+    sphere-probe, nearest, within and ray answers equal the numpy world's, only rounded candidates
+    left to numpy (``:some`` counts), and a point query against a rounded box is the closed-form
+    distance of the point to the core box (in its frame; Ericson, RTCD 5.1.3) <= its radius."""
+    from collideworld.queries import numpy_path_counts
+
+    rng = np.random.default_rng(4133)
+    worlds = [World(dim=3, backend=b) for b in ("numpy", "compiled")]
+    tetra = [(0, 0, 0), (0.6, 0, 0), (0, 0.6, 0), (0, 0, 0.6)]
+    shapes = {k: [Box((0.4, 0.3, 0.2), radius=0.2), ConvexHull(tetra, 0.15), Sphere(0.3)][k % 3] for k in range(12)}
+
+    def pose():
+        q = rng.normal(size=4)
+        return rng.uniform(-2.5, 2.5, 3), q / np.linalg.norm(q)
+
+    poses = {k: pose() for k in shapes}
+    for w in worlds:
+        for k, s in shapes.items():
+            w.add(s, poses[k][0], quaternion=poses[k][1], id=k)
+    checked = 0
+    for _frame in range(30):
+        for k in rng.choice(12, 4, replace=False).tolist():
+            poses[k] = pose()
+            for w in worlds:
+                w.move(k, poses[k][0], quaternion=poses[k][1])
+        for w in worlds:
+            w.step()
+        numpy_path_counts(reset=True)
+        p = rng.uniform(-2.5, 2.5, 3)
+        o, d = rng.uniform(-4, 4, 3), rng.normal(size=3)
+        d /= np.linalg.norm(d)
+        answers = [(sorted(w.query_point(p)), sorted(w.query_shape(Sphere(0.3), p)),
+                    [h.id for h in w.query_nearest(p, k=3)],
+                    sorted(h.id for h in w.query_within(Sphere(0.2), (p, [1.0, 0.0, 0.0, 0.0]), 0.3)),
+                    [(h.id, round(h.distance, 9)) for h in w.raycast(o, d, 10.0)]) for w in worlds]
+        counts = numpy_path_counts(reset=True)
+        assert set(counts) <= {"overlapping:some", "raycast:some"}, counts
+        assert answers[0] == answers[1], answers
+        boxes = [k for k in shapes if k % 3 == 0]
+        gaps = {}
+        for k in boxes:
+            pos, q = poses[k]
+            w0, x, y, z = q
+            rot = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w0 * z), 2 * (x * z + w0 * y)],
+                            [2 * (x * y + w0 * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w0 * x)],
+                            [2 * (x * z - w0 * y), 2 * (y * z + w0 * x), 1 - 2 * (x * x + y * y)]])
+            local = (p - pos) @ rot
+            half = np.array([0.4, 0.3, 0.2])
+            gaps[k] = float(np.linalg.norm(local - np.clip(local, -half, half))) - 0.2
+        if min(abs(g) for g in gaps.values()) > 1e-9:
+            assert [k for k in answers[1][0] if k % 3 == 0] == sorted(k for k, g in gaps.items() if g <= 0)
+            checked += 1
+    assert checked >= 28, checked
