@@ -609,7 +609,8 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
     ----------
     shapes_a, shapes_b : Shape or sequence of Shape
         One shape (used for every pair) or N shapes, all of one dimension;
-        pairs may mix kinds.
+        pairs may mix kinds. A compound, chain, triangle mesh or heightfield
+        row gives what :func:`collide` gives: its deepest touching part.
     poses_a, poses_b : array_like or tuple
         ``positions`` (N, D), or ``(positions, angles)`` in 2D (angles (N,)
         or a scalar), ``(positions, quaternions)`` in 3D (quaternions (N, 4)
@@ -649,14 +650,7 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
         return _collide_many_arrays(shapes_a, poses_a, shapes_b, poses_b, backend)
     list_a = _shape_list(shapes_a, None, "a")
     list_b = _shape_list(shapes_b, None, "b")
-    for s in list_a + list_b:
-        if isinstance(s, Compound):
-            raise UnsupportedPairError(f"collide_many takes no compound (its rows are one shape each); "
-                                       f"use collide, or a World, got {s!r}")
-        if isinstance(s, (TriangleMesh, HeightField)):
-            # (its contacts are per triangle, as a compound's are per part)
-            raise UnsupportedPairError(f"collide_many takes no {s.kind} (its rows are one shape each); "
-                                       f"use collide, or a World, got {s!r}")
+    with_parts = any(isinstance(s, (Compound, TriangleMesh, HeightField)) for s in list_a + list_b)
     lengths = {len(x) for x in (list_a, list_b) if len(x) != 1}
     if len(lengths) > 1:
         raise UnsupportedPairError(f"shapes_a and shapes_b must have one length or be one shape, got "
@@ -675,6 +669,8 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
     resolved = resolve_backend(backend)
     if n == 0:
         return ContactArrays(np.zeros(0, dtype=bool), np.zeros((0, dim)), np.zeros(0))
+    if with_parts:
+        return _collide_many_parts(list_a, list_b, n, dim, pa, pb, resolved)
     # one template row per distinct shape, then gathered into the pairs' rows
     distinct: dict[int, Shape] = {}
     for s in list_a + list_b:
@@ -709,6 +705,36 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
     sc.n_rounded = template.n_rounded  # (a flag here: rows copy the template's rounded shapes)
     idx = np.arange(n, dtype=np.int64)
     return contact_pairs(sc, idx, idx + n, resolved)
+
+
+def _collide_many_parts(list_a: list[Shape], list_b: list[Shape], n: int, dim: int, pa: tuple[Any, ...],
+                        pb: tuple[Any, ...], resolved: str) -> ContactArrays:
+    """:func:`collide_many` where a pair has a compound, chain, triangle mesh or heightfield: what
+    :func:`collide` gives for each pair (the deepest touching pair of parts, the first in part order
+    on ties), from one store of the 2n bodies, their pairs expanded into part pairs as a World does.
+    """
+    store = BodyStore(dim, capacity=2 * n)
+    store.split_concave = True  # a concave polygon's pieces are parts, as in collide()
+    slots = store.allocate(2 * n)
+    shapes = [*(list_a * n if len(list_a) == 1 else list_a), *(list_b * n if len(list_b) == 1 else list_b)]
+    store.set_shapes(slots, shapes)
+    for rows, (pos, ang, quat) in ((slots[:n], pa), (slots[n:], pb)):
+        store.set_poses(rows, pos, None if ang is None else np.broadcast_to(ang, (n,)),
+                        None if quat is None else np.broadcast_to(quat, (n, 4)))
+    row, ia, ib = store.expand_pairs(slots[:n], slots[n:])
+    res = contact_pairs(store, ia, ib, resolved)
+    hit = np.zeros(n, dtype=bool)
+    normal = np.zeros((n, dim))
+    depth = np.zeros(n)
+    k = np.flatnonzero(res.hit)
+    if len(k):
+        # per pair, its deepest touching row; rows come in part order, so a stable sort keeps the first on ties
+        k = k[np.lexsort((-res.depth[k], row[k]))]
+        first = k[np.r_[True, row[k][1:] != row[k][:-1]]]
+        hit[row[first]] = True
+        normal[row[first]] = res.normal[first]
+        depth[row[first]] = res.depth[first]
+    return ContactArrays(hit, normal, depth)
 
 
 def _collide_many_one_call(dim: int, n: int, specs: list[Any], whiches: list[NDArray[np.int64]],

@@ -112,6 +112,10 @@ def numpy_path_counts(reset: bool = False) -> dict[str, int]:
     return counts
 
 
+#: The kind a rounded shape's packed row carries: above every kind the compiled exact tests and ray
+#: walks handle, so they leave its pairs to the numpy kernels, which grow the core by the radius.
+ROUNDED_ROW = 63
+
 # Kind codes as plain ints: a patch compares with them a few times, and an enum member's lookup costs ~1 us
 _HALFSPACE, _BOX = int(Kind.HALFSPACE), int(Kind.BOX)
 #: the kinds cast_left sorts rows by, as ints (an IntEnum member lookup costs more than the compare)
@@ -263,6 +267,8 @@ class QueryIndex:
         self._thread_arrays_of: Any = None
         #: compiled backend: the columns the exact tests read, one row per slot (see _pack), and their views
         self._packed: Floats = np.zeros((0, 0))
+        #: the kinds packed, once a rounded shape was met (see _pack)
+        self._row_kind: NDArray[np.int8] = np.zeros(0, dtype=np.int8)
         self.packed_views: tuple[Any, ...] = ()
         #: compiled backend: every slot's shape packed for the batched proximity kernels (see pieces)
         self._piece_table: PieceTable | None = None  # made on first use (see _prox)
@@ -273,12 +279,14 @@ class QueryIndex:
 
     @property
     def backend(self) -> str:
-        """The queries' backend: the world's, but numpy while the store holds a rounded shape.
+        """The queries' backend: the world's.
 
-        (The compiled queries read the cores' columns only; the numpy path
-        goes through the narrowphase and the ray kernels, which grow them.)
+        (A rounded shape's row is packed with the kind ``ROUNDED_ROW``, which
+        the compiled exact tests and ray walks leave to the numpy kernels, as
+        they leave capsules: those grow the cores. The proximity queries'
+        pieces carry the rounding radius themselves.)
         """
-        return "numpy" if self._backend == "compiled" and self.store.n_rounded else self._backend
+        return self._backend
 
     @backend.setter
     def backend(self, value: str) -> None:
@@ -454,7 +462,16 @@ class QueryIndex:
             self.packed_views = _compiled().packed_columns(self._packed, dim)
             slots = None
         rows = np.arange(st.capacity, dtype=np.int64) if slots is None else slots
-        _compiled().pack_rows(rows, st.kind, st.serial, st.position, st.rotation, st.half, st.radius,
+        kind = st.kind
+        if st.n_rounded or len(self._row_kind) == st.capacity:
+            # the packed kind of a rounded shape is ROUNDED_ROW: the compiled tests read cores, so they
+            # hand its pairs to the numpy kernels (as a capsule's), which grow the core by the radius
+            if len(self._row_kind) != st.capacity:
+                self._row_kind = st.kind.copy()
+                rows = np.arange(st.capacity, dtype=np.int64)
+            kind = self._row_kind
+            kind[rows] = np.where(st.rounding.take(rows) > 0, ROUNDED_ROW, st.kind.take(rows))
+        _compiled().pack_rows(rows, kind, st.serial, st.position, st.rotation, st.half, st.radius,
                               st.bound_radius, self._packed)
 
     def _fast_arrays(self) -> None:
@@ -686,6 +703,9 @@ def probe_bounds(probe: BodyStore, m: int) -> tuple[Floats, Floats]:
         else:  # half-width along world axis k: sum_j |R_kj| h_j
             ext = np.einsum("nkj,nj->nk", np.abs(probe.rotation[:m]), probe.half[:m])
         lo, hi = c - ext, c + ext
+    if probe.n_rounded:  # a rounded probe reaches its rounding radius past its core
+        lo = lo - probe.rounding[:m, None]
+        hi = hi + probe.rounding[:m, None]
     tol = touch_tolerance(np.maximum(np.abs(lo).max(axis=1), np.abs(hi).max(axis=1)))[:, None]
     return lo - tol, hi + tol
 
@@ -904,8 +924,9 @@ def one_call_shape(shape: Shape) -> tuple[int, int, Floats, Floats, float, Float
 def _one_call_spec(shape: Shape) -> tuple[int, int, Floats, Floats, float, Floats, float] | None:
     kind = kind_of(shape)
     pk = _ONE_CALL_KINDS.get(kind)
-    if pk is None:
-        return None
+    rounded = kind != Kind.BALL and float(getattr(shape, "radius", 0.0)) > 0
+    if pk is None or rounded:
+        return None  # (a rounded box or polygon: the one-call kernels test cores; the narrowphase grows them)
     dim = shape.dim
     if kind == Kind.BALL:
         return pk, 0, _NO_VERTS, _NO_VERTS, float(shape.radius), np.zeros(dim), float(shape.radius)  # type: ignore[union-attr]
@@ -1201,7 +1222,7 @@ def cast_left(store: BodyStore, slots: Slots, origins: Floats, directions: Float
     ``cast_capsule_rows``, ``cast_polygon_rows`` (a concave polygon by its
     convex parts), ``cast_hull_rows``, ``cast_pairs`` for balls and boxes,
     a compound by its parts, ``cast_halfspace_rows``); a kind none of
-    these covers (a new one) by :func:`cast_rows` (numpy), counted as
+    these covers (a new one) and a rounded shape by :func:`cast_rows` (numpy), counted as
     ``query`` ":some" in :func:`numpy_path_counts`.
     """
     from .narrowphase import polygon_parts
@@ -1211,6 +1232,8 @@ def cast_left(store: BodyStore, slots: Slots, origins: Floats, directions: Float
     dist = np.full(n, np.inf)
     normal = np.zeros((n, store.dim))
     kinds = store.kind.take(slots)
+    if store.n_rounded:  # the compiled kernels below cast cores: a rounded shape goes to cast_rows, which grows it
+        kinds = np.where(store.rounding.take(slots) > 0, -1, kinds)
     at = np.flatnonzero(kinds == _CAPSULE)
     if len(at):
         p0, p1, radius = store.capsule_rows(slots[at])
@@ -1258,7 +1281,7 @@ def cast_left(store: BodyStore, slots: Slots, origins: Floats, directions: Float
     if len(at):
         nrm, off = store.plane_rows(slots[at])
         dist[at], normal[at] = cast_halfspace_rows(nrm, off, origins[at], directions[at], limits[at])
-    at = np.flatnonzero((kinds < _HALFSPACE) | (kinds > _COMPOUND))  # (none today: a new kind)
+    at = np.flatnonzero((kinds < _HALFSPACE) | (kinds > _COMPOUND))  # (a rounded shape, or a new kind)
     if len(at):
         count_numpy_path(query, some=True)
         dist[at], normal[at] = cast_rows(store, slots[at], origins[at], directions[at], limits[at])

@@ -7,7 +7,9 @@
 The files follow ``docs/scenario-format.md`` (version 1; the version 2
 files are ``driving_trajectory.jsonl``, ``bullet_wall.jsonl``,
 ``compound_2d.jsonl``, ``compound_3d.jsonl``, ``capsules_2d.jsonl`` and
-``hulls_3d.jsonl``; capsules, segments and hulls are decided as
+``hulls_3d.jsonl``; ``terrain_3d.jsonl``, ``robot_cell.jsonl`` and
+``level_2d.jsonl`` are version 3, each decided as its generator module
+says; capsules, segments and hulls are decided as
 ``generators/segments.py`` describes). Every
 ``expect``, ``expect_contacts``, ``expect_distance`` and ``expect_impact``
 is computed here, by methods that share no code

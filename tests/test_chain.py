@@ -37,7 +37,7 @@ from collideworld import (
 )
 from collideworld.backend import compiled_available
 from collideworld.errors import InvalidShapeError, ScenarioError
-from collideworld.scenario import read_scenario
+from collideworld.scenario import read_scenario, replay
 from collideworld.scenario.writer import ScenarioWriter
 from collideworld.shapes import shape_to_dict
 
@@ -420,3 +420,28 @@ def test_long_chain_tests_only_the_segments_near_each_body(backend):
     slots = np.array([store.ids.tolist().index(i) for i in (g, boxes[0])], dtype=np.int64)
     row, _, _ = store.expand_pairs(slots[:1], slots[1:])
     assert len(row) <= 12
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_expect_contacts_name_a_chain_segment_in_parts(tmp_path, backend):
+    """A version 3 file's ``expect_contacts`` give a chain contact's segment index in ``parts``
+    (the format, version 3): a unit disc at (2.5, 0.9) over the chain (0, 0)-(2, 0)-(4, 0)-(4, 2)
+    touches segment 1 only, 0.1 deep, normal (0, -1) from the disc down to the chain (by hand:
+    its centre is 0.9 above segment 1 and sqrt(0.5^2 + 0.9^2) > 1 from segment 0's end); an
+    index past the last segment is refused with its line."""
+    head = '{"collideworld_scenario": 3, "dim": 2}\n'
+    add = ('{"add": [{"id": "g", "shape": {"type": "chain", "points": [[0, 0], [2, 0], [4, 0], [4, 2]]}, '
+           '"position": [0, 0], "static": true}, {"id": "d", "shape": {"type": "circle", "radius": 1}, '
+           '"position": [2.5, 0.9]}], "expect": [["d", "g"]], "expect_contacts": [{"pair": ["d", "g"], '
+           '"normal": [0, -1], "depth": 0.1, "parts": [-1, PART]}]}\n')
+    good = tmp_path / "good.jsonl"
+    good.write_text(head + add.replace("PART", "1"))
+    report = replay(str(good), lambda dim: World(dim=dim, backend=backend))
+    assert report.ok, report.format_first_mismatch()
+    wrong = tmp_path / "wrong.jsonl"
+    wrong.write_text(head + add.replace("PART", "0"))
+    assert not replay(str(wrong), lambda dim: World(dim=dim, backend=backend)).ok
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(head + add.replace("PART", "3"))
+    with pytest.raises(ScenarioError, match=r"bad.jsonl:2: .*parts: body 'g' .*0 to 2, got 3"):
+        list(read_scenario(str(bad)))

@@ -42,7 +42,7 @@ from collideworld import (
     time_of_impact,
 )
 from collideworld.backend import compiled_available
-from collideworld.errors import InvalidShapeError, UnsupportedPairError
+from collideworld.errors import InvalidShapeError
 
 BACKENDS = ["numpy"] + (["compiled"] if compiled_available() else [])
 
@@ -481,9 +481,23 @@ def test_collide_gives_the_deepest_part_pair(backend):
             assert (got.part_a, got.part_b) == best[1:]
 
 
-def test_collide_many_refuses_compounds():
-    with pytest.raises(UnsupportedPairError, match="collide_many takes no compound"):
-        collide_many(CAR, [[0.0, 0.0]], Circle(1.0), [[0.0, 0.0]])
+@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+def test_collide_many_takes_compounds_as_collide_does(backend):
+    """A compound on either side: each row is collide()'s answer for its pair (the deepest part
+    pair), 40 random placements of the car against a circle and a box."""
+    rng = np.random.default_rng(485)
+    pos, ang = rng.uniform(-2.5, 2.5, (40, 2)), rng.uniform(-3, 3, 40)
+    others = [Circle(0.6) if k % 2 else Box((0.5, 0.3)) for k in range(40)]
+    res = collide_many(CAR, (np.zeros((40, 2)), 0.0), others, (pos, ang), backend=backend)
+    back = collide_many(others, (pos, ang), CAR, (np.zeros((40, 2)), 0.0), backend=backend)
+    for k in range(40):
+        one = collide(CAR, (np.zeros(2), 0.0), others[k], (pos[k], ang[k]), backend=backend)
+        assert bool(res.hit[k]) == bool(back.hit[k]) == (one is not None), k
+        if one is not None:
+            assert res.depth[k] == pytest.approx(one.depth, abs=1e-12)
+            np.testing.assert_allclose(res.normal[k], one.normal, atol=1e-12)
+            np.testing.assert_allclose(back.normal[k], -one.normal, atol=1e-9)
+    assert 5 <= int(res.hit.sum()) <= 35
 
 
 # -- queries and rays -------------------------------------------------------------------------------

@@ -550,13 +550,16 @@ def test_a_body_moving_over_a_large_static_surface_meets_the_right_triangles(sur
     assert checked > 70
 
 
-def test_collide_many_refuses_a_surface_as_it_refuses_a_compound():
-    from collideworld import UnsupportedPairError, collide_many
+def test_collide_many_takes_a_surface_as_collide_does():
+    """A triangle on one side: each row is collide()'s answer (a sphere 0.1 into it, one 0.1 above;
+    depth 0.1 by hand; tests/test_collide_many_surfaces.py checks many more against fcl)."""
+    from collideworld import collide_many
 
-    quad = TriangleMesh([(0, 0, 0), (2, 0, 0), (2, 2, 0)], [(0, 1, 2)])
-    pos, quat = np.zeros((2, 3)), np.tile([1.0, 0, 0, 0], (2, 1))
-    with pytest.raises(UnsupportedPairError, match="takes no triangle_mesh"):
-        collide_many(quad, (pos, quat), Sphere(0.5), (pos, quat))
+    tri = TriangleMesh([(0, 0, 0), (2, 0, 0), (2, 2, 0)], [(0, 1, 2)])
+    quat = np.tile([1.0, 0, 0, 0], (2, 1))
+    res = collide_many(tri, (np.zeros((2, 3)), quat), Sphere(0.5), (np.array([[1.5, 0.5, 0.4], [1.5, 0.5, 0.6]]), quat))
+    assert res.hit.tolist() == [True, False]
+    assert res.depth[0] == pytest.approx(0.1, abs=1e-12)
 
 
 def test_recorder_writes_version_3_and_the_arrow_form_replays(tmp_path):

@@ -32,6 +32,7 @@ from shapely.ops import nearest_points
 from collideworld import (
     Box,
     Capsule,
+    Chain,
     Circle,
     ConvexHull,
     HalfPlane,
@@ -449,3 +450,250 @@ def test_queries_see_the_rounded_surface(backend):
             misses += 1
     assert points >= 190 and hits >= 30 and misses >= 30, (points, hits, misses)
     assert w.query_shape(Circle(0.1), (1.0 + 0.3 + 0.1 + 0.0, 0.0), 0.0) is not None
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_moved_rounded_shapes_are_found_by_their_rounding(backend):
+    """A rounded box or polygon moved between steps to where only its rounding reaches a static
+    chain or box: the broadphase must still propose the pair (its box includes the rounding on
+    the compiled refit too). 2D: 150 moves of a rounded box and a rounded triangle among a chain
+    and static boxes, each step's pairs against shapely (core distance <= radius); 3D: 150 moves of
+    a rounded box among static spheres, against the closed-form distance from each centre to the
+    core box in the box's frame (Ericson, RTCD 5.1.3)."""
+    rng = np.random.default_rng(2929)
+    chain_pts = [(-3.0, -1.0), (-1.0, -1.0), (1.0, -1.0), (3.0, 0.0)]
+    statics = [(Box((0.4, 0.3)), (0.0, 1.2), 0.3), (Box((0.3, 0.3)), (2.0, 1.5), 0.0)]
+    w = World(dim=2, backend=backend)
+    w.add(Chain(chain_pts), (0.0, 0.0), static=True, id="chain")
+    others = {"chain": LineString(chain_pts)}
+    for k, (shape, pos, ang) in enumerate(statics):
+        w.add(shape, pos, ang, static=True, id=f"s{k}")
+        others[f"s{k}"] = core_2d(shape, pos, ang)[0]
+    movers = {"box": Box((0.3, 0.2), radius=0.25), "tri": Polygon([(-0.3, -0.2), (0.4, -0.1), (0.0, 0.3)], 0.3)}
+    for bid, shape in movers.items():
+        w.add(shape, (8.0, 8.0 + len(bid)), 0.0, id=bid)
+    w.step()
+    checked = reached_by_rounding = 0
+    for _ in range(150):
+        poses = {bid: (rng.uniform(-3, 3, 2), float(rng.uniform(-3, 3))) for bid in movers}
+        want, ambiguous = set(), False
+        for bid, shape in movers.items():
+            core, r, _ = core_2d(shape, *poses[bid])
+            for oid, geom in others.items():
+                d = core.distance(geom)
+                ambiguous |= abs(d - r) < 1e-7
+                if d <= r:
+                    want.add(frozenset((bid, oid)))
+                    reached_by_rounding += d > 0
+        d = core_2d(movers["box"], *poses["box"])[0].distance(core_2d(movers["tri"], *poses["tri"])[0])
+        ambiguous |= abs(d - 0.55) < 1e-7
+        if d <= 0.55:
+            want.add(frozenset(("box", "tri")))
+        for bid, (pos, ang) in poses.items():
+            w.move(bid, pos, ang)
+        got = {frozenset((c.a, c.b)) for c in w.step()}
+        if not ambiguous:
+            assert got == want, (poses, got ^ want)
+            checked += 1
+    assert checked >= 140 and reached_by_rounding >= 20, (checked, reached_by_rounding)
+
+    w3 = World(dim=3, backend=backend)
+    balls = rng.uniform(-2, 2, (12, 3))
+    for k, c in enumerate(balls):
+        w3.add(Sphere(0.3), c, static=True, id=f"b{k}")
+    half, r = np.array([0.4, 0.25, 0.15]), 0.3
+    w3.add(Box(tuple(half), radius=r), (9.0, 9.0, 9.0), id="box")
+    w3.step()
+    checked = reached_by_rounding = 0
+    for _ in range(150):
+        pos = rng.uniform(-2, 2, 3)
+        q = rng.normal(size=4)
+        q /= np.linalg.norm(q)
+        w0, x, y, z = q
+        rot = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w0 * z), 2 * (x * z + w0 * y)],
+                        [2 * (x * y + w0 * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w0 * x)],
+                        [2 * (x * z - w0 * y), 2 * (y * z + w0 * x), 1 - 2 * (x * x + y * y)]])
+        local = (balls - pos) @ rot
+        gap = np.linalg.norm(local - np.clip(local, -half, half), axis=1) - (0.3 + r)
+        w3.move("box", pos, quaternion=q)
+        got = {c.a if c.b == "box" else c.b for c in w3.step()}
+        if np.abs(gap).min() > 1e-7:
+            assert got == {f"b{k}" for k in np.flatnonzero(gap <= 0)}, (pos, q)
+            checked += 1
+            reached_by_rounding += int(np.count_nonzero((gap <= 0) & (gap > -r)))
+    assert checked >= 140 and reached_by_rounding >= 10, (checked, reached_by_rounding)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_rounded_probes_reach_by_their_rounding(backend):
+    """query_shape, query_shapes and query_within with a rounded box or polygon as the probe: the
+    probe's box must include its rounding (it was the core's, so a body reached only by the
+    rounding was never a candidate, and the compiled one-call test read the probe's core). 2D:
+    150 probes among circles, boxes and rounded triangles, against shapely (cores' distance <=
+    the radii; within d: <= the radii + d); 3D: 150 rounded box probes among spheres, against the
+    closed-form point-box distance in the probe's frame (Ericson, RTCD 5.1.3)."""
+    rng = np.random.default_rng(7029)
+    w = World(dim=2, backend=backend)
+    bodies = []
+    for k in range(14):
+        shape = [Circle(0.3), Box((0.3, 0.2)), Polygon([(-0.3, -0.2), (0.4, -0.1), (0.0, 0.3)], 0.15)][k % 3]
+        pos, ang = rng.uniform(-3, 3, 2), float(rng.uniform(-3, 3))
+        bid = w.add(shape, pos, ang)
+        bodies.append((bid, *core_2d(shape, pos, ang)[:2]))
+    w.step()
+    probes = [Box((0.4, 0.25), radius=0.3), Polygon([(-0.4, -0.3), (0.5, -0.2), (0.1, 0.4)], 0.35)]
+    checked = by_rounding = 0
+    for case in range(150):
+        probe = probes[case % 2]
+        pos, ang = rng.uniform(-3, 3, 2), float(rng.uniform(-3, 3))
+        pcore, pr, _ = core_2d(probe, pos, ang)
+        gaps = {bid: pcore.distance(core) - pr - r for bid, core, r in bodies}
+        if min(abs(g) for g in gaps.values()) < 1e-7 or min(abs(g - 0.2) for g in gaps.values()) < 1e-7:
+            continue
+        touching = {bid for bid, g in gaps.items() if g <= 0}
+        assert set(w.query_shape(probe, pos, ang)) == touching, case
+        assert set(w.query_shapes(probe, [pos], [ang])[1].tolist()) == touching, case
+        assert {h.id for h in w.query_within(probe, (pos, ang), 0.2)} == {b for b, g in gaps.items() if g <= 0.2}
+        checked += 1
+        by_rounding += sum(1 for bid, core, r in bodies if gaps[bid] <= 0 < pcore.distance(core) - r)
+    assert checked >= 140 and by_rounding >= 20, (checked, by_rounding)
+
+    w3 = World(dim=3, backend=backend)
+    balls = rng.uniform(-2, 2, (12, 3))
+    for k, c in enumerate(balls):
+        w3.add(Sphere(0.3), c, id=f"b{k}")
+    w3.step()
+    half, r = np.array([0.4, 0.25, 0.15]), 0.3
+    probe3 = Box(tuple(half), radius=r)
+    checked = by_rounding = 0
+    for _ in range(150):
+        pos = rng.uniform(-2, 2, 3)
+        q = rng.normal(size=4)
+        q /= np.linalg.norm(q)
+        w0, x, y, z = q
+        rot = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w0 * z), 2 * (x * z + w0 * y)],
+                        [2 * (x * y + w0 * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w0 * x)],
+                        [2 * (x * z - w0 * y), 2 * (y * z + w0 * x), 1 - 2 * (x * x + y * y)]])
+        local = (balls - pos) @ rot
+        gap = np.linalg.norm(local - np.clip(local, -half, half), axis=1) - (0.3 + r)
+        if np.abs(gap).min() < 1e-7:
+            continue
+        assert set(w3.query_shape(probe3, pos, quaternion=q)) == {f"b{k}" for k in np.flatnonzero(gap <= 0)}
+        checked += 1
+        by_rounding += int(np.count_nonzero((gap <= 0) & (gap > -r)))
+    assert checked >= 140 and by_rounding >= 10, (checked, by_rounding)
+
+
+def test_compiled_queries_keep_their_compiled_path_with_rounded_shapes():
+    """A compiled world holding rounded shapes answers its queries on the compiled path (they all
+    went to numpy while any rounded shape was in the store): nearest, within and casts entirely;
+    point, box and shape queries and rays leave only the rounded candidates to the numpy kernels
+    (``overlapping:some``, ``raycast:some`` in numpy_path_counts), never the whole query. Every answer, over 60
+    random frames of moving, reshaped (set_shape: rounded <-> sharp) bodies, equals the numpy
+    world's and shapely's (a point or probe disc within ``r`` of the core; a ray's first hit on
+    the rounded surface, core distance ``r``)."""
+    from collideworld.queries import numpy_path_counts
+
+    rng = np.random.default_rng(4129)
+    worlds = [World(dim=2, backend=b) for b in ("numpy", "compiled")]
+    kinds = [lambda: Box((0.4, 0.25), radius=0.2), lambda: Polygon([(-0.3, -0.2), (0.4, -0.1), (0.0, 0.3)], 0.25),
+             lambda: Circle(0.3), lambda: Box((0.3, 0.3))]
+    shapes = {k: kinds[k % 4]() for k in range(16)}
+    poses = {k: (rng.uniform(-4, 4, 2), float(rng.uniform(-3, 3))) for k in shapes}
+    for w in worlds:
+        for k, s in shapes.items():
+            w.add(s, *poses[k], id=k)
+    checked = 0
+    for frame in range(60):
+        for k in rng.choice(16, 5, replace=False).tolist():
+            poses[k] = (rng.uniform(-4, 4, 2), float(rng.uniform(-3, 3)))
+            for w in worlds:
+                w.move(k, *poses[k])
+        if frame % 10 == 5:  # a rounded shape made sharp and a sharp one rounded (the packed kinds follow)
+            k = int(rng.integers(16))
+            shapes[k] = kinds[(k + 1 + frame) % 4]()
+            for w in worlds:
+                w.set_shape(k, shapes[k])
+        for w in worlds:
+            w.step()
+        cores = {k: core_2d(s, *poses[k])[:2] for k, s in shapes.items()}
+        numpy_path_counts(reset=True)
+        p = rng.uniform(-4, 4, 2)
+        o, d = rng.uniform(-5, 5, 2), rng.normal(size=2)
+        d /= np.linalg.norm(d)
+        answers = []
+        for w in worlds:
+            hit = w.raycast(o, d, 12.0)
+            answers.append((sorted(w.query_point(p)), sorted(w.query_shape(Circle(0.2), p)),
+                            [h.id for h in w.query_nearest(p, k=3)],
+                            sorted(h.id for h in w.query_within(Circle(0.2), (p, 0.0), 0.3)),
+                            [(h.id, round(h.distance, 9)) for h in hit]))
+        counts = numpy_path_counts(reset=True)
+        assert set(counts) <= {"overlapping:some", "raycast:some"}, counts
+        assert answers[0] == answers[1], (frame, answers)
+        gaps = {k: core.distance(Point(p)) - r for k, (core, r) in cores.items()}
+        if min(abs(g) for g in gaps.values()) > 1e-7 and min(abs(g - 0.2) for g in gaps.values()) > 1e-7:
+            assert answers[1][0] == sorted(k for k, g in gaps.items() if g <= 0)
+            assert answers[1][1] == sorted(k for k, g in gaps.items() if g <= 0.2)
+            checked += 1
+        for h in worlds[1].raycast(o, d, 12.0)[:1]:
+            if h.distance > 0:
+                core, r = cores[h.id]
+                assert core.distance(Point(h.point)) == pytest.approx(r, abs=1e-9)
+    assert checked >= 55, checked
+
+
+def test_compiled_queries_keep_their_compiled_path_with_rounded_3d_shapes():
+    """3D: rounded boxes and hulls among spheres in a compiled world, 30 frames of moves: point,
+    sphere-probe, nearest, within and ray answers equal the numpy world's, only rounded candidates
+    left to numpy (``:some`` counts), and a point query against a rounded box is the closed-form
+    distance of the point to the core box (in its frame; Ericson, RTCD 5.1.3) <= its radius."""
+    from collideworld.queries import numpy_path_counts
+
+    rng = np.random.default_rng(4133)
+    worlds = [World(dim=3, backend=b) for b in ("numpy", "compiled")]
+    tetra = [(0, 0, 0), (0.6, 0, 0), (0, 0.6, 0), (0, 0, 0.6)]
+    shapes = {k: [Box((0.4, 0.3, 0.2), radius=0.2), ConvexHull(tetra, 0.15), Sphere(0.3)][k % 3] for k in range(12)}
+
+    def pose():
+        q = rng.normal(size=4)
+        return rng.uniform(-2.5, 2.5, 3), q / np.linalg.norm(q)
+
+    poses = {k: pose() for k in shapes}
+    for w in worlds:
+        for k, s in shapes.items():
+            w.add(s, poses[k][0], quaternion=poses[k][1], id=k)
+    checked = 0
+    for _frame in range(30):
+        for k in rng.choice(12, 4, replace=False).tolist():
+            poses[k] = pose()
+            for w in worlds:
+                w.move(k, poses[k][0], quaternion=poses[k][1])
+        for w in worlds:
+            w.step()
+        numpy_path_counts(reset=True)
+        p = rng.uniform(-2.5, 2.5, 3)
+        o, d = rng.uniform(-4, 4, 3), rng.normal(size=3)
+        d /= np.linalg.norm(d)
+        answers = [(sorted(w.query_point(p)), sorted(w.query_shape(Sphere(0.3), p)),
+                    [h.id for h in w.query_nearest(p, k=3)],
+                    sorted(h.id for h in w.query_within(Sphere(0.2), (p, [1.0, 0.0, 0.0, 0.0]), 0.3)),
+                    [(h.id, round(h.distance, 9)) for h in w.raycast(o, d, 10.0)]) for w in worlds]
+        counts = numpy_path_counts(reset=True)
+        assert set(counts) <= {"overlapping:some", "raycast:some"}, counts
+        assert answers[0] == answers[1], answers
+        boxes = [k for k in shapes if k % 3 == 0]
+        gaps = {}
+        for k in boxes:
+            pos, q = poses[k]
+            w0, x, y, z = q
+            rot = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w0 * z), 2 * (x * z + w0 * y)],
+                            [2 * (x * y + w0 * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w0 * x)],
+                            [2 * (x * z - w0 * y), 2 * (y * z + w0 * x), 1 - 2 * (x * x + y * y)]])
+            local = (p - pos) @ rot
+            half = np.array([0.4, 0.3, 0.2])
+            gaps[k] = float(np.linalg.norm(local - np.clip(local, -half, half))) - 0.2
+        if min(abs(g) for g in gaps.values()) > 1e-9:
+            assert [k for k in answers[1][0] if k % 3 == 0] == sorted(k for k, g in gaps.items() if g <= 0)
+            checked += 1
+    assert checked >= 28, checked

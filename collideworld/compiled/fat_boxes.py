@@ -1,7 +1,7 @@
 """Compiled twin of the refit in :func:`collideworld.fat_boxes.refresh_moved` (numba).
 
 One loop over the moved bodies reads the store's columns directly: the tight
-box of each (ball, box or simple polygon), widened by the touching tolerance,
+box of each (ball, box or simple polygon, grown by its rounding radius), widened by the touching tolerance,
 the test whether it left its fat box, and the new fat box of those that did.
 The numpy path makes about thirty array calls for the same work, with a
 temporary array per call.
@@ -30,8 +30,8 @@ BALL, BOX, POLYGON = 1, 2, 3
 def _refit(slots: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArray[np.bool_],
            position: NDArray[np.float64], rotation: NDArray[np.float64], radius: NDArray[np.float64],
            half: NDArray[np.float64], world_x: NDArray[np.float64], world_y: NDArray[np.float64],
-           static: NDArray[np.bool_], bound_radius: NDArray[np.float64], fat_lo: NDArray[np.float64],
-           fat_hi: NDArray[np.float64], margin: float, rel_tol: float,
+           static: NDArray[np.bool_], bound_radius: NDArray[np.float64], rounding: NDArray[np.float64],
+           fat_lo: NDArray[np.float64], fat_hi: NDArray[np.float64], margin: float, rel_tol: float,
            escaped: NDArray[np.bool_], other: NDArray[np.bool_]) -> None:
     dim = position.shape[1]
     lo = np.empty(3)
@@ -61,6 +61,10 @@ def _refit(slots: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArray[np.
         else:
             other[r] = True
             continue
+        # a rounded box or polygon reaches its rounding radius past its core (as BodyStore.aabbs grows it)
+        for a in range(dim):
+            lo[a] -= rounding[s]
+            hi[a] += rounding[s]
         # widen by the touching tolerance of the box's own scale, as tight_bounds does, twice
         # over: the extents here are summed in another order than numpy's (an ulp apart), and
         # the box must hold the numpy tight box too (World.validate checks it against that)
@@ -85,8 +89,8 @@ def _refit(slots: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArray[np.
 def refit_moved(slots: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArray[np.bool_],
                 position: NDArray[np.float64], rotation: NDArray[np.float64], radius: NDArray[np.float64],
                 half: NDArray[np.float64], world_x: NDArray[np.float64], world_y: NDArray[np.float64],
-                static: NDArray[np.bool_], bound_radius: NDArray[np.float64], fat_lo: NDArray[np.float64],
-                fat_hi: NDArray[np.float64], margin: float,
+                static: NDArray[np.bool_], bound_radius: NDArray[np.float64], rounding: NDArray[np.float64],
+                fat_lo: NDArray[np.float64], fat_hi: NDArray[np.float64], margin: float,
                 rel_tol: float) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
     """Refit the fat boxes of moved finite bodies in place.
 
@@ -94,7 +98,7 @@ def refit_moved(slots: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArra
     ----------
     slots : ndarray of int64, shape (m,)
         Moved bodies (no half-spaces).
-    kind, simple, position, rotation, radius, half, world_x, world_y, static, bound_radius
+    kind, simple, position, rotation, radius, half, world_x, world_y, static, bound_radius, rounding
         The store's columns (see :class:`collideworld.bodies.BodyStore`); in 3D
         ``world_x`` and ``world_y`` may be empty (8, 0) arrays.
     fat_lo, fat_hi : ndarray of float64, shape (cap, D)
@@ -121,13 +125,13 @@ def refit_moved(slots: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArra
     >>> st = w._store
     >>> st.position[0] = (5.0, 0.0)
     >>> esc, other = refit_moved(np.array([0]), st.kind, st.simple, st.position, st.rotation, st.radius,
-    ...                          st.half, st.world_x, st.world_y, st.static, st.bound_radius, st.fat_lo,
-    ...                          st.fat_hi, 0.1, 1e-14)
+    ...                          st.half, st.world_x, st.world_y, st.static, st.bound_radius, st.rounding,
+    ...                          st.fat_lo, st.fat_hi, 0.1, 1e-14)
     >>> esc.tolist(), other.tolist(), np.round(st.fat_lo[0], 9).tolist()
     ([True], [False], [3.9, -1.1])
     """
     escaped = np.zeros(len(slots), dtype=bool)
     other = np.zeros(len(slots), dtype=bool)
     _refit(slots, kind, simple, position, rotation, radius, half, world_x, world_y, static, bound_radius,
-           fat_lo, fat_hi, float(margin), float(rel_tol), escaped, other)
+           rounding, fat_lo, fat_hi, float(margin), float(rel_tol), escaped, other)
     return escaped, other

@@ -460,7 +460,8 @@ def piece_support(world: NDArray[np.float64], first: int, count: int, kind: int,
 def gjk_closest(world: NDArray[np.float64], a0: int, na: int, b0: int, nb: int, ws: NDArray[np.float64],
                 out: NDArray[np.float64]) -> float:
     """:func:`gjk_pieces` of two vertex hulls (kind 0 both)."""
-    return gjk_pieces(world, a0, na, 0, b0, nb, 0, ws, out)
+    vertices = np.int64(0)  # piece kind 0, not a literal: with one, numba compiles gjk_pieces a second time
+    return gjk_pieces(world, a0, na, vertices, b0, nb, vertices, ws, out)
 
 
 @twin_jit

@@ -743,7 +743,7 @@ def support_contact(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F6
     out = np.zeros(9)
     ka_n, ka_k, ka_r = _core_rows(ca, pa, ra, qa, verts, world, 0)
     kb_n, kb_k, kb_r = _core_rows(cb, pb, rb, qb, verts, world, ka_n)
-    core = gjk_pieces(world, 0, ka_n, ka_k, ka_n, kb_n, kb_k, ws, out)
+    core = gjk_pieces(world, np.int64(0), ka_n, ka_k, ka_n, kb_n, kb_k, ws, out)
     rsum = ka_r + kb_r
     # Cores proved apart: the shapes' signed distance is the cores' less both radii, exact (a ball
     # is its centre grown by its radius, a capsule its segment: the margin split of van den Bergen

@@ -143,8 +143,8 @@ class _FrameReader:
         self.alive: dict[BodyId, int] = {}
         #: number of parts of each alive compound body (for checking ``parts`` in expect_contacts)
         self.parts_of: dict[BodyId, int] = {}
-        #: triangles of alive meshes and heightfields (their contacts' parts; no part pairs are counted:
-        #: only the triangles near a body are tested)
+        #: triangles of alive meshes and heightfields, segments of alive chains (their contacts' parts;
+        #: no part pairs are counted: only the triangles near a body are tested)
         self.triangles_of: dict[BodyId, int] = {}
         # What the limits count of the alive bodies: the parts of the compounds
         # among them, and the sums of p and p * p over them (p the body's
@@ -259,6 +259,8 @@ class _FrameReader:
                 self.parts_of[spec.id] = len(spec.shape.parts)  # type: ignore[union-attr]
             elif spec.shape.kind in ("triangle_mesh", "heightfield"):
                 self.triangles_of[spec.id] = len(spec.shape.triangles)  # type: ignore[union-attr]
+            elif spec.shape.kind == "chain":  # its contacts' parts are its segments (format, version 3)
+                self.triangles_of[spec.id] = len(spec.shape.parts)  # type: ignore[union-attr]
             adds.append(spec)
         self._parts, self._sum_p, self._sum_p2 = counts
 
@@ -373,6 +375,8 @@ class _FrameReader:
                 self.parts_of[bid] = len(shape.parts)  # type: ignore[union-attr]
             elif shape.kind in ("triangle_mesh", "heightfield"):
                 self.triangles_of[bid] = len(shape.triangles)  # type: ignore[union-attr]
+            elif shape.kind == "chain":
+                self.triangles_of[bid] = len(shape.parts)  # type: ignore[union-attr]
         return SetSpec(id=bid, static=static, category=category, mask=mask, shape=shape)
 
     def _parse_plane_move(self, raw: dict[str, Any], bid: BodyId, dim: int) -> MoveSpec:

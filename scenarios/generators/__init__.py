@@ -20,7 +20,9 @@ from .frustum_culling import story_frustum_culling
 from .hulls_3d import story_hulls_3d
 from .id_reuse import story_id_reuse
 from .invalid import invalid_files
+from .level_2d import story_level_2d
 from .mixed_2d import story_mixed_2d
+from .robot_cell import story_robot_cell
 from .rts_town import story_rts_town
 from .terrain_3d import story_terrain_3d
 from .touching_edges_2d import story_touching_edges_2d
@@ -46,4 +48,6 @@ STORIES = [
     story_capsules_2d,
     story_hulls_3d,
     story_terrain_3d,
+    story_robot_cell,
+    story_level_2d,
 ]

@@ -141,7 +141,7 @@ def _row(verts: F64, na: int, normals: F64, nfa: int, edges: F64, nea: int, radi
             tscale = max(tscale, abs(tri[k, d]))
             pts[na + k, d] = tri[k, d] - verts[0, d]
     scale = max(scale, tscale)
-    dist = gjk_closest(pts, 0, na, na, 3, ws, out)
+    dist = gjk_closest(pts, np.int64(0), na, na, np.int64(3), ws, out)  # no literals: one compile
     if ws[14, 0] == 0.0:  # no proof of a gap (GJK stopped by rounding): the SAT decides
         dist = 0.0
     nx, ny, nz = 1.0, 0.0, 0.0
