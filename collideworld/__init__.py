@@ -64,7 +64,7 @@ from .world import Body, CastHit, NearHit, RayHit, RayHitArrays, World
 if TYPE_CHECKING:  # loaded lazily below; named here for type checkers
     from .proximity import DistanceResult, ImpactResult, TrajectoryResult, check_trajectory, distance, time_of_impact
 
-__version__ = "0.9.0"
+__version__ = "0.10.0"
 
 # The proximity queries compile their kernels with numba when it imports; they
 # are loaded on first use (PEP 562) so that ``import collideworld`` does not pay
