@@ -790,6 +790,10 @@ class Compound:
             if isinstance(shape, (TriangleMesh, HeightField)):
                 raise InvalidShapeError(f"{what}: a {shape.kind} is a surface of many triangles and cannot be part of "
                                         f"a compound (add it as a body of its own), got {shape!r}")
+            if isinstance(shape, (Cylinder, Cone)):
+                # (a compound's parts are posed vertex hulls to distance() and the queries; a curved part is not one)
+                raise InvalidShapeError(f"{what}: a {shape.kind} cannot be part of a compound (add it as a body of "
+                                        f"its own), got {shape!r}")
             if not isinstance(shape, _PART_TYPES):
                 raise InvalidShapeError(f"{what} shape must be a collideworld shape (Circle, Box, ...), got {shape!r}")
             if dim is None:

@@ -38,7 +38,9 @@ from collideworld.shapes import (
     Chain,
     Circle,
     Compound,
+    Cone,
     ConvexHull,
+    Cylinder,
     HalfPlane,
     HeightField,
     Plane,
@@ -281,10 +283,12 @@ OTHER_2D = {"polygon_concave": Polygon(L_SHAPE), "halfplane": HalfPlane((0.0, 2.
             "chain": Chain([(-3.0, -4.0), (3.0, -4.0), (5.0, -3.0)])}
 OTHER_3D = {"plane": Plane((0.0, 0.0, 3.0), -30.0),
             "triangle_mesh": TriangleMesh([(0.0, 0.0, -9.0), (1.0, 0.0, -9.0), (0.0, 1.0, -9.0)], [(0, 1, 2)]),
-            "heightfield": HeightField([[-9.0, -9.0], [-9.0, -8.5]], (1.0, 1.0))}
+            "heightfield": HeightField([[-9.0, -9.0], [-9.0, -8.5]], (1.0, 1.0)),
+            "cylinder": Cylinder(0.5, 1.0), "cone": Cone(0.5, 1.0)}
 #: Shapes the reader reads that a compound cannot hold (Compound refuses them): a chain is a
-#: compound of segments itself, and a mesh or heightfield is a surface of many triangles.
-NOT_PARTS = {"chain", "triangle_mesh", "heightfield"}
+#: compound of segments itself, a mesh or heightfield is a surface of many triangles, and a
+#: cylinder or cone is curved (a compound's parts are vertex hulls to its distance and queries).
+NOT_PARTS = {"chain", "triangle_mesh", "heightfield", "cylinder", "cone"}
 
 
 def part_kinds(dim: int) -> set[str]:

@@ -440,6 +440,7 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
     # came in: the row routines then have one layout to compile for (contact_slots passes the same)
     vpos, vrot, vrad, vhalf = ppos[..., ::1], prot[..., ::1], prad[..., ::1], phalf[..., ::1]
     bpos, brot, brad, bhalf = position[..., ::1], rotation[..., ::1], radius[..., ::1], half[..., ::1]
+    world_x, world_y = world_x[..., ::1], world_y[..., ::1]
     # Two passes: every probe's grid candidates (the walk of spatial.compiled._query_boxes), then
     # the exact tests of each probe's candidates. Both read arrays larger than the caches at random
     # places (a probe's bucket, a candidate's rows), and a walk that waits for each of those misses in
@@ -1193,6 +1194,7 @@ def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Fl
     # (and every row the routines read, as in _overlap)
     vpos, vrot, vrad, vhalf = ppos[..., ::1], prot[..., ::1], prad[..., ::1], phalf[..., ::1]
     bpos, brot, brad, bhalf = position[..., ::1], q.rotation[..., ::1], q.radius[..., ::1], q.half[..., ::1]
+    world_x, world_y = q.world_x[..., ::1], q.world_y[..., ::1]
     # canonical order: the lower kind is side a (a hit does not depend on the normal's sign)
     if kb == HALFSPACE:
         if pk == BALL:
@@ -1207,7 +1209,7 @@ def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Fl
         elif kb == BOX:
             _ball_box(vpos, vrad, r, bpos, brot, bhalf, s, rule, row0, hit, nrm, dep)
         else:
-            _ball_polygon(vpos, vrad, r, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, row0, hit, nrm, dep)
+            _ball_polygon(vpos, vrad, r, world_x, world_y, s, q.simple_n[q.poly[s]], rule, row0, hit, nrm, dep)
     elif pk == BOX:
         if kb == BALL:
             _ball_box(bpos, brad, s, vpos, vrot, vhalf, r, rule, row0, hit, nrm, dep)
@@ -1218,7 +1220,7 @@ def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Fl
                 _box_box_3d(vpos, vrot, vhalf, r, bpos, brot, bhalf, s, rule, row0, m3, t3, tb3, hit, nrm,
                             dep)
         else:
-            _box_polygon(vpos, vrot, vhalf, r, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, row0, hit, nrm,
+            _box_polygon(vpos, vrot, vhalf, r, world_x, world_y, s, q.simple_n[q.poly[s]], rule, row0, hit, nrm,
                          dep)
     else:  # a simple polygon probe
         if kb == BALL:
@@ -1226,7 +1228,7 @@ def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Fl
         elif kb == BOX:
             _box_polygon(bpos, brot, bhalf, s, pvx, pvy, r, pn, rule, row0, hit, nrm, dep)
         else:
-            _polygon_polygon(pvx, pvy, r, pn, q.world_x, q.world_y, s, q.simple_n[q.poly[s]], rule, row0, hit, nrm, dep)
+            _polygon_polygon(pvx, pvy, r, pn, world_x, world_y, s, q.simple_n[q.poly[s]], rule, row0, hit, nrm, dep)
     return HIT if hit[0] else MISS
 
 

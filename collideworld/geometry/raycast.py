@@ -22,7 +22,7 @@ Conventions
 * ``max_distance`` may be ``inf``.
 * ``scale`` (optional, one per shape): a floor under the magnitude the
   tolerance is taken of, for callers that pass coordinates moved out of the
-  world frame (see :func:`_at_least`).
+  world frame (see ``_at_least``).
 * Misses have ``distance = inf`` and ``normal = 0``.
 
 Algorithms
@@ -751,7 +751,7 @@ def raycast_cylinder(origin: ArrayLike, direction: ArrayLike, max_distance: floa
     A cylinder is ``x^2 + y^2 <= r^2``, ``|z| <= h`` in its frame; a cone (``cone`` True) has its base
     disc of radius r at ``z = -h`` and its apex at ``z = +h``. The ray's entry is the largest of its
     entries into the convex sets whose intersection the solid is (see
-    :func:`_solid_of_revolution_entry`); a ray that misses the solid but meets it grown by the
+    ``_solid_of_revolution_entry``); a ray that misses the solid but meets it grown by the
     touching tolerance (in radius and half height) hits where it enters the grown solid.
 
     Parameters

@@ -90,6 +90,7 @@ def _contact_range(start: int, stop: int, ia: NDArray[np.int64], ib: NDArray[np.
     # slice as strided), as the compiled queries pass their packed rows and every other caller
     # passes: numba compiles a routine once per array layout it meets, so one layout is one compile
     pos_v, rot_v, rad_v, half_v = position[..., ::1], rotation[..., ::1], radius[..., ::1], half[..., ::1]
+    world_x, world_y = world_x[..., ::1], world_y[..., ::1]  # (the posed polygon vertices too)
     # scratch of the 3D box-box routine, one set per range (so per thread)
     r = np.empty((3, 3))
     t = np.empty(3)
