@@ -28,7 +28,7 @@ import shapely
 from shapely.geometry import LineString, Point
 from shapely.geometry import Polygon as ShapelyPolygon
 
-from collideworld import Box, Capsule, Circle, Compound, Polygon, Segment, World
+from collideworld import Box, Capsule, Circle, Compound, Cone, Cylinder, Polygon, Segment, World
 
 FAR = np.array([1e6, 0.7e6])
 REACH = 7.3
@@ -146,3 +146,46 @@ def test_raycast_many_hits_touching_box_corner_far_out_3d(backend: str) -> None:
         got = np.zeros(len(o_arr), dtype=bool)
         got[hits.ray] = True
         assert got.tolist() == touching.tolist(), (backend, all_hits, np.flatnonzero(got != touching))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+@pytest.mark.parametrize("solid", ["cylinder", "cone"])
+def test_raycast_many_hits_touching_cylinders_and_cones_far_out(backend: str, solid: str) -> None:
+    """Lines in a plane tangent to the side of an upright cylinder (or a cone at its base rim, where
+    the side plane x = c + r meets the base disc at one point), far from the origin: every coordinate
+    is a dyadic number, so each line touches the solid exactly (by hand: it lies in the plane
+    x = c_x + r, which meets the solid in one point), and the control, 1e-6 further out, misses."""
+    rng = np.random.default_rng(5)
+    center = np.array([1e6, -0.5e6, 0.75e6])
+    r, h = 0.75, 1.25
+    shape = Cylinder(r, h) if solid == "cylinder" else Cone(r, h)
+    w = World(3, backend=backend)
+    w.add(shape, center, id="far")
+    w.add(Box((0.5, 0.5, 0.5)), center + 40.0, id="other")
+    origins, directions, touching = [], [], []
+    for k in range(40):
+        axis = k % 2  # the tangent plane x = c_x + sign r, or y = c_y + sign r
+        sign = 1.0 if (k // 2) % 2 == 0 else -1.0
+        # a cylinder touches along a vertical segment of the plane; a cone only at its base rim point
+        z = float(rng.integers(-8, 9)) / 8.0 * h if solid == "cylinder" else -h
+        point = center + np.array([0.0, 0.0, z])
+        point[axis] += sign * r
+        theta = float(rng.integers(-6, 7)) / 16.0
+        d = np.zeros(3)
+        d[1 - axis], d[2] = math.cos(theta), math.sin(theta)
+        if solid == "cone":
+            d[1 - axis], d[2] = 1.0, 0.0  # along the base plane: the line meets the cone at the rim point only
+        for gap in (0.0, 1e-6):
+            o = point - REACH * d
+            o[axis] += sign * gap
+            origins.append(o)
+            directions.append(d)
+            touching.append(gap == 0.0)
+    o_arr, d_arr = np.array(origins), np.array(directions)
+    for all_hits in (False, True):
+        hits = w.raycast_many(o_arr, d_arr, LIMIT, all_hits=all_hits)
+        got = np.zeros(len(o_arr), dtype=bool)
+        got[hits.ray] = True
+        assert got.tolist() == touching, (backend, all_hits, np.flatnonzero(got != np.array(touching)))
+    for i in range(0, len(o_arr), 7):  # the single raycast agrees
+        assert bool(w.raycast(o_arr[i], d_arr[i], LIMIT)) == touching[i], i
