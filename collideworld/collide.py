@@ -29,13 +29,13 @@ from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
 from .geometry.tolerance import MAX_COORDINATE
 from .narrowphase import contact_pairs, manifold_pairs
 from .poses import (
-    QUATERNION_NORM_TOL,
     check_angles,
     check_position,
     check_positions,
     check_quaternion,
     check_quaternions,
     collide_pose,
+    plain_float_pose,
     plain_position,
     plain_unit_quaternion,
 )
@@ -225,10 +225,6 @@ def _plain_quaternion(value: Any) -> tuple[float, float, float, float] | None:
     return w / norm, x / norm, y / norm, z / norm
 
 
-_M = MAX_COORDINATE
-_INF = math.inf
-
-
 def _plain_pose(shape: Shape, pose: Any, d: int = 0, infinite: bool = False) -> NDArray[np.float64] | None:
     """``[x, y, z, cos, sin, 0, 0]`` (2D) or ``[x, y, z, w, qx, qy, qz]`` (3D) of a pose in a common form.
 
@@ -240,32 +236,18 @@ def _plain_pose(shape: Shape, pose: Any, d: int = 0, infinite: bool = False) -> 
         d, infinite = shape.dim, shape.is_infinite
     if infinite:
         return np.zeros(7) if pose is None else None
-    if type(pose) is tuple and len(pose) == 2:
-        p, angle = pose
-        if d == 2 and type(p) is tuple and len(p) == 2 and type(angle) is float:
-            # ((x, y), angle) of Python floats, the commonest pose, read with no call: the
-            # range test refuses NaN and inf as plain_position does. math.cos and math.sin
-            # give numpy's bits (both the C library's; test_single_call_fast_path checks it)
-            x, y = p
-            if type(x) is float and type(y) is float and -_M <= x <= _M and -_M <= y <= _M and \
-                    -_INF < angle < _INF:
-                if angle == 0:
-                    return np.array([x, y, 0.0, 1.0, 0.0, 0.0, 0.0])
-                return np.array([x, y, 0.0, math.cos(angle), math.sin(angle), 0.0, 0.0])
-        elif d == 3 and type(p) is tuple and len(p) == 3 and type(angle) is tuple and len(angle) == 4:
-            # ((x, y, z), (w, qx, qy, qz)) of Python floats: plain_unit_quaternion's checks and
-            # arithmetic, then _plain_quaternion's second normalisation, written out
-            x, y, z = p
-            w, qx, qy, qz = angle
-            if type(x) is float and type(y) is float and type(z) is float and -_M <= x <= _M and \
-                    -_M <= y <= _M and -_M <= z <= _M and type(w) is float and type(qx) is float and \
-                    type(qy) is float and type(qz) is float and -_INF < w < _INF and -_INF < qx < _INF and \
-                    -_INF < qy < _INF and -_INF < qz < _INF:
-                norm = math.sqrt(w * w + qx * qx + qy * qy + qz * qz)
-                if abs(norm - 1.0) <= QUATERNION_NORM_TOL:
-                    w, qx, qy, qz = w / norm, qx / norm, qy / norm, qz / norm
-                    norm = math.sqrt(w * w + qx * qx + qy * qy + qz * qz)
-                    return np.array([x, y, z, w / norm, qx / norm, qy / norm, qz / norm])
+    f = plain_float_pose(pose, d)
+    if f is not None:
+        if d == 2:
+            # math.cos and math.sin give numpy's bits (both the C library's; test_single_call_fast_path checks it)
+            x, y, turn = f
+            if turn == 0:
+                return np.array([x, y, 0.0, 1.0, 0.0, 0.0, 0.0])
+            return np.array([x, y, 0.0, math.cos(turn), math.sin(turn), 0.0, 0.0])
+        # _plain_quaternion's second normalisation, written out
+        x, y, z, w, qx, qy, qz = f
+        norm = math.sqrt(w * w + qx * qx + qy * qy + qz * qz)
+        return np.array([x, y, z, w / norm, qx / norm, qy / norm, qz / norm])
     xy = plain_position(pose, d)
     angle = None
     if xy is None:

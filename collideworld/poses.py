@@ -26,12 +26,15 @@ __all__ = [
     "check_angles",
     "check_quaternions",
     "collide_pose",
+    "plain_float_pose",
     "plain_unit_quaternion",
 ]
 
 #: A quaternion whose norm differs from 1 by more than this is rejected
 #: (the scenario format's rule); within it, it is normalised.
 QUATERNION_NORM_TOL = 1e-6
+
+_M = MAX_COORDINATE
 
 
 def _float_array(value: Any, what: str) -> NDArray[np.float64]:
@@ -458,6 +461,48 @@ def collide_pose(shape: Any, pose: Any, which: str) -> tuple[NDArray[np.float64]
     if d == 2:
         return pos, np.array([check_angle(pose[1], f"pose_{which} angle")]), None
     return pos, None, check_quaternion(pose[1], f"pose_{which} quaternion")[None]
+
+
+def plain_float_pose(pose: Any, dim: int) -> tuple[float, ...] | None:
+    """``(x, y, angle)`` or ``(x, y, z, w, qx, qy, qz)`` of a pose of Python floats, else None.
+
+    The commonest poses, ``((x, y), angle)`` and ``((x, y, z), (w, qx, qy,
+    qz))`` with every number a Python float, read with no call: the range
+    tests refuse NaN and inf as :func:`plain_position` does, and the
+    quaternion is normalised once with :func:`plain_unit_quaternion`'s
+    arithmetic (so the same bits). Anything else, bad input included, gives
+    None and is left to the checked readers and their errors. The single
+    calls (``collide``, ``distance``, ``time_of_impact``) read poses here:
+    numpy's checks cost more than their kernels.
+
+    Examples
+    --------
+    >>> plain_float_pose(((1.0, 2.0), 0.5), 2), plain_float_pose(((1, 2), 0.5), 2)
+    ((1.0, 2.0, 0.5), None)
+    >>> plain_float_pose(((0.0, 0.0, 1.0), (2.0, 0.0, 0.0, 0.0)), 3) is None  # not a unit quaternion
+    True
+    """
+    if type(pose) is not tuple or len(pose) != 2:
+        return None
+    p, rot = pose
+    if dim == 2:
+        if type(p) is tuple and len(p) == 2 and type(rot) is float:
+            x, y = p
+            if type(x) is float and type(y) is float and -_M <= x <= _M and -_M <= y <= _M and \
+                    -math.inf < rot < math.inf:
+                return x, y, rot
+        return None
+    if type(p) is tuple and len(p) == 3 and type(rot) is tuple and len(rot) == 4:
+        x, y, z = p
+        w, qx, qy, qz = rot
+        if type(x) is float and type(y) is float and type(z) is float and -_M <= x <= _M and \
+                -_M <= y <= _M and -_M <= z <= _M and type(w) is float and type(qx) is float and \
+                type(qy) is float and type(qz) is float and -math.inf < w < math.inf and \
+                -math.inf < qx < math.inf and -math.inf < qy < math.inf and -math.inf < qz < math.inf:
+            norm = math.sqrt(w * w + qx * qx + qy * qy + qz * qz)
+            if abs(norm - 1.0) <= QUATERNION_NORM_TOL:
+                return x, y, z, w / norm, qx / norm, qy / norm, qz / norm
+    return None
 
 
 def plain_unit_quaternion(value: Any) -> tuple[float, float, float, float] | None:

@@ -34,9 +34,9 @@ from .geometry import time_of_impact as toi
 from .geometry.rotation import rotation_matrix_3d
 from .geometry.tolerance import MAX_COORDINATE, REL_TOUCH_TOL
 from .poses import (
-    QUATERNION_NORM_TOL,
     check_quaternions,
     collide_pose,
+    plain_float_pose,
     plain_position,
     plain_unit_quaternion,
 )
@@ -389,28 +389,13 @@ def _fast_row(shape: Shape, pose: Any) -> NDArray[np.float64] | None:
     if shape.is_infinite:
         return _IDENTITY.copy() if pose is None else None
     d = shape.dim
-    if d == 2 and type(pose) is tuple and len(pose) == 2:
-        p, angle = pose
-        if type(p) is tuple and len(p) == 2 and type(angle) is float:
-            # ((x, y), angle) of Python floats, read with no call: the range tests refuse NaN and
-            # inf as plain_position and the angle check below do
-            x, y = p
-            if type(x) is float and type(y) is float and -_M <= x <= _M and -_M <= y <= _M and \
-                    -_INF < angle < _INF:
-                return np.array([x, y, 0.0, 1.0, 0.0, 0.0, 0.0, angle])
-    elif d == 3 and type(pose) is tuple and len(pose) == 2:
-        p, q = pose
-        if type(p) is tuple and len(p) == 3 and type(q) is tuple and len(q) == 4:
-            # ((x, y, z), (w, qx, qy, qz)) of Python floats: plain_unit_quaternion written out
-            x, y, z = p
-            w, qx, qy, qz = q
-            if type(x) is float and type(y) is float and type(z) is float and -_M <= x <= _M and \
-                    -_M <= y <= _M and -_M <= z <= _M and type(w) is float and type(qx) is float and \
-                    type(qy) is float and type(qz) is float and -_INF < w < _INF and -_INF < qx < _INF and \
-                    -_INF < qy < _INF and -_INF < qz < _INF:
-                norm = math.sqrt(w * w + qx * qx + qy * qy + qz * qz)
-                if abs(norm - 1.0) <= QUATERNION_NORM_TOL:
-                    return np.array([x, y, z, w / norm, qx / norm, qy / norm, qz / norm, 0.0])
+    f = plain_float_pose(pose, d)
+    if f is not None:
+        if d == 2:
+            x, y, turn = f
+            return np.array([x, y, 0.0, 1.0, 0.0, 0.0, 0.0, turn])
+        x, y, z, w, qx, qy, qz = f
+        return np.array([x, y, z, w, qx, qy, qz, 0.0])
     xy = plain_position(pose, d)
     rot: Any = None
     if xy is None:
@@ -436,8 +421,6 @@ def _fast_row(shape: Shape, pose: Any) -> NDArray[np.float64] | None:
 
 
 _NP_FLOAT64 = np.float64
-_M = MAX_COORDINATE
-_INF = math.inf
 
 
 def _checked_row(shape: Shape, pose: Any, which: str) -> NDArray[np.float64]:
