@@ -803,6 +803,12 @@ class BodyStore:
         """Reserve ``n`` free slots (lowest first) and return them."""
         if n > len(self._free):
             self._alloc(max(2 * self.capacity, self.capacity + n))
+        if n > 64:
+            # many at once (a mesh's part slots): one sort, not n heap pops; a sorted list is a valid min-heap
+            free = np.sort(np.array(self._free, dtype=np.int64))
+            self._free = free[n:].tolist()
+            self.count += n
+            return free[:n]
         pop = heapq.heappop
         slots = [pop(self._free) for _ in range(n)]
         self.count += n
@@ -956,9 +962,7 @@ class BodyStore:
             if isinstance(shape, (TriangleMesh, HeightField)):
                 # one part slot per triangle, posed at its centroid: the bounding-ball reject then
                 # sees each triangle's own small ball, not the whole mesh's
-                centroids, triangles = mesh_triangles(shape)
-                self._add_parts(s, shape, [(t, c, self._no_turn) for t, c in zip(triangles, centroids.tolist(),
-                                                                                  strict=True)])
+                self._add_parts(s, shape, ())
                 continue
             if isinstance(shape, Triangle):
                 self.kind[s] = Kind.TRIANGLE
@@ -1038,38 +1042,51 @@ class BodyStore:
 
         The parts get slots of their own, posed by :meth:`set_poses`.
         """
-        k = len(shape_parts)
+        surface = isinstance(shape, (TriangleMesh, HeightField))
+        if surface:
+            # one part slot per triangle, posed at its centroid, the columns written from the mesh's arrays
+            centroids, triangles = mesh_triangles(shape)
+            k = len(triangles)
+        else:
+            k = len(shape_parts)
         self.kind[s] = Kind.COMPOUND
         self.shapes[s] = shape
         self.simple[s] = False
         self.bound_radius[s] = shape.bounding_radius
         parts = self.allocate(k)
         self.count -= k  # part slots are no bodies
-        if isinstance(shape, (TriangleMesh, HeightField)):
+        if surface:
             # every part a triangle: the columns written at once, not one set_shapes row at a time
             self._note(parts)
             corners = shape.vertices[shape.triangles]
-            local = corners - corners.mean(axis=1)[:, None, :]
+            local = corners - centroids[:, None, :]
             self.kind[parts] = Kind.TRIANGLE
             self.simple[parts] = False
             self.tri[parts] = local
             self.tri_active[parts] = shape.active
             self.bound_radius[parts] = np.sqrt(np.einsum("tvi,tvi->tv", local, local).max(axis=1))
-            for slot, part in zip(parts.tolist(), shape_parts, strict=True):
-                self.shapes[slot] = part[0]
+            first = int(parts[0])
+            if int(parts[-1]) - first == k - 1:  # allocate gives them sorted: consecutive slots are one slice
+                self.shapes[first:first + k] = triangles
+            else:
+                for slot, triangle in zip(parts.tolist(), triangles, strict=True):
+                    self.shapes[slot] = triangle
+            local_pos = centroids
+            local_rot = np.tile(np.array(self._no_turn, dtype=np.float64), (k, 1))
         else:
             split, self.split_concave = self.split_concave, False  # a compound's concave part stays one part
             try:
                 self.set_shapes(parts, [p[0] for p in shape_parts])
             finally:
                 self.split_concave = split
+            local_pos = np.array([p[1] for p in shape_parts], dtype=np.float64).reshape(k, self.dim)
+            local_rot = np.array([p[2] for p in shape_parts], dtype=np.float64).reshape(
+                (k, *self.part_local_rot.shape[1:]))
         self.owner[parts] = s
         self.part[parts] = np.arange(k)
         self.n_parts[s] = k
         self.parts_at[s] = len(self.part_slots)
         self.part_slots = np.concatenate([self.part_slots, parts])
-        local_pos = np.array([p[1] for p in shape_parts], dtype=np.float64).reshape(k, self.dim)
-        local_rot = np.array([p[2] for p in shape_parts], dtype=np.float64).reshape((k, *self.part_local_rot.shape[1:]))
         self.part_local_pos = np.concatenate([self.part_local_pos, local_pos])
         self.part_local_rot = np.concatenate([self.part_local_rot, local_rot])
         self.n_compounds += 1
