@@ -1042,10 +1042,10 @@ class BodyStore:
 
         The parts get slots of their own, posed by :meth:`set_poses`.
         """
-        surface = isinstance(shape, (TriangleMesh, HeightField))
-        if surface:
+        triangles: list[Any] = []
+        if isinstance(shape, (TriangleMesh, HeightField)):
             # one part slot per triangle, posed at its centroid, the columns written from the mesh's arrays
-            centroids, triangles = mesh_triangles(shape)
+            centroids, triangles[:] = mesh_triangles(shape)
             k = len(triangles)
         else:
             k = len(shape_parts)
@@ -1055,7 +1055,7 @@ class BodyStore:
         self.bound_radius[s] = shape.bounding_radius
         parts = self.allocate(k)
         self.count -= k  # part slots are no bodies
-        if surface:
+        if isinstance(shape, (TriangleMesh, HeightField)):
             # every part a triangle: the columns written at once, not one set_shapes row at a time
             self._note(parts)
             corners = shape.vertices[shape.triangles]

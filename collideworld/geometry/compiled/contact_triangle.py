@@ -3,13 +3,17 @@
 One loop over rows does what the numpy twin does in whole-array steps, in
 the same order, with no allocation per row::
 
-    d = GJK distance of the polytope and the triangle (geometry/gjk.gjk_closest,
-        the routine the numpy twin's driver calls: the same bits)
-    if d > 1e-9 * scale: depth = r - d, along GJK's direction
-    else, SAT: a's face normals and the triangle's (both ways), then every
+    SAT: a's face normals and the triangle's (both ways), then every
         (edge of a) x (edge of the triangle), each axis measured by projecting
         every vertex of both sides (a triangle is flat: its edges' arcs on the
         Gauss map are half circles, so no edge pair is pruned)
+    if the cores overlap (least overlap >= 0): depth = r + overlap, along its axis
+    elif an axis separates them by more than r + SAT_REJECT * scale: a miss
+        (a separating axis is a lower bound of the gap), depth r + overlap
+    else d = GJK distance of the polytope and the triangle (geometry/gjk.gjk_closest,
+        the routine the numpy twin's driver calls: the same bits)
+        if d > 1e-9 * scale: depth = r - d, along GJK's direction
+        else the SAT's axis, its gap if that proves a wider one
     the touching rule; then the no-snag rule (Bullet's btInternalEdgeUtility):
         a normal that is not the face normal and comes from an inactive edge
         or vertex becomes the face normal, depth measured along it
@@ -38,6 +42,9 @@ F64 = NDArray[np.float64]
 #: |cos| of the angle between a contact normal and a face normal above which the contact is a face contact
 #: (the numpy twin's FACE_COS).
 FACE_COS = 1.0 - 1e-9
+#: A SAT axis separating a pair by more than this fraction of its scale decides a miss without GJK
+#: (the numpy twin's SAT_REJECT).
+SAT_REJECT = 1e-9
 
 
 @njit(cache=True)
@@ -141,26 +148,26 @@ def _row(verts: F64, na: int, normals: F64, nfa: int, edges: F64, nea: int, radi
             tscale = max(tscale, abs(tri[k, d]))
             pts[na + k, d] = tri[k, d] - verts[0, d]
     scale = max(scale, tscale)
-    dist = gjk_closest(pts, np.int64(0), na, na, np.int64(3), ws, out)  # no literals: one compile
-    if ws[14, 0] == 0.0:  # no proof of a gap (GJK stopped by rounding): the SAT decides
-        dist = 0.0
-    nx, ny, nz = 1.0, 0.0, 0.0
-    if dist > 0.0:
-        nx, ny, nz = out[6], out[7], out[8]
-    signed = radius - dist
-    if dist <= 1e-9 * scale:
-        for k in range(3):
-            ln = math.sqrt(tedge[k, 0] * tedge[k, 0] + tedge[k, 1] * tedge[k, 1] + tedge[k, 2] * tedge[k, 2])
-            for d in range(3):
-                tedge[k, d] = tedge[k, d] / ln
-        _sat_row(pts, na, normals, nfa, edges, nea, face, tedge, best)
-        certified = radius + best[0]
-        if best[0] >= 0.0:
-            signed = certified
+    for k in range(3):
+        ln = math.sqrt(tedge[k, 0] * tedge[k, 0] + tedge[k, 1] * tedge[k, 1] + tedge[k, 2] * tedge[k, 2])
+        for d in range(3):
+            tedge[k, d] = tedge[k, d] / ln
+    # the SAT first (numpy twin: contact_polytope_triangle): the cores overlap, or an axis separates
+    # the pair by more than SAT_REJECT of its scale (a miss, whatever GJK says), and GJK is not needed
+    _sat_row(pts, na, normals, nfa, edges, nea, face, tedge, best)
+    certified: float = radius + best[0]
+    nx, ny, nz = best[1], best[2], best[3]
+    signed = certified
+    if best[0] < 0.0 and certified >= -SAT_REJECT * scale:
+        dist: float = gjk_closest(pts, np.int64(0), na, na, np.int64(3), ws, out)  # no literals: one compile
+        if ws[14, 0] == 0.0:  # no proof of a gap (GJK stopped by rounding): the SAT decides
+            dist = 0.0
+        signed = radius - dist
+        if dist > 1e-9 * scale:
+            nx, ny, nz = out[6], out[7], out[8]
         # a separating axis proves a gap at least that wide (see contact_hull.contact_polytopes)
         elif certified < signed - 2e-13 * scale:
             signed = certified
-        nx, ny, nz = best[1], best[2], best[3]
     h = signed >= -(rel * max(floor, scale))
     dep = max(signed, 0.0) if h else signed
     nx, ny, nz = nx + 0.0, ny + 0.0, nz + 0.0
