@@ -72,46 +72,54 @@ def _try_axis(x: float, y: float, z: float, pts: F64, na: int, nb: int, best: F6
 
 @njit(cache=True)
 def _sat_row(pts: F64, na: int, normals: F64, nfa: int, edges: F64, nea: int, face: F64, tedge: F64,
-             best: F64) -> None:
+             best: F64, cand: F64) -> None:
     """The least overlap over the SAT axes (``best[0]``) and its normal (``best[1:4]``), in numpy's axis order.
 
     numpy (contact_hull._sat) tries a group of axes one way, keeps the first least overlap if it
     beats the best so far (strictly), then the other way, then the next group: the same here.
+    Each axis is projected once for both ways (``cand`` (M, 6), M >= the larger group: the unit
+    axis, its overlap one way and the other, and 1.0 where the axis exists).
     """
     best[0] = np.inf
     best[1], best[2], best[3] = 1.0, 0.0, 0.0
     # the face group: a's normals, then the triangle's; then the edge group (a's edges x the triangle's)
     for group in range(2):
         count = nfa + 1 if group == 0 else nea * 3
+        for m in range(count):
+            cand[m, 5] = 0.0
+            if group == 0:
+                if m < nfa:
+                    x, y, z = normals[m, 0], normals[m, 1], normals[m, 2]
+                else:
+                    x, y, z = face[0], face[1], face[2]
+            else:
+                i, j = m // 3, m % 3
+                # unit edges first, as numpy's _unit_rows
+                ax, ay, az = edges[i, 0], edges[i, 1], edges[i, 2]
+                la = math.sqrt(ax * ax + ay * ay + az * az)
+                if not la > 0.0:
+                    continue
+                ax, ay, az = ax / la, ay / la, az / la
+                bx, by, bz = tedge[j, 0], tedge[j, 1], tedge[j, 2]
+                x = ay * bz - az * by
+                y = az * bx - ax * bz
+                z = ax * by - ay * bx
+            length = math.sqrt(x * x + y * y + z * z)
+            if not length > 0.0:
+                continue
+            _try_axis(x, y, z, pts, na, 3, best)
+            cand[m, 0], cand[m, 1], cand[m, 2] = x / length, y / length, z / length
+            cand[m, 3], cand[m, 4], cand[m, 5] = best[4], best[5], 1.0
         for way in range(2):
             sign = 1.0 if way == 0 else -1.0
             low, lx, ly, lz = np.inf, 0.0, 0.0, 0.0
             for m in range(count):
-                if group == 0:
-                    if m < nfa:
-                        x, y, z = normals[m, 0], normals[m, 1], normals[m, 2]
-                    else:
-                        x, y, z = face[0], face[1], face[2]
-                else:
-                    i, j = m // 3, m % 3
-                    # unit edges first, as numpy's _unit_rows
-                    ax, ay, az = edges[i, 0], edges[i, 1], edges[i, 2]
-                    la = math.sqrt(ax * ax + ay * ay + az * az)
-                    if not la > 0.0:
-                        continue
-                    ax, ay, az = ax / la, ay / la, az / la
-                    bx, by, bz = tedge[j, 0], tedge[j, 1], tedge[j, 2]
-                    x = ay * bz - az * by
-                    y = az * bx - ax * bz
-                    z = ax * by - ay * bx
-                length = math.sqrt(x * x + y * y + z * z)
-                if not length > 0.0:
+                if cand[m, 5] == 0.0:
                     continue
-                _try_axis(x, y, z, pts, na, 3, best)
-                over = best[4] if way == 0 else best[5]
+                over = cand[m, 3] if way == 0 else cand[m, 4]
                 if over < low:
                     low = over
-                    lx, ly, lz = x / length, y / length, z / length
+                    lx, ly, lz = cand[m, 0], cand[m, 1], cand[m, 2]
             if low < best[0]:
                 best[0] = low
                 best[1], best[2], best[3] = sign * lx, sign * ly, sign * lz
@@ -120,11 +128,12 @@ def _sat_row(pts: F64, na: int, normals: F64, nfa: int, edges: F64, nea: int, fa
 @njit(cache=True)
 def _row(verts: F64, na: int, normals: F64, nfa: int, edges: F64, nea: int, radius: float, tri: F64,
          active: NDArray[np.bool_], rel: float, floor: float, pts: F64, ws: F64, out: F64, face: F64, tedge: F64,
-         best: F64, height: F64, res: F64) -> bool:
+         best: F64, height: F64, res: F64, cand: F64) -> bool:
     """One pair: polytope ``verts[:na]`` (faces ``normals[:nfa]``, edges ``edges[:nea]``) grown by ``radius``
     against triangle ``tri`` (3, 3) with edge flags ``active``; the hit, and ``res`` = (normal, depth).
 
-    ``pts`` (na + 3, 3), ``ws``, ``out``, ``face``, ``tedge``, ``best`` and ``height`` are scratch.
+    ``pts`` (na + 3, 3), ``ws``, ``out``, ``face``, ``tedge``, ``best``, ``height`` and ``cand``
+    (max(nfa + 1, 3 nea), 6) are scratch.
     """
     # the triangle's unit face normal and unit edges (edge k: vertex k -> k + 1), as triangle_polytope
     for k in range(3):
@@ -154,7 +163,7 @@ def _row(verts: F64, na: int, normals: F64, nfa: int, edges: F64, nea: int, radi
             tedge[k, d] = tedge[k, d] / ln
     # the SAT first (numpy twin: contact_polytope_triangle): the cores overlap, or an axis separates
     # the pair by more than SAT_REJECT of its scale (a miss, whatever GJK says), and GJK is not needed
-    _sat_row(pts, na, normals, nfa, edges, nea, face, tedge, best)
+    _sat_row(pts, na, normals, nfa, edges, nea, face, tedge, best, cand)
     certified: float = radius + best[0]
     nx, ny, nz = best[1], best[2], best[3]
     signed = certified
@@ -233,9 +242,10 @@ def _rows(verts: F64, normals: F64, edges: F64, radius: F64, tri: F64, active: N
     best = np.empty(6)
     height = np.empty(3)
     res = np.empty(4)
+    cand = np.empty((max(nfa + 1, 3 * nea), 6))
     for r in range(n):
         hit[r] = _row(verts[r], na, normals[r], nfa, edges[r], nea, radius[r], tri[r], active[r], rel, floor, pts,
-                      ws, out, face, tedge, best, height, res)
+                      ws, out, face, tedge, best, height, res, cand)
         normal[r, 0], normal[r, 1], normal[r, 2] = res[0], res[1], res[2]
         depth[r] = res[3]
 
@@ -260,6 +270,7 @@ def _slot_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.in
     axes = np.empty((3, 3))
     seg = np.empty((1, 3))
     world = np.empty((3, 3))
+    cand = np.empty((9, 6))  # a box's 3 x 3 edge axes at most
     for i in range(ia.shape[0]):
         a, b = ia[i], ib[i]
         swap = kind[a] == TRIANGLE
@@ -302,7 +313,7 @@ def _slot_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.in
                 seg[0, d] = verts[1, d] - verts[0, d]
             na, nfa, nea, r = 2, 0, 1, radius[a]
         h = _row(verts, na, axes, nfa, seg if ka == CAPSULE else axes, nea, r, world, tri_active[b], rel, floor,
-                 pts, ws, out, face, tedge, best, height, res)
+                 pts, ws, out, face, tedge, best, height, res, cand)
         hit[i] = h
         sign = -1.0 if swap else 1.0
         normal[i, 0], normal[i, 1], normal[i, 2] = sign * res[0] + 0.0, sign * res[1] + 0.0, sign * res[2] + 0.0
