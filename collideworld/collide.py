@@ -445,20 +445,11 @@ class ShapeArray:
         return (Circle if self.kind == "circle" else Sphere)(float(self.params[k]))
 
     def fill(self, kinds: NDArray[np.int64], params: NDArray[np.float64]) -> None:
-        """Write the rows' kinds (N,) and ``params`` (N, 9) as :func:`_one_call_shape` fills them."""
-        if self.kind == "box":
-            he = self.params
-            params[:, 1:1 + self.dim] = he
-            # Box.bounding_radius: the sum of squares left to right, then a correctly rounded root
-            sq = he[:, 0] * he[:, 0] + he[:, 1] * he[:, 1]
-            if self.dim == 3:
-                sq += he[:, 2] * he[:, 2]
-            params[:, 8] = np.sqrt(sq)
-            kinds[:] = 2
-        else:
-            params[:, 0] = self.params
-            params[:, 8] = self.params
-            kinds[:] = 1
+        """Write the rows' kinds (N,) and ``params`` (N, 9) as :func:`_one_call_shape` fills them (one compiled pass)."""
+        from .geometry.compiled.contact_pair import table_rows
+
+        values = self.params if self.kind == "box" else self.params.reshape(-1, 1)
+        table_rows(2 if self.kind == "box" else 1, values, kinds, params)
 
 
 def _positive_array(value: Any, ndim: int, what: str, widths: tuple[int | None, ...]) -> NDArray[np.float64]:
@@ -734,20 +725,20 @@ def _contact_many_table(dim: int, n: int, kinds: NDArray[np.int64], n_verts: NDA
                         params: NDArray[np.float64], lx: NDArray[np.float64], ly: NDArray[np.float64],
                         whiches: list[NDArray[np.int64]], pa: tuple[Any, ...], pb: tuple[Any, ...]) -> ContactArrays:
     """The compiled call of :func:`collide_many` on a table of distinct shapes (rows as :func:`_one_call_shape`)."""
-    from .geometry.compiled.contact_pair import contact_many
+    from .geometry.compiled.contact_pair import contact_many_posed
 
-    poses = np.zeros((2 * n, 7))
-    for rows, (pos, ang, quat) in ((slice(0, n), pa), (slice(n, 2 * n), pb)):
-        poses[rows, :dim] = pos
+    # positions and rotations as the compiled call takes them (C order, rotations (n, k), no rows for none):
+    # it builds the pose rows itself, with the bits the numpy passes here gave (one loop, not six array passes)
+    sides = []
+    for pos, ang, quat in (pa, pb):
         if dim == 2:
-            if ang is None:
-                poses[rows, 3] = 1.0
-            else:  # cosine and sine as numpy rounds them (rotation_matrix_2d)
-                poses[rows, 3] = np.cos(ang)
-                poses[rows, 4] = np.sin(ang)
-        elif quat is None:
-            poses[rows, 3] = 1.0
-        else:  # normalised as rotation_matrix_3d does in the store path
-            poses[rows, 3:] = quat / np.linalg.norm(quat, axis=-1, keepdims=True)
-    hit, normal, depth = contact_many(dim, kinds, n_verts, params, lx, ly, np.concatenate(whiches), poses)
+            rot = _NO_TURN if ang is None else np.ascontiguousarray(ang, dtype=np.float64).reshape(n, 1)
+        else:
+            rot = _NO_QUAT if quat is None else np.ascontiguousarray(quat, dtype=np.float64)
+        sides += [np.ascontiguousarray(pos, dtype=np.float64), rot]
+    hit, normal, depth = contact_many_posed(dim, kinds, n_verts, params, lx, ly, np.concatenate(whiches), *sides)
     return ContactArrays(hit, normal, depth)
+
+
+_NO_TURN = np.zeros((0, 1))
+_NO_QUAT = np.zeros((0, 4))
