@@ -55,7 +55,7 @@ from .shapes import (
     TriangleMesh,
 )
 
-__all__ = ["ContactResult", "ShapeArray", "collide", "collide_many"]
+__all__ = ["ContactResult", "ShapeArray", "collide", "collide_many", "pair_sides", "pose_arrays"]
 
 
 @dataclass(frozen=True)
@@ -554,7 +554,20 @@ def _shape_list(shapes: Any, n: int | None, which: str) -> list[Shape]:
 def _pose_arrays(poses: Any, n: int, dim: int, which: str) -> tuple[NDArray[np.float64], NDArray[np.float64] | None,
                                                                       NDArray[np.float64] | None]:
     """(positions (n, D), angles (n,) or None, quaternions (n, 4) or None) from ``poses_a``/``poses_b``."""
-    what = f"poses_{which}"
+    return pose_arrays(poses, n, dim, f"poses_{which}")
+
+
+def pose_arrays(poses: Any, n: int, dim: int, what: str) -> tuple[NDArray[np.float64], NDArray[np.float64] | None,
+                                                                  NDArray[np.float64] | None]:
+    """The poses of :func:`collide_many`'s rows, checked: (positions (n, D), angles (n,) or None,
+    quaternions (n, 4) or None); ``what`` names the argument in errors.
+
+    Examples
+    --------
+    >>> pos, ang, quat = pose_arrays(([[0, 0], [1, 2]], 0.5), 2, 2, "poses_a")
+    >>> pos.tolist(), ang.tolist(), quat
+    ([[0.0, 0.0], [1.0, 2.0]], [0.5, 0.5], None)
+    """
     if isinstance(poses, tuple) and len(poses) == 2:
         positions, rotations = poses
     else:
@@ -572,6 +585,42 @@ def _pose_arrays(poses: Any, n: int, dim: int, which: str) -> tuple[NDArray[np.f
     if isinstance(quat, np.ndarray) and quat.shape in ((4,), (3, 3)):
         return pos, None, np.broadcast_to(check_quaternion(quat, f"{what} quaternion"), (n, 4))
     return pos, None, check_quaternions(rotations, n, f"{what} quaternions")
+
+
+def pair_sides(shapes_a: Any, shapes_b: Any, poses_a: Any) -> tuple[Any, Any, int, int]:
+    """``(side a, side b, N, D)`` of a batch of pairs, checked as :func:`collide_many` checks them.
+
+    Each side is a :class:`ShapeArray` of N rows or a list of one shape (for every pair) or of N
+    shapes; N comes from the sides, or from ``poses_a`` when both are one shape.
+
+    Raises
+    ------
+    UnsupportedPairError
+        A side that is neither, an item that is not a shape, lengths or dimensions that differ.
+
+    Examples
+    --------
+    >>> a, b, n, dim = pair_sides(Circle(1.0), [Circle(1.0), Box((1, 1))], None)
+    >>> len(a), len(b), n, dim
+    (1, 2, 2, 2)
+    """
+    sides = [s if isinstance(s, ShapeArray) else _shape_list(s, None, which)
+             for which, s in (("a", shapes_a), ("b", shapes_b))]
+    dims = {x.dim for x in sides if isinstance(x, ShapeArray)} | {s.dim for x in sides
+                                                                  if not isinstance(x, ShapeArray) for s in x}
+    if len(dims) > 1:
+        raise UnsupportedPairError(f"every shape must have one dimension, got {sorted(dims)}D shapes")
+    lengths = {len(x) for x in sides if isinstance(x, ShapeArray) or len(x) != 1}
+    if len(lengths) > 1:
+        raise UnsupportedPairError(f"shapes_a and shapes_b must have one length or be one shape, got "
+                                   f"{len(sides[0])} and {len(sides[1])}")
+    dim = dims.pop() if dims else 2
+    n = lengths.pop() if lengths else None
+    if n is None:  # one shape each side: the poses say how many pairs
+        arr = poses_a[0] if isinstance(poses_a, tuple) and len(poses_a) == 2 else poses_a
+        shape_ = np.shape(arr)
+        n = shape_[0] if len(shape_) == 2 else 1
+    return sides[0], sides[1], n, dim
 
 
 def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shape | Sequence[Shape], poses_b: Any,

@@ -68,7 +68,7 @@ from numpy.typing import NDArray
 from .gjk import angular_speed, gjk_pieces, piece_distance, pose_at, shape_distance, transform_shape, twin_jit
 from .tolerance import NEAR_MISS, REL_TOUCH_TOL
 
-__all__ = ["toi_shapes", "trajectory_kernel", "distance_rows", "toi_rows", "MAX_ADVANCE_STEPS", "NEAR_MISS",
+__all__ = ["toi_shapes", "trajectory_kernel", "distance_rows", "toi_rows", "distance_pairs", "toi_pairs", "MAX_ADVANCE_STEPS", "NEAR_MISS",
            "UNDECIDED", "FAR", "MEASURED", "SCALAR", "SCALAR_T"]
 
 #: Conservative-advancement steps before giving up: the answer is then UNDECIDED, never a touch.
@@ -570,3 +570,132 @@ def toi_rows(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDAr
         tol = REL_TOUCH_TOL * abs(scale)
         t_out[i] = toi_shapes(verts, pfirst, pcount, prad, pplane, svfirst, svcount, sfirst, scount, reach, q, b,
                               a0, a1, row, row, dim, tol, world, ws, out, tmp, pose, rot)
+
+
+# -- many pairs, each its own two shapes (distance_many / time_of_impact_many) ----------------------
+#
+# Pair i is shape ``shape_a[i]`` at ``rows_a[i]`` against ``shape_b[i]`` at ``rows_b[i]``, both from one
+# packed table (a's and b's entries distinct, so the two never share the vertex rows of ``world``).
+# Each pair is measured as the scalar ``proximity.distance`` / ``time_of_impact`` measures it (the
+# same transforms, piece order and tolerance arithmetic), so the bits agree; what those settle with
+# more than GJK is flagged for them, as in :func:`distance_rows` and :func:`toi_rows`.
+
+
+@twin_jit
+def distance_pairs(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
+                   prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
+                   svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
+                   reach: NDArray[np.float64], shape_a: NDArray[np.int64], rows_a: NDArray[np.float64],
+                   shape_b: NDArray[np.int64], rows_b: NDArray[np.float64], dim: int, max_distance: float,
+                   status: NDArray[np.int64], out: NDArray[np.float64]) -> None:
+    """Distance of each pair ``shape_a[i]`` at ``rows_a[i]`` to ``shape_b[i]`` at ``rows_b[i]``, as ``proximity.distance``.
+
+    ``status[i]`` and ``out[i]`` (10,) as in :func:`distance_rows`: ``FAR``, ``MEASURED`` (gap, point
+    on a (3), point on b (3), normal a -> b (3)) or ``SCALAR`` (touching, overlapping, two half-spaces,
+    or GJK's witness points closer than its gap: ``proximity.distance`` decides).
+
+    Examples
+    --------
+    A unit circle (shape 0) at the origin and a circle of radius 2 (shape 1) at x = 5:
+
+    >>> import numpy as np
+    >>> one, first = np.ones(2, dtype=np.int64), np.arange(2)
+    >>> status, out = np.zeros(1, dtype=np.int64), np.zeros((1, 10))
+    >>> ra, rb = np.array([[0.0, 0, 0, 1, 0, 0, 0, 0]]), np.array([[5.0, 0, 0, 1, 0, 0, 0, 0]])
+    >>> distance_pairs(np.zeros((2, 3)), first, one, np.array([1.0, 2.0]), 0 * one, first, one, first, one,
+    ...                np.array([1.0, 2.0]), np.zeros(1, dtype=np.int64), ra, np.ones(1, dtype=np.int64), rb, 2,
+    ...                np.inf, status, out)
+    >>> int(status[0]), out[0, :4].tolist()
+    (1, [2.0, 1.0, 0.0, 0.0])
+    """
+    world = np.zeros((len(verts), 3))
+    ws = np.zeros((16, 4))
+    tmp = np.zeros(11)
+    o = np.zeros(11)
+    rot = np.zeros((3, 3))
+    for i in range(len(shape_a)):
+        a = shape_a[i]
+        b = shape_b[i]
+        af = sfirst[a]
+        blast = sfirst[b] + scount[b] - 1
+        a_plane = pplane[af] == 1
+        b_plane = pplane[blast] == 1
+        if a_plane and b_plane:
+            status[i] = SCALAR
+            continue
+        ra = rows_a[i]
+        rb = rows_b[i]
+        transform_shape(verts, svfirst[a], svcount[a], ra, dim, rot, world)
+        transform_shape(verts, svfirst[b], svcount[b], rb, dim, rot, world)
+        gap = shape_distance(world, pfirst, pcount, prad, pplane, af, scount[a], sfirst[b], scount[b], ws, o, tmp)
+        plane_scale = max(abs(prad[af]) if a_plane else 0.0, abs(prad[blast]) if b_plane else 0.0)
+        scale = max(max(abs(ra[0]), abs(ra[1]), abs(ra[2])) + reach[a],
+                    max(abs(rb[0]), abs(rb[1]), abs(rb[2])) + reach[b], plane_scale)
+        tol = REL_TOUCH_TOL * abs(scale)
+        if not gap > tol:
+            status[i] = SCALAR
+            continue
+        e2 = (o[3] - o[0]) * (o[3] - o[0]) + (o[4] - o[1]) * (o[4] - o[1])
+        e = math.sqrt(e2 + (o[5] - o[2]) * (o[5] - o[2])) if dim == 3 else math.sqrt(e2)
+        # as in distance_rows: a witness gap near or below gap - tol is left to distance()
+        if not (e >= gap or e - (gap - tol) > 1e-14 * e):
+            status[i] = SCALAR
+            continue
+        if gap > max_distance:
+            status[i] = FAR
+            continue
+        status[i] = MEASURED
+        out[i, 0] = gap
+        for k in range(9):
+            out[i, 1 + k] = o[k]
+
+
+@twin_jit
+def toi_pairs(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
+              prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
+              svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
+              reach: NDArray[np.float64], shape_a: NDArray[np.int64], a0: NDArray[np.float64],
+              a1: NDArray[np.float64], shape_b: NDArray[np.int64], b0: NDArray[np.float64], b1: NDArray[np.float64],
+              dim: int, t_out: NDArray[np.float64]) -> None:
+    """First touch of each pair, ``shape_a[i]`` moving from ``a0[i]`` to ``a1[i]`` and ``shape_b[i]`` from ``b0[i]``
+    to ``b1[i]``, as ``proximity.time_of_impact``.
+
+    ``t_out[i]``: the time in [0, 1], -1.0 for no touch, ``UNDECIDED``, or ``SCALAR_T`` (a half-space on
+    side a: ``time_of_impact`` swaps the sides or, for two, decides itself). The tolerance is
+    ``time_of_impact``'s: the largest coordinate of the four poses plus the larger reach plus a
+    half-space's offset.
+
+    Examples
+    --------
+    A unit circle (shape 0) from x = 0 to x = 10 against a unit circle (shape 1) resting at x = 5:
+
+    >>> import numpy as np
+    >>> one, first = np.ones(2, dtype=np.int64), np.arange(2)
+    >>> t = np.zeros(1)
+    >>> rest = np.array([[5.0, 0, 0, 1, 0, 0, 0, 0]])
+    >>> toi_pairs(np.zeros((2, 3)), first, one, np.ones(2), 0 * one, first, one, first, one, np.ones(2),
+    ...           np.zeros(1, dtype=np.int64), np.array([[0.0, 0, 0, 1, 0, 0, 0, 0]]),
+    ...           np.array([[10.0, 0, 0, 1, 0, 0, 0, 0]]), np.ones(1, dtype=np.int64), rest, rest, 2, t)
+    >>> round(float(t[0]), 12)
+    0.3
+    """
+    world = np.zeros((len(verts), 3))
+    ws = np.zeros((16, 4))
+    out = np.zeros(11)
+    tmp = np.zeros(11)
+    pose = np.zeros(8)
+    rot = np.zeros((3, 3))
+    for i in range(len(shape_a)):
+        a = shape_a[i]
+        b = shape_b[i]
+        if pplane[sfirst[a] + scount[a] - 1] == 1:
+            t_out[i] = SCALAR_T
+            continue
+        blast = sfirst[b] + scount[b] - 1
+        top = 0.0
+        for r in (a0[i], a1[i], b0[i], b1[i]):
+            top = max(top, abs(r[0]), abs(r[1]), abs(r[2]))
+        reach_ab = max(reach[a], reach[b]) + (abs(prad[blast]) if pplane[blast] == 1 else 0.0)
+        tol = REL_TOUCH_TOL * abs(top + reach_ab)
+        t_out[i] = toi_shapes(verts, pfirst, pcount, prad, pplane, svfirst, svcount, sfirst, scount, reach, a, b,
+                              a0[i], a1[i], b0[i], b1[i], dim, tol, world, ws, out, tmp, pose, rot)
