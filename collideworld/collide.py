@@ -445,7 +445,8 @@ class ShapeArray:
         return (Circle if self.kind == "circle" else Sphere)(float(self.params[k]))
 
     def fill(self, kinds: NDArray[np.int64], params: NDArray[np.float64]) -> None:
-        """Write the rows' kinds (N,) and ``params`` (N, 9) as :func:`_one_call_shape` fills them (one compiled pass)."""
+        """Write the rows' kinds (N,) and ``params`` (N, 9) as :func:`_one_call_shape` fills them (one compiled
+        pass)."""
         from .geometry.compiled.contact_pair import table_rows
 
         values = self.params if self.kind == "box" else self.params.reshape(-1, 1)

@@ -26,8 +26,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from .background import compiled_ready
 from .backend import resolve_backend
+from .background import compiled_ready
 from .collide import ShapeArray, collide, pair_sides, pose_arrays
 from .errors import InvalidArgumentError, InvalidPoseError, UndecidedError, UnsupportedPairError
 from .geometry import gjk

@@ -68,7 +68,8 @@ from numpy.typing import NDArray
 from .gjk import angular_speed, gjk_pieces, piece_distance, pose_at, shape_distance, transform_shape, twin_jit
 from .tolerance import NEAR_MISS, REL_TOUCH_TOL
 
-__all__ = ["toi_shapes", "trajectory_kernel", "distance_rows", "toi_rows", "distance_pairs", "toi_pairs", "MAX_ADVANCE_STEPS", "NEAR_MISS",
+__all__ = ["toi_shapes", "trajectory_kernel", "distance_rows", "toi_rows", "distance_pairs", "toi_pairs",
+           "MAX_ADVANCE_STEPS", "NEAR_MISS",
            "UNDECIDED", "FAR", "MEASURED", "SCALAR", "SCALAR_T"]
 
 #: Conservative-advancement steps before giving up: the answer is then UNDECIDED, never a touch.
@@ -588,7 +589,7 @@ def distance_pairs(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount
                    reach: NDArray[np.float64], shape_a: NDArray[np.int64], rows_a: NDArray[np.float64],
                    shape_b: NDArray[np.int64], rows_b: NDArray[np.float64], dim: int, max_distance: float,
                    status: NDArray[np.int64], out: NDArray[np.float64]) -> None:
-    """Distance of each pair ``shape_a[i]`` at ``rows_a[i]`` to ``shape_b[i]`` at ``rows_b[i]``, as ``proximity.distance``.
+    """Distance of each pair, ``shape_a[i]`` at ``rows_a[i]`` to ``shape_b[i]`` at ``rows_b[i]``, as ``distance()``.
 
     ``status[i]`` and ``out[i]`` (10,) as in :func:`distance_rows`: ``FAR``, ``MEASURED`` (gap, point
     on a (3), point on b (3), normal a -> b (3)) or ``SCALAR`` (touching, overlapping, two half-spaces,
