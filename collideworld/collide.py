@@ -55,7 +55,7 @@ from .shapes import (
     TriangleMesh,
 )
 
-__all__ = ["ContactResult", "ShapeArray", "collide", "collide_many", "pair_sides", "pose_arrays"]
+__all__ = ["ContactResult", "ShapeArray", "collide", "collide_many", "pair_sides", "pose_arrays", "contact_table"]
 
 
 @dataclass(frozen=True)
@@ -586,6 +586,34 @@ def pose_arrays(poses: Any, n: int, dim: int, what: str) -> tuple[NDArray[np.flo
     if isinstance(quat, np.ndarray) and quat.shape in ((4,), (3, 3)):
         return pos, None, np.broadcast_to(check_quaternion(quat, f"{what} quaternion"), (n, 4))
     return pos, None, check_quaternions(rotations, n, f"{what} quaternions")
+
+
+def contact_table(side: Any) -> tuple[NDArray[np.bool_], tuple[NDArray[Any], ...]]:
+    """The one-call contact table of a :class:`ShapeArray` or a list of distinct shapes: (which entries the
+    compiled one-pair loop takes, (kinds, vertex counts, params, lx, ly)), rows as :func:`_one_call_shape`
+    makes them (placeholders for the entries it does not take).
+
+    Examples
+    --------
+    >>> ok, (kinds, n_verts, params, lx, ly) = contact_table([Circle(1.0), Box((1, 2), radius=0.5)])
+    >>> ok.tolist(), kinds.tolist(), params[0, [0, 8]].tolist()
+    ([True, False], [1, 1], [1.0, 1.0])
+    """
+    n = len(side)
+    kinds = np.ones(n, dtype=np.int64)
+    n_verts = np.zeros(n, dtype=np.int64)
+    params = np.zeros((n, 9))
+    lx, ly = np.zeros((n, 8)), np.zeros((n, 8))
+    if isinstance(side, ShapeArray):
+        side.fill(kinds, params)
+        return np.ones(n, dtype=bool), (kinds, n_verts, params, lx, ly)
+    ok = np.zeros(n, dtype=bool)
+    for k, s in enumerate(side):
+        spec = _one_call_shape(s)
+        if spec is not None:
+            ok[k] = True
+            kinds[k], n_verts[k], params[k], lx[k], ly[k] = spec[1], spec[2], spec[3], spec[4], spec[5]
+    return ok, (kinds, n_verts, params, lx, ly)
 
 
 def pair_sides(shapes_a: Any, shapes_b: Any, poses_a: Any) -> tuple[Any, Any, int, int]:

@@ -188,3 +188,30 @@ def test_empty_and_one_pair():
     assert res.distance.shape == (0,) and res.point_a.shape == (0, 2)
     res = distance_many(Box((1, 1)), [0.0, 0.0], Circle(1.0), [[4.0, 0.0]])
     assert res.distance.tolist() == [2.0] and res.point_b.tolist() == [[3.0, 0.0]]
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_overlapping_primitive_rows_need_no_scalar_call(dim, monkeypatch):
+    # balls, boxes, convex polygons and capsules: touching and overlapping rows are finished in compiled
+    # calls (no per-row distance()), with distance()'s bits
+    from collideworld import proximity
+
+    shapes_a, pos_a, rot_a, shapes_b, pos_b, rot_b = pairs(dim, 200, seed=110 + dim, spread=1.2)
+    keep = [k for k in range(200) if not (shapes_a[k].is_infinite or shapes_b[k].is_infinite)
+            and shapes_a[k].kind != "convex_hull" and shapes_b[k].kind != "convex_hull"]
+    sa, sb = [shapes_a[k] for k in keep], [shapes_b[k] for k in keep]
+    pa, ra, pb, rb = pos_a[keep], rot_a[keep], pos_b[keep], rot_b[keep]
+    want = [distance(x, pose(x, dim, pa[k], ra[k]), y, pose(y, dim, pb[k], rb[k])) for k, (x, y) in
+            enumerate(zip(sa, sb, strict=True))]
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("distance() called row by row")
+
+    monkeypatch.setattr(proximity, "distance", refuse)
+    res = distance_many(sa, (pa, ra), sb, (pb, rb), backend="compiled")
+    assert sum(w.distance < 0 for w in want) > 20
+    for k, w in enumerate(want):
+        assert res.distance[k] == w.distance, k
+        np.testing.assert_array_equal(res.point_a[k], w.point_a)
+        np.testing.assert_array_equal(res.point_b[k], w.point_b)
+        np.testing.assert_array_equal(res.normal[k], w.normal)

@@ -172,3 +172,33 @@ def test_bad_input_names_the_argument_and_row():
         q[1] = [2.0, 0, 0, 0]
         time_of_impact_many(Sphere(1.0), (np.zeros((2, 3)), q), np.zeros((2, 3)), Sphere(1.0), np.zeros((2, 3)),
                             np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_hits_of_primitive_rows_need_no_scalar_call(dim, monkeypatch):
+    # the normal and point of every hit measured in compiled calls (no per-hit impact_at), with its bits
+    from collideworld import proximity
+
+    rng = np.random.default_rng(120 + dim)
+    shapes_a, pos_a, rot_a, shapes_b, pos_b, rot_b = pairs(dim, 200, seed=120 + dim, spread=3.5)
+    keep = [k for k in range(200) if not (shapes_a[k].is_infinite or shapes_b[k].is_infinite)
+            and shapes_a[k].kind != "convex_hull" and shapes_b[k].kind != "convex_hull"]
+    sa, sb = [shapes_a[k] for k in keep], [shapes_b[k] for k in keep]
+    a0, b0 = (pos_a[keep], rot_a[keep]), (pos_b[keep], rot_b[keep])
+    a1 = _ends(dim, a0[0], a0[1], rng, towards=b0[0])
+    want = [time_of_impact(x, pose(x, dim, a0[0][k], a0[1][k]), pose(x, dim, a1[0][k], a1[1][k]),
+                           y, pose(y, dim, b0[0][k], b0[1][k]), pose(y, dim, b0[0][k], b0[1][k]))
+            for k, (x, y) in enumerate(zip(sa, sb, strict=True))]
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("impact_at called row by row")
+
+    monkeypatch.setattr(proximity, "impact_at", refuse)
+    res = time_of_impact_many(sa, a0, a1, sb, b0, b0, backend="compiled")
+    assert sum(w is not None and 0 < w.t < 1 for w in want) > 20
+    for k, w in enumerate(want):
+        assert bool(res.hit[k]) == (w is not None), k
+        if w is not None:
+            assert res.t[k] == w.t, k
+            np.testing.assert_array_equal(res.normal[k], w.normal)
+            np.testing.assert_array_equal(res.point[k], w.point)
