@@ -514,6 +514,13 @@ def _collide_many_arrays(shapes_a: Any, poses_a: Any, shapes_b: Any, poses_b: An
         # the general path, on shape objects (the numpy backend, or kinds the one call does not take)
         lists = [[x.shape(k) for k in range(n)] if isinstance(x, ShapeArray) else x for x in sides]
         return collide_many(lists[0], poses_a, lists[1], poses_b, backend=backend)
+    key = (id(sides[0]), id(sides[1]))
+    cached = _ARRAY_TABLES.get(key)
+    if cached is not None and cached[0] is sides[0] and cached[1] is sides[1]:
+        # the same (immutable) sides as a recent call: their table again. Building it afresh costs more
+        # than the contacts: a new (2 N, 9) table is fresh memory, and its first touch page-faults
+        kinds, n_verts, params, lx, ly, table_rows_of = cached[2]
+        return _contact_many_table(dim, n, kinds, n_verts, params, lx, ly, table_rows_of, pa, pb)
     # one table row per array row, one for a single shape
     counts = [n if isinstance(x, ShapeArray) else 1 for x in sides]
     total = sum(counts)
@@ -537,7 +544,16 @@ def _collide_many_arrays(shapes_a: Any, poses_a: Any, shapes_b: Any, poses_b: An
                 lx[offset], ly[offset] = spec[4], spec[5]
             whiches.append(np.full(n, offset, dtype=np.int64))
         offset += count
-    return _contact_many_table(dim, n, kinds, n_verts, params, lx, ly, whiches, pa, pb)
+    table_rows_of = np.concatenate(whiches)
+    if len(_ARRAY_TABLES) >= 4:
+        _ARRAY_TABLES.pop(next(iter(_ARRAY_TABLES)))
+    _ARRAY_TABLES[key] = (sides[0], sides[1], (kinds, n_verts, params, lx, ly, table_rows_of))
+    return _contact_many_table(dim, n, kinds, n_verts, params, lx, ly, table_rows_of, pa, pb)
+
+
+#: the contact tables of the last few pairs of sides (ShapeArrays or one shape, immutable), by identity: the
+#: entries hold the sides, so their ids stay theirs
+_ARRAY_TABLES: dict[tuple[int, int], tuple[Any, Any, tuple[NDArray[Any], ...]]] = {}
 
 
 def _shape_list(shapes: Any, n: int | None, which: str) -> list[Shape]:
@@ -801,8 +817,10 @@ def _collide_many_one_call(dim: int, n: int, specs: list[Any], whiches: list[NDA
 
 def _contact_many_table(dim: int, n: int, kinds: NDArray[np.int64], n_verts: NDArray[np.int64],
                         params: NDArray[np.float64], lx: NDArray[np.float64], ly: NDArray[np.float64],
-                        whiches: list[NDArray[np.int64]], pa: tuple[Any, ...], pb: tuple[Any, ...]) -> ContactArrays:
-    """The compiled call of :func:`collide_many` on a table of distinct shapes (rows as :func:`_one_call_shape`)."""
+                        whiches: list[NDArray[np.int64]] | NDArray[np.int64], pa: tuple[Any, ...],
+                        pb: tuple[Any, ...]) -> ContactArrays:
+    """The compiled call of :func:`collide_many` on a table of distinct shapes (rows as :func:`_one_call_shape`);
+    ``whiches``: the a rows' and the b rows' table rows (a list of the two, or already one array)."""
     from .geometry.compiled.contact_pair import contact_many_posed
 
     # positions and rotations as the compiled call takes them (C order, rotations (n, k), no rows for none):
@@ -814,7 +832,8 @@ def _contact_many_table(dim: int, n: int, kinds: NDArray[np.int64], n_verts: NDA
         else:
             rot = _NO_QUAT if quat is None else np.ascontiguousarray(quat, dtype=np.float64)
         sides += [np.ascontiguousarray(pos, dtype=np.float64), rot]
-    hit, normal, depth = contact_many_posed(dim, kinds, n_verts, params, lx, ly, np.concatenate(whiches), *sides)
+    which = whiches if isinstance(whiches, np.ndarray) else np.concatenate(whiches)
+    hit, normal, depth = contact_many_posed(dim, kinds, n_verts, params, lx, ly, which, *sides)
     return ContactArrays(hit, normal, depth)
 
 
