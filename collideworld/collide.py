@@ -604,32 +604,38 @@ def pose_arrays(poses: Any, n: int, dim: int, what: str) -> tuple[NDArray[np.flo
     return pos, None, check_quaternions(rotations, n, f"{what} quaternions")
 
 
-def contact_table(side: Any) -> tuple[NDArray[np.bool_], tuple[NDArray[Any], ...]]:
-    """The one-call contact table of a :class:`ShapeArray` or a list of distinct shapes: (which entries the
-    compiled one-pair loop takes, (kinds, vertex counts, params, lx, ly)), rows as :func:`_one_call_shape`
-    makes them (placeholders for the entries it does not take).
+def contact_table(side: Any, entries: NDArray[np.int64]) -> tuple[NDArray[np.bool_], tuple[NDArray[Any], ...]]:
+    """Rows of the one-call contact table (as :func:`_one_call_shape` makes them) for ``entries`` of a side:
+    rows of a :class:`ShapeArray` or indices into a list of distinct shapes. Returns (which rows the
+    compiled one-pair loop takes, (kinds, vertex counts, params, lx, ly)), placeholders where it does not.
 
     Examples
     --------
-    >>> ok, (kinds, n_verts, params, lx, ly) = contact_table([Circle(1.0), Box((1, 2), radius=0.5)])
+    >>> ok, (kinds, n_verts, params, lx, ly) = contact_table([Circle(1.0), Box((1, 2), radius=0.5)], np.arange(2))
     >>> ok.tolist(), kinds.tolist(), params[0, [0, 8]].tolist()
     ([True, False], [1, 1], [1.0, 1.0])
     """
-    n = len(side)
-    kinds = np.ones(n, dtype=np.int64)
-    n_verts = np.zeros(n, dtype=np.int64)
-    params = np.zeros((n, 9))
-    lx, ly = np.zeros((n, 8)), np.zeros((n, 8))
+    from .geometry.compiled.contact_pair import table_rows
+
+    m = len(entries)
+    kinds = np.ones(m, dtype=np.int64)
+    n_verts = np.zeros(m, dtype=np.int64)
+    params = np.zeros((m, 9))
     if isinstance(side, ShapeArray):
-        side.fill(kinds, params)
-        return np.ones(n, dtype=bool), (kinds, n_verts, params, lx, ly)
-    ok = np.zeros(n, dtype=bool)
-    for k, s in enumerate(side):
-        spec = _one_call_shape(s)
-        if spec is not None:
-            ok[k] = True
-            kinds[k], n_verts[k], params[k], lx[k], ly[k] = spec[1], spec[2], spec[3], spec[4], spec[5]
-    return ok, (kinds, n_verts, params, lx, ly)
+        values = side.params[entries]
+        table_rows(2 if side.kind == "box" else 1, values if side.kind == "box" else values.reshape(-1, 1), kinds,
+                   params)
+        return np.ones(m, dtype=bool), (kinds, n_verts, params, np.zeros((m, 8)), np.zeros((m, 8)))
+    specs = [_one_call_shape(s) for s in side]
+    ok = np.array([sp is not None for sp in specs], dtype=bool)
+    blank = (None, 1, 0, np.zeros(9), _NO_VERTS, _NO_VERTS)
+    rows = [specs[e] or blank for e in entries.tolist()]
+    kinds = np.array([r[1] for r in rows], dtype=np.int64)
+    n_verts = np.array([r[2] for r in rows], dtype=np.int64)
+    params = np.array([r[3] for r in rows]).reshape(m, 9)
+    lx = np.array([r[4] for r in rows]).reshape(m, 8)
+    ly = np.array([r[5] for r in rows]).reshape(m, 8)
+    return ok[entries], (kinds, n_verts, params, lx, ly)
 
 
 def pair_sides(shapes_a: Any, shapes_b: Any, poses_a: Any) -> tuple[Any, Any, int, int]:

@@ -1103,16 +1103,21 @@ def _finish_touching(p: _Packed, entries: tuple[Any, Any], idx_a: NDArray[np.int
     """
     from .geometry.compiled.contact_pair import contact_many_posed
 
-    ok_a, tab_a = contact_table(entries[0])
-    ok_b, tab_b = contact_table(entries[1])
-    ok = np.concatenate([ok_a, ok_b])
     single = (p.scount == 1) & (p.pplane[p.sfirst] == 0)
-    done = ok[idx_a] & ok[idx_b] & single[idx_a] & single[idx_b]
-    k = np.flatnonzero(done)
-    out = np.zeros((len(done), 10))
+    k = np.flatnonzero(single[idx_a] & single[idx_b])
+    out = np.zeros((len(idx_a), 10))
+    done = np.zeros(len(idx_a), dtype=bool)
     if not len(k):
         return done, out
-    kinds, n_verts, params, lx, ly = (np.concatenate([x, y]) for x, y in zip(tab_a, tab_b, strict=True))
+    # one table row per pair and side (a's entries, then b's: b's table indices start after a's entries)
+    n_a = len(entries[0])
+    ok_a, tab_a = contact_table(entries[0], idx_a[k])
+    ok_b, tab_b = contact_table(entries[1], idx_b[k] - n_a)
+    k, keep = k[ok_a & ok_b], ok_a & ok_b
+    if not len(k):
+        return done, out
+    kinds, n_verts, params, lx, ly = (np.concatenate([x[keep], y[keep]]) for x, y in zip(tab_a, tab_b, strict=True))
+    done[k] = True
     pos_a, pos_b = np.ascontiguousarray(ra[k, :dim]), np.ascontiguousarray(rb[k, :dim])
     if dim == 2:
         rot_a, rot_b = np.ascontiguousarray(ra[k, 7:8]), np.ascontiguousarray(rb[k, 7:8])
@@ -1121,8 +1126,8 @@ def _finish_touching(p: _Packed, entries: tuple[Any, Any], idx_a: NDArray[np.int
         if not turned_once:  # plain_float_pose's normalisation (squares left to right), then the kernel's
             for q in (rot_a, rot_b):
                 q /= np.sqrt(q[:, 0] * q[:, 0] + q[:, 1] * q[:, 1] + q[:, 2] * q[:, 2] + q[:, 3] * q[:, 3])[:, None]
-    hit, normal, depth = contact_many_posed(dim, kinds, n_verts, params, lx, ly, np.concatenate([idx_a[k], idx_b[k]]),
-                                            pos_a, rot_a, pos_b, rot_b)
+    hit, normal, depth = contact_many_posed(dim, kinds, n_verts, params, lx, ly, np.arange(2 * len(k)), pos_a,
+                                            rot_a, pos_b, rot_b)
     n3 = np.zeros((len(k), 3))
     n3[:, :dim] = normal
     sub = np.zeros((len(k), 10))

@@ -215,3 +215,20 @@ def test_overlapping_primitive_rows_need_no_scalar_call(dim, monkeypatch):
         np.testing.assert_array_equal(res.point_a[k], w.point_a)
         np.testing.assert_array_equal(res.point_b[k], w.point_b)
         np.testing.assert_array_equal(res.normal[k], w.normal)
+
+
+def test_concave_polygons_and_compounds_equal_scalar():
+    # several convex pieces a side: the deepest piece pair is distance()'s own search, row by row
+    from collideworld import Compound, Polygon
+
+    rng = np.random.default_rng(130)
+    ell = Polygon([(0.0, 0.0), (2.0, 0.0), (2.0, 0.5), (0.5, 0.5), (0.5, 2.0), (0.0, 2.0)])
+    pair = Compound([(Circle(0.4), (-0.5, 0.0), 0.0), (Box((0.3, 0.2)), (0.5, 0.0), 0.7)])
+    n = 120
+    shapes_a = [ell if k % 2 else pair for k in range(n)]
+    shapes_b = [[Circle(0.5), Box((0.6, 0.3)), ell][k % 3] for k in range(n)]
+    pos_a, pos_b = rng.uniform(-2, 2, (n, 2)), rng.uniform(-2, 2, (n, 2))
+    rot_a, rot_b = rng.uniform(-4, 4, n), rng.uniform(-4, 4, n)
+    res = distance_many(shapes_a, (pos_a, rot_a), shapes_b, (pos_b, rot_b))
+    overlapping, apart = _assert_rows_equal_scalar(res, shapes_a, pos_a, rot_a, shapes_b, pos_b, rot_b)
+    assert overlapping > 15 and apart > 30
