@@ -33,6 +33,7 @@ machine's load average (from ``os.getloadavg``) is printed with the table.
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import os
 import statistics
@@ -347,6 +348,7 @@ def _many_line(dim: int, rng: np.random.Generator, rounds: int, clock: Callable[
         fn()
     for _ in range(max(3, rounds // 3)):
         for name, fn in calls.items():
+            gc.collect()  # the scalar loops leave garbage whose collection would be charged to the next cell
             t0 = clock()
             fn()
             times.setdefault(name, []).append((clock() - t0) * 1e3)
