@@ -1083,10 +1083,11 @@ def _batch(shapes_a: Any, shapes_b: Any, poses: list[tuple[str, Any, str]], back
 
 
 def _batch_kernel(name: str, resolved: str) -> Any:
-    """The pair kernel ``name``: compiled (once built) unless the numpy backend is asked for, then its plain twin."""
+    """The pair kernel ``name``: compiled on the compiled backend (``"auto"`` resolves to it once the compiled
+    kernels are ready), else its plain-Python twin."""
     if resolved == "numpy" or not gjk.COMPILED:
         return _twin(name)
-    return _kernel(toi, name)
+    return getattr(toi, name)
 
 
 def _finish_touching(p: _Packed, entries: tuple[Any, Any], idx_a: NDArray[np.int64], ra: NDArray[np.float64],
