@@ -1060,9 +1060,12 @@ def _batch(shapes_a: Any, shapes_b: Any, poses: list[tuple[str, Any, str]], back
     """The checked batch: (sides, N, D, packed table, entries of a, of b, a's and b's half-space rows, pose rows
     (N, 8) per pose argument, backend, each side's distinct entries); the rows of a half-space are the identity
     (its poses are ignored)."""
-    first = poses[0][1]
-    side_a, side_b, n, dim = pair_sides(shapes_a, shapes_b, first)
-    checked = [pose_arrays(value, n, dim, name) for name, value, _ in poses]
+    side_a, side_b, n, dim = pair_sides(shapes_a, shapes_b, poses[0][1])
+    # a side of half-spaces only may pass None for its poses, as the scalar calls take them
+    planes_only = {which: not isinstance(x, ShapeArray) and all(sh.is_infinite for sh in x)
+                   for which, x in (("a", side_a), ("b", side_b))}
+    checked = [pose_arrays(np.zeros((n, dim)) if value is None and planes_only[side] else value, n, dim, name)
+               for name, value, side in poses]
     resolved = resolve_backend(backend)
     table_a, idx_a, inf_a, entries_a = _side_table(side_a, n)
     table_b, idx_b, inf_b, entries_b = _side_table(side_b, n)
@@ -1158,7 +1161,8 @@ def distance_many(shapes_a: Any, poses_a: Any, shapes_b: Any, poses_b: Any, max_
     poses_a, poses_b : array_like or tuple
         As for :func:`~collideworld.collide_many`: positions (N, D), or
         ``(positions, angles)`` in 2D, ``(positions, quaternions)`` in 3D.
-        Half-planes and planes ignore their rows' poses.
+        Half-planes and planes ignore their rows' poses (None for a side
+        of half-planes or planes only).
     max_distance : float, optional
         ``>= 0``; pairs farther apart get ``inf`` (where :func:`distance`
         gives None).
@@ -1233,7 +1237,8 @@ def time_of_impact_many(shapes_a: Any, starts_a: Any, ends_a: Any, shapes_b: Any
     starts_a, ends_a, starts_b, ends_b : array_like or tuple
         Start and end poses of every pair, each as ``poses_a`` of
         :func:`~collideworld.collide_many`; the motion between them is
-        :func:`time_of_impact`'s.
+        :func:`time_of_impact`'s. None for a side of half-planes or planes
+        only.
     backend : {"auto", "compiled", "numpy"}
         ``"numpy"`` runs the same kernel uncompiled (its plain-Python twin).
 

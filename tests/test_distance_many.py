@@ -10,7 +10,7 @@ import pytest
 import shapely
 from scipy.spatial.transform import Rotation
 
-from collideworld import Box, Capsule, Circle, Sphere, distance, distance_many
+from collideworld import Box, Capsule, Circle, Plane, Sphere, distance, distance_many
 from collideworld.collide import ShapeArray
 from collideworld.errors import InvalidArgumentError, InvalidPoseError, InvalidShapeError, UnsupportedPairError
 
@@ -232,3 +232,14 @@ def test_concave_polygons_and_compounds_equal_scalar():
     res = distance_many(shapes_a, (pos_a, rot_a), shapes_b, (pos_b, rot_b))
     overlapping, apart = _assert_rows_equal_scalar(res, shapes_a, pos_a, rot_a, shapes_b, pos_b, rot_b)
     assert overlapping > 15 and apart > 30
+
+
+def test_half_space_side_takes_none_poses():
+    # as in the scalar calls, a plane has no pose: a side of planes only may say None. By hand: the solid
+    # z <= -2 and unit spheres centred at z = 3 (bottom at z = 2): gap 4, normal -z from the sphere
+    res = distance_many(ShapeArray.spheres([1.0, 1.0]), [[0.0, 0.0, 3.0], [5.0, 1.0, 3.0]],
+                        Plane((0.0, 0.0, 1.0), -2.0), None)
+    assert res.distance.tolist() == [4.0, 4.0]
+    np.testing.assert_array_equal(res.normal, [[0.0, 0.0, -1.0]] * 2)
+    with pytest.raises(InvalidPoseError, match="poses_b"):
+        distance_many(Sphere(1.0), [[0.0, 0.0, 3.0]], Sphere(1.0), None)
