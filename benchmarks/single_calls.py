@@ -33,6 +33,7 @@ machine's load average (from ``os.getloadavg``) is printed with the table.
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import os
 import statistics
@@ -221,7 +222,7 @@ def _cells(pair: Pair, case: str) -> dict[tuple[str, str], Callable[[], Any]]:
     return cells
 
 
-def _batch_line(rounds: int) -> str:
+def _batch_line(rounds: int, clock: Callable[[], float] = time.perf_counter) -> str:
     """``collide_many`` on 10,000 pairs of distinct 2D boxes: parameter arrays (if there) and one shape for all."""
     rng = np.random.default_rng(0)
     n = 10_000
@@ -244,11 +245,122 @@ def _batch_line(rounds: int) -> str:
         fn()
     for _ in range(max(3, rounds // 3)):
         for name, fn in calls.items():
-            t0 = time.perf_counter()
+            t0 = clock()
             fn()
-            times.setdefault(name, []).append((time.perf_counter() - t0) * 1e3)
+            times.setdefault(name, []).append((clock() - t0) * 1e3)
     return "collide_many, 10,000 pairs of 2D boxes (median ms): " + "; ".join(
         f"{name} {statistics.median(v):.2f}" for name, v in times.items())
+
+
+def _fcl_quat(q: Any) -> Any:
+    return np.array([q[0], q[1], q[2], q[3]])
+
+
+def _many_lines(rounds: int, clock: Callable[[], float]) -> list[str]:
+    """``distance_many`` / ``time_of_impact_many`` on 10,000 pairs of distinct boxes against the peers' fastest
+    batch ways: shapely's vectorised ``shapely.distance`` on arrays of posed polygons (2D; made once: no posing
+    charged to it) and a Python loop over ``fcl.distance`` / ``fcl.continuousCollide`` with objects (and end
+    transforms) made once (fcl has no batch call). Pairs are spread over [-8, 8]: most apart, a few
+    overlapping (those collideworld finishes with the scalar ``distance()``)."""
+    rng = np.random.default_rng(1)
+    return [_many_line(dim, rng, rounds, clock) for dim in (2, 3)]
+
+
+def _many_line(dim: int, rng: np.random.Generator, rounds: int, clock: Callable[[], float]) -> str:
+    """One line of :func:`_many_lines`."""
+    from collideworld.collide import ShapeArray
+
+    n = 10_000
+    ha, hb = rng.uniform(0.1, 1.0, (n, dim)), rng.uniform(0.1, 1.0, (n, dim))
+    pa, pb = rng.uniform(-8, 8, (n, dim)), rng.uniform(-8, 8, (n, dim))
+    end = pa + rng.uniform(-8, 8, (n, dim))
+    if dim == 2:
+        ra, rb = rng.uniform(-3, 3, n), rng.uniform(-3, 3, n)
+        qa = [_quat_z(float(t)) for t in ra]
+        qb = [_quat_z(float(t)) for t in rb]
+    else:
+        qa_ = rng.normal(size=(n, 4))
+        qb_ = rng.normal(size=(n, 4))
+        ra = qa_ / np.linalg.norm(qa_, axis=1, keepdims=True)
+        rb = qb_ / np.linalg.norm(qb_, axis=1, keepdims=True)
+        qa, qb = [tuple(q) for q in ra.tolist()], [tuple(q) for q in rb.tolist()]
+    sa, sb = ShapeArray.boxes(ha), ShapeArray.boxes(hb)
+
+    def fbox(h: Any) -> Any:
+        return fcl.Box(*(2 * h)) if dim == 3 else fcl.Box(2 * h[0], 2 * h[1], 1.0)
+
+    def t3(p: Any) -> Any:
+        return np.array([p[0], p[1], 0.0]) if dim == 2 else np.asarray(p, dtype=float)
+
+    objs = [(fcl.CollisionObject(fbox(ha[k]), fcl.Transform(_fcl_quat(qa[k]), t3(pa[k]))),
+             fcl.CollisionObject(fbox(hb[k]), fcl.Transform(_fcl_quat(qb[k]), t3(pb[k]))),
+             fcl.Transform(_fcl_quat(qa[k]), t3(end[k]))) for k in range(n)]
+    dreq, creq = fcl.DistanceRequest(), fcl.ContinuousCollisionRequest()
+
+    def fcl_distance() -> Any:
+        return [fcl.distance(oa, ob, dreq, fcl.DistanceResult()) for oa, ob, _ in objs]
+
+    def fcl_toi() -> Any:
+        res = []
+        for oa, ob, ta in objs:
+            r = fcl.ContinuousCollisionResult()
+            fcl.continuousCollide(oa, ta, ob, ob.getTransform(), creq, r)
+            res.append(r.time_of_contact if r.is_collide else np.inf)
+        return res
+
+    calls: dict[str, Callable[[], Any]] = {
+        "collideworld distance_many": lambda: cw.distance_many(sa, (pa, ra), sb, (pb, rb)),
+        "fcl.distance loop": fcl_distance,
+        "collideworld time_of_impact_many": lambda: cw.time_of_impact_many(sa, (pa, ra), (end, ra), sb,
+                                                                           (pb, rb), (pb, rb)),
+        "fcl.continuousCollide loop": fcl_toi}
+    # the same pairs through the scalar calls, as Box objects and plain-float poses made once (the way to
+    # batch before distance_many / time_of_impact_many)
+    boxes = [(cw.Box(tuple(ha[k].tolist())), cw.Box(tuple(hb[k].tolist()))) for k in range(n)]
+
+    def plain(p: Any, r: Any) -> Any:
+        return (tuple(p.tolist()), float(r)) if dim == 2 else (tuple(p.tolist()), tuple(r.tolist()))
+
+    scalar_poses = [(plain(pa[k], ra[k]), plain(pb[k], rb[k]), plain(end[k], ra[k])) for k in range(n)]
+
+    def scalar_distance() -> Any:
+        return [cw.distance(a, p, b, q) for (a, b), (p, q, _) in zip(boxes, scalar_poses, strict=True)]
+
+    def scalar_toi() -> Any:
+        return [cw.time_of_impact(a, p, e, b, q, q) for (a, b), (p, q, e) in zip(boxes, scalar_poses, strict=True)]
+
+    calls["collideworld distance() loop"] = scalar_distance
+    calls["collideworld time_of_impact() loop"] = scalar_toi
+    if dim == 2:
+        def corners(h: Any, p: Any, t: Any) -> Any:
+            c, s = np.cos(t), np.sin(t)
+            local = np.stack([h * [-1, -1], h * [1, -1], h * [1, 1], h * [-1, 1]], axis=1)  # (n, 4, 2)
+            x = c[:, None] * local[..., 0] - s[:, None] * local[..., 1] + p[:, None, 0]
+            y = s[:, None] * local[..., 0] + c[:, None] * local[..., 1] + p[:, None, 1]
+            return shapely.polygons(np.stack([x, y], axis=-1))
+
+        ga, gb = corners(ha, pa, ra), corners(hb, pb, rb)
+        calls["shapely.distance (arrays, posed once)"] = lambda ga=ga, gb=gb: shapely.distance(ga, gb)
+    overlapping = int((cw.distance_many(sa, (pa, ra), sb, (pb, rb)).distance <= 0).sum())
+    hits = int(cw.time_of_impact_many(sa, (pa, ra), (end, ra), sb, (pb, rb), (pb, rb)).hit.sum())
+    times: dict[str, list[float]] = {}
+    for fn in calls.values():
+        fn()
+    for _ in range(max(3, rounds // 3)):
+        for name, fn in calls.items():
+            gc.collect()  # the scalar loops leave garbage whose collection would be charged to the next cell
+            t0 = clock()
+            fn()
+            times.setdefault(name, []).append((clock() - t0) * 1e3)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    own_d, own_t = med["collideworld distance_many"], med["collideworld time_of_impact_many"]
+    parts = []
+    for name, v in med.items():
+        base = own_t if ("time_of_impact" in name or "continuous" in name) else own_d
+        mine = name in ("collideworld distance_many", "collideworld time_of_impact_many")
+        parts.append(f"{name} {v:.1f}" + ("" if mine else f" ({v / base:.2f})"))
+    return (f"{dim}D, 10,000 pairs of distinct boxes ({overlapping} overlapping, {hits} hits in the motion), "
+            f"median ms (ratio peer / collideworld): " + "; ".join(parts))
 
 
 ENGINES = ("collideworld", "fcl", "coal", "shapely")
@@ -265,8 +377,22 @@ def main(argv: list[str] | None = None) -> int:
                     help="time with the process's CPU clock (every engine here is single-threaded): on a machine "
                          "shared with other busy processes a batch of a few hundred µs is often descheduled, "
                          "which the wall clock charges to whichever cell was running")
+    ap.add_argument("--many-only", action="store_true",
+                    help="only the batched lines (collide_many, distance_many, time_of_impact_many)")
     args = ap.parse_args(argv)
     clock = time.process_time if args.cpu else time.perf_counter
+    if args.many_only:
+        cw.collide_many(cw.Box((0.5, 0.5)), np.zeros((2, 2)), cw.Box((0.5, 0.5)), np.zeros((2, 2)))
+        t_wait = time.monotonic()
+        while not compiled_ready() and time.monotonic() - t_wait < READY_WAIT:
+            time.sleep(0.2)
+        text = "\n".join([f"load average {os.getloadavg()[0]:.1f} ({'CPU' if args.cpu else 'wall'} clock)", "",
+                           _batch_line(args.rounds, clock), "", *_many_lines(args.rounds, clock)]) + "\n"
+        print(text)
+        if args.out:
+            with open(args.out, "a", encoding="utf-8") as fh:
+                fh.write("\n" + text)
+        return 0
     table: dict[tuple[str, str, str, str], list[float]] = {}
     cells: list[tuple[tuple[str, str, str, str], Callable[[], Any]]] = []
     for case, gap in (("apart", 1.0), ("overlapping", -0.15)):
@@ -314,7 +440,7 @@ def main(argv: list[str] | None = None) -> int:
                     t = med.get((name, case, op, engine))
                     row.append("-" if t is None else f"{t:.1f} ({t / own:.2f})")
                 lines.append("| " + " | ".join(row) + " |")
-    lines += ["", _batch_line(args.rounds)]
+    lines += ["", _batch_line(args.rounds, clock), "", *_many_lines(args.rounds, clock)]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:

@@ -62,7 +62,18 @@ from .warm import warm_up
 from .world import Body, CastHit, NearHit, RayHit, RayHitArrays, World
 
 if TYPE_CHECKING:  # loaded lazily below; named here for type checkers
-    from .proximity import DistanceResult, ImpactResult, TrajectoryResult, check_trajectory, distance, time_of_impact
+    from .proximity import (
+        DistanceArrays,
+        DistanceResult,
+        ImpactArrays,
+        ImpactResult,
+        TrajectoryResult,
+        check_trajectory,
+        distance,
+        distance_many,
+        time_of_impact,
+        time_of_impact_many,
+    )
 
 __version__ = "0.10.0"
 
@@ -70,7 +81,8 @@ __version__ = "0.10.0"
 # are loaded on first use (PEP 562) so that ``import collideworld`` does not pay
 # for numba's import (about 0.3 s) when they are not used.
 _LAZY = {name: "proximity" for name in
-         ("distance", "time_of_impact", "check_trajectory", "DistanceResult", "ImpactResult", "TrajectoryResult")}
+         ("distance", "time_of_impact", "check_trajectory", "DistanceResult", "ImpactResult", "TrajectoryResult",
+          "distance_many", "time_of_impact_many", "DistanceArrays", "ImpactArrays")}
 
 
 def __getattr__(name: str) -> object:
@@ -97,5 +109,6 @@ __all__ = [
     "UnsupportedPairError", "DuplicateIdError", "UnknownIdError", "ScenarioError", "MissingExtraError",
     "UndecidedError",
     "distance", "time_of_impact", "check_trajectory", "DistanceResult", "ImpactResult", "TrajectoryResult",
+    "distance_many", "time_of_impact_many", "DistanceArrays", "ImpactArrays",
     "warm_up", "set_threads", "get_threads", "__version__",
 ]

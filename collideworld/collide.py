@@ -55,7 +55,7 @@ from .shapes import (
     TriangleMesh,
 )
 
-__all__ = ["ContactResult", "ShapeArray", "collide", "collide_many"]
+__all__ = ["ContactResult", "ShapeArray", "collide", "collide_many", "pair_sides", "pose_arrays", "contact_table"]
 
 
 @dataclass(frozen=True)
@@ -445,20 +445,12 @@ class ShapeArray:
         return (Circle if self.kind == "circle" else Sphere)(float(self.params[k]))
 
     def fill(self, kinds: NDArray[np.int64], params: NDArray[np.float64]) -> None:
-        """Write the rows' kinds (N,) and ``params`` (N, 9) as :func:`_one_call_shape` fills them."""
-        if self.kind == "box":
-            he = self.params
-            params[:, 1:1 + self.dim] = he
-            # Box.bounding_radius: the sum of squares left to right, then a correctly rounded root
-            sq = he[:, 0] * he[:, 0] + he[:, 1] * he[:, 1]
-            if self.dim == 3:
-                sq += he[:, 2] * he[:, 2]
-            params[:, 8] = np.sqrt(sq)
-            kinds[:] = 2
-        else:
-            params[:, 0] = self.params
-            params[:, 8] = self.params
-            kinds[:] = 1
+        """Write the rows' kinds (N,) and ``params`` (N, 9) as :func:`_one_call_shape` fills them (one compiled
+        pass)."""
+        from .geometry.compiled.contact_pair import table_rows
+
+        values = self.params if self.kind == "box" else self.params.reshape(-1, 1)
+        table_rows(2 if self.kind == "box" else 1, values, kinds, params)
 
 
 def _positive_array(value: Any, ndim: int, what: str, widths: tuple[int | None, ...]) -> NDArray[np.float64]:
@@ -522,6 +514,13 @@ def _collide_many_arrays(shapes_a: Any, poses_a: Any, shapes_b: Any, poses_b: An
         # the general path, on shape objects (the numpy backend, or kinds the one call does not take)
         lists = [[x.shape(k) for k in range(n)] if isinstance(x, ShapeArray) else x for x in sides]
         return collide_many(lists[0], poses_a, lists[1], poses_b, backend=backend)
+    key = (id(sides[0]), id(sides[1]))
+    cached = _ARRAY_TABLES.get(key)
+    if cached is not None and cached[0] is sides[0] and cached[1] is sides[1]:
+        # the same (immutable) sides as a recent call: their table again. Building it afresh costs more
+        # than the contacts: a new (2 N, 9) table is fresh memory, and its first touch page-faults
+        kinds, n_verts, params, lx, ly, table_rows_of = cached[2]
+        return _contact_many_table(dim, n, kinds, n_verts, params, lx, ly, table_rows_of, pa, pb)
     # one table row per array row, one for a single shape
     counts = [n if isinstance(x, ShapeArray) else 1 for x in sides]
     total = sum(counts)
@@ -545,7 +544,16 @@ def _collide_many_arrays(shapes_a: Any, poses_a: Any, shapes_b: Any, poses_b: An
                 lx[offset], ly[offset] = spec[4], spec[5]
             whiches.append(np.full(n, offset, dtype=np.int64))
         offset += count
-    return _contact_many_table(dim, n, kinds, n_verts, params, lx, ly, whiches, pa, pb)
+    table_rows_of = np.concatenate(whiches)
+    if len(_ARRAY_TABLES) >= 4:
+        _ARRAY_TABLES.pop(next(iter(_ARRAY_TABLES)))
+    _ARRAY_TABLES[key] = (sides[0], sides[1], (kinds, n_verts, params, lx, ly, table_rows_of))
+    return _contact_many_table(dim, n, kinds, n_verts, params, lx, ly, table_rows_of, pa, pb)
+
+
+#: the contact tables of the last few pairs of sides (ShapeArrays or one shape, immutable), by identity: the
+#: entries hold the sides, so their ids stay theirs
+_ARRAY_TABLES: dict[tuple[int, int], tuple[Any, Any, tuple[NDArray[Any], ...]]] = {}
 
 
 def _shape_list(shapes: Any, n: int | None, which: str) -> list[Shape]:
@@ -563,7 +571,20 @@ def _shape_list(shapes: Any, n: int | None, which: str) -> list[Shape]:
 def _pose_arrays(poses: Any, n: int, dim: int, which: str) -> tuple[NDArray[np.float64], NDArray[np.float64] | None,
                                                                       NDArray[np.float64] | None]:
     """(positions (n, D), angles (n,) or None, quaternions (n, 4) or None) from ``poses_a``/``poses_b``."""
-    what = f"poses_{which}"
+    return pose_arrays(poses, n, dim, f"poses_{which}")
+
+
+def pose_arrays(poses: Any, n: int, dim: int, what: str) -> tuple[NDArray[np.float64], NDArray[np.float64] | None,
+                                                                  NDArray[np.float64] | None]:
+    """The poses of :func:`collide_many`'s rows, checked: (positions (n, D), angles (n,) or None,
+    quaternions (n, 4) or None); ``what`` names the argument in errors.
+
+    Examples
+    --------
+    >>> pos, ang, quat = pose_arrays(([[0, 0], [1, 2]], 0.5), 2, 2, "poses_a")
+    >>> pos.tolist(), ang.tolist(), quat
+    ([[0.0, 0.0], [1.0, 2.0]], [0.5, 0.5], None)
+    """
     if isinstance(poses, tuple) and len(poses) == 2:
         positions, rotations = poses
     else:
@@ -581,6 +602,76 @@ def _pose_arrays(poses: Any, n: int, dim: int, which: str) -> tuple[NDArray[np.f
     if isinstance(quat, np.ndarray) and quat.shape in ((4,), (3, 3)):
         return pos, None, np.broadcast_to(check_quaternion(quat, f"{what} quaternion"), (n, 4))
     return pos, None, check_quaternions(rotations, n, f"{what} quaternions")
+
+
+def contact_table(side: Any, entries: NDArray[np.int64]) -> tuple[NDArray[np.bool_], tuple[NDArray[Any], ...]]:
+    """Rows of the one-call contact table (as :func:`_one_call_shape` makes them) for ``entries`` of a side:
+    rows of a :class:`ShapeArray` or indices into a list of distinct shapes. Returns (which rows the
+    compiled one-pair loop takes, (kinds, vertex counts, params, lx, ly)), placeholders where it does not.
+
+    Examples
+    --------
+    >>> ok, (kinds, n_verts, params, lx, ly) = contact_table([Circle(1.0), Box((1, 2), radius=0.5)], np.arange(2))
+    >>> ok.tolist(), kinds.tolist(), params[0, [0, 8]].tolist()
+    ([True, False], [1, 1], [1.0, 1.0])
+    """
+    from .geometry.compiled.contact_pair import table_rows
+
+    m = len(entries)
+    kinds = np.ones(m, dtype=np.int64)
+    n_verts = np.zeros(m, dtype=np.int64)
+    params = np.zeros((m, 9))
+    if isinstance(side, ShapeArray):
+        values = side.params[entries]
+        table_rows(2 if side.kind == "box" else 1, values if side.kind == "box" else values.reshape(-1, 1), kinds,
+                   params)
+        return np.ones(m, dtype=bool), (kinds, n_verts, params, np.zeros((m, 8)), np.zeros((m, 8)))
+    specs = [_one_call_shape(s) for s in side]
+    ok = np.array([sp is not None for sp in specs], dtype=bool)
+    blank = (None, 1, 0, np.zeros(9), _NO_VERTS, _NO_VERTS)
+    rows = [specs[e] or blank for e in entries.tolist()]
+    kinds = np.array([r[1] for r in rows], dtype=np.int64)
+    n_verts = np.array([r[2] for r in rows], dtype=np.int64)
+    params = np.array([r[3] for r in rows]).reshape(m, 9)
+    lx = np.array([r[4] for r in rows]).reshape(m, 8)
+    ly = np.array([r[5] for r in rows]).reshape(m, 8)
+    return ok[entries], (kinds, n_verts, params, lx, ly)
+
+
+def pair_sides(shapes_a: Any, shapes_b: Any, poses_a: Any) -> tuple[Any, Any, int, int]:
+    """``(side a, side b, N, D)`` of a batch of pairs, checked as :func:`collide_many` checks them.
+
+    Each side is a :class:`ShapeArray` of N rows or a list of one shape (for every pair) or of N
+    shapes; N comes from the sides, or from ``poses_a`` when both are one shape.
+
+    Raises
+    ------
+    UnsupportedPairError
+        A side that is neither, an item that is not a shape, lengths or dimensions that differ.
+
+    Examples
+    --------
+    >>> a, b, n, dim = pair_sides(Circle(1.0), [Circle(1.0), Box((1, 1))], None)
+    >>> len(a), len(b), n, dim
+    (1, 2, 2, 2)
+    """
+    sides = [s if isinstance(s, ShapeArray) else _shape_list(s, None, which)
+             for which, s in (("a", shapes_a), ("b", shapes_b))]
+    dims = {x.dim for x in sides if isinstance(x, ShapeArray)} | {s.dim for x in sides
+                                                                  if not isinstance(x, ShapeArray) for s in x}
+    if len(dims) > 1:
+        raise UnsupportedPairError(f"every shape must have one dimension, got {sorted(dims)}D shapes")
+    lengths = {len(x) for x in sides if isinstance(x, ShapeArray) or len(x) != 1}
+    if len(lengths) > 1:
+        raise UnsupportedPairError(f"shapes_a and shapes_b must have one length or be one shape, got "
+                                   f"{len(sides[0])} and {len(sides[1])}")
+    dim = dims.pop() if dims else 2
+    n = lengths.pop() if lengths else None
+    if n is None:  # one shape each side: the poses say how many pairs
+        arr = poses_a[0] if isinstance(poses_a, tuple) and len(poses_a) == 2 else poses_a
+        shape_ = np.shape(arr)
+        n = shape_[0] if len(shape_) == 2 else 1
+    return sides[0], sides[1], n, dim
 
 
 def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shape | Sequence[Shape], poses_b: Any,
@@ -732,22 +823,25 @@ def _collide_many_one_call(dim: int, n: int, specs: list[Any], whiches: list[NDA
 
 def _contact_many_table(dim: int, n: int, kinds: NDArray[np.int64], n_verts: NDArray[np.int64],
                         params: NDArray[np.float64], lx: NDArray[np.float64], ly: NDArray[np.float64],
-                        whiches: list[NDArray[np.int64]], pa: tuple[Any, ...], pb: tuple[Any, ...]) -> ContactArrays:
-    """The compiled call of :func:`collide_many` on a table of distinct shapes (rows as :func:`_one_call_shape`)."""
-    from .geometry.compiled.contact_pair import contact_many
+                        whiches: list[NDArray[np.int64]] | NDArray[np.int64], pa: tuple[Any, ...],
+                        pb: tuple[Any, ...]) -> ContactArrays:
+    """The compiled call of :func:`collide_many` on a table of distinct shapes (rows as :func:`_one_call_shape`);
+    ``whiches``: the a rows' and the b rows' table rows (a list of the two, or already one array)."""
+    from .geometry.compiled.contact_pair import contact_many_posed
 
-    poses = np.zeros((2 * n, 7))
-    for rows, (pos, ang, quat) in ((slice(0, n), pa), (slice(n, 2 * n), pb)):
-        poses[rows, :dim] = pos
+    # positions and rotations as the compiled call takes them (C order, rotations (n, k), no rows for none):
+    # it builds the pose rows itself, with the bits the numpy passes here gave (one loop, not six array passes)
+    sides = []
+    for pos, ang, quat in (pa, pb):
         if dim == 2:
-            if ang is None:
-                poses[rows, 3] = 1.0
-            else:  # cosine and sine as numpy rounds them (rotation_matrix_2d)
-                poses[rows, 3] = np.cos(ang)
-                poses[rows, 4] = np.sin(ang)
-        elif quat is None:
-            poses[rows, 3] = 1.0
-        else:  # normalised as rotation_matrix_3d does in the store path
-            poses[rows, 3:] = quat / np.linalg.norm(quat, axis=-1, keepdims=True)
-    hit, normal, depth = contact_many(dim, kinds, n_verts, params, lx, ly, np.concatenate(whiches), poses)
+            rot = _NO_TURN if ang is None else np.ascontiguousarray(ang, dtype=np.float64).reshape(n, 1)
+        else:
+            rot = _NO_QUAT if quat is None else np.ascontiguousarray(quat, dtype=np.float64)
+        sides += [np.ascontiguousarray(pos, dtype=np.float64), rot]
+    which = whiches if isinstance(whiches, np.ndarray) else np.concatenate(whiches)
+    hit, normal, depth = contact_many_posed(dim, kinds, n_verts, params, lx, ly, which, *sides)
     return ContactArrays(hit, normal, depth)
+
+
+_NO_TURN = np.zeros((0, 1))
+_NO_QUAT = np.zeros((0, 4))

@@ -26,8 +26,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from .backend import resolve_backend
 from .background import compiled_ready
-from .collide import collide
+from .collide import ShapeArray, collide, contact_table, pair_sides, pose_arrays
 from .errors import InvalidArgumentError, InvalidPoseError, UndecidedError, UnsupportedPairError
 from .geometry import gjk
 from .geometry import time_of_impact as toi
@@ -61,7 +62,8 @@ from .shapes import (
 )
 
 __all__ = ["DistanceResult", "ImpactResult", "TrajectoryResult", "distance", "time_of_impact", "check_trajectory",
-           "PieceTable", "pose_row", "impact_at"]
+           "PieceTable", "pose_row", "impact_at", "DistanceArrays", "ImpactArrays", "distance_many",
+           "time_of_impact_many"]
 
 
 class DistanceResult(NamedTuple):
@@ -952,3 +954,383 @@ def check_trajectory(shape: Shape, poses: Any, obstacle_shapes: Any, obstacle_po
                              f"advancement steps whether the motion from step {step} to step {step + 1} touches "
                              f"obstacle {hit} (a near miss over very many turns?): add steps in between")
     return TrajectoryResult(int(step), float(t), int(hit), clearance, nearest)
+
+
+# -- many pairs at once -------------------------------------------------------------------
+
+class DistanceArrays(NamedTuple):
+    """:func:`distance_many`'s answer: row ``k`` is what :func:`distance` gives for pair ``k``.
+
+    Attributes
+    ----------
+    distance : ndarray of float64, shape (N,)
+        Signed distance (``-depth`` when overlapping); ``inf`` for a pair
+        farther than ``max_distance`` (where :func:`distance` gives None).
+    point_a, point_b : ndarray of float64, shape (N, D)
+        The closest (or deepest) points on a and on b; NaN where ``distance`` is ``inf``.
+    normal : ndarray of float64, shape (N, D)
+        Unit vector from a towards b; NaN where ``distance`` is ``inf``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Circle, distance_many
+    >>> r = distance_many(Circle(1.0), np.zeros((2, 2)), Circle(1.0), [[3.0, 4.0], [9.0, 0.0]], max_distance=5.0)
+    >>> r.distance.tolist(), r.point_b[0].tolist(), np.isnan(r.normal[1]).all()
+    ([3.0, inf], [2.4, 3.2], np.True_)
+    """
+
+    distance: NDArray[np.float64]
+    point_a: NDArray[np.float64]
+    point_b: NDArray[np.float64]
+    normal: NDArray[np.float64]
+
+
+class ImpactArrays(NamedTuple):
+    """:func:`time_of_impact_many`'s answer: row ``k`` is what :func:`time_of_impact` gives for pair ``k``.
+
+    Attributes
+    ----------
+    hit : ndarray of bool, shape (N,)
+        Whether the pair touches during its motion (:func:`time_of_impact` not None).
+    t : ndarray of float64, shape (N,)
+        The time of first touch in [0, 1]; ``inf`` where not ``hit``.
+    normal, point : ndarray of float64, shape (N, D)
+        Contact normal (a towards b) and point at that time; NaN where not ``hit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Box, Circle, time_of_impact_many
+    >>> wall = np.array([[5.0, 0.0], [5.0, 0.0]])
+    >>> r = time_of_impact_many(Circle(1.0), np.zeros((2, 2)), [[8.0, 0.0], [0.0, 8.0]], Box((1, 3)), wall, wall)
+    >>> r.hit.tolist(), r.t.tolist(), r.point[0].tolist()
+    ([True, False], [0.375, inf], [4.0, 0.0])
+    """
+
+    hit: NDArray[np.bool_]
+    t: NDArray[np.float64]
+    normal: NDArray[np.float64]
+    point: NDArray[np.float64]
+
+
+def _array_pack(shapes: ShapeArray) -> _Packed:
+    """The packed table of a :class:`ShapeArray`'s rows, as :func:`_pieces` packs each shape (vectorised)."""
+    n, dim = len(shapes), shapes.dim
+    if shapes.kind == "box":
+        he = shapes.params
+        # _pieces' corner order: the signs of a meshgrid in "ij" order
+        signs = np.array(np.meshgrid(*[[-1.0, 1.0]] * dim, indexing="ij")).reshape(dim, -1).T
+        nc = len(signs)
+        verts = np.zeros((n, nc, 3))
+        verts[:, :, :dim] = signs[None] * he[:, None, :]
+        sq = he[:, 0] * he[:, 0] + he[:, 1] * he[:, 1]  # Box.bounding_radius: squares summed left to right
+        if dim == 3:
+            sq = sq + he[:, 2] * he[:, 2]
+        radius, reach = np.zeros(n), np.sqrt(sq)
+    else:
+        nc = 1
+        verts = np.zeros((n, 1, 3))
+        radius = reach = np.array(shapes.params, dtype=np.float64)
+    first = np.arange(n, dtype=np.int64)
+    count = np.full(n, nc, dtype=np.int64)
+    ones = np.ones(n, dtype=np.int64)
+    return _Packed(verts.reshape(n * nc, 3), first * nc, count, radius, np.zeros(n, dtype=np.int64), first * nc,
+                   count, first, ones, reach)
+
+
+def _side_table(side: Any, n: int) -> tuple[_Packed, NDArray[np.int64], NDArray[np.bool_], Any]:
+    """(packed table, table entry of each of the n rows, whether each row is a half-space, the entries: the
+    ShapeArray or the distinct shapes) of one side."""
+    if isinstance(side, ShapeArray):
+        return _array_pack(side), np.arange(n, dtype=np.int64), np.zeros(n, dtype=bool), side
+    distinct: dict[int, int] = {}
+    shapes: list[Shape] = []
+    for sh in side:  # once per shape object: the lists' conversion, as collide_many's
+        if id(sh) not in distinct:
+            distinct[id(sh)] = len(shapes)
+            shapes.append(sh)
+    idx = np.zeros(n, dtype=np.int64) if len(side) == 1 else np.array([distinct[id(sh)] for sh in side],
+                                                                     dtype=np.int64)
+    infinite = np.array([sh.is_infinite for sh in shapes], dtype=bool)
+    return _pack.__wrapped__(tuple(shapes)), idx, infinite[idx], shapes
+
+
+def _batch(shapes_a: Any, shapes_b: Any, poses: list[tuple[str, Any, str]], backend: str) -> tuple[Any, ...]:
+    """The checked batch: (sides, N, D, packed table, entries of a, of b, a's and b's half-space rows, pose rows
+    (N, 8) per pose argument, backend, each side's distinct entries); the rows of a half-space are the identity
+    (its poses are ignored)."""
+    side_a, side_b, n, dim = pair_sides(shapes_a, shapes_b, poses[0][1])
+    # a side of half-spaces only may pass None for its poses, as the scalar calls take them
+    planes_only = {which: not isinstance(x, ShapeArray) and all(sh.is_infinite for sh in x)
+                   for which, x in (("a", side_a), ("b", side_b))}
+    checked = [pose_arrays(np.zeros((n, dim)) if value is None and planes_only[side] else value, n, dim, name)
+               for name, value, side in poses]
+    resolved = resolve_backend(backend)
+    table_a, idx_a, inf_a, entries_a = _side_table(side_a, n)
+    table_b, idx_b, inf_b, entries_b = _side_table(side_b, n)
+    packed = _joined(table_a, table_b)
+    idx_b = idx_b + len(table_a.sfirst)
+    rows = []
+    for (pos, ang, quat), (_, _, side) in zip(checked, poses, strict=True):
+        r = np.zeros((n, 8))
+        r[:, :dim] = pos
+        r[:, 3] = 1.0
+        if ang is not None:
+            r[:, 7] = ang
+        if quat is not None:
+            r[:, 3:7] = quat
+        r[inf_a if side == "a" else inf_b] = _IDENTITY
+        rows.append(r)
+    return side_a, side_b, n, dim, packed, idx_a, idx_b, inf_a, inf_b, rows, resolved, (entries_a, entries_b)
+
+
+def _batch_kernel(name: str, resolved: str) -> Any:
+    """The pair kernel ``name``: compiled on the compiled backend (``"auto"`` resolves to it once the compiled
+    kernels are ready), else its plain-Python twin."""
+    if resolved == "numpy" or not gjk.COMPILED:
+        return _twin(name)
+    return getattr(toi, name)
+
+
+def _finish_touching(p: _Packed, entries: tuple[Any, Any], idx_a: NDArray[np.int64], ra: NDArray[np.float64],
+                     idx_b: NDArray[np.int64], rb: NDArray[np.float64], dim: int, gjk_out: NDArray[np.float64],
+                     turned_once: bool) -> tuple[NDArray[np.bool_], NDArray[np.float64]]:
+    """``distance()``'s answers for pairs GJK found touching (``TOUCH`` rows), in two compiled calls: collide()'s
+    contact of every pair (the one-pair loop collide() runs) and the deepest points (``deepest_pairs``).
+
+    Returns (which rows it answered, their rows (n, 10) as ``distance_pairs`` writes them). Left for
+    :func:`distance`: shapes the one-pair loop does not take (rounded, hulls, meshes, compounds), more than
+    one piece (a concave polygon's deepest piece pair), half-spaces. ``turned_once``: the 3D rows' quaternions
+    were normalised once already (the checked poses); else (rows at a time of impact) they are first
+    normalised as collide() normalises a pose it is given.
+    """
+    from .geometry.compiled.contact_pair import contact_many_posed
+
+    single = (p.scount == 1) & (p.pplane[p.sfirst] == 0)
+    k = np.flatnonzero(single[idx_a] & single[idx_b])
+    out = np.zeros((len(idx_a), 10))
+    done = np.zeros(len(idx_a), dtype=bool)
+    if not len(k):
+        return done, out
+    # one table row per pair and side (a's entries, then b's: b's table indices start after a's entries)
+    n_a = len(entries[0])
+    ok_a, tab_a = contact_table(entries[0], idx_a[k])
+    ok_b, tab_b = contact_table(entries[1], idx_b[k] - n_a)
+    k, keep = k[ok_a & ok_b], ok_a & ok_b
+    if not len(k):
+        return done, out
+    kinds, n_verts, params, lx, ly = (np.concatenate([x[keep], y[keep]]) for x, y in zip(tab_a, tab_b, strict=True))
+    done[k] = True
+    pos_a, pos_b = np.ascontiguousarray(ra[k, :dim]), np.ascontiguousarray(rb[k, :dim])
+    if dim == 2:
+        rot_a, rot_b = np.ascontiguousarray(ra[k, 7:8]), np.ascontiguousarray(rb[k, 7:8])
+    else:
+        rot_a, rot_b = np.ascontiguousarray(ra[k, 3:7]), np.ascontiguousarray(rb[k, 3:7])
+        if not turned_once:  # plain_float_pose's normalisation (squares left to right), then the kernel's
+            for q in (rot_a, rot_b):
+                q /= np.sqrt(q[:, 0] * q[:, 0] + q[:, 1] * q[:, 1] + q[:, 2] * q[:, 2] + q[:, 3] * q[:, 3])[:, None]
+    hit, normal, depth = contact_many_posed(dim, kinds, n_verts, params, lx, ly, np.arange(2 * len(k)), pos_a,
+                                            rot_a, pos_b, rot_b)
+    n3 = np.zeros((len(k), 3))
+    n3[:, :dim] = normal
+    sub = np.zeros((len(k), 10))
+    toi.deepest_pairs(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount, p.sfirst, p.reach,
+                      idx_a[k], np.ascontiguousarray(ra[k]), idx_b[k], np.ascontiguousarray(rb[k]), dim,
+                      np.ascontiguousarray(gjk_out[k]), hit, n3, depth, sub)
+    out[k] = sub
+    return done, out
+
+
+def _row_shape(side: Any, k: int) -> Shape:
+    if isinstance(side, ShapeArray):
+        return side.shape(k)
+    return side[0] if len(side) == 1 else side[k]  # type: ignore[no-any-return]
+
+
+def distance_many(shapes_a: Any, poses_a: Any, shapes_b: Any, poses_b: Any, max_distance: float = math.inf, *,
+                  backend: str = "auto") -> DistanceArrays:
+    """:func:`distance` of many pairs at once: pair ``k`` is ``shapes_a[k]`` against ``shapes_b[k]``.
+
+    Parameters
+    ----------
+    shapes_a, shapes_b : Shape, sequence of Shape, or ShapeArray
+        As for :func:`~collideworld.collide_many`: one shape for every pair,
+        N shapes, or a ``collideworld.collide.ShapeArray`` of N rows (balls
+        or boxes given by arrays of their radii or half extents).
+    poses_a, poses_b : array_like or tuple
+        As for :func:`~collideworld.collide_many`: positions (N, D), or
+        ``(positions, angles)`` in 2D, ``(positions, quaternions)`` in 3D.
+        Half-planes and planes ignore their rows' poses (None for a side
+        of half-planes or planes only).
+    max_distance : float, optional
+        ``>= 0``; pairs farther apart get ``inf`` (where :func:`distance`
+        gives None).
+    backend : {"auto", "compiled", "numpy"}
+        ``"numpy"`` runs the same kernel uncompiled (its plain-Python twin).
+
+    Returns
+    -------
+    DistanceArrays
+        ``distance`` (N,), ``point_a``, ``point_b``, ``normal`` (N, D): row
+        ``k`` is :func:`distance`'s answer for pair ``k`` (the same bits).
+        Every pair is measured in one compiled call; touching and
+        overlapping pairs (``-depth``, collide()'s normal) in two more
+        when both shapes are balls, boxes, convex polygons, capsules or
+        segments (other kinds are finished by :func:`distance`, row by row).
+
+    Raises
+    ------
+    UnsupportedPairError, InvalidPoseError, InvalidShapeError
+        As :func:`~collideworld.collide_many` (naming the argument and the
+        row); nothing is computed.
+    InvalidArgumentError
+        ``max_distance`` negative or NaN.
+
+    Examples
+    --------
+    A unit circle against a unit circle 3 away and a box overlapping it by 0.5:
+
+    >>> import numpy as np
+    >>> from collideworld import Box, Circle, distance_many
+    >>> r = distance_many(Circle(1.0), np.zeros((2, 2)), [Circle(1.0), Box((1, 1))], [[5.0, 0.0], [0.0, 1.5]])
+    >>> r.distance.tolist(), r.normal.tolist()
+    ([3.0, -0.5], [[1.0, 0.0], [0.0, 1.0]])
+    >>> r.point_a[0].tolist(), r.point_b[0].tolist()
+    ([1.0, 0.0], [4.0, 0.0])
+    """
+    md = _check_max_distance(max_distance)
+    side_a, side_b, n, dim, p, idx_a, idx_b, _, _, (ra, rb), resolved, entries = _batch(
+        shapes_a, shapes_b, [("poses_a", poses_a, "a"), ("poses_b", poses_b, "b")], backend)
+    status = np.zeros(n, dtype=np.int64)
+    out = np.full((n, 10), np.nan)
+    if n:
+        _batch_kernel("distance_pairs", resolved)(*p, idx_a, ra, idx_b, rb, dim, md, status, out)
+    touching = np.flatnonzero(status == toi.TOUCH)
+    if len(touching) and resolved == "compiled":
+        done, rows = _finish_touching(p, entries, idx_a[touching], ra[touching], idx_b[touching], rb[touching], dim,
+                                      out[touching], True)
+        out[touching[done]] = rows[done]
+        status[touching[done]] = toi.MEASURED
+    dist = np.where(status == toi.MEASURED, out[:, 0], np.inf)
+    pa, pb, normal = out[:, 1:1 + dim].copy(), out[:, 4:4 + dim].copy(), out[:, 7:7 + dim].copy()
+    for k in np.flatnonzero((status == toi.SCALAR) | (status == toi.TOUCH)).tolist():
+        # what the compiled finish leaves (two half-spaces, a witness gap below GJK's, other kinds; every
+        # touching row on the numpy backend): distance() decides
+        sa, sb = _row_shape(side_a, k), _row_shape(side_b, k)
+        r = distance(sa, _pose_from_row(sa, ra[k]), sb, _pose_from_row(sb, rb[k]), md)
+        if r is not None:
+            dist[k], pa[k], pb[k], normal[k] = r.distance, r.point_a, r.point_b, r.normal
+    return DistanceArrays(dist, pa, pb, normal)
+
+
+def time_of_impact_many(shapes_a: Any, starts_a: Any, ends_a: Any, shapes_b: Any, starts_b: Any, ends_b: Any, *,
+                        backend: str = "auto") -> ImpactArrays:
+    """:func:`time_of_impact` of many pairs at once: ``shapes_a[k]`` moving from ``starts_a[k]`` to ``ends_a[k]``
+    against ``shapes_b[k]`` moving from ``starts_b[k]`` to ``ends_b[k]``.
+
+    Parameters
+    ----------
+    shapes_a, shapes_b : Shape, sequence of Shape, or ShapeArray
+        As for :func:`~collideworld.collide_many`. A half-plane or plane
+        side stays still (its poses are ignored).
+    starts_a, ends_a, starts_b, ends_b : array_like or tuple
+        Start and end poses of every pair, each as ``poses_a`` of
+        :func:`~collideworld.collide_many`; the motion between them is
+        :func:`time_of_impact`'s. None for a side of half-planes or planes
+        only.
+    backend : {"auto", "compiled", "numpy"}
+        ``"numpy"`` runs the same kernel uncompiled (its plain-Python twin).
+
+    Returns
+    -------
+    ImpactArrays
+        ``hit`` (N,), ``t`` (N,; ``inf`` where no hit), ``normal`` and
+        ``point`` (N, D; NaN where no hit): row ``k`` is
+        :func:`time_of_impact`'s answer for pair ``k`` (the same bits).
+        Every pair's time comes from one compiled call; the hits' normals
+        and points are then measured at those times as
+        :func:`time_of_impact` measures them, in a few more (kinds other
+        than balls, boxes, convex polygons, capsules and segments: row by
+        row, by the scalar code).
+
+    Raises
+    ------
+    UnsupportedPairError, InvalidPoseError, InvalidShapeError
+        As :func:`~collideworld.collide_many` (naming the argument and the
+        row); nothing is computed.
+    UndecidedError
+        A pair :func:`time_of_impact` could not decide (named by its row).
+
+    Examples
+    --------
+    Unit circles moving right by 10 against unit circles resting at x = 5 and at (5, 3):
+
+    >>> import numpy as np
+    >>> from collideworld import Circle, time_of_impact_many
+    >>> start, end = np.zeros((2, 2)), np.array([[10.0, 0.0], [10.0, 0.0]])
+    >>> rest = np.array([[5.0, 0.0], [5.0, 3.0]])
+    >>> r = time_of_impact_many(Circle(1.0), start, end, Circle(1.0), rest, rest)
+    >>> r.hit.tolist(), round(float(r.t[0]), 12), r.normal[0].tolist()
+    ([True, False], 0.3, [1.0, 0.0])
+    """
+    side_a, side_b, n, dim, p, idx_a, idx_b, inf_a, inf_b, (a0, a1, b0, b1), resolved, entries = _batch(
+        shapes_a, shapes_b, [("starts_a", starts_a, "a"), ("ends_a", ends_a, "a"), ("starts_b", starts_b, "b"),
+                             ("ends_b", ends_b, "b")], backend)
+    # a half-space on side a (the other side finite): time_of_impact swaps the sides, and so does this
+    swap = inf_a & ~inf_b
+    if swap.any():
+        idx_a, idx_b = np.where(swap, idx_b, idx_a), np.where(swap, idx_a, idx_b)
+        m = swap[:, None]
+        a0, b0 = np.where(m, b0, a0), np.where(m, a0, b0)
+        a1, b1 = np.where(m, b1, a1), np.where(m, a1, b1)
+    t = np.full(n, -1.0)
+    if n:
+        _batch_kernel("toi_pairs", resolved)(*p, idx_a, a0, a1, idx_b, b0, b1, dim, t)
+    undecided = np.flatnonzero(t == toi.UNDECIDED)
+    if len(undecided):
+        k = int(undecided[0])
+        raise UndecidedError(f"time_of_impact_many could not decide pair {k} within {toi.MAX_ADVANCE_STEPS} "
+                             f"conservative-advancement steps (a near miss over very many turns?): split its "
+                             f"motion into shorter ones")
+    hit = np.zeros(n, dtype=bool)
+    t_out = np.full(n, np.inf)
+    normal = np.full((n, dim), np.nan)
+    point = np.full((n, dim), np.nan)
+    scalar = t == toi.SCALAR_T
+    touched = np.flatnonzero(t >= 0.0)
+    if len(touched) and resolved == "compiled":
+        # impact_at's measurement at each first touch, batched: the poses then, distance_pairs, the finish
+        at_a, at_b = np.zeros((len(touched), 8)), np.zeros((len(touched), 8))
+        toi.poses_at(a0[touched], a1[touched], t[touched], dim, at_a)
+        toi.poses_at(b0[touched], b1[touched], t[touched], dim, at_b)
+        status = np.zeros(len(touched), dtype=np.int64)
+        out = np.zeros((len(touched), 10))
+        toi.distance_pairs(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount, p.sfirst, p.scount,
+                           p.reach, idx_a[touched], at_a, idx_b[touched], at_b, dim, math.inf, status, out)
+        near = np.flatnonzero(status == toi.TOUCH)
+        if len(near):
+            done, rows = _finish_touching(p, entries, idx_a[touched[near]], at_a[near], idx_b[touched[near]],
+                                          at_b[near], dim, out[near], False)
+            out[near[done]] = rows[done]
+            status[near[done]] = toi.MEASURED
+        ok = status == toi.MEASURED
+        k = touched[ok]
+        hit[k] = True
+        t_out[k] = np.minimum(t[k], 1.0)
+        point[k] = 0.5 * (out[ok, 1:1 + dim] + out[ok, 4:4 + dim])
+        normal[k] = np.where(swap[k, None], -out[ok, 7:7 + dim] + 0.0, out[ok, 7:7 + dim])
+        touched = touched[~ok]
+    for k in np.concatenate([np.flatnonzero(scalar), touched]).tolist():
+        sa, sb = _row_shape(side_a, k), _row_shape(side_b, k)
+        if swap[k]:
+            sa, sb = sb, sa
+        if t[k] == toi.SCALAR_T:  # two half-spaces
+            r = time_of_impact(sa, None, None, sb, None, None)
+        else:  # the normal and point at the first touch, measured as time_of_impact measures them
+            r = impact_at(sa, a0[k], a1[k], sb, b0[k], b1[k], float(t[k]))
+        if r is None:
+            continue
+        hit[k], t_out[k], point[k] = True, r.t, r.point
+        normal[k] = -r.normal + 0.0 if swap[k] else r.normal
+    return ImpactArrays(hit, t_out, normal, point)

@@ -147,3 +147,44 @@ def test_mismatched_arrays_are_refused() -> None:
         collide_many(ShapeArray.circles([1.0]), [0.0, 0.0], ShapeArray.spheres([1.0]), [0.0, 0.0, 0.0])
     with pytest.raises(UnsupportedPairError, match="ShapeArray or one shape"):
         collide_many(ShapeArray.circles([1.0]), [0.0, 0.0], [Circle(1.0)], [0.0, 0.0])
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_poses_built_in_the_compiled_call_have_numpys_bits(dim):
+    # contact_many_posed builds the pose rows itself (math.cos/sin, the quaternion's norm summed left to
+    # right); they must be the rows numpy built before (np.cos/np.sin, np.linalg.norm over rows of four),
+    # angles far from 0 and quaternions off unit by up to the tolerance included
+    from collideworld.geometry.compiled.contact_pair import _pose_block, contact_many, contact_many_posed
+
+    rng = np.random.default_rng(11 + dim)
+    n = 5000
+    pos_a, pos_b = rng.uniform(-3, 3, (n, dim)), rng.uniform(-3, 3, (n, dim))
+    if dim == 2:
+        rot_a = rng.uniform(-1e4, 1e4, n) * rng.choice([1e-3, 1.0, 1.0], n)
+        rot_b = rng.uniform(-7, 7, n)
+    else:
+        rot_a, rot_b = (_quats(rng, n) * (1 + rng.uniform(-9e-7, 9e-7, (n, 1))) for _ in range(2))
+    params = np.zeros((2, 9))
+    params[0, 1:1 + dim] = rng.uniform(0.2, 1.5, dim)
+    params[0, 8] = np.sqrt((params[0, 1:4] ** 2).sum())
+    params[1, 0] = params[1, 8] = 0.7
+    kinds, n_verts = np.array([2, 1]), np.zeros(2, dtype=np.int64)
+    lx = ly = np.zeros((2, 8))
+    which = np.concatenate([np.zeros(n, dtype=np.int64), rng.integers(0, 2, n)])
+    poses = np.zeros((2 * n, 7))
+    for rows, pos, rot in ((slice(0, n), pos_a, rot_a), (slice(n, 2 * n), pos_b, rot_b)):
+        poses[rows, :dim] = pos
+        if dim == 2:
+            poses[rows, 3], poses[rows, 4] = np.cos(rot), np.sin(rot)
+        else:
+            poses[rows, 3:] = rot / np.linalg.norm(rot, axis=-1, keepdims=True)
+    want = contact_many(dim, kinds, n_verts, params, lx, ly, which, poses)
+    rots = [r.reshape(n, 1) if dim == 2 else r for r in (rot_a, rot_b)]
+    built = np.full((2 * n, 7), np.nan)
+    _pose_block(dim, pos_a, rots[0], built, 0)
+    _pose_block(dim, pos_b, rots[1], built, n)
+    np.testing.assert_array_equal(built, poses)
+    got = contact_many_posed(dim, kinds, n_verts, params, lx, ly, which, pos_a, rots[0], pos_b, rots[1])
+    assert 100 < want[0].sum() < n - 100
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)

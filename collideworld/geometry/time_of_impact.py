@@ -65,10 +65,20 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from .gjk import angular_speed, gjk_pieces, piece_distance, pose_at, shape_distance, transform_shape, twin_jit
+from .gjk import (
+    angular_speed,
+    gjk_closest,
+    gjk_pieces,
+    piece_distance,
+    pose_at,
+    shape_distance,
+    transform_shape,
+    twin_jit,
+)
 from .tolerance import NEAR_MISS, REL_TOUCH_TOL
 
-__all__ = ["toi_shapes", "trajectory_kernel", "distance_rows", "toi_rows", "MAX_ADVANCE_STEPS", "NEAR_MISS",
+__all__ = ["toi_shapes", "trajectory_kernel", "distance_rows", "toi_rows", "distance_pairs", "toi_pairs",
+           "deepest_pairs", "poses_at", "TOUCH", "MAX_ADVANCE_STEPS", "NEAR_MISS",
            "UNDECIDED", "FAR", "MEASURED", "SCALAR", "SCALAR_T"]
 
 #: Conservative-advancement steps before giving up: the answer is then UNDECIDED, never a touch.
@@ -453,6 +463,8 @@ MEASURED = 1
 #: ``distance_rows`` status / ``toi_rows`` time: left to the scalar function
 SCALAR = 2
 SCALAR_T = -3.0
+#: ``distance_pairs`` status: GJK calls them touching (``out`` holds its row; collide() decides the rest)
+TOUCH = 3
 
 
 @twin_jit
@@ -570,3 +582,263 @@ def toi_rows(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDAr
         tol = REL_TOUCH_TOL * abs(scale)
         t_out[i] = toi_shapes(verts, pfirst, pcount, prad, pplane, svfirst, svcount, sfirst, scount, reach, q, b,
                               a0, a1, row, row, dim, tol, world, ws, out, tmp, pose, rot)
+
+
+# -- many pairs, each its own two shapes (distance_many / time_of_impact_many) ----------------------
+#
+# Pair i is shape ``shape_a[i]`` at ``rows_a[i]`` against ``shape_b[i]`` at ``rows_b[i]``, both from one
+# packed table (a's and b's entries distinct, so the two never share the vertex rows of ``world``).
+# Each pair is measured as the scalar ``proximity.distance`` / ``time_of_impact`` measures it (the
+# same transforms, piece order and tolerance arithmetic), so the bits agree; what those settle with
+# more than GJK is flagged for them, as in :func:`distance_rows` and :func:`toi_rows`.
+
+
+@twin_jit
+def distance_pairs(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
+                   prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
+                   svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
+                   reach: NDArray[np.float64], shape_a: NDArray[np.int64], rows_a: NDArray[np.float64],
+                   shape_b: NDArray[np.int64], rows_b: NDArray[np.float64], dim: int, max_distance: float,
+                   status: NDArray[np.int64], out: NDArray[np.float64]) -> None:
+    """Distance of each pair, ``shape_a[i]`` at ``rows_a[i]`` to ``shape_b[i]`` at ``rows_b[i]``, as ``distance()``.
+
+    ``status[i]`` and ``out[i]`` (10,) as in :func:`distance_rows`: ``FAR``, ``MEASURED`` (gap, point
+    on a (3), point on b (3), normal a -> b (3)), ``TOUCH`` (GJK's gap within the touching tolerance:
+    ``out[i]`` holds its row, and collide() decides the rest, see :func:`deepest_pairs`) or ``SCALAR``
+    (two half-spaces, or GJK's witness points closer than its gap: ``proximity.distance`` decides).
+
+    Examples
+    --------
+    A unit circle (shape 0) at the origin and a circle of radius 2 (shape 1) at x = 5:
+
+    >>> import numpy as np
+    >>> one, first = np.ones(2, dtype=np.int64), np.arange(2)
+    >>> status, out = np.zeros(1, dtype=np.int64), np.zeros((1, 10))
+    >>> ra, rb = np.array([[0.0, 0, 0, 1, 0, 0, 0, 0]]), np.array([[5.0, 0, 0, 1, 0, 0, 0, 0]])
+    >>> distance_pairs(np.zeros((2, 3)), first, one, np.array([1.0, 2.0]), 0 * one, first, one, first, one,
+    ...                np.array([1.0, 2.0]), np.zeros(1, dtype=np.int64), ra, np.ones(1, dtype=np.int64), rb, 2,
+    ...                np.inf, status, out)
+    >>> int(status[0]), out[0, :4].tolist()
+    (1, [2.0, 1.0, 0.0, 0.0])
+    """
+    world = np.zeros((len(verts), 3))
+    ws = np.zeros((16, 4))
+    tmp = np.zeros(11)
+    o = np.zeros(11)
+    rot = np.zeros((3, 3))
+    for i in range(len(shape_a)):
+        a = shape_a[i]
+        b = shape_b[i]
+        af = sfirst[a]
+        blast = sfirst[b] + scount[b] - 1
+        a_plane = pplane[af] == 1
+        b_plane = pplane[blast] == 1
+        if a_plane and b_plane:
+            status[i] = SCALAR
+            continue
+        ra = rows_a[i]
+        rb = rows_b[i]
+        transform_shape(verts, svfirst[a], svcount[a], ra, dim, rot, world)
+        transform_shape(verts, svfirst[b], svcount[b], rb, dim, rot, world)
+        gap = shape_distance(world, pfirst, pcount, prad, pplane, af, scount[a], sfirst[b], scount[b], ws, o, tmp)
+        plane_scale = max(abs(prad[af]) if a_plane else 0.0, abs(prad[blast]) if b_plane else 0.0)
+        scale = max(max(abs(ra[0]), abs(ra[1]), abs(ra[2])) + reach[a],
+                    max(abs(rb[0]), abs(rb[1]), abs(rb[2])) + reach[b], plane_scale)
+        tol = REL_TOUCH_TOL * abs(scale)
+        if not gap > tol:
+            # touching or overlapping: GJK's row kept for deepest_pairs, once collide() has spoken
+            status[i] = TOUCH
+            out[i, 0] = gap
+            for k in range(9):
+                out[i, 1 + k] = o[k]
+            continue
+        e2 = (o[3] - o[0]) * (o[3] - o[0]) + (o[4] - o[1]) * (o[4] - o[1])
+        e = math.sqrt(e2 + (o[5] - o[2]) * (o[5] - o[2])) if dim == 3 else math.sqrt(e2)
+        # as in distance_rows: a witness gap near or below gap - tol is left to distance()
+        if not (e >= gap or e - (gap - tol) > 1e-14 * e):
+            status[i] = SCALAR
+            continue
+        if gap > max_distance:
+            status[i] = FAR
+            continue
+        status[i] = MEASURED
+        out[i, 0] = gap
+        for k in range(9):
+            out[i, 1 + k] = o[k]
+
+
+@twin_jit
+def toi_pairs(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
+              prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
+              svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
+              reach: NDArray[np.float64], shape_a: NDArray[np.int64], a0: NDArray[np.float64],
+              a1: NDArray[np.float64], shape_b: NDArray[np.int64], b0: NDArray[np.float64], b1: NDArray[np.float64],
+              dim: int, t_out: NDArray[np.float64]) -> None:
+    """First touch of each pair, ``shape_a[i]`` moving from ``a0[i]`` to ``a1[i]`` and ``shape_b[i]`` from ``b0[i]``
+    to ``b1[i]``, as ``proximity.time_of_impact``.
+
+    ``t_out[i]``: the time in [0, 1], -1.0 for no touch, ``UNDECIDED``, or ``SCALAR_T`` (a half-space on
+    side a: ``time_of_impact`` swaps the sides or, for two, decides itself). The tolerance is
+    ``time_of_impact``'s: the largest coordinate of the four poses plus the larger reach plus a
+    half-space's offset.
+
+    Examples
+    --------
+    A unit circle (shape 0) from x = 0 to x = 10 against a unit circle (shape 1) resting at x = 5:
+
+    >>> import numpy as np
+    >>> one, first = np.ones(2, dtype=np.int64), np.arange(2)
+    >>> t = np.zeros(1)
+    >>> rest = np.array([[5.0, 0, 0, 1, 0, 0, 0, 0]])
+    >>> toi_pairs(np.zeros((2, 3)), first, one, np.ones(2), 0 * one, first, one, first, one, np.ones(2),
+    ...           np.zeros(1, dtype=np.int64), np.array([[0.0, 0, 0, 1, 0, 0, 0, 0]]),
+    ...           np.array([[10.0, 0, 0, 1, 0, 0, 0, 0]]), np.ones(1, dtype=np.int64), rest, rest, 2, t)
+    >>> round(float(t[0]), 12)
+    0.3
+    """
+    world = np.zeros((len(verts), 3))
+    ws = np.zeros((16, 4))
+    out = np.zeros(11)
+    tmp = np.zeros(11)
+    pose = np.zeros(8)
+    rot = np.zeros((3, 3))
+    for i in range(len(shape_a)):
+        a = shape_a[i]
+        b = shape_b[i]
+        if pplane[sfirst[a] + scount[a] - 1] == 1:
+            t_out[i] = SCALAR_T
+            continue
+        blast = sfirst[b] + scount[b] - 1
+        top = 0.0
+        for r in (a0[i], a1[i], b0[i], b1[i]):
+            top = max(top, abs(r[0]), abs(r[1]), abs(r[2]))
+        reach_ab = max(reach[a], reach[b]) + (abs(prad[blast]) if pplane[blast] == 1 else 0.0)
+        tol = REL_TOUCH_TOL * abs(top + reach_ab)
+        t_out[i] = toi_shapes(verts, pfirst, pcount, prad, pplane, svfirst, svcount, sfirst, scount, reach, a, b,
+                              a0[i], a1[i], b0[i], b1[i], dim, tol, world, ws, out, tmp, pose, rot)
+
+
+@twin_jit
+def poses_at(r0: NDArray[np.float64], r1: NDArray[np.float64], t: NDArray[np.float64], dim: int,
+             out: NDArray[np.float64]) -> None:
+    """``out[i]``: the pose row a fraction ``min(t[i], 1)`` of the way from ``r0[i]`` to ``r1[i]`` (``pose_at``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> out = np.zeros((1, 8))
+    >>> poses_at(np.zeros((1, 8)), np.array([[4.0, 0, 0, 1, 0, 0, 0, 2.0]]), np.array([0.25]), 2, out)
+    >>> out[0, [0, 7]].tolist()
+    [1.0, 0.5]
+    """
+    for i in range(len(t)):
+        pose_at(r0[i], r1[i], min(t[i], 1.0), dim, out[i])
+
+
+@twin_jit
+def deepest_pairs(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
+                  prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
+                  svcount: NDArray[np.int64], sfirst: NDArray[np.int64], reach: NDArray[np.float64],
+                  shape_a: NDArray[np.int64], rows_a: NDArray[np.float64], shape_b: NDArray[np.int64],
+                  rows_b: NDArray[np.float64], dim: int, gjk_out: NDArray[np.float64], hit: NDArray[np.bool_],
+                  normal: NDArray[np.float64], depth: NDArray[np.float64], out: NDArray[np.float64]) -> None:
+    """``distance()``'s answer for pairs GJK found touching (``TOUCH`` rows of :func:`distance_pairs`), given
+    collide()'s ``hit``, ``normal`` (N, D) and ``depth`` for each; every shape one convex piece.
+
+    ``out[i]`` (10,): distance, point on a (3), point on b (3), normal (3). As ``proximity.distance``:
+    no contact, GJK's row (its gap at least 0); touching, gap 0 with collide's normal (both points at
+    their midpoint when GJK has no normal); overlapping, ``-depth`` and the deepest points: GJK between
+    a's extreme feature along the normal and b's extreme feature along minus the normal moved back by
+    the depth (the feature: the vertices within ``1e-9 max(1, scale)`` of the extreme, grown by the
+    piece's radius), the same arithmetic as ``proximity._deepest_points``, so the same bits.
+
+    Examples
+    --------
+    Unit circles (shapes 0 and 1) with centres 1.5 apart overlap by 0.5:
+
+    >>> import numpy as np
+    >>> one, first = np.ones(2, dtype=np.int64), np.arange(2)
+    >>> ra, rb = np.array([[0.0, 0, 0, 1, 0, 0, 0, 0]]), np.array([[1.5, 0, 0, 1, 0, 0, 0, 0]])
+    >>> out = np.zeros((1, 10))
+    >>> deepest_pairs(np.zeros((2, 3)), first, one, np.ones(2), 0 * one, first, one, first, np.ones(2),
+    ...               np.zeros(1, dtype=np.int64), ra, np.ones(1, dtype=np.int64), rb, 2, np.zeros((1, 10)),
+    ...               np.ones(1, dtype=np.bool_), np.array([[1.0, 0.0]]), np.array([0.5]), out)
+    >>> out[0, :7].tolist()
+    [-0.5, 1.0, 0.0, 0.0, 0.5, 0.0, 0.0]
+    """
+    world = np.zeros((len(verts), 3))
+    ws = np.zeros((16, 4))
+    tmp = np.zeros(11)
+    rot = np.zeros((3, 3))
+    for i in range(len(shape_a)):
+        g = gjk_out[i]
+        if not hit[i]:
+            out[i, 0] = max(g[0], 0.0)
+            for k in range(9):
+                out[i, 1 + k] = g[1 + k]
+            continue
+        for k in range(3):
+            out[i, 7 + k] = normal[i, k] if k < dim else 0.0
+        if depth[i] == 0.0:
+            out[i, 0] = 0.0
+            flat = True
+            for k in range(dim):
+                if g[7 + k] != 0.0:
+                    flat = False
+            for k in range(3):
+                if flat:
+                    mid = 0.5 * (g[1 + k] + g[4 + k])
+                    out[i, 1 + k] = mid
+                    out[i, 4 + k] = mid
+                else:
+                    out[i, 1 + k] = g[1 + k]
+                    out[i, 4 + k] = g[4 + k]
+            continue
+        out[i, 0] = -depth[i]
+        a = shape_a[i]
+        b = shape_b[i]
+        ia = sfirst[a]
+        ib = sfirst[b]
+        if pplane[ia] == 1 or pplane[ib] == 1:
+            # against a half-space, GJK's closed form already gives the deepest vertex and its foot
+            for k in range(6):
+                out[i, 1 + k] = g[1 + k]
+            continue
+        ra = rows_a[i]
+        rb = rows_b[i]
+        transform_shape(verts, svfirst[a], svcount[a], ra, dim, rot, world)
+        transform_shape(verts, svfirst[b], svcount[b], rb, dim, rot, world)
+        scale = max(max(abs(ra[0]), abs(ra[1]), abs(ra[2])) + reach[a],
+                    max(abs(rb[0]), abs(rb[1]), abs(rb[2])) + reach[b], 0.0)
+        slack = 1e-9 * max(1.0, scale)
+        nx = normal[i, 0]
+        ny = normal[i, 1]
+        nz = normal[i, 2] if dim == 3 else 0.0
+        pts = np.empty((pcount[ia] + pcount[ib], 3))
+        m = 0
+        for side in range(2):
+            piece = ia if side == 0 else ib
+            sx, sy, sz = (nx, ny, nz) if side == 0 else (-nx, -ny, -nz)
+            shift = 0.0 if side == 0 else depth[i]
+            v0 = pfirst[piece]
+            top = -math.inf
+            for v in range(v0, v0 + pcount[piece]):
+                top = max(top, world[v, 0] * sx + world[v, 1] * sy + world[v, 2] * sz)
+            floor = top - slack
+            r = prad[piece]
+            first = m
+            for v in range(v0, v0 + pcount[piece]):
+                if world[v, 0] * sx + world[v, 1] * sy + world[v, 2] * sz >= floor:
+                    pts[m, 0] = (world[v, 0] + r * sx) - shift * sx
+                    pts[m, 1] = (world[v, 1] + r * sy) - shift * sy
+                    pts[m, 2] = (world[v, 2] + r * sz) - shift * sz
+                    m += 1
+            if side == 0:
+                na = m - first
+        gjk_closest(pts, np.int64(0), np.int64(na), np.int64(na), np.int64(m - na), ws, tmp)
+        for k in range(dim):
+            out[i, 1 + k] = tmp[k]
+        out[i, 4] = tmp[3] - depth[i] * nx
+        out[i, 5] = tmp[4] - depth[i] * ny
+        if dim == 3:
+            out[i, 6] = tmp[5] - depth[i] * nz

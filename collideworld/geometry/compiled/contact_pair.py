@@ -22,6 +22,7 @@ store path.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,7 @@ from . import contact_polygon_capsule as _pc
 from .contact_slots import BALL, BOX, HALFSPACE, POLYGON, contact_rows
 from .kernel_support import touch_rule
 
-__all__ = ["contact_pair", "contact_many"]
+__all__ = ["contact_pair", "contact_many", "contact_many_posed", "table_rows"]
 
 Floats = NDArray[np.float64]
 
@@ -382,4 +383,116 @@ def contact_many(dim: int, kinds: NDArray[np.int64], n_verts: NDArray[np.int64],
     normal = np.empty((n, dim))
     depth = np.empty(n)
     _contact_many(dim, kinds, n_verts, params, lx, ly, which, poses, _RULE, hit, normal, depth)
+    return hit, normal, depth
+
+
+@njit(cache=True)
+def table_rows(kind: int, values: Floats, kinds: NDArray[np.int64], params: Floats) -> None:
+    """Table rows (kinds, params as :func:`contact_pair` takes them) of balls (kind 1, ``values`` (N, 1) radii)
+    or boxes (kind 2, ``values`` (N, D) half extents), in one pass.
+
+    A box's bounding radius is ``Box.bounding_radius``'s: the squares summed left to right, then a
+    correctly rounded square root (the bits numpy's passes gave).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> kinds, params = np.zeros(1, dtype=np.int64), np.zeros((1, 9))
+    >>> table_rows(2, np.array([[3.0, 4.0]]), kinds, params)
+    >>> int(kinds[0]), params[0].tolist()
+    (2, [0.0, 3.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0])
+    """
+    n, d = values.shape
+    for i in range(n):
+        kinds[i] = kind
+        for k in range(9):
+            params[i, k] = 0.0
+        if kind == 2:
+            sq = 0.0
+            for k in range(d):
+                h = values[i, k]
+                params[i, 1 + k] = h
+                sq = h * h if k == 0 else sq + h * h
+            params[i, 8] = math.sqrt(sq)
+        else:
+            params[i, 0] = values[i, 0]
+            params[i, 8] = values[i, 0]
+
+
+@njit(cache=True)
+def _pose_block(dim: int, pos: Floats, rot: Floats, poses: Floats, start: int) -> None:
+    """Rows ``start ..`` of ``poses`` from positions (n, D) and angles (n, 1) or quaternions (n, 4).
+
+    ``rot`` with no rows means no rotation. The numbers are the ones the numpy path wrote
+    (``_contact_many_table`` before issue 28): ``math.cos``/``math.sin`` call the C library
+    as ``np.cos``/``np.sin`` do here, and the quaternion's norm is the square root of its
+    squares summed left to right, as ``np.linalg.norm`` sums a row of four (a test checks
+    both on random rows).
+    """
+    n = pos.shape[0]
+    turned = rot.shape[0] > 0
+    for i in range(n):
+        r = start + i
+        for k in range(7):
+            poses[r, k] = 0.0
+        for k in range(dim):
+            poses[r, k] = pos[i, k]
+        if not turned:
+            poses[r, 3] = 1.0
+        elif dim == 2:
+            a = rot[i, 0]
+            poses[r, 3] = math.cos(a)
+            poses[r, 4] = math.sin(a)
+        else:
+            w, x, y, z = rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3]
+            norm = math.sqrt(w * w + x * x + y * y + z * z)
+            poses[r, 3] = w / norm
+            poses[r, 4] = x / norm
+            poses[r, 5] = y / norm
+            poses[r, 6] = z / norm
+
+
+@njit(cache=True)
+def _contact_many_posed(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], params_t: Floats,
+                        lx_t: Floats, ly_t: Floats, which: NDArray[np.int64], pos_a: Floats, rot_a: Floats,
+                        pos_b: Floats, rot_b: Floats, rule: tuple[float, float], hit: NDArray[np.bool_],
+                        normal: Floats, depth: Floats) -> None:
+    n = pos_a.shape[0]
+    poses = np.empty((2 * n, 7))
+    _pose_block(dim, pos_a, rot_a, poses, 0)
+    _pose_block(dim, pos_b, rot_b, poses, n)
+    _contact_many(dim, kinds_t, n_t, params_t, lx_t, ly_t, which, poses, rule, hit, normal, depth)
+
+
+def contact_many_posed(dim: int, kinds: NDArray[np.int64], n_verts: NDArray[np.int64], params: Floats, lx: Floats,
+                       ly: Floats, which: NDArray[np.int64], pos_a: Floats, rot_a: Floats, pos_b: Floats,
+                       rot_b: Floats) -> tuple[NDArray[np.bool_], Floats, Floats]:
+    """:func:`contact_many` with the poses built inside the compiled call (no numpy pass per column).
+
+    ``pos_a``, ``pos_b``: (N, D) C-contiguous positions; ``rot_a``, ``rot_b``: (N, 1) angles in 2D,
+    (N, 4) quaternions (unit to ``QUATERNION_NORM_TOL``; normalised again here) in 3D, or no rows
+    for no rotation. The poses are the bits :func:`contact_many`'s callers built with numpy.
+
+    Examples
+    --------
+    A unit disc against discs at distances 1.5 and 3, the second turned (a disc does not care):
+
+    >>> import numpy as np
+    >>> params = np.array([[1.0, 0, 0, 0, 0, 0, 0, 0, 1.0]])
+    >>> pos_b = np.array([[1.5, 0.0], [3.0, 0.0]])
+    >>> hit, normal, depth = contact_many_posed(2, np.array([1]), np.array([0]), params, np.zeros((1, 8)),
+    ...                                         np.zeros((1, 8)), np.zeros(4, dtype=np.int64), np.zeros((2, 2)),
+    ...                                         np.zeros((0, 1)), pos_b, np.array([[0.0], [0.3]]))
+    >>> hit.tolist(), depth[0].item()
+    ([True, False], 0.5)
+    """
+    global _RULE
+    if _RULE is None:
+        _RULE = touch_rule()
+    n = len(which) // 2
+    hit = np.empty(n, dtype=np.bool_)
+    normal = np.empty((n, dim))
+    depth = np.empty(n)
+    _contact_many_posed(dim, kinds, n_verts, params, lx, ly, which, pos_a, rot_a, pos_b, rot_b, _RULE, hit, normal,
+                        depth)
     return hit, normal, depth
