@@ -255,6 +255,7 @@ class QueryIndex:
         self.ray_head: tuple[Floats, Floats] = (self.ray_rows, self.ray_rows)
         #: the identities of the arrays ``arrays`` was made of (see _fast_arrays)
         self._arrays_key: Any = None
+        self._fixed_key: Any = None  # (see _fast_arrays)
         self.point_fn: Any = None
         self.ray_fn: Any = None
         self.shapes_fn: Any = None
@@ -505,10 +506,6 @@ class QueryIndex:
         _compiled().pack_rows(rows, kind, st.serial, st.position, st.rotation, st.half, st.radius,
                               st.bound_radius, self._packed)
 
-    #: positions in _fast_arrays' key of the arrays set_moving_fields replaces: big (8), n_gridded (9, 14),
-    #: planes (33), glo and ghi (34, 35)
-    _MOVING_KEYS = frozenset((8, 9, 14, 33, 34, 35))
-
     def _fast_arrays(self) -> None:
         """The argument tuples of :mod:`collideworld.compiled.queries` (refreshed with the grid)."""
         from .geometry.compiled.kernel_support import touch_rule
@@ -530,11 +527,14 @@ class QueryIndex:
         key = (*map(id, head), g.cell, g.n_gridded, *map(id, columns), touch_rule())  # (cell, count: by value)
         if self.arrays is not None and key == self._arrays_key:
             return
-        old, self._arrays_key = self._arrays_key, key
+        self._arrays_key = key
         self._grid_head = head
-        if self.arrays is not None and old is not None and len(old) == len(key) and all(
-                a == b for k, (a, b) in enumerate(zip(old, key, strict=True)) if k not in self._MOVING_KEYS):
-            # only what a patch replaces (the big list, its count, the half-spaces, the bounds): set in place
+        # the key without what a patch replaces (the big list, its count, the half-spaces, the bounds)
+        moving = (g.big, g.n_gridded, self.planes, g.glo, g.ghi)
+        fixed = (*(id(a) for a in (*head, *columns) if not any(a is m for m in moving)), g.cell, touch_rule())
+        same, self._fixed_key = fixed == self._fixed_key, fixed
+        if self.arrays is not None and same:
+            # only those changed: set in place
             _compiled().set_moving_fields(self.arrays, g.big, g.n_gridded, self.planes, g.glo, g.ghi)
             self._thread_arrays, self._thread_arrays_of = [], self.arrays  # their copies hold the old fields
             return
