@@ -391,14 +391,15 @@ def follow(look: Index, alive: NDArray[np.bool_], ident: Index, lo: Floats, hi: 
     >>> lo = np.array([[float(i), 0.0] for i in range(40)])
     >>> g = GridIndex(lo, lo + 0.5, np.arange(40), "compiled", spare=2)
     >>> reg = np.arange(40)
-    >>> new = lo.copy(); new[3] = [100.0, 0.0]
+    >>> new = lo.copy(); new[3] = [20.2, 0.0]    # row 3 moves beside row 20 (a bucket with spare entries)
     >>> elo, ehi = g.entry_boxes()
     >>> delta, renewed, big, blo, bhi = follow(np.arange(40), np.ones(40, bool), np.arange(40), new, new + 0.5, reg,
     ...     0.0, 10, g.big, g.in_big, g.lo, g.hi, g.glo, g.ghi, g.cell, g.pad, g.mask, g.starts, g.entries, elo, ehi)
     >>> delta, renewed, blo.tolist()
-    (0, 0, [100.0, 0.0])
-    >>> g.query_box(np.array([100.2, 0.0]), np.array([100.3, 0.0])).tolist()
-    [3]
+    (0, 0, [20.2, 0.0])
+    >>> g.query_box(np.array([20.6, 0.0]), np.array([20.65, 0.0])).tolist(), g.query_box(np.array([3.2, 0.0]),
+    ...                                                                                 np.array([3.3, 0.0])).tolist()
+    ([3], [])
     """
     out: tuple[int, int, Index, Floats, Floats] = _follow(
         look, alive, ident, lo, hi, registered, slack, budget, big, in_big, reg_lo, reg_hi, glo, ghi, cell, pad,
