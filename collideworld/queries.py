@@ -2047,6 +2047,8 @@ def _warm_up_queries(dim: int) -> None:
             store.set_poses(slots[-1:], pos[-1:] + 0.75, quaternion=np.array([[1.0, 0.0, 0.0, 0.0]]))
         store.moved[slots[-1:]] = True
         index.refresh()
+        g = index.refresh()  # the fields a busy step's patch replaces, set in place (see _fast_arrays)
+        _compiled().set_moving_fields(index.arrays, g.big, g.n_gridded, index.planes, g.glo, g.ghi)
         direction = (1.0,) + (0.0,) * (dim - 1)
         ray_hits(store, index, (-3.0,) * dim, direction, 50.0, u32, u32)
         dirs = np.tile(np.array(direction), (len(pos), 1))
