@@ -64,10 +64,16 @@ def main() -> None:
     step = statistics.median(steps)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"{n} moving circles, step {step * 1e3:.2f} ms (median), load average {load} (CPU time)")
-    print("| query | quiet | first after step | extra | extra / step (goal <= 10 %) |\n|---|---:|---:|---:|---:|")
+    # (the compiled index is brought up to date inside the step since issue 28: the step's column includes it,
+    # so "step + first" is the figure to compare across versions)
+    print("| query | quiet | first after step | extra | extra / step (goal <= 10 %) | step + first |\n"
+          "|---|---:|---:|---:|---:|---:|")
     for name in queries:
         a, b = statistics.median(quiet[name]), statistics.median(first[name])
-        print(f"| {name} | {a * 1e6:.1f} µs | {b * 1e6:.1f} µs | {(b - a) * 1e6:.1f} µs | {(b - a) / step:.1%} |")
+        both = statistics.median(s + f for s, f in zip(steps[list(queries).index(name)::len(queries)], first[name],
+                                                       strict=True))
+        print(f"| {name} | {a * 1e6:.1f} µs | {b * 1e6:.1f} µs | {(b - a) * 1e6:.1f} µs | {(b - a) / step:.1%} "
+              f"| {both * 1e3:.3f} ms |")
 
 
 if __name__ == "__main__":

@@ -255,6 +255,7 @@ class QueryIndex:
         self.ray_head: tuple[Floats, Floats] = (self.ray_rows, self.ray_rows)
         #: the identities of the arrays ``arrays`` was made of (see _fast_arrays)
         self._arrays_key: Any = None
+        self._fixed_key: Any = None  # (see _fast_arrays)
         self.point_fn: Any = None
         self.ray_fn: Any = None
         self.shapes_fn: Any = None
@@ -276,6 +277,10 @@ class QueryIndex:
         self._piece_ids: list[int] = []
         self._piece_version = -1
         self._piece_of: Slots = np.zeros(0, dtype=np.int64)
+        #: how many times the grid was brought up to date (patched or rebuilt), and rebuilt: what a test reads to
+        #: tell that a query found the index ready (see follow_step)
+        self.refreshes = 0
+        self.rebuilds = 0
 
     @property
     def backend(self) -> str:
@@ -307,14 +312,49 @@ class QueryIndex:
         st = self.store
         if self._grid is not None and self.grid_version == st.version:
             return self._grid
+        self.refreshes += 1
         if not (self.backend == "compiled" and self._grid is not None and self._built_for == "compiled"
                 and self._patch()):
+            self.rebuilds += 1
             self._rebuild()
         self.grid_version = st.version
         if self.backend == "compiled":
             self._fast_arrays()
         assert self._grid is not None
         return self._grid
+
+    def follow_step(self) -> None:
+        """Bring a compiled grid up to date at the end of a step, so the next query finds it ready.
+
+        ``World.step()`` calls it last. The queries' boxes are the fat boxes the
+        step has just refitted (:func:`~collideworld.fat_boxes.query_bounds`),
+        and the bodies posed since the last step are those the journal lists: the
+        patch is the one the first query would make (same rows, same boxes, so
+        the same answers), paid in the step instead of by a query (issue 28: a
+        query right after a busy step cost 60-80 % of the step). Only once a
+        compiled grid exists (the world was queried): a world that is only
+        stepped pays nothing. The numpy backend rebuilds on its first query, as
+        before.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from collideworld import Circle, World
+        >>> w = World(dim=2, backend="compiled")
+        >>> w.add_many(Circle(0.5), [[0, 0], [10, 0]])
+        [0, 1]
+        >>> w.query_point((0, 0))
+        [0]
+        >>> w.move_many([0, 1], [[1, 0], [11, 0]]); c = w.step()
+        >>> index = w._index
+        >>> index.grid_version == w._store.version      # ready: the query below does not refresh
+        True
+        >>> n = index.refreshes; w.query_point((11, 0)), index.refreshes == n
+        ([1], True)
+        """
+        if (self._grid is not None and self._backend == "compiled" and self._built_for == "compiled"
+                and self.grid_version != self.store.version):
+            self.refresh()
 
     def pieces(self) -> tuple[PieceTable, Slots]:
         """The slots' shapes packed in one table for the batched proximity kernels, and each slot's index in it.
@@ -384,8 +424,6 @@ class QueryIndex:
         (many changes, or renumbered slots), every row is compared (O(n)
         compiled compares), or the grid is rebuilt.
         """
-        from .spatial.compiled import changed_rows
-
         st = self.store
         g = self._grid
         assert g is not None
@@ -396,8 +434,10 @@ class QueryIndex:
         if look is None:  # every row: compare the boxes the grid holds with the boxes now
             lo, hi = query_bounds(st)
             gridded = (st.kind > _HALFSPACE) & (st.owner < 0)
-            rows = changed_rows(gridded, st.serial, self._registered, lo, hi, g.lo, g.hi)
-            self.planes = np.flatnonzero(st.kind == _HALFSPACE)
+            look, ident = np.arange(st.capacity, dtype=np.int64), st.serial
+            planes = np.flatnonzero(st.kind == _HALFSPACE)
+            if not np.array_equal(planes, self.planes):  # (the same array kept: the query arrays keep theirs)
+                self.planes = planes
         else:
             # finite bodies only: a compound's part slots are found through their body
             kinds = st.kind.take(look)
@@ -408,10 +448,7 @@ class QueryIndex:
                 at = np.searchsorted(look, moved)
                 tight = _compiled().row_bounds(self.arrays, moved) if self.arrays is not None else None
                 lo[at], hi[at] = tight_bounds(st, moved) if tight is None else tight
-            local = changed_rows(gridded, st.serial.take(look), self._registered.take(look), lo, hi,
-                                 g.lo.take(look, axis=0), g.hi.take(look, axis=0))
-            rows = look[local]
-            lo, hi = lo.take(local, axis=0), hi.take(local, axis=0)
+            ident = st.serial.take(look)
             # half-spaces are in no grid: added, removed or moved, they are just listed again
             if len(self.planes) or np.any(kinds == _HALFSPACE):
                 self.planes = np.union1d(self.planes[~np.isin(self.planes, look)], look[kinds == _HALFSPACE])
@@ -420,20 +457,15 @@ class QueryIndex:
         # patching every row of a world that all moved is O(n) compiled (~0.1 ms for 2,000 bodies) where a
         # rebuild was 1.5-2 ms, the query right after a busy step paying it (issue 28). Crowding is caught by
         # the grid itself: a row whose new cells have no spare entry goes to the big list, and past its bound
-        # patch() asks for the rebuild.
-        self._changes += int(np.count_nonzero(self._registered.take(rows) != st.serial.take(rows))) if len(rows) else 0
-        if self._changes > max(256, st.count // 4):
+        # follow() asks for the rebuild. The rows that left their boxes are found, moved (grown by SLACK) and
+        # registered in one compiled pass (GridIndex.follow).
+        ok, renewed, blo, bhi = g.follow(look, gridded, ident, lo, hi, self._registered, SLACK,
+                                         max(256, st.count // 4) - self._changes)
+        self._changes += renewed
+        if not ok:
             return False
-        if len(rows):
-            alive = (st.kind.take(rows) > _HALFSPACE) & (st.owner.take(rows) < 0)
-            new_lo, new_hi = _slack(*((lo, hi) if look is not None else (lo.take(rows, axis=0),
-                                                                         hi.take(rows, axis=0))))
-            if not g.patch(rows, new_lo, new_hi, alive):
-                return False
-            self._registered[rows] = np.where(alive, st.serial[rows], -1)
-            if alive.any():
-                self.bounds = (np.minimum(self.bounds[0], new_lo[alive].min(axis=0)),
-                               np.maximum(self.bounds[1], new_hi[alive].max(axis=0)))
+        if np.any(blo < self.bounds[0]) or np.any(bhi > self.bounds[1]):
+            self.bounds = (np.minimum(self.bounds[0], blo), np.maximum(self.bounds[1], bhi))
         return True
 
     def _pack(self, slots: Slots | None) -> None:
@@ -497,6 +529,15 @@ class QueryIndex:
             return
         self._arrays_key = key
         self._grid_head = head
+        # the key without what a patch replaces (the big list, its count, the half-spaces, the bounds)
+        moving = (g.big, g.n_gridded, self.planes, g.glo, g.ghi)
+        fixed = (*(id(a) for a in (*head, *columns) if not any(a is m for m in moving)), g.cell, touch_rule())
+        same, self._fixed_key = fixed == self._fixed_key, fixed
+        if self.arrays is not None and same:
+            # only those changed: set in place
+            _compiled().set_moving_fields(self.arrays, g.big, g.n_gridded, self.planes, g.glo, g.ghi)
+            self._thread_arrays, self._thread_arrays_of = [], self.arrays  # their copies hold the old fields
+            return
         planes_x = st.world_xy[:, :, 0].T if st.dim == 2 else _NO_PLANES
         planes_y = st.world_xy[:, :, 1].T if st.dim == 2 else _NO_PLANES
         kind, serial, position, rotation, half, radius, bound_radius = self.packed_views
@@ -2006,6 +2047,8 @@ def _warm_up_queries(dim: int) -> None:
             store.set_poses(slots[-1:], pos[-1:] + 0.75, quaternion=np.array([[1.0, 0.0, 0.0, 0.0]]))
         store.moved[slots[-1:]] = True
         index.refresh()
+        g = index.refresh()  # the fields a busy step's patch replaces, set in place (see _fast_arrays)
+        _compiled().set_moving_fields(index.arrays, g.big, g.n_gridded, index.planes, g.glo, g.ghi)
         direction = (1.0,) + (0.0,) * (dim - 1)
         ray_hits(store, index, (-3.0,) * dim, direction, 50.0, u32, u32)
         dirs = np.tile(np.array(direction), (len(pos), 1))

@@ -973,7 +973,9 @@ class World:
         if self._changed_in_place:
             changed = np.union1d(changed, np.fromiter(self._changed_in_place, dtype=np.int64))
             self._changed_in_place.clear()
-        return self._pairs.step(moved, changed)
+        contacts = self._pairs.step(moved, changed)
+        self._index.follow_step()  # the queries' grid rides on the step: the next query finds it ready
+        return contacts
 
     def _switch_to_compiled(self) -> None:
         """From the numpy kernels to the compiled ones (``backend="auto"``, between two steps).

@@ -280,6 +280,134 @@ def changed_rows(alive: NDArray[np.bool_], ident: Index, registered: Index, lo: 
 
 
 @njit(cache=True)
+def _follow(look: Index, alive: NDArray[np.bool_], ident: Index, lo: Floats, hi: Floats, registered: Index,
+            slack: float, budget: int, big: Index, in_big: NDArray[np.bool_], reg_lo: Floats, reg_hi: Floats,
+            glo: Floats, ghi: Floats, cell: float, pad: float, mask: int, starts: Index, entries: Index,
+            elo: Floats32, ehi: Floats32) -> tuple[int, int, Index, Floats, Floats]:
+    n, dim = look.shape[0], lo.shape[1]
+    at = np.empty(n, dtype=np.int64)  # positions in look of the rows to move
+    k = 0
+    renewed = 0
+    for j in range(n):
+        s = look[j]
+        if alive[j]:
+            changed = registered[s] != ident[j]
+            for d in range(dim):
+                if lo[j, d] < reg_lo[s, d] or hi[j, d] > reg_hi[s, d]:
+                    changed = True
+        else:
+            changed = registered[s] >= 0
+        if changed:
+            at[k] = j
+            k += 1
+            if registered[s] != ident[j]:
+                renewed += 1
+    blo = np.full(dim, np.inf)
+    bhi = np.full(dim, -np.inf)
+    if renewed > budget:  # too many new rows for the grid's cells: rebuild (nothing changed here)
+        return -1, renewed, big, blo, bhi
+    rows = np.empty(k, dtype=np.int64)
+    new_lo = np.empty((k, dim))
+    new_hi = np.empty((k, dim))
+    live = np.empty(k, dtype=np.bool_)
+    was_big = np.empty(k, dtype=np.bool_)
+    n_out = 0
+    for i in range(k):
+        j = at[i]
+        s = look[j]
+        rows[i] = s
+        live[i] = alive[j]
+        was_big[i] = in_big[s]
+        if was_big[i]:
+            n_out += 1
+        grow = 0.0  # the query index's slack: SLACK of the box's largest side (absent rows stay empty)
+        for d in range(dim):
+            grow = max(grow, hi[j, d] - lo[j, d])
+        grow = slack * grow
+        if not np.isfinite(grow) or grow < 0.0:
+            grow = 0.0
+        for d in range(dim):
+            new_lo[i, d] = lo[j, d] - grow
+            new_hi[i, d] = hi[j, d] + grow
+    overflow, delta = _patch(rows, new_lo, new_hi, live, was_big, reg_lo, reg_hi, cell, pad, mask, starts,
+                             entries, elo, ehi)
+    n_over = 0
+    for i in range(k):
+        s = rows[i]
+        registered[s] = ident[at[i]] if live[i] else -1
+        if overflow[i]:
+            n_over += 1
+        if live[i]:
+            for d in range(dim):
+                blo[d] = min(blo[d], new_lo[i, d])
+                bhi[d] = max(bhi[d], new_hi[i, d])
+                if not overflow[i]:  # the bounds a segment walk clips to hold every gridded box
+                    glo[d] = min(glo[d], new_lo[i, d] - pad)
+                    ghi[d] = max(ghi[d], new_hi[i, d] + pad)
+    if n_out == 0 and n_over == 0:
+        return delta, renewed, big, blo, bhi
+    # the big list: its rows moved here leave it (they were in no bucket), the overflowing ones join it, in
+    # the order GridIndex.patch keeps (the remaining rows, then the new ones)
+    for i in range(k):
+        if was_big[i]:
+            in_big[rows[i]] = False
+    out = np.empty(big.shape[0] - n_out + n_over, dtype=np.int64)
+    m = 0
+    for b in big:
+        if in_big[b]:
+            out[m] = b
+            m += 1
+    for i in range(k):
+        if overflow[i]:
+            in_big[rows[i]] = True
+            out[m] = rows[i]
+            m += 1
+    return delta, renewed, out[:m].copy(), blo, bhi
+
+
+def follow(look: Index, alive: NDArray[np.bool_], ident: Index, lo: Floats, hi: Floats, registered: Index,
+           slack: float, budget: int, big: Index, in_big: NDArray[np.bool_], reg_lo: Floats, reg_hi: Floats,
+           glo: Floats, ghi: Floats, cell: float, pad: float, mask: int, starts: Index, entries: Index,
+           elo: Floats32, ehi: Floats32) -> tuple[int, int, Index, Floats, Floats]:
+    """:func:`changed_rows` and :func:`patch_buckets` in one pass, for rows ``look`` (``alive``.. ``hi``: theirs).
+
+    Each row of ``look`` whose box ``lo, hi`` left the box the grid registered
+    for it (or whose ``ident`` is not the one ``registered``, or that is gone)
+    is moved to its box grown by ``slack`` of its largest side, and
+    ``registered``, the big list (``in_big``, marks by row) and the bounds
+    ``glo, ghi`` follow in place. One compiled call where a patch after a busy
+    step made some twenty numpy calls (issue 28: the query index refreshed
+    inside the step).
+
+    Returns ``(delta, renewed, big, blo, bhi)``: the change in bucketed rows
+    (-1 and nothing done when more than ``budget`` rows are new to their
+    slots), the count of those, the big list (``big`` itself if unchanged),
+    and the bounds of the live rows' new boxes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld.spatial.grid import GridIndex
+    >>> lo = np.array([[float(i), 0.0] for i in range(40)])
+    >>> g = GridIndex(lo, lo + 0.5, np.arange(40), "compiled", spare=2)
+    >>> reg = np.arange(40)
+    >>> new = lo.copy(); new[3] = [20.2, 0.0]    # row 3 moves beside row 20 (a bucket with spare entries)
+    >>> elo, ehi = g.entry_boxes()
+    >>> delta, renewed, big, blo, bhi = follow(np.arange(40), np.ones(40, bool), np.arange(40), new, new + 0.5, reg,
+    ...     0.0, 10, g.big, g.in_big, g.lo, g.hi, g.glo, g.ghi, g.cell, g.pad, g.mask, g.starts, g.entries, elo, ehi)
+    >>> delta, renewed, blo.tolist()
+    (0, 0, [20.2, 0.0])
+    >>> g.query_box(np.array([20.6, 0.0]), np.array([20.65, 0.0])).tolist(), g.query_box(np.array([3.2, 0.0]),
+    ...                                                                                 np.array([3.3, 0.0])).tolist()
+    ([3], [])
+    """
+    out: tuple[int, int, Index, Floats, Floats] = _follow(
+        look, alive, ident, lo, hi, registered, slack, budget, big, in_big, reg_lo, reg_hi, glo, ghi, cell, pad,
+        mask, starts, entries, elo, ehi)
+    return out
+
+
+@njit(cache=True)
 def boxes_meet(lo: NDArray[np.floating[Any]], hi: NDArray[np.floating[Any]], j: int, qlo: Floats, qhi: Floats, i: int,
            dim: int) -> bool:
     for k in range(dim):

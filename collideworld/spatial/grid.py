@@ -193,6 +193,9 @@ class GridIndex:
         # registration pad: above the rounding of a ray's crossing parameters
         self.pad = 1e-6 * cell + 1e-12 * scale
         self.big: Index = mem[big]
+        #: the big list as marks by row (patch and follow keep both)
+        self.in_big = np.zeros(n, dtype=bool)
+        self.in_big[self.big] = True
         gridded = mem[~big]
         self.gridded = gridded
         if len(gridded):
@@ -324,10 +327,11 @@ class GridIndex:
         assert self.backend == "compiled"
         if len(rows) and int(rows.max()) >= self.n:
             return False
-        # (np.isin costs ~10 us even on empty arrays: a patch of one row pays for every call)
-        in_big = np.isin(rows, self.big) if len(self.big) else np.zeros(len(rows), dtype=bool)
+        # (np.isin costs ~10 us even on empty arrays, and sorts: the marks by row instead)
+        in_big = self.in_big.take(rows)
         if len(self.big) and in_big.any():
-            self.big = self.big[~np.isin(self.big, rows[in_big])]
+            self.in_big[rows[in_big]] = False
+            self.big = self.big[self.in_big.take(self.big)]
         elo, ehi = self.entry_boxes()
         overflow, delta = patch_buckets(rows, np.ascontiguousarray(lo), np.ascontiguousarray(hi), alive, in_big,
                                         self.lo, self.hi, self.cell, self.pad, self.mask, self.starts, self.entries,
@@ -335,6 +339,7 @@ class GridIndex:
         self.n_gridded += delta
         if overflow.any():
             self.big = np.concatenate([self.big, rows[overflow]])
+            self.in_big[rows[overflow]] = True
         live = alive & ~overflow
         if live.any():  # the bounds a segment walk clips to hold every gridded box
             llo, lhi = lo[live].min(axis=0) - self.pad, hi[live].max(axis=0) + self.pad
@@ -342,6 +347,44 @@ class GridIndex:
                 self.glo = np.minimum(self.glo, llo)
                 self.ghi = np.maximum(self.ghi, lhi)
         return len(self.big) <= self.big_limit
+
+    def follow(self, look: Index, alive: NDArray[np.bool_], ident: Index, lo: Floats, hi: Floats,
+               registered: Index, slack: float, budget: int) -> tuple[bool, int, Floats, Floats]:
+        """Move the rows of ``look`` whose box left its registered box: :meth:`patch` of those, found in the same pass.
+
+        ``alive``, ``ident``, ``lo``, ``hi`` are the rows' (one per entry of
+        ``look``); ``registered`` (by row) is who each row was registered for,
+        updated here. A moved row is registered grown by ``slack`` of its
+        largest side (see :func:`~collideworld.spatial.compiled.follow`).
+        Returns ``(ok, renewed, blo, bhi)``: False when the grid should be
+        built again (more than ``budget`` rows new to their slots: nothing was
+        moved; or the big list grew past its bound), the count of those rows,
+        and the bounds of the live rows' new boxes.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> lo = np.array([[float(i), 0.0] for i in range(40)])
+        >>> g = GridIndex(lo, lo + 0.5, np.arange(40), "compiled", spare=2)
+        >>> new = lo.copy(); new[3] = [100.0, 0.0]
+        >>> ok, renewed, blo, bhi = g.follow(np.arange(40), np.ones(40, bool), np.arange(40), new, new + 0.5,
+        ...                                  np.arange(40), 0.0, 10)
+        >>> ok, g.query_box(np.array([100.2, 0.0]), np.array([100.3, 0.0])).tolist()
+        (True, [3])
+        """
+        from .compiled import follow
+
+        assert self.backend == "compiled"
+        elo, ehi = self.entry_boxes()
+        delta, renewed, big, blo, bhi = follow(look, alive, ident, np.ascontiguousarray(lo),
+                                               np.ascontiguousarray(hi), registered, slack, budget, self.big,
+                                               self.in_big, self.lo, self.hi, self.glo, self.ghi, self.cell,
+                                               self.pad, self.mask, self.starts, self.entries, elo, ehi)
+        if renewed > budget:
+            return False, renewed, blo, bhi
+        self.n_gridded += delta
+        self.big = big
+        return len(self.big) <= self.big_limit, renewed, blo, bhi
 
     def __len__(self) -> int:
         return self.n
