@@ -53,6 +53,34 @@ def _warm_pairs(dim: int) -> None:
     if dim == 3:
         row[3] = 1.0  # the unit quaternion
     check_trajectory(shapes[0], [row, [5.0, *row[1:]]], [shapes[1]], [[0.6, *row[1:]]])
+    _warm_many(dim, shapes, row)
+
+
+def _warm_many(dim: int, shapes: list[Any], row: list[float]) -> None:
+    """The batched pair calls (``collide_many``, ``distance_many``, ``time_of_impact_many``), from lists
+    of shapes and from a ``ShapeArray``: once the ready marker is written, their first call compiles
+    nothing (an apart, a touching-close and an overlapping row each, so every finishing pass runs)."""
+    import numpy as np
+
+    from .collide import ShapeArray, collide_many
+    from .proximity import distance_many, time_of_impact_many
+    from .shapes import HalfPlane, Plane
+
+    # every kind against every kind, a half-space among them
+    kinds = [*shapes, HalfPlane((0.0, 1.0), -1.0) if dim == 2 else Plane((0.0, 0.0, 1.0), -1.0)]
+    side_a = [a for a in kinds for _ in kinds]
+    side_b = [b for _ in kinds for b in kinds]
+    n = len(side_a)
+    turn: Any = np.full(n, 0.3) if dim == 2 else np.tile(np.array(row[dim:]), (n, 1))
+    here = (np.zeros((n, dim)), turn)
+    near = (np.full((n, dim), 0.3), turn)
+    far = (np.full((n, dim), 5.0), turn)
+    boxes = ShapeArray.boxes(np.full((n, dim), 0.5))
+    for side, other in ((side_a, side_b), (boxes, shapes[0])):  # a ShapeArray pairs with one shape or another
+        for at in (near, far):
+            collide_many(side, here, other, at, backend="compiled")
+            distance_many(side, here, other, at, backend="compiled")
+        time_of_impact_many(side, here, here, other, far, here, backend="compiled")
 
 
 def full_build_steps(dims: tuple[int, ...] = (2, 3)) -> list[tuple[str, Callable[[], None]]]:

@@ -243,3 +243,43 @@ def test_half_space_side_takes_none_poses():
     np.testing.assert_array_equal(res.normal, [[0.0, 0.0, -1.0]] * 2)
     with pytest.raises(InvalidPoseError, match="poses_b"):
         distance_many(Sphere(1.0), [[0.0, 0.0, 3.0]], Sphere(1.0), None)
+
+
+def _signatures_loaded():
+    """Every collideworld numba dispatcher's signatures (compiled now or loaded from numba's cache)."""
+    import sys
+
+    from numba.core.registry import CPUDispatcher
+
+    seen = {}
+    for name, module in list(sys.modules.items()):
+        if name.startswith("collideworld") and module is not None:
+            for attr, value in vars(module).items():
+                if isinstance(value, CPUDispatcher):
+                    seen[f"{name}.{attr}"] = set(value.signatures)
+    return seen
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_the_background_build_leaves_no_batched_call_to_compile(dim):
+    # issue 27's rule: once the builder's "collide, distance, time of impact" step has run (it is how the
+    # background build fills the cache), a batched call over every kind needs no kernel signature the step
+    # did not already compile or load (a new one would compile in the foreground on a fresh cache)
+    from collideworld import collide_many, time_of_impact_many
+    from collideworld.build import full_build_steps
+
+    for label, step in full_build_steps(dims=(dim,)):
+        if "collide, distance, time of impact" in label:
+            step()
+    before = _signatures_loaded()
+    shapes_a, pos_a, rot_a, shapes_b, pos_b, rot_b = pairs(dim, 120, seed=70 + dim)
+    boxes = ShapeArray.boxes(np.abs(pos_a) + 0.25)
+    for side_a, side_b in ((shapes_a, shapes_b), (boxes, shapes_b[0])):
+        collide_many(side_a, (pos_a, rot_a), side_b, (pos_b, rot_b), backend="compiled")
+        distance_many(side_a, (pos_a, rot_a), side_b, (pos_b, rot_b), backend="compiled")
+        time_of_impact_many(side_a, (pos_a, rot_a), (pos_b, rot_a), side_b, (pos_b, rot_b), (pos_a, rot_b),
+                            backend="compiled")
+    after = _signatures_loaded()
+    new = {name: sorted(map(str, sigs - before.get(name, set()))) for name, sigs in after.items()}
+    leftover = {name: sigs for name, sigs in new.items() if sigs}
+    assert not leftover, "\n".join(f"{name}: {sigs}" for name, sigs in sorted(leftover.items()))
