@@ -226,10 +226,29 @@ def test_buffer_growth_compiles_no_slice_assignment() -> None:
 
     from collideworld.spatial import compiled as sc
 
-    for disp in (cq._grown, sc._grow):
-        fresh = njit(disp.py_func)  # compiled here, not loaded from the cache: its LLVM IR is at hand
-        got = fresh(np.arange(5, dtype=np.int64), 3)
-        assert got.shape[0] >= 10 and got[:3].tolist() == [0, 1, 2]
+    from collideworld.broadphase import compiled as bc
+
+    def no_slice_assignment(fresh: Any) -> None:
         (sig,) = fresh.signatures
         ir = fresh.inspect_llvm(sig)
-        assert "@" in ir and "cannot assign slice" not in ir, disp.py_func.__name__
+        assert "@" in ir and "cannot assign slice" not in ir, fresh.py_func.__name__
+
+    # each compiled here, not loaded from the cache: its LLVM IR is at hand
+    for disp in (cq._grown, sc._grow):
+        fresh = njit(disp.py_func)
+        got = fresh(np.arange(5, dtype=np.int64), 3)
+        assert got.shape[0] >= 10 and got[:3].tolist() == [0, 1, 2]
+        no_slice_assignment(fresh)
+    # the broadphase's join of its ranges' keys, and the big boxes' pairs after the walk's
+    walk = njit(bc._banded_sweep_keys)
+    keys = walk(np.array([0, 1, 2]), np.zeros(3, dtype=np.int64), np.array([0.0, 1.0, 5.0]),
+                np.array([1.0, 2.0, 6.0]), np.zeros((1, 3)), np.ones((1, 3)), np.zeros((1, 3), dtype=np.int64),
+                np.array([1]), np.zeros(3, dtype=np.bool_), np.zeros(0, dtype=np.bool_), False, 1.0, 2, 2)
+    assert keys.tolist() == [(0 << 2) | 1]  # by hand: boxes 0 and 1 touch at x = 1, box 2 is apart
+    no_slice_assignment(walk)
+    big = njit(bc._with_big_pairs)
+    lo = np.array([[0.0, 0.0], [0.5, 0.5], [9.0, 9.0]])
+    both = big(np.array([7], dtype=np.int64), lo, lo + np.array([[3.0, 3.0], [1.0, 1.0], [1.0, 1.0]]),
+               np.array([True, False, False]), np.zeros(3, dtype=np.bool_), np.zeros(0, dtype=np.bool_), False, 2)
+    assert both.tolist() == [7, (0 << 2) | 1]  # the walk's key kept, then box 0 (big) meets box 1 only
+    no_slice_assignment(big)
