@@ -224,9 +224,8 @@ def test_buffer_growth_compiles_no_slice_assignment() -> None:
     a cold cache, compiled into every kernel linking it)."""
     from numba import njit
 
-    from collideworld.spatial import compiled as sc
-
     from collideworld.broadphase import compiled as bc
+    from collideworld.spatial import compiled as sc
 
     def no_slice_assignment(fresh: Any) -> None:
         (sig,) = fresh.signatures
