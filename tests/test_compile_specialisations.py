@@ -251,3 +251,16 @@ def test_buffer_growth_compiles_no_slice_assignment() -> None:
                np.array([True, False, False]), np.zeros(3, dtype=np.bool_), np.zeros(0, dtype=np.bool_), False, 2)
     assert both.tolist() == [7, (0 << 2) | 1]  # the walk's key kept, then box 0 (big) meets box 1 only
     no_slice_assignment(big)
+    # the single ray query's insertion of a hit into its rows (2-D: a row assignment was one too)
+    from collideworld.queries import QueryIndex
+
+    w = World(2, backend="compiled")
+    w.add_many([Circle(0.5), Box((0.4, 0.3))] * 3, np.array([[2.0 * i, 0.05 * i] for i in range(6)]))
+    index = QueryIndex(w._store, "compiled")
+    index.refresh()
+    ray = njit(cq._ray_one.py_func)
+    count = ray(index.arrays, -5.0, 0.2, 0.0, 1.0, 0.0, 0.0, np.inf, 1, 1, 1e-300, False)
+    rows = index.work[1][cq.RAY_ROWS][:count]
+    # by hand: the line y = 0.2 crosses every body (centres at height 0.05 i <= 0.25, reach >= 0.3), nearest first
+    assert count == 6 and rows[:, 0].tolist() == [0, 1, 2, 3, 4, 5], rows
+    no_slice_assignment(ray)

@@ -992,7 +992,10 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
                 return TOO_MANY
             k = nf
             while k > 0 and (out[k - 1, 1] > t or (out[k - 1, 1] == t and serial[int(out[k - 1, 0])] > serial[s])):
-                out[k] = out[k - 1]
+                # element by element, not out[k] = out[k - 1]: numba compiles an array assignment's
+                # shape-mismatch error with a formatted message (str() of ints: ~2.7 s CPU, cold cache)
+                for c in range(out.shape[1]):
+                    out[k, c] = out[k - 1, c]
                 k -= 1
             out[k, 0] = s
             out[k, 1] = t
@@ -1073,7 +1076,8 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
                 # insertion by (distance, serial): a ray's hits are few
                 k = nf
                 while k > 0 and (out[k - 1, 1] > t or (out[k - 1, 1] == t and serial[int(out[k - 1, 0])] > serial[s])):
-                    out[k] = out[k - 1]
+                    for c in range(out.shape[1]):  # (element by element: see above)
+                        out[k, c] = out[k - 1, c]
                     k -= 1
                 out[k, 0] = s
                 out[k, 1] = t
