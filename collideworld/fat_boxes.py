@@ -119,8 +119,10 @@ def refresh_moved(store: BodyStore, broadphase: Broadphase, fat_margin: float,
     return moved, esc
 
 
-# the layout of a 2D store's world_x / world_y (views of world_xy): one compiled specialisation
-_NO_PLANES = np.zeros((0, 8, 2))[:, :, 0].T
+# the layout of a 2D store's world_x / world_y (strided views of world_xy), so that 2D and 3D share one
+# compiled specialisation of the refit loop: numba types an array by its contiguity flags, and numpy
+# flags every empty array contiguous, so the stand-in has one (never read: no polygons in 3D) column
+_NO_PLANES = np.zeros((1, 8, 2))[:, :, 0].T
 
 
 def _refit_compiled(store: BodyStore, broadphase: Broadphase, finite: NDArray[np.int64],

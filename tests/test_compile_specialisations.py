@@ -142,3 +142,125 @@ def test_gjk_closest_compiled_without_literals() -> None:
     sigs = _cached_signatures(gjk.gjk_closest) + _cached_signatures(gjk.gjk_pieces)
     assert sigs, "no cached specialisation of gjk_pieces: the check would pass vacuously"
     assert all(_no_literals(s) for s in sigs), sigs
+
+
+def test_refit_compiled_once_for_both_dims() -> None:
+    """A step's compiled refit of moved fat boxes has one specialisation for 2D and 3D stores.
+
+    A 2D store passes its posed polygon vertices (strided views); a 3D store passed an empty stand-in,
+    which numpy flags contiguous, and the loop compiled a second time for it (~1 s of CPU on a cold cache).
+    """
+    from collideworld import Sphere
+    from collideworld.compiled import fat_boxes
+
+    for dim, shapes in ((2, [Circle(0.5), Box((0.4, 0.3)), Polygon(((0.0, 0.0), (1.0, 0.0), (0.2, 0.8)))]),
+                        (3, [Sphere(0.5), Box((0.4, 0.3, 0.2))])):
+        w = World(dim, backend="compiled")
+        ids = w.add_many(shapes * 3, np.arange(3 * len(shapes) * dim, dtype=np.float64).reshape(-1, dim) * 0.7)
+        w.step()
+        for i in ids[::2]:  # moved far enough to leave their fat boxes: the refit runs
+            w.move(i, position=tuple(np.full(dim, 3.0 + i)))
+        w.step()
+    sigs = _cached_signatures(fat_boxes._refit)
+    assert len(sigs) == 1, f"_refit compiled for {len(sigs)} signatures: {[_layouts(s) for s in sigs]}"
+
+
+def test_gjk_simplex_helpers_compiled_without_literals() -> None:
+    """gjk_pieces' simplex helpers are compiled once: no literal face bound, no literal 0 indices.
+
+    numba types a call as soon as it has met a variable's first assignment: ``i0 = 0`` then
+    ``i0 = j`` in a loop compiled the callee for ``Literal[int](0)`` and then for int64.
+    """
+    from collideworld import Sphere, distance
+    from collideworld.geometry import gjk
+
+    q = (1.0, 0.0, 0.0, 0.0)
+    distance(Box((0.5, 0.5, 0.5)), ((0.0, 0.0, 0.0), q), Sphere(0.5), ((3.0, 0.2, 0.1), q))
+    distance(Box((0.5, 0.4)), ((0.0, 0.0), 0.3), Polygon(((0.0, 0.0), (1.0, 0.0), (0.2, 0.8))), ((2.5, 0.1), 0.0))
+    for disp in (gjk._nearest_on_simplex, gjk._face_weights):
+        sigs = _cached_signatures(disp)
+        assert len(sigs) == 1 and _no_literals(sigs[0]), (disp.py_func.__name__, sigs)
+
+
+def test_grid_walks_compile_their_helpers_without_literals() -> None:
+    """The grid patch's _unlink and the single point query's box test compile for int64 indices only."""
+    from collideworld.spatial import compiled as sc
+
+    w = World(2, backend="compiled")
+    ids = w.add_many([Circle(0.5), Box((0.4, 0.3))] * 20, np.arange(80, dtype=np.float64).reshape(40, 2) * 0.4)
+    w.step()
+    w.query_point((0.3, 0.3))
+    w.move(ids[3], position=(5.0, 5.0))  # the grid is patched from the journal (_patch: _unlink)
+    w.query_point((5.0, 5.0))
+    unlink = _cached_signatures(sc._unlink)
+    meet = _cached_signatures(sc.boxes_meet)
+    assert unlink and meet, "no cached specialisation: the check would pass vacuously"
+    assert len(unlink) == 1 and _no_literals(unlink[0]), unlink
+    # (float32 bucket boxes and float64 body boxes: two on purpose, neither for a literal)
+    assert all(_no_literals(s) for s in meet), meet
+
+
+def test_ball_polygon_row_pass_is_a_called_function() -> None:
+    """contact_ball_polygon.row calls its pass over the edges (twice: plain, then rescaled) as one compiled function.
+
+    With ``inline="always"`` numba pasted the pass's IR into row twice and compiled both copies
+    (~0.6 s of CPU on a cold cache, measured with benchmarks/cold_start.py's profile); as a called
+    function it is compiled once, on its own, and so has an entry in its cache index.
+    """
+    from collideworld.geometry.compiled import contact_ball_polygon
+
+    tri = Polygon(((0.0, 0.0), (1.0, 0.0), (0.2, 0.8)))
+    collide(Circle(0.5), ((0.1, 0.9), 0.0), tri, ((0.0, 0.0), 0.2), backend="compiled")
+    w = World(2, backend="compiled")
+    w.add_many([Circle(0.5), tri] * 3, np.arange(12, dtype=np.float64).reshape(6, 2) * 0.3)
+    w.step()
+    sigs = _cached_signatures(contact_ball_polygon._row_at)
+    assert len(sigs) == 1, f"_row_at compiled on its own for {len(sigs)} signatures (0: pasted into its caller)"
+
+
+def test_buffer_growth_compiles_no_slice_assignment() -> None:
+    """The growing buffers of the grid walks copy by a loop: no slice assignment, whose shape-mismatch
+    error numba builds with a formatted message (str() of ints and its unicode helpers, ~2 s of CPU on
+    a cold cache, compiled into every kernel linking it)."""
+    from numba import njit
+
+    from collideworld.broadphase import compiled as bc
+    from collideworld.spatial import compiled as sc
+
+    def no_slice_assignment(fresh: Any) -> None:
+        (sig,) = fresh.signatures
+        ir = fresh.inspect_llvm(sig)
+        assert "@" in ir and "cannot assign slice" not in ir, fresh.py_func.__name__
+
+    # each compiled here, not loaded from the cache: its LLVM IR is at hand
+    for disp in (cq._grown, sc._grow):
+        fresh = njit(disp.py_func)
+        got = fresh(np.arange(5, dtype=np.int64), 3)
+        assert got.shape[0] >= 10 and got[:3].tolist() == [0, 1, 2]
+        no_slice_assignment(fresh)
+    # the broadphase's join of its ranges' keys, and the big boxes' pairs after the walk's
+    walk = njit(bc._banded_sweep_keys)
+    keys = walk(np.array([0, 1, 2]), np.zeros(3, dtype=np.int64), np.array([0.0, 1.0, 5.0]),
+                np.array([1.0, 2.0, 6.0]), np.zeros((1, 3)), np.ones((1, 3)), np.zeros((1, 3), dtype=np.int64),
+                np.array([1]), np.zeros(3, dtype=np.bool_), np.zeros(0, dtype=np.bool_), False, 1.0, 2, 2)
+    assert keys.tolist() == [(0 << 2) | 1]  # by hand: boxes 0 and 1 touch at x = 1, box 2 is apart
+    no_slice_assignment(walk)
+    big = njit(bc._with_big_pairs)
+    lo = np.array([[0.0, 0.0], [0.5, 0.5], [9.0, 9.0]])
+    both = big(np.array([7], dtype=np.int64), lo, lo + np.array([[3.0, 3.0], [1.0, 1.0], [1.0, 1.0]]),
+               np.array([True, False, False]), np.zeros(3, dtype=np.bool_), np.zeros(0, dtype=np.bool_), False, 2)
+    assert both.tolist() == [7, (0 << 2) | 1]  # the walk's key kept, then box 0 (big) meets box 1 only
+    no_slice_assignment(big)
+    # the single ray query's insertion of a hit into its rows (2-D: a row assignment was one too)
+    from collideworld.queries import QueryIndex
+
+    w = World(2, backend="compiled")
+    w.add_many([Circle(0.5), Box((0.4, 0.3))] * 3, np.array([[2.0 * i, 0.05 * i] for i in range(6)]))
+    index = QueryIndex(w._store, "compiled")
+    index.refresh()
+    ray = njit(cq._ray_one.py_func)
+    count = ray(index.arrays, -5.0, 0.2, 0.0, 1.0, 0.0, 0.0, np.inf, 1, 1, 1e-300, False)
+    rows = index.work[1][cq.RAY_ROWS][:count]
+    # by hand: the line y = 0.2 crosses every body (centres at height 0.05 i <= 0.25, reach >= 0.3), nearest first
+    assert count == 6 and rows[:, 0].tolist() == [0, 1, 2, 3, 4, 5], rows
+    no_slice_assignment(ray)

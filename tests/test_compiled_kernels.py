@@ -791,13 +791,40 @@ def test_resolve_backend() -> None:
         resolve_backend(None)  # type: ignore[arg-type]
 
 
-def test_warm_up_validates_dims_and_runs() -> None:
-    warm_up()
-    warm_up(dims=[3])
+def test_warm_up_validates_dims_and_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bad arguments are refused before anything runs; good ones prepare exactly the dimensions asked for.
+
+    What each dimension's preparation runs is recorded here, not run: running it (every kernel of a
+    step, compiled on the CI's empty cache: ~45 s) is test_no_compilation_in_a_step_after_warm_up's
+    job, once, in a fresh process that then checks a step compiles nothing more.
+    """
+    from collideworld.threads import parallel_possible
+
+    warm_module = importlib.import_module("collideworld.warm")
+    calls: list[tuple[object, ...]] = []
+    monkeypatch.setattr(warm_module, "warm_dim", lambda d, every_shape=False: calls.append(("dim", d, every_shape)))
+    monkeypatch.setattr(warm_module, "WARMERS", [lambda d: calls.append(("warmer", d))])
     with pytest.raises(InvalidArgumentError, match=r"\(4,\)"):
         warm_up(dims=(4,))
+    with pytest.raises(InvalidArgumentError, match=r"\(2, 1\)"):
+        warm_up(dims=(2, 1))
     with pytest.raises(InvalidArgumentError, match="every_shape.*'yes'"):
         warm_up(every_shape="yes")  # type: ignore[arg-type]
+    assert calls == []  # refused before any preparation
+
+    def expected(dims: tuple[int, ...], every: bool) -> list[tuple[object, ...]]:
+        # each dimension's kernels, then their parallel builds where they can run, then the registered warmers
+        return [c for d in dims for c in [("dim", d, every)] + [("dim", d, False)] * parallel_possible() + [
+            ("warmer", d)]]
+
+    warm_up(dims=[3])
+    assert calls == expected((3,), False)
+    calls.clear()
+    warm_up()
+    assert calls == expected((2, 3), False)
+    calls.clear()
+    warm_up(dims=(3, 2, 3), every_shape=True)
+    assert calls == expected((2, 3), True)
 
 
 NO_COMPILE_AFTER_WARM_UP = textwrap.dedent("""
@@ -839,8 +866,10 @@ NO_COMPILE_AFTER_WARM_UP = textwrap.dedent("""
 
 
 def test_no_compilation_in_a_step_after_warm_up() -> None:
+    # The suite's one full warm_up() of the default kinds (test_warm_up_validates_dims_and_runs records
+    # its calls): on an empty cache it compiles, ~75 s of CPU, far longer in wall time on a loaded machine
     done = subprocess.run([sys.executable, "-c", NO_COMPILE_AFTER_WARM_UP], capture_output=True, text=True,
-                          timeout=600)
+                          timeout=1800)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip() == "ok"
 

@@ -173,7 +173,10 @@ def _banded_sweep_keys(box: Any, cell: Any, start_lo: Any, end: Any, lo_band: An
     joined = np.empty(found.sum(), dtype=np.int64)
     at = 0
     for k in range(chunks):
-        joined[at:at + found[k]] = out[offset[k]:offset[k] + found[k]]
+        # loops, not slice assignments: numba compiles a slice assignment's shape-mismatch error with a
+        # formatted message (str() of ints and its unicode helpers: ~2 s of CPU on a cold cache)
+        for t in range(found[k]):
+            joined[at + t] = out[offset[k] + t]
         at += found[k]
     return joined
 
@@ -318,7 +321,8 @@ def _with_big_pairs(found: Any, lo: Any, hi: Any, big: Any, static: Any, wanted:
     if not n_big_pairs:
         return found
     out = np.empty(found.shape[0] + n_big_pairs, dtype=np.int64)
-    out[: found.shape[0]] = found
+    for t in range(found.shape[0]):  # not out[:len(found)] = found: see _banded_sweep_keys
+        out[t] = found[t]
     p = found.shape[0]
     for b in range(n):
         if big[b]:

@@ -405,7 +405,10 @@ def _probe_bounds(pk: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floa
 def _grown(arr: Index, n: int) -> Index:
     """``arr`` with twice the room, its first ``n`` entries kept (buffers whose size no pass bounds)."""
     out = np.empty(max(16, 2 * arr.shape[0]), dtype=np.int64)
-    out[:n] = arr[:n]
+    # a loop, not out[:n] = arr[:n]: numba's slice assignment compiles a shape-mismatch error
+    # with a formatted message (str of ints, ~2 s of CPU on a cold cache) into its caller
+    for k in range(n):
+        out[k] = arr[k]
     return out
 
 
@@ -1023,7 +1026,10 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
                 return TOO_MANY
             k = nf
             while k > 0 and (out[k - 1, 1] > t or (out[k - 1, 1] == t and serial[int(out[k - 1, 0])] > serial[s])):
-                out[k] = out[k - 1]
+                # element by element, not out[k] = out[k - 1]: numba compiles an array assignment's
+                # shape-mismatch error with a formatted message (str() of ints: ~2.7 s CPU, cold cache)
+                for c in range(out.shape[1]):
+                    out[k, c] = out[k - 1, c]
                 k -= 1
             out[k, 0] = s
             out[k, 1] = t
@@ -1104,7 +1110,8 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
                 # insertion by (distance, serial): a ray's hits are few
                 k = nf
                 while k > 0 and (out[k - 1, 1] > t or (out[k - 1, 1] == t and serial[int(out[k - 1, 0])] > serial[s])):
-                    out[k] = out[k - 1]
+                    for c in range(out.shape[1]):  # (element by element: see above)
+                        out[k, c] = out[k - 1, c]
                     k -= 1
                 out[k, 0] = s
                 out[k, 1] = t
@@ -1343,7 +1350,7 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
         key = cell_hash(a, b, c, dim, q.gmask)
         e, e_end = starts[key], starts[key + 1]
     phase = 0 if walk else 1  # 0 buckets, 1 scan, 2 big boxes, 3 half-spaces
-    t = 0
+    t = np.int64(0)  # not the literal 0, which boxes_meet below was compiled for once more
     while True:
         s = -1
         if phase == 0:

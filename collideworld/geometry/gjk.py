@@ -326,11 +326,13 @@ def _nearest_on_simplex(ws: NDArray[np.float64], m: int, best_lam: NDArray[np.fl
     for mask in range(1, 1 << m):
         if mask == 15 and most < 4:
             continue
-        k = 0
-        i0 = 0
-        i1 = 0
-        i2 = 0
-        i3 = 0
+        # np.int64, not the literal 0: numba types the call below as soon as it has met the first
+        # assignment, and a Literal[int](0) there compiled _face_weights a second time
+        k = np.int64(0)
+        i0 = np.int64(0)
+        i1 = np.int64(0)
+        i2 = np.int64(0)
+        i3 = np.int64(0)
         for j in range(m):
             if (mask >> j) & 1:
                 if k == 0:
@@ -541,7 +543,7 @@ def gjk_pieces(world: NDArray[np.float64], a0: int, na: int, ka: int, b0: int, n
         ws[8 + m, 0] = sbx
         ws[8 + m, 1] = sby
         ws[8 + m, 2] = sbz
-        mask, nn = _nearest_on_simplex(ws, m + 1, tmp4, ws[13], 4)
+        mask, nn = _nearest_on_simplex(ws, m + 1, tmp4, ws[13], np.int64(4))  # not literals: one compile
         if mask == 15 and not _holds_origin(ws):
             # The Gram-matrix weights of a thin tetrahedron (its apex w nearly in the plane of
             # the triangle, as where two faces are nearly parallel) carry errors of order
@@ -551,7 +553,7 @@ def gjk_pieces(world: NDArray[np.float64], a0: int, na: int, ka: int, b0: int, n
             # on the boundary, so the descent goes on from the best of the four triangles.
             # (Stopping at the previous simplex instead left flush boxes that touch with a v
             # a quarter of their size long, and distance() reported that as the gap.)
-            mask, nn = _nearest_on_simplex(ws, m + 1, tmp4, ws[13], 3)
+            mask, nn = _nearest_on_simplex(ws, m + 1, tmp4, ws[13], np.int64(3))
         if mask == 0 or not nn < vv:
             break  # rounding stalled the descent: keep the previous simplex and v
         # keep only the face used, with its weights, packed to the front

@@ -166,7 +166,7 @@ def _patch(rows: Index, new_lo: Floats, new_hi: Floats, alive: NDArray[np.bool_]
             overflow[i] = True
             continue
         _cell_range(lo, hi, s, cell, pad, dim, c0, c1)
-        placed = 0
+        placed = np.int64(0)  # not the literal 0 (typed so at the _unlink below first): one compile of _unlink
         full = False
         for a in range(c0[0], c1[0] + 1):
             for b in range(c0[1], c1[1] + 1):
@@ -1032,7 +1032,8 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
 @njit(cache=True)
 def _grow(arr: Index, n: int) -> Index:
     out = np.empty(2 * arr.shape[0], dtype=np.int64)
-    out[:n] = arr[:n]
+    for k in range(n):  # not out[:n] = arr[:n]: see compiled.queries._grown
+        out[k] = arr[k]
     return out
 
 

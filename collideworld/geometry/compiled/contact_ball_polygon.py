@@ -49,7 +49,10 @@ def row(c: NDArray[np.float64], r: NDArray[np.float64], a: int,
         _row_at(c, r, a, px, py, b, kk, rule, i, hit, normal, depth, SQUARES_RESCALE)
 
 
-@njit(cache=True, inline="always")
+# A called function, not inline="always": numba's IR inlining pasted this body twice into row (the
+# second call is the rare rescaled pass), and typed, lowered and optimised each copy: ~1 s of CPU
+# on a cold cache. LLVM still inlines it where that pays; the arithmetic and its order are the same.
+@njit(cache=True)
 def _row_at(c: NDArray[np.float64], r: NDArray[np.float64], a: int,
             px: NDArray[np.float64], py: NDArray[np.float64], b: int, kk: int, rule: tuple[float, float], i: int,
             hit: NDArray[np.bool_], normal: NDArray[np.float64], depth: NDArray[np.float64], unit: float) -> float:
