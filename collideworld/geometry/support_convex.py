@@ -771,7 +771,8 @@ def support_contact(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F6
     the cores from this module's GJK simplex, the radii added back.
     """
     P, PA, PB, F_, FN, edges = epa_scratch()
-    return support_contact_scratch(ca, pa, ra, qa, cb, pb, rb, qb, verts, scale, res, False, P, PA, PB, F_, FN, edges)
+    only = ca < 0  # False, computed: a literal False would be a second compile of the kernel
+    return support_contact_scratch(ca, pa, ra, qa, cb, pb, rb, qb, verts, scale, res, only, P, PA, PB, F_, FN, edges)
 
 
 @_jit
@@ -796,7 +797,7 @@ def support_contact_scratch(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64
             for i in range(3):
                 res[2 + i] = -res[2 + i] / res[0]
             res[0] = res[1]
-            return -res[1]
+            return float(-res[1])
     na = 8 if ca != 5 else int(qa[1])
     nb = 8 if cb != 5 else int(qb[1])
     world = np.empty((na + nb, 3))
