@@ -761,6 +761,55 @@ def test_cylinder_and_cone_against_a_mesh_per_triangle(backend):
     assert touched > 20 and apart > 200, (touched, apart)
 
 
+def test_distance_and_time_of_impact_against_a_mesh_agree_with_fcl():
+    """distance() and time_of_impact() of a cylinder or cone against a mesh (a bumpy sheet of 32
+    triangles), against python-fcl's BVH model: its distance when apart (fcl's GJK stops within
+    about 1e-5 above on curved shapes; collideworld's closest points are checked on the shapes and
+    their span is the distance), and the first time fcl's collide() says touching on the straight
+    path down (a scan, then bisection; starts that already overlap give t = 0)."""
+    rng = np.random.default_rng(295)
+    field = cw.HeightField(rng.uniform(0, 0.4, (5, 5)), (1.0, 1.0))
+    mesh = cw.TriangleMesh(field.vertices, field.triangles)
+    bvh = fcl.BVHModel()
+    bvh.beginModel(len(field.vertices), len(field.triangles))
+    bvh.addSubModel(np.asarray(field.vertices, dtype=np.float64), np.asarray(field.triangles, dtype=np.int32))
+    bvh.endModel()
+    om = fcl.CollisionObject(bvh, fcl.Transform())
+    still = ((0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0))
+    apart = impacts = 0
+    for _ in range(16):
+        sb = random_shape(rng, ["cylinder", "cone"])
+        _, qb, rb = random_pose(rng, 0.0)
+        pb = np.array([rng.uniform(0.8, 3.2), rng.uniform(0.8, 3.2), rng.uniform(1.6, 2.5)])
+        d = fcl.distance(om, fcl.CollisionObject(fcl_geometry(sb), fcl.Transform(rb, pb)), fcl.DistanceRequest(),
+                         fcl.DistanceResult())
+        r = cw.distance(mesh, still, sb, _pose(pb, qb))
+        if d > 1e-4:
+            assert r is not None and 0 <= d - r.distance <= 1e-5, (r, d)
+            assert inside(sb, pb, rb, r.point_b, 1e-7), r
+            assert abs(np.linalg.norm(r.point_b - r.point_a) - r.distance) <= 1e-9
+            apart += 1
+        end = pb - np.array([0.0, 0.0, 3.0])
+
+        def touching(t, sb=sb, rb=rb, pb=pb, end=end):
+            o = fcl.CollisionObject(fcl_geometry(sb), fcl.Transform(rb, pb + t * (end - pb)))
+            return fcl.collide(om, o, fcl.CollisionRequest(), fcl.CollisionResult()) > 0
+
+        hit = cw.time_of_impact(mesh, still, still, sb, _pose(pb, qb), _pose(end, qb))
+        assert hit is not None
+        if touching(0.0):
+            assert hit.t == 0.0
+            continue
+        hi = next(t for t in np.linspace(0, 1, 101) if touching(t))
+        lo = hi - 0.01
+        for _ in range(30):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (lo, mid) if touching(mid) else (mid, hi)
+        assert abs(hit.t - hi) * 3.0 <= 1e-5, (hit.t, hi)
+        impacts += 1
+    assert apart >= 10 and impacts >= 10, (apart, impacts)
+
+
 @pytest.mark.parametrize("backend", ["numpy", "compiled"])
 def test_rounded_box_and_hull_against_cylinders_and_cones(backend):
     """A rounded box or hull is its core grown by its radius: its support along unit n is the core's
