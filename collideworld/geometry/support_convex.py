@@ -790,6 +790,10 @@ def support_contact_scratch(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64
     sa = np.empty((4, 3))
     sb = np.empty((4, 3))
     lam = np.zeros(4)
+    # the shapes with no radius (not a ball or capsule) are their own cores
+    bare = ca != 1 and ca != 4 and cb != 1 and cb != 4
+    overlap = False
+    m = 0
     if contact_only:
         apart = _APART * scale
         m = _gjk(ca, pa, ra, qa, cb, pb, rb, qb, verts, scale, sim, sa, sb, lam, res, np.int64(0), apart)
@@ -798,6 +802,22 @@ def support_contact_scratch(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64
                 res[2 + i] = -res[2 + i] / res[0]
             res[0] = res[1]
             return float(-res[1])
+        # a tetrahedron around the origin on bare shapes: the cores overlap, and this GJK is the
+        # core GJK below, call for call (the stop above never fires on an overlapping pair)
+        overlap = m == 4 and bare
+    if not overlap:
+        signed = _core_contact(ca, pa, ra, qa, cb, pb, rb, qb, verts, scale, res)
+        if signed == signed:  # settled on the cores (NaN: not settled)
+            return signed
+    return _core_epa(ca, pa, ra, qa, cb, pb, rb, qb, verts, scale, res, sim, sa, sb, lam, m, overlap,
+                     P, PA, PB, F_, FN, edges)
+
+
+@_jit
+def _core_contact(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F64, qb: F64, verts: F64, scale: float,
+                  res: F64) -> float:
+    """The cores' GJK (``gjk.gjk_pieces``): their signed distance less both radii when it proves them
+    apart closely enough, else NaN (GJK and EPA on the cores decide)."""
     na = 8 if ca != 5 else int(qa[1])
     nb = 8 if cb != 5 else int(qb[1])
     world = np.empty((na + nb, 3))
@@ -820,6 +840,17 @@ def support_contact_scratch(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64
             res[8 + i] = out[3 + i] - kb_r * out[6 + i]
         res[0] = core - rsum
         return rsum - core
+    return math.nan
+
+
+@_jit
+def _core_epa(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F64, qb: F64, verts: F64, scale: float,
+              res: F64, sim: F64, sa: F64, sb: F64, lam: F64, m: int, ready: bool, P: F64, PA: F64, PB: F64,
+              F_: NDArray[np.int64], FN: F64, edges: NDArray[np.int64]) -> float:
+    """GJK and EPA on the cores; ``ready``: the first GJK already ran (simplex in ``sim``, size ``m``)."""
+    ka_r = qa[0] if ca == 1 else (qa[6] if ca == 4 else 0.0)
+    kb_r = qb[0] if cb == 1 else (qb[6] if cb == 4 else 0.0)
+    rsum = ka_r + kb_r
     # The cores overlap (or GJK could not settle their gap): GJK and EPA on the cores themselves
     # (radii dropped: a point or a segment instead of a ball or a capsule), the radii added back.
     # EPA on a whole ball against a cylinder's rim meets a doubly curved Minkowski difference (a
@@ -829,7 +860,8 @@ def support_contact_scratch(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64
     qb_c = qb.copy()
     _drop_radius(ca, qa_c)
     _drop_radius(cb, qb_c)
-    m = _gjk(ca, pa, ra, qa_c, cb, pb, rb, qb_c, verts, scale, sim, sa, sb, lam, res, np.int64(0), math.inf)
+    if not ready:
+        m = _gjk(ca, pa, ra, qa_c, cb, pb, rb, qb_c, verts, scale, sim, sa, sb, lam, res, np.int64(0), math.inf)
     # GJK may stop with the origin on a face of its simplex (a triangle or less): EPA grown from
     # such a flat start can settle on a wrong face, so GJK restarts from other first directions,
     # which end in a tetrahedron around the origin when the shapes overlap by more than rounding
