@@ -45,6 +45,8 @@ from .shapes import (
     Capsule,
     Circle,
     Compound,
+    Cone,
+    Cylinder,
     HalfPlane,
     HeightField,
     Plane,
@@ -147,12 +149,13 @@ def _one_call_shape(shape: Shape) -> tuple[Any, ...] | None:
     """``(shape, kind, vertex count, params (9,), lx (8,), ly (8,), dim)``, or None for kinds the one call lacks.
 
     Kinds as :func:`~collideworld.geometry.compiled.contact_pair.contact_pair` takes them: 0 half-space, 1 ball,
-    2 box, 3 simple convex polygon, 4 capsule or segment (its local ends in ``lx`` and ``ly``).
+    2 box, 3 simple convex polygon, 4 capsule or segment (its local ends in ``lx`` and ``ly``), 7 cylinder,
+    8 cone (3D).
     """
     entry = _ONE_CALL.get(id(shape))
     if entry is not None and entry[0] is shape:
         return entry
-    if getattr(shape, "radius", 0.0) and not isinstance(shape, (Circle, Sphere, Capsule)):
+    if getattr(shape, "radius", 0.0) and not isinstance(shape, (Circle, Sphere, Capsule, Cylinder, Cone)):
         return None  # a rounded box or polygon: the store path, which grows the core's contact by the radius
     params = np.zeros(9)
     lx = ly = _NO_VERTS
@@ -183,6 +186,13 @@ def _one_call_shape(shape: Shape) -> tuple[Any, ...] | None:
         n = len(local)
         padded = np.concatenate([local, np.repeat(local[-1:], SIMPLE_POLYGON_VERTICES - n, axis=0)])
         lx, ly = np.ascontiguousarray(padded[:, 0]), np.ascontiguousarray(padded[:, 1])
+        params[8] = shape.bounding_radius
+    elif isinstance(shape, (Cylinder, Cone)):
+        # kinds 7 and 8 (the support-mapping kernels' pairs): the store's columns, radius and
+        # half = (r, r, half height)
+        kind = 7 if isinstance(shape, Cylinder) else 8
+        params[0] = shape.radius
+        params[1:4] = (shape.radius, shape.radius, shape.half_height)
         params[8] = shape.bounding_radius
     else:
         return None

@@ -921,10 +921,32 @@ def _contact_pairs_compiled(store: BodyStore, ia: Slots, ib: Slots, kernels: Ker
             out.hit[done], out.normal[done], out.depth[done] = (tri_res.hit[~rest], tri_res.normal[~rest],
                                                                 tri_res.depth[~rest])
             idx = np.concatenate([idx[~tri], sel[rest]])
+        if st.dim == 3 and len(idx):
+            idx = _support_slot_pairs(st, ia, ib, idx, out)
         if len(idx):
             res = _contact_pairs_exact(st, ia[idx], ib[idx], kernels)
             out.hit[idx], out.normal[idx], out.depth[idx] = res
     return out
+
+
+def _support_slot_pairs(st: BodyStore, ia: Slots, ib: Slots, idx: Slots, out: ContactArrays) -> Slots:
+    """Pairs ``idx`` with a cylinder or cone (but no hull or triangle) in one compiled loop reading the
+    columns by slot (``compiled/support_slots``: the grouped path's bits); returns the rest of ``idx``."""
+    ka = st.kind.take(ia.take(idx))
+    kb = st.kind.take(ib.take(idx))
+    curved = np.isin(ka, _CURVED) | np.isin(kb, _CURVED)
+    if not curved.any():
+        return idx
+    from .geometry.compiled.kernel_support import touch_rule
+    from .geometry.compiled.support_slots import support_slots
+
+    sel = idx[curved]
+    res, rest = support_slots(ia[sel], ib[sel], st.kind, st.position, st.rotation, st.radius, st.half, st.seg0,
+                              st.seg1, st.plane_normal, st.plane_offset, st.bound_radius, touch_rule())
+    done = sel[~rest]
+    out.hit[done], out.normal[done], out.depth[done] = res.hit[~rest], res.normal[~rest], res.depth[~rest]
+    left: Slots = np.concatenate([idx[~curved], sel[rest]])
+    return left
 
 
 def _contact_pairs_exact(store: BodyStore, ia: Slots, ib: Slots, kernels: Kernels) -> ContactArrays:

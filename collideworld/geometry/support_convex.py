@@ -58,7 +58,8 @@ from .gjk import gjk_pieces
 from .kernel_support import finish, finish_halfspace
 from .result import ContactArrays
 
-__all__ = ["SUPPORT_PARAMS", "EPA_TOL", "support_point", "support_contact", "support_rows", "halfspace_rows",
+__all__ = ["SUPPORT_PARAMS", "EPA_TOL", "support_point", "support_contact", "support_contact_scratch", "epa_scratch",
+           "support_rows", "halfspace_rows",
            "contact_support", "contact_halfspace_support", "support_witnesses", "lowest_points"]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -79,6 +80,9 @@ _GJK_TOL = 1e-13
 #: taken as their distance; GJK on a point a hair from a curved rim can stall wider than this.
 _CORE_TOL = 1e-12
 _EPA_VERTS = 160
+#: A contact test stops GJK once it proves a gap wider than this (relative to the pair's size): far
+#: above the touching tolerance (``tolerance.REL_TOUCH_TOL``), so such a pair is a miss either way.
+_APART = 1e-9
 _EPA_FACES = 640
 
 
@@ -309,17 +313,29 @@ def _det3(p: F64, i: int, j: int, k: int, m: int) -> float:
 @_jit
 def _det3_origin(p: F64, slot: int) -> float:
     """``_det3`` of tetrahedron p[0..3] with vertex ``slot`` replaced by the origin."""
-    r = np.empty((4, 3))
-    for a in range(4):
-        for b in range(3):
-            r[a, b] = 0.0 if a == slot else p[a, b]
-    return _det3(r, 0, 1, 2, 3)
+    # _det3 with row ``slot`` read as zeros, operation for operation (no copy: this runs in GJK's inner loop)
+    ox = 0.0 if slot == 0 else p[0, 0]
+    oy = 0.0 if slot == 0 else p[0, 1]
+    oz = 0.0 if slot == 0 else p[0, 2]
+    ax = (0.0 if slot == 1 else p[1, 0]) - ox
+    ay = (0.0 if slot == 1 else p[1, 1]) - oy
+    az = (0.0 if slot == 1 else p[1, 2]) - oz
+    bx = (0.0 if slot == 2 else p[2, 0]) - ox
+    by = (0.0 if slot == 2 else p[2, 1]) - oy
+    bz = (0.0 if slot == 2 else p[2, 2]) - oz
+    cx = (0.0 if slot == 3 else p[3, 0]) - ox
+    cy = (0.0 if slot == 3 else p[3, 1]) - oy
+    cz = (0.0 if slot == 3 else p[3, 2]) - oz
+    return float(ax * (by * cz - bz * cy) - ay * (bx * cz - bz * cx) + az * (bx * cy - by * cx))
 
 
 @_jit
 def _gjk(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F64, qb: F64, verts: F64, scale: float,
-         sim: F64, sa: F64, sb: F64, lam: F64, res: F64, start: int = 0) -> int:
+         sim: F64, sa: F64, sb: F64, lam: F64, res: F64, start: int, stop_above: float) -> int:
     """GJK distance of A and B. Returns the simplex size m (4: it holds the origin).
+
+    ``stop_above``: stop as soon as the proved lower bound exceeds it (all a contact test
+    needs of a pair that far apart; ``res`` then holds that bound and the simplex's v).
 
     ``res[0]`` = |v| (an upper bound of the distance), ``res[1]`` = the best
     lower bound met, ``res[2:5]`` = v = a - b, ``res[5:8]`` and ``res[8:11]``
@@ -361,7 +377,7 @@ def _gjk(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F64, qb: F64,
         vw = vx * wx + vy * wy + vz * wz
         if vw / vlen > lower:
             lower = vw / vlen
-        if vlen - lower <= _GJK_TOL * scale:
+        if vlen - lower <= _GJK_TOL * scale or lower > stop_above:
             break
         # the new support point must not already be in the simplex (no progress possible)
         dup = False
@@ -458,14 +474,15 @@ def _epa_add_face(P: F64, F_: NDArray[np.int64], FN: F64, nf: int, i: int, j: in
 
 @_jit
 def _epa(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F64, qb: F64, verts: F64, scale: float,
-         sim: F64, sa: F64, sb: F64, m: int, res: F64) -> None:
+         sim: F64, sa: F64, sb: F64, m: int, res: F64, P: F64, PA: F64, PB: F64, F_: NDArray[np.int64], FN: F64,
+         edges: NDArray[np.int64]) -> None:
     """Penetration of A and B from GJK's simplex (origin in D): ``res[0]`` depth, ``res[2:5]`` normal A -> B,
-    ``res[5:8]``, ``res[8:11]`` the deepest points of A and B along it."""
-    P = np.empty((_EPA_VERTS, 3))
-    PA = np.empty((_EPA_VERTS, 3))
-    PB = np.empty((_EPA_VERTS, 3))
-    F_ = np.zeros((_EPA_FACES, 4), dtype=np.int64)
-    FN = np.empty((_EPA_FACES, 4))
+    ``res[5:8]``, ``res[8:11]`` the deepest points of A and B along it.
+
+    ``P``, ``PA``, ``PB`` (_EPA_VERTS, 3), ``F_`` (_EPA_FACES, 4), ``FN`` (_EPA_FACES, 4) and ``edges``
+    (3 _EPA_FACES, 2) are scratch (:func:`epa_scratch`), made once per batch: each face row is
+    written in full when it is added, so nothing needs clearing between pairs.
+    """
     wa = np.empty(3)
     wb = np.empty(3)
     for j in range(m):
@@ -519,6 +536,11 @@ def _epa(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F64, qb: F64,
                     P[2, i] = wa[i] - wb[i]
                 nv = 3
                 break
+    # the triangle's normal, kept for the flat answer below (P[0:3] do not change once nv is 3)
+    nx = 0.0
+    ny = 0.0
+    nz = 0.0
+    ln = 0.0
     if nv == 3:
         ux = P[1, 0] - P[0, 0]
         uy = P[1, 1] - P[0, 1]
@@ -548,16 +570,6 @@ def _epa(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F64, qb: F64,
         # D is flat here: the origin is on its boundary; touching, depth 0, across the flat side
         res[0] = 0.0
         if nv == 3:
-            ux = P[1, 0] - P[0, 0]
-            uy = P[1, 1] - P[0, 1]
-            uz = P[1, 2] - P[0, 2]
-            tx = P[2, 0] - P[0, 0]
-            ty = P[2, 1] - P[0, 1]
-            tz = P[2, 2] - P[0, 2]
-            nx = uy * tz - uz * ty
-            ny = uz * tx - ux * tz
-            nz = ux * ty - uy * tx
-            ln = math.sqrt(nx * nx + ny * ny + nz * nz)
             res[2] = nx / ln
             res[3] = ny / ln
             res[4] = nz / ln
@@ -577,21 +589,40 @@ def _epa(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F64, qb: F64,
         cy += P[j, 1] / nv
         cz += P[j, 2] / nv
     nf = 0
+    # the scratch holds the previous pair's faces: clear the row read when no face could be made
+    for c in range(4):
+        F_[0, c] = 0
+        FN[0, c] = 0.0
     for t in range(4):
         nf = _epa_add_face(P, F_, FN, nf, (t + 1) % 4, (t + 2) % 4, (t + 3) % 4, cx, cy, cz)
-    best = 0
-    edges = np.empty((3 * _EPA_FACES, 2), dtype=np.int64)
+    # the nearest face met last, copied out: the compaction below may overwrite its row
+    bi = np.zeros(3, dtype=np.int64)
+    bn = np.zeros(4)
+    for c in range(4):
+        bn[c] = FN[0, c]
+        if c < 3:
+            bi[c] = F_[0, c]
+    prev = -math.inf
     for _ in range(_EPA_VERTS):
         if nf < 0:
             break
         best = -1
         bd = math.inf
         for f in range(nf):
-            if F_[f, 3] == 1 and FN[f, 3] < bd:
+            if FN[f, 3] < bd:
                 bd = FN[f, 3]
                 best = f
-        if best < 0:
+        # The polytope only grows, so its nearest face never comes nearer (van den Bergen 2001 §4.3):
+        # a nearer one means rounding broke it (a new point within rounding of the faces it should
+        # see, 1e-11 of the size into a converging run, makes a horizon that is not a loop). The
+        # last face before that is the answer; the run after it was noise.
+        if best < 0 or bd < prev:
             break
+        prev = bd
+        for c in range(4):
+            bn[c] = FN[best, c]
+            if c < 3:
+                bi[c] = F_[best, c]
         nx = FN[best, 0]
         ny = FN[best, 1]
         nz = FN[best, 2]
@@ -607,11 +638,18 @@ def _epa(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F64, qb: F64,
         P[nv, 0] = wx
         P[nv, 1] = wy
         P[nv, 2] = wz
-        # remove the faces the new point sees; their unshared edges are the horizon
+        # remove the faces the new point sees (their unshared edges are the horizon) and close up the
+        # rest in order, so every scan reads live faces only (the dead ones were most of them)
         ne = 0
+        live = 0
         for f in range(nf):
-            if F_[f, 3] == 1 and (FN[f, 0] * wx + FN[f, 1] * wy + FN[f, 2] * wz - FN[f, 3]) > eps:
-                F_[f, 3] = 0
+            if not (FN[f, 0] * wx + FN[f, 1] * wy + FN[f, 2] * wz - FN[f, 3]) > eps:
+                if live != f:
+                    for c in range(4):
+                        F_[live, c] = F_[f, c]
+                        FN[live, c] = FN[f, c]
+                live += 1
+            else:
                 for e in range(3):
                     a = F_[f, e]
                     b = F_[f, (e + 1) % 3]
@@ -627,6 +665,7 @@ def _epa(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F64, qb: F64,
                         edges[ne, 0] = a
                         edges[ne, 1] = b
                         ne += 1
+        nf = live
         if ne < 3:
             break
         nv += 1
@@ -634,32 +673,19 @@ def _epa(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F64, qb: F64,
             nf = _epa_add_face(P, F_, FN, nf, edges[q, 0], edges[q, 1], nv - 1, cx, cy, cz)
             if nf < 0:
                 break
-        # compact away the dead faces now and then, so the scans stay short
-        if nf > _EPA_FACES - 64:
-            k = 0
-            for f in range(nf):
-                if F_[f, 3] == 1:
-                    for c in range(4):
-                        F_[k, c] = F_[f, c]
-                        FN[k, c] = FN[f, c]
-                    k += 1
-            nf = k
-    if best < 0:
-        best = 0
-    f = best
-    nx = FN[f, 0]
-    ny = FN[f, 1]
-    nz = FN[f, 2]
-    depth = FN[f, 3]
+    nx = bn[0]
+    ny = bn[1]
+    nz = bn[2]
+    depth = bn[3]
     # barycentric weights of the origin's projection onto the face, for the witness points
-    i0 = F_[f, 0]
-    i1 = F_[f, 1]
-    i2 = F_[f, 2]
+    i0 = bi[0]
+    i1 = bi[1]
+    i2 = bi[2]
     tri = np.empty((3, 3))
     for i in range(3):
-        tri[0, i] = P[i0, i] - depth * FN[f, i]
-        tri[1, i] = P[i1, i] - depth * FN[f, i]
-        tri[2, i] = P[i2, i] - depth * FN[f, i]
+        tri[0, i] = P[i0, i] - depth * bn[i]
+        tri[1, i] = P[i1, i] - depth * bn[i]
+        tri[2, i] = P[i2, i] - depth * bn[i]
     lam = np.zeros(4)
     mask = _closest_on_simplex(tri, 3, lam)
     if mask == 0:
@@ -724,6 +750,14 @@ def _core_rows(code: int, pos: F64, rot: F64, prm: F64, verts: F64, world: F64, 
 
 
 @_jit
+def epa_scratch() -> tuple[F64, F64, F64, NDArray[np.int64], F64, NDArray[np.int64]]:
+    """EPA's polytope arrays (see :func:`_epa`), made once per batch of pairs rather than once per pair."""
+    return (np.empty((_EPA_VERTS, 3)), np.empty((_EPA_VERTS, 3)), np.empty((_EPA_VERTS, 3)),
+            np.zeros((_EPA_FACES, 4), dtype=np.int64), np.zeros((_EPA_FACES, 4)),
+            np.empty((3 * _EPA_FACES, 2), dtype=np.int64))
+
+
+@_jit
 def support_contact(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F64, qb: F64, verts: F64,
                     scale: float, res: F64) -> float:
     """Signed depth of shapes A and B (> 0: overlap, < 0: minus the gap).
@@ -736,6 +770,54 @@ def support_contact(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F6
     theirs less both radii (exact); where the cores overlap, GJK and EPA on
     the cores from this module's GJK simplex, the radii added back.
     """
+    P, PA, PB, F_, FN, edges = epa_scratch()
+    only = ca < 0  # False, computed: a literal False would be a second compile of the kernel
+    return support_contact_scratch(ca, pa, ra, qa, cb, pb, rb, qb, verts, scale, res, only, P, PA, PB, F_, FN, edges)
+
+
+@_jit
+def support_contact_scratch(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F64, qb: F64, verts: F64,
+                     scale: float, res: F64, contact_only: bool, P: F64, PA: F64, PB: F64, F_: NDArray[np.int64],
+                     FN: F64, edges: NDArray[np.int64]) -> float:
+    """:func:`support_contact` with EPA's scratch given (:func:`epa_scratch`).
+
+    ``contact_only``: a pair GJK proves apart by more than :data:`_APART` of its size returns
+    minus that proved lower bound of its gap (and the normal of GJK's last v) at once, instead of
+    GJK's converged gap: the touching rule's answer is the same (a miss), and on curved shapes
+    GJK's convergence to 1e-13 of the size (linear, so tens of iterations) is most of a miss's cost.
+    """
+    sim = np.empty((4, 3))
+    sa = np.empty((4, 3))
+    sb = np.empty((4, 3))
+    lam = np.zeros(4)
+    # the shapes with no radius (not a ball or capsule) are their own cores
+    bare = ca != 1 and ca != 4 and cb != 1 and cb != 4
+    overlap = False
+    m = 0
+    if contact_only:
+        apart = _APART * scale
+        m = _gjk(ca, pa, ra, qa, cb, pb, rb, qb, verts, scale, sim, sa, sb, lam, res, np.int64(0), apart)
+        if m < 4 and res[1] > apart and res[0] > 0.0:
+            for i in range(3):
+                res[2 + i] = -res[2 + i] / res[0]
+            res[0] = res[1]
+            return float(-res[1])
+        # a tetrahedron around the origin on bare shapes: the cores overlap, and this GJK is the
+        # core GJK below, call for call (the stop above never fires on an overlapping pair)
+        overlap = m == 4 and bare
+    if not overlap:
+        signed = _core_contact(ca, pa, ra, qa, cb, pb, rb, qb, verts, scale, res)
+        if signed == signed:  # settled on the cores (NaN: not settled)
+            return signed
+    return _core_epa(ca, pa, ra, qa, cb, pb, rb, qb, verts, scale, res, sim, sa, sb, lam, m, overlap,
+                     P, PA, PB, F_, FN, edges)
+
+
+@_jit
+def _core_contact(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F64, qb: F64, verts: F64, scale: float,
+                  res: F64) -> float:
+    """The cores' GJK (``gjk.gjk_pieces``): their signed distance less both radii when it proves them
+    apart closely enough, else NaN (GJK and EPA on the cores decide)."""
     na = 8 if ca != 5 else int(qa[1])
     nb = 8 if cb != 5 else int(qb[1])
     world = np.empty((na + nb, 3))
@@ -758,6 +840,17 @@ def support_contact(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F6
             res[8 + i] = out[3 + i] - kb_r * out[6 + i]
         res[0] = core - rsum
         return rsum - core
+    return math.nan
+
+
+@_jit
+def _core_epa(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F64, qb: F64, verts: F64, scale: float,
+              res: F64, sim: F64, sa: F64, sb: F64, lam: F64, m: int, ready: bool, P: F64, PA: F64, PB: F64,
+              F_: NDArray[np.int64], FN: F64, edges: NDArray[np.int64]) -> float:
+    """GJK and EPA on the cores; ``ready``: the first GJK already ran (simplex in ``sim``, size ``m``)."""
+    ka_r = qa[0] if ca == 1 else (qa[6] if ca == 4 else 0.0)
+    kb_r = qb[0] if cb == 1 else (qb[6] if cb == 4 else 0.0)
+    rsum = ka_r + kb_r
     # The cores overlap (or GJK could not settle their gap): GJK and EPA on the cores themselves
     # (radii dropped: a point or a segment instead of a ball or a capsule), the radii added back.
     # EPA on a whole ball against a cylinder's rim meets a doubly curved Minkowski difference (a
@@ -767,18 +860,15 @@ def support_contact(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F6
     qb_c = qb.copy()
     _drop_radius(ca, qa_c)
     _drop_radius(cb, qb_c)
-    sim = np.empty((4, 3))
-    sa = np.empty((4, 3))
-    sb = np.empty((4, 3))
-    lam = np.zeros(4)
-    m = _gjk(ca, pa, ra, qa_c, cb, pb, rb, qb_c, verts, scale, sim, sa, sb, lam, res)
+    if not ready:
+        m = _gjk(ca, pa, ra, qa_c, cb, pb, rb, qb_c, verts, scale, sim, sa, sb, lam, res, np.int64(0), math.inf)
     # GJK may stop with the origin on a face of its simplex (a triangle or less): EPA grown from
     # such a flat start can settle on a wrong face, so GJK restarts from other first directions,
     # which end in a tetrahedron around the origin when the shapes overlap by more than rounding
     for start in range(1, 4):
         if m == 4 or res[1] > 1e-14 * scale:
             break
-        m = _gjk(ca, pa, ra, qa_c, cb, pb, rb, qb_c, verts, scale, sim, sa, sb, lam, res, start)
+        m = _gjk(ca, pa, ra, qa_c, cb, pb, rb, qb_c, verts, scale, sim, sa, sb, lam, res, start, math.inf)
     gap = res[0]
     lower = res[1]
     if lower > 1e-14 * scale and m < 4 and gap > 0.0:
@@ -799,10 +889,10 @@ def support_contact(ca: int, pa: F64, ra: F64, qa: F64, cb: int, pb: F64, rb: F6
     wb = np.empty(3)
     for start in range(4):
         if start > 0:
-            m = _gjk(ca, pa, ra, qa_c, cb, pb, rb, qb_c, verts, scale, sim, sa, sb, lam, res, start)
+            m = _gjk(ca, pa, ra, qa_c, cb, pb, rb, qb_c, verts, scale, sim, sa, sb, lam, res, start, math.inf)
             if m < 4:
                 continue
-        _epa(ca, pa, ra, qa_c, cb, pb, rb, qb_c, verts, scale, sim, sa, sb, m, res)
+        _epa(ca, pa, ra, qa_c, cb, pb, rb, qb_c, verts, scale, sim, sa, sb, m, res, P, PA, PB, F_, FN, edges)
         _support_pair(ca, pa, ra, qa_c, cb, pb, rb, qb_c, verts, res[2], res[3], res[4], wa, wb)
         reach = res[2] * (wa[0] - wb[0]) + res[3] * (wa[1] - wb[1]) + res[4] * (wa[2] - wb[2])
         if reach - res[0] <= 1e-9 * scale and res[0] < best:
@@ -833,11 +923,18 @@ def _drop_radius(code: int, prm: F64) -> None:
 
 @_jit
 def support_rows(ca: NDArray[np.int64], pa: F64, ra: F64, qa: F64, cb: NDArray[np.int64], pb: F64, rb: F64,
-                 qb: F64, verts: F64, scale: F64, signed: F64, normal: F64, points: F64) -> None:
-    """:func:`support_contact` for every row: ``signed`` (N,), ``normal`` (N, 3), ``points`` (N, 6)."""
+                 qb: F64, verts: F64, scale: F64, signed: F64, normal: F64, points: F64,
+                 contact_only: bool = False) -> None:
+    """:func:`support_contact` for every row: ``signed`` (N,), ``normal`` (N, 3), ``points`` (N, 6).
+
+    ``contact_only``: a pair clearly apart gets a proved lower bound of its gap (minus it in
+    ``signed``), not the gap itself: all the touching rule needs (see :func:`support_contact_scratch`).
+    """
     res = np.zeros(11)
+    P, PA, PB, F_, FN, edges = epa_scratch()
     for r in range(ca.shape[0]):
-        signed[r] = support_contact(ca[r], pa[r], ra[r], qa[r], cb[r], pb[r], rb[r], qb[r], verts, scale[r], res)
+        signed[r] = support_contact_scratch(ca[r], pa[r], ra[r], qa[r], cb[r], pb[r], rb[r], qb[r], verts, scale[r],
+                                            res, contact_only, P, PA, PB, F_, FN, edges)
         for i in range(3):
             normal[r, i] = res[2 + i]
             points[r, i] = res[5 + i]
@@ -882,12 +979,13 @@ def contact_support(ca: NDArray[np.int64], pa: F64, ra: F64, qa: F64, cb: NDArra
     Returns
     -------
     ContactArrays
-        The normal from a to b; depth within ``EPA_TOL * scale`` below the true depth.
+        The normal from a to b; depth within ``EPA_TOL * scale`` below the true depth where hit; where
+        apart, minus a proved lower bound of the gap (the gap itself within ``1e-9 * scale``).
 
     Examples
     --------
     A unit sphere at the origin and an upright cylinder (radius 1, half height 1) centred at
-    (1.5, 0, 0) overlap by 0.5 along +x; moved to (2.5, 0, 0) they are 0.5 apart:
+    (1.5, 0, 0) overlap by 0.5 along +x; moved to (2.5, 0, 0) they are 0.5 apart, a miss:
 
     >>> import numpy as np
     >>> one = np.ones(2, dtype=np.int64)
@@ -895,8 +993,10 @@ def contact_support(ca: NDArray[np.int64], pa: F64, ra: F64, qa: F64, cb: NDArra
     >>> c = contact_support(one, np.zeros((2, 3)), np.stack([np.eye(3)] * 2), q, 7 * one,
     ...                     np.array([[1.5, 0, 0], [2.5, 0, 0]]), np.stack([np.eye(3)] * 2), q, np.zeros((1, 3)),
     ...                     np.full(2, 4.0))
-    >>> c.hit.tolist(), np.round(c.depth, 9).tolist(), (np.round(c.normal[0], 5) + 0.0).tolist()  # EPA: ~1e-6
-    ([True, False], [0.5, -0.5], [1.0, 0.0, 0.0])
+    >>> c.hit.tolist(), np.round(c.depth[:1], 9).tolist(), (np.round(c.normal[0], 5) + 0.0).tolist()  # EPA: ~1e-6
+    ([True, False], [0.5], [1.0, 0.0, 0.0])
+    >>> bool(-0.5 <= c.depth[1] < 0.0)  # the miss: minus a proved lower bound of its gap (GJK stopped early)
+    True
     """
     n = len(ca)
     signed = np.empty(n)
@@ -904,7 +1004,7 @@ def contact_support(ca: NDArray[np.int64], pa: F64, ra: F64, qa: F64, cb: NDArra
     points = np.empty((n, 6))
     support_rows(np.ascontiguousarray(ca, dtype=np.int64), pa, ra, qa, np.ascontiguousarray(cb, dtype=np.int64),
                  pb, rb, qb, np.ascontiguousarray(verts, dtype=np.float64), np.asarray(scale, dtype=np.float64),
-                 signed, normal, points)
+                 signed, normal, points, True)
     return finish(signed, normal, scale)
 
 
@@ -960,7 +1060,7 @@ def support_witnesses(ca: NDArray[np.int64], pa: F64, ra: F64, qa: F64, cb: NDAr
     points = np.empty((n, 6))
     support_rows(np.ascontiguousarray(ca, dtype=np.int64), pa, ra, qa, np.ascontiguousarray(cb, dtype=np.int64),
                  pb, rb, qb, np.ascontiguousarray(verts, dtype=np.float64), np.asarray(scale, dtype=np.float64),
-                 signed, normal, points)
+                 signed, normal, points, False)
     return signed, normal, points
 
 

@@ -15,7 +15,10 @@ A capsule (or segment, a capsule of radius 0) is kind 4: its local end
 points are its ``lx`` (``p0``) and ``ly`` (``p1``) rows, its radius
 ``params[0]``; its pairs, which the loop of :mod:`.contact_slots` leaves
 flagged, go to the capsule kernels' row routines (the ones a world's grouped
-path runs) on the same canonical order and world end points. Kinds this
+path runs) on the same canonical order and world end points. A cylinder or
+cone (kinds 7 and 8, 3D: ``params[0]`` its radius, ``params[1:4]`` the
+store's half column ``(r, r, half height)``) goes to the support-mapping
+loop a world's step runs (:mod:`.support_slots`). Kinds this
 loop does not take (hulls, non-simple polygons, rounded shapes) stay with the
 store path.
 """
@@ -36,6 +39,7 @@ from . import contact_halfspace_capsule as _hc
 from . import contact_polygon_capsule as _pc
 from .contact_slots import BALL, BOX, HALFSPACE, POLYGON, contact_rows
 from .kernel_support import touch_rule
+from .support_slots import support_pair_rows
 
 __all__ = ["contact_pair", "contact_many", "contact_many_posed", "table_rows"]
 
@@ -196,6 +200,16 @@ def _contact_many(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], 
     if other.any():
         _capsule_rows(dim, kinds, position, rotation, radius, half, plane_normal, plane_offset, world_x, world_y,
                       simple_n, which, lx_t, ly_t, rule, other, hit, normal, depth)
+        if dim == 3:
+            # a capsule's local ends as the store's seg0 and seg1 columns (the rows of other kinds unread)
+            seg0 = np.empty((rows, 3))
+            seg1 = np.empty((rows, 3))
+            for row in range(rows):
+                for k in range(3):
+                    seg0[row, k] = lx_t[which[row], k]
+                    seg1[row, k] = ly_t[which[row], k]
+            support_pair_rows(ia, ib, other, kinds, position, rotation, radius, half, seg0, seg1, plane_normal,
+                              plane_offset, bound_radius, rule, hit, normal, depth, np.zeros(n, dtype=np.bool_))
 
 
 @njit(cache=True)
