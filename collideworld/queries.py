@@ -491,7 +491,8 @@ class QueryIndex:
         columns = (st.kind, st.simple, st.position, st.rotation, st.radius, st.half, st.plane_normal,
                    st.plane_offset, st.bound_radius, st.world_xy if st.dim == 2 else None, st.poly,
                    st.parts.simple_n, st.category, st.mask,
-                   st.serial, st.part_slots, st.parts_at, st.n_parts, self.planes, g.glo, g.ghi, self._packed)
+                   st.serial, st.part_slots, st.parts_at, st.n_parts, self.planes, g.glo, g.ghi, self._packed,
+                   st.seg0, st.seg1, st.hull, *self._hull_tables())
         key = (*map(id, head), g.cell, g.n_gridded, *map(id, columns), touch_rule())  # (cell, count: by value)
         if self.arrays is not None and key == self._arrays_key:
             return
@@ -502,7 +503,8 @@ class QueryIndex:
         kind, serial, position, rotation, half, radius, bound_radius = self.packed_views
         self._body_args = (kind, st.simple, position, rotation, radius, half, st.plane_normal,
                            st.plane_offset, bound_radius, planes_x, planes_y, st.poly, st.parts.simple_n,
-                           st.category, st.mask, serial, st.part_slots, st.parts_at, st.n_parts)
+                           st.category, st.mask, serial, st.part_slots, st.parts_at, st.n_parts, st.seg0, st.seg1,
+                           st.hull, *self._hull_tables())
         self.rule = touch_rule()
         # the same arrays as one numba argument: what the single queries pass (see compiled.queries.QueryArrays)
         if not self.work:
@@ -513,6 +515,14 @@ class QueryIndex:
         self._thread_arrays, self._thread_arrays_of = [], self.arrays  # (they hold the old arrays alive)
         # the compiled single point and ray queries, called without the dispatcher's typing
         self.point_fn, self.ray_fn, self.shapes_fn = _compiled().entry_points(self.arrays, g.take_tags(1), st.dim)
+
+    def _hull_tables(self) -> tuple[Any, ...]:
+        """The store's hull table (local vertices, face normals, a vertex of each face, edge ends, edge faces).
+
+        The compiled exact tests pose a hull body's rows from these (issue 28: no numpy path for hulls).
+        """
+        h = self.store.hulls
+        return (h.verts, h.normals, h.face_vertex, h.edge_ends, h.edge_faces)
 
     def arrays_for(self, k: int) -> Any:
         """``arrays`` for the ``k``-th thread running a part of a batch (0: ``arrays`` itself).
@@ -576,7 +586,7 @@ class QueryIndex:
         >>> index = QueryIndex(w._store, "compiled")
         >>> _ = index.refresh()
         >>> len(index.body_args())
-        19
+        27
         """
         return self._body_args
 
