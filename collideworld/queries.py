@@ -1469,6 +1469,25 @@ def _first_per_ray(ray: Slots, slot: Slots, dist: Floats, store: BodyStore) -> S
     return first
 
 
+def _walk_rows(store: BodyStore, index: QueryIndex) -> tuple[Floats, Floats]:
+    """The rows the compiled first-hit walk casts capsules and simple polygons from, by slot.
+
+    Capsules' world end points ``[p0, p1]`` (capacity, 2 D), made by ``BodyStore.capsule_rows`` (the rows
+    :func:`cast_left` casts, so the same bits), and the store's posed polygon vertices ``world_xy`` (2D).
+    """
+    st = store
+    ends = np.zeros((st.capacity, 2 * st.dim))
+    caps = np.flatnonzero(index.packed_views[0] == _CAPSULE)  # (the packed kind: a rounded capsule is not one)
+    if len(caps):
+        p0, p1, _ = st.capsule_rows(caps)
+        ends[caps, :st.dim], ends[caps, st.dim:] = p0, p1
+    return ends, st.world_xy if st.dim == 2 else _NO_POLYGONS
+
+
+#: the walk's polygon rows in 3D (no polygons there; never read)
+_NO_POLYGONS = np.zeros((1, 8, 2))
+
+
 def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, origins: Floats, directions: Floats,
                          limits: Floats, category: int, mask: int) -> RayHitArrays:
     """First hits in one compiled walk per ray; the bodies of other kinds it met and the half-spaces beside it.
@@ -1484,7 +1503,8 @@ def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, o
     m = len(origins)
     passes = _passes_filter(store, category, mask, grid.handles)
     kind, serial_col, position, rotation, half, radius, _ = index.packed_views
-    arrays, bodies = grid.arrays(), (kind, position, rotation, half, radius, serial_col)
+    arrays = grid.arrays()
+    bodies = (kind, position, rotation, half, radius, serial_col, store.simple, *_walk_rows(store, index))
 
     def run_range(q: None, a: int, b: int, tag: int, stamp: Slots) -> tuple[Slots, Floats, Floats, Slots, Slots]:
         # (each call passes the arrays from Python: a reference count of its own for each, see arrays_for)
