@@ -33,7 +33,7 @@ from scipy.spatial import ConvexHull as ScipyHull
 from shapely.geometry import LineString, Point
 from shapely.geometry import Polygon as ShapelyPolygon
 
-from collideworld import Box, Capsule, Circle, Compound, ConvexHull, Polygon, Segment, Sphere, World
+from collideworld import Box, Capsule, Circle, Compound, ConvexHull, HalfPlane, Plane, Polygon, Segment, Sphere, World
 from collideworld.queries import numpy_path_counts
 
 BAND = 1e-6
@@ -414,3 +414,44 @@ def test_first_hit_walk_casts_capsules_and_simple_polygons(dim: int) -> None:
         assert grid.handles[j[r]] in live[ok][same], r
         hits += 1
     assert hits > m // 4
+
+
+# -- half-spaces: tested once per batch when no probe can reach them ---------------------------------
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_batched_points_and_shapes_against_a_ground_half_space(dim: int) -> None:
+    """Batches wholly above the ground, reaching into it, and touching it (dyadic points on it: touching
+    counts) answer as the numpy backend and as the hand calculation (a point is in ``n . p <= offset``)."""
+    rng = np.random.default_rng(60 + dim)
+    worlds = _both(dim)
+    up = np.zeros(dim)
+    up[-1] = 1.0
+    centres = rng.uniform(0, 10, (30, dim))
+    for w in worlds:
+        w.add(HalfPlane(tuple(up), -1.0) if dim == 2 else Plane(tuple(up), -1.0), id=-1)
+        w.add_many(Circle(0.5) if dim == 2 else Sphere(0.5), centres, ids=range(30))
+    above = rng.uniform(0, 10, (200, dim))
+    reaching = above.copy()
+    reaching[::7, -1] = rng.uniform(-3, -0.5, len(reaching[::7]))
+    touching = above.copy()
+    touching[::5, -1] = -1.0  # on the ground's boundary, exactly
+    judged = 0
+    for pts in (above, reaching, touching):
+        numpy_path_counts(reset=True)
+        got = worlds[1].query_points(pts)
+        assert numpy_path_counts() == {}
+        assert _pairs(*got) == _pairs(*worlds[0].query_points(pts))
+        on_ground = sorted(r for r, i in _pairs(*got) if i == -1)
+        assert on_ground == np.flatnonzero(pts[:, -1] <= -1.0).tolist()
+        judged += len(on_ground)
+        shape = Box((0.5,) * dim)
+        kw: dict[str, Any] = {"angles": np.full(len(pts), 0.3)} if dim == 2 else {}
+        got = worlds[1].query_shapes(shape, pts, **kw)
+        assert _pairs(*got) == _pairs(*worlds[0].query_shapes(shape, pts, **kw))
+        # an axis-aligned (3D) or turned (2D) box reaches the ground when its lowest corner does
+        low = 0.5 * (abs(math.cos(0.3)) + abs(math.sin(0.3))) if dim == 2 else 0.5
+        want = np.flatnonzero(pts[:, -1] - low < -1.0 - 1e-9).tolist()
+        near = set(np.flatnonzero(np.abs(pts[:, -1] - low + 1.0) <= 1e-9).tolist())
+        got_ground = {r for r, i in _pairs(*got) if i == -1}
+        assert set(want) <= got_ground <= set(want) | near
+    assert judged > 50
