@@ -1504,7 +1504,8 @@ def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, o
     passes = _passes_filter(store, category, mask, grid.handles)
     kind, serial_col, position, rotation, half, radius, _ = index.packed_views
     arrays = grid.arrays()
-    bodies = (kind, position, rotation, half, radius, serial_col, store.simple, *_walk_rows(store, index))
+    bodies = (kind, position, rotation, half, radius, serial_col, store.simple, *_walk_rows(store, index),
+              store.part_slots, store.parts_at, store.n_parts)
 
     def run_range(q: None, a: int, b: int, tag: int, stamp: Slots) -> tuple[Slots, Floats, Floats, Slots, Slots]:
         # (each call passes the arrays from Python: a reference count of its own for each, see arrays_for)

@@ -39,6 +39,7 @@ from collideworld.queries import numpy_path_counts
 BAND = 1e-6
 TRIANGLE = [(0.0, 0.0), (0.9, 0.0), (0.1, 0.7)]
 PENTAGON = [(0.0, 0.0), (0.8, -0.1), (1.0, 0.6), (0.4, 1.0), (-0.2, 0.5)]
+L_SHAPE = [(0.0, 0.0), (1.6, 0.0), (1.6, 0.6), (0.6, 0.6), (0.6, 1.6), (0.0, 1.6)]
 
 
 def _rot2(a: float) -> np.ndarray:
@@ -358,7 +359,8 @@ def test_3d_single_queries_on_capsules_and_hulls_compiled() -> None:
 
 @pytest.mark.parametrize("dim", [2, 3])
 def test_first_hit_walk_casts_capsules_and_simple_polygons(dim: int) -> None:
-    """The walk itself casts them (no (ray, body) pair left for after it), and its first hits are brute force's.
+    """The walk itself casts them and compounds of them (a concave polygon is one), leaving no (ray, body) pair
+    for after it, and its first hits are brute force's.
 
     Brute force: every live body cast by the narrowphase's ray kernel (``raycast_slots``, the numpy
     kernels), no index; nearest first, ties to the body added first.
@@ -372,14 +374,21 @@ def test_first_hit_walk_casts_capsules_and_simple_polygons(dim: int) -> None:
     span = 30.0 if dim == 2 else 12.0
     for i in range(240):
         pos = rng.uniform(0, span, dim)
-        k = i % 4
+        k = i % 5
+        ball = Circle(0.4) if dim == 2 else Sphere(0.4)
         if k == 0:
             shape: Any = Capsule(tuple(rng.uniform(-1, 1, dim)), tuple(rng.uniform(-1, 1, dim)),
                                  float(rng.uniform(0.1, 0.6)))
         elif k == 1:
             shape = Segment(tuple(rng.uniform(-1, 1, dim)), tuple(rng.uniform(-1, 1, dim)))
         elif k == 2 and dim == 2:
-            shape = Polygon(PENTAGON if i % 8 == 2 else TRIANGLE)
+            shape = Polygon(PENTAGON if i % 10 == 2 else TRIANGLE)
+        elif k == 3 and dim == 2 and i % 10 == 3:
+            shape = Polygon(L_SHAPE)  # concave: a compound of its convex pieces in the world
+        elif k == 3:
+            shape = Compound([(ball, (0.0,) * dim), (Box((0.3,) * dim), (0.8,) + (0.0,) * (dim - 1)),
+                              (Segment((0.0,) * dim, (0.0, 0.9) + (0.0,) * (dim - 2)), (-0.7,) + (0.0,) * (dim - 1)),
+                              (Capsule((0.0,) * dim, (0.5,) * dim, 0.2), (0.0, -0.9) + (0.0,) * (dim - 2))])
         else:
             shape = Circle(0.5) if dim == 2 else Sphere(0.5)
         if dim == 2:
@@ -395,7 +404,8 @@ def test_first_hit_walk_casts_capsules_and_simple_polygons(dim: int) -> None:
     d = rng.uniform(0, span, (m, dim)) - o
     d /= np.linalg.norm(d, axis=1)[:, None]
     kind, serial, position, rotation, half, radius, _ = index.packed_views
-    bodies = (kind, position, rotation, half, radius, serial, st.simple, *_walk_rows(st, index))
+    bodies = (kind, position, rotation, half, radius, serial, st.simple, *_walk_rows(st, index), st.part_slots,
+              st.parts_at, st.n_parts)
     passes = np.ones(len(grid.handles), dtype=bool)
     j, t, _, oray, _ = first_hits(grid.arrays(), bodies, passes, o, d, 25.0, grid.stamp, grid.take_tags(m))
     assert len(oray) == 0  # nothing left for after the walk

@@ -502,7 +502,8 @@ def _capsule_hull_test(q: Any, u: int, pk: int, pn: int, r: int, ppos: Floats, p
                     verts[0, v, 0] = pwx[v, r]
                     verts[0, v, 1] = pwy[v, r]
             _polygon_capsule(verts, p0, p1, rb, rule, hit, nn, dd)
-        return hit[0]
+        met: bool = hit[0]
+        return met
     # a hull (3D): its table row posed, world = local @ R^T + t, normals = local @ R^T
     h = q.hull[u]
     lv, ln = q.hull_verts, q.hull_normals
@@ -525,7 +526,7 @@ def _capsule_hull_test(q: Any, u: int, pk: int, pn: int, r: int, ppos: Floats, p
         for j in range(2):
             ee[0, e, j] = q.hull_ee[h, e, j]
             ef[0, e, j] = q.hull_ef[h, e, j]
-    use_epa = np.bool_(True)  # (as the batched call: not a literal, one compile)
+    use_epa: Any = np.bool_(True)  # (as the batched call: not a literal, one compile)
     if pk == BALL:
         _ball_hull(c, ra, hv, hn, fv, ee, ef, rule, use_epa, hit, nn, dd)
     else:
@@ -536,7 +537,8 @@ def _capsule_hull_test(q: Any, u: int, pk: int, pn: int, r: int, ppos: Floats, p
             for j in range(3):
                 rot[0, k, j] = prot[r, k, j]
         _box_hull(c, rot, hh, hv, hn, fv, ee, ef, rule, use_epa, hit, nn, dd)
-    return hit[0]
+    touched: bool = hit[0]
+    return touched
 
 
 @njit(cache=True)

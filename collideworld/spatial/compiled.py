@@ -538,6 +538,7 @@ _BOX = 2
 #: kind codes of simple polygons and capsules (segments): cast inside the first-hit walk too (issue 28)
 _POLYGON = 3
 _CAPSULE = 4
+_COMPOUND = 6
 
 
 @njit(cache=True)
@@ -756,22 +757,43 @@ def _first_keys(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float
 
 @njit(cache=True)
 def _ray_more(j: int, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, kind: Index,
-              simple: NDArray[np.bool_], ends: Floats, verts: Floats, radius: Floats, rel: float, floor: float,
+              center: Floats, rot: Floats, half: Floats, radius: Floats, simple: NDArray[np.bool_], ends: Floats,
+              verts: Floats, part_slots: Index, parts_at: Index, n_parts: Index, rel: float, floor: float,
               parallel_rate: float, pv: Floats) -> tuple[float, float, float, float]:
-    """``(distance, normal)`` of the ray against row ``j``, a capsule or a simple polygon; distance -1: another kind.
+    """``(distance, normal)`` of the ray against row ``j``, a capsule, a simple polygon or a compound of balls,
+    boxes, capsules and simple polygons (a world's concave polygon is one); distance -1: another kind.
 
     The arithmetic of the rows ``cast_left`` runs after the walk (:func:`cast_capsule_rows` on the world end
-    points in ``ends[j]``, ``[p0, p1]``; :func:`cast_polygon_rows` on the posed vertices ``verts[j]``), one row.
+    points in ``ends[j]``, ``[p0, p1]``; :func:`cast_polygon_rows` on the posed vertices ``verts[j]``;
+    a compound's entry: its nearest part's, the first part in part order on a tie), one row.
     """
     dim = ends.shape[1] // 2
     z = dim - 1
-    if kind[j] == _CAPSULE:
-        return _ray_capsule(ox, oy, oz, dx, dy, dz, maxd, ends[j, 0], ends[j, 1], ends[j, z], ends[j, dim],
-                            ends[j, dim + 1], ends[j, dim + z], radius[j], rel, floor, dim)
-    if kind[j] == _POLYGON and dim == 2 and simple[j]:
-        t, nx, ny = _ray_polygon(verts, j, ox, oy, dx, dy, maxd, rel, floor, parallel_rate, pv)
-        return t, nx, ny, 0.0
-    return -1.0, 0.0, 0.0, 0.0
+    first = -1
+    count = 1
+    if kind[j] == _COMPOUND:
+        first = parts_at[j]
+        count = n_parts[j]
+    bt = np.inf
+    bx = by = bz = 0.0
+    for p in range(count):
+        u = j if first < 0 else part_slots[first + p]
+        ku = kind[u]
+        if first >= 0 and (ku == _BALL or ku == _BOX):
+            t, nx, ny, nz = ray_slot(u, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half, radius, rel, floor,
+                                     parallel_rate)
+        elif ku == _CAPSULE:
+            t, nx, ny, nz = _ray_capsule(ox, oy, oz, dx, dy, dz, maxd, ends[u, 0], ends[u, 1], ends[u, z],
+                                         ends[u, dim], ends[u, dim + 1], ends[u, dim + z], radius[u], rel, floor,
+                                         dim)
+        elif ku == _POLYGON and dim == 2 and simple[u]:
+            t, nx, ny = _ray_polygon(verts, u, ox, oy, dx, dy, maxd, rel, floor, parallel_rate, pv)
+            nz = 0.0
+        else:
+            return -1.0, 0.0, 0.0, 0.0
+        if t < bt:
+            bt, bx, by, bz = t, nx, ny, nz
+    return bt, bx, by, bz
 
 
 # nogil: a batch may be split over Python threads (threads.run_split), each range with its own stamps
@@ -780,7 +802,7 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
                 big: Index, n_gridded: int, glo: Floats, ghi: Floats, elo: Floats32, ehi: Floats32, kind: Index,
                 center: Floats, rot: Floats,
                 half: Floats, radius: Floats, serial: Index, simple: NDArray[np.bool_], ends: Floats, verts: Floats,
-                passes: NDArray[np.bool_], o: Floats, d: Floats,
+                part_slots: Index, parts_at: Index, n_parts: Index, passes: NDArray[np.bool_], o: Floats, d: Floats,
                 maxd_of: Floats, rel: float, floor: float, parallel_rate: float, stamp: Index,
                 base: int) -> tuple[Index, Floats, Floats, Index, Index]:
     dim = lo.shape[1]
@@ -840,8 +862,9 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
             if passes[j] and kind[j] > _BOX:
                 if not segment_meets(lo, hi, j, o, d, i, maxd, dim):  # (the walk's cells test their boxes too)
                     continue
-                dist, nx, ny, nz = _ray_more(j, ox, oy, oz, dx, dy, dz, maxd, kind, simple, ends, verts, radius, rel,
-                                             floor, parallel_rate, pv)
+                dist, nx, ny, nz = _ray_more(j, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half, radius, simple,
+                                             ends, verts, part_slots, parts_at, n_parts, rel, floor, parallel_rate,
+                                             pv)
                 if dist < 0.0:  # a kind the walk does not cast
                     if n_other == other_ray.shape[0]:
                         other_ray = _grow(other_ray, n_other)
@@ -900,9 +923,11 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
                         continue
                     stamp[j] = tag
                     if kind[j] > _BOX:
-                        # capsules and simple polygons cast here, so their hits stop the walk too (issue 28)
-                        dist, nx, ny, nz = _ray_more(j, ox, oy, oz, dx, dy, dz, maxd, kind, simple, ends, verts,
-                                                     radius, rel, floor, parallel_rate, pv)
+                        # capsules, simple polygons and compounds of them cast here, so their hits stop the walk
+                        # too (issue 28)
+                        dist, nx, ny, nz = _ray_more(j, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half,
+                                                     radius, simple, ends, verts, part_slots, parts_at, n_parts,
+                                                     rel, floor, parallel_rate, pv)
                         if dist < 0.0:
                             # left to the caller; a nearer hit of it lies in a walked cell (the stop below is sound)
                             if n_other == other_ray.shape[0]:
@@ -948,8 +973,8 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
                base: int) -> tuple[Index, Floats, Floats, Index, Index]:
     """The nearest body each ray meets, walking the grid and stopping at the first cell past the best hit.
 
-    Balls, boxes, capsules (segments) and simple polygons are cast in the
-    walk. Bodies of other kinds whose box a ray meets are not cast
+    Balls, boxes, capsules (segments), simple polygons and compounds of
+    them are cast in the walk. Bodies of other kinds whose box a ray meets are not cast
     here: they come back as ``(ray, local)`` pairs, for the caller to cast
     and compare with the ray's best. A nearer hit on one of them lies in a
     cell the walk passed, so the walk's stop stays sound. ``maxd``: one
@@ -958,10 +983,11 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
     ``grid_arrays`` are a :class:`~collideworld.spatial.grid.GridIndex`'s
     ``(lo, hi, cell, pad, mask, starts, entries, big, n_gridded, glo, ghi, entry_lo, entry_hi)``;
     ``bodies`` the boxed bodies' ``(kind, center, rotation, half, radius,
-    serial, simple, ends, verts)`` by local index (kind 1 ball, 2 box, 3
+    serial, simple, ends, verts, part_slots, parts_at, n_parts)`` by local index (kind 1 ball, 2 box, 3
     polygon, cast when ``simple``, from its posed vertices ``verts`` (L, K, 2),
-    4 capsule, from its world end points ``ends`` (L, 2 D), ``[p0, p1]``);
-    ``passes`` the filter.
+    4 capsule, from its world end points ``ends`` (L, 2 D), ``[p0, p1]``, 6
+    compound, by its parts ``part_slots[parts_at[j]:parts_at[j] + n_parts[j]]``,
+    local indices too); ``passes`` the filter.
 
     Returns
     -------
@@ -979,7 +1005,8 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
     >>> c = np.array([[5.0, 0.0]])
     >>> g = GridIndex(c - 1, c + 1, np.array([0]), backend="compiled")
     >>> bodies = (np.array([1]), c, np.eye(2)[None], np.zeros((1, 2)), np.array([1.0]), np.array([0]),
-    ...           np.zeros(1, dtype=bool), np.zeros((1, 4)), np.zeros((1, 8, 2)))
+    ...           np.zeros(1, dtype=bool), np.zeros((1, 4)), np.zeros((1, 8, 2)), np.zeros(0, dtype=np.int64),
+    ...           np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64))
     >>> j, t, n, _, _ = first_hits(g.arrays(), bodies, np.array([True]), np.zeros((1, 2)), np.array([[1.0, 0.0]]),
     ...                            np.inf, g.stamp, g.take_tags(1))
     >>> j.tolist(), t.tolist(), n.tolist()
