@@ -105,7 +105,13 @@ def _oracle_2d(flat: tuple[np.ndarray, np.ndarray, np.ndarray], probe: Any, prob
                                                                                                      set[int]]:
     """Bodies surely touched (some part's gap below -BAND) and bodies too close to call, by shapely."""
     cores, radii, owner = flat
-    gaps = shapely.distance(probe, cores) - radii - probe_r
+    dist = shapely.distance(probe, cores)
+    gaps = dist - radii - probe_r
+    if isinstance(probe, ShapelyPolygon):
+        # a core the polygon meets: as deep as the length of core inside it (a segment crossing it is a sure
+        # hit, one touching its outline is not)
+        met = dist == 0.0
+        gaps[met] -= shapely.length(shapely.intersection(probe, cores[met]))
     sure = set(owner[gaps < -BAND].tolist())
     unsure = set(owner[np.abs(gaps) <= BAND].tolist()) - sure
     return sure, unsure
