@@ -1490,13 +1490,14 @@ _NO_POLYGONS = np.zeros((1, 8, 2))
 
 def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, origins: Floats, directions: Floats,
                          limits: Floats, category: int, mask: int) -> RayHitArrays:
-    """First hits in one compiled walk per ray; the bodies of other kinds it met and the half-spaces beside it.
+    """First hits in one compiled walk per ray; the bodies of other kinds it met beside it.
 
-    The walk casts the balls and boxes and lists the (ray, body) pairs of
-    the other kinds whose box the ray meets before its best hit; those pairs
-    and the half-spaces are cast by :func:`cast_left` (compiled rows, one
-    call per kind for all the pairs) and kept where nearer (ties: the body
-    added first).
+    The walk casts the half-spaces, balls, boxes, capsules, simple polygons
+    and compounds of them, and lists the (ray, body) pairs of the other
+    kinds (hulls, rounded shapes) whose box the ray meets before its best
+    hit; those pairs are cast by :func:`cast_left` (compiled rows, one call
+    per kind for all the pairs) and kept where nearer (ties: the body added
+    first).
     """
     from .spatial.compiled import first_hits
 
@@ -1505,7 +1506,7 @@ def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, o
     kind, serial_col, position, rotation, half, radius, _ = index.packed_views
     arrays = grid.arrays()
     bodies = (kind, position, rotation, half, radius, serial_col, store.simple, *_walk_rows(store, index),
-              store.part_slots, store.parts_at, store.n_parts)
+              store.part_slots, store.parts_at, store.n_parts, index.planes, store.plane_normal, store.plane_offset)
 
     def run_range(q: None, a: int, b: int, tag: int, stamp: Slots) -> tuple[Slots, Floats, Floats, Slots, Slots]:
         # (each call passes the arrays from Python: a reference count of its own for each, see arrays_for)
@@ -1516,9 +1517,7 @@ def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, o
     local, dist, normal, oray, olocal = _in_ranges(index, grid, m, run_range, arrays=False)
     slot = grid.handles[local] if grid.n else np.full(m, -1, dtype=np.int64)
     slot[local < 0] = -1
-    planes = index.planes[_passes_filter(store, category, mask, index.planes)]
-    ray = np.concatenate([oray, np.repeat(np.arange(m, dtype=np.int64), len(planes))])
-    cand = np.concatenate([grid.handles[olocal] if len(olocal) else olocal, np.tile(planes, m)])
+    ray, cand = oray, grid.handles[olocal] if len(olocal) else olocal  # (the walk cast the half-spaces)
     if len(cand):
         pd, pn = cast_left(store, cand, origins[ray], directions[ray], limits[ray], "raycast_many")
         hit = np.isfinite(pd)

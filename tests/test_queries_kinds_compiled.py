@@ -411,7 +411,7 @@ def test_first_hit_walk_casts_capsules_and_simple_polygons(dim: int) -> None:
     d /= np.linalg.norm(d, axis=1)[:, None]
     kind, serial, position, rotation, half, radius, _ = index.packed_views
     bodies = (kind, position, rotation, half, radius, serial, st.simple, *_walk_rows(st, index), st.part_slots,
-              st.parts_at, st.n_parts)
+              st.parts_at, st.n_parts, index.planes, st.plane_normal, st.plane_offset)
     passes = np.ones(len(grid.handles), dtype=bool)
     j, t, _, oray, _ = first_hits(grid.arrays(), bodies, passes, o, d, 25.0, grid.stamp, grid.take_tags(m))
     assert len(oray) == 0  # nothing left for after the walk

@@ -802,7 +802,8 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
                 big: Index, n_gridded: int, glo: Floats, ghi: Floats, elo: Floats32, ehi: Floats32, kind: Index,
                 center: Floats, rot: Floats,
                 half: Floats, radius: Floats, serial: Index, simple: NDArray[np.bool_], ends: Floats, verts: Floats,
-                part_slots: Index, parts_at: Index, n_parts: Index, passes: NDArray[np.bool_], o: Floats, d: Floats,
+                part_slots: Index, parts_at: Index, n_parts: Index, planes: Index, plane_normal: Floats,
+                plane_offset: Floats, passes: NDArray[np.bool_], o: Floats, d: Floats,
                 maxd_of: Floats, rel: float, floor: float, parallel_rate: float, stamp: Index,
                 base: int) -> tuple[Index, Floats, Floats, Index, Index]:
     dim = lo.shape[1]
@@ -857,6 +858,14 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
         bt = np.inf
         bx = by = bz = 0.0
         maxd = maxd_of[i]
+        # the half-spaces first (they are in no cell): a hit on one bounds the walk like any other
+        for t in range(planes.shape[0]):
+            j = planes[t]
+            if passes[j]:
+                dist, nx, ny, nz = ray_halfspace(ox, oy, oz, dx, dy, dz, maxd, plane_normal[j, 0], plane_normal[j, 1],
+                                                 plane_normal[j, z], plane_offset[j], rel, floor, dim)
+                if dist < bt or (dist == bt and dist < np.inf and serial[j] < serial[bj]):
+                    bt, bj, bx, by, bz = dist, j, nx, ny, nz
         for t in range(big.shape[0]):
             j = big[t]
             if passes[j] and kind[j] > _BOX:
@@ -974,7 +983,7 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
     """The nearest body each ray meets, walking the grid and stopping at the first cell past the best hit.
 
     Balls, boxes, capsules (segments), simple polygons and compounds of
-    them are cast in the walk. Bodies of other kinds whose box a ray meets are not cast
+    them are cast in the walk, and half-spaces before it. Bodies of other kinds whose box a ray meets are not cast
     here: they come back as ``(ray, local)`` pairs, for the caller to cast
     and compare with the ray's best. A nearer hit on one of them lies in a
     cell the walk passed, so the walk's stop stays sound. ``maxd``: one
@@ -987,7 +996,9 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
     polygon, cast when ``simple``, from its posed vertices ``verts`` (L, K, 2),
     4 capsule, from its world end points ``ends`` (L, 2 D), ``[p0, p1]``, 6
     compound, by its parts ``part_slots[parts_at[j]:parts_at[j] + n_parts[j]]``,
-    local indices too); ``passes`` the filter.
+    local indices too), then ``planes`` (the half-spaces' local indices, in
+    no cell: cast for every ray, by ``plane_normal``, ``plane_offset``);
+    ``passes`` the filter.
 
     Returns
     -------
@@ -1006,7 +1017,8 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
     >>> g = GridIndex(c - 1, c + 1, np.array([0]), backend="compiled")
     >>> bodies = (np.array([1]), c, np.eye(2)[None], np.zeros((1, 2)), np.array([1.0]), np.array([0]),
     ...           np.zeros(1, dtype=bool), np.zeros((1, 4)), np.zeros((1, 8, 2)), np.zeros(0, dtype=np.int64),
-    ...           np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64))
+    ...           np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64),
+    ...           np.zeros((1, 2)), np.zeros(1))
     >>> j, t, n, _, _ = first_hits(g.arrays(), bodies, np.array([True]), np.zeros((1, 2)), np.array([[1.0, 0.0]]),
     ...                            np.inf, g.stamp, g.take_tags(1))
     >>> j.tolist(), t.tolist(), n.tolist()
