@@ -523,7 +523,8 @@ class QueryIndex:
         columns = (st.kind, st.simple, st.position, st.rotation, st.radius, st.half, st.plane_normal,
                    st.plane_offset, st.bound_radius, st.world_xy if st.dim == 2 else None, st.poly,
                    st.parts.simple_n, st.category, st.mask,
-                   st.serial, st.part_slots, st.parts_at, st.n_parts, self.planes, g.glo, g.ghi, self._packed)
+                   st.serial, st.part_slots, st.parts_at, st.n_parts, self.planes, g.glo, g.ghi, self._packed,
+                   st.seg0, st.seg1, st.hull, *self._hull_tables())
         key = (*map(id, head), g.cell, g.n_gridded, *map(id, columns), touch_rule())  # (cell, count: by value)
         if self.arrays is not None and key == self._arrays_key:
             return
@@ -543,7 +544,8 @@ class QueryIndex:
         kind, serial, position, rotation, half, radius, bound_radius = self.packed_views
         self._body_args = (kind, st.simple, position, rotation, radius, half, st.plane_normal,
                            st.plane_offset, bound_radius, planes_x, planes_y, st.poly, st.parts.simple_n,
-                           st.category, st.mask, serial, st.part_slots, st.parts_at, st.n_parts)
+                           st.category, st.mask, serial, st.part_slots, st.parts_at, st.n_parts, st.seg0, st.seg1,
+                           st.hull, *self._hull_tables())
         self.rule = touch_rule()
         # the same arrays as one numba argument: what the single queries pass (see compiled.queries.QueryArrays)
         if not self.work:
@@ -554,6 +556,14 @@ class QueryIndex:
         self._thread_arrays, self._thread_arrays_of = [], self.arrays  # (they hold the old arrays alive)
         # the compiled single point and ray queries, called without the dispatcher's typing
         self.point_fn, self.ray_fn, self.shapes_fn = _compiled().entry_points(self.arrays, g.take_tags(1), st.dim)
+
+    def _hull_tables(self) -> tuple[Any, ...]:
+        """The store's hull table (local vertices, face normals, a vertex of each face, edge ends, edge faces).
+
+        The compiled exact tests pose a hull body's rows from these (issue 28: no numpy path for hulls).
+        """
+        h = self.store.hulls
+        return (h.verts, h.normals, h.face_vertex, h.edge_ends, h.edge_faces)
 
     def arrays_for(self, k: int) -> Any:
         """``arrays`` for the ``k``-th thread running a part of a batch (0: ``arrays`` itself).
@@ -617,7 +627,7 @@ class QueryIndex:
         >>> index = QueryIndex(w._store, "compiled")
         >>> _ = index.refresh()
         >>> len(index.body_args())
-        19
+        27
         """
         return self._body_args
 
@@ -1500,22 +1510,44 @@ def _first_per_ray(ray: Slots, slot: Slots, dist: Floats, store: BodyStore) -> S
     return first
 
 
+def _walk_rows(store: BodyStore, index: QueryIndex) -> tuple[Floats, Floats]:
+    """The rows the compiled first-hit walk casts capsules and simple polygons from, by slot.
+
+    Capsules' world end points ``[p0, p1]`` (capacity, 2 D), made by ``BodyStore.capsule_rows`` (the rows
+    :func:`cast_left` casts, so the same bits), and the store's posed polygon vertices ``world_xy`` (2D).
+    """
+    st = store
+    ends = np.zeros((st.capacity, 2 * st.dim))
+    caps = np.flatnonzero(index.packed_views[0] == _CAPSULE)  # (the packed kind: a rounded capsule is not one)
+    if len(caps):
+        p0, p1, _ = st.capsule_rows(caps)
+        ends[caps, :st.dim], ends[caps, st.dim:] = p0, p1
+    return ends, st.world_xy if st.dim == 2 else _NO_POLYGONS
+
+
+#: the walk's polygon rows in 3D (no polygons there; never read)
+_NO_POLYGONS = np.zeros((1, 8, 2))
+
+
 def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, origins: Floats, directions: Floats,
                          limits: Floats, category: int, mask: int) -> RayHitArrays:
-    """First hits in one compiled walk per ray; the bodies of other kinds it met and the half-spaces beside it.
+    """First hits in one compiled walk per ray; the bodies of other kinds it met beside it.
 
-    The walk casts the balls and boxes and lists the (ray, body) pairs of
-    the other kinds whose box the ray meets before its best hit; those pairs
-    and the half-spaces are cast by :func:`cast_left` (compiled rows, one
-    call per kind for all the pairs) and kept where nearer (ties: the body
-    added first).
+    The walk casts the half-spaces, balls, boxes, capsules, simple polygons
+    and compounds of them, and lists the (ray, body) pairs of the other
+    kinds (hulls, rounded shapes) whose box the ray meets before its best
+    hit; those pairs are cast by :func:`cast_left` (compiled rows, one call
+    per kind for all the pairs) and kept where nearer (ties: the body added
+    first).
     """
     from .spatial.compiled import first_hits
 
     m = len(origins)
     passes = _passes_filter(store, category, mask, grid.handles)
     kind, serial_col, position, rotation, half, radius, _ = index.packed_views
-    arrays, bodies = grid.arrays(), (kind, position, rotation, half, radius, serial_col)
+    arrays = grid.arrays()
+    bodies = (kind, position, rotation, half, radius, serial_col, store.simple, *_walk_rows(store, index),
+              store.part_slots, store.parts_at, store.n_parts, index.planes, store.plane_normal, store.plane_offset)
 
     def run_range(q: None, a: int, b: int, tag: int, stamp: Slots) -> tuple[Slots, Floats, Floats, Slots, Slots]:
         # (each call passes the arrays from Python: a reference count of its own for each, see arrays_for)
@@ -1526,9 +1558,7 @@ def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, o
     local, dist, normal, oray, olocal = _in_ranges(index, grid, m, run_range, arrays=False)
     slot = grid.handles[local] if grid.n else np.full(m, -1, dtype=np.int64)
     slot[local < 0] = -1
-    planes = index.planes[_passes_filter(store, category, mask, index.planes)]
-    ray = np.concatenate([oray, np.repeat(np.arange(m, dtype=np.int64), len(planes))])
-    cand = np.concatenate([grid.handles[olocal] if len(olocal) else olocal, np.tile(planes, m)])
+    ray, cand = oray, grid.handles[olocal] if len(olocal) else olocal  # (the walk cast the half-spaces)
     if len(cand):
         pd, pn = cast_left(store, cand, origins[ray], directions[ray], limits[ray], "raycast_many")
         hit = np.isfinite(pd)

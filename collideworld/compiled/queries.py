@@ -14,11 +14,13 @@ most of a single query's cost. Here one call does all of it, per probe::
     hits of one probe sorted by add order (serial)
 
 The row routines read side a and side b from separate arrays, so a probe
-never enters the store. Pairs the routines here do not cover (capsules,
-hulls, polygons that are not simple, on either side) come back as "other"
-rows for the numpy path to settle: a new kind gets its branch in the
-exact tests of :func:`_overlap` (batches) and :func:`_probe_test` (single
-queries), or stays on that fallback.
+never enters the store. Capsules (segments) and 3D hulls are tested by
+the row loops of their batched kernels on one-row arrays
+(:func:`_capsule_hull_test`). Pairs the routines here do not cover
+(polygons that are not simple, cylinders, cones, rounded shapes) come back
+as "other" rows for the numpy path to settle: a new kind gets its branch in
+the exact tests of :func:`_overlap` (batches) and :func:`_probe_test`
+(single queries), or stays on that fallback.
 
 A batch (:func:`_overlap`) does the grid walks of all its probes first,
 then their exact tests, each pass loading what it will read a few probes
@@ -47,13 +49,17 @@ from numpy.typing import NDArray
 
 from ..geometry.compiled import contact_ball_ball as _bb
 from ..geometry.compiled import contact_ball_box as _bx
+from ..geometry.compiled import contact_ball_capsule as _bc
 from ..geometry.compiled import contact_ball_polygon as _bp
 from ..geometry.compiled import contact_box_box_2d as _xx2
 from ..geometry.compiled import contact_box_box_3d as _xx3
+from ..geometry.compiled import contact_box_capsule_3d as _xc3
 from ..geometry.compiled import contact_box_polygon as _xp
 from ..geometry.compiled import contact_halfspace_ball as _hb
 from ..geometry.compiled import contact_halfspace_box as _hx
 from ..geometry.compiled import contact_halfspace_polygon as _hp
+from ..geometry.compiled import contact_hull as _hl
+from ..geometry.compiled import contact_polygon_capsule as _pc
 from ..geometry.compiled import contact_polygon_polygon as _pp
 from ..geometry.tolerance import SQUARES_UNDERFLOW
 from ..spatial.compiled import boxes_meet, cell_hash, next_axis, prefetch, ray_halfspace, ray_slot, segment_meets
@@ -67,7 +73,7 @@ Index = NDArray[np.int64]
 Floats = NDArray[np.float64]
 
 # Kind codes of collideworld.bodies.Kind (a test checks they agree)
-HALFSPACE, BALL, BOX, POLYGON, COMPOUND = 0, 1, 2, 3, 6
+HALFSPACE, BALL, BOX, POLYGON, CAPSULE, HULL, COMPOUND = 0, 1, 2, 3, 4, 5, 6
 #: what :func:`_probe_body` says of a pair
 MISS, HIT, OTHER = 0, 1, 2
 #: how many hits (and, apart, unsettled candidates) a single query's scratch holds; more: see the codes below
@@ -92,6 +98,12 @@ _halfspace_ball = _hb.row
 _halfspace_box = _hx.row
 _halfspace_points = _hp.row_planes
 _polygon_polygon = _pp.row
+# capsules (segments) and hulls: the batched kernels' row loops, on one-row arrays (see _capsule_hull_test)
+_ball_capsule = _bc.rows
+_box_capsule_3d = _xc3.rows
+_polygon_capsule = _pc.rows
+_ball_hull = _hl.ball_rows
+_box_hull = _hl.box_rows
 
 
 # -- the arrays of one query index, as one argument ------------------------------------------
@@ -107,7 +119,8 @@ QUERY_FIELDS = ("lo", "hi", "cell", "gmask", "starts", "entries", "elo", "ehi", 
                 "max_cells", "stamp", "planes", "glo", "ghi",
                 "kind", "simple", "position", "rotation", "radius", "half", "plane_normal", "plane_offset",
                 "bound_radius", "world_x", "world_y", "poly", "simple_n", "category", "bits", "serial",
-                "part_slots", "parts_at", "n_parts", "rel", "floor", "point_work", "ray_work")
+                "part_slots", "parts_at", "n_parts", "seg0", "seg1", "hull", "hull_verts", "hull_normals", "hull_fv",
+                "hull_ee", "hull_ef", "rel", "floor", "point_work", "ray_work")
 
 
 @structref.register
@@ -148,13 +161,15 @@ def _make_query_arrays(lo: Floats, hi: Floats, cell: float, gmask: int, starts: 
                        rotation: Floats, radius: Floats, half: Floats, plane_normal: Floats, plane_offset: Floats,
                        bound_radius: Floats, world_x: Floats, world_y: Floats, poly: Index, simple_n: Index,
                        category: Any, bits: Any, serial: Index, part_slots: Index, parts_at: Index, n_parts: Index,
+                       seg0: Floats, seg1: Floats, hull: Index, hull_verts: Floats, hull_normals: Floats,
+                       hull_fv: Index, hull_ee: Index, hull_ef: Index,
                        rel: float, floor: float, point_work: Any, ray_work: Any) -> Any:
     # (a cached constructor: StructRefProxy's own is compiled afresh in every process)
     made = QueryArrays(lo, hi, cell, gmask, starts, entries, elo, ehi,  # type: ignore[no-untyped-call]
                        big, n_gridded, handles, max_cells, stamp, planes, glo, ghi, kind, simple, position,
                        rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x, world_y, poly,
-                       simple_n, category, bits, serial, part_slots, parts_at, n_parts, rel, floor, point_work,
-                       ray_work)
+                       simple_n, category, bits, serial, part_slots, parts_at, n_parts, seg0, seg1, hull,
+                       hull_verts, hull_normals, hull_fv, hull_ee, hull_ef, rel, floor, point_work, ray_work)
     return made
 
 
@@ -458,6 +473,112 @@ def _probe_keys(lo0: float, lo1: float, lo2: float, hi0: float, hi1: float, hi2:
 
 
 @njit(cache=True)
+def _capsule_hull_test(q: Any, u: int, pk: int, pn: int, r: int, ppos: Floats, prot: Floats, prad: Floats,
+                       phalf: Floats, pwx: Floats, pwy: Floats, rule: tuple[float, float]) -> bool:
+    """Whether probe row ``r`` (ball, box or simple polygon) touches body ``u``, a capsule (segment) or a hull.
+
+    The narrowphase's grouped path for these pairs, on one row: the probe is
+    side a (its kind is the lower), the capsule's world end points and the
+    hull's world rows are made with the store's arithmetic
+    (``BodyStore.capsule_rows``: ``R @ p + t``, numpy's einsum order, as
+    ``contact_pair._capsule_end``; ``BodyStore.hull_arrays``: local rows times
+    ``R^T``), a 2D box probe is its four corners (``box_vertices_2d``) and a
+    polygon probe is padded to its bucket of 4 or 8 vertices, then the row
+    loop of the kernel the grouped path calls (``rows`` of
+    ``contact_<a>_capsule``, ``contact_hull``'s) runs on one-row C arrays, the
+    layout the batched calls pass (one compiled specialisation each). A
+    separate function, not written out in :func:`_overlap`: these pairs are
+    few, their kernels large, and a call costs little beside them.
+    """
+    dim = ppos.shape[1]
+    hit = np.empty(1, dtype=np.bool_)
+    nn = np.empty((1, dim))
+    dd = np.empty(1)
+    position, rotation = q.position, q.rotation
+    ra = np.empty(1)
+    ra[0] = prad[r]
+    c = np.empty((1, dim))
+    for k in range(dim):
+        c[0, k] = ppos[r, k]
+    if q.kind[u] == CAPSULE:
+        p0 = np.empty((1, dim))
+        p1 = np.empty((1, dim))
+        s0, s1 = q.seg0, q.seg1
+        for i in range(dim):
+            if dim == 3:
+                a0 = (rotation[u, i, 0] * s0[u, 0] + rotation[u, i, 2] * s0[u, 2]) + rotation[u, i, 1] * s0[u, 1]
+                a1 = (rotation[u, i, 0] * s1[u, 0] + rotation[u, i, 2] * s1[u, 2]) + rotation[u, i, 1] * s1[u, 1]
+            else:
+                a0 = rotation[u, i, 0] * s0[u, 0] + rotation[u, i, 1] * s0[u, 1]
+                a1 = rotation[u, i, 0] * s1[u, 0] + rotation[u, i, 1] * s1[u, 1]
+            p0[0, i] = position[u, i] + a0
+            p1[0, i] = position[u, i] + a1
+        rb = np.empty(1)
+        rb[0] = q.radius[u]
+        if pk == BALL:
+            _ball_capsule(c, ra, p0, p1, rb, rule, hit, nn, dd)
+        elif pk == BOX and dim == 3:
+            rot = np.empty((1, 3, 3))
+            hh = np.empty((1, 3))
+            for k in range(3):
+                hh[0, k] = phalf[r, k]
+                for j in range(3):
+                    rot[0, k, j] = prot[r, k, j]
+            _box_capsule_3d(c, rot, hh, p0, p1, rb, rule, hit, nn, dd)
+        else:
+            size = 4 if pk == BOX or pn <= 4 else 8
+            verts = np.empty((1, size, 2))
+            for v in range(size):
+                if pk == BOX:
+                    # box_vertices_2d's corners and arithmetic: (c + r[:, 0] * lx) + r[:, 1] * ly
+                    lx = (1.0 if v == 1 or v == 2 else -1.0) * phalf[r, 0]
+                    ly = (1.0 if v >= 2 else -1.0) * phalf[r, 1]
+                    verts[0, v, 0] = ppos[r, 0] + prot[r, 0, 0] * lx + prot[r, 0, 1] * ly
+                    verts[0, v, 1] = ppos[r, 1] + prot[r, 1, 0] * lx + prot[r, 1, 1] * ly
+                else:  # the posed vertices, padded by the last one
+                    verts[0, v, 0] = pwx[v, r]
+                    verts[0, v, 1] = pwy[v, r]
+            _polygon_capsule(verts, p0, p1, rb, rule, hit, nn, dd)
+        met: bool = hit[0]
+        return met
+    # a hull (3D): its table row posed, world = local @ R^T + t, normals = local @ R^T
+    h = q.hull[u]
+    lv, ln = q.hull_verts, q.hull_normals
+    nv, nf, ne = lv.shape[1], ln.shape[1], q.hull_ee.shape[1]
+    hv = np.empty((1, nv, 3))
+    hn = np.empty((1, nf, 3))
+    fv = np.empty((1, nf), dtype=np.int64)
+    ee = np.empty((1, ne, 2), dtype=np.int64)
+    ef = np.empty((1, ne, 2), dtype=np.int64)
+    for v in range(nv):
+        for i in range(3):
+            hv[0, v, i] = (lv[h, v, 0] * rotation[u, i, 0] + lv[h, v, 1] * rotation[u, i, 1]
+                           + lv[h, v, 2] * rotation[u, i, 2]) + position[u, i]
+    for f in range(nf):
+        fv[0, f] = q.hull_fv[h, f]
+        for i in range(3):
+            hn[0, f, i] = (ln[h, f, 0] * rotation[u, i, 0] + ln[h, f, 1] * rotation[u, i, 1]
+                           + ln[h, f, 2] * rotation[u, i, 2])
+    for e in range(ne):
+        for j in range(2):
+            ee[0, e, j] = q.hull_ee[h, e, j]
+            ef[0, e, j] = q.hull_ef[h, e, j]
+    use_epa: Any = np.bool_(True)  # (as the batched call: not a literal, one compile)
+    if pk == BALL:
+        _ball_hull(c, ra, hv, hn, fv, ee, ef, rule, use_epa, hit, nn, dd)
+    else:
+        rot = np.empty((1, 3, 3))
+        hh = np.empty((1, 3))
+        for k in range(3):
+            hh[0, k] = phalf[r, k]
+            for j in range(3):
+                rot[0, k, j] = prot[r, k, j]
+        _box_hull(c, rot, hh, hv, hn, fv, ee, ef, rule, use_epa, hit, nn, dd)
+    touched: bool = hit[0]
+    return touched
+
+
+@njit(cache=True)
 def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
              elo: Floats32, ehi: Floats32, big: Index,
              n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
@@ -467,7 +588,7 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
              part_slots: Index, parts_at: Index, n_parts: Index,
              pk: int, pn: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats, pbound: Floats,
              pwx: Floats, pwy: Floats, qlo: Floats, qhi: Floats, cat: int, msk: int,
-             rule: tuple[float, float]) -> tuple[Index, Index, Index, Index]:
+             rule: tuple[float, float], q: Any) -> tuple[Index, Index, Index, Index]:
     # The row index as np.int64 and the probe's vertex planes as strided views (as the
     # store's): numba compiles a row kernel once per literal value and array layout
     # it meets, and the World's step calls them so
@@ -594,6 +715,35 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                     cand[nc] = j
                     nc += 1
     cstart[m] = nc
+    # The half-spaces, once for the batch: each is a candidate of every probe, but one that the
+    # box around all the probes' boxes lies outside of (its lowest corner along the normal above
+    # the offset by far more than the touching tolerance, rel * scale with rel ~1e-14, and the
+    # rounding) is missed by every probe, and is not tested per probe (issue 28: a ground plane
+    # under a world cost every probe of a batch one exact test more)
+    live_planes = np.empty(n_p, dtype=np.int64)
+    n_live = 0
+    if n_p > 0 and m > 0:
+        ulo = np.empty(dim)
+        uhi = np.empty(dim)
+        size = 0.0
+        for k in range(dim):
+            ulo[k] = qlo[0, k]
+            uhi[k] = qhi[0, k]
+            for r in range(1, m):
+                ulo[k] = min(ulo[k], qlo[r, k])
+                uhi[k] = max(uhi[k], qhi[r, k])
+            size = max(size, max(abs(ulo[k]), abs(uhi[k])))
+        for t in range(n_p):
+            s = planes[t]
+            low = 0.0
+            for k in range(dim):
+                nk = plane_normal[s, k]
+                low += nk * (ulo[k] if nk > 0.0 else uhi[k])
+            off = plane_offset[s]
+            if not low - off > 1e-9 * (1.0 + size + abs(off)):
+                live_planes[n_live] = s
+                n_live += 1
+    n_p = n_live
     # Pass 2: the exact tests, probe by probe, in the order of pass 1; the rows of the
     # candidate AHEAD places on are loaded meanwhile (its slot's, from the handle loaded
     # 2 AHEAD places before)
@@ -614,7 +764,7 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                         prefetch(bound_radius, ahead)
                 s = handles[cand[t]]
             else:
-                s = planes[t - c_end]
+                s = live_planes[t - c_end]
             # -- the exact test of probe r against body s: HIT, MISS or OTHER. Written out here, not
             # called: a call passing the ~20 column arrays cost 8x the test itself. The filter after
             # it: its two columns are then read for the bodies met only (most candidates are misses)
@@ -631,7 +781,7 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                 u = s if first_part < 0 else part_slots[first_part + sub]
                 g = MISS
                 ku = kind[u]
-                if ku > POLYGON or (ku == POLYGON and not simple[u]):
+                if ku > HULL or (ku == POLYGON and not simple[u]):
                     g = OTHER
                 elif ku != HALFSPACE:
                     # the bounding-ball reject of the narrowphase (probe as a, body as b), operation for operation
@@ -653,7 +803,9 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                     g = HIT
                 if g == HIT:
                     # canonical order: the lower kind is side a (a hit does not depend on the normal's sign)
-                    if ku == HALFSPACE:
+                    if ku >= CAPSULE:
+                        hit[0] = _capsule_hull_test(q, u, pk, pn, r, ppos, prot, prad, phalf, pwx, pwy, rule)
+                    elif ku == HALFSPACE:
                         if pk == BALL:
                             _halfspace_ball(plane_normal, plane_offset, u, vpos, vrad, r, rule, row0, hit, nrm, dep)
                         elif pk == BOX:
@@ -862,7 +1014,7 @@ def _boxes_q(q: Any, center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
                     q.radius, q.half, q.plane_normal, q.plane_offset, q.bound_radius, q.world_x, q.world_y,
                     q.poly, q.simple_n, q.category, q.bits, q.serial, q.part_slots, q.parts_at, q.n_parts,
                     pk, np.int64(0), center, prot, prad, hw,
-                    pbound, no, no, qlo, qhi, cat, msk, rule)
+                    pbound, no, no, qlo, qhi, cat, msk, rule, q)
 
 
 def box_slots(q: QueryArrays, center: Floats, hw: Floats, ball: bool, cat: int, msk: int,
@@ -914,7 +1066,7 @@ def _shapes_q(q: Any, pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, u
                     q.radius, q.half, q.plane_normal, q.plane_offset, q.bound_radius, q.world_x, q.world_y,
                     q.poly, q.simple_n, q.category, q.bits, q.serial, q.part_slots, q.parts_at, q.n_parts,
                     pk, pn, pos, prot, prad, phalf, pbound, pwx,
-                    pwy, qlo, qhi, cat, msk, rule)
+                    pwy, qlo, qhi, cat, msk, rule, q)
 
 
 def shape_slots(q: QueryArrays, pk: int, pn: int, pos: Floats, cos: Floats, sin: Floats, unit: Floats, lx: Floats,
@@ -1212,7 +1364,7 @@ def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Fl
     row0 = np.int64(0)
     pvx, pvy = pwx[:, :pwx.shape[1]], pwy[:, :pwy.shape[1]]
     kb = q.kind[s]
-    if kb > POLYGON or (kb == POLYGON and not q.simple[s]):
+    if kb > HULL or (kb == POLYGON and not q.simple[s]):
         return OTHER
     dim = ppos.shape[1]
     position = q.position
@@ -1232,6 +1384,8 @@ def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Fl
         limit = reach * (1 + 1e-9) + slack
         if dist2 > limit * limit:
             return MISS
+    if kb >= CAPSULE:
+        return HIT if _capsule_hull_test(q, s, pk, pn, r, ppos, prot, prad, phalf, pwx, pwy, rule) else MISS
     # (and every row the routines read, as in _overlap)
     vpos, vrot, vrad, vhalf = ppos[..., ::1], prot[..., ::1], prad[..., ::1], phalf[..., ::1]
     bpos, brot, brad, bhalf = position[..., ::1], q.rotation[..., ::1], q.radius[..., ::1], q.half[..., ::1]
@@ -1284,8 +1438,8 @@ def _point_one(q: Any, x: float, y: float, z: float, hx: float, hy: float, hz: f
     the only body met when exactly one is and none is left unsettled;
     ``NO_HIT``; ``SEE_SCRATCH``: ``point_work[POINT_COUNTS]`` holds ``[K, U]``,
     ``point_work[POINT_HITS][:K]`` the hits in add order and ``point_work[POINT_OTHERS][:U]`` the
-    candidates the kernel does not settle (capsules, hulls, polygons that are
-    not simple); ``TOO_MANY``: more than ``SINGLE_CAPACITY`` of either, ask
+    candidates the kernel does not settle (polygons that are not simple,
+    cylinders, cones, rounded shapes); ``TOO_MANY``: more than ``SINGLE_CAPACITY`` of either, ask
     the batch kernel.
     """
     row0 = np.int64(0)  # not a literal: numba would compile boxes_meet and the row kernels once more for it

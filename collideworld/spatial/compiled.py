@@ -663,6 +663,10 @@ def query_segments(lo: Floats, hi: Floats, cell: float, mask: int, starts: Index
 
 _BALL = 1
 _BOX = 2
+#: kind codes of simple polygons and capsules (segments): cast inside the first-hit walk too (issue 28)
+_POLYGON = 3
+_CAPSULE = 4
+_COMPOUND = 6
 
 
 @njit(cache=True)
@@ -879,15 +883,59 @@ def _first_keys(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float
     return first, cell_hash(cx, cy, cz, dim, mask)
 
 
+@njit(cache=True)
+def _ray_more(j: int, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, kind: Index,
+              center: Floats, rot: Floats, half: Floats, radius: Floats, simple: NDArray[np.bool_], ends: Floats,
+              verts: Floats, part_slots: Index, parts_at: Index, n_parts: Index, rel: float, floor: float,
+              parallel_rate: float, pv: Floats) -> tuple[float, float, float, float]:
+    """``(distance, normal)`` of the ray against row ``j``, a capsule, a simple polygon or a compound of balls,
+    boxes, capsules and simple polygons (a world's concave polygon is one); distance -1: another kind.
+
+    The arithmetic of the rows ``cast_left`` runs after the walk (:func:`cast_capsule_rows` on the world end
+    points in ``ends[j]``, ``[p0, p1]``; :func:`cast_polygon_rows` on the posed vertices ``verts[j]``;
+    a compound's entry: its nearest part's, the first part in part order on a tie), one row.
+    """
+    dim = ends.shape[1] // 2
+    z = dim - 1
+    first = -1
+    count = 1
+    if kind[j] == _COMPOUND:
+        first = parts_at[j]
+        count = n_parts[j]
+    bt = np.inf
+    bx = by = bz = 0.0
+    for p in range(count):
+        u = j if first < 0 else part_slots[first + p]
+        ku = kind[u]
+        if first >= 0 and (ku == _BALL or ku == _BOX):
+            t, nx, ny, nz = ray_slot(u, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half, radius, rel, floor,
+                                     parallel_rate)
+        elif ku == _CAPSULE:
+            t, nx, ny, nz = _ray_capsule(ox, oy, oz, dx, dy, dz, maxd, ends[u, 0], ends[u, 1], ends[u, z],
+                                         ends[u, dim], ends[u, dim + 1], ends[u, dim + z], radius[u], rel, floor,
+                                         dim)
+        elif ku == _POLYGON and dim == 2 and simple[u]:
+            t, nx, ny = _ray_polygon(verts, u, ox, oy, dx, dy, maxd, rel, floor, parallel_rate, pv)
+            nz = 0.0
+        else:
+            return -1.0, 0.0, 0.0, 0.0
+        if t < bt:
+            bt, bx, by, bz = t, nx, ny, nz
+    return bt, bx, by, bz
+
+
 # nogil: a batch may be split over Python threads (threads.run_split), each range with its own stamps
 @njit(cache=True, nogil=True)
 def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, starts: Index, entries: Index,
                 big: Index, n_gridded: int, glo: Floats, ghi: Floats, elo: Floats32, ehi: Floats32, kind: Index,
                 center: Floats, rot: Floats,
-                half: Floats, radius: Floats, serial: Index, passes: NDArray[np.bool_], o: Floats, d: Floats,
+                half: Floats, radius: Floats, serial: Index, simple: NDArray[np.bool_], ends: Floats, verts: Floats,
+                part_slots: Index, parts_at: Index, n_parts: Index, planes: Index, plane_normal: Floats,
+                plane_offset: Floats, passes: NDArray[np.bool_], o: Floats, d: Floats,
                 maxd_of: Floats, rel: float, floor: float, parallel_rate: float, stamp: Index,
                 base: int) -> tuple[Index, Floats, Floats, Index, Index]:
     dim = lo.shape[1]
+    pv = np.empty((1, verts.shape[1], 2))  # (scratch of _ray_polygon)
     # bodies of other kinds than balls and boxes whose box a ray meets: (ray, local index) pairs for the caller
     other_ray = np.empty(16, dtype=np.int64)
     other_j = np.empty(16, dtype=np.int64)
@@ -938,17 +986,31 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
         bt = np.inf
         bx = by = bz = 0.0
         maxd = maxd_of[i]
+        # the half-spaces first (they are in no cell): a hit on one bounds the walk like any other
+        for t in range(planes.shape[0]):
+            j = planes[t]
+            if passes[j]:
+                dist, nx, ny, nz = ray_halfspace(ox, oy, oz, dx, dy, dz, maxd, plane_normal[j, 0], plane_normal[j, 1],
+                                                 plane_normal[j, z], plane_offset[j], rel, floor, dim)
+                if dist < bt or (dist == bt and dist < np.inf and serial[j] < serial[bj]):
+                    bt, bj, bx, by, bz = dist, j, nx, ny, nz
         for t in range(big.shape[0]):
             j = big[t]
             if passes[j] and kind[j] > _BOX:
                 if not segment_meets(lo, hi, j, o, d, i, maxd, dim):  # (the walk's cells test their boxes too)
                     continue
-                if n_other == other_ray.shape[0]:
-                    other_ray = _grow(other_ray, n_other)
-                    other_j = _grow(other_j, n_other)
-                other_ray[n_other] = i
-                other_j[n_other] = j
-                n_other += 1
+                dist, nx, ny, nz = _ray_more(j, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half, radius, simple,
+                                             ends, verts, part_slots, parts_at, n_parts, rel, floor, parallel_rate,
+                                             pv)
+                if dist < 0.0:  # a kind the walk does not cast
+                    if n_other == other_ray.shape[0]:
+                        other_ray = _grow(other_ray, n_other)
+                        other_j = _grow(other_j, n_other)
+                    other_ray[n_other] = i
+                    other_j[n_other] = j
+                    n_other += 1
+                elif dist < bt or (dist == bt and dist < np.inf and serial[j] < serial[bj]):
+                    bt, bj, bx, by, bz = dist, j, nx, ny, nz
             elif passes[j]:
                 dist, nx, ny, nz = ray_slot(j, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half, radius, rel,
                                              floor, parallel_rate)
@@ -998,16 +1060,23 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
                         continue
                     stamp[j] = tag
                     if kind[j] > _BOX:
-                        # left to the caller; a nearer hit of it lies in a walked cell (the stop below is sound)
-                        if n_other == other_ray.shape[0]:
-                            other_ray = _grow(other_ray, n_other)
-                            other_j = _grow(other_j, n_other)
-                        other_ray[n_other] = i
-                        other_j[n_other] = j
-                        n_other += 1
-                        continue
-                    dist, nx, ny, nz = ray_slot(j, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half, radius,
-                                                 rel, floor, parallel_rate)
+                        # capsules, simple polygons and compounds of them cast here, so their hits stop the walk
+                        # too (issue 28)
+                        dist, nx, ny, nz = _ray_more(j, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half,
+                                                     radius, simple, ends, verts, part_slots, parts_at, n_parts,
+                                                     rel, floor, parallel_rate, pv)
+                        if dist < 0.0:
+                            # left to the caller; a nearer hit of it lies in a walked cell (the stop below is sound)
+                            if n_other == other_ray.shape[0]:
+                                other_ray = _grow(other_ray, n_other)
+                                other_j = _grow(other_j, n_other)
+                            other_ray[n_other] = i
+                            other_j[n_other] = j
+                            n_other += 1
+                            continue
+                    else:
+                        dist, nx, ny, nz = ray_slot(j, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half, radius,
+                                                     rel, floor, parallel_rate)
                     if dist < bt or (dist == bt and dist < np.inf and serial[j] < serial[bj]):
                         bt, bj, bx, by, bz = dist, j, nx, ny, nz
                 axis = next_axis(cur, last, tnext, dim)
@@ -1040,9 +1109,10 @@ def _grow(arr: Index, n: int) -> Index:
 def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: NDArray[np.bool_], o: Floats,
                d: Floats, maxd: float | Floats, stamp: Index,
                base: int) -> tuple[Index, Floats, Floats, Index, Index]:
-    """The nearest ball or box each ray meets, walking the grid and stopping at the first cell past the best hit.
+    """The nearest body each ray meets, walking the grid and stopping at the first cell past the best hit.
 
-    Bodies of other kinds (``kind > 2``) whose box a ray meets are not cast
+    Balls, boxes, capsules (segments), simple polygons and compounds of
+    them are cast in the walk, and half-spaces before it. Bodies of other kinds whose box a ray meets are not cast
     here: they come back as ``(ray, local)`` pairs, for the caller to cast
     and compare with the ray's best. A nearer hit on one of them lies in a
     cell the walk passed, so the walk's stop stays sound. ``maxd``: one
@@ -1051,7 +1121,13 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
     ``grid_arrays`` are a :class:`~collideworld.spatial.grid.GridIndex`'s
     ``(lo, hi, cell, pad, mask, starts, entries, big, n_gridded, glo, ghi, entry_lo, entry_hi)``;
     ``bodies`` the boxed bodies' ``(kind, center, rotation, half, radius,
-    serial)`` by local index (kind 1 ball, 2 box); ``passes`` the filter.
+    serial, simple, ends, verts, part_slots, parts_at, n_parts)`` by local index (kind 1 ball, 2 box, 3
+    polygon, cast when ``simple``, from its posed vertices ``verts`` (L, K, 2),
+    4 capsule, from its world end points ``ends`` (L, 2 D), ``[p0, p1]``, 6
+    compound, by its parts ``part_slots[parts_at[j]:parts_at[j] + n_parts[j]]``,
+    local indices too), then ``planes`` (the half-spaces' local indices, in
+    no cell: cast for every ray, by ``plane_normal``, ``plane_offset``);
+    ``passes`` the filter.
 
     Returns
     -------
@@ -1068,7 +1144,10 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
     >>> from collideworld.spatial.grid import GridIndex
     >>> c = np.array([[5.0, 0.0]])
     >>> g = GridIndex(c - 1, c + 1, np.array([0]), backend="compiled")
-    >>> bodies = (np.array([1]), c, np.eye(2)[None], np.zeros((1, 2)), np.array([1.0]), np.array([0]))
+    >>> bodies = (np.array([1]), c, np.eye(2)[None], np.zeros((1, 2)), np.array([1.0]), np.array([0]),
+    ...           np.zeros(1, dtype=bool), np.zeros((1, 4)), np.zeros((1, 8, 2)), np.zeros(0, dtype=np.int64),
+    ...           np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64),
+    ...           np.zeros((1, 2)), np.zeros(1))
     >>> j, t, n, _, _ = first_hits(g.arrays(), bodies, np.array([True]), np.zeros((1, 2)), np.array([[1.0, 0.0]]),
     ...                            np.inf, g.stamp, g.take_tags(1))
     >>> j.tolist(), t.tolist(), n.tolist()
@@ -1275,49 +1354,61 @@ def _polygon_entry(v: Floats, r: int, k: int, dx: float, dy: float, shift: float
 
 
 @njit(cache=True)
+def _ray_polygon(verts: Floats, r: int, ox: float, oy: float, dx: float, dy: float, maxd: float, rel: float,
+                 floor: float, parallel_rate: float, v: Floats) -> tuple[float, float, float]:
+    """``(distance, nx, ny)`` of the ray against convex polygon row ``r`` of ``verts`` (inf: a miss).
+
+    ``v`` (1, K, 2): scratch for the vertices relative to the origin. One row of
+    :func:`_cast_polygon_rows`, which the first-hit walk calls too (the same bits either way).
+    """
+    k = verts.shape[1]
+    row = np.int64(0)  # (v's one row; not a literal: one compile of _polygon_entry)
+    scale = max(abs(ox), abs(oy))
+    for j in range(k):
+        scale = max(scale, max(abs(verts[r, j, 0]), abs(verts[r, j, 1])))
+        v[0, j, 0] = verts[r, j, 0] - ox
+        v[0, j, 1] = verts[r, j, 1] - oy
+    tol = rel * max(floor, scale)
+    inside = True
+    for j in range(k):
+        nj = j + 1 if j + 1 < k else 0
+        ex = v[0, nj, 0] - v[0, j, 0]
+        ey = v[0, nj, 1] - v[0, j, 1]
+        length = math.sqrt(0.0 + ex * ex + ey * ey)
+        if length > 0 and -(0.0 + ey / length * v[0, j, 0] - ex / length * v[0, j, 1]) > tol:
+            inside = False
+    lo, hi, face = _polygon_entry(v, row, k, dx, dy, 0.0, parallel_rate)
+    lo_g, hi_g, face_g = _polygon_entry(v, row, k, dx, dy, tol, parallel_rate)
+    hit = inside or (lo_g <= hi_g and hi_g >= 0.0 and lo_g <= maxd and math.isfinite(lo_g))
+    if not hit:
+        return np.inf, 0.0, 0.0
+    if inside:
+        return 0.0, -dx + 0.0, -dy + 0.0
+    if not lo <= hi:
+        lo = lo_g
+        face = face_g
+    nj = face + 1 if face + 1 < k else 0
+    ex = v[0, nj, 0] - v[0, face, 0]
+    ey = v[0, nj, 1] - v[0, face, 1]
+    length = math.sqrt(0.0 + ex * ex + ey * ey)
+    safe = length if length > 0 else 1.0
+    return min(max(lo, 0.0), maxd), ey / safe + 0.0, -ex / safe + 0.0
+
+
+@njit(cache=True)
 def _cast_polygon_rows(verts: Floats, o: Floats, d: Floats, maxd: Floats, rel: float, floor: float,
                        parallel_rate: float) -> tuple[Floats, Floats]:
     n, k = verts.shape[0], verts.shape[1]
     dist = np.full(n, np.inf)
     normal = np.zeros((n, 2))
-    v = np.empty((n, k, 2))
+    v = np.empty((1, k, 2))
     for r in range(n):
-        scale = max(abs(o[r, 0]), abs(o[r, 1]))
-        for j in range(k):
-            scale = max(scale, max(abs(verts[r, j, 0]), abs(verts[r, j, 1])))
-            v[r, j, 0] = verts[r, j, 0] - o[r, 0]
-            v[r, j, 1] = verts[r, j, 1] - o[r, 1]
-        tol = rel * max(floor, scale)
-        dx, dy = d[r, 0], d[r, 1]
-        inside = True
-        for j in range(k):
-            nj = j + 1 if j + 1 < k else 0
-            ex = v[r, nj, 0] - v[r, j, 0]
-            ey = v[r, nj, 1] - v[r, j, 1]
-            length = math.sqrt(0.0 + ex * ex + ey * ey)
-            if length > 0 and -(0.0 + ey / length * v[r, j, 0] - ex / length * v[r, j, 1]) > tol:
-                inside = False
-        lo, hi, face = _polygon_entry(v, r, k, dx, dy, 0.0, parallel_rate)
-        lo_g, hi_g, face_g = _polygon_entry(v, r, k, dx, dy, tol, parallel_rate)
-        hit = inside or (lo_g <= hi_g and hi_g >= 0.0 and lo_g <= maxd[r] and math.isfinite(lo_g))
-        if not hit:
-            continue
-        if inside:
-            dist[r] = 0.0
-            normal[r, 0] = -dx + 0.0
-            normal[r, 1] = -dy + 0.0
-            continue
-        if not lo <= hi:
-            lo = lo_g
-            face = face_g
-        dist[r] = min(max(lo, 0.0), maxd[r])
-        nj = face + 1 if face + 1 < k else 0
-        ex = v[r, nj, 0] - v[r, face, 0]
-        ey = v[r, nj, 1] - v[r, face, 1]
-        length = math.sqrt(0.0 + ex * ex + ey * ey)
-        safe = length if length > 0 else 1.0
-        normal[r, 0] = ey / safe + 0.0
-        normal[r, 1] = -ex / safe + 0.0
+        t, nx, ny = _ray_polygon(verts, r, o[r, 0], o[r, 1], d[r, 0], d[r, 1], maxd[r], rel, floor, parallel_rate,
+                                 v)
+        if t < np.inf:
+            dist[r] = t
+            normal[r, 0] = nx
+            normal[r, 1] = ny
     return dist, normal
 
 

@@ -816,3 +816,9 @@ def contact_hull_hull(verts_a: F64, normals_a: F64, face_vertex_a: I64, edge_end
                as_rows(verts_b), as_rows(normals_b), _ints(face_vertex_b), _ints(edge_ends_b), _ints(edge_faces_b),
                touch_rule(), True, *out)
     return out
+
+
+#: The row loops themselves, for compiled callers that build one-row arrays in place (the compiled
+#: queries' exact tests, ``collideworld.compiled.queries``); the routines the batched calls above run.
+ball_rows = _ball_rows
+box_rows = _box_rows
