@@ -233,7 +233,7 @@ class ArrowScenarioWriter:
     def _id_array(self, ids: Any) -> Any:
         """The id struct array of a batch of ids; the last one is kept (a recorder moves the same bodies)."""
         pa = _pa()
-        if self._ids_cache[0] is ids:
+        if self._ids_cache[1] is not None and self._ids_cache[0] is ids:  # () is one object: not a hit before any use
             return self._ids_cache[1]
         plain = [plain_id(i) for i in ids]
         if all(type(i) is int for i in plain):

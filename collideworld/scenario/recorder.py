@@ -199,6 +199,10 @@ class Recorder:
 
     def _note_plane_move(self, body_id: Any) -> None:
         if body_id not in self._added:
+            # An infinite body has no pose: a move the world took as a no-op (``move(id)`` with no
+            # field) must not be written beside its plane move, as the text of a pose move. (The
+            # world refuses a plane in move_many, so the frame's id array never holds one.)
+            self._moved.pop(body_id, None)
             self._planes_moved[body_id] = None
 
     def _note_moves(self, ids: list[Any], given: int) -> None:
@@ -247,7 +251,11 @@ class Recorder:
         """``world.move`` (``normal``/``offset`` move a half-plane or plane)."""
         if normal is None and offset is None:
             self.world.move(body_id, position, angle, quaternion)
-            self._note_moves([_plain_id(body_id)], _given(position, angle, quaternion))
+            plain = _plain_id(body_id)
+            if plain in self._planes_moved or (position is None and angle is None and quaternion is None
+                                               and self.world.body(plain).shape.is_infinite):
+                return  # a half-plane or plane has no pose: the world took this move as a no-op
+            self._note_moves([plain], _given(position, angle, quaternion))
             return
         self.world.move(body_id, position, angle, quaternion, normal=normal, offset=offset)
         self._note_plane_move(_plain_id(body_id))
