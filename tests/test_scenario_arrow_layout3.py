@@ -368,3 +368,57 @@ def test_an_empty_move_many_beside_a_plane_change_records_the_change_only(tmp_pa
     frames = list(read_scenario(path))
     assert [(m.id, m.position, m.normal, m.offset) for m in frames[1].move] == [(1, None, (0.0, 1.0), -1.0)]
     assert frames[2].move == ()
+
+
+def test_a_cut_batch_is_named_by_its_index_and_the_column_the_file_ends_in(tmp_path):
+    """An uncompressed stream cut inside each column of each batch, and inside its message header: the
+    error names that batch (not the last frame read, which belongs to the batch before), its frames and
+    that column. Oracle: pyarrow's
+    own reading of the whole file, message by message; a column's bytes are where its zero-copy buffers
+    lie in the message body."""
+    whole = tmp_path / "whole.arrows"
+    with ArrowScenarioWriter(whole, dim=2, batch_frames=3, compression=None) as w:
+        w.write_frame(add=[{"id": k, "shape": {"type": "circle", "radius": 0.5}, "position": [3.0 * k, 0.0]}
+                           for k in range(4)], expect=[])
+        for f in range(1, 8):
+            w.write_frame(move=[MoveSpec(id=k, position=(3.0 * k + 0.1 * f, 0.0), angle=0.01 * f) for k in range(4)],
+                          expect=[(0, 1)] if f % 2 else [])
+    data = whole.read_bytes()
+    stream = pa.BufferReader(data)
+    reader = pa.ipc.MessageReader.open_stream(stream)
+    schema = pa.ipc.read_schema(reader.read_next_message())
+    cuts = []  # (batch, first frame, column, a byte offset inside that column's buffers)
+    batch_no, first = 0, 1
+    before = stream.tell()
+    for message in reader:
+        end = stream.tell()
+        body = message.body
+        start = end - body.size
+        batch = pa.ipc.read_record_batch(message, schema)
+        batch_no += 1
+        for name in schema.names:
+            spans = [(b.address - body.address, b.size) for b in batch.column(name).buffers()
+                     if b is not None and b.size]
+            if spans:
+                lo = min(o for o, _ in spans)
+                hi = max(o + n for o, n in spans)
+                for at in sorted({lo, (lo + hi) // 2, hi - 1}):
+                    cuts.append((batch_no, first, name, start + at))
+        cuts.append((batch_no, first, None, before + 12))  # inside the message's metadata
+        before = end
+        first += batch.num_rows
+    assert batch_no == 3 and len({c[2] for c in cuts}) >= 6
+    cut = tmp_path / "cut.arrows"
+    for batch_no, first, name, size in cuts:
+        cut.write_bytes(data[:size])
+        with pytest.raises(ScenarioError) as info:
+            list(read_scenario(cut))
+        message = str(info.value)
+        last = min(first + 2, 8)
+        assert message.startswith(f"{cut}: batch {batch_no}: the batch is truncated"), message
+        if name is None:
+            assert " in its message header, before any column" in message, message
+        else:
+            assert f" in column '{name}'" in message and f"(frames {first}-{last};" in message, (size, message)
+        # with the option, the batches before it
+        assert len(list(read_scenario(cut, ignore_truncated_tail=True))) == first - 1
