@@ -68,6 +68,7 @@ from .writer import (
     pair_ids,
     plain_id,
     set_to_dict,
+    shape_dict,
 )
 
 __all__ = ["ARROW_LAYOUT", "ARROW_SUFFIXES", "ArrowScenarioWriter", "ArrowSource", "arrow_schema", "convert",
@@ -107,6 +108,15 @@ def _add_entries(bodies: Iterable[Any]) -> list[dict[str, Any]]:
     return out
 
 
+class _AddColumns:
+    """A frame's add entries already in columns (:meth:`ArrowScenarioWriter.add_columns`)."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self, entries: Any):
+        self.entries = entries
+
+
 class _LazyMoves:
     """One frame's moves (a MoveBatch) until the flush: the id struct array and float64 copies."""
 
@@ -141,6 +151,16 @@ def _int_pairs(pairs: np.ndarray[Any, Any]) -> Any:
 # bit for bit (NaN payloads and -0.0 included). See docs/scenario-format.md, "Layout 2". Layout 3
 # takes second differences where three frames move the same ids (zero at constant speed) and
 # zigzag-codes the differences (sign in the lowest bit), see "Layout 3".
+
+def _compiled_encoder() -> bool:
+    """Whether the stream's poses are encoded by the compiled pass (numba imports; little-endian,
+    the byte order the planes are written in)."""
+    import sys
+
+    from ..backend import compiled_available
+
+    return sys.byteorder == "little" and compiled_available()
+
 
 class ArrowScenarioWriter:
     """Write a scenario in the Arrow form, frame by frame (the calls of :class:`~.ScenarioWriter`).
@@ -212,6 +232,13 @@ class ArrowScenarioWriter:
         self._ident_type = self._types["remove"].value_type
         self._pending: dict[str, list[Any]] = {name: [] for name in self.schema.names}
         self._ids_cache: tuple[Any, Any] = ((), None)
+        # the batch's poses into their stored form: one compiled pass when numba imports (its twin,
+        # the numpy reference encode_bits, gives the same bits)
+        self._encode: Any = encode_bits
+        if not self._parquet and _compiled_encoder():
+            from .compiled_encoding import encode_planes
+
+            self._encode = encode_planes
         self._closed = False
         if self._parquet:
             import pyarrow.parquet as pq
@@ -244,6 +271,44 @@ class ArrowScenarioWriter:
         if isinstance(ids, tuple):
             self._ids_cache = (ids, arr)
         return arr
+
+    def add_columns(self, ids: np.ndarray[Any, Any], shapes: list[tuple[Any, int]], positions: np.ndarray[Any, Any],
+                    rotation: np.ndarray[Any, Any] | None) -> Any:
+        """A frame's ``add`` entries built from arrays, for :meth:`prepare_frame`'s ``add``: what a
+        :class:`~collideworld.scenario.Recorder` gives for bodies made by ``add_many`` calls of one shape
+        each with the default flags (not static, category 1, all mask bits), so the entries are those
+        of their ``World.body`` snapshots without a snapshot per body.
+
+        ``ids`` (int64, n), ``shapes`` (each call's shape and body count, in order), ``positions``
+        (n, D) and ``rotation`` (angles (n,) in 2D, quaternions (n, 4) in 3D; None: the defaults),
+        float64 and finite, as the world stored them."""
+        pa = _pa()
+        n = len(ids)
+        struct = self._types["add"].value_type
+        texts = np.array([dump_line(shape_dict(shape)) for shape, _ in shapes], dtype=object)
+        counts = [count for _, count in shapes]
+        children = []
+        for field in struct:
+            name = field.name
+            if name == "id":
+                children.append(pa.StructArray.from_arrays([pa.array(ids, type=pa.int64()),
+                                                            pa.nulls(n, pa.string())], names=["int", "str"]))
+            elif name == "shape":
+                children.append(pa.array(np.repeat(texts, counts), type=pa.string()))
+            elif name == "position":
+                children.append(pa.FixedSizeListArray.from_arrays(pa.array(positions.reshape(-1)), self.dim))
+            elif name == "angle" and rotation is not None:
+                # as body_to_dict: an angle equal to 0 (either zero) is the default, not written
+                children.append(pa.array(rotation, mask=rotation == 0.0))
+            elif name == "quaternion" and rotation is not None:
+                # as body_to_dict: the identity (compared as floats) is the default, not written
+                default = (rotation == np.array([1.0, 0.0, 0.0, 0.0])).all(axis=1)
+                valid = pa.py_buffer(np.packbits(~default, bitorder="little"))
+                children.append(pa.Array.from_buffers(field.type, n, [valid if default.any() else None],
+                                                      children=[pa.array(rotation.reshape(-1))]))
+            else:
+                children.append(pa.nulls(n, field.type))
+        return _AddColumns(pa.StructArray.from_arrays(children, fields=list(struct)))
 
     def _float_copy(self, values: Any, n: int, width: int, what: str) -> np.ndarray[Any, Any]:
         """A checked float64 copy of a MoveBatch field (a copy: the caller may reuse its array)."""
@@ -330,8 +395,11 @@ class ArrowScenarioWriter:
         row: dict[str, Any] = {} if self._layout < 3 else {PLANE_COLUMN: None}
         removes = [_ident(i) for i in remove]
         row["remove"] = self._entries("remove", removes) if removes else None
-        adds = _add_entries(add)
-        row["add"] = self._entries("add", adds) if adds else None
+        if isinstance(add, _AddColumns):
+            row["add"] = add.entries if len(add.entries) else None
+        else:
+            adds = _add_entries(add)
+            row["add"] = self._entries("add", adds) if adds else None
         sets = [_arrow_entry(set_to_dict(c)) for c in set]
         row["set"] = self._entries("set", sets) if sets else None
         given = list(move)
@@ -517,7 +585,7 @@ class ArrowScenarioWriter:
             else:
                 width = 1 if name == "angle" else field.type.list_size
                 bits = np.concatenate(arrays).view(np.uint64).reshape(total, width)
-                flat = pa.array(encode_bits(bits, deltas, self._layout).reshape(-1).view(np.float64))
+                flat = pa.array(self._encode(bits, deltas, self._layout).reshape(-1).view(np.float64))
                 children.append(flat if name == "angle" else pa.FixedSizeListArray.from_arrays(flat, width))
         child = pa.StructArray.from_arrays(children, fields=list(struct))
         mask = pa.array([v is None for v in values], type=pa.bool_())

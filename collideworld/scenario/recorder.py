@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..shapes import SHAPE_TYPES
 from .reader import MoveSpec, SetSpec
 from .writer import MoveBatch, ScenarioWriter, plain_id
 
@@ -71,6 +72,9 @@ if TYPE_CHECKING:
     from .arrow import ArrowScenarioWriter
 
 __all__ = ["Recorder"]
+
+#: Frames per record batch of an Arrow recording: a crash loses at most the batch being filled.
+RECORDER_BATCH_FRAMES = 128
 
 # The fields a move gave, as bits, so a frame's moved bodies are one dict of
 # small ints and bodies moved the same way form one array batch.
@@ -88,7 +92,7 @@ class Recorder:
         The scenario file to write (gzip if it ends with ``.gz``; the Arrow
         form if it ends with ``.arrows`` or ``.parquet``, written by
         :class:`~collideworld.scenario.arrow.ArrowScenarioWriter` one record
-        batch per 32 frames, its header version 2, the poses kept as arrays
+        batch per 128 frames, its header version 2, the poses kept as arrays
         until the batch is written; needs pyarrow).
     record_expect : bool
         Write each step's contact pairs as the frame's ``expect``.
@@ -140,8 +144,10 @@ class Recorder:
         if os.fspath(path).endswith((".arrows", ".parquet")) if isinstance(path, (str, os.PathLike)) else False:
             from .arrow import ArrowScenarioWriter  # the Arrow form (needs pyarrow): record batches of frames
 
+            # 128 frames a batch: each batch writes ~100 buffers, each compressed on its own with a fresh
+            # zstd context (~10 us apiece), which at 32 frames cost more than a tenth of the recording
             self.writer = ArrowScenarioWriter(path, world.dim, name=name, description=description,
-                                              tolerance=tolerance, fsync=fsync)
+                                              tolerance=tolerance, fsync=fsync, batch_frames=RECORDER_BATCH_FRAMES)
             self._arrow: ArrowScenarioWriter | None = self.writer
         else:
             self.writer = ScenarioWriter(path, world.dim, name=name, description=description,
@@ -163,6 +169,11 @@ class Recorder:
         self._array_lookup: tuple[np.ndarray[Any, Any], tuple[int, ...]] | None = None  # its ids as a tuple
         for body_id in world.ids():
             self._added[body_id] = None
+        # The frame's adds as the add_many calls that made them, (ids, first id) per call of one
+        # shape with default flags: the Arrow writer then builds the add column from one World.poses
+        # read, not a World.body snapshot per body. None once anything else adds, changes or removes
+        # a body added in the frame (then each is read with World.body, as the text writer takes them).
+        self._add_runs: list[np.ndarray[Any, Any]] | None = [] if not self._added else None
         # Whether every id the world has held while recorded is a plain int:
         # then a step's pairs are put in an int array without a type check
         # per contact (bodies are only added through the recorder).
@@ -173,6 +184,7 @@ class Recorder:
     def _note_add(self, body_id: Any) -> None:
         self._added.pop(body_id, None)
         self._added[body_id] = None
+        self._add_runs = None
 
     def _spill_moves(self) -> None:
         """Turn the frame's moved id array, if any, into entries of the ``_moved`` dict."""
@@ -186,6 +198,7 @@ class Recorder:
         self._spill_moves()
         if body_id in self._added:
             del self._added[body_id]
+            self._add_runs = None
         if body_id in self._known and body_id not in self._removed:
             self._removed.append(body_id)
         self._moved.pop(body_id, None)
@@ -194,6 +207,7 @@ class Recorder:
 
     def _note_set(self, body_id: Any, given: Iterable[str]) -> None:
         if body_id in self._added:
+            self._add_runs = None  # read with World.body at the step
             return  # its state at the step goes into its add entry
         self._changed.setdefault(body_id, set()).update(given)
 
@@ -242,8 +256,16 @@ class Recorder:
                     plain_id(body_id)  # as in add
         ids: list[Any] = self.world.add_many(*args, **kwargs)
         self._int_ids = self._int_ids and set(map(type, ids)) <= {int}
+        runs = self._add_runs
         for body_id in ids:
             self._note_add(body_id)
+        if (runs is not None and ids and self._arrow is not None and args and isinstance(args[0], SHAPE_TYPES)
+                and len(args) <= 4 and not {"static", "category", "mask"} & set(kwargs)
+                and set(map(type, ids)) == {int} and -2 ** 63 <= min(ids) and max(ids) < 2 ** 63):
+            # one shape (not a sequence), default flags, int64 ids; an array of its own (the caller may
+            # change the list returned)
+            runs.append(np.array(ids, dtype=np.int64))
+            self._add_runs = runs
         return ids
 
     def move(self, body_id: Any, position: Any = None, angle: Any = None,
@@ -315,7 +337,11 @@ class Recorder:
         is gone (say, the body removed) the next step records them all.
         """
         world = self.world
-        adds = [world.body(i) for i in self._added]
+        adds: Any
+        if self._add_runs and self._arrow is not None:
+            adds = self._add_columns()
+        else:
+            adds = [world.body(i) for i in self._added]
         owned = self._moved_poses is not None and not self._planes_moved
         moves: list[Any] = self._move_batches()
         for body_id in self._planes_moved:
@@ -350,6 +376,7 @@ class Recorder:
         self._known.difference_update(self._removed)
         self._known.update(self._added)
         self._added = {}
+        self._add_runs = []
         self._removed = []
         self._moved = {}
         self._moved_array = None
@@ -359,6 +386,16 @@ class Recorder:
         if self._changed:
             self._changed = {}
         return contacts
+
+    def _add_columns(self) -> Any:
+        """The frame's adds (all made by add_many calls of one shape, see ``_add_runs``) for the Arrow
+        writer: their ids, each call's shape and count, and their poses at the step in one read."""
+        assert self._arrow is not None and self._add_runs
+        runs = self._add_runs
+        ids = runs[0] if len(runs) == 1 else np.concatenate(runs)
+        shapes = [(self.world.body(int(run[0])).shape, len(run)) for run in runs]
+        positions, angles, quaternions = self.world.poses(ids)
+        return self._arrow.add_columns(ids, shapes, positions, angles if self.world.dim == 2 else quaternions)
 
     def _move_batches(self) -> list[MoveBatch]:
         """The moved bodies' poses at the step: one batch per set of fields given,
