@@ -37,7 +37,7 @@ Examples
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -152,14 +152,20 @@ def _int_pairs(pairs: np.ndarray[Any, Any]) -> Any:
 # takes second differences where three frames move the same ids (zero at constant speed) and
 # zigzag-codes the differences (sign in the lowest bit), see "Layout 3".
 
-def _compiled_encoder() -> bool:
-    """Whether the stream's poses are encoded by the compiled pass (numba imports; little-endian,
-    the byte order the planes are written in)."""
+def _compiled_encoder(backend: str | Callable[[], str]) -> bool:
+    """Whether the stream's poses are encoded by the compiled pass now: little-endian (the byte order
+    the planes are written in), and ``backend`` (a name, or a callable giving the kernels a recorded
+    world runs now) resolves to the compiled kernels without compiling in this call. Under
+    ``"auto"`` that waits for the background build (collideworld/background.py; issue 27's rule:
+    no call waits for the compiler); meanwhile the numpy reference gives the same bits."""
     import sys
 
-    from ..backend import compiled_available
+    from ..backend import compiled_available, resolve_backend
 
-    return sys.byteorder == "little" and compiled_available()
+    if sys.byteorder != "little" or not compiled_available():
+        return False
+    name = backend() if callable(backend) else backend
+    return name != "numpy" and resolve_backend(name) == "compiled"
 
 
 class ArrowScenarioWriter:
@@ -182,6 +188,13 @@ class ArrowScenarioWriter:
     compression : str or None
         The IPC stream's or Parquet's buffer compression (``"zstd"``, the
         default, ``"lz4"`` or None).
+    backend : {"auto", "compiled", "numpy"} or callable
+        Which encoder turns the stream's move poses into their stored form
+        (the same bits either way): the compiled pass or the numpy
+        reference. ``"auto"`` takes the compiled one once it is ready
+        without compiling (see ``collideworld.background``), asked again at
+        each batch; a callable returns one of the names at each batch (the
+        :class:`~.Recorder` passes its world's current kernels).
 
     Examples
     --------
@@ -199,7 +212,8 @@ class ArrowScenarioWriter:
     def __init__(self, path: str | os.PathLike[str], dim: int, name: str | None = None,
                  description: str | None = None, tolerance: float | None = None, *,
                  version: int | None = None, batch_frames: int = 32, compression: str | None = "zstd",
-                 fsync: bool = False, header: Mapping[str, Any] | None = None, **_ignored: Any) -> None:
+                 fsync: bool = False, header: Mapping[str, Any] | None = None,
+                 backend: str | Callable[[], str] = "auto", **_ignored: Any) -> None:
         pa = _pa()
         if isinstance(dim, bool) or dim not in (2, 3):
             raise InvalidArgumentError(f"dim must be 2 or 3, got {dim!r}")
@@ -207,6 +221,9 @@ class ArrowScenarioWriter:
             raise InvalidArgumentError(f"version must be None, 1, 2 or 3, got {version!r}")
         if isinstance(batch_frames, bool) or not isinstance(batch_frames, int) or batch_frames < 1:
             raise InvalidArgumentError(f"batch_frames must be an int >= 1, got {batch_frames!r}")
+        if not callable(backend) and backend not in ("auto", "compiled", "numpy"):
+            raise InvalidArgumentError(f"backend must be 'auto', 'compiled', 'numpy' or a callable giving one "
+                                       f"of them, got {backend!r}")
         if header is None:
             header = {"collideworld_scenario": FORMAT_VERSION if version is None else version, "dim": dim}
             for key, value in (("name", name), ("description", description)):
@@ -232,13 +249,10 @@ class ArrowScenarioWriter:
         self._ident_type = self._types["remove"].value_type
         self._pending: dict[str, list[Any]] = {name: [] for name in self.schema.names}
         self._ids_cache: tuple[Any, Any] = ((), None)
-        # the batch's poses into their stored form: one compiled pass when numba imports (its twin,
-        # the numpy reference encode_bits, gives the same bits)
+        # the batch's poses into their stored form: one compiled pass once the compiled kernels are
+        # ready (its twin, the numpy reference encode_bits, gives the same bits); see _encoder
         self._encode: Any = encode_bits
-        if not self._parquet and _compiled_encoder():
-            from .compiled_encoding import encode_planes
-
-            self._encode = encode_planes
+        self._backend = "numpy" if self._parquet else backend
         self._closed = False
         if self._parquet:
             import pyarrow.parquet as pq
@@ -585,11 +599,20 @@ class ArrowScenarioWriter:
             else:
                 width = 1 if name == "angle" else field.type.list_size
                 bits = np.concatenate(arrays).view(np.uint64).reshape(total, width)
-                flat = pa.array(self._encode(bits, deltas, self._layout).reshape(-1).view(np.float64))
+                flat = pa.array(self._encoder()(bits, deltas, self._layout).reshape(-1).view(np.float64))
                 children.append(flat if name == "angle" else pa.FixedSizeListArray.from_arrays(flat, width))
         child = pa.StructArray.from_arrays(children, fields=list(struct))
         mask = pa.array([v is None for v in values], type=pa.bool_())
         return pa.ListArray.from_arrays(pa.array(offsets), child, type=self._types["move"], mask=mask)
+
+    def _encoder(self) -> Any:
+        """The pose encoder for this batch: the numpy reference until the compiled pass is ready
+        (asked once per batch; once compiled, it stays)."""
+        if self._encode is encode_bits and self._backend != "numpy" and _compiled_encoder(self._backend):
+            from .compiled_encoding import encode_planes
+
+            self._encode = encode_planes
+        return self._encode
 
     def _child(self, name: str, chunks: list[Any]) -> Any:
         """The entries of a list column's frames, one array: the recorder's frames (moves kept as

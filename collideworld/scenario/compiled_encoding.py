@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-__all__ = ["encode_planes"]
+__all__ = ["encode_planes", "warm_up_encoder"]
 
 
 @njit(cache=True)
@@ -89,3 +89,10 @@ def encode_planes(bits: np.ndarray[Any, Any], deltas: list[tuple[int, int, int]]
     flat = _encode_planes(bits.reshape(-1), width, starts, counts, befores, olders, layout >= 3)
     out: np.ndarray[Any, Any] = flat.reshape(-1).view("<u8").reshape(bits.shape)
     return out
+
+
+def warm_up_encoder() -> None:
+    """Compile (or load from numba's cache) :func:`encode_planes`' one specialisation: a tiny batch of two
+    repeated frames. Run by ``collideworld.warm_up`` and the background build (collideworld/build.py)."""
+    bits = np.arange(12, dtype=np.uint64).reshape(6, 2)
+    encode_planes(bits, [(2, 0, 2), (4, 2, 2)], 3)

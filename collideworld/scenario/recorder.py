@@ -133,6 +133,12 @@ class Recorder:
     [(ExpectedContact(pair=('a', 'b'), normal=(1.0, 0.0), depth=0.5, points=None, parts=None),)]
     """
 
+    def _world_backend(self) -> str:
+        # the poses are encoded on the kernels the world runs now: a backend="auto" world answers with
+        # numpy until the background build is loaded (then switches at a step), and so does the encoder
+        backend = getattr(self.world, "backend", "auto")
+        return backend if backend in ("compiled", "numpy") else "auto"
+
     def __init__(self, world: Any, path: str | os.PathLike[str], record_expect: bool = True, *,
                  record_contacts: bool = False, name: str | None = None,
                  description: str | None = None, tolerance: float | None = None,
@@ -147,7 +153,8 @@ class Recorder:
             # 128 frames a batch: each batch writes ~100 buffers, each compressed on its own with a fresh
             # zstd context (~10 us apiece), which at 32 frames cost more than a tenth of the recording
             self.writer = ArrowScenarioWriter(path, world.dim, name=name, description=description,
-                                              tolerance=tolerance, fsync=fsync, batch_frames=RECORDER_BATCH_FRAMES)
+                                              tolerance=tolerance, fsync=fsync, batch_frames=RECORDER_BATCH_FRAMES,
+                                              backend=self._world_backend)
             self._arrow: ArrowScenarioWriter | None = self.writer
         else:
             self.writer = ScenarioWriter(path, world.dim, name=name, description=description,
