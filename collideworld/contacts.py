@@ -229,7 +229,8 @@ class Contacts:
 
     def int_pairs(self) -> NDArray[np.int64] | None:
         """``a`` and ``b`` as an (n, 2) int64 array when the step made them as one (every body's id a
-        small non-negative int), else None: the same ids without converting the object arrays.
+        small non-negative int, and no compound in the world), else None: the same ids without
+        converting the object arrays.
 
         Examples
         --------
@@ -244,11 +245,14 @@ class Contacts:
         if rows is None:
             return None
         int_ids, a, b = rows
-        if len(a) and max(int(a.max()), int(b.max())) >= len(int_ids):
+        # one take per side when asked (a step does not pay for it)
+        pairs = np.empty((len(a), 2), dtype=np.int64)
+        try:
+            pairs[:, 0] = int_ids.take(a)
+            pairs[:, 1] = int_ids.take(b)
+        except IndexError:  # a slot past the table (not made so by a step; kept safe all the same)
             return None
-        # one take per side when asked (a step does not pay for it); a compound's part slot holds -1
-        pairs = np.column_stack((int_ids.take(a), int_ids.take(b)))
-        return pairs if not len(pairs) or pairs.min() >= 0 else None
+        return pairs
 
     def __len__(self) -> int:
         return len(self.a)

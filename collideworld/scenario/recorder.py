@@ -542,7 +542,7 @@ def _expect_pairs(contacts: Any, int_ids: bool) -> Any:
     ``int_ids`` says that every body's id is an int (known to the recorder): the
     ids are then cast without a type check per pair."""
     a, b = contacts.a, contacts.b
-    given = contacts.int_pairs() if len(a) and (contacts.part_a < 0).all() and (contacts.part_b < 0).all() else None
+    given = contacts.int_pairs() if len(a) else None
     if given is not None:
         return given  # made by the step with one take per side (every id a small int; no compound)
     if len(a) and (int_ids or set(map(type, a)) | set(map(type, b)) == {int}):
