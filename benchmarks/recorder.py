@@ -11,6 +11,10 @@ and the file sizes, then checks that each file replays with no mismatch.
     python benchmarks/recorder.py --units 10000 --frames 100
     python benchmarks/recorder.py --frames 200    # the figures of benchmarks/results/recorder-arrow.md
     python benchmarks/recorder.py --frames 200 --accelerate 0.005   # velocities that change every frame
+    python benchmarks/recorder.py --frames 200 --only-arrows --stub  # bare, stub and .arrows only
+
+``--stub`` adds a Recorder whose writer does nothing: the recorder's own bookkeeping, the floor
+under any file form.
 """
 
 from __future__ import annotations
@@ -73,6 +77,8 @@ def main() -> None:
     parser.add_argument("--no-turn", action="store_true", help="move positions only, not angles")
     parser.add_argument("--accelerate", type=float, default=0.0,
                         help="a random kick of this size to every velocity each frame (e.g. 0.005)")
+    parser.add_argument("--stub", action="store_true", help="also time a Recorder whose writer does nothing")
+    parser.add_argument("--only-arrows", action="store_true", help="record to .arrows only (no text forms)")
     parser.add_argument("--no-orjson", action="store_true",
                         help="without numba, format numbers with the json module, not orjson")
     args = parser.parse_args()
@@ -80,7 +86,8 @@ def main() -> None:
         writer._orjson = None
     folder = tempfile.mkdtemp()
     # .arrows: the Arrow form (an IPC stream of record batches; needs pyarrow, the arrow extra)
-    paths = {suffix: os.path.join(folder, "loop" + suffix) for suffix in (".jsonl", ".jsonl.gz", ".arrows")}
+    suffixes = (".arrows",) if args.only_arrows else (".jsonl", ".jsonl.gz", ".arrows")
+    paths = {suffix: os.path.join(folder, "loop" + suffix) for suffix in suffixes}
 
     def bare() -> None:
         game_loop(World(dim=2), args.units, args.frames, turn=not args.no_turn, accelerate=args.accelerate)
@@ -89,12 +96,32 @@ def main() -> None:
         with Recorder(World(dim=2), path) as rec:
             game_loop(rec, args.units, args.frames, turn=not args.no_turn, accelerate=args.accelerate)
 
+    class NullWriter:
+        """A writer that writes nothing: what is left is the recorder's own work."""
+        frames_written = 0
+
+        def prepare_frame(self, *a: object, **k: object) -> None:
+            return None
+
+        def write_prepared(self, *a: object, **k: object) -> None:
+            return None
+
+        def close(self) -> None:
+            return None
+
+    def stub() -> None:
+        rec = Recorder(World(dim=2), os.path.join(folder, "stub.arrows"))
+        rec.writer.close()
+        rec.writer, rec._arrow = NullWriter(), None  # type: ignore[assignment]
+        game_loop(rec, args.units, args.frames, turn=not args.no_turn, accelerate=args.accelerate)
+
     game_loop(World(dim=2), 50, 3)  # compile and import everything once, outside the timings
     best: dict[str, float] = {}
     best_wall: dict[str, float] = {}
     loads = [os.getloadavg()[0]]
     for _ in range(args.repeat):  # interleaved rounds: a neighbour's burst slows every run of a round alike
-        for name, fn in [("bare", bare)] + [(s, lambda p=p: recorded(p)) for s, p in paths.items()]:
+        runs = [("bare", bare)] + ([("stub", stub)] if args.stub else [])
+        for name, fn in runs + [(s, lambda p=p: recorded(p)) for s, p in paths.items()]:
             cpu, wall = timed(fn)
             best[name] = min(best.get(name, np.inf), cpu)
             best_wall[name] = min(best_wall.get(name, np.inf), wall)
@@ -108,6 +135,9 @@ def main() -> None:
     print(f"{args.units} units, {args.frames} frames moving {moves}{kicked}, best of {args.repeat} (CPU seconds), "
           f"numbers by {formatter}; load average {min(loads):.1f}-{max(loads):.1f}")
     print(f"  bare loop            {best['bare']:7.3f} s        (wall {best_wall['bare']:.3f} s)")
+    if args.stub:
+        print(f"  stub recorder        {best['stub']:7.3f} s  x{best['stub'] / best['bare']:.2f}"
+              f"  (wall {best_wall['stub']:.3f} s x{best_wall['stub'] / best_wall['bare']:.2f})")
     for suffix, path in paths.items():
         size = os.path.getsize(path)
         print(f"  recorded {suffix:<11} {best[suffix]:7.3f} s  x{best[suffix] / best['bare']:.2f}"

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import background
-from .backend import WARMERS, compiled_available
+from .backend import WARMERS, compiled_available, register_warm_up
 from .warm import warm_dim
 
 __all__ = ["full_build_steps"]
@@ -83,6 +83,18 @@ def _warm_many(dim: int, shapes: list[Any], row: list[float]) -> None:
         time_of_impact_many(side, here, here, other, far, here, backend="compiled")
 
 
+def _warm_pose_encoder(dim: int) -> None:
+    """The Arrow recorder's compiled pose encoder (the same kernel for either dimension; built with the
+    rest so that a recording under ``backend="auto"`` never compiles it in the foreground)."""
+    from .scenario.compiled_encoding import warm_up_encoder
+
+    warm_up_encoder()
+
+
+_warm_pose_encoder.label = "Arrow pose encoder"  # type: ignore[attr-defined]
+register_warm_up(_warm_pose_encoder)
+
+
 def full_build_steps(dims: tuple[int, ...] = (2, 3)) -> list[tuple[str, Callable[[], None]]]:
     """Every step of a full build: ``(label, fn)``; each compiles (or loads) one group of kernels.
 
@@ -99,7 +111,7 @@ def full_build_steps(dims: tuple[int, ...] = (2, 3)) -> list[tuple[str, Callable
     for d in dims:
         steps.append((f"{d}D narrowphase and broadphase", functools.partial(warm_dim, d, True)))
         for warm in WARMERS:
-            name = warm.__module__.rsplit(".", 1)[-1].replace("_", " ")
+            name = getattr(warm, "label", None) or warm.__module__.rsplit(".", 1)[-1].replace("_", " ")
             steps.append((f"{d}D {name}", functools.partial(warm, d)))
         steps.append((f"{d}D collide, distance, time of impact", functools.partial(_warm_pairs, d)))
     return steps

@@ -200,7 +200,7 @@ class Contacts:
     """
 
     __slots__ = ("a", "b", "normal", "depth", "began", "ended", "_began_rows", "points", "point_count",
-                 "separations", "point_ids", "part_a", "part_b")
+                 "separations", "point_ids", "part_a", "part_b", "_int_rows")
 
     def __init__(self, a: NDArray[Any], b: NDArray[Any], normal: NDArray[np.float64],
                  depth: NDArray[np.float64], began: PairList, ended: PairList,
@@ -220,6 +220,39 @@ class Contacts:
         self.ended = ended
         # which rows began this step (None: worked out from ``began`` when needed)
         self._began_rows = began_rows
+        self._int_rows: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]] | None = None
+
+    def set_int_rows(self, int_ids: NDArray[np.int64], slot_a: NDArray[np.int64], slot_b: NDArray[np.int64]) -> None:
+        """Attach the rows' slots and the slot -> int id table they were made with (by the step, when
+        every id is a small int; the table is never changed in place): see :meth:`int_pairs`."""
+        self._int_rows = (int_ids, slot_a, slot_b)
+
+    def int_pairs(self) -> NDArray[np.int64] | None:
+        """``a`` and ``b`` as an (n, 2) int64 array when the step made them as one (every body's id a
+        small non-negative int, and no compound in the world), else None: the same ids without
+        converting the object arrays.
+
+        Examples
+        --------
+        >>> from collideworld import World, Circle
+        >>> w = World(dim=2)
+        >>> w.add_many(Circle(1.0), [[0, 0], [1.5, 0], [3, 0]])
+        [0, 1, 2]
+        >>> w.step().int_pairs().tolist()
+        [[0, 1], [1, 2]]
+        """
+        rows = getattr(self, "_int_rows", None)  # a pickle made before it existed has none
+        if rows is None:
+            return None
+        int_ids, a, b = rows
+        # one take per side when asked (a step does not pay for it)
+        pairs = np.empty((len(a), 2), dtype=np.int64)
+        try:
+            pairs[:, 0] = int_ids.take(a)
+            pairs[:, 1] = int_ids.take(b)
+        except IndexError:  # a slot past the table (not made so by a step; kept safe all the same)
+            return None
+        return pairs
 
     def __len__(self) -> int:
         return len(self.a)

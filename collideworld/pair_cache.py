@@ -499,6 +499,11 @@ class PairCache:
                             PairList(began_a, began_b, began_pa, began_pb),
                             PairList(self._prev_a[ended], self._prev_b[ended], self._prev_part_a[ended],
                                      self._prev_part_b[ended]), began_rows, m, part_a, part_b)
+        int_ids = self._registry.slot_int_ids()
+        if int_ids is not None and not st.n_compounds:
+            # every id a small int (and no compound, whose part slots have no id of their own): then
+            # Contacts.int_pairs can give the pairs as ints with one take per side
+            contacts.set_int_rows(int_ids, a, b)
         self._prev_keys, self._prev_a, self._prev_b = keys, ids_a, ids_b
         self._prev_part_a, self._prev_part_b = part_a, part_b
         self.last = contacts

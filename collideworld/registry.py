@@ -115,6 +115,7 @@ class IdRegistry:
         self._store = store
         self._slot_of: dict[Any, int] = {}
         self._int_slot = np.full(0, -1, dtype=np.int64)  # small int id -> slot, -1 if none
+        self._slot_int: NDArray[np.int64] | None = None  # its inverse, built on demand (see slot_int_ids)
         self._next_auto_id = 0
         self.next_serial = 0
 
@@ -202,6 +203,7 @@ class IdRegistry:
         for s, i in zip(slots.tolist(), ids, strict=True):
             self._slot_of[i] = s
         self._index_int_ids(ids, slots)
+        self._slot_int = None
         ids_arr = np.empty(n, dtype=object)
         ids_arr[:] = ids
         st.ids[slots] = ids_arr
@@ -212,6 +214,7 @@ class IdRegistry:
 
     def unregister(self, slots: NDArray[np.int64]) -> None:
         """Forget the ids of ``slots`` (the store frees the slots itself)."""
+        self._slot_int = None
         for i in self._store.ids[slots].tolist():  # the ids as stored (np.int64(3) names 3)
             del self._slot_of[i]
             if type(i) is int and 0 <= i < len(self._int_slot):
@@ -219,11 +222,41 @@ class IdRegistry:
 
     def renumber(self, new_slot: NDArray[np.int64]) -> None:
         """Follow the store's :meth:`~collideworld.bodies.BodyStore.compact` (``new_slot``: old slot -> new)."""
+        self._slot_int = None
         for i, s in self._slot_of.items():
             self._slot_of[i] = int(new_slot[s])
         live = self._int_slot >= 0
         self._int_slot[live] = new_slot[self._int_slot[live]]
         self._int_slot = self._int_slot[: 4 * self._store.capacity + 1024].copy()
+
+    def slot_int_ids(self) -> NDArray[np.int64] | None:
+        """slot -> the int id of its body (-1 for a slot no body is registered at, e.g. a compound's
+        part), when every body's id is a small non-negative int (all in the id -> slot table); else None.
+
+        Rebuilt after ids change (one scatter over the table), so a loop that only moves bodies reads the
+        same array each step: what turns a step's slot pairs into int id pairs with one ``take`` instead
+        of a conversion of object ids (the Arrow recorder's expected pairs).
+
+        Examples
+        --------
+        >>> from collideworld.bodies import BodyStore
+        >>> store = BodyStore(2)
+        >>> reg = IdRegistry(store)
+        >>> reg.register([5, 2], store.allocate(2))
+        >>> reg.slot_int_ids()[:2].tolist()
+        [5, 2]
+        >>> reg.register(["a"], store.allocate(1)); reg.slot_int_ids() is None
+        True
+        """
+        inverse = getattr(self, "_slot_int", None)  # a pickle made before it existed: rebuilt here
+        if inverse is None:
+            table = self._int_slot
+            held = np.flatnonzero(table >= 0)
+            inverse = np.full(0 if len(held) != len(self._slot_of) else self._store.capacity, -1, dtype=np.int64)
+            if len(inverse):
+                inverse[table[held]] = held
+            self._slot_int = inverse
+        return inverse if len(inverse) or not self._slot_of else None
 
     def _index_int_ids(self, ids: list[Any], slots: NDArray[np.int64]) -> None:
         """Record small non-negative int ids in the id -> slot table.

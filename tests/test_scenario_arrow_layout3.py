@@ -265,3 +265,218 @@ def test_a_plane_moved_in_a_recorded_frame_keeps_its_place(tmp_path):
     frame = list(read_scenario(path))[1]
     assert [(m.id, m.position, m.offset) for m in frame.move] == [(0, (0.0, 1.0), None), (1, (3.0, 1.0), None),
                                                                   ("floor", None, -2.0)]
+
+
+def _is_plane(shape):
+    return isinstance(shape, tuple) or shape.is_infinite
+
+
+def _shape_key(shape):
+    """A half-plane as the bits of its normal and offset, any other shape as itself."""
+    if isinstance(shape, tuple):
+        return ("plane", np.asarray(shape[1], dtype=np.float64).tobytes(), float(shape[2]).hex())
+    if shape.is_infinite:
+        return ("plane", np.asarray(shape.normal, dtype=np.float64).tobytes(), float(shape.offset).hex())
+    return shape
+
+
+def _state_from_file(path):
+    """Each frame's bodies as the file says, applied here by hand (remove, add, then the move list in
+    order; a plane's move is a new plane): id -> (shape, position, angle)."""
+    state: dict = {}
+    out = []
+    for frame in read_scenario(path):
+        for i in frame.remove:
+            del state[i]
+        for b in frame.add:
+            state[b.id] = (b.shape, b.position, b.angle)
+        for m in frame.move:
+            shape, position, angle = state[m.id]
+            if m.normal is not None:
+                assert m.position is None and m.angle is None, (frame.number, m)  # a plane has no pose
+                shape = ("plane", m.normal, m.offset)  # the stored bits (a new HalfPlane would normalise again)
+            else:
+                assert not _is_plane(shape), (frame.number, m)  # no pose move of an infinite body
+                position = m.position if m.position is not None else position
+                angle = m.angle if m.angle is not None else angle
+            state[m.id] = (shape, position, angle)
+        for c in frame.set:
+            if c.shape is not None:
+                state[c.id] = (c.shape, *state[c.id][1:])
+        out.append({i: (_shape_key(s), None if p is None else np.asarray(p, dtype=np.float64).tobytes(),
+                        None if _is_plane(s) else float(0.0 if a is None else a).hex())
+                    for i, (s, p, a) in state.items()})
+    return out
+
+
+@pytest.mark.parametrize("suffix", [".arrows", ".jsonl"])
+def test_plane_changes_next_to_move_many_record_no_pose_move(tmp_path, suffix):
+    """Seeded frames mixing move_many (int id arrays, some empty) with set_shape and moves of half-planes
+    (a move with no field, which the world takes as a no-op; a new shape; normal and offset): every frame
+    read back and applied by hand gives the shapes and pose bits of the world that was driven, and no
+    half-plane gets a pose move entry. Oracle: the live world, read after each step."""
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        path = tmp_path / f"planes{seed}{suffix}"
+        live = []
+        with Recorder(World(dim=2), path) as rec:
+            ids = np.asarray(rec.add_many(Circle(0.5), rng.uniform(0, 9, (5, 2))))
+            planes = [rec.add(HalfPlane((0.0, 1.0), -float(k)), id=f"floor{k}") for k in range(2)]
+            rec.step()
+            for _ in range(6):
+                chosen = ids[rng.random(len(ids)) < 0.6]
+                rec.move_many(chosen, positions=rng.uniform(0, 9, (len(chosen), 2)),
+                              angles=rng.uniform(-3, 3, len(chosen)))
+                for p in planes:
+                    op = int(rng.integers(4))
+                    if op == 0:
+                        rec.move(p)
+                    elif op == 1:
+                        angle = rng.uniform(-3, 3)
+                        rec.set_shape(p, HalfPlane((np.cos(angle), np.sin(angle)), float(rng.uniform(-2, 2))))
+                    elif op == 2:
+                        rec.move(p, normal=(0.0, -1.0), offset=float(rng.uniform(-2, 2)))
+                if rng.random() < 0.3:
+                    rec.move_many(np.array([], dtype=np.int64))
+                rec.step()
+                live.append({i: (_shape_key(rec.body(i).shape),
+                                 None if rec.body(i).position is None else rec.body(i).position.tobytes(),
+                                 None if rec.body(i).shape.is_infinite else float(rec.body(i).angle).hex())
+                             for i in rec.ids()})
+        got = _state_from_file(path)
+        assert len(got) == len(live) + 1  # frame 1 is the adds
+        for k, (g, w) in enumerate(zip(got[1:], live, strict=True)):
+            assert g.keys() == w.keys(), (seed, k)
+            for i in w:
+                assert g[i] == w[i], (seed, k, i, g[i], w[i])
+
+
+@pytest.mark.parametrize("suffix", [".arrows", ".jsonl"])
+def test_an_empty_move_many_beside_a_plane_change_records_the_change_only(tmp_path, suffix):
+    """move_many of no ids, then a half-plane given a new shape: the frame's move list is the plane's
+    move alone (the Arrow writer took an empty id tuple for its cached ids before any were cached)."""
+    path = tmp_path / f"empty{suffix}"
+    with Recorder(World(dim=2), path) as rec:
+        rec.add(Circle(0.5), (0.0, 0.0), id=0)
+        rec.add(HalfPlane((0.0, 1.0), -2.0), id=1)
+        rec.step()
+        rec.move_many(np.array([], dtype=np.int64), positions=np.zeros((0, 2)))
+        rec.set_shape(1, HalfPlane((0.0, 1.0), -1.0))
+        rec.step()
+        rec.move_many(np.array([], dtype=np.int64))
+        rec.step()
+    frames = list(read_scenario(path))
+    assert [(m.id, m.position, m.normal, m.offset) for m in frames[1].move] == [(1, None, (0.0, 1.0), -1.0)]
+    assert frames[2].move == ()
+
+
+def test_a_cut_batch_is_named_by_its_index_and_the_column_the_file_ends_in(tmp_path):
+    """An uncompressed stream cut inside each column of each batch, and inside its message header: the
+    error names that batch (not the last frame read, which belongs to the batch before), its frames and
+    that column. Oracle: pyarrow's
+    own reading of the whole file, message by message; a column's bytes are where its zero-copy buffers
+    lie in the message body."""
+    whole = tmp_path / "whole.arrows"
+    with ArrowScenarioWriter(whole, dim=2, batch_frames=3, compression=None) as w:
+        w.write_frame(add=[{"id": k, "shape": {"type": "circle", "radius": 0.5}, "position": [3.0 * k, 0.0]}
+                           for k in range(4)], expect=[])
+        for f in range(1, 8):
+            w.write_frame(move=[MoveSpec(id=k, position=(3.0 * k + 0.1 * f, 0.0), angle=0.01 * f) for k in range(4)],
+                          expect=[(0, 1)] if f % 2 else [])
+    data = whole.read_bytes()
+    stream = pa.BufferReader(data)
+    reader = pa.ipc.MessageReader.open_stream(stream)
+    schema = pa.ipc.read_schema(reader.read_next_message())
+    cuts = []  # (batch, first frame, column, a byte offset inside that column's buffers)
+    batch_no, first = 0, 1
+    before = stream.tell()
+    for message in reader:
+        end = stream.tell()
+        body = message.body
+        start = end - body.size
+        batch = pa.ipc.read_record_batch(message, schema)
+        batch_no += 1
+        for name in schema.names:
+            spans = [(b.address - body.address, b.size) for b in batch.column(name).buffers()
+                     if b is not None and b.size]
+            if spans:
+                lo = min(o for o, _ in spans)
+                hi = max(o + n for o, n in spans)
+                for at in sorted({lo, (lo + hi) // 2, hi - 1}):
+                    cuts.append((batch_no, first, name, start + at))
+        cuts.append((batch_no, first, None, before + 12))  # inside the message's metadata
+        before = end
+        first += batch.num_rows
+    assert batch_no == 3 and len({c[2] for c in cuts}) >= 6
+    cut = tmp_path / "cut.arrows"
+    for batch_no, first, name, size in cuts:
+        cut.write_bytes(data[:size])
+        with pytest.raises(ScenarioError) as info:
+            list(read_scenario(cut))
+        message = str(info.value)
+        last = min(first + 2, 8)
+        assert message.startswith(f"{cut}: batch {batch_no}: the batch is truncated"), message
+        if name is None:
+            assert " in its message header, before any column" in message, message
+        else:
+            assert f" in column '{name}'" in message and f"(frames {first}-{last};" in message, (size, message)
+        # with the option, the batches before it
+        assert len(list(read_scenario(cut, ignore_truncated_tail=True))) == first - 1
+
+
+def _adds_read(path):
+    """Every frame's add entries as read: the floats as their bits, absent fields as None."""
+    def bits(v):
+        return None if v is None else np.asarray(v, dtype=np.float64).tobytes()
+
+    return [[(b.id, b.shape, bits(b.position), bits(b.angle), bits(b.quaternion), b.static, b.category, b.mask)
+             for b in frame.add] for frame in read_scenario(path)]
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_add_many_frames_record_the_entries_of_the_world_snapshots(tmp_path, dim):
+    """Frames of add_many calls (one shape each; angles and quaternions with zeros of both signs and
+    identities, which the file leaves out as defaults; bodies moved after being added; a call with
+    flags, and a single add, that take the per-body path): the Arrow recording reads back with the add
+    entries of the text recording, whose writer takes a World.body snapshot per body. Oracle: the
+    text form, and the poses the world holds at each step."""
+    from collideworld import Sphere
+
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        paths = [tmp_path / f"adds{seed}.jsonl", tmp_path / f"adds{seed}.arrows"]
+        live = []
+        for path in paths:
+            rng = np.random.default_rng(seed)
+            with Recorder(World(dim=dim), path) as rec:
+                next_id = 0
+                for _ in range(4):
+                    for _ in range(int(rng.integers(0, 3))):
+                        n = int(rng.integers(1, 6))
+                        shape = Circle(float(rng.uniform(0.2, 1))) if dim == 2 else Sphere(float(rng.uniform(0.2, 1)))
+                        positions = rng.uniform(-5, 5, (n, dim))
+                        if dim == 2:
+                            rot = {"angles": rng.choice([0.0, -0.0, 0.5, -1.25], n)} if rng.random() < 0.7 else {}
+                        else:
+                            q = rng.normal(0, 1, (n, 4))
+                            q[rng.random(n) < 0.5] = [1.0, 0.0, 0.0, 0.0]
+                            q[rng.random(n) < 0.2] = [1.0, -0.0, 0.0, -0.0]
+                            rot = {"quaternions": q / np.linalg.norm(q, axis=1)[:, None]}
+                        flags = {"static": True} if rng.random() < 0.15 else {}
+                        ids = rec.add_many(shape, positions, **rot, **flags, ids=list(range(next_id, next_id + n)))
+                        next_id += n
+                        if rng.random() < 0.3:
+                            rec.move(ids[0], position=tuple(rng.uniform(-5, 5, dim)))
+                        ids.clear()  # the caller's list: the recorder keeps its own
+                    if rng.random() < 0.1:
+                        rec.add(Box((0.5, 0.5)) if dim == 2 else Sphere(0.5), position=(0.0,) * dim, id=next_id)
+                        next_id += 1
+                    rec.step()
+                    if path.suffix == ".arrows":
+                        live.append({i: rec.poses([i])[0].tobytes() for i in rec.ids()})
+        text, arrow = (_adds_read(p) for p in paths)
+        assert arrow == text, seed
+        # and the poses are the world's at each step
+        for frame, poses in zip(arrow, live, strict=True):
+            for entry in frame:
+                assert entry[2] == poses[entry[0]], seed

@@ -37,7 +37,7 @@ Examples
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -68,6 +68,7 @@ from .writer import (
     pair_ids,
     plain_id,
     set_to_dict,
+    shape_dict,
 )
 
 __all__ = ["ARROW_LAYOUT", "ARROW_SUFFIXES", "ArrowScenarioWriter", "ArrowSource", "arrow_schema", "convert",
@@ -107,6 +108,15 @@ def _add_entries(bodies: Iterable[Any]) -> list[dict[str, Any]]:
     return out
 
 
+class _AddColumns:
+    """A frame's add entries already in columns (:meth:`ArrowScenarioWriter.add_columns`)."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self, entries: Any):
+        self.entries = entries
+
+
 class _LazyMoves:
     """One frame's moves (a MoveBatch) until the flush: the id struct array and float64 copies."""
 
@@ -142,6 +152,22 @@ def _int_pairs(pairs: np.ndarray[Any, Any]) -> Any:
 # takes second differences where three frames move the same ids (zero at constant speed) and
 # zigzag-codes the differences (sign in the lowest bit), see "Layout 3".
 
+def _compiled_encoder(backend: str | Callable[[], str]) -> bool:
+    """Whether the stream's poses are encoded by the compiled pass now: little-endian (the byte order
+    the planes are written in), and ``backend`` (a name, or a callable giving the kernels a recorded
+    world runs now) resolves to the compiled kernels without compiling in this call. Under
+    ``"auto"`` that waits for the background build (collideworld/background.py; issue 27's rule:
+    no call waits for the compiler); meanwhile the numpy reference gives the same bits."""
+    import sys
+
+    from ..backend import compiled_available, resolve_backend
+
+    if sys.byteorder != "little" or not compiled_available():
+        return False
+    name = backend() if callable(backend) else backend
+    return name != "numpy" and resolve_backend(name) == "compiled"
+
+
 class ArrowScenarioWriter:
     """Write a scenario in the Arrow form, frame by frame (the calls of :class:`~.ScenarioWriter`).
 
@@ -162,6 +188,13 @@ class ArrowScenarioWriter:
     compression : str or None
         The IPC stream's or Parquet's buffer compression (``"zstd"``, the
         default, ``"lz4"`` or None).
+    backend : {"auto", "compiled", "numpy"} or callable
+        Which encoder turns the stream's move poses into their stored form
+        (the same bits either way): the compiled pass or the numpy
+        reference. ``"auto"`` takes the compiled one once it is ready
+        without compiling (see ``collideworld.background``), asked again at
+        each batch; a callable returns one of the names at each batch (the
+        :class:`~.Recorder` passes its world's current kernels).
 
     Examples
     --------
@@ -179,7 +212,8 @@ class ArrowScenarioWriter:
     def __init__(self, path: str | os.PathLike[str], dim: int, name: str | None = None,
                  description: str | None = None, tolerance: float | None = None, *,
                  version: int | None = None, batch_frames: int = 32, compression: str | None = "zstd",
-                 fsync: bool = False, header: Mapping[str, Any] | None = None, **_ignored: Any) -> None:
+                 fsync: bool = False, header: Mapping[str, Any] | None = None,
+                 backend: str | Callable[[], str] = "auto", **_ignored: Any) -> None:
         pa = _pa()
         if isinstance(dim, bool) or dim not in (2, 3):
             raise InvalidArgumentError(f"dim must be 2 or 3, got {dim!r}")
@@ -187,6 +221,9 @@ class ArrowScenarioWriter:
             raise InvalidArgumentError(f"version must be None, 1, 2 or 3, got {version!r}")
         if isinstance(batch_frames, bool) or not isinstance(batch_frames, int) or batch_frames < 1:
             raise InvalidArgumentError(f"batch_frames must be an int >= 1, got {batch_frames!r}")
+        if not callable(backend) and backend not in ("auto", "compiled", "numpy"):
+            raise InvalidArgumentError(f"backend must be 'auto', 'compiled', 'numpy' or a callable giving one "
+                                       f"of them, got {backend!r}")
         if header is None:
             header = {"collideworld_scenario": FORMAT_VERSION if version is None else version, "dim": dim}
             for key, value in (("name", name), ("description", description)):
@@ -212,6 +249,10 @@ class ArrowScenarioWriter:
         self._ident_type = self._types["remove"].value_type
         self._pending: dict[str, list[Any]] = {name: [] for name in self.schema.names}
         self._ids_cache: tuple[Any, Any] = ((), None)
+        # the batch's poses into their stored form: one compiled pass once the compiled kernels are
+        # ready (its twin, the numpy reference encode_bits, gives the same bits); see _encoder
+        self._encode: Any = encode_bits
+        self._backend = "numpy" if self._parquet else backend
         self._closed = False
         if self._parquet:
             import pyarrow.parquet as pq
@@ -233,7 +274,7 @@ class ArrowScenarioWriter:
     def _id_array(self, ids: Any) -> Any:
         """The id struct array of a batch of ids; the last one is kept (a recorder moves the same bodies)."""
         pa = _pa()
-        if self._ids_cache[0] is ids:
+        if self._ids_cache[1] is not None and self._ids_cache[0] is ids:  # () is one object: not a hit before any use
             return self._ids_cache[1]
         plain = [plain_id(i) for i in ids]
         if all(type(i) is int for i in plain):
@@ -244,6 +285,44 @@ class ArrowScenarioWriter:
         if isinstance(ids, tuple):
             self._ids_cache = (ids, arr)
         return arr
+
+    def add_columns(self, ids: np.ndarray[Any, Any], shapes: list[tuple[Any, int]], positions: np.ndarray[Any, Any],
+                    rotation: np.ndarray[Any, Any] | None) -> Any:
+        """A frame's ``add`` entries built from arrays, for :meth:`prepare_frame`'s ``add``: what a
+        :class:`~collideworld.scenario.Recorder` gives for bodies made by ``add_many`` calls of one shape
+        each with the default flags (not static, category 1, all mask bits), so the entries are those
+        of their ``World.body`` snapshots without a snapshot per body.
+
+        ``ids`` (int64, n), ``shapes`` (each call's shape and body count, in order), ``positions``
+        (n, D) and ``rotation`` (angles (n,) in 2D, quaternions (n, 4) in 3D; None: the defaults),
+        float64 and finite, as the world stored them."""
+        pa = _pa()
+        n = len(ids)
+        struct = self._types["add"].value_type
+        texts = np.array([dump_line(shape_dict(shape)) for shape, _ in shapes], dtype=object)
+        counts = [count for _, count in shapes]
+        children = []
+        for field in struct:
+            name = field.name
+            if name == "id":
+                children.append(pa.StructArray.from_arrays([pa.array(ids, type=pa.int64()),
+                                                            pa.nulls(n, pa.string())], names=["int", "str"]))
+            elif name == "shape":
+                children.append(pa.array(np.repeat(texts, counts), type=pa.string()))
+            elif name == "position":
+                children.append(pa.FixedSizeListArray.from_arrays(pa.array(positions.reshape(-1)), self.dim))
+            elif name == "angle" and rotation is not None:
+                # as body_to_dict: an angle equal to 0 (either zero) is the default, not written
+                children.append(pa.array(rotation, mask=rotation == 0.0))
+            elif name == "quaternion" and rotation is not None:
+                # as body_to_dict: the identity (compared as floats) is the default, not written
+                default = (rotation == np.array([1.0, 0.0, 0.0, 0.0])).all(axis=1)
+                valid = pa.py_buffer(np.packbits(~default, bitorder="little"))
+                children.append(pa.Array.from_buffers(field.type, n, [valid if default.any() else None],
+                                                      children=[pa.array(rotation.reshape(-1))]))
+            else:
+                children.append(pa.nulls(n, field.type))
+        return _AddColumns(pa.StructArray.from_arrays(children, fields=list(struct)))
 
     def _float_copy(self, values: Any, n: int, width: int, what: str) -> np.ndarray[Any, Any]:
         """A checked float64 copy of a MoveBatch field (a copy: the caller may reuse its array)."""
@@ -330,8 +409,11 @@ class ArrowScenarioWriter:
         row: dict[str, Any] = {} if self._layout < 3 else {PLANE_COLUMN: None}
         removes = [_ident(i) for i in remove]
         row["remove"] = self._entries("remove", removes) if removes else None
-        adds = _add_entries(add)
-        row["add"] = self._entries("add", adds) if adds else None
+        if isinstance(add, _AddColumns):
+            row["add"] = add.entries if len(add.entries) else None
+        else:
+            adds = _add_entries(add)
+            row["add"] = self._entries("add", adds) if adds else None
         sets = [_arrow_entry(set_to_dict(c)) for c in set]
         row["set"] = self._entries("set", sets) if sets else None
         given = list(move)
@@ -517,11 +599,20 @@ class ArrowScenarioWriter:
             else:
                 width = 1 if name == "angle" else field.type.list_size
                 bits = np.concatenate(arrays).view(np.uint64).reshape(total, width)
-                flat = pa.array(encode_bits(bits, deltas, self._layout).reshape(-1).view(np.float64))
+                flat = pa.array(self._encoder()(bits, deltas, self._layout).reshape(-1).view(np.float64))
                 children.append(flat if name == "angle" else pa.FixedSizeListArray.from_arrays(flat, width))
         child = pa.StructArray.from_arrays(children, fields=list(struct))
         mask = pa.array([v is None for v in values], type=pa.bool_())
         return pa.ListArray.from_arrays(pa.array(offsets), child, type=self._types["move"], mask=mask)
+
+    def _encoder(self) -> Any:
+        """The pose encoder for this batch: the numpy reference until the compiled pass is ready
+        (asked once per batch; once compiled, it stays)."""
+        if self._encode is encode_bits and self._backend != "numpy" and _compiled_encoder(self._backend):
+            from .compiled_encoding import encode_planes
+
+            self._encode = encode_planes
+        return self._encode
 
     def _child(self, name: str, chunks: list[Any]) -> Any:
         """The entries of a list column's frames, one array: the recorder's frames (moves kept as

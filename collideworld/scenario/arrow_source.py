@@ -233,10 +233,12 @@ class ArrowSource:
         self._open()
 
     # the location of a problem: the frame's equivalent text line is ``line_no``; the message names the batch
-    def error(self, reason: str, line: int | None = None) -> ScenarioError:
+    def error(self, reason: str, line: int | None = None, *, frame: bool = True) -> ScenarioError:
+        """``frame=False`` for a problem of the whole batch (its bytes, its schema): no frame of it was read,
+        so none is named (the last frame read belongs to the batch before)."""
         line = self.line_no if line is None else line
         where = f"batch {self._batch_no}" if self._batch_no else "schema"
-        if line > 1:
+        if line > 1 and frame:
             where += f", frame {line - 1}"
         return ScenarioError(f"{where}: {reason}", self.path)
 
@@ -314,8 +316,11 @@ class ArrowSource:
             at_end = self._file is not None and self._file.tell() >= os.fstat(self._file.fileno()).st_size
             if at_end and self.ignore_truncated_tail:
                 return TRUNCATED_TAIL
-            kind = "truncated (the file ends inside it)" if at_end else "corrupted"
-            raise self.error(f"the batch is {kind}: {exc}") from None
+            if at_end:
+                where = _truncated_column(self.path, self._batch_no, self._schema, self.line_no)
+                raise self.error(f"the batch is truncated (the file ends inside it){where}: {exc}",
+                                 frame=False) from None
+            raise self.error(f"the batch is corrupted: {exc}", frame=False) from None
         self._batch_no += 1
         return batch
 
@@ -350,7 +355,7 @@ class ArrowSource:
         if self._dim == 0:
             raise self.error("the header's dim must be 2 or 3 before any frame")
         if batch.schema != self._schema and not batch.schema.equals(self._schema, check_metadata=False):
-            raise self.error(f"the batch's schema differs from the stream's: {batch.schema}")
+            raise self.error(f"the batch's schema differs from the stream's: {batch.schema}", frame=False)
         pa = pyarrow_module()
         try:
             # every offset and length checked before a value is read: a damaged offset must not read past a buffer
@@ -360,7 +365,7 @@ class ArrowSource:
                                          decode_moves(batch.column("move"), self._layout))
             rows = batch.to_pylist()
         except (pa.ArrowException, ValueError, TypeError, OverflowError, MemoryError) as exc:
-            raise self.error(f"the batch's values cannot be read: {exc}") from None
+            raise self.error(f"the batch's values cannot be read: {exc}", frame=False) from None
         return iter(rows)
 
     @property
@@ -377,6 +382,104 @@ class ArrowSource:
         f, self._file = self._file, None
         if f is not None:
             f.close()
+
+
+# -- where a cut stream ends: the IPC message of the truncated batch, read by hand ------------------------
+#
+# pyarrow says only that a message body is shorter than announced. The stream format (Arrow's
+# "IPC streaming format": each message is 0xFFFFFFFF, an int32 metadata size, a flatbuffer ``Message``
+# whose ``RecordBatch`` header lists every buffer's (offset, length) in the body, then the body) tells
+# which buffer the file ends in, and buffers come column by column, depth first, in the schema's order.
+
+
+def _u32(data: bytes, at: int) -> int:
+    return int.from_bytes(data[at:at + 4], "little")
+
+
+def _flat_field(data: bytes, table: int, index: int) -> int:
+    """The position of field ``index`` of the flatbuffer table at ``table`` (0 when absent)."""
+    vtable = table - int.from_bytes(data[table:table + 4], "little", signed=True)
+    entry = 4 + 2 * index
+    if entry >= int.from_bytes(data[vtable:vtable + 2], "little"):
+        return 0
+    offset = int.from_bytes(data[vtable + entry:vtable + entry + 2], "little")
+    return table + offset if offset else 0
+
+
+def _buffer_columns(schema: Any) -> list[str]:
+    """The column (``name`` or ``name.field``) of each buffer of a record batch of ``schema``, in order."""
+    pa = pyarrow_module()
+    out: list[str] = []
+
+    def walk(typ: Any, name: str) -> None:
+        if pa.types.is_null(typ):
+            return
+        if pa.types.is_struct(typ):
+            out.append(name)
+            for child in typ:
+                walk(child.type, f"{name}.{child.name}")
+        elif pa.types.is_fixed_size_list(typ):
+            out.append(name)
+            walk(typ.value_type, name)
+        elif pa.types.is_list(typ):
+            out.extend([name, name])
+            walk(typ.value_type, name)
+        elif pa.types.is_string(typ) or pa.types.is_binary(typ):
+            out.extend([name, name, name])
+        else:
+            out.extend([name, name])
+
+    for field in schema:
+        walk(field.type, field.name)
+    return out
+
+
+def _truncated_column(path: str, batch_no: int, schema: Any, first_frame: int) -> str:
+    """Where in record batch ``batch_no`` (1-based; its first frame ``first_frame``) a stream cut short
+    ends, as text for the error: the column whose buffer the file ends in, or the message header; ""
+    when the stream cannot be walked that far (then pyarrow's message says the rest)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        at, seen = 0, 0
+        while at + 8 <= len(data):
+            size = _u32(data, at)
+            at += 4
+            if size == 0xFFFFFFFF:
+                size = _u32(data, at)
+                at += 4
+            if size == 0:
+                return ""
+            meta = data[at:at + size]
+            if len(meta) < size:
+                return " in its message header, before any column" if seen + 1 == batch_no else ""
+            message = _u32(meta, 0)
+            kind_at, header_at, length_at = (_flat_field(meta, message, k) for k in (1, 2, 3))
+            body = int.from_bytes(meta[length_at:length_at + 8], "little") if length_at else 0
+            start = at + size
+            if kind_at and meta[kind_at] == 3:  # MessageHeader.RecordBatch
+                seen += 1
+                if seen == batch_no:
+                    batch = header_at + _u32(meta, header_at)
+                    rows_at, buffers_at = _flat_field(meta, batch, 0), _flat_field(meta, batch, 2)
+                    rows = int.from_bytes(meta[rows_at:rows_at + 8], "little") if rows_at else 0
+                    vector = buffers_at + _u32(meta, buffers_at)
+                    have = len(data) - start
+                    names = _buffer_columns(schema)
+                    for k in range(min(_u32(meta, vector), len(names))):
+                        offset, length = (int.from_bytes(meta[vector + 4 + 16 * k + 8 * j:vector + 12 + 16 * k + 8 * j],
+                                                         "little") for j in (0, 1))
+                        if length and offset + length > have:
+                            column, _, field = names[k].partition(".")
+                            what = f"column {column!r}" + (f", field {field!r}" if field else "")
+                            return (f" in {what} (frames {first_frame}-{first_frame + rows - 1}; the column's "
+                                    f"buffer at bytes {offset}-{offset + length} of the {body}-byte body, "
+                                    f"the file holds {have} of them)")
+                    return f" after its last column (the file holds {have} of the {body}-byte body)"
+            at = start + body
+    except (OSError, IndexError, ValueError, MemoryError):
+        pass
+    return ""
 
 
 _ENCODED_FIELDS = ("position", "angle", "quaternion")

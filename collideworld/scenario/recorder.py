@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..shapes import SHAPE_TYPES
 from .reader import MoveSpec, SetSpec
 from .writer import MoveBatch, ScenarioWriter, plain_id
 
@@ -71,6 +72,9 @@ if TYPE_CHECKING:
     from .arrow import ArrowScenarioWriter
 
 __all__ = ["Recorder"]
+
+#: Frames per record batch of an Arrow recording: a crash loses at most the batch being filled.
+RECORDER_BATCH_FRAMES = 128
 
 # The fields a move gave, as bits, so a frame's moved bodies are one dict of
 # small ints and bodies moved the same way form one array batch.
@@ -88,7 +92,7 @@ class Recorder:
         The scenario file to write (gzip if it ends with ``.gz``; the Arrow
         form if it ends with ``.arrows`` or ``.parquet``, written by
         :class:`~collideworld.scenario.arrow.ArrowScenarioWriter` one record
-        batch per 32 frames, its header version 2, the poses kept as arrays
+        batch per 128 frames, its header version 2, the poses kept as arrays
         until the batch is written; needs pyarrow).
     record_expect : bool
         Write each step's contact pairs as the frame's ``expect``.
@@ -129,6 +133,12 @@ class Recorder:
     [(ExpectedContact(pair=('a', 'b'), normal=(1.0, 0.0), depth=0.5, points=None, parts=None),)]
     """
 
+    def _world_backend(self) -> str:
+        # the poses are encoded on the kernels the world runs now: a backend="auto" world answers with
+        # numpy until the background build is loaded (then switches at a step), and so does the encoder
+        backend = getattr(self.world, "backend", "auto")
+        return backend if backend in ("compiled", "numpy") else "auto"
+
     def __init__(self, world: Any, path: str | os.PathLike[str], record_expect: bool = True, *,
                  record_contacts: bool = False, name: str | None = None,
                  description: str | None = None, tolerance: float | None = None,
@@ -140,8 +150,11 @@ class Recorder:
         if os.fspath(path).endswith((".arrows", ".parquet")) if isinstance(path, (str, os.PathLike)) else False:
             from .arrow import ArrowScenarioWriter  # the Arrow form (needs pyarrow): record batches of frames
 
+            # 128 frames a batch: each batch writes ~100 buffers, each compressed on its own with a fresh
+            # zstd context (~10 us apiece), which at 32 frames cost more than a tenth of the recording
             self.writer = ArrowScenarioWriter(path, world.dim, name=name, description=description,
-                                              tolerance=tolerance, fsync=fsync)
+                                              tolerance=tolerance, fsync=fsync, batch_frames=RECORDER_BATCH_FRAMES,
+                                              backend=self._world_backend)
             self._arrow: ArrowScenarioWriter | None = self.writer
         else:
             self.writer = ScenarioWriter(path, world.dim, name=name, description=description,
@@ -163,6 +176,11 @@ class Recorder:
         self._array_lookup: tuple[np.ndarray[Any, Any], tuple[int, ...]] | None = None  # its ids as a tuple
         for body_id in world.ids():
             self._added[body_id] = None
+        # The frame's adds as the add_many calls that made them, (ids, first id) per call of one
+        # shape with default flags: the Arrow writer then builds the add column from one World.poses
+        # read, not a World.body snapshot per body. None once anything else adds, changes or removes
+        # a body added in the frame (then each is read with World.body, as the text writer takes them).
+        self._add_runs: list[np.ndarray[Any, Any]] | None = [] if not self._added else None
         # Whether every id the world has held while recorded is a plain int:
         # then a step's pairs are put in an int array without a type check
         # per contact (bodies are only added through the recorder).
@@ -173,6 +191,7 @@ class Recorder:
     def _note_add(self, body_id: Any) -> None:
         self._added.pop(body_id, None)
         self._added[body_id] = None
+        self._add_runs = None
 
     def _spill_moves(self) -> None:
         """Turn the frame's moved id array, if any, into entries of the ``_moved`` dict."""
@@ -186,6 +205,7 @@ class Recorder:
         self._spill_moves()
         if body_id in self._added:
             del self._added[body_id]
+            self._add_runs = None
         if body_id in self._known and body_id not in self._removed:
             self._removed.append(body_id)
         self._moved.pop(body_id, None)
@@ -194,11 +214,16 @@ class Recorder:
 
     def _note_set(self, body_id: Any, given: Iterable[str]) -> None:
         if body_id in self._added:
+            self._add_runs = None  # read with World.body at the step
             return  # its state at the step goes into its add entry
         self._changed.setdefault(body_id, set()).update(given)
 
     def _note_plane_move(self, body_id: Any) -> None:
         if body_id not in self._added:
+            # An infinite body has no pose: a move the world took as a no-op (``move(id)`` with no
+            # field) must not be written beside its plane move, as the text of a pose move. (The
+            # world refuses a plane in move_many, so the frame's id array never holds one.)
+            self._moved.pop(body_id, None)
             self._planes_moved[body_id] = None
 
     def _note_moves(self, ids: list[Any], given: int) -> None:
@@ -238,8 +263,16 @@ class Recorder:
                     plain_id(body_id)  # as in add
         ids: list[Any] = self.world.add_many(*args, **kwargs)
         self._int_ids = self._int_ids and set(map(type, ids)) <= {int}
+        runs = self._add_runs
         for body_id in ids:
             self._note_add(body_id)
+        if (runs is not None and ids and self._arrow is not None and args and isinstance(args[0], SHAPE_TYPES)
+                and len(args) <= 4 and not {"static", "category", "mask"} & set(kwargs)
+                and set(map(type, ids)) == {int} and -2 ** 63 <= min(ids) and max(ids) < 2 ** 63):
+            # one shape (not a sequence), default flags, int64 ids; an array of its own (the caller may
+            # change the list returned)
+            runs.append(np.array(ids, dtype=np.int64))
+            self._add_runs = runs
         return ids
 
     def move(self, body_id: Any, position: Any = None, angle: Any = None,
@@ -247,7 +280,11 @@ class Recorder:
         """``world.move`` (``normal``/``offset`` move a half-plane or plane)."""
         if normal is None and offset is None:
             self.world.move(body_id, position, angle, quaternion)
-            self._note_moves([_plain_id(body_id)], _given(position, angle, quaternion))
+            plain = _plain_id(body_id)
+            if plain in self._planes_moved or (position is None and angle is None and quaternion is None
+                                               and self.world.body(plain).shape.is_infinite):
+                return  # a half-plane or plane has no pose: the world took this move as a no-op
+            self._note_moves([plain], _given(position, angle, quaternion))
             return
         self.world.move(body_id, position, angle, quaternion, normal=normal, offset=offset)
         self._note_plane_move(_plain_id(body_id))
@@ -307,7 +344,11 @@ class Recorder:
         is gone (say, the body removed) the next step records them all.
         """
         world = self.world
-        adds = [world.body(i) for i in self._added]
+        adds: Any
+        if self._add_runs and self._arrow is not None:
+            adds = self._add_columns()
+        else:
+            adds = [world.body(i) for i in self._added]
         owned = self._moved_poses is not None and not self._planes_moved
         moves: list[Any] = self._move_batches()
         for body_id in self._planes_moved:
@@ -342,6 +383,7 @@ class Recorder:
         self._known.difference_update(self._removed)
         self._known.update(self._added)
         self._added = {}
+        self._add_runs = []
         self._removed = []
         self._moved = {}
         self._moved_array = None
@@ -351,6 +393,16 @@ class Recorder:
         if self._changed:
             self._changed = {}
         return contacts
+
+    def _add_columns(self) -> Any:
+        """The frame's adds (all made by add_many calls of one shape, see ``_add_runs``) for the Arrow
+        writer: their ids, each call's shape and count, and their poses at the step in one read."""
+        assert self._arrow is not None and self._add_runs
+        runs = self._add_runs
+        ids = runs[0] if len(runs) == 1 else np.concatenate(runs)
+        shapes = [(self.world.body(int(run[0])).shape, len(run)) for run in runs]
+        positions, angles, quaternions = self.world.poses(ids)
+        return self._arrow.add_columns(ids, shapes, positions, angles if self.world.dim == 2 else quaternions)
 
     def _move_batches(self) -> list[MoveBatch]:
         """The moved bodies' poses at the step: one batch per set of fields given,
@@ -490,6 +542,9 @@ def _expect_pairs(contacts: Any, int_ids: bool) -> Any:
     ``int_ids`` says that every body's id is an int (known to the recorder): the
     ids are then cast without a type check per pair."""
     a, b = contacts.a, contacts.b
+    given = contacts.int_pairs() if len(a) else None
+    if given is not None:
+        return given  # made by the step with one take per side (every id a small int; no compound)
     if len(a) and (int_ids or set(map(type, a)) | set(map(type, b)) == {int}):
         pairs = np.empty((len(a), 2), dtype=np.int64)
         try:
