@@ -1550,8 +1550,8 @@ class BodyStore:
         """Each finite convex slot as GJK sees it: (world vertices (m, K, 3), count (m,), radius (m,)).
 
         A ball is its centre, a capsule its two ends (both grown by their
-        radius), a box its corners, a polygon or hull its vertices (the
-        rounding radius is not in ``radius``: it is the caller's).
+        radius), a box its corners, a polygon, hull or triangle its vertices
+        (the rounding radius is not in ``radius``: it is the caller's).
         """
         m, d = len(slots), self.dim
         kinds = self.kind[slots]
@@ -1576,6 +1576,9 @@ class BodyStore:
         sel = np.flatnonzero(kinds == Kind.HULL)
         if len(sel):
             groups.append((sel, self.hull_rows(slots[sel])[0]))
+        sel = np.flatnonzero(kinds == Kind.TRIANGLE)  # a mesh's or heightfield's triangle part slot
+        if len(sel):
+            groups.append((sel, self.triangle_rows(slots[sel])))
         width = max([v.shape[1] for _, v in groups] + [1])
         out = np.zeros((m, width, 3))
         for sel, verts in groups:
