@@ -95,12 +95,93 @@ _warm_pose_encoder.label = "Arrow pose encoder"  # type: ignore[attr-defined]
 register_warm_up(_warm_pose_encoder)
 
 
+def _warm_every_kind_world(dim: int) -> None:
+    """A small world of every shape kind, stepped with contact points and queried every way once.
+
+    ``warm_dim`` and the queries' warm-up drive the kernels on the kinds a
+    step or a query meets most; the rest (capsule and hull rays cast after
+    the walk, cylinder and cone rows, surfaces, rounded shapes) compile here,
+    in the background build and ``collideworld warm-up``, so that the first
+    world holding them compiles nothing in the foreground.
+    """
+    import numpy as np
+
+    from .shapes import (
+        Box,
+        Capsule,
+        Chain,
+        Circle,
+        Compound,
+        Cone,
+        ConvexHull,
+        Cylinder,
+        HalfPlane,
+        HeightField,
+        Plane,
+        Polygon,
+        Segment,
+        Shape,
+        Sphere,
+        TriangleMesh,
+    )
+    from .world import World
+
+    shapes: list[Shape]
+    if dim == 2:
+        triangle = ((0, 0), (1, 0), (0.5, 0.8))
+        shapes = [Circle(0.5), Box((0.5, 0.3)), Box((0.4, 0.2), radius=0.1), Polygon(triangle),
+                  Polygon(triangle, radius=0.1), Polygon(((0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2))),
+                  Capsule((0, 0), (1, 0), 0.2), Segment((0, 0), (0, 1)),
+                  Compound([(Circle(0.3), (0, 0)), (Box((0.2, 0.2)), (0.5, 0))]), Chain(((0, 0), (1, 0.2), (2, 0)))]
+        ground: Shape = HalfPlane((0.0, 1.0), -1.0)
+    else:
+        shapes = [Sphere(0.5), Box((0.5, 0.3, 0.2)), Box((0.4, 0.3, 0.2), radius=0.1),
+                  Capsule((0, 0, 0), (1, 0, 0), 0.2), Segment((0, 0, 0), (0, 1, 0)),
+                  ConvexHull(((0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1), (0.3, 0.3, 0.9))),
+                  Cylinder(0.4, 0.5), Cone(0.4, 0.5),
+                  Compound([(Sphere(0.3), (0, 0, 0)), (Box((0.2, 0.2, 0.2)), (0.5, 0, 0))]),
+                  TriangleMesh(((0, 0, 0), (2, 0, 0), (0, 2, 0), (2, 2, 0.1)), ((0, 1, 2), (1, 3, 2))),
+                  HeightField(((0, 0, 0), (0, 0.2, 0), (0, 0, 0)), (1.0, 1.0))]
+        ground = Plane((0.0, 0.0, 1.0), -1.0)
+    rng = np.random.default_rng(0)
+    for manifolds in (False, True):
+        world = World(dim=dim, backend="compiled", manifolds=manifolds)
+        world.add(ground)
+        # enough bodies for the query grid, packed so that every kind meets every other
+        ids = [world.add(shapes[i % len(shapes)], position=tuple(rng.uniform(0.0, 6.0, dim))) for i in range(90)]
+        world.step()
+        moved = rng.uniform(0.0, 6.0, (len(ids), dim))
+        if dim == 2:
+            world.move_many(ids, positions=moved, angles=rng.uniform(0.0, 6.0, len(ids)))
+        else:
+            world.move_many(ids, positions=moved)
+        world.step()
+    points = rng.uniform(0.0, 6.0, (20, dim))
+    directions = rng.normal(size=(20, dim))
+    at = tuple(float(c) for c in points[0])
+    pose: tuple[Any, Any] = (at, 0.3) if dim == 2 else (at, (1.0, 0.0, 0.0, 0.0))
+    for probe in shapes[:9]:
+        world.query_shape(probe, at, **({"angle": 0.3} if dim == 2 else {}))
+        world.query_shapes(probe, points)
+        world.query_within(probe, pose, 1.0)
+    world.query_point(at)
+    world.query_points(points)
+    world.query_aabb(points[0] - 1.0, points[0] + 1.0)
+    for limit in (5.0, np.inf):
+        world.raycast(at, directions[0], limit)
+        world.raycast_many(points, directions, limit)
+        world.raycast_many(points, directions, limit, all_hits=True)
+    world.query_nearest(at, k=3)
+    world.cast(shapes[0], pose, (tuple(float(c) + 3.0 for c in points[0]), pose[1]))
+
+
 def full_build_steps(dims: tuple[int, ...] = (2, 3)) -> list[tuple[str, Callable[[], None]]]:
     """Every step of a full build: ``(label, fn)``; each compiles (or loads) one group of kernels.
 
     What ``warm_up(every_shape=True)`` prepares (a step over any shapes but
-    compounds, with manifolds, and the queries), plus ``collide`` and the
-    proximity queries, for each dimension in ``dims``.
+    compounds, with manifolds, and the queries), plus ``collide``, the
+    proximity queries, their batched forms and a world of every shape kind,
+    for each dimension in ``dims``.
 
     Examples
     --------
@@ -114,6 +195,7 @@ def full_build_steps(dims: tuple[int, ...] = (2, 3)) -> list[tuple[str, Callable
             name = getattr(warm, "label", None) or warm.__module__.rsplit(".", 1)[-1].replace("_", " ")
             steps.append((f"{d}D {name}", functools.partial(warm, d)))
         steps.append((f"{d}D collide, distance, time of impact", functools.partial(_warm_pairs, d)))
+        steps.append((f"{d}D every shape kind in a world", functools.partial(_warm_every_kind_world, d)))
     return steps
 
 
