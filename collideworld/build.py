@@ -76,7 +76,8 @@ def _warm_many(dim: int, shapes: list[Any], row: list[float]) -> None:
     near = (np.full((n, dim), 0.3), turn)
     far = (np.full((n, dim), 5.0), turn)
     boxes = ShapeArray.boxes(np.full((n, dim), 0.5))
-    for side, other in ((side_a, side_b), (boxes, shapes[0])):  # a ShapeArray pairs with one shape or another
+    sides: list[tuple[Any, Any]] = [(side_a, side_b), (boxes, shapes[0])]
+    for side, other in sides:  # a ShapeArray pairs with one shape or another
         for at in (near, far):
             collide_many(side, here, other, at, backend="compiled")
             distance_many(side, here, other, at, backend="compiled")
@@ -140,8 +141,9 @@ def _warm_every_kind_world(dim: int) -> None:
                   ConvexHull(((0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1), (0.3, 0.3, 0.9))),
                   Cylinder(0.4, 0.5), Cone(0.4, 0.5),
                   Compound([(Sphere(0.3), (0, 0, 0)), (Box((0.2, 0.2, 0.2)), (0.5, 0, 0))]),
-                  TriangleMesh(((0, 0, 0), (2, 0, 0), (0, 2, 0), (2, 2, 0.1)), ((0, 1, 2), (1, 3, 2))),
-                  HeightField(((0, 0, 0), (0, 0.2, 0), (0, 0, 0)), (1.0, 1.0))]
+                  TriangleMesh(np.array(((0, 0, 0), (2, 0, 0), (0, 2, 0), (2, 2, 0.1))),
+                               np.array(((0, 1, 2), (1, 3, 2)))),
+                  HeightField(np.array(((0, 0, 0), (0, 0.2, 0), (0, 0, 0))), (1.0, 1.0))]
         ground = Plane((0.0, 0.0, 1.0), -1.0)
     rng = np.random.default_rng(0)
     for manifolds in (False, True):
@@ -161,7 +163,7 @@ def _warm_every_kind_world(dim: int) -> None:
     at = tuple(float(c) for c in points[0])
     pose: tuple[Any, Any] = (at, 0.3) if dim == 2 else (at, (1.0, 0.0, 0.0, 0.0))
     for probe in shapes[:9]:
-        world.query_shape(probe, at, **({"angle": 0.3} if dim == 2 else {}))
+        world.query_shape(probe, at, 0.3 if dim == 2 else None)
         world.query_shapes(probe, points)
         world.query_within(probe, pose, 1.0)
     world.query_point(at)
