@@ -472,6 +472,76 @@ def _probe_keys(lo0: float, lo1: float, lo2: float, hi0: float, hi1: float, hi2:
     return k0, k1, k2, k3, count
 
 
+#: a hull's plane test decides only this many touching tolerances clear of touching (see _hull_planes)
+_PLANE_MARGIN = 1e5
+
+
+@njit(cache=True)
+def _hull_planes(q: Any, u: int, pk: int, r: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats,
+                 rule: tuple[float, float]) -> int:
+    """MISS, HIT or OTHER (undecided): ball or box probe row ``r`` against hull ``u`` by the hull's face planes.
+
+    The hull lies in ``n . x <= n . v`` for each of its faces (local normal
+    ``n``, a vertex ``v`` of the face), so a probe whose nearest point along
+    ``n`` (the centre less the radius, or less the box's support
+    ``sum_k |n . a_k| h_k``) is beyond one plane is apart, and a probe whose
+    centre is inside every plane overlaps it (the separating-plane test,
+    Ericson, Real-Time Collision Detection 5.2.1 / 5.4). Done in the hull's
+    frame (probe taken to it by ``R^T``), with its own rounding: it decides
+    only ``_PLANE_MARGIN`` touching tolerances away from touching, where the
+    exact test (GJK, then EPA or the SAT) cannot answer otherwise; near
+    touching it says OTHER, and the exact test decides as before.
+    """
+    h = q.hull[u]
+    lv, ln, fv = q.hull_verts, q.hull_normals, q.hull_fv
+    position, rotation = q.position, q.rotation
+    vx = ppos[r, 0] - position[u, 0]
+    vy = ppos[r, 1] - position[u, 1]
+    vz = ppos[r, 2] - position[u, 2]
+    cx = rotation[u, 0, 0] * vx + rotation[u, 1, 0] * vy + rotation[u, 2, 0] * vz
+    cy = rotation[u, 0, 1] * vx + rotation[u, 1, 1] * vy + rotation[u, 2, 1] * vz
+    cz = rotation[u, 0, 2] * vx + rotation[u, 1, 2] * vy + rotation[u, 2, 2] * vz
+    box = pk == BOX
+    a00 = a01 = a02 = a10 = a11 = a12 = a20 = a21 = a22 = 0.0
+    reach = prad[r]
+    if box:
+        # the box's axes (columns of its rotation) in the hull's frame, times the half extents
+        for m in range(3):
+            x = (rotation[u, 0, 0] * prot[r, 0, m] + rotation[u, 1, 0] * prot[r, 1, m]
+                 + rotation[u, 2, 0] * prot[r, 2, m]) * phalf[r, m]
+            y = (rotation[u, 0, 1] * prot[r, 0, m] + rotation[u, 1, 1] * prot[r, 1, m]
+                 + rotation[u, 2, 1] * prot[r, 2, m]) * phalf[r, m]
+            z = (rotation[u, 0, 2] * prot[r, 0, m] + rotation[u, 1, 2] * prot[r, 1, m]
+                 + rotation[u, 2, 2] * prot[r, 2, m]) * phalf[r, m]
+            if m == 0:
+                a00, a01, a02 = x, y, z
+            elif m == 1:
+                a10, a11, a12 = x, y, z
+            else:
+                a20, a21, a22 = x, y, z
+        reach = phalf[r, 0] + phalf[r, 1] + phalf[r, 2]
+    rel, floor = rule
+    scale = max(max(abs(ppos[r, 0]), abs(ppos[r, 1]), abs(ppos[r, 2])) + reach,
+                max(abs(position[u, 0]), abs(position[u, 1]), abs(position[u, 2])) + q.bound_radius[u])
+    margin = _PLANE_MARGIN * rel * max(floor, scale)
+    worst = -math.inf
+    for f in range(ln.shape[1]):
+        nx = ln[h, f, 0]
+        ny = ln[h, f, 1]
+        nz = ln[h, f, 2]
+        v = fv[h, f]
+        above = nx * (cx - lv[h, v, 0]) + ny * (cy - lv[h, v, 1]) + nz * (cz - lv[h, v, 2])
+        if box:
+            out = above - (abs(nx * a00 + ny * a01 + nz * a02) + abs(nx * a10 + ny * a11 + nz * a12)
+                           + abs(nx * a20 + ny * a21 + nz * a22))
+        else:
+            out = above - prad[r]
+        if out > margin:
+            return MISS
+        worst = max(worst, above)
+    return HIT if worst < -margin else OTHER
+
+
 @njit(cache=True)
 def _capsule_hull_test(q: Any, u: int, pk: int, pn: int, r: int, ppos: Floats, prot: Floats, prad: Floats,
                        phalf: Floats, pwx: Floats, pwy: Floats, rule: tuple[float, float]) -> bool:
@@ -541,7 +611,11 @@ def _capsule_hull_test(q: Any, u: int, pk: int, pn: int, r: int, ppos: Floats, p
             _polygon_capsule(verts, p0, p1, rb, rule, hit, nn, dd)
         met: bool = hit[0]
         return met
-    # a hull (3D): its table row posed, world = local @ R^T + t, normals = local @ R^T
+    # a hull (3D): its face planes first (most candidates are clear of touching), else
+    # its table row posed, world = local @ R^T + t, normals = local @ R^T
+    plane = _hull_planes(q, u, pk, r, ppos, prot, prad, phalf, rule)
+    if plane != OTHER:
+        return plane == HIT
     h = q.hull[u]
     lv, ln = q.hull_verts, q.hull_normals
     nv, nf, ne = lv.shape[1], ln.shape[1], q.hull_ee.shape[1]
