@@ -479,18 +479,20 @@ _PLANE_MARGIN = 1e5
 @njit(cache=True)
 def _hull_planes(q: Any, u: int, pk: int, r: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats,
                  rule: tuple[float, float]) -> int:
-    """MISS, HIT or OTHER (undecided): ball or box probe row ``r`` against hull ``u`` by the hull's face planes.
+    """MISS, HIT or OTHER (undecided): ball or box probe row ``r`` against hull ``u`` by separating planes.
 
     The hull lies in ``n . x <= n . v`` for each of its faces (local normal
     ``n``, a vertex ``v`` of the face), so a probe whose nearest point along
     ``n`` (the centre less the radius, or less the box's support
-    ``sum_k |n . a_k| h_k``) is beyond one plane is apart, and a probe whose
-    centre is inside every plane overlaps it (the separating-plane test,
-    Ericson, Real-Time Collision Detection 5.2.1 / 5.4). Done in the hull's
-    frame (probe taken to it by ``R^T``), with its own rounding: it decides
-    only ``_PLANE_MARGIN`` touching tolerances away from touching, where the
-    exact test (GJK, then EPA or the SAT) cannot answer otherwise; near
-    touching it says OTHER, and the exact test decides as before.
+    ``sum_k |n . a_k| h_k``) is beyond one plane is apart; a box is also apart
+    when the hull's vertices all lie beyond one of its own faces (the face
+    axes of the SAT, Ericson, Real-Time Collision Detection 4.4 / 5.2.1). A
+    probe whose centre is inside every plane, or that holds a hull vertex,
+    overlaps it. Done in the hull's frame (probe taken to it by ``R^T``),
+    with its own rounding: it decides only ``_PLANE_MARGIN`` touching
+    tolerances away from touching, where the exact test (GJK, then EPA or
+    the SAT) cannot answer otherwise; near touching, and when only an edge
+    pair separates, it says OTHER and the exact test decides as before.
     """
     h = q.hull[u]
     lv, ln, fv = q.hull_verts, q.hull_normals, q.hull_fv
@@ -502,24 +504,24 @@ def _hull_planes(q: Any, u: int, pk: int, r: int, ppos: Floats, prot: Floats, pr
     cy = rotation[u, 0, 1] * vx + rotation[u, 1, 1] * vy + rotation[u, 2, 1] * vz
     cz = rotation[u, 0, 2] * vx + rotation[u, 1, 2] * vy + rotation[u, 2, 2] * vz
     box = pk == BOX
-    a00 = a01 = a02 = a10 = a11 = a12 = a20 = a21 = a22 = 0.0
+    # the box's unit axes (columns of its rotation) in the hull's frame
+    u00 = u01 = u02 = u10 = u11 = u12 = u20 = u21 = u22 = 0.0
+    h0 = h1 = h2 = 0.0
     reach = prad[r]
     if box:
-        # the box's axes (columns of its rotation) in the hull's frame, times the half extents
         for m in range(3):
-            x = (rotation[u, 0, 0] * prot[r, 0, m] + rotation[u, 1, 0] * prot[r, 1, m]
-                 + rotation[u, 2, 0] * prot[r, 2, m]) * phalf[r, m]
-            y = (rotation[u, 0, 1] * prot[r, 0, m] + rotation[u, 1, 1] * prot[r, 1, m]
-                 + rotation[u, 2, 1] * prot[r, 2, m]) * phalf[r, m]
-            z = (rotation[u, 0, 2] * prot[r, 0, m] + rotation[u, 1, 2] * prot[r, 1, m]
-                 + rotation[u, 2, 2] * prot[r, 2, m]) * phalf[r, m]
+            b0, b1, b2 = prot[r, 0, m], prot[r, 1, m], prot[r, 2, m]
+            x = rotation[u, 0, 0] * b0 + rotation[u, 1, 0] * b1 + rotation[u, 2, 0] * b2
+            y = rotation[u, 0, 1] * b0 + rotation[u, 1, 1] * b1 + rotation[u, 2, 1] * b2
+            z = rotation[u, 0, 2] * b0 + rotation[u, 1, 2] * b1 + rotation[u, 2, 2] * b2
             if m == 0:
-                a00, a01, a02 = x, y, z
+                u00, u01, u02 = x, y, z
             elif m == 1:
-                a10, a11, a12 = x, y, z
+                u10, u11, u12 = x, y, z
             else:
-                a20, a21, a22 = x, y, z
-        reach = phalf[r, 0] + phalf[r, 1] + phalf[r, 2]
+                u20, u21, u22 = x, y, z
+        h0, h1, h2 = phalf[r, 0], phalf[r, 1], phalf[r, 2]
+        reach = h0 + h1 + h2
     rel, floor = rule
     scale = max(max(abs(ppos[r, 0]), abs(ppos[r, 1]), abs(ppos[r, 2])) + reach,
                 max(abs(position[u, 0]), abs(position[u, 1]), abs(position[u, 2])) + q.bound_radius[u])
@@ -532,14 +534,40 @@ def _hull_planes(q: Any, u: int, pk: int, r: int, ppos: Floats, prot: Floats, pr
         v = fv[h, f]
         above = nx * (cx - lv[h, v, 0]) + ny * (cy - lv[h, v, 1]) + nz * (cz - lv[h, v, 2])
         if box:
-            out = above - (abs(nx * a00 + ny * a01 + nz * a02) + abs(nx * a10 + ny * a11 + nz * a12)
-                           + abs(nx * a20 + ny * a21 + nz * a22))
+            out = above - (abs(nx * u00 + ny * u01 + nz * u02) * h0 + abs(nx * u10 + ny * u11 + nz * u12) * h1
+                           + abs(nx * u20 + ny * u21 + nz * u22) * h2)
         else:
             out = above - prad[r]
         if out > margin:
             return MISS
         worst = max(worst, above)
-    return HIT if worst < -margin else OTHER
+    if worst < -margin:
+        return HIT
+    if not box and not prad[r] > margin:
+        return OTHER
+    # the hull's vertices against the probe: one inside it is a hit; for a box, all beyond one face a miss
+    lo0 = lo1 = lo2 = math.inf
+    hi0 = hi1 = hi2 = -math.inf
+    inner = (prad[r] - margin) * (prad[r] - margin)
+    for v in range(lv.shape[1]):
+        wx = lv[h, v, 0] - cx
+        wy = lv[h, v, 1] - cy
+        wz = lv[h, v, 2] - cz
+        if box:
+            s0 = u00 * wx + u01 * wy + u02 * wz
+            s1 = u10 * wx + u11 * wy + u12 * wz
+            s2 = u20 * wx + u21 * wy + u22 * wz
+            if abs(s0) < h0 - margin and abs(s1) < h1 - margin and abs(s2) < h2 - margin:
+                return HIT
+            lo0, hi0 = min(lo0, s0), max(hi0, s0)
+            lo1, hi1 = min(lo1, s1), max(hi1, s1)
+            lo2, hi2 = min(lo2, s2), max(hi2, s2)
+        elif wx * wx + wy * wy + wz * wz < inner:
+            return HIT
+    if box and (lo0 > h0 + margin or hi0 < -h0 - margin or lo1 > h1 + margin or hi1 < -h1 - margin
+                or lo2 > h2 + margin or hi2 < -h2 - margin):
+        return MISS
+    return OTHER
 
 
 @njit(cache=True)
