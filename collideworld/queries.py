@@ -1533,9 +1533,9 @@ def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, o
                          limits: Floats, category: int, mask: int) -> RayHitArrays:
     """First hits in one compiled walk per ray; the bodies of other kinds it met beside it.
 
-    The walk casts the half-spaces, balls, boxes, capsules, simple polygons
-    and compounds of them, and lists the (ray, body) pairs of the other
-    kinds (hulls, rounded shapes) whose box the ray meets before its best
+    The walk casts the half-spaces, balls, boxes, capsules, simple polygons,
+    hulls and compounds of them, and lists the (ray, body) pairs of the other
+    kinds (rounded shapes) whose box the ray meets before its best
     hit; those pairs are cast by :func:`cast_left` (compiled rows, one call
     per kind for all the pairs) and kept where nearer (ties: the body added
     first).
@@ -1548,11 +1548,14 @@ def _first_hits_compiled(store: BodyStore, index: QueryIndex, grid: GridIndex, o
     arrays = grid.arrays()
     bodies = (kind, position, rotation, half, radius, serial_col, store.simple, *_walk_rows(store, index),
               store.part_slots, store.parts_at, store.n_parts, index.planes, store.plane_normal, store.plane_offset)
+    # hulls are cast in the walk by their local face planes (3D; a 2D store has none)
+    hulls = (store.hull, store.hulls.normals, store.hulls.offsets, store.hulls.reach) if len(store.hulls.reach) \
+        else None
 
     def run_range(q: None, a: int, b: int, tag: int, stamp: Slots) -> tuple[Slots, Floats, Floats, Slots, Slots]:
         # (each call passes the arrays from Python: a reference count of its own for each, see arrays_for)
         j, t, n, oray, oj = first_hits(arrays, bodies, passes, origins[a:b], directions[a:b], limits[a:b], stamp,
-                                       tag)
+                                       tag, hulls)
         return j, t, n, oray + a, oj
 
     local, dist, normal, oray, olocal = _in_ranges(index, grid, m, run_range, arrays=False)

@@ -472,6 +472,104 @@ def _probe_keys(lo0: float, lo1: float, lo2: float, hi0: float, hi1: float, hi2:
     return k0, k1, k2, k3, count
 
 
+#: a hull's plane test decides only this many touching tolerances clear of touching (see _hull_planes)
+_PLANE_MARGIN = 1e5
+
+
+@njit(cache=True)
+def _hull_planes(q: Any, u: int, pk: int, r: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats,
+                 rule: tuple[float, float]) -> int:
+    """MISS, HIT or OTHER (undecided): ball or box probe row ``r`` against hull ``u`` by separating planes.
+
+    The hull lies in ``n . x <= n . v`` for each of its faces (local normal
+    ``n``, a vertex ``v`` of the face), so a probe whose nearest point along
+    ``n`` (the centre less the radius, or less the box's support
+    ``sum_k |n . a_k| h_k``) is beyond one plane is apart; a box is also apart
+    when the hull's vertices all lie beyond one of its own faces (the face
+    axes of the SAT, Ericson, Real-Time Collision Detection 4.4 / 5.2.1). A
+    probe whose centre is inside every plane, or that holds a hull vertex,
+    overlaps it. Done in the hull's frame (probe taken to it by ``R^T``),
+    with its own rounding: it decides only ``_PLANE_MARGIN`` touching
+    tolerances away from touching, where the exact test (GJK, then EPA or
+    the SAT) cannot answer otherwise; near touching, and when only an edge
+    pair separates, it says OTHER and the exact test decides as before.
+    """
+    h = q.hull[u]
+    lv, ln, fv = q.hull_verts, q.hull_normals, q.hull_fv
+    position, rotation = q.position, q.rotation
+    vx = ppos[r, 0] - position[u, 0]
+    vy = ppos[r, 1] - position[u, 1]
+    vz = ppos[r, 2] - position[u, 2]
+    cx = rotation[u, 0, 0] * vx + rotation[u, 1, 0] * vy + rotation[u, 2, 0] * vz
+    cy = rotation[u, 0, 1] * vx + rotation[u, 1, 1] * vy + rotation[u, 2, 1] * vz
+    cz = rotation[u, 0, 2] * vx + rotation[u, 1, 2] * vy + rotation[u, 2, 2] * vz
+    box = pk == BOX
+    # the box's unit axes (columns of its rotation) in the hull's frame
+    u00 = u01 = u02 = u10 = u11 = u12 = u20 = u21 = u22 = 0.0
+    h0 = h1 = h2 = 0.0
+    reach = prad[r]
+    if box:
+        for m in range(3):
+            b0, b1, b2 = prot[r, 0, m], prot[r, 1, m], prot[r, 2, m]
+            x = rotation[u, 0, 0] * b0 + rotation[u, 1, 0] * b1 + rotation[u, 2, 0] * b2
+            y = rotation[u, 0, 1] * b0 + rotation[u, 1, 1] * b1 + rotation[u, 2, 1] * b2
+            z = rotation[u, 0, 2] * b0 + rotation[u, 1, 2] * b1 + rotation[u, 2, 2] * b2
+            if m == 0:
+                u00, u01, u02 = x, y, z
+            elif m == 1:
+                u10, u11, u12 = x, y, z
+            else:
+                u20, u21, u22 = x, y, z
+        h0, h1, h2 = phalf[r, 0], phalf[r, 1], phalf[r, 2]
+        reach = h0 + h1 + h2
+    rel, floor = rule
+    scale = max(max(abs(ppos[r, 0]), abs(ppos[r, 1]), abs(ppos[r, 2])) + reach,
+                max(abs(position[u, 0]), abs(position[u, 1]), abs(position[u, 2])) + q.bound_radius[u])
+    margin = _PLANE_MARGIN * rel * max(floor, scale)
+    worst = -math.inf
+    for f in range(ln.shape[1]):
+        nx = ln[h, f, 0]
+        ny = ln[h, f, 1]
+        nz = ln[h, f, 2]
+        v = fv[h, f]
+        above = nx * (cx - lv[h, v, 0]) + ny * (cy - lv[h, v, 1]) + nz * (cz - lv[h, v, 2])
+        if box:
+            out = above - (abs(nx * u00 + ny * u01 + nz * u02) * h0 + abs(nx * u10 + ny * u11 + nz * u12) * h1
+                           + abs(nx * u20 + ny * u21 + nz * u22) * h2)
+        else:
+            out = above - prad[r]
+        if out > margin:
+            return MISS
+        worst = max(worst, above)
+    if worst < -margin:
+        return HIT
+    if not box and not prad[r] > margin:
+        return OTHER
+    # the hull's vertices against the probe: one inside it is a hit; for a box, all beyond one face a miss
+    lo0 = lo1 = lo2 = math.inf
+    hi0 = hi1 = hi2 = -math.inf
+    inner = (prad[r] - margin) * (prad[r] - margin)
+    for v in range(lv.shape[1]):
+        wx = lv[h, v, 0] - cx
+        wy = lv[h, v, 1] - cy
+        wz = lv[h, v, 2] - cz
+        if box:
+            s0 = u00 * wx + u01 * wy + u02 * wz
+            s1 = u10 * wx + u11 * wy + u12 * wz
+            s2 = u20 * wx + u21 * wy + u22 * wz
+            if abs(s0) < h0 - margin and abs(s1) < h1 - margin and abs(s2) < h2 - margin:
+                return HIT
+            lo0, hi0 = min(lo0, s0), max(hi0, s0)
+            lo1, hi1 = min(lo1, s1), max(hi1, s1)
+            lo2, hi2 = min(lo2, s2), max(hi2, s2)
+        elif wx * wx + wy * wy + wz * wz < inner:
+            return HIT
+    if box and (lo0 > h0 + margin or hi0 < -h0 - margin or lo1 > h1 + margin or hi1 < -h1 - margin
+                or lo2 > h2 + margin or hi2 < -h2 - margin):
+        return MISS
+    return OTHER
+
+
 @njit(cache=True)
 def _capsule_hull_test(q: Any, u: int, pk: int, pn: int, r: int, ppos: Floats, prot: Floats, prad: Floats,
                        phalf: Floats, pwx: Floats, pwy: Floats, rule: tuple[float, float]) -> bool:
@@ -541,7 +639,11 @@ def _capsule_hull_test(q: Any, u: int, pk: int, pn: int, r: int, ppos: Floats, p
             _polygon_capsule(verts, p0, p1, rb, rule, hit, nn, dd)
         met: bool = hit[0]
         return met
-    # a hull (3D): its table row posed, world = local @ R^T + t, normals = local @ R^T
+    # a hull (3D): its face planes first (most candidates are clear of touching), else
+    # its table row posed, world = local @ R^T + t, normals = local @ R^T
+    plane = _hull_planes(q, u, pk, r, ppos, prot, prad, phalf, rule)
+    if plane != OTHER:
+        return plane == HIT
     h = q.hull[u]
     lv, ln = q.hull_verts, q.hull_normals
     nv, nf, ne = lv.shape[1], ln.shape[1], q.hull_ee.shape[1]

@@ -666,6 +666,8 @@ _BOX = 2
 #: kind codes of simple polygons and capsules (segments): cast inside the first-hit walk too (issue 28)
 _POLYGON = 3
 _CAPSULE = 4
+#: 3D hulls: cast inside the walk by their local face planes (:func:`_ray_hull`)
+_HULL = 5
 _COMPOUND = 6
 
 
@@ -886,13 +888,16 @@ def _first_keys(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float
 @njit(cache=True)
 def _ray_more(j: int, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, kind: Index,
               center: Floats, rot: Floats, half: Floats, radius: Floats, simple: NDArray[np.bool_], ends: Floats,
-              verts: Floats, part_slots: Index, parts_at: Index, n_parts: Index, rel: float, floor: float,
-              parallel_rate: float, pv: Floats) -> tuple[float, float, float, float]:
-    """``(distance, normal)`` of the ray against row ``j``, a capsule, a simple polygon or a compound of balls,
-    boxes, capsules and simple polygons (a world's concave polygon is one); distance -1: another kind.
+              verts: Floats, part_slots: Index, parts_at: Index, n_parts: Index, hull_of: Index, hnrm: Floats,
+              hoff: Floats, hreach: Floats, rel: float, floor: float, parallel_rate: float, pv: Floats,
+              signed: Floats, rate: Floats) -> tuple[float, float, float, float]:
+    """``(distance, normal)`` of the ray against row ``j``, a capsule, a simple polygon, a 3D hull or a compound
+    of balls, boxes, capsules, simple polygons and hulls (a world's concave polygon is one); distance -1: another
+    kind.
 
     The arithmetic of the rows ``cast_left`` runs after the walk (:func:`cast_capsule_rows` on the world end
     points in ``ends[j]``, ``[p0, p1]``; :func:`cast_polygon_rows` on the posed vertices ``verts[j]``;
+    :func:`cast_hull_rows` on the hull table's row ``hull_of[j]`` (no table given: ``hull_of`` empty);
     a compound's entry: its nearest part's, the first part in part order on a tie), one row.
     """
     dim = ends.shape[1] // 2
@@ -917,6 +922,10 @@ def _ray_more(j: int, ox: float, oy: float, oz: float, dx: float, dy: float, dz:
         elif ku == _POLYGON and dim == 2 and simple[u]:
             t, nx, ny = _ray_polygon(verts, u, ox, oy, dx, dy, maxd, rel, floor, parallel_rate, pv)
             nz = 0.0
+        elif ku == _HULL and dim == 3 and u < hull_of.shape[0]:
+            h = hull_of[u]
+            t, nx, ny, nz = _ray_hull(u, h, ox, oy, oz, dx, dy, dz, maxd, center, rot, hnrm, hoff, hreach[h], rel,
+                                      floor, parallel_rate, signed, rate)
         else:
             return -1.0, 0.0, 0.0, 0.0
         if t < bt:
@@ -931,11 +940,14 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
                 center: Floats, rot: Floats,
                 half: Floats, radius: Floats, serial: Index, simple: NDArray[np.bool_], ends: Floats, verts: Floats,
                 part_slots: Index, parts_at: Index, n_parts: Index, planes: Index, plane_normal: Floats,
-                plane_offset: Floats, passes: NDArray[np.bool_], o: Floats, d: Floats,
+                plane_offset: Floats, hull_of: Index, hnrm: Floats, hoff: Floats, hreach: Floats,
+                passes: NDArray[np.bool_], o: Floats, d: Floats,
                 maxd_of: Floats, rel: float, floor: float, parallel_rate: float, stamp: Index,
                 base: int) -> tuple[Index, Floats, Floats, Index, Index]:
     dim = lo.shape[1]
     pv = np.empty((1, verts.shape[1], 2))  # (scratch of _ray_polygon)
+    signed = np.empty(hnrm.shape[1])  # (scratch of _ray_hull)
+    rate = np.empty(hnrm.shape[1])
     # bodies of other kinds than balls and boxes whose box a ray meets: (ray, local index) pairs for the caller
     other_ray = np.empty(16, dtype=np.int64)
     other_j = np.empty(16, dtype=np.int64)
@@ -1000,8 +1012,8 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
                 if not segment_meets(lo, hi, j, o, d, i, maxd, dim):  # (the walk's cells test their boxes too)
                     continue
                 dist, nx, ny, nz = _ray_more(j, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half, radius, simple,
-                                             ends, verts, part_slots, parts_at, n_parts, rel, floor, parallel_rate,
-                                             pv)
+                                             ends, verts, part_slots, parts_at, n_parts, hull_of, hnrm, hoff, hreach,
+                                             rel, floor, parallel_rate, pv, signed, rate)
                 if dist < 0.0:  # a kind the walk does not cast
                     if n_other == other_ray.shape[0]:
                         other_ray = _grow(other_ray, n_other)
@@ -1060,11 +1072,12 @@ def _first_hits(lo: Floats, hi: Floats, cell: float, pad: float, mask: int, star
                         continue
                     stamp[j] = tag
                     if kind[j] > _BOX:
-                        # capsules, simple polygons and compounds of them cast here, so their hits stop the walk
-                        # too (issue 28)
+                        # capsules, simple polygons, hulls and compounds of them cast here, so their hits stop the
+                        # walk too (issue 28)
                         dist, nx, ny, nz = _ray_more(j, ox, oy, oz, dx, dy, dz, maxd, kind, center, rot, half,
                                                      radius, simple, ends, verts, part_slots, parts_at, n_parts,
-                                                     rel, floor, parallel_rate, pv)
+                                                     hull_of, hnrm, hoff, hreach, rel, floor, parallel_rate, pv,
+                                                     signed, rate)
                         if dist < 0.0:
                             # left to the caller; a nearer hit of it lies in a walked cell (the stop below is sound)
                             if n_other == other_ray.shape[0]:
@@ -1108,11 +1121,14 @@ def _grow(arr: Index, n: int) -> Index:
 
 def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: NDArray[np.bool_], o: Floats,
                d: Floats, maxd: float | Floats, stamp: Index,
-               base: int) -> tuple[Index, Floats, Floats, Index, Index]:
+               base: int, hulls: tuple[Any, ...] | None = None) -> tuple[Index, Floats, Floats, Index, Index]:
     """The nearest body each ray meets, walking the grid and stopping at the first cell past the best hit.
 
-    Balls, boxes, capsules (segments), simple polygons and compounds of
-    them are cast in the walk, and half-spaces before it. Bodies of other kinds whose box a ray meets are not cast
+    Balls, boxes, capsules (segments), simple polygons, 3D hulls (when
+    ``hulls`` is given: ``(hull, normals, offsets, reach)``, the store's hull
+    row by local index and its :class:`~collideworld.bodies.HullTable`'s
+    local face planes and reach) and compounds of them are cast in the walk,
+    and half-spaces before it. Bodies of other kinds whose box a ray meets are not cast
     here: they come back as ``(ray, local)`` pairs, for the caller to cast
     and compare with the ray's best. A nearer hit on one of them lies in a
     cell the walk passed, so the walk's stop stays sound. ``maxd``: one
@@ -1158,8 +1174,12 @@ def first_hits(grid_arrays: tuple[Any, ...], bodies: tuple[Any, ...], passes: ND
 
     rel, floor = touch_rule()
     limits = np.full(len(o), maxd) if np.ndim(maxd) == 0 else np.ascontiguousarray(maxd, dtype=np.float64)
-    return _first_hits(*grid_arrays, *bodies, passes, o, d, limits, rel, floor,  # type: ignore[call-arg]
-                       PARALLEL_RATE, stamp, base)
+    return _first_hits(*grid_arrays, *bodies, *(hulls or _NO_HULLS), passes, o, d,  # type: ignore[call-arg]
+                       limits, rel, floor, PARALLEL_RATE, stamp, base)
+
+
+#: no hull table: the walk leaves hulls to the caller (an empty ``hull`` column: no row has one)
+_NO_HULLS = (np.zeros(0, dtype=np.int64), np.zeros((1, 1, 3)), np.zeros((1, 1)), np.zeros(1))
 
 
 @njit(cache=True)
@@ -1437,12 +1457,13 @@ def cast_polygon_rows(verts: Floats, o: Floats, d: Floats, maxd: Floats) -> tupl
 
 
 @njit(cache=True)
-def _hull_entry(signed: Floats, rate: Floats, shift: float, parallel_rate: float) -> tuple[float, float, int]:
-    """``(lower, upper, face)`` of _entry_bounds over faces ``signed - shift``, ties to the lowest face."""
+def _hull_entry(signed: Floats, rate: Floats, nf: int, shift: float, parallel_rate: float) -> tuple[float, float, int]:
+    """``(lower, upper, face)`` of _entry_bounds over the first ``nf`` faces ``signed - shift``, ties to the lowest
+    face."""
     lower_best = -np.inf
     face = 0
     upper = np.inf
-    for f in range(signed.shape[0]):
+    for f in range(nf):
         s = signed[f] - shift
         rt = rate[f]
         lo_k, hi_k = face_clip(s, rt, parallel_rate)
@@ -1454,6 +1475,51 @@ def _hull_entry(signed: Floats, rate: Floats, shift: float, parallel_rate: float
 
 
 @njit(cache=True)
+def _ray_hull(j: int, h: int, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float,
+              c: Floats, rot: Floats, nrm: Floats, off: Floats, reach: float, rel: float, floor: float,
+              parallel_rate: float, signed: Floats, rate: Floats) -> tuple[float, float, float, float]:
+    """``(distance, normal)`` of the ray against hull row ``h`` of ``nrm``, ``off`` posed by row ``j`` of ``c``,
+    ``rot``; distance inf: a miss. ``signed``, ``rate`` (at least F): scratch.
+
+    ``geometry.raycast.raycast_hull``'s arithmetic (Cyrus-Beck over the local face planes, the touching rule
+    applied by shifting every plane out by the tolerance), one row: :func:`_cast_hull_rows` and the first-hit
+    walk both call this, so a hull cast in the walk has the bits of one cast after it.
+    """
+    nf = nrm.shape[1]
+    mo = max(max(abs(ox), abs(oy)), abs(oz))
+    mc = max(max(abs(c[j, 0]), abs(c[j, 1])), abs(c[j, 2]))
+    tol = rel * max(floor, max(mo, mc + reach))
+    vx = ox - c[j, 0]
+    vy = oy - c[j, 1]
+    vz = oz - c[j, 2]
+    lo0 = 0.0 + rot[j, 0, 0] * vx + rot[j, 1, 0] * vy + rot[j, 2, 0] * vz
+    lo1 = 0.0 + rot[j, 0, 1] * vx + rot[j, 1, 1] * vy + rot[j, 2, 1] * vz
+    lo2 = 0.0 + rot[j, 0, 2] * vx + rot[j, 1, 2] * vy + rot[j, 2, 2] * vz
+    ld0 = 0.0 + rot[j, 0, 0] * dx + rot[j, 1, 0] * dy + rot[j, 2, 0] * dz
+    ld1 = 0.0 + rot[j, 0, 1] * dx + rot[j, 1, 1] * dy + rot[j, 2, 1] * dz
+    ld2 = 0.0 + rot[j, 0, 2] * dx + rot[j, 1, 2] * dy + rot[j, 2, 2] * dz
+    inside = True
+    for f in range(nf):
+        signed[f] = (0.0 + nrm[h, f, 0] * lo0 + nrm[h, f, 1] * lo1 + nrm[h, f, 2] * lo2) - off[h, f]
+        rate[f] = 0.0 + nrm[h, f, 0] * ld0 + nrm[h, f, 1] * ld1 + nrm[h, f, 2] * ld2
+        if signed[f] > tol:
+            inside = False
+    if inside:
+        return 0.0, -dx + 0.0, -dy + 0.0, -dz + 0.0
+    lo_g, hi_g, face_g = _hull_entry(signed, rate, nf, tol, parallel_rate)
+    if not (lo_g <= hi_g and hi_g >= 0.0 and lo_g <= maxd and math.isfinite(lo_g)):
+        return np.inf, 0.0, 0.0, 0.0
+    lo, hi, face = _hull_entry(signed, rate, nf, 0.0, parallel_rate)
+    if not lo <= hi:
+        lo = lo_g
+        face = face_g
+    nx = (0.0 + rot[j, 0, 0] * nrm[h, face, 0] + rot[j, 0, 1] * nrm[h, face, 1] + rot[j, 0, 2] * nrm[h, face, 2]) + 0.0
+    ny = (0.0 + rot[j, 1, 0] * nrm[h, face, 0] + rot[j, 1, 1] * nrm[h, face, 1] + rot[j, 1, 2] * nrm[h, face, 2]) + 0.0
+    nz = (0.0 + rot[j, 2, 0] * nrm[h, face, 0] + rot[j, 2, 1] * nrm[h, face, 1] + rot[j, 2, 2] * nrm[h, face, 2]) + 0.0
+    return min(max(lo, 0.0), maxd), nx, ny, nz
+
+
+@njit(cache=True)
 def _cast_hull_rows(c: Floats, rot: Floats, nrm: Floats, off: Floats, reach: Floats, o: Floats, d: Floats,
                     maxd: Floats, rel: float, floor: float, parallel_rate: float) -> tuple[Floats, Floats]:
     n, nf = nrm.shape[0], nrm.shape[1]
@@ -1461,39 +1527,14 @@ def _cast_hull_rows(c: Floats, rot: Floats, nrm: Floats, off: Floats, reach: Flo
     normal = np.zeros((n, 3))
     signed = np.empty(nf)
     rate = np.empty(nf)
-    lo_ = np.empty(3)
-    ld = np.empty(3)
     for r in range(n):
-        mo = max(max(abs(o[r, 0]), abs(o[r, 1])), abs(o[r, 2]))
-        mc = max(max(abs(c[r, 0]), abs(c[r, 1])), abs(c[r, 2]))
-        tol = rel * max(floor, max(mo, mc + reach[r]))
-        for i in range(3):
-            lo_[i] = 0.0 + rot[r, 0, i] * (o[r, 0] - c[r, 0]) + rot[r, 1, i] * (o[r, 1] - c[r, 1]) \
-                + rot[r, 2, i] * (o[r, 2] - c[r, 2])
-            ld[i] = 0.0 + rot[r, 0, i] * d[r, 0] + rot[r, 1, i] * d[r, 1] + rot[r, 2, i] * d[r, 2]
-        inside = True
-        for f in range(nf):
-            signed[f] = (0.0 + nrm[r, f, 0] * lo_[0] + nrm[r, f, 1] * lo_[1] + nrm[r, f, 2] * lo_[2]) - off[r, f]
-            rate[f] = 0.0 + nrm[r, f, 0] * ld[0] + nrm[r, f, 1] * ld[1] + nrm[r, f, 2] * ld[2]
-            if signed[f] > tol:
-                inside = False
-        lo, hi, face = _hull_entry(signed, rate, 0.0, parallel_rate)
-        lo_g, hi_g, face_g = _hull_entry(signed, rate, tol, parallel_rate)
-        hit = inside or (lo_g <= hi_g and hi_g >= 0.0 and lo_g <= maxd[r] and math.isfinite(lo_g))
-        if not hit:
-            continue
-        if inside:
-            dist[r] = 0.0
-            for i in range(3):
-                normal[r, i] = -d[r, i] + 0.0
-            continue
-        if not lo <= hi:
-            lo = lo_g
-            face = face_g
-        dist[r] = min(max(lo, 0.0), maxd[r])
-        for i in range(3):
-            normal[r, i] = (0.0 + rot[r, i, 0] * nrm[r, face, 0] + rot[r, i, 1] * nrm[r, face, 1]
-                            + rot[r, i, 2] * nrm[r, face, 2]) + 0.0
+        t, nx, ny, nz = _ray_hull(r, r, o[r, 0], o[r, 1], o[r, 2], d[r, 0], d[r, 1], d[r, 2], maxd[r], c, rot, nrm,
+                                  off, reach[r], rel, floor, parallel_rate, signed, rate)
+        if t < np.inf:
+            dist[r] = t
+            normal[r, 0] = nx
+            normal[r, 1] = ny
+            normal[r, 2] = nz
     return dist, normal
 
 
