@@ -1189,8 +1189,9 @@ def ray_hits(store: BodyStore, index: QueryIndex, origin: Any, direction: Any, m
     if index.grid_version != store.version or index.arrays is None:
         index.refresh()
     if index.arrays is not None:
-        # compiled: the half-spaces, the walk, the casts of the balls and boxes and the sort in one call; the
-        # bodies of other kinds it met cast beside it by their compiled kernels (cast_left)
+        # compiled: the half-spaces, the walk, the casts of every kind the batched walk casts (balls, boxes,
+        # capsules, simple polygons, compounds of them) and the sort in one call; the bodies of the kinds
+        # it leaves (hulls, polygons that are not simple, rounded shapes) cast beside it (cast_left)
         count = index.ray_fn(index.arrays, origin[0], origin[1], origin[-1], direction[0], direction[1],
                              direction[-1], max_distance, category, mask, PARALLEL_RATE, first)
         if count >= 0:

@@ -212,6 +212,21 @@ NO_COMPILE_IN_QUERIES_AFTER_WARM_UP = textwrap.dedent("""
             w.query_nearest(p, k=3)
             w.query_within(shapes[1], pose, 2.0)
             w.cast(shapes[0], pose, (tuple((pts[0] + 5.0).tolist()), pose[1]))
+        # single rays through capsules, segments, a concave L and compounds: cast inside the compiled kernel
+        # (issue 28), whose one specialisation the warm-up compiled
+        from collideworld import Capsule, Compound, Segment
+        ball = Circle(0.4) if dim == 2 else Sphere(0.4)
+        zero = (0.0,) * dim
+        kinds = [Capsule(zero, (1.0,) + zero[1:], 0.3), Segment(zero, (0.0, 1.0) + zero[2:]),
+                 Compound([(ball, zero), (Box((0.3,) * dim), (1.0,) + zero[1:])])]
+        if dim == 2:
+            kinds.append(Polygon(((0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2))))
+        w = World(dim=dim, backend="compiled")
+        for i in range(60):
+            w.add(kinds[i % len(kinds)], position=(2.0 * i,) + zero[1:])
+        for first in (False, True):
+            w.raycast((-3.0,) + (0.2,) * (dim - 1), (1.0,) + zero[1:], all_hits=not first)
+            w.raycast((-3.0,) + (0.2,) * (dim - 1), (1.0,) + zero[1:], 30.0, all_hits=not first)
     after = signatures()
     grown = {k: (before.get(k), v) for k, v in after.items() if v != before.get(k)}
     assert not grown, grown

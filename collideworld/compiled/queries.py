@@ -62,7 +62,17 @@ from ..geometry.compiled import contact_hull as _hl
 from ..geometry.compiled import contact_polygon_capsule as _pc
 from ..geometry.compiled import contact_polygon_polygon as _pp
 from ..geometry.tolerance import SQUARES_UNDERFLOW
-from ..spatial.compiled import boxes_meet, cell_hash, next_axis, prefetch, ray_halfspace, ray_slot, segment_meets
+from ..spatial.compiled import (
+    boxes_meet,
+    cell_hash,
+    next_axis,
+    prefetch,
+    ray_capsule,
+    ray_halfspace,
+    ray_polygon,
+    ray_slot,
+    segment_meets,
+)
 from ..spatial.grid import Floats32
 
 __all__ = ["QueryArrays", "query_arrays", "entry_points", "scratch", "pack_rows", "packed_columns", "point_slots",
@@ -85,8 +95,11 @@ Work = tuple[tuple[Any, ...], tuple[Any, ...]]
 #: where in :func:`scratch`'s two tuples the single queries leave their results: in the point query's,
 #: its hits, its unsettled candidates and their two counts; in the ray query's, its rows
 POINT_HITS, POINT_OTHERS, POINT_COUNTS, RAY_ROWS = 17, 18, 19, 10
-#: in the ray query's: the slots of the bodies it left to the numpy kernels (not balls or boxes), and their count
+#: in the ray query's: the slots of the bodies it left to the caller (kinds it does not cast: hulls, polygons
+#: that are not simple, rounded shapes), and their count
 RAY_OTHERS, RAY_OTHER_COUNT = 11, 12
+#: in the ray query's: a simple polygon's posed vertices (1, 8, 2), and ray_polygon's scratch of the same shape
+RAY_POLYGON, RAY_POLYGON_SCRATCH = 13, 14
 
 _ball_ball = _bb.row
 _ball_box = _bx.row
@@ -253,7 +266,7 @@ def scratch(dim: int) -> Work:
     --------
     >>> point_work, ray_work = scratch(2)
     >>> len(point_work), len(ray_work)
-    (20, 13)
+    (20, 15)
     """
     f, i = np.float64, np.int64
     # the single queries' own stamp tags, counting down from -2: the grid's (GridIndex.take_tags) are >= 0
@@ -272,7 +285,8 @@ def scratch(dim: int) -> Work:
            np.zeros(3, dtype=i), np.zeros(3, dtype=i), np.zeros(3, dtype=i), np.zeros(3, dtype=f),
            np.zeros(3, dtype=f),  # the walk: cur, last, step, tnext, tdelta
            tag, np.empty((SINGLE_CAPACITY, 2 + 2 * dim)),  # the hits' rows
-           np.empty(SINGLE_CAPACITY, dtype=i), np.zeros(1, dtype=i))  # the bodies of other kinds met, their count
+           np.empty(SINGLE_CAPACITY, dtype=i), np.zeros(1, dtype=i),  # the bodies of other kinds met, their count
+           np.empty((1, 8, 2)), np.empty((1, 8, 2)))  # a simple polygon's vertices (SIMPLE_POLYGON_VERTICES)
     return point, ray
 
 
@@ -1218,17 +1232,90 @@ def shape_slots(q: QueryArrays, pk: int, pn: int, pos: Floats, cos: Floats, sin:
     return _shapes_q(q, pk, pn, pos, cos, sin, unit, lx, ly, rad, hw, bound, cat, msk, base, stamp)
 
 
+@njit(cache=True, inline="always")
+def _posed(position: Floats, rotation: Floats, local: Floats, u: int, dim: int) -> tuple[float, float, float]:
+    """``position[u] + rotation[u] @ local[u]`` as scalars (2D: the third is the second again), summed as
+    numpy's ``einsum("mij,mj->mi")`` sums them in ``BodyStore.capsule_rows`` (the same bits)."""
+    z = dim - 1
+    out0 = out1 = out2 = 0.0
+    for i in range(dim):
+        if dim == 3:
+            c = (rotation[u, i, 0] * local[u, 0] + rotation[u, i, 2] * local[u, 2]) + rotation[u, i, 1] * local[u, 1]
+        else:
+            c = rotation[u, i, 0] * local[u, 0] + rotation[u, i, 1] * local[u, 1]
+        v = position[u, i] + c
+        if i == 0:
+            out0 = v
+        elif i == 1:
+            out1 = v
+        else:
+            out2 = v
+    return out0, out1, out2 if z == 2 else out1
+
+
+@njit(cache=True)
+def _ray_body(q: Any, j: int, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float,
+              rel: float, floor: float, parallel_rate: float, wv: Floats,
+              pv: Floats) -> tuple[float, float, float, float]:
+    """``(distance, normal)`` of the ray against slot ``j``, a capsule, a simple polygon or a compound of balls,
+    boxes, capsules and simple polygons (a world's concave polygon is one); distance -1: another kind.
+
+    The first-hit walk's ``spatial.compiled._ray_more`` on the index's own columns, so the same bits as
+    ``raycast_many`` and ``queries.cast_left``: a capsule's world ends posed here with
+    ``BodyStore.capsule_rows``' einsum arithmetic (as :func:`_capsule_hull_test`), a simple polygon's posed
+    vertices copied from ``world_x`` / ``world_y`` into ``wv`` (1, 8, 2) (``pv``: ``ray_polygon``'s scratch);
+    a compound's entry: its nearest part's, the first part in part order on a tie.
+    """
+    dim = q.position.shape[1]
+    kind, position, rotation, radius = q.kind, q.position, q.rotation, q.radius
+    row0 = np.int64(0)
+    first = -1
+    count = 1
+    if kind[j] == COMPOUND:
+        first = q.parts_at[j]
+        count = q.n_parts[j]
+    bt = np.inf
+    bx = by = bz = 0.0
+    for p in range(count):
+        u = j if first < 0 else q.part_slots[first + p]
+        ku = kind[u]
+        if first >= 0 and (ku == BALL or ku == BOX):
+            t, nx, ny, nz = ray_slot(u, ox, oy, oz, dx, dy, dz, maxd, kind, position, rotation, q.half, radius, rel,
+                                     floor, parallel_rate)
+        elif ku == CAPSULE:
+            s0, s1 = q.seg0, q.seg1
+            # position + rotation @ seg, summed as numpy's einsum("mij,mj->mi") sums (capsule_rows)
+            ax, ay, az = _posed(position, rotation, s0, u, dim)
+            bx_, by_, bz_ = _posed(position, rotation, s1, u, dim)
+            t, nx, ny, nz = ray_capsule(ox, oy, oz, dx, dy, dz, maxd, ax, ay, az, bx_, by_, bz_, radius[u], rel,
+                                        floor, dim)
+        elif ku == POLYGON and dim == 2 and q.simple[u]:
+            wx, wy = q.world_x, q.world_y
+            for v in range(wv.shape[1]):
+                wv[0, v, 0] = wx[v, u]
+                wv[0, v, 1] = wy[v, u]
+            t, nx, ny = ray_polygon(wv, row0, ox, oy, dx, dy, maxd, rel, floor, parallel_rate, pv)
+            nz = 0.0
+        else:
+            return -1.0, 0.0, 0.0, 0.0
+        if t < bt:
+            bt, bx, by, bz = t, nx, ny, nz
+    return bt, bx, by, bz
+
+
 @njit(cache=True)
 def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float, maxd: float, cat: int,
              msk: int, parallel_rate: float, first: bool) -> int:
-    """Every ball or box one ray meets within ``maxd``: how many, their rows ``[slot, distance, point, normal]``
+    """Every body one ray meets within ``maxd``: how many, their rows ``[slot, distance, point, normal]``
     in ``ray_work[RAY_ROWS]``, nearest first (then add order); ``TOO_MANY`` if more than it holds. The walk of
     ``spatial.compiled._query_segments``; the casts of ``ray_slot`` (numpy ``raycast_ball`` /
-    ``raycast_box`` arithmetic), in the index's scratch arrays.
+    ``raycast_box`` arithmetic) and of :func:`_ray_body` (capsules, segments, simple polygons, compounds of
+    them: the first-hit walk's one-row casts, issue 28), in the index's scratch arrays.
 
-    Bodies of the other kinds whose box the ray meets (and which pass the
-    filter) are listed in ``ray_work[RAY_OTHERS]`` (their count in
-    ``ray_work[RAY_OTHER_COUNT]``) for the caller to cast with the numpy
+    Bodies of the kinds neither casts (hulls, polygons that are not simple,
+    rounded shapes) whose box the ray meets (and which pass the filter) are
+    listed in ``ray_work[RAY_OTHERS]`` (their count in
+    ``ray_work[RAY_OTHER_COUNT]``) for the caller to cast with the row
     kernels, as the point query leaves its "other" pairs: a body far from
     the ray, or filtered out, costs nothing.
 
@@ -1350,14 +1437,18 @@ def _ray_one(q: Any, ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
             if (category[s] & msk) == 0 or (cat & bits[s]) == 0:
                 continue
             if kind[j] > BOX:
-                if n_other == others.shape[0]:
-                    return TOO_MANY
-                others[n_other] = s
-                n_other += 1
-                sc[RAY_OTHER_COUNT][0] = n_other
-                continue
-            t, nx, ny, nz = ray_slot(j, ox, oy, oz, dx, dy, dz, maxd, kind, position, rotation, half, radius, rel,
-                                      floor, parallel_rate)
+                t, nx, ny, nz = _ray_body(q, j, ox, oy, oz, dx, dy, dz, maxd, rel, floor, parallel_rate,
+                                          sc[RAY_POLYGON], sc[RAY_POLYGON_SCRATCH])
+                if t < 0.0:  # a kind cast by the caller
+                    if n_other == others.shape[0]:
+                        return TOO_MANY
+                    others[n_other] = s
+                    n_other += 1
+                    sc[RAY_OTHER_COUNT][0] = n_other
+                    continue
+            else:
+                t, nx, ny, nz = ray_slot(j, ox, oy, oz, dx, dy, dz, maxd, kind, position, rotation, half, radius,
+                                          rel, floor, parallel_rate)
             if t < np.inf:
                 if nf == out.shape[0]:
                     return TOO_MANY

@@ -1415,6 +1415,11 @@ def _ray_polygon(verts: Floats, r: int, ox: float, oy: float, dx: float, dy: flo
     return min(max(lo, 0.0), maxd), ey / safe + 0.0, -ex / safe + 0.0
 
 
+#: the one-row casts under public names, for the single ray query's kernel (compiled.queries._ray_one)
+ray_capsule = _ray_capsule
+ray_polygon = _ray_polygon
+
+
 @njit(cache=True)
 def _cast_polygon_rows(verts: Floats, o: Floats, d: Floats, maxd: Floats, rel: float, floor: float,
                        parallel_rate: float) -> tuple[Floats, Floats]:
