@@ -444,7 +444,10 @@ def height_on(q3: NDArray[np.float64], q2: NDArray[np.float64], corners: NDArray
     """The points of the features over the candidates: q3 (N, M, 3) moved along n onto the feature."""
     # face: the plane through corner 0 (its normal is within the slop of n)
     fn = face_normal[:, None, :]
-    h = ((corners[:, None, 0] - q3) * fn).sum(-1) / (fn * normal[:, None, :]).sum(-1)
+    # a row whose feature is an edge or a vertex may have a face normal across n: its on_face is
+    # not used, and the inf divisor keeps it finite and quiet (no divide-by-zero warning)
+    den = (fn * normal[:, None, :]).sum(-1)
+    h = ((corners[:, None, 0] - q3) * fn).sum(-1) / np.where(den != 0, den, np.inf)
     on_face = q3 + h[..., None] * normal[:, None, :]
     # edge: the parameter of q along the projected edge
     e2 = loop[:, None, 1] - loop[:, None, 0]

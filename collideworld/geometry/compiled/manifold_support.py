@@ -247,7 +247,7 @@ def height_on(q3: NDArray[np.float64], qx: float, qy: float, corners: NDArray[np
     if free == 2:
         num = (corners[0, 0] - q3[0]) * fn[0] + (corners[0, 1] - q3[1]) * fn[1] + (corners[0, 2] - q3[2]) * fn[2]
         den = fn[0] * n[0] + fn[1] * n[1] + fn[2] * n[2]
-        hh = num / den
+        hh = num / den if den != 0 else 0.0  # a face across n (the numpy twin's inf divisor): no move
         for a in range(3):
             out[a] = q3[a] + hh * n[a]
     elif free == 1:
