@@ -667,14 +667,14 @@ def pair_sides(shapes_a: Any, shapes_b: Any, poses_a: Any) -> tuple[Any, Any, in
     """
     sides = [s if isinstance(s, ShapeArray) else _shape_list(s, None, which)
              for which, s in (("a", shapes_a), ("b", shapes_b))]
-    dims = {x.dim for x in sides if isinstance(x, ShapeArray)} | {s.dim for x in sides
-                                                                  if not isinstance(x, ShapeArray) for s in x}
-    if len(dims) > 1:
-        raise UnsupportedPairError(f"every shape must have one dimension, got {sorted(dims)}D shapes")
     lengths = {len(x) for x in sides if isinstance(x, ShapeArray) or len(x) != 1}
     if len(lengths) > 1:
         raise UnsupportedPairError(f"shapes_a and shapes_b must have one length or be one shape, got "
                                    f"{len(sides[0])} and {len(sides[1])}")
+    dims = {x.dim for x in sides if isinstance(x, ShapeArray)} | {s.dim for x in sides
+                                                                  if not isinstance(x, ShapeArray) for s in x}
+    if len(dims) > 1:
+        raise UnsupportedPairError(f"every shape must have one dimension, got {sorted(dims)}D shapes")
     dim = dims.pop() if dims else 2
     n = lengths.pop() if lengths else None
     if n is None:  # one shape each side: the poses say how many pairs
@@ -731,22 +731,8 @@ def collide_many(shapes_a: Shape | Sequence[Shape], poses_a: Any, shapes_b: Shap
     """
     if isinstance(shapes_a, ShapeArray) or isinstance(shapes_b, ShapeArray):
         return _collide_many_arrays(shapes_a, poses_a, shapes_b, poses_b, backend)
-    list_a = _shape_list(shapes_a, None, "a")
-    list_b = _shape_list(shapes_b, None, "b")
+    list_a, list_b, n, dim = pair_sides(shapes_a, shapes_b, poses_a)
     with_parts = any(isinstance(s, (Compound, TriangleMesh, HeightField)) for s in list_a + list_b)
-    lengths = {len(x) for x in (list_a, list_b) if len(x) != 1}
-    if len(lengths) > 1:
-        raise UnsupportedPairError(f"shapes_a and shapes_b must have one length or be one shape, got "
-                                   f"{len(list_a)} and {len(list_b)}")
-    dims = {s.dim for s in list_a + list_b}
-    if len(dims) > 1:
-        raise UnsupportedPairError(f"every shape must have one dimension, got {sorted(dims)}D shapes")
-    dim = dims.pop() if dims else 2
-    n = lengths.pop() if lengths else None
-    if n is None:  # one shape each side: the poses say how many pairs
-        arr = poses_a[0] if isinstance(poses_a, tuple) and len(poses_a) == 2 else poses_a
-        shape_ = np.shape(arr)
-        n = shape_[0] if len(shape_) == 2 else 1
     pa = _pose_arrays(poses_a, n, dim, "a")
     pb = _pose_arrays(poses_b, n, dim, "b")
     resolved = resolve_backend(backend)
