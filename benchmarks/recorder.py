@@ -14,7 +14,10 @@ and the file sizes, then checks that each file replays with no mismatch.
     python benchmarks/recorder.py --frames 200 --only-arrows --stub  # bare, stub and .arrows only
 
 ``--stub`` adds a Recorder whose writer does nothing: the recorder's own bookkeeping, the floor
-under any file form.
+under any file form. ``--sync`` adds ``.arrows`` written by the synchronous writer
+(``Recorder(..., background=False)``: each batch built and written inside the step that completes
+it) beside the default, whose batches are built and written by a thread of the writer; the two
+files are checked to be byte for byte the same. The CPU seconds count every thread of the process.
 """
 
 from __future__ import annotations
@@ -79,6 +82,8 @@ def main() -> None:
                         help="a random kick of this size to every velocity each frame (e.g. 0.005)")
     parser.add_argument("--stub", action="store_true", help="also time a Recorder whose writer does nothing")
     parser.add_argument("--only-arrows", action="store_true", help="record to .arrows only (no text forms)")
+    parser.add_argument("--sync", action="store_true",
+                        help="also record .arrows with the synchronous writer (background=False)")
     parser.add_argument("--no-orjson", action="store_true",
                         help="without numba, format numbers with the json module, not orjson")
     args = parser.parse_args()
@@ -88,12 +93,14 @@ def main() -> None:
     # .arrows: the Arrow form (an IPC stream of record batches; needs pyarrow, the arrow extra)
     suffixes = (".arrows",) if args.only_arrows else (".jsonl", ".jsonl.gz", ".arrows")
     paths = {suffix: os.path.join(folder, "loop" + suffix) for suffix in suffixes}
+    if args.sync:
+        paths["sync .arrows"] = os.path.join(folder, "sync.arrows")
 
     def bare() -> None:
         game_loop(World(dim=2), args.units, args.frames, turn=not args.no_turn, accelerate=args.accelerate)
 
     def recorded(path: str) -> None:
-        with Recorder(World(dim=2), path) as rec:
+        with Recorder(World(dim=2), path, background=not path.endswith("sync.arrows")) as rec:
             game_loop(rec, args.units, args.frames, turn=not args.no_turn, accelerate=args.accelerate)
 
     class NullWriter:
@@ -134,15 +141,18 @@ def main() -> None:
     kicked = f", velocities kicked by {args.accelerate} a frame" if args.accelerate else ""
     print(f"{args.units} units, {args.frames} frames moving {moves}{kicked}, best of {args.repeat} (CPU seconds), "
           f"numbers by {formatter}; load average {min(loads):.1f}-{max(loads):.1f}")
-    print(f"  bare loop            {best['bare']:7.3f} s        (wall {best_wall['bare']:.3f} s)")
+    print(f"  bare loop             {best['bare']:7.3f} s        (wall {best_wall['bare']:.3f} s)")
     if args.stub:
-        print(f"  stub recorder        {best['stub']:7.3f} s  x{best['stub'] / best['bare']:.2f}"
+        print(f"  stub recorder         {best['stub']:7.3f} s  x{best['stub'] / best['bare']:.2f}"
               f"  (wall {best_wall['stub']:.3f} s x{best_wall['stub'] / best_wall['bare']:.2f})")
     for suffix, path in paths.items():
         size = os.path.getsize(path)
-        print(f"  recorded {suffix:<11} {best[suffix]:7.3f} s  x{best[suffix] / best['bare']:.2f}"
+        print(f"  recorded {suffix:<12} {best[suffix]:7.3f} s  x{best[suffix] / best['bare']:.2f}"
               f"  (wall {best_wall[suffix]:.3f} s x{best_wall[suffix] / best_wall['bare']:.2f})"
               f"  {size / 1e6:8.2f} MB  ({size / (args.units * args.frames):.1f} bytes per move)")
+    if args.sync:
+        same = Path(paths[".arrows"]).read_bytes() == Path(paths["sync .arrows"]).read_bytes()
+        print(f"  .arrows from the thread and from the synchronous writer: {'the same bytes' if same else 'DIFFER'}")
     for path in paths.values():
         report = replay(path)
         print(f"  replay {os.path.basename(path)}: {'ok' if report.ok else 'MISMATCH'}")

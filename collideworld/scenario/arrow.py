@@ -37,6 +37,8 @@ Examples
 from __future__ import annotations
 
 import os
+import queue
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -168,6 +170,57 @@ def _compiled_encoder(backend: str | Callable[[], str]) -> bool:
     return name != "numpy" and resolve_backend(name) == "compiled"
 
 
+class _BatchThread:
+    """The thread of a ``background=True`` writer: builds and writes the batches handed to it, in order.
+
+    The work it takes off the caller's thread is mostly outside the GIL: pyarrow
+    compresses and writes with the GIL released, and the compiled pose encoder is
+    ``nogil``. The queue holds one batch while another is being written, so at most
+    two are in flight (memory stays bounded; a caller faster than the disk waits in
+    :meth:`submit`). After a failure it writes nothing more (a stream missing a batch
+    in its middle would read as a different recording) and keeps the error for the
+    writer's next call.
+
+    It is not a daemon: the interpreter's exit waits for it, and it leaves once the
+    main thread has ended and the queue is empty, so a writer that was never closed
+    (a loop that died of an exception) still writes every batch it was given. The
+    stream's end-of-stream marker is not written then; the reader reads the batches.
+    """
+
+    _POLL = 0.5  # seconds between looks at the main thread while idle
+
+    def __init__(self, build: Callable[[dict[str, list[Any]], Any], Any], write: Callable[[Any], None]) -> None:
+        self.error: BaseException | None = None
+        self._queue: queue.Queue[tuple[dict[str, list[Any]], Any] | None] = queue.Queue(maxsize=1)
+        self._thread = threading.Thread(target=self._run, args=(build, write), name="collideworld-arrow-writer")
+        self._thread.start()
+
+    def _run(self, build: Callable[[dict[str, list[Any]], Any], Any], write: Callable[[Any], None]) -> None:
+        main = threading.main_thread()
+        while True:
+            try:
+                item = self._queue.get(timeout=self._POLL)
+            except queue.Empty:
+                if not main.is_alive():
+                    return
+                continue
+            if item is None:
+                return
+            if self.error is None:
+                try:
+                    write(build(*item))
+                except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread, raised there
+                    self.error = exc
+
+    def submit(self, pending: dict[str, list[Any]], encoder: Any) -> None:
+        self._queue.put((pending, encoder))
+
+    def join(self) -> None:
+        """Wait until every batch submitted is written (or the thread has failed), then end the thread."""
+        self._queue.put(None)
+        self._thread.join()
+
+
 class ArrowScenarioWriter:
     """Write a scenario in the Arrow form, frame by frame (the calls of :class:`~.ScenarioWriter`).
 
@@ -195,6 +248,16 @@ class ArrowScenarioWriter:
         without compiling (see ``collideworld.background``), asked again at
         each batch; a callable returns one of the names at each batch (the
         :class:`~.Recorder` passes its world's current kernels).
+    background : bool
+        Build, compress and write each full batch in a thread of its own
+        while the caller goes on (the file is byte for byte the one written
+        without it). At most two batches are in flight: a third waits for
+        the first to be written. An error of that thread is raised by the
+        next call of the writer, or by :meth:`close`; :meth:`close` (and
+        the end of a ``with``) writes every batch and joins the thread, and
+        so does the interpreter's exit if the writer was never closed
+        (after an uncaught exception, say). A process killed outright loses
+        the batches not yet written: up to two more than without it.
 
     Examples
     --------
@@ -213,7 +276,8 @@ class ArrowScenarioWriter:
                  description: str | None = None, tolerance: float | None = None, *,
                  version: int | None = None, batch_frames: int = 32, compression: str | None = "zstd",
                  fsync: bool = False, header: Mapping[str, Any] | None = None,
-                 backend: str | Callable[[], str] = "auto", **_ignored: Any) -> None:
+                 backend: str | Callable[[], str] = "auto", background: bool = False,
+                 **_ignored: Any) -> None:
         pa = _pa()
         if isinstance(dim, bool) or dim not in (2, 3):
             raise InvalidArgumentError(f"dim must be 2 or 3, got {dim!r}")
@@ -221,6 +285,8 @@ class ArrowScenarioWriter:
             raise InvalidArgumentError(f"version must be None, 1, 2 or 3, got {version!r}")
         if isinstance(batch_frames, bool) or not isinstance(batch_frames, int) or batch_frames < 1:
             raise InvalidArgumentError(f"batch_frames must be an int >= 1, got {batch_frames!r}")
+        if not isinstance(background, bool):
+            raise InvalidArgumentError(f"background must be True or False, got {background!r}")
         if not callable(backend) and backend not in ("auto", "compiled", "numpy"):
             raise InvalidArgumentError(f"backend must be 'auto', 'compiled', 'numpy' or a callable giving one "
                                        f"of them, got {backend!r}")
@@ -254,6 +320,9 @@ class ArrowScenarioWriter:
         self._encode: Any = encode_bits
         self._backend = "numpy" if self._parquet else backend
         self._closed = False
+        # started at the first batch: a thread that builds and writes the batches (see _BatchThread)
+        self._thread: _BatchThread | None = None
+        self._background = background
         if self._parquet:
             import pyarrow.parquet as pq
 
@@ -406,6 +475,7 @@ class ArrowScenarioWriter:
         they are, without the copy and the checks of other batches."""
         if self._closed:
             raise ValueError(f"{self.path}: the writer is closed")
+        self._raise_failure()
         row: dict[str, Any] = {} if self._layout < 3 else {PLANE_COLUMN: None}
         removes = [_ident(i) for i in remove]
         row["remove"] = self._entries("remove", removes) if removes else None
@@ -463,6 +533,7 @@ class ArrowScenarioWriter:
         """Add the expectations to a frame from :meth:`prepare_frame` and add it to the batch."""
         if self._closed:
             raise ValueError(f"{self.path}: the writer is closed")
+        self._raise_failure()
         row: dict[str, Any] = {"frame": self.frames_written + 1, **prepared}
         row["expect"] = None if expect is None else self._expect(expect)
         row["expect_contacts"] = (None if expect_contacts is None
@@ -526,12 +597,34 @@ class ArrowScenarioWriter:
     # -- batches --------------------------------------------------------------------------------
 
     def flush(self) -> None:
-        """Write the frames added since the last batch as one record batch (nothing if none)."""
-        pa = _pa()
+        """Write the frames added since the last batch as one record batch (nothing if none).
+
+        With ``background``, the batch is handed to the writer's thread (waiting while two are in
+        flight) and written there."""
+        self._raise_failure()
         pending = self._pending
-        n = len(pending["frame"])
-        if not n:
+        if not pending["frame"]:
             return
+        # asked here, not in the thread: a recorder's backend callable reads its world
+        encoder = self._encoder()
+        if not self._background:
+            self._write_batch(self._build_batch(pending, encoder))
+            self._pending = {name: [] for name in self.schema.names}
+            return
+        self._pending = {name: [] for name in self.schema.names}
+        if self._thread is None:
+            self._thread = _BatchThread(self._build_batch, self._write_batch)
+        self._thread.submit(pending, encoder)
+
+    def _raise_failure(self) -> None:
+        """Raise what the background thread failed with, if it did (the stream is broken from there on)."""
+        if self._thread is not None and self._thread.error is not None:
+            raise self._thread.error
+
+    def _build_batch(self, pending: dict[str, list[Any]], encoder: Any) -> Any:
+        """The record batch of the frames in ``pending`` (the values of :meth:`write_prepared`)."""
+        pa = _pa()
+        n = len(pending["frame"])
         arrays = []
         for name in self.schema.names:
             values = pending[name]
@@ -540,7 +633,7 @@ class ArrowScenarioWriter:
                 arrays.append(pa.array(values, type=typ))
                 continue
             if name == "move" and self._layout >= 2:
-                encoded = self._encoded_moves(values)
+                encoded = self._encoded_moves(values, encoder)
                 if encoded is not None:
                     arrays.append(encoded)
                     continue
@@ -553,17 +646,16 @@ class ArrowScenarioWriter:
             if name == "move" and self._layout >= 2:
                 column = encode_moves(column, self._layout)
             arrays.append(column)
-        batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
-        if self._parquet:
-            self._out.write_batch(batch)
-        else:
-            self._out.write_batch(batch)
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+    def _write_batch(self, batch: Any) -> None:
+        self._out.write_batch(batch)
+        if not self._parquet:
             self._sink.flush()
             if self._fsync:
                 os.fsync(self._sink.fileno())
-        self._pending = {name: [] for name in self.schema.names}
 
-    def _encoded_moves(self, values: list[Any]) -> Any:
+    def _encoded_moves(self, values: list[Any], encoder: Any) -> Any:
         """The batch's encoded ``move`` column (layouts 2 and 3) straight from the recorder's arrays,
         when every frame's moves are one batch of arrays with the same fields given (else None):
         the same column as :func:`~.arrow_source.encode_moves` of the plain one, without the plain
@@ -599,7 +691,7 @@ class ArrowScenarioWriter:
             else:
                 width = 1 if name == "angle" else field.type.list_size
                 bits = np.concatenate(arrays).view(np.uint64).reshape(total, width)
-                flat = pa.array(self._encoder()(bits, deltas, self._layout).reshape(-1).view(np.float64))
+                flat = pa.array(encoder(bits, deltas, self._layout).reshape(-1).view(np.float64))
                 children.append(flat if name == "angle" else pa.FixedSizeListArray.from_arrays(flat, width))
         child = pa.StructArray.from_arrays(children, fields=list(struct))
         mask = pa.array([v is None for v in values], type=pa.bool_())
@@ -645,9 +737,14 @@ class ArrowScenarioWriter:
             self.flush()
         finally:
             self._closed = True
-            self._out.close()
-            if self._sink is not None:
-                self._sink.close()
+            try:
+                if self._thread is not None:
+                    self._thread.join()  # every batch handed over is written (or failed) first
+            finally:
+                self._out.close()
+                if self._sink is not None:
+                    self._sink.close()
+        self._raise_failure()
 
     def __enter__(self) -> ArrowScenarioWriter:
         return self

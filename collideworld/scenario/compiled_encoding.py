@@ -31,7 +31,9 @@ from numba import njit
 __all__ = ["encode_planes", "warm_up_encoder"]
 
 
-@njit(cache=True)
+# nogil: a background writer (ArrowScenarioWriter(background=True)) encodes a batch while the
+# recording thread goes on; the pass touches only its own arrays
+@njit(cache=True, nogil=True)
 def _encode_planes(bits: Any, width: int, starts: Any, counts: Any, befores: Any, olders: Any,
                    zigzag: bool) -> Any:  # pragma: no cover - compiled
     m = bits.shape[0]

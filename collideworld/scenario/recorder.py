@@ -107,6 +107,12 @@ class Recorder:
     compresslevel : int
         zlib level for a ``.gz`` path: 1 (the default) keeps a game loop fast,
         9 writes a file 5 to 7 % smaller at about 8 times the cost.
+    background : bool
+        For the Arrow form: build, compress and write each batch in a thread
+        of the writer while the loop goes on (the same file, byte for byte;
+        see :class:`~collideworld.scenario.arrow.ArrowScenarioWriter`). An
+        error there is raised by the next ``step`` or by :meth:`close`.
+        False writes each batch inside the ``step`` that completes it.
 
     Attributes
     ----------
@@ -142,7 +148,7 @@ class Recorder:
     def __init__(self, world: Any, path: str | os.PathLike[str], record_expect: bool = True, *,
                  record_contacts: bool = False, name: str | None = None,
                  description: str | None = None, tolerance: float | None = None,
-                 fsync: bool = False, compresslevel: int = 1):
+                 fsync: bool = False, compresslevel: int = 1, background: bool = True):
         self.world = world
         self.record_expect = record_expect
         self.record_contacts = record_contacts
@@ -154,7 +160,7 @@ class Recorder:
             # zstd context (~10 us apiece), which at 32 frames cost more than a tenth of the recording
             self.writer = ArrowScenarioWriter(path, world.dim, name=name, description=description,
                                               tolerance=tolerance, fsync=fsync, batch_frames=RECORDER_BATCH_FRAMES,
-                                              backend=self._world_backend)
+                                              backend=self._world_backend, background=background)
             self._arrow: ArrowScenarioWriter | None = self.writer
         else:
             self.writer = ScenarioWriter(path, world.dim, name=name, description=description,
