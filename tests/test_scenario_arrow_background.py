@@ -235,3 +235,32 @@ def test_background_must_be_a_bool(tmp_path):
     with pytest.raises(ValueError, match=r"background must be True or False, got 'yes'"):
         ArrowScenarioWriter(tmp_path / "x.arrows", dim=2, background="yes")
     assert not (tmp_path / "x.arrows").exists()
+
+
+@pytest.mark.parametrize("level", [-5, 3])
+def test_compression_level_is_the_zstd_level_of_the_buffers(tmp_path, level):
+    """The stream's bytes are those pyarrow writes for the same batches with Codec("zstd", level)."""
+    import pyarrow as pa
+
+    path = tmp_path / "level.arrows"
+    with ArrowScenarioWriter(path, dim=2, batch_frames=2, compression_level=level) as w:
+        w.write_frame(add=[{"id": i, "shape": {"type": "circle", "radius": 1.0}, "position": [float(i), 0.0]}
+                           for i in range(50)])
+        for f in range(5):
+            pos = np.random.default_rng(f).uniform(-5, 5, (50, 2))
+            w.write_frame(move=[MoveBatch(list(range(50)), positions=pos)], expect=[(0, 1)])
+    reader = pa.ipc.open_stream(path)
+    sink = pa.BufferOutputStream()
+    options = pa.ipc.IpcWriteOptions(compression=pa.Codec("zstd", compression_level=level))
+    with pa.ipc.new_stream(sink, reader.schema, options=options) as again:
+        for batch in reader:
+            again.write_batch(batch)
+    assert path.read_bytes() == sink.getvalue().to_pybytes()
+    assert len(list(read_scenario(path))) == 6
+
+
+@pytest.mark.parametrize(("level", "compression"), [("1", "zstd"), (True, "zstd"), (1, None)])
+def test_a_bad_compression_level_is_named(tmp_path, level, compression):
+    with pytest.raises(ValueError, match=rf"compression_level must be None or an int with a compression, got "
+                                         rf"{level!r}.* with compression={compression!r}"):
+        ArrowScenarioWriter(tmp_path / "x.arrows", dim=2, compression=compression, compression_level=level)

@@ -241,6 +241,9 @@ class ArrowScenarioWriter:
     compression : str or None
         The IPC stream's or Parquet's buffer compression (``"zstd"``, the
         default, ``"lz4"`` or None).
+    compression_level : int or None
+        The codec's level (None: pyarrow's default, 1 for zstd); zstd takes
+        negative levels too (faster, larger).
     backend : {"auto", "compiled", "numpy"} or callable
         Which encoder turns the stream's move poses into their stored form
         (the same bits either way): the compiled pass or the numpy
@@ -275,7 +278,7 @@ class ArrowScenarioWriter:
     def __init__(self, path: str | os.PathLike[str], dim: int, name: str | None = None,
                  description: str | None = None, tolerance: float | None = None, *,
                  version: int | None = None, batch_frames: int = 32, compression: str | None = "zstd",
-                 fsync: bool = False, header: Mapping[str, Any] | None = None,
+                 compression_level: int | None = None, fsync: bool = False, header: Mapping[str, Any] | None = None,
                  backend: str | Callable[[], str] = "auto", background: bool = False,
                  **_ignored: Any) -> None:
         pa = _pa()
@@ -285,6 +288,10 @@ class ArrowScenarioWriter:
             raise InvalidArgumentError(f"version must be None, 1, 2 or 3, got {version!r}")
         if isinstance(batch_frames, bool) or not isinstance(batch_frames, int) or batch_frames < 1:
             raise InvalidArgumentError(f"batch_frames must be an int >= 1, got {batch_frames!r}")
+        if compression_level is not None and (isinstance(compression_level, bool)
+                                              or not isinstance(compression_level, int) or compression is None):
+            raise InvalidArgumentError(f"compression_level must be None or an int with a compression, got "
+                                       f"{compression_level!r} with compression={compression!r}")
         if not isinstance(background, bool):
             raise InvalidArgumentError(f"background must be True or False, got {background!r}")
         if not callable(backend) and backend not in ("auto", "compiled", "numpy"):
@@ -326,11 +333,14 @@ class ArrowScenarioWriter:
         if self._parquet:
             import pyarrow.parquet as pq
 
-            self._out: Any = pq.ParquetWriter(self.path, self.schema, compression=compression or "none")
+            self._out: Any = pq.ParquetWriter(self.path, self.schema, compression=compression or "none",
+                                              compression_level=compression_level)
             self._sink: Any = None
         else:
             self._sink = pa.OSFile(self.path, "wb")
-            options = pa.ipc.IpcWriteOptions(compression=compression)
+            codec = (compression if compression is None or compression_level is None
+                     else pa.Codec(compression, compression_level=compression_level))
+            options = pa.ipc.IpcWriteOptions(compression=codec)
             self._out = pa.ipc.new_stream(self._sink, self.schema, options=options)
             self._sink.flush()
 

@@ -73,8 +73,12 @@ if TYPE_CHECKING:
 
 __all__ = ["Recorder"]
 
-#: Frames per record batch of an Arrow recording: a crash loses at most the batch being filled.
+#: Frames per record batch of an Arrow recording: a crash loses at most the batch being filled (and a
+#: killed process, with the background writer, the two full batches in flight).
 RECORDER_BATCH_FRAMES = 128
+
+#: zstd's level for an Arrow recording (None: pyarrow's default, 1); see benchmarks/results/recorder-arrow.md.
+RECORDER_COMPRESSION_LEVEL: int | None = None
 
 # The fields a move gave, as bits, so a frame's moved bodies are one dict of
 # small ints and bodies moved the same way form one array batch.
@@ -160,7 +164,8 @@ class Recorder:
             # zstd context (~10 us apiece), which at 32 frames cost more than a tenth of the recording
             self.writer = ArrowScenarioWriter(path, world.dim, name=name, description=description,
                                               tolerance=tolerance, fsync=fsync, batch_frames=RECORDER_BATCH_FRAMES,
-                                              backend=self._world_backend, background=background)
+                                              backend=self._world_backend, background=background,
+                                              compression_level=RECORDER_COMPRESSION_LEVEL)
             self._arrow: ArrowScenarioWriter | None = self.writer
         else:
             self.writer = ScenarioWriter(path, world.dim, name=name, description=description,
