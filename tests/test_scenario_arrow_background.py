@@ -264,3 +264,37 @@ def test_a_bad_compression_level_is_named(tmp_path, level, compression):
     with pytest.raises(ValueError, match=rf"compression_level must be None or an int with a compression, got "
                                          rf"{level!r}.* with compression={compression!r}"):
         ArrowScenarioWriter(tmp_path / "x.arrows", dim=2, compression=compression, compression_level=level)
+
+
+_AFTER_MAIN = """
+import sys, threading, time
+import numpy as np
+from collideworld.scenario import MoveBatch
+from collideworld.scenario.arrow import ArrowScenarioWriter
+
+def record():
+    time.sleep(0.2)  # the main thread has ended by now
+    w = ArrowScenarioWriter(sys.argv[1], dim=2, batch_frames=2, background=True, backend="numpy")
+    w.write_frame(add=[{"id": 0, "shape": {"type": "circle", "radius": 1.0}, "position": [0.0, 0.0]}])
+    for x in range(1, 12):
+        if x == 5:
+            deadline = time.monotonic() + 60
+            while w._thread._thread.is_alive() and time.monotonic() < deadline:
+                time.sleep(0.05)  # the idle writer thread leaves (the main thread has ended)
+            assert not w._thread._thread.is_alive()
+        w.write_frame(move=[MoveBatch([0], positions=np.array([[float(x), 0.0]]))])
+    w.close()
+
+threading.Thread(target=record).start()
+"""
+
+
+def test_a_thread_recording_after_the_main_thread_ended_writes_every_frame(tmp_path):
+    """The writer's thread leaves once the main thread has ended and it is idle; a thread still
+    recording then writes its own batches (it neither hangs on a full queue nor loses a batch)."""
+    path = tmp_path / "late.arrows"
+    done = subprocess.run([sys.executable, "-c", _AFTER_MAIN, str(path)], cwd=ROOT, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    frames = list(read_scenario(path))
+    assert [f.move[0].position for f in frames[1:]] == [(float(x), 0.0) for x in range(1, 12)]

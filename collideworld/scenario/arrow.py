@@ -185,39 +185,63 @@ class _BatchThread:
     main thread has ended and the queue is empty, so a writer that was never closed
     (a loop that died of an exception) still writes every batch it was given. The
     stream's end-of-stream marker is not written then; the reader reads the batches.
+    A thread that goes on recording after the main thread has ended (and the writer's
+    thread has left) has its batches written in its own calls.
     """
 
     _POLL = 0.5  # seconds between looks at the main thread while idle
 
     def __init__(self, build: Callable[[dict[str, list[Any]], Any], Any], write: Callable[[Any], None]) -> None:
         self.error: BaseException | None = None
+        self._build, self._write = build, write
         self._queue: queue.Queue[tuple[dict[str, list[Any]], Any] | None] = queue.Queue(maxsize=1)
-        self._thread = threading.Thread(target=self._run, args=(build, write), name="collideworld-arrow-writer")
+        # held while a batch is queued and while the idle thread decides to leave, so that a batch
+        # is never queued to a thread that has left (see _put)
+        self._lock = threading.Lock()
+        self._retired = False
+        self._thread = threading.Thread(target=self._run, name="collideworld-arrow-writer")
         self._thread.start()
 
-    def _run(self, build: Callable[[dict[str, list[Any]], Any], Any], write: Callable[[Any], None]) -> None:
+    def _handle(self, item: tuple[dict[str, list[Any]], Any]) -> None:
+        if self.error is None:
+            try:
+                self._write(self._build(*item))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread, raised there
+                self.error = exc
+
+    def _run(self) -> None:
         main = threading.main_thread()
         while True:
             try:
                 item = self._queue.get(timeout=self._POLL)
             except queue.Empty:
-                if not main.is_alive():
-                    return
+                if main.is_alive():
+                    continue
+                with self._lock:
+                    if self._queue.empty():
+                        self._retired = True
+                        return
                 continue
             if item is None:
                 return
-            if self.error is None:
-                try:
-                    write(build(*item))
-                except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread, raised there
-                    self.error = exc
+            self._handle(item)
+
+    def _put(self, item: tuple[dict[str, list[Any]], Any] | None) -> None:
+        with self._lock:
+            if not self._retired:
+                # may wait while two batches are in flight: the thread takes them without the lock
+                self._queue.put(item)
+                return
+        # the thread has left (the main thread ended while another thread records): written here, in order
+        if item is not None:
+            self._handle(item)
 
     def submit(self, pending: dict[str, list[Any]], encoder: Any) -> None:
-        self._queue.put((pending, encoder))
+        self._put((pending, encoder))
 
     def join(self) -> None:
         """Wait until every batch submitted is written (or the thread has failed), then end the thread."""
-        self._queue.put(None)
+        self._put(None)
         self._thread.join()
 
 
