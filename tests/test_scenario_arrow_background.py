@@ -179,7 +179,7 @@ def test_at_most_two_batches_are_in_flight(tmp_path):
 
 
 _DYING = """
-import sys
+import sys, time
 import numpy as np
 from collideworld import Circle, World
 from collideworld.scenario import Recorder
@@ -188,6 +188,11 @@ n = 25
 pos = rng.uniform(0, 20, (n, 2)); vel = rng.normal(0, 0.1, (n, 2))
 rec = Recorder(World(dim=2), sys.argv[1], background=sys.argv[2] == "1")
 rec.writer.batch_frames = 4
+write = rec.writer._write_batch
+def slow_disk(batch):
+    time.sleep(0.3)  # the loop dies while batches still wait for the thread
+    write(batch)
+rec.writer._write_batch = slow_disk
 ids = np.asarray(rec.add_many(Circle(0.5), pos, ids=list(range(n))))
 rec.step()
 for frame in range(2, 24):
