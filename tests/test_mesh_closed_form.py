@@ -9,7 +9,8 @@ points, normal), configurations within 1e-8 of touching counted apart;
 touching by construction in dyadic coordinates (exact by hand); a centre or
 a segment in the triangle's plane but beside it (the SAT's one axis said
 overlap there: hand-computed gaps); a tilted flat mesh walked by a sphere
-and a capsule (the face normal, by hand).
+and a capsule (the face normal, by hand); two triangles in one plane (the
+same degenerate SAT: mesh against mesh) against shapely's predicates.
 """
 
 from __future__ import annotations
@@ -21,7 +22,11 @@ import pytest
 from collideworld import Capsule, Sphere, TriangleMesh, World
 from collideworld.geometry import contact_triangle as numpy_twin
 from collideworld.geometry.compiled import contact_triangle as compiled_twin
-from collideworld.geometry.contact_triangle import closest_point_triangle, closest_segment_triangle
+from collideworld.geometry.contact_triangle import (
+    closest_point_triangle,
+    closest_segment_triangle,
+    contact_triangle_triangle,
+)
 
 TWINS = {"numpy": numpy_twin, "compiled": compiled_twin}
 NONE = np.zeros((0, 0, 3))
@@ -251,3 +256,33 @@ def test_walking_over_a_tilted_flat_mesh_gets_its_face_normal(backend, body):
                 assert c.depth == pytest.approx(sink, abs=1e-9), (x, y, c)
             steps += 1
     assert steps == 169
+
+
+@pytest.mark.parametrize("plane", ["z = 0", "z = x / 2 + y / 4"])
+def test_triangles_in_one_plane_agree_with_shapely(plane):
+    # every edge x edge axis of two triangles in one plane is its normal, on which they overlap by 0
+    # wherever they lie: the in-plane edge normals decide (shapely's exact predicates on the plane's x, y)
+    import shapely
+
+    rng = np.random.default_rng(31 if plane == "z = 0" else 32)
+    tilt = (0.0, 0.0) if plane == "z = 0" else (0.5, 0.25)
+    counts = {"hit": 0, "miss": 0}
+    act = np.ones((1, 3), dtype=bool)
+    for _ in range(300):
+        xy = rng.integers(-16, 17, size=(2, 3, 2)) / 16.0  # dyadic: the plane's z is exact
+        e1, e2 = xy[:, 1] - xy[:, 0], xy[:, 2] - xy[:, 0]
+        if (np.abs(e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0]) < 1e-3).any():
+            continue
+        tri = np.concatenate([xy, (xy @ np.array(tilt))[..., None]], axis=2)
+        res = contact_triangle_triangle(tri[:1], act, tri[1:], act)
+        oracle = shapely.Polygon(xy[0]).intersects(shapely.Polygon(xy[1]))
+        assert bool(res.hit[0]) == oracle, (xy.tolist(), res)
+        counts["hit" if oracle else "miss"] += 1
+    assert counts["hit"] >= 50 and counts["miss"] >= 50, counts
+    # in a world: two flat one-triangle meshes side by side, 0.4 / sqrt(2) apart, then touching
+    w = World(dim=3)
+    w.add(TriangleMesh(TRI, [(0, 1, 2)]), (0.0, 0.0, 0.0), static=True, id="m")
+    w.add(TriangleMesh(TRI, [(0, 1, 2)]), (0.7, 0.7, 0.0), id="n")
+    assert list(w.step()) == []
+    w.move("n", (1.0, 0.0, 0.0))  # vertex (1, 0) on vertex (1, 0): touching
+    assert [(c.a, c.b, c.depth) for c in w.step()] == [("m", "n", 0.0)]

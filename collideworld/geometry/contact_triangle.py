@@ -351,7 +351,8 @@ def contact_triangle_triangle(tri_a: F64, active_a: NDArray[np.bool_], tri_b: F6
 
     Examples
     --------
-    Two triangles crossing like the blades of scissors touch; moved 1 apart, they do not:
+    Two triangles crossing like the blades of scissors touch; moved 1 apart, they do not; two
+    triangles in one plane 0.4 apart do not either:
 
     >>> import numpy as np
     >>> a = np.array([[[-1.0, -1, 0], [1.0, -1, 0], [0.0, 1, 0]]] * 2)
@@ -359,9 +360,20 @@ def contact_triangle_triangle(tri_a: F64, active_a: NDArray[np.bool_], tri_b: F6
     >>> act = np.ones((2, 3), dtype=bool)
     >>> contact_triangle_triangle(a, act, b, act).hit.tolist()
     [True, False]
+    >>> flat = np.array([[[0.0, 0, 0], [1.0, 0, 0], [0.0, 1, 0]]])
+    >>> contact_triangle_triangle(flat, act[:1], flat + [1.4, 0.0, 0.0], act[:1]).hit.tolist()
+    [False]
     """
     n = len(tri_a)
     face_a, edges_a = triangle_polytope(tri_a)
-    res = contact_polytope_triangle(tri_a, face_a, edges_a, np.zeros(n), tri_b, active_b)
+    # two triangles in one plane: every edge x edge axis is the plane's normal, on which they overlap by 0
+    # wherever they lie in it; their in-plane edge normals (the 2D SAT's axes: plane normal x each edge of
+    # either) are added as axes of a. An axis more never lowers the least overlap below the true one (the
+    # overlap along any direction is at least the penetration), so other pairs keep their answers.
+    inplane = np.cross(face_a, np.concatenate([edges_a, np.roll(tri_b, -1, axis=1) - tri_b], axis=1))
+    length = np.linalg.norm(inplane, axis=2, keepdims=True)
+    inplane = inplane / np.where(length > 0.0, length, 1.0)
+    axes = np.concatenate([face_a, inplane], axis=1)
+    res = contact_polytope_triangle(tri_a, axes, edges_a, np.zeros(n), tri_b, active_b)
     flipped = no_snag(ContactArrays(res.hit, -res.normal, res.depth), tri_a, active_a, tri_b, np.zeros(n))
     return ContactArrays(flipped.hit, -flipped.normal + 0.0, flipped.depth)
