@@ -1384,8 +1384,12 @@ class BodyStore:
         """Give every part slot its owner's flag in ``flags`` (indexed by slot), in place."""
         if not self.n_compounds:
             return
-        parts = np.flatnonzero(self.owner >= 0)
-        flags[parts] = flags[self.owner[parts]]
+        # written: the part slots flagged now (cleared) and the parts of the flagged bodies (set), not
+        # every part slot (a static 100,000-triangle mesh has 100,000: 0.7 ms a frame, gathered each step)
+        flags[flags & (self.owner >= 0)] = False
+        comp = np.flatnonzero(flags & (self.n_parts > 0))
+        if len(comp):
+            flags[self.compound_parts(comp)[1]] = True
 
     def sync_parts(self, slots: NDArray[np.int64]) -> None:
         """Copy the per-body metadata (id, filters, static flag) of compounds ``slots`` to their part slots."""

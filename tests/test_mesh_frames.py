@@ -106,3 +106,30 @@ def test_move_many_takes_a_list_of_ints_and_refuses_bools_and_unknown_ids():
         with pytest.raises(UnknownIdError, match=name):
             w.move_many(bad, np.zeros((len(bad), 3)))
         assert (w.poses(ids)[0] == before).all()
+
+
+def test_spread_to_parts_gives_every_part_its_owners_flag():
+    # the definition (each part slot takes its owner's flag), against the writes of only the flagged
+    # bodies' parts and the part slots flagged before: worlds of compounds, meshes and simple bodies
+    from collideworld import Compound
+
+    rng = np.random.default_rng(12)
+    verts, tris = terrain(rng)
+    w = World(dim=3)
+    w.add(TriangleMesh(verts, tris[:80]), (0, 0, 0), static=True, id="mesh")
+    for i in range(12):
+        shape = Compound([(Sphere(0.2), (0.0, 0.0, 0.0)), (Box((0.1, 0.1, 0.1)), (0.5, 0.0, 0.0))]) if i % 3 else \
+            Sphere(0.3)
+        w.add(shape, tuple(rng.uniform(0, 5, 3)), id=f"b{i}")
+    w.remove("b4")  # a released compound: its part slots are free again
+    st = w._store
+    parts = np.flatnonzero(st.owner >= 0)
+    checked = 0
+    for _ in range(200):
+        flags = rng.random(st.capacity) < rng.choice([0.02, 0.3, 0.9])
+        expect = flags.copy()
+        expect[parts] = expect[st.owner[parts]]
+        st.spread_to_parts(flags)
+        assert (flags == expect).all()
+        checked += int(expect[parts].sum())
+    assert checked > 1000
