@@ -148,7 +148,7 @@ class IdRegistry:
         ids = id_sequence(ids, what)
         if type(ids) is list and len(ids) and set(map(type, ids)) == {int}:
             # a list of plain ints (bools are not ints here: lookup_key): the table below, not a dict
-            # lookup per id (1.6 ms of a 1,000-body move_many; benchmarks/results/meshes.md)
+            # lookup per id (0.11 -> 0.045 ms for 1,000 ids; benchmarks/results/meshes.md)
             try:
                 ids = np.array(ids, dtype=np.int64)
             except OverflowError:
