@@ -146,6 +146,13 @@ class IdRegistry:
     def slots_of(self, ids: Any, what: str = "ids") -> NDArray[np.int64]:
         """Slots of a sequence of ids (all known, or :class:`UnknownIdError` naming the first unknown)."""
         ids = id_sequence(ids, what)
+        if type(ids) is list and len(ids) and set(map(type, ids)) == {int}:
+            # a list of plain ints (bools are not ints here: lookup_key): the table below, not a dict
+            # lookup per id (0.11 -> 0.045 ms for 1,000 ids; benchmarks/results/meshes.md)
+            try:
+                ids = np.array(ids, dtype=np.int64)
+            except OverflowError:
+                pass
         if isinstance(ids, np.ndarray) and ids.dtype.kind in "iu":
             # integer ids: one table lookup for the whole batch instead of a
             # dict lookup per id (the hot path of move_many)

@@ -7,6 +7,10 @@ the same order, with no allocation per row::
         (edge of a) x (edge of the triangle), each axis measured by projecting
         every vertex of both sides (a triangle is flat: its edges' arcs on the
         Gauss map are half circles, so no edge pair is pruned)
+    a sphere or a capsule (a point or a segment grown by r), unless an axis
+        separates it by more than r + SAT_REJECT * scale: d = the distance of
+        the closest points in closed form (closest_point_triangle,
+        closest_segment_triangle, the numpy twin's), then as GJK's d below
     if the cores overlap (least overlap >= 0): depth = r + overlap, along its axis
     elif an axis separates them by more than r + SAT_REJECT * scale: a miss
         (a separating axis is a lower bound of the gap), depth r + overlap
@@ -33,6 +37,7 @@ from numpy.typing import NDArray
 
 from ..gjk import gjk_closest
 from ..result import ContactArrays
+from .capsule_support import closest_segment_segment_row
 from .kernel_support import as_rows, contact_outputs, touch_rule
 
 __all__ = ["contact_polytope_triangle", "contact_triangle_slots"]
@@ -126,6 +131,112 @@ def _sat_row(pts: F64, na: int, normals: F64, nfa: int, edges: F64, nea: int, fa
 
 
 @njit(cache=True)
+def _closest_point_triangle(px: float, py: float, pz: float, tri: F64, q: F64) -> bool:
+    """The closest point of triangle ``tri`` (3, 3) to (px, py, pz) into ``q`` (numpy twin: closest_point_triangle);
+    whether it is in the face's region.
+
+    Ericson's Voronoi regions (RTCD 5.1.5) in the numpy twin's order, the same sums.
+    """
+    ax, ay, az = tri[0, 0], tri[0, 1], tri[0, 2]
+    bx, by, bz = tri[1, 0], tri[1, 1], tri[1, 2]
+    cx, cy, cz = tri[2, 0], tri[2, 1], tri[2, 2]
+    abx, aby, abz = bx - ax, by - ay, bz - az
+    acx, acy, acz = cx - ax, cy - ay, cz - az
+    apx, apy, apz = px - ax, py - ay, pz - az
+    bpx, bpy, bpz = px - bx, py - by, pz - bz
+    cpx, cpy, cpz = px - cx, py - cy, pz - cz
+    d1 = abx * apx + aby * apy + abz * apz
+    d2 = acx * apx + acy * apy + acz * apz
+    d3 = abx * bpx + aby * bpy + abz * bpz
+    d4 = acx * bpx + acy * bpy + acz * bpz
+    d5 = abx * cpx + aby * cpy + abz * cpz
+    d6 = acx * cpx + acy * cpy + acz * cpz
+    va, vb, vc = d3 * d6 - d5 * d4, d5 * d2 - d1 * d6, d1 * d4 - d3 * d2
+    if d1 <= 0.0 and d2 <= 0.0:
+        q[0], q[1], q[2] = ax, ay, az
+    elif d3 >= 0.0 and d4 <= d3:
+        q[0], q[1], q[2] = bx, by, bz
+    elif vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
+        v = d1 / (d1 - d3)
+        q[0], q[1], q[2] = ax + abx * v, ay + aby * v, az + abz * v
+    elif d6 >= 0.0 and d5 <= d6:
+        q[0], q[1], q[2] = cx, cy, cz
+    elif vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
+        w = d2 / (d2 - d6)
+        q[0], q[1], q[2] = ax + acx * w, ay + acy * w, az + acz * w
+    elif va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:
+        w = (d4 - d3) / ((d4 - d3) + (d5 - d6))
+        q[0], q[1], q[2] = bx + (cx - bx) * w, by + (cy - by) * w, bz + (cz - bz) * w
+    else:
+        face_sum = va + vb + vc
+        inv = 1.0 / (face_sum if face_sum != 0.0 else 1.0)
+        v, w = vb * inv, vc * inv
+        q[0], q[1], q[2] = ax + abx * v + acx * w, ay + aby * v + acy * w, az + abz * v + acz * w
+        return True
+    return False
+
+
+@njit(cache=True)
+def _keep_nearer(ws: F64, p: int, q: int, face: bool) -> None:
+    """Rows ``p``, ``q`` of ``ws`` (a point on the segment, one on the triangle) replace the best pair
+    (rows 6, 7; squared distance ``ws[8, 0]``, 1.0 in ``ws[8, 1]`` where ``q`` is over the face) where
+    strictly nearer."""
+    dx, dy, dz = ws[q, 0] - ws[p, 0], ws[q, 1] - ws[p, 1], ws[q, 2] - ws[p, 2]
+    d = dx * dx + dy * dy + dz * dz
+    if d < ws[8, 0]:
+        ws[8, 0] = d
+        ws[8, 1] = 1.0 if face else 0.0
+        for k in range(3):
+            ws[6, k] = ws[p, k]
+            ws[7, k] = ws[q, k]
+
+
+@njit(cache=True)
+def _closest_segment_triangle(verts: F64, tri: F64, ws: F64) -> None:
+    """Closest points of segment ``verts[0]``-``verts[1]`` and ``tri`` into ``ws[6]`` (segment) and ``ws[7]``.
+
+    The numpy twin's closest_segment_triangle: the ends, the three edges, the
+    plane crossing, in that order, the first nearest kept. ``ws`` (16, 4) is
+    scratch (rows 0-8).
+    """
+    for k in range(3):
+        ws[0, k] = verts[0, k]
+        ws[1, k] = verts[1, k] - verts[0, k]
+    f = _closest_point_triangle(verts[0, 0], verts[0, 1], verts[0, 2], tri, ws[7])
+    for k in range(3):
+        ws[6, k] = verts[0, k]
+    dx, dy, dz = ws[7, 0] - ws[6, 0], ws[7, 1] - ws[6, 1], ws[7, 2] - ws[6, 2]
+    ws[8, 0] = dx * dx + dy * dy + dz * dz
+    ws[8, 1] = 1.0 if f else 0.0
+    f = _closest_point_triangle(verts[1, 0], verts[1, 1], verts[1, 2], tri, ws[5])
+    for k in range(3):
+        ws[4, k] = verts[1, k]
+    _keep_nearer(ws, 4, 5, f)
+    for e in range(3):
+        for k in range(3):
+            ws[2, k] = tri[e, k]
+            ws[3, k] = tri[(e + 1) % 3, k] - tri[e, k]
+        s, t = closest_segment_segment_row(ws[0], ws[1], ws[2], ws[3], ws[9], 3)
+        for k in range(3):
+            ws[4, k] = ws[0, k] + ws[1, k] * s
+            ws[5, k] = ws[2, k] + ws[3, k] * t
+        _keep_nearer(ws, 4, 5, False)
+    abx, aby, abz = tri[1, 0] - tri[0, 0], tri[1, 1] - tri[0, 1], tri[1, 2] - tri[0, 2]
+    acx, acy, acz = tri[2, 0] - tri[0, 0], tri[2, 1] - tri[0, 1], tri[2, 2] - tri[0, 2]
+    nx = aby * acz - abz * acy
+    ny = abz * acx - abx * acz
+    nz = abx * acy - aby * acx
+    h0 = (verts[0, 0] - tri[0, 0]) * nx + (verts[0, 1] - tri[0, 1]) * ny + (verts[0, 2] - tri[0, 2]) * nz
+    h1 = (verts[1, 0] - tri[0, 0]) * nx + (verts[1, 1] - tri[0, 1]) * ny + (verts[1, 2] - tri[0, 2]) * nz
+    if (h0 < 0.0 and h1 > 0.0) or (h0 > 0.0 and h1 < 0.0):
+        u = h0 / (h0 - h1)
+        for k in range(3):
+            ws[4, k] = ws[0, k] + ws[1, k] * u
+        f = _closest_point_triangle(ws[4, 0], ws[4, 1], ws[4, 2], tri, ws[5])
+        _keep_nearer(ws, 4, 5, f)
+
+
+@njit(cache=True)
 def _row(verts: F64, na: int, normals: F64, nfa: int, edges: F64, nea: int, radius: float, tri: F64,
          active: NDArray[np.bool_], rel: float, floor: float, pts: F64, ws: F64, out: F64, face: F64, tedge: F64,
          best: F64, height: F64, res: F64, cand: F64) -> bool:
@@ -167,8 +278,34 @@ def _row(verts: F64, na: int, normals: F64, nfa: int, edges: F64, nea: int, radi
     certified: float = radius + best[0]
     nx, ny, nz = best[1], best[2], best[3]
     signed = certified
-    if best[0] < 0.0 and certified >= -SAT_REJECT * scale:
-        dist: float = gjk_closest(pts, np.int64(0), na, na, np.int64(3), ws, out)  # no literals: one compile
+    round_core = nfa == 0 and ((na == 1 and nea == 0) or (na == 2 and nea == 1))
+    if round_core and certified >= -SAT_REJECT * scale:
+        # a sphere or a capsule: the closest points in closed form, not GJK (numpy twin: _closed_form)
+        if na == 1:
+            for k in range(3):
+                ws[6, k] = verts[0, k]
+            in_face = _closest_point_triangle(verts[0, 0], verts[0, 1], verts[0, 2], tri, ws[7])
+        else:
+            _closest_segment_triangle(verts, tri, ws)
+            in_face = ws[8, 1] == 1.0
+        dx, dy, dz = ws[7, 0] - ws[6, 0], ws[7, 1] - ws[6, 1], ws[7, 2] - ws[6, 2]
+        dist = math.sqrt(dx * dx + dy * dy + dz * dz)
+        div = dist
+        if in_face:
+            # over the face: the height along the unit face normal (numpy twin: _closed_form)
+            up = ((ws[6, 0] - tri[0, 0]) * face[0] + (ws[6, 1] - tri[0, 1]) * face[1]
+                  + (ws[6, 2] - tri[0, 2]) * face[2])
+            dist = abs(up)
+            div = 1.0
+            sg = -1.0 if up > 0.0 else 1.0
+            dx, dy, dz = face[0] * sg, face[1] * sg, face[2] * sg
+        signed = radius - dist
+        if dist > 1e-9 * scale:
+            nx, ny, nz = dx / div, dy / div, dz / div
+        elif best[0] >= 0.0 or certified < signed - 2e-13 * scale:
+            signed = certified
+    elif not round_core and best[0] < 0.0 and certified >= -SAT_REJECT * scale:
+        dist = gjk_closest(pts, np.int64(0), na, na, np.int64(3), ws, out)  # no literals: one compile
         if ws[14, 0] == 0.0:  # no proof of a gap (GJK stopped by rounding): the SAT decides
             dist = 0.0
         signed = radius - dist
