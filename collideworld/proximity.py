@@ -645,38 +645,55 @@ def distance(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
     >>> distance(Box((1, 1)), ((0, 0), 0.0), Circle(1.0), ((4, 0), 0.0), max_distance=1.0) is None
     True
     """
-    _check_shapes(shape_a, shape_b)
-    md = _check_max_distance(max_distance)
+    entry = _PAIR_PACKS.get((id(shape_a), id(shape_b)))
+    if entry is None or entry[0] is not shape_a or entry[1] is not shape_b:
+        # (a pair already packed passed these checks: shapes are immutable)
+        _check_shapes(shape_a, shape_b)
+    md = math.inf if max_distance is _INF else _check_max_distance(max_distance)
     rows = (_checked_row(shape_a, pose_a, "a"), _checked_row(shape_b, pose_b, "b"))
     return _distance_checked(shape_a, pose_a, shape_b, pose_b, rows, md)
 
 
+_INF = math.inf  # distance()'s default max_distance, recognised by identity
+
+
 def _distance_checked(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
-                      rows: tuple[NDArray[np.float64], NDArray[np.float64]], md: float) -> DistanceResult | None:
-    """:func:`distance` after validation (``rows``: the poses as kernel rows)."""
+                      rows: tuple[NDArray[np.float64], NDArray[np.float64]], md: float,
+                      measured: tuple[float, NDArray[np.float64], NDArray[np.float64]] | None = None
+                      ) -> DistanceResult | None:
+    """:func:`distance` after validation (``rows``: the poses as kernel rows).
+
+    ``measured``: ``(gap, out, world)`` of ``posed_distance`` at these rows when the caller
+    already has them (time_of_impact's kernel measures the touch in the same call).
+    """
     if shape_a.is_infinite and shape_b.is_infinite:  # (half-planes and planes, the only infinite kinds)
         return _planes_distance(shape_a, shape_b, md)  # type: ignore[arg-type]
     dim = shape_a.dim
     p, reach_a, reach_b, plane_scale = _pair_pack(shape_a, shape_b)
-    work = _Work(len(p.verts))
-    posed_distance = _kernel(gjk, "posed_distance")
-    gap = float(posed_distance(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount, p.sfirst,
-                               p.scount, rows[0], rows[1], dim, work.world, work.out))
+    if measured is None:
+        # one compiled call with its own scratch: five numpy allocations here cost more than the kernel
+        g, out, world = _kernel(gjk, "posed_distance_out")(p.verts, p.pfirst, p.pcount, p.prad, p.pplane,
+                                                            p.svfirst, p.svcount, p.sfirst, p.scount, rows[0],
+                                                            rows[1], dim)
+    else:
+        g, out, world = measured
+    gap = float(g)
     ra, rb = rows[0].tolist(), rows[1].tolist()
     # the scale on Python floats: the same maxima as numpy's, the same sums
     scale = max(max(abs(ra[0]), abs(ra[1]), abs(ra[2])) + reach_a, max(abs(rb[0]), abs(rb[1]), abs(rb[2])) + reach_b,
                 plane_scale)
     tol = REL_TOUCH_TOL * abs(scale)  # touch_tolerance on a Python float (the same product)
-    pa = work.out[0:dim].copy()
-    pb = work.out[3:3 + dim].copy()
-    normal = work.out[6:6 + dim].copy()
+    # views of the call's own fresh out array (nothing else holds it): the values the copies had
+    pa = out[0:dim]
+    pb = out[3:3 + dim]
+    normal = out[6:6 + dim]
     if gap > tol:
         # The gap must agree with GJK's own witness points, which lie on the shapes: a gap
         # they undercut came from a face normal that was rounding noise (then trust the
         # points; if they touch, collide() below decides, as for any touching pair).
         # A Python estimate of the witness gap screens out the usual case; the numpy
         # arithmetic decides (and gives the bits) whenever the estimate is not clearly above.
-        o = work.out.tolist()
+        o = out.tolist()
         e2 = (o[3] - o[0]) ** 2 + (o[4] - o[1]) ** 2
         e = math.sqrt(e2 + (o[5] - o[2]) ** 2 if dim == 3 else e2)
         if not e >= gap:
@@ -699,6 +716,8 @@ def _distance_checked(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
     pieces = (0, 0)
     if len(p.pfirst) > 2:  # a concave polygon: find the piece pair behind collide's answer
         pieces = _deepest_pieces(shape_a, pose_a, shape_b, pose_b)
+    work = _Work(0)
+    work.world, work.out = world, out  # the measurement's own arrays
     pa, pb = _deepest_points(p, work, c.normal, c.depth, scale, pieces)
     return DistanceResult(-c.depth, pa, pb, c.normal)
 
@@ -773,7 +792,9 @@ def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, sta
     >>> time_of_impact(stick, ((0, 0), 0.0), ((0, 0), 0.5), ball, here, here) is None
     True
     """
-    _check_shapes(shape_a, shape_b)
+    entry = _PAIR_PACKS.get((id(shape_a), id(shape_b)))
+    if entry is None or entry[0] is not shape_a or entry[1] is not shape_b:
+        _check_shapes(shape_a, shape_b)  # (a pair already packed passed them)
     a0, a1 = _motion_rows(shape_a, start_a, end_a, "a")
     b0, b1 = _motion_rows(shape_b, start_b, end_b, "b")
     if shape_a.is_infinite and shape_b.is_infinite:
@@ -787,19 +808,27 @@ def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, sta
     # the identity-keyed pack (hashing two dataclass shapes for _pack's cache costs more than the kernel);
     # a is no plane here, so plane_scale is b's plane term alone, and max(reach_a, reach_b) reach.max()
     p, reach_a, reach_b, plane_scale = _pair_pack(shape_a, shape_b)
-    work = _Work(len(p.verts))
     dim = shape_a.dim
     tol = _tolerance([a0, a1, b0, b1], max(reach_a, reach_b) + plane_scale)
-    t = float(_kernel(toi, "toi_shapes")(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount, p.sfirst,
-                             p.scount, p.reach, 0, 1, a0, a1, b0, b1, dim, tol, work.world, work.ws, work.out,
-                             work.tmp, work.pose, work.rot))
+    # conservative advancement and impact_at's measurement at the touch in one compiled call
+    t_, gap, out, world, pose_a, pose_b = _kernel(toi, "toi_impact")(p.verts, p.pfirst, p.pcount, p.prad,
+                                                                      p.pplane, p.svfirst, p.svcount, p.sfirst,
+                                                                      p.scount, p.reach, a0, a1, b0, b1, dim, tol)
+    t = float(t_)
     if t == toi.UNDECIDED:
         raise UndecidedError(f"time_of_impact could not decide within {toi.MAX_ADVANCE_STEPS} conservative-"
                              f"advancement steps whether the {shape_a.kind} and the {shape_b.kind} touch "
                              f"(a near miss over very many turns?): split the motion into shorter ones")
     if t < 0.0:
         return None
-    return impact_at(shape_a, a0, a1, shape_b, b0, b1, t)
+    # the rest of impact_at, on the kernel's poses and measurement
+    t = min(t, 1.0)
+    r = _distance_checked(shape_a, _pose_from_row(shape_a, pose_a), shape_b, _pose_from_row(shape_b, pose_b),
+                          (pose_a, pose_b), math.inf, (gap, out, world))
+    assert r is not None  # no max_distance given
+    # the midpoint on Python floats: numpy's 0.5 * (a + b), element by element (the same roundings)
+    mid = [0.5 * (x + y) for x, y in zip(r.point_a.tolist(), r.point_b.tolist(), strict=True)]
+    return ImpactResult(t, r.normal, np.array(mid))
 
 
 def impact_at(shape_a: Shape, a0: NDArray[np.float64], a1: NDArray[np.float64], shape_b: Shape,
