@@ -388,16 +388,25 @@ def _fast_row(shape: Shape, pose: Any) -> NDArray[np.float64] | None:
     with :func:`check_quaternion`'s arithmetic). Anything else, bad input
     included, gives None, and :func:`_row` checks it and raises its errors.
     """
+    values = _fast_values(shape, pose)
+    return None if values is None else np.array(values)
+
+
+_IDENTITY_VALUES = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0)
+
+
+def _fast_values(shape: Shape, pose: Any) -> tuple[float, ...] | None:
+    """:func:`_fast_row`'s eight numbers as a tuple of Python floats (the same values), or None."""
     if shape.is_infinite:
-        return _IDENTITY.copy() if pose is None else None
+        return _IDENTITY_VALUES if pose is None else None
     d = shape.dim
     f = plain_float_pose(pose, d)
     if f is not None:
         if d == 2:
             x, y, turn = f
-            return np.array([x, y, 0.0, 1.0, 0.0, 0.0, 0.0, turn])
+            return (x, y, 0.0, 1.0, 0.0, 0.0, 0.0, turn)
         x, y, z, w, qx, qy, qz = f
-        return np.array([x, y, z, w, qx, qy, qz, 0.0])
+        return (x, y, z, w, qx, qy, qz, 0.0)
     xy = plain_position(pose, d)
     rot: Any = None
     if xy is None:
@@ -409,17 +418,17 @@ def _fast_row(shape: Shape, pose: Any) -> NDArray[np.float64] | None:
         rot = pose[1]
     if d == 2:
         if rot is None:
-            return np.array([xy[0], xy[1], 0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+            return (xy[0], xy[1], 0.0, 1.0, 0.0, 0.0, 0.0, 0.0)
         t = type(rot)
         if not (t is float or t is _NP_FLOAT64 or (t is int and abs(rot) < 2 ** 53)) or not math.isfinite(rot):
             return None
-        return np.array([xy[0], xy[1], 0.0, 1.0, 0.0, 0.0, 0.0, float(rot)])
+        return (xy[0], xy[1], 0.0, 1.0, 0.0, 0.0, 0.0, float(rot))
     if rot is None:
-        return np.array([xy[0], xy[1], xy[2], 1.0, 0.0, 0.0, 0.0, 0.0])
+        return (xy[0], xy[1], xy[2], 1.0, 0.0, 0.0, 0.0, 0.0)
     q = plain_unit_quaternion(rot)
     if q is None:
         return None
-    return np.array([xy[0], xy[1], xy[2], q[0], q[1], q[2], q[3], 0.0])
+    return (xy[0], xy[1], xy[2], q[0], q[1], q[2], q[3], 0.0)
 
 
 _NP_FLOAT64 = np.float64
@@ -646,8 +655,23 @@ def distance(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
     True
     """
     entry = _PAIR_PACKS.get((id(shape_a), id(shape_b)))
-    if entry is None or entry[0] is not shape_a or entry[1] is not shape_b:
-        # (a pair already packed passed these checks: shapes are immutable)
+    if entry is not None and entry[0] is shape_a and entry[1] is shape_b:
+        # The checked-shape fast path: a pair already packed passed the shape checks (shapes are
+        # immutable); poses in a common form are read on Python floats; one compiled call measures.
+        va, vb = _fast_values(shape_a, pose_a), _fast_values(shape_b, pose_b)
+        if va is not None and vb is not None:
+            md = math.inf if max_distance is _INF else _check_max_distance(max_distance)
+            p, reach_a, reach_b, plane_scale = entry[2]
+            dim = shape_a.dim
+            measured = _kernel(gjk, "distance_measure")(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst,
+                                                        p.svcount, p.sfirst, p.scount, va, vb, dim, reach_a,
+                                                        reach_b, plane_scale)
+            if measured[0]:  # apart, the gap confirmed by the witness points
+                gap, out = measured[1], measured[2]
+                return None if gap > md else DistanceResult(gap, out[0:dim], out[3:3 + dim], out[6:6 + dim])
+            return _distance_checked(shape_a, pose_a, shape_b, pose_b, (np.array(va), np.array(vb)), md,
+                                     measured[1:])
+    else:
         _check_shapes(shape_a, shape_b)
     md = math.inf if max_distance is _INF else _check_max_distance(max_distance)
     rows = (_checked_row(shape_a, pose_a, "a"), _checked_row(shape_b, pose_b, "b"))
@@ -672,9 +696,10 @@ def _distance_checked(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
     p, reach_a, reach_b, plane_scale = _pair_pack(shape_a, shape_b)
     if measured is None:
         # one compiled call with its own scratch: five numpy allocations here cost more than the kernel
-        g, out, world = _kernel(gjk, "posed_distance_out")(p.verts, p.pfirst, p.pcount, p.prad, p.pplane,
-                                                            p.svfirst, p.svcount, p.sfirst, p.scount, rows[0],
-                                                            rows[1], dim)
+        _, g, out, world = _kernel(gjk, "distance_measure")(p.verts, p.pfirst, p.pcount, p.prad, p.pplane,
+                                                             p.svfirst, p.svcount, p.sfirst, p.scount,
+                                                             tuple(rows[0].tolist()), tuple(rows[1].tolist()), dim,
+                                                             reach_a, reach_b, plane_scale)
     else:
         g, out, world = measured
     gap = float(g)

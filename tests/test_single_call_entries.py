@@ -1,7 +1,8 @@
 """``distance()`` and ``time_of_impact()`` as one compiled call each (issue 28, single calls at C speed).
 
 Each scalar call runs one compiled entry with its own scratch
-(``gjk.posed_distance_out``; ``time_of_impact.toi_impact``, which also
+(``gjk.distance_measure``, which also
+decides whether the gap stands; ``time_of_impact.toi_impact``, which also
 measures the touch) instead of several kernels around numpy scratch
 allocated in Python, and a pair of shapes already packed (validated when
 first seen) skips the shape checks. Checked here:
@@ -67,7 +68,7 @@ def test_distance_apart_is_one_compiled_call(monkeypatch: pytest.MonkeyPatch, di
     distance(a, pa, b, pb)
     names = _recording(monkeypatch)
     assert distance(a, pa, b, pb) is not None
-    assert names == ["posed_distance_out"]
+    assert names == ["distance_measure"]
 
 
 @pytest.mark.parametrize("hits", [False, True])
@@ -274,14 +275,16 @@ def test_toi_impact_is_the_previous_kernel_sequence_bit_for_bit(dim: int) -> Non
 @pytest.mark.parametrize("dim", [2, 3])
 def test_new_entries_match_their_python_twins(dim: int) -> None:
     rng = np.random.default_rng(41 + dim)
-    twin_d, twin_t = gjk.python_twin("posed_distance_out"), gjk.python_twin("toi_impact")
+    twin_d, twin_t = gjk.python_twin("distance_measure"), gjk.python_twin("toi_impact")
     for _ in range(60):
         a, b, (a0, a1, b0) = _pair_rows(rng, dim)
         p, reach_a, reach_b, plane_scale = prox._pair_pack(a, b)
         args = (p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount, p.sfirst, p.scount)
-        got, want = gjk.posed_distance_out(*args, a0, b0, dim), twin_d(*args, a0, b0, dim)
-        assert got[0] == pytest.approx(want[0], rel=1e-12, abs=1e-14)
-        np.testing.assert_allclose(got[1], want[1], rtol=1e-9, atol=1e-12)
+        rows = (tuple(a0.tolist()), tuple(b0.tolist()), dim, reach_a, reach_b, plane_scale)
+        got, want = gjk.distance_measure(*args, *rows), twin_d(*args, *rows)
+        assert got[0] == want[0]
+        assert got[1] == pytest.approx(want[1], rel=1e-12, abs=1e-14)
+        np.testing.assert_allclose(got[2], want[2], rtol=1e-9, atol=1e-12)
         tol = prox._tolerance([a0, a1, b0, b0], max(reach_a, reach_b) + plane_scale)
         got_t, want_t = toi.toi_impact(*args, p.reach, a0, a1, b0, b0, dim, tol), \
             twin_t(*args, p.reach, a0, a1, b0, b0, dim, tol)

@@ -55,8 +55,10 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from .tolerance import REL_TOUCH_TOL
+
 __all__ = ["COMPILED", "python_twin", "twin_jit", "gjk_closest", "gjk_pieces", "piece_support", "shape_distance",
-           "posed_distance", "posed_distance_out", "pose_at", "closest_rows"]
+           "posed_distance", "distance_measure", "pose_at", "closest_rows"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -792,32 +794,53 @@ def posed_distance(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount
 
 
 @twin_jit
-def posed_distance_out(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
-                       prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
-                       svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
-                       pose_a: NDArray[np.float64], pose_b: NDArray[np.float64],
-                       dim: int) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
-    """:func:`posed_distance` with its own scratch: ``(distance, out (11,), world)``.
+def distance_measure(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
+                     prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
+                     svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
+                     row_a: tuple[float, ...], row_b: tuple[float, ...], dim: int, reach_a: float, reach_b: float,
+                     plane_scale: float) -> tuple[bool, float, NDArray[np.float64], NDArray[np.float64]]:
+    """:func:`posed_distance` with its own scratch, and whether its gap stands: ``(apart, gap, out (11,), world)``.
 
-    The scalar :func:`collideworld.distance` calls this: allocating the world
-    vertices and ``out`` here costs a fraction of what five numpy allocations
-    cost in Python, and nothing is shared between calls (so between threads).
+    The scalar :func:`collideworld.distance` in one call: ``row_a``, ``row_b``
+    are the poses' kernel rows (8 floats each). ``apart`` is True when the gap
+    exceeds the touching tolerance of the pair (``REL_TOUCH_TOL`` times the
+    largest pose coordinate plus the shape's reach, or ``plane_scale``) and
+    the witness points are at least that far apart: then ``gap`` and ``out``
+    are the answer. Otherwise the caller decides (touching, overlapping, or a
+    gap the witness points undercut) from ``gap``, ``out`` and ``world``.
 
     Examples
     --------
     >>> import numpy as np
     >>> one, first = np.ones(2, dtype=np.int64), np.arange(2)
-    >>> a, b = np.array([0.0, 0, 0, 1, 0, 0, 0, 0]), np.array([5.0, 0, 0, 1, 0, 0, 0, 0])
-    >>> gap, out, world = posed_distance_out(np.zeros((2, 3)), first, one, np.ones(2), 0 * one, first, one, first, one,
-    ...                                      a, b, 2)
-    >>> gap, out[:9].tolist()
-    (3.0, [1.0, 0.0, 0.0, 4.0, 0.0, 0.0, 1.0, 0.0, 0.0])
+    >>> a, b = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0), (5.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0)
+    >>> apart, gap, out, world = distance_measure(np.zeros((2, 3)), first, one, np.ones(2), 0 * one, first, one,
+    ...                                           first, one, a, b, 2, 1.0, 1.0, 0.0)
+    >>> apart, gap, out[:9].tolist()
+    (True, 3.0, [1.0, 0.0, 0.0, 4.0, 0.0, 0.0, 1.0, 0.0, 0.0])
     """
+    pose_a = np.empty(8)
+    pose_b = np.empty(8)
+    for i in range(8):
+        pose_a[i] = row_a[i]
+        pose_b[i] = row_b[i]
     world = np.zeros((verts.shape[0], 3))
     out = np.zeros(11)
     gap = posed_distance(verts, pfirst, pcount, prad, pplane, svfirst, svcount, sfirst, scount, pose_a, pose_b, dim,
                          world, out)
-    return gap, out, world
+    # the touching tolerance as distance() computes it on Python floats (the same maxima, sums and product)
+    scale = max(max(abs(row_a[0]), abs(row_a[1]), abs(row_a[2])) + reach_a,
+                max(abs(row_b[0]), abs(row_b[1]), abs(row_b[2])) + reach_b, plane_scale)
+    tol = REL_TOUCH_TOL * abs(scale)
+    if not gap > tol:
+        return False, gap, out, world
+    # distance()'s screen of the witness gap: the witness points no closer than the gap. (Where this
+    # estimate and distance()'s numpy check could differ, within a few ulps of the gap, that check
+    # only corrects gaps more than tol, i.e. hundreds of ulps, above the witness distance.)
+    e2 = (out[3] - out[0]) * (out[3] - out[0]) + (out[4] - out[1]) * (out[4] - out[1])
+    if dim == 3:
+        e2 = e2 + (out[5] - out[2]) * (out[5] - out[2])
+    return math.sqrt(e2) >= gap, gap, out, world
 
 
 @twin_jit
