@@ -818,27 +818,38 @@ def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, sta
     True
     """
     entry = _PAIR_PACKS.get((id(shape_a), id(shape_b)))
+    rows: tuple[Any, ...] | None = None
     if entry is None or entry[0] is not shape_a or entry[1] is not shape_b:
         _check_shapes(shape_a, shape_b)  # (a pair already packed passed them)
-    a0, a1 = _motion_rows(shape_a, start_a, end_a, "a")
-    b0, b1 = _motion_rows(shape_b, start_b, end_b, "b")
-    if shape_a.is_infinite and shape_b.is_infinite:
-        r = _planes_distance(shape_a, shape_b, math.inf)  # type: ignore[arg-type]
-        if r is None or r.distance > 0.0:
-            return None
-        return ImpactResult(0.0, r.normal, 0.5 * (r.point_a + r.point_b))
-    if shape_a.is_infinite:  # the kernel wants the static plane second; swap and flip back
-        r2 = time_of_impact(shape_b, start_b, end_b, shape_a, start_a, end_a)
-        return None if r2 is None else ImpactResult(r2.t, -r2.normal + 0.0, r2.point)
+    elif not shape_a.is_infinite:
+        # the checked-shape fast path: poses in a common form read on Python floats (anything else,
+        # bad input included, takes the checked reads below and their errors)
+        rows = (_fast_values(shape_a, start_a), _fast_values(shape_a, end_a), _fast_values(shape_b, start_b),
+                _fast_values(shape_b, end_b))
+        if None in rows:
+            rows = None
+    if rows is None:
+        a0, a1 = _motion_rows(shape_a, start_a, end_a, "a")
+        b0, b1 = _motion_rows(shape_b, start_b, end_b, "b")
+        if shape_a.is_infinite and shape_b.is_infinite:
+            r = _planes_distance(shape_a, shape_b, math.inf)  # type: ignore[arg-type]
+            if r is None or r.distance > 0.0:
+                return None
+            return ImpactResult(0.0, r.normal, 0.5 * (r.point_a + r.point_b))
+        if shape_a.is_infinite:  # the kernel wants the static plane second; swap and flip back
+            r2 = time_of_impact(shape_b, start_b, end_b, shape_a, start_a, end_a)
+            return None if r2 is None else ImpactResult(r2.t, -r2.normal + 0.0, r2.point)
+        rows = (tuple(a0.tolist()), tuple(a1.tolist()), tuple(b0.tolist()), tuple(b1.tolist()))
     # the identity-keyed pack (hashing two dataclass shapes for _pack's cache costs more than the kernel);
     # a is no plane here, so plane_scale is b's plane term alone, and max(reach_a, reach_b) reach.max()
     p, reach_a, reach_b, plane_scale = _pair_pack(shape_a, shape_b)
     dim = shape_a.dim
-    tol = _tolerance([a0, a1, b0, b1], max(reach_a, reach_b) + plane_scale)
-    # conservative advancement and impact_at's measurement at the touch in one compiled call
+    # conservative advancement (at _tolerance's tolerance, computed in the kernel) and impact_at's
+    # measurement at the touch, in one compiled call
     t_, gap, out, world, pose_a, pose_b = _kernel(toi, "toi_impact")(p.verts, p.pfirst, p.pcount, p.prad,
                                                                       p.pplane, p.svfirst, p.svcount, p.sfirst,
-                                                                      p.scount, p.reach, a0, a1, b0, b1, dim, tol)
+                                                                      p.scount, p.reach, *rows, dim,
+                                                                      max(reach_a, reach_b) + plane_scale)
     t = float(t_)
     if t == toi.UNDECIDED:
         raise UndecidedError(f"time_of_impact could not decide within {toi.MAX_ADVANCE_STEPS} conservative-"

@@ -249,9 +249,10 @@ def test_toi_impact_is_the_previous_kernel_sequence_bit_for_bit(dim: int) -> Non
         a, b, (a0, a1, b0) = _pair_rows(rng, dim)
         p, reach_a, reach_b, plane_scale = prox._pair_pack(a, b)
         tol = prox._tolerance([a0, a1, b0, b0], max(reach_a, reach_b) + plane_scale)
+        rows = (tuple(a0.tolist()), tuple(a1.tolist()), tuple(b0.tolist()), tuple(b0.tolist()))
         t, gap, out, world, pose_a, pose_b = toi.toi_impact(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst,
-                                                            p.svcount, p.sfirst, p.scount, p.reach, a0, a1, b0, b0,
-                                                            dim, tol)
+                                                            p.svcount, p.sfirst, p.scount, p.reach, *rows, dim,
+                                                            max(reach_a, reach_b) + plane_scale)
         n = len(p.verts)
         t_old = toi.toi_shapes(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount, p.sfirst, p.scount,
                                p.reach, 0, 1, a0, a1, b0, b0, dim, tol, np.zeros((n, 3)), np.zeros((16, 4)),
@@ -285,9 +286,9 @@ def test_new_entries_match_their_python_twins(dim: int) -> None:
         assert got[0] == want[0]
         assert got[1] == pytest.approx(want[1], rel=1e-12, abs=1e-14)
         np.testing.assert_allclose(got[2], want[2], rtol=1e-9, atol=1e-12)
-        tol = prox._tolerance([a0, a1, b0, b0], max(reach_a, reach_b) + plane_scale)
-        got_t, want_t = toi.toi_impact(*args, p.reach, a0, a1, b0, b0, dim, tol), \
-            twin_t(*args, p.reach, a0, a1, b0, b0, dim, tol)
+        motion = (tuple(a0.tolist()), tuple(a1.tolist()), tuple(b0.tolist()), tuple(b0.tolist()), dim,
+                  max(reach_a, reach_b) + plane_scale)
+        got_t, want_t = toi.toi_impact(*args, p.reach, *motion), twin_t(*args, p.reach, *motion)
         assert got_t[0] == pytest.approx(want_t[0], rel=1e-9, abs=1e-12)
         if got_t[0] >= 0.0 and want_t[0] >= 0.0:
             assert got_t[1] == pytest.approx(want_t[1], rel=1e-9, abs=1e-9)

@@ -295,14 +295,17 @@ def toi_shapes(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: ND
 def toi_impact(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
                prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
                svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
-               reach: NDArray[np.float64], pa0: NDArray[np.float64], pa1: NDArray[np.float64],
-               pb0: NDArray[np.float64], pb1: NDArray[np.float64], dim: int,
-               tol: float) -> tuple[float, float, NDArray[np.float64], NDArray[np.float64], NDArray[np.float64],
-                                    NDArray[np.float64]]:
+               reach: NDArray[np.float64], a0: tuple[float, ...], a1: tuple[float, ...], b0: tuple[float, ...],
+               b1: tuple[float, ...], dim: int,
+               reach_tol: float) -> tuple[float, float, NDArray[np.float64], NDArray[np.float64],
+                                          NDArray[np.float64], NDArray[np.float64]]:
     """:func:`toi_shapes` of packed shapes 0 and 1, then the distance at the touch: the scalar
     :func:`collideworld.time_of_impact` in one call, with its own scratch.
 
-    Returns ``(t, gap, out, world, pose_a, pose_b)``: ``t`` as :func:`toi_shapes` returns it; when
+    ``a0``, ``a1``, ``b0``, ``b1``: the start and end poses' kernel rows (8 floats each); ``reach_tol``
+    the reach the touching tolerance adds to the largest pose coordinate (``time_of_impact``'s
+    ``max(reach_a, reach_b) + plane_scale``). Returns ``(t, gap, out, world, pose_a, pose_b)``: ``t`` as
+    :func:`toi_shapes` returns it (at that tolerance); when
     ``t >= 0``, the poses (8,) at ``min(t, 1)`` (:func:`~collideworld.geometry.gjk.pose_at`) and ``gap``,
     ``out`` (11,) and ``world`` of :func:`~collideworld.geometry.gjk.posed_distance` there (what
     ``impact_at`` computes); else ``gap`` is 0 and the rest unspecified.
@@ -312,13 +315,26 @@ def toi_impact(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: ND
     >>> import numpy as np
     >>> verts, first = np.zeros((2, 3)), np.arange(2)
     >>> ones, zeros = np.ones(2, dtype=np.int64), np.zeros(2, dtype=np.int64)
-    >>> still = np.array([5.0, 0, 0, 1, 0, 0, 0, 0])
-    >>> start, end = np.array([0.0, 0, 0, 1, 0, 0, 0, 0]), np.array([10.0, 0, 0, 1, 0, 0, 0, 0])
+    >>> still = (5.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0)
+    >>> start, end = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0), (10.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0)
     >>> t, gap, out, world, pose_a, pose_b = toi_impact(verts, first, ones, np.ones(2), zeros, first, ones, first, ones,
-    ...                                                 np.ones(2), start, end, still, still, 2, 1e-14)
+    ...                                                 np.ones(2), start, end, still, still, 2, 1.0)
     >>> round(t, 12), round(pose_a[0], 12), out[6:9].tolist()
     (0.3, 3.0, [1.0, 0.0, 0.0])
     """
+    pa0, pa1, pb0, pb1 = np.empty(8), np.empty(8), np.empty(8), np.empty(8)
+    top = 0.0
+    for i in range(8):
+        pa0[i], pa1[i], pb0[i], pb1[i] = a0[i], a1[i], b0[i], b1[i]
+    for i in range(3):  # time_of_impact's tolerance: the largest coordinate of the four poses, plus the reach
+        top = max(top, abs(a0[i]))
+    for i in range(3):
+        top = max(top, abs(a1[i]))
+    for i in range(3):
+        top = max(top, abs(b0[i]))
+    for i in range(3):
+        top = max(top, abs(b1[i]))
+    tol = REL_TOUCH_TOL * abs(top + reach_tol)
     n = verts.shape[0]
     world = np.zeros((n, 3))
     out = np.zeros(11)
