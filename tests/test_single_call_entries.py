@@ -311,3 +311,31 @@ def test_packed_pair_still_refuses_bad_input() -> None:
         time_of_impact(a, ((0.0, 0.0), 0.0), ((0.0, math.inf), 0.0), b, good, good)
     with pytest.raises(UnsupportedPairError):
         distance(a, ((0.0, 0.0), 0.0), Sphere(0.5), ((3.0, 0.0, 0.0), None))
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_accepted_gaps_are_ones_numpy_would_not_correct(dim: int) -> None:
+    """Where distance_measure says the gap stands, distance()'s numpy check of the witness points
+    (``sqrt(span @ span) < gap - tol`` corrects the gap) keeps it; near-touching pairs included."""
+    rng = np.random.default_rng(51 + dim)
+    accepted = 0
+    for k in range(400):
+        a, b, (a0, _, b0) = _pair_rows(rng, dim)
+        if k % 2:  # pull b towards a until nearly touching (gaps of 1e-9 to 1e-3)
+            res = distance(a, prox._pose_from_row(a, a0), b, prox._pose_from_row(b, b0))
+            if res is not None and res.distance > 0.0:
+                b0 = b0.copy()
+                b0[:dim] -= res.normal * (res.distance - 10.0 ** float(rng.uniform(-9, -3)))
+        p, reach_a, reach_b, plane_scale = prox._pair_pack(a, b)
+        apart, gap, out, _ = gjk.distance_measure(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst,
+                                                  p.svcount, p.sfirst, p.scount, tuple(a0.tolist()),
+                                                  tuple(b0.tolist()), dim, reach_a, reach_b, plane_scale)
+        if not apart:
+            continue
+        accepted += 1
+        scale = max(np.abs(a0[:3]).max() + reach_a, np.abs(b0[:3]).max() + reach_b, plane_scale)
+        tol = 1e-14 * scale
+        span = out[3:3 + dim] - out[0:dim]
+        assert gap > tol
+        assert not float(np.sqrt(span @ span)) < gap - tol
+    assert accepted > 300

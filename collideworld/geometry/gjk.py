@@ -803,11 +803,12 @@ def distance_measure(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcou
 
     The scalar :func:`collideworld.distance` in one call: ``row_a``, ``row_b``
     are the poses' kernel rows (8 floats each). ``apart`` is True when the gap
-    exceeds the touching tolerance of the pair (``REL_TOUCH_TOL`` times the
-    largest pose coordinate plus the shape's reach, or ``plane_scale``) and
-    the witness points are at least that far apart: then ``gap`` and ``out``
-    are the answer. Otherwise the caller decides (touching, overlapping, or a
-    gap the witness points undercut) from ``gap``, ``out`` and ``world``.
+    exceeds the touching tolerance ``tol`` of the pair (``REL_TOUCH_TOL`` times
+    the largest pose coordinate plus the shape's reach, or ``plane_scale``) and
+    the witness points are certainly no closer than ``gap - tol`` (distance()
+    keeps the gap then): then ``gap`` and ``out`` are the answer. Otherwise the
+    caller decides (touching, overlapping, or a gap the witness points may
+    undercut) from ``gap``, ``out`` and ``world``.
 
     Examples
     --------
@@ -834,13 +835,15 @@ def distance_measure(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcou
     tol = REL_TOUCH_TOL * abs(scale)
     if not gap > tol:
         return False, gap, out, world
-    # distance()'s screen of the witness gap: the witness points no closer than the gap. (Where this
-    # estimate and distance()'s numpy check could differ, within a few ulps of the gap, that check
-    # only corrects gaps more than tol, i.e. hundreds of ulps, above the witness distance.)
+    # distance() corrects the gap to the witness points' distance w (numpy's sqrt(span @ span)) only
+    # when w < gap - tol. That w and this e differ only in the order the squares are summed (and
+    # FMA): a relative 1e-15 at most (4.5 ulps). So the gap stands when e >= gap, or when even
+    # e lowered by 4e-15 of itself is not under gap - tol; otherwise the caller decides with numpy.
     e2 = (out[3] - out[0]) * (out[3] - out[0]) + (out[4] - out[1]) * (out[4] - out[1])
     if dim == 3:
         e2 = e2 + (out[5] - out[2]) * (out[5] - out[2])
-    return math.sqrt(e2) >= gap, gap, out, world
+    e = math.sqrt(e2)
+    return e >= gap or e * (1.0 - 4e-15) >= gap - tol, gap, out, world
 
 
 @twin_jit
