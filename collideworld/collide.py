@@ -364,7 +364,7 @@ def _table_call(d: int, fa: tuple[Any, ...], fb: tuple[Any, ...], va: tuple[floa
     """
     entry = _PAIR_TABLES.get((id(shape_a), id(shape_b)))
     if entry is None or entry[0] is not shape_a or entry[1] is not shape_b:
-        # the rows _contact_pair stacks from the two entries, stacked once
+        # the two entries' rows, stacked once (contact_pair stacks them on every call)
         table = (np.array([fa[1], fb[1]], dtype=np.int64), np.array([fa[2], fb[2]], dtype=np.int64),
                  np.stack([fa[3], fb[3]]), np.stack([fa[4], fb[4]]), np.stack([fa[5], fb[5]]))
         if len(_PAIR_TABLES) >= 256:
