@@ -339,3 +339,44 @@ def test_accepted_gaps_are_ones_numpy_would_not_correct(dim: int) -> None:
         assert gap > tol
         assert not float(np.sqrt(span @ span)) < gap - tol
     assert accepted > 300
+
+
+def test_single_calls_compile_nothing_after_their_build_step() -> None:
+    """Issue 27's rule for the new entries: after the full build's single-call step (``build._warm_pairs``),
+    collide(), distance() and time_of_impact() in every pose form add no compiled signature."""
+    from collideworld import build
+    from collideworld.geometry.compiled import contact_pair as cp
+    from collideworld.shapes import HalfPlane, Plane
+
+    def signatures() -> dict[tuple[str, str], int]:
+        # the kernels these modules define (not the world's narrowphase routines they import: the store
+        # path of an uncommon pose form loads those, which the build's other steps prepare)
+        return {(m.__name__, k): len(v.signatures) for m in (gjk, toi, cp) for k, v in vars(m).items()
+                if hasattr(v, "signatures") and hasattr(v, "py_func") and v.py_func.__module__ == m.__name__}
+
+    for dim in (2, 3):
+        build._warm_pairs(dim)
+    before = signatures()
+    from collideworld import collide
+
+    for dim in (2, 3):
+        shapes = [Circle(0.5), Box((0.5, 0.3)), Capsule((0.0, 0.0), (1.0, 0.0), 0.2),
+                  Polygon([(0.0, 0.0), (1.0, 0.0), (0.4, 0.9)])] if dim == 2 else \
+            [Sphere(0.5), Box((0.5, 0.3, 0.4)), Capsule((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 0.2)]
+        turn: object = 0.3 if dim == 2 else (1.0, 0.0, 0.0, 0.0)
+        near = [((0.6,) + (0.1,) * (dim - 1), turn), [[0.6] + [0.1] * (dim - 1), turn], (0, 1) + (0,) * (dim - 2),
+                (np.full(dim, 0.6), turn), ((0.6,) * dim, None)]
+        far = ((5.0,) + (0.0,) * (dim - 1), turn)
+        here = ((0.0,) * dim, turn)
+        plane = HalfPlane((0.0, 1.0), -1.0) if dim == 2 else Plane((0.0, 0.0, 1.0), -1.0)
+        for a in shapes:
+            for b in [*shapes, plane]:
+                pb = None if b is plane else far
+                for _ in range(2):  # fresh, then packed
+                    for pose in near:
+                        collide(a, pose, b, None if b is plane else pose)
+                        distance(a, pose, b, None if b is plane else pose)
+                    distance(a, here, b, pb)
+                    time_of_impact(a, here, far, b, None if b is plane else here, None if b is plane else here)
+                    time_of_impact(a, far, here, b, pb, pb)
+    assert signatures() == before
