@@ -319,7 +319,7 @@ def toi_impact(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: ND
     >>> start, end = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0), (10.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0)
     >>> t, gap, out, world, pose_a, pose_b = toi_impact(verts, first, ones, np.ones(2), zeros, first, ones, first, ones,
     ...                                                 np.ones(2), start, end, still, still, 2, 1.0)
-    >>> round(t, 12), round(pose_a[0], 12), out[6:9].tolist()
+    >>> round(t, 12), round(float(pose_a[0]), 12), out[6:9].tolist()
     (0.3, 3.0, [1.0, 0.0, 0.0])
     """
     pa0, pa1, pb0, pb1 = np.empty(8), np.empty(8), np.empty(8), np.empty(8)
