@@ -203,18 +203,6 @@ def _one_call_shape(shape: Shape) -> tuple[Any, ...] | None:
     return entry
 
 
-def _contact_pair_fn() -> Any:
-    """The compiled one-pair kernel, imported on first use (importing it imports numba)."""
-    global _CONTACT_PAIR
-    if _CONTACT_PAIR is None:
-        from .geometry.compiled.contact_pair import contact_pair
-        _CONTACT_PAIR = contact_pair
-    return _CONTACT_PAIR
-
-
-_CONTACT_PAIR: Any = None
-
-
 def _plain_quaternion(value: Any) -> tuple[float, float, float, float] | None:
     """A tuple or list of four Python numbers as the unit quaternion the store would keep, else None.
 
@@ -235,8 +223,11 @@ def _plain_quaternion(value: Any) -> tuple[float, float, float, float] | None:
     return w / norm, x / norm, y / norm, z / norm
 
 
-def _plain_pose(shape: Shape, pose: Any, d: int = 0, infinite: bool = False) -> NDArray[np.float64] | None:
-    """``[x, y, z, cos, sin, 0, 0]`` (2D) or ``[x, y, z, w, qx, qy, qz]`` (3D) of a pose in a common form.
+_ZERO_POSE = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+def _plain_pose_values(shape: Shape, pose: Any, d: int = 0, infinite: bool = False) -> tuple[float, ...] | None:
+    """``(x, y, z, cos, sin, 0, 0)`` (2D) or ``(x, y, z, w, qx, qy, qz)`` (3D) of a pose in a common form.
 
     None for anything else, which :func:`_pose` then checks (and raises on).
     ``d`` and ``infinite``: the shape's dimension and whether it is a
@@ -245,19 +236,19 @@ def _plain_pose(shape: Shape, pose: Any, d: int = 0, infinite: bool = False) -> 
     if not d:
         d, infinite = shape.dim, shape.is_infinite
     if infinite:
-        return np.zeros(7) if pose is None else None
+        return _ZERO_POSE if pose is None else None
     f = plain_float_pose(pose, d)
     if f is not None:
         if d == 2:
             # math.cos and math.sin give numpy's bits (both the C library's; test_single_call_fast_path checks it)
             x, y, turn = f
             if turn == 0:
-                return np.array([x, y, 0.0, 1.0, 0.0, 0.0, 0.0])
-            return np.array([x, y, 0.0, math.cos(turn), math.sin(turn), 0.0, 0.0])
+                return (x, y, 0.0, 1.0, 0.0, 0.0, 0.0)
+            return (x, y, 0.0, math.cos(turn), math.sin(turn), 0.0, 0.0)
         # _plain_quaternion's second normalisation, written out
         x, y, z, w, qx, qy, qz = f
         norm = math.sqrt(w * w + qx * qx + qy * qy + qz * qz)
-        return np.array([x, y, z, w / norm, qx / norm, qy / norm, qz / norm])
+        return (x, y, z, w / norm, qx / norm, qy / norm, qz / norm)
     xy = plain_position(pose, d)
     angle = None
     if xy is None:
@@ -269,25 +260,25 @@ def _plain_pose(shape: Shape, pose: Any, d: int = 0, infinite: bool = False) -> 
             return None
     if d == 3:
         if angle is None:
-            return np.array([xy[0], xy[1], xy[2], 1.0, 0.0, 0.0, 0.0])
+            return (xy[0], xy[1], xy[2], 1.0, 0.0, 0.0, 0.0)
         q4 = _plain_quaternion(angle)
         if q4 is not None:
-            return np.array([xy[0], xy[1], xy[2], *q4])
+            return (xy[0], xy[1], xy[2], *q4)
         try:
             q = check_quaternion(angle)[None]
         except InvalidPoseError:
             return None  # the careful path raises it with the argument's name
         # normalised again as rotation_matrix_3d does in the store path (the same bits)
         q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-        return np.concatenate([xy, q[0]])
+        return (xy[0], xy[1], xy[2], *q[0].tolist())
     if angle is not None:
         t = type(angle)
         if not (t is float or (t is int and abs(angle) < 2 ** 53)) or not math.isfinite(angle):
             return None
     if angle is None or angle == 0:
-        return np.array([xy[0], xy[1], 0.0, 1.0, 0.0, 0.0, 0.0])
+        return (xy[0], xy[1], 0.0, 1.0, 0.0, 0.0, 0.0)
     # cosine and sine as numpy rounds them (rotation_matrix_2d; see above)
-    return np.array([xy[0], xy[1], 0.0, math.cos(angle), math.sin(angle), 0.0, 0.0])
+    return (xy[0], xy[1], 0.0, math.cos(angle), math.sin(angle), 0.0, 0.0)
 
 
 def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, *,
@@ -335,9 +326,10 @@ def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, *,
         if fa is not None and fb is not None and fa[0] is shape_a and fb[0] is shape_b and fa[6] == fb[6] \
                 and compiled_ready():
             d = fa[6]
-            qa, qb = _plain_pose(shape_a, pose_a, d, fa[1] == 0), _plain_pose(shape_b, pose_b, d, fb[1] == 0)
-            if qa is not None and qb is not None:
-                return _one_call(d, fa, fb, qa, qb, shape_a, pose_a, shape_b, pose_b)
+            va = _plain_pose_values(shape_a, pose_a, d, fa[1] == 0)
+            vb = _plain_pose_values(shape_b, pose_b, d, fb[1] == 0)
+            if va is not None and vb is not None:
+                return _table_call(d, fa, fb, va, vb, shape_a, pose_a, shape_b, pose_b)
     for name, s in (("shape_a", shape_a), ("shape_b", shape_b)):
         if not isinstance(s, SHAPE_TYPES):
             raise UnsupportedPairError(f"{name} must be a collideworld shape, got {s!r}")
@@ -349,9 +341,9 @@ def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, *,
         # the one-call path: common shapes and poses, no store (points computed if read)
         fa, fb = _one_call_shape(shape_a), _one_call_shape(shape_b)
         if fa is not None and fb is not None:
-            qa, qb = _plain_pose(shape_a, pose_a), _plain_pose(shape_b, pose_b)
-            if qa is not None and qb is not None:
-                return _one_call(shape_a.dim, fa, fb, qa, qb, shape_a, pose_a, shape_b, pose_b)
+            va, vb = _plain_pose_values(shape_a, pose_a), _plain_pose_values(shape_b, pose_b)
+            if va is not None and vb is not None:
+                return _table_call(shape_a.dim, fa, fb, va, vb, shape_a, pose_a, shape_b, pose_b)
     if not (isinstance(shape_a, Compound) or isinstance(shape_b, Compound)):
         # normal and depth now, the contact points (the manifold, most of the store path's
         # cost) when first read: distance() and time_of_impact() read only the former
@@ -359,15 +351,44 @@ def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, *,
     return _collide_store(shape_a, pose_a, shape_b, pose_b, resolved)
 
 
-def _one_call(d: int, fa: tuple[Any, ...], fb: tuple[Any, ...], qa: NDArray[np.float64], qb: NDArray[np.float64],
-              shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any) -> ContactResult | None:
-    """The compiled one-pair kernel on two one-call entries and pose rows; the points left to first read."""
-    hit, nx, ny, nz, depth = _contact_pair_fn()(d, fa[1], fa[2], fa[3], fa[4], fa[5], qa,
-                                                fb[1], fb[2], fb[3], fb[4], fb[5], qb)
+#: per pair of shapes (by identity): (shape a, shape b, the pair's two-row table for contact_table_pair)
+_PAIR_TABLES: dict[tuple[int, int], tuple[Any, Any, tuple[NDArray[Any], ...]]] = {}
+
+
+def _table_call(d: int, fa: tuple[Any, ...], fb: tuple[Any, ...], va: tuple[float, ...], vb: tuple[float, ...],
+                shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any) -> ContactResult | None:
+    """The compiled one-pair kernel on two one-call entries and their poses' values; the points left to first read.
+
+    The pair's two-row table is kept (shapes are immutable), so a call makes one array (the poses) and the
+    kernel takes seven arguments.
+    """
+    entry = _PAIR_TABLES.get((id(shape_a), id(shape_b)))
+    if entry is None or entry[0] is not shape_a or entry[1] is not shape_b:
+        # the two entries' rows, stacked once (contact_pair stacks them on every call)
+        table = (np.array([fa[1], fb[1]], dtype=np.int64), np.array([fa[2], fb[2]], dtype=np.int64),
+                 np.stack([fa[3], fb[3]]), np.stack([fa[4], fb[4]]), np.stack([fa[5], fb[5]]))
+        if len(_PAIR_TABLES) >= 256:
+            _PAIR_TABLES.clear()
+        entry = (shape_a, shape_b, table)
+        _PAIR_TABLES[(id(shape_a), id(shape_b))] = entry
+    kinds_t, n_t, params, lx, ly = entry[2]
+    hit, nx, ny, nz, depth = _contact_table_pair_fn()(d, kinds_t, n_t, params, lx, ly, np.array((va, vb)))
     if not hit:
         return None
     normal = np.array([nx, ny]) if d == 2 else np.array([nx, ny, nz])
     return _LazyContactResult(normal, depth, (shape_a, pose_a, shape_b, pose_b, "compiled"))
+
+
+def _contact_table_pair_fn() -> Any:
+    """The compiled two-row-table kernel, imported on first use (importing it imports numba)."""
+    global _CONTACT_TABLE_PAIR
+    if _CONTACT_TABLE_PAIR is None:
+        from .geometry.compiled.contact_pair import contact_table_pair
+        _CONTACT_TABLE_PAIR = contact_table_pair
+    return _CONTACT_TABLE_PAIR
+
+
+_CONTACT_TABLE_PAIR: Any = None
 
 
 def _collide_store(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, resolved: str,

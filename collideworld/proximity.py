@@ -388,16 +388,25 @@ def _fast_row(shape: Shape, pose: Any) -> NDArray[np.float64] | None:
     with :func:`check_quaternion`'s arithmetic). Anything else, bad input
     included, gives None, and :func:`_row` checks it and raises its errors.
     """
+    values = _fast_values(shape, pose)
+    return None if values is None else np.array(values)
+
+
+_IDENTITY_VALUES = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0)
+
+
+def _fast_values(shape: Shape, pose: Any) -> tuple[float, ...] | None:
+    """:func:`_fast_row`'s eight numbers as a tuple of Python floats (the same values), or None."""
     if shape.is_infinite:
-        return _IDENTITY.copy() if pose is None else None
+        return _IDENTITY_VALUES if pose is None else None
     d = shape.dim
     f = plain_float_pose(pose, d)
     if f is not None:
         if d == 2:
             x, y, turn = f
-            return np.array([x, y, 0.0, 1.0, 0.0, 0.0, 0.0, turn])
+            return (x, y, 0.0, 1.0, 0.0, 0.0, 0.0, turn)
         x, y, z, w, qx, qy, qz = f
-        return np.array([x, y, z, w, qx, qy, qz, 0.0])
+        return (x, y, z, w, qx, qy, qz, 0.0)
     xy = plain_position(pose, d)
     rot: Any = None
     if xy is None:
@@ -409,17 +418,17 @@ def _fast_row(shape: Shape, pose: Any) -> NDArray[np.float64] | None:
         rot = pose[1]
     if d == 2:
         if rot is None:
-            return np.array([xy[0], xy[1], 0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+            return (xy[0], xy[1], 0.0, 1.0, 0.0, 0.0, 0.0, 0.0)
         t = type(rot)
         if not (t is float or t is _NP_FLOAT64 or (t is int and abs(rot) < 2 ** 53)) or not math.isfinite(rot):
             return None
-        return np.array([xy[0], xy[1], 0.0, 1.0, 0.0, 0.0, 0.0, float(rot)])
+        return (xy[0], xy[1], 0.0, 1.0, 0.0, 0.0, 0.0, float(rot))
     if rot is None:
-        return np.array([xy[0], xy[1], xy[2], 1.0, 0.0, 0.0, 0.0, 0.0])
+        return (xy[0], xy[1], xy[2], 1.0, 0.0, 0.0, 0.0, 0.0)
     q = plain_unit_quaternion(rot)
     if q is None:
         return None
-    return np.array([xy[0], xy[1], xy[2], q[0], q[1], q[2], q[3], 0.0])
+    return (xy[0], xy[1], xy[2], q[0], q[1], q[2], q[3], 0.0)
 
 
 _NP_FLOAT64 = np.float64
@@ -645,38 +654,71 @@ def distance(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
     >>> distance(Box((1, 1)), ((0, 0), 0.0), Circle(1.0), ((4, 0), 0.0), max_distance=1.0) is None
     True
     """
-    _check_shapes(shape_a, shape_b)
-    md = _check_max_distance(max_distance)
+    entry = _PAIR_PACKS.get((id(shape_a), id(shape_b)))
+    if entry is not None and entry[0] is shape_a and entry[1] is shape_b:
+        # The checked-shape fast path: a pair already packed passed the shape checks (shapes are
+        # immutable); poses in a common form are read on Python floats; one compiled call measures.
+        va, vb = _fast_values(shape_a, pose_a), _fast_values(shape_b, pose_b)
+        if va is not None and vb is not None:
+            md = math.inf if max_distance is _INF else _check_max_distance(max_distance)
+            p, reach_a, reach_b, plane_scale = entry[2]
+            dim = shape_a.dim
+            measured = _kernel(gjk, "distance_measure")(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst,
+                                                        p.svcount, p.sfirst, p.scount, va, vb, dim, reach_a,
+                                                        reach_b, plane_scale)
+            if measured[0]:  # apart, the gap confirmed by the witness points
+                gap, out = measured[1], measured[2]
+                return None if gap > md else DistanceResult(gap, out[0:dim], out[3:3 + dim], out[6:6 + dim])
+            return _distance_checked(shape_a, pose_a, shape_b, pose_b, (np.array(va), np.array(vb)), md,
+                                     measured[1:])
+    else:
+        _check_shapes(shape_a, shape_b)
+    md = math.inf if max_distance is _INF else _check_max_distance(max_distance)
     rows = (_checked_row(shape_a, pose_a, "a"), _checked_row(shape_b, pose_b, "b"))
     return _distance_checked(shape_a, pose_a, shape_b, pose_b, rows, md)
 
 
+_INF = math.inf  # distance()'s default max_distance, recognised by identity
+
+
 def _distance_checked(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
-                      rows: tuple[NDArray[np.float64], NDArray[np.float64]], md: float) -> DistanceResult | None:
-    """:func:`distance` after validation (``rows``: the poses as kernel rows)."""
+                      rows: tuple[NDArray[np.float64], NDArray[np.float64]], md: float,
+                      measured: tuple[float, NDArray[np.float64], NDArray[np.float64]] | None = None
+                      ) -> DistanceResult | None:
+    """:func:`distance` after validation (``rows``: the poses as kernel rows).
+
+    ``measured``: ``(gap, out, world)`` of ``posed_distance`` at these rows when the caller
+    already has them (time_of_impact's kernel measures the touch in the same call).
+    """
     if shape_a.is_infinite and shape_b.is_infinite:  # (half-planes and planes, the only infinite kinds)
         return _planes_distance(shape_a, shape_b, md)  # type: ignore[arg-type]
     dim = shape_a.dim
     p, reach_a, reach_b, plane_scale = _pair_pack(shape_a, shape_b)
-    work = _Work(len(p.verts))
-    posed_distance = _kernel(gjk, "posed_distance")
-    gap = float(posed_distance(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount, p.sfirst,
-                               p.scount, rows[0], rows[1], dim, work.world, work.out))
+    if measured is None:
+        # one compiled call with its own scratch: five numpy allocations here cost more than the kernel
+        _, g, out, world = _kernel(gjk, "distance_measure")(p.verts, p.pfirst, p.pcount, p.prad, p.pplane,
+                                                             p.svfirst, p.svcount, p.sfirst, p.scount,
+                                                             tuple(rows[0].tolist()), tuple(rows[1].tolist()), dim,
+                                                             reach_a, reach_b, plane_scale)
+    else:
+        g, out, world = measured
+    gap = float(g)
     ra, rb = rows[0].tolist(), rows[1].tolist()
     # the scale on Python floats: the same maxima as numpy's, the same sums
     scale = max(max(abs(ra[0]), abs(ra[1]), abs(ra[2])) + reach_a, max(abs(rb[0]), abs(rb[1]), abs(rb[2])) + reach_b,
                 plane_scale)
     tol = REL_TOUCH_TOL * abs(scale)  # touch_tolerance on a Python float (the same product)
-    pa = work.out[0:dim].copy()
-    pb = work.out[3:3 + dim].copy()
-    normal = work.out[6:6 + dim].copy()
+    # views of the call's own fresh out array (nothing else holds it): the values the copies had
+    pa = out[0:dim]
+    pb = out[3:3 + dim]
+    normal = out[6:6 + dim]
     if gap > tol:
         # The gap must agree with GJK's own witness points, which lie on the shapes: a gap
         # they undercut came from a face normal that was rounding noise (then trust the
         # points; if they touch, collide() below decides, as for any touching pair).
         # A Python estimate of the witness gap screens out the usual case; the numpy
         # arithmetic decides (and gives the bits) whenever the estimate is not clearly above.
-        o = work.out.tolist()
+        o = out.tolist()
         e2 = (o[3] - o[0]) ** 2 + (o[4] - o[1]) ** 2
         e = math.sqrt(e2 + (o[5] - o[2]) ** 2 if dim == 3 else e2)
         if not e >= gap:
@@ -699,6 +741,8 @@ def _distance_checked(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any,
     pieces = (0, 0)
     if len(p.pfirst) > 2:  # a concave polygon: find the piece pair behind collide's answer
         pieces = _deepest_pieces(shape_a, pose_a, shape_b, pose_b)
+    work = _Work(0)
+    work.world, work.out = world, out  # the measurement's own arrays
     pa, pb = _deepest_points(p, work, c.normal, c.depth, scale, pieces)
     return DistanceResult(-c.depth, pa, pb, c.normal)
 
@@ -773,33 +817,54 @@ def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, sta
     >>> time_of_impact(stick, ((0, 0), 0.0), ((0, 0), 0.5), ball, here, here) is None
     True
     """
-    _check_shapes(shape_a, shape_b)
-    a0, a1 = _motion_rows(shape_a, start_a, end_a, "a")
-    b0, b1 = _motion_rows(shape_b, start_b, end_b, "b")
-    if shape_a.is_infinite and shape_b.is_infinite:
-        r = _planes_distance(shape_a, shape_b, math.inf)  # type: ignore[arg-type]
-        if r is None or r.distance > 0.0:
-            return None
-        return ImpactResult(0.0, r.normal, 0.5 * (r.point_a + r.point_b))
-    if shape_a.is_infinite:  # the kernel wants the static plane second; swap and flip back
-        r2 = time_of_impact(shape_b, start_b, end_b, shape_a, start_a, end_a)
-        return None if r2 is None else ImpactResult(r2.t, -r2.normal + 0.0, r2.point)
+    entry = _PAIR_PACKS.get((id(shape_a), id(shape_b)))
+    rows: tuple[Any, ...] | None = None
+    if entry is None or entry[0] is not shape_a or entry[1] is not shape_b:
+        _check_shapes(shape_a, shape_b)  # (a pair already packed passed them)
+    elif not shape_a.is_infinite:
+        # the checked-shape fast path: poses in a common form read on Python floats (anything else,
+        # bad input included, takes the checked reads below and their errors)
+        rows = (_fast_values(shape_a, start_a), _fast_values(shape_a, end_a), _fast_values(shape_b, start_b),
+                _fast_values(shape_b, end_b))
+        if None in rows:
+            rows = None
+    if rows is None:
+        a0, a1 = _motion_rows(shape_a, start_a, end_a, "a")
+        b0, b1 = _motion_rows(shape_b, start_b, end_b, "b")
+        if shape_a.is_infinite and shape_b.is_infinite:
+            r = _planes_distance(shape_a, shape_b, math.inf)  # type: ignore[arg-type]
+            if r is None or r.distance > 0.0:
+                return None
+            return ImpactResult(0.0, r.normal, 0.5 * (r.point_a + r.point_b))
+        if shape_a.is_infinite:  # the kernel wants the static plane second; swap and flip back
+            r2 = time_of_impact(shape_b, start_b, end_b, shape_a, start_a, end_a)
+            return None if r2 is None else ImpactResult(r2.t, -r2.normal + 0.0, r2.point)
+        rows = (tuple(a0.tolist()), tuple(a1.tolist()), tuple(b0.tolist()), tuple(b1.tolist()))
     # the identity-keyed pack (hashing two dataclass shapes for _pack's cache costs more than the kernel);
     # a is no plane here, so plane_scale is b's plane term alone, and max(reach_a, reach_b) reach.max()
     p, reach_a, reach_b, plane_scale = _pair_pack(shape_a, shape_b)
-    work = _Work(len(p.verts))
     dim = shape_a.dim
-    tol = _tolerance([a0, a1, b0, b1], max(reach_a, reach_b) + plane_scale)
-    t = float(_kernel(toi, "toi_shapes")(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst, p.svcount, p.sfirst,
-                             p.scount, p.reach, 0, 1, a0, a1, b0, b1, dim, tol, work.world, work.ws, work.out,
-                             work.tmp, work.pose, work.rot))
+    # conservative advancement (at _tolerance's tolerance, computed in the kernel) and impact_at's
+    # measurement at the touch, in one compiled call
+    t_, gap, out, world, pose_a, pose_b = _kernel(toi, "toi_impact")(p.verts, p.pfirst, p.pcount, p.prad,
+                                                                      p.pplane, p.svfirst, p.svcount, p.sfirst,
+                                                                      p.scount, p.reach, *rows, dim,
+                                                                      max(reach_a, reach_b) + plane_scale)
+    t = float(t_)
     if t == toi.UNDECIDED:
         raise UndecidedError(f"time_of_impact could not decide within {toi.MAX_ADVANCE_STEPS} conservative-"
                              f"advancement steps whether the {shape_a.kind} and the {shape_b.kind} touch "
                              f"(a near miss over very many turns?): split the motion into shorter ones")
     if t < 0.0:
         return None
-    return impact_at(shape_a, a0, a1, shape_b, b0, b1, t)
+    # the rest of impact_at, on the kernel's poses and measurement
+    t = min(t, 1.0)
+    r = _distance_checked(shape_a, _pose_from_row(shape_a, pose_a), shape_b, _pose_from_row(shape_b, pose_b),
+                          (pose_a, pose_b), math.inf, (gap, out, world))
+    assert r is not None  # no max_distance given
+    # the midpoint on Python floats: numpy's 0.5 * (a + b), element by element (the same roundings)
+    mid = [0.5 * (x + y) for x, y in zip(r.point_a.tolist(), r.point_b.tolist(), strict=True)]
+    return ImpactResult(t, r.normal, np.array(mid))
 
 
 def impact_at(shape_a: Shape, a0: NDArray[np.float64], a1: NDArray[np.float64], shape_b: Shape,

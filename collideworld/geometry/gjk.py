@@ -55,8 +55,10 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from .tolerance import REL_TOUCH_TOL
+
 __all__ = ["COMPILED", "python_twin", "twin_jit", "gjk_closest", "gjk_pieces", "piece_support", "shape_distance",
-           "posed_distance", "pose_at", "closest_rows"]
+           "posed_distance", "distance_measure", "pose_at", "closest_rows"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -789,6 +791,59 @@ def posed_distance(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount
     transform_shape(verts, svfirst[1], svcount[1], pose_b, dim, rot, world)
     return shape_distance(world, pfirst, pcount, prad, pplane, sfirst[0], scount[0], sfirst[1], scount[1],
                           ws, out, tmp)
+
+
+@twin_jit
+def distance_measure(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
+                     prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
+                     svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
+                     row_a: tuple[float, ...], row_b: tuple[float, ...], dim: int, reach_a: float, reach_b: float,
+                     plane_scale: float) -> tuple[bool, float, NDArray[np.float64], NDArray[np.float64]]:
+    """:func:`posed_distance` with its own scratch, and whether its gap stands: ``(apart, gap, out (11,), world)``.
+
+    The scalar :func:`collideworld.distance` in one call: ``row_a``, ``row_b``
+    are the poses' kernel rows (8 floats each). ``apart`` is True when the gap
+    exceeds the touching tolerance ``tol`` of the pair (``REL_TOUCH_TOL`` times
+    the largest pose coordinate plus the shape's reach, or ``plane_scale``) and
+    the witness points are certainly no closer than ``gap - tol`` (distance()
+    keeps the gap then): then ``gap`` and ``out`` are the answer. Otherwise the
+    caller decides (touching, overlapping, or a gap the witness points may
+    undercut) from ``gap``, ``out`` and ``world``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> one, first = np.ones(2, dtype=np.int64), np.arange(2)
+    >>> a, b = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0), (5.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0)
+    >>> apart, gap, out, world = distance_measure(np.zeros((2, 3)), first, one, np.ones(2), 0 * one, first, one,
+    ...                                           first, one, a, b, 2, 1.0, 1.0, 0.0)
+    >>> apart, gap, out[:9].tolist()
+    (True, 3.0, [1.0, 0.0, 0.0, 4.0, 0.0, 0.0, 1.0, 0.0, 0.0])
+    """
+    pose_a = np.empty(8)
+    pose_b = np.empty(8)
+    for i in range(8):
+        pose_a[i] = row_a[i]
+        pose_b[i] = row_b[i]
+    world = np.zeros((verts.shape[0], 3))
+    out = np.zeros(11)
+    gap = posed_distance(verts, pfirst, pcount, prad, pplane, svfirst, svcount, sfirst, scount, pose_a, pose_b, dim,
+                         world, out)
+    # the touching tolerance as distance() computes it on Python floats (the same maxima, sums and product)
+    scale = max(max(abs(row_a[0]), abs(row_a[1]), abs(row_a[2])) + reach_a,
+                max(abs(row_b[0]), abs(row_b[1]), abs(row_b[2])) + reach_b, plane_scale)
+    tol = REL_TOUCH_TOL * abs(scale)
+    if not gap > tol:
+        return False, gap, out, world
+    # distance() corrects the gap to the witness points' distance w (numpy's sqrt(span @ span)) only
+    # when w < gap - tol. That w and this e differ only in the order the squares are summed (and
+    # FMA): a relative 1e-15 at most (4.5 ulps). So the gap stands when e >= gap, or when even
+    # e lowered by 4e-15 of itself is not under gap - tol; otherwise the caller decides with numpy.
+    e2 = (out[3] - out[0]) * (out[3] - out[0]) + (out[4] - out[1]) * (out[4] - out[1])
+    if dim == 3:
+        e2 = e2 + (out[5] - out[2]) * (out[5] - out[2])
+    e = math.sqrt(e2)
+    return e >= gap or e * (1.0 - 4e-15) >= gap - tol, gap, out, world
 
 
 @twin_jit

@@ -71,13 +71,14 @@ from .gjk import (
     gjk_pieces,
     piece_distance,
     pose_at,
+    posed_distance,
     shape_distance,
     transform_shape,
     twin_jit,
 )
 from .tolerance import NEAR_MISS, REL_TOUCH_TOL
 
-__all__ = ["toi_shapes", "trajectory_kernel", "distance_rows", "toi_rows", "distance_pairs", "toi_pairs",
+__all__ = ["toi_shapes", "toi_impact", "trajectory_kernel", "distance_rows", "toi_rows", "distance_pairs", "toi_pairs",
            "deepest_pairs", "poses_at", "TOUCH", "MAX_ADVANCE_STEPS", "NEAR_MISS",
            "UNDECIDED", "FAR", "MEASURED", "SCALAR", "SCALAR_T"]
 
@@ -288,6 +289,70 @@ def toi_shapes(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: ND
     # NOTE: only a near miss grazing for a very long time gets here. No touch was
     # found before t and none ruled out after it: say so rather than guess.
     return UNDECIDED
+
+
+@twin_jit
+def toi_impact(verts: NDArray[np.float64], pfirst: NDArray[np.int64], pcount: NDArray[np.int64],
+               prad: NDArray[np.float64], pplane: NDArray[np.int64], svfirst: NDArray[np.int64],
+               svcount: NDArray[np.int64], sfirst: NDArray[np.int64], scount: NDArray[np.int64],
+               reach: NDArray[np.float64], a0: tuple[float, ...], a1: tuple[float, ...], b0: tuple[float, ...],
+               b1: tuple[float, ...], dim: int,
+               reach_tol: float) -> tuple[float, float, NDArray[np.float64], NDArray[np.float64],
+                                          NDArray[np.float64], NDArray[np.float64]]:
+    """:func:`toi_shapes` of packed shapes 0 and 1, then the distance at the touch: the scalar
+    :func:`collideworld.time_of_impact` in one call, with its own scratch.
+
+    ``a0``, ``a1``, ``b0``, ``b1``: the start and end poses' kernel rows (8 floats each); ``reach_tol``
+    the reach the touching tolerance adds to the largest pose coordinate (``time_of_impact``'s
+    ``max(reach_a, reach_b) + plane_scale``). Returns ``(t, gap, out, world, pose_a, pose_b)``: ``t`` as
+    :func:`toi_shapes` returns it (at that tolerance); when
+    ``t >= 0``, the poses (8,) at ``min(t, 1)`` (:func:`~collideworld.geometry.gjk.pose_at`) and ``gap``,
+    ``out`` (11,) and ``world`` of :func:`~collideworld.geometry.gjk.posed_distance` there (what
+    ``impact_at`` computes); else ``gap`` is 0 and the rest unspecified.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> verts, first = np.zeros((2, 3)), np.arange(2)
+    >>> ones, zeros = np.ones(2, dtype=np.int64), np.zeros(2, dtype=np.int64)
+    >>> still = (5.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0)
+    >>> start, end = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0), (10.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0)
+    >>> t, gap, out, world, pose_a, pose_b = toi_impact(verts, first, ones, np.ones(2), zeros, first, ones, first, ones,
+    ...                                                 np.ones(2), start, end, still, still, 2, 1.0)
+    >>> round(t, 12), round(float(pose_a[0]), 12), out[6:9].tolist()
+    (0.3, 3.0, [1.0, 0.0, 0.0])
+    """
+    pa0, pa1, pb0, pb1 = np.empty(8), np.empty(8), np.empty(8), np.empty(8)
+    top = 0.0
+    for i in range(8):
+        pa0[i], pa1[i], pb0[i], pb1[i] = a0[i], a1[i], b0[i], b1[i]
+    for i in range(3):  # time_of_impact's tolerance: the largest coordinate of the four poses, plus the reach
+        top = max(top, abs(a0[i]))
+    for i in range(3):
+        top = max(top, abs(a1[i]))
+    for i in range(3):
+        top = max(top, abs(b0[i]))
+    for i in range(3):
+        top = max(top, abs(b1[i]))
+    tol = REL_TOUCH_TOL * abs(top + reach_tol)
+    n = verts.shape[0]
+    world = np.zeros((n, 3))
+    out = np.zeros(11)
+    pose_a = np.zeros(8)
+    pose_b = np.zeros(8)
+    t = toi_shapes(verts, pfirst, pcount, prad, pplane, svfirst, svcount, sfirst, scount, reach, 0, 1, pa0, pa1,
+                   pb0, pb1, dim, tol, world, np.zeros((16, 4)), out, np.zeros(11), np.zeros(8), np.zeros((3, 3)))
+    gap = 0.0
+    if t >= 0.0:
+        # the touch's poses and distance on fresh arrays, as impact_at computes them
+        at = min(t, 1.0)
+        pose_at(pa0, pa1, at, dim, pose_a)
+        pose_at(pb0, pb1, at, dim, pose_b)
+        out = np.zeros(11)
+        world = np.zeros((n, 3))
+        gap = posed_distance(verts, pfirst, pcount, prad, pplane, svfirst, svcount, sfirst, scount, pose_a, pose_b,
+                             dim, world, out)
+    return t, gap, out, world, pose_a, pose_b
 
 
 @twin_jit

@@ -41,7 +41,7 @@ from .contact_slots import BALL, BOX, HALFSPACE, POLYGON, contact_rows
 from .kernel_support import touch_rule
 from .support_slots import support_pair_rows
 
-__all__ = ["contact_pair", "contact_many", "contact_many_posed", "table_rows"]
+__all__ = ["contact_pair", "contact_table_pair", "contact_many", "contact_many_posed", "table_rows"]
 
 Floats = NDArray[np.float64]
 
@@ -64,34 +64,6 @@ def _columns(rows: int, dim: int) -> tuple[Any, ...]:
             np.empty((rows, dim, dim)), np.empty(rows), np.empty((rows, dim)), np.empty((rows, dim)), np.empty(rows),
             np.empty(rows), np.empty((8, rows)), np.empty((8, rows)), np.empty(rows, dtype=np.int64),
             np.empty(rows, dtype=np.int64))
-
-
-@njit(cache=True)
-def _contact_pair(dim: int, ka: int, na: int, params_a: Floats, lx_a: Floats, ly_a: Floats, pose_a: Floats,
-                  kb: int, nb: int, params_b: Floats, lx_b: Floats, ly_b: Floats, pose_b: Floats,
-                  rule: tuple[float, float]) -> tuple[bool, float, float, float, float]:
-    kinds_t = np.array([ka, kb])
-    n_t = np.array([na, nb])
-    params = np.empty((2, 9))
-    lx = np.empty((2, 8))
-    ly = np.empty((2, 8))
-    poses = np.empty((2, 7))
-    for k in range(9):
-        params[0, k] = params_a[k]
-        params[1, k] = params_b[k]
-    for k in range(8):
-        lx[0, k] = lx_a[k]
-        lx[1, k] = lx_b[k]
-        ly[0, k] = ly_a[k]
-        ly[1, k] = ly_b[k]
-    for k in range(7):
-        poses[0, k] = pose_a[k]
-        poses[1, k] = pose_b[k]
-    hit = np.empty(1, dtype=np.bool_)
-    normal = np.empty((1, dim))
-    depth = np.empty(1)
-    _contact_many(dim, kinds_t, n_t, params, lx, ly, np.arange(2), poses, rule, hit, normal, depth)
-    return hit[0], normal[0, 0], normal[0, 1], normal[0, dim - 1], depth[0]
 
 
 def contact_pair(dim: int, ka: int, na: int, params_a: Floats, lx_a: Floats, ly_a: Floats, pose_a: Floats,
@@ -133,11 +105,47 @@ def contact_pair(dim: int, ka: int, na: int, params_a: Floats, lx_a: Floats, ly_
     ...              1, 0, disc, v, v, np.array([1.5, 0, 0, 1, 0, 0, 0]))
     (True, 1.0, 0.0, 0.0, 0.5)
     """
+    # the two rows stacked here, then the table kernel (one compiled entry serves both calls)
+    return contact_table_pair(dim, np.array([ka, kb], dtype=np.int64), np.array([na, nb], dtype=np.int64),
+                              np.stack([params_a, params_b]).astype(np.float64),
+                              np.stack([lx_a[:8], lx_b[:8]]).astype(np.float64),
+                              np.stack([ly_a[:8], ly_b[:8]]).astype(np.float64),
+                              np.stack([pose_a[:7], pose_b[:7]]).astype(np.float64))
+
+
+@njit(cache=True)
+def _contact_table_pair(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], params: Floats, lx: Floats,
+                        ly: Floats, poses: Floats,
+                        rule: tuple[float, float]) -> tuple[bool, float, float, float, float]:
+    hit = np.empty(1, dtype=np.bool_)
+    normal = np.empty((1, dim))
+    depth = np.empty(1)
+    _contact_many(dim, kinds_t, n_t, params, lx, ly, np.arange(2), poses, rule, hit, normal, depth)
+    return hit[0], normal[0, 0], normal[0, 1], normal[0, dim - 1], depth[0]
+
+
+def contact_table_pair(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], params: Floats, lx: Floats,
+                       ly: Floats, poses: Floats) -> tuple[bool, float, float, float, float]:
+    """:func:`contact_pair` on the pair's two-row table, already stacked: the answer :func:`contact_pair` gives.
+
+    ``kinds_t``, ``n_t`` (2,) int64; ``params`` (2, 9), ``lx``, ``ly`` (2, 8) and ``poses`` (2, 7), rows as
+    :func:`contact_pair`'s arguments (all C-contiguous and writable: the types :func:`contact_pair` builds, so
+    one compiled contact loop serves both). A caller that keeps the table of a pair of shapes makes one array
+    per call (the poses) and passes seven arguments, not thirteen.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> disc = [1.0, 0, 0, 0, 0, 0, 0, 0, 1.0]
+    >>> poses = np.array([[0.0, 0, 0, 1, 0, 0, 0], [1.5, 0, 0, 1, 0, 0, 0]])
+    >>> contact_table_pair(2, np.array([1, 1]), np.array([0, 0]), np.array([disc, disc]), np.zeros((2, 8)),
+    ...                    np.zeros((2, 8)), poses)
+    (True, 1.0, 0.0, 0.0, 0.5)
+    """
     global _RULE
     if _RULE is None:
         _RULE = touch_rule()
-    hit, nx, ny, nz, depth = _contact_pair(dim, ka, na, params_a, lx_a, ly_a, pose_a, kb, nb, params_b, lx_b, ly_b,
-                                           pose_b, _RULE)
+    hit, nx, ny, nz, depth = _contact_table_pair(dim, kinds_t, n_t, params, lx, ly, poses, _RULE)
     return bool(hit), nx, ny, nz, depth
 
 
