@@ -1004,6 +1004,22 @@ def _settle_other(store: BodyStore, probe: BodyStore, m: int, rows: Slots, slots
     return qi[order], cand[order]
 
 
+def _settle_compiled(store: BodyStore, index: QueryIndex, pk: int, pn: int, probe_rows: tuple[Floats, ...],
+                     rows: Slots, slots: Slots, orows: Slots, oslots: Slots) -> tuple[Slots, Slots, Slots, Slots]:
+    """The one-call hits with the capsules (segments) and hulls among the "other" pairs tested by one compiled call
+    (``compiled.queries.settle_rows``), sorted by row then add order; and the pairs still left for the numpy path."""
+    cq = _compiled()
+    codes = cq.settle_rows(index.arrays, pk, pn, *probe_rows, orows, oslots)
+    hit = codes == cq.HIT
+    if hit.any():
+        qi = np.concatenate([rows, orows[hit]])
+        cand = np.concatenate([slots, oslots[hit]])
+        order = np.lexsort((store.serial[cand], qi))
+        rows, slots = qi[order], cand[order]
+    left = codes == cq.OTHER
+    return rows, slots, orows[left], oslots[left]
+
+
 def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], half: tuple[float, ...], ball: bool,
               category: int, mask: int) -> list[Any]:
     """Ids (add order) of the bodies meeting one point (``ball``) or one axis-aligned box, in one compiled call.
@@ -1037,9 +1053,15 @@ def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], hal
     if len(found) == k + 1:
         return [ids[s] for s in found[1:]]
     other = np.array(found[k + 1:], dtype=np.int64)
-    probe = box_probes(dim, np.array([point[:dim]]), np.array([half[:dim]]), ball)
-    _, slots = _settle_other(store, probe, 1, np.zeros(len(other), dtype=np.int64), other, "compiled",
-                             np.zeros(k, dtype=np.int64), np.array(found[1:k + 1], dtype=np.int64))
+    center = np.array([point[:dim]], dtype=np.float64)
+    hw = np.array([half[:dim]], dtype=np.float64)
+    zeros = np.zeros(len(other), dtype=np.int64)
+    rows, slots, orows, oslots = _settle_compiled(store, index, 1 if ball else 2, 0,
+                                                  _compiled().box_probe_rows(center, hw, index.rule),
+                                                  np.zeros(k, dtype=np.int64), np.array(found[1:k + 1], dtype=np.int64),
+                                                  zeros, other)
+    if len(oslots):
+        _, slots = _settle_other(store, box_probes(dim, center, hw, ball), 1, orows, oslots, "compiled", rows, slots)
     return [ids[s] for s in slots.tolist()]
 
 
@@ -1104,6 +1126,10 @@ def box_hits(store: BodyStore, index: QueryIndex, center: Floats, half: Floats, 
 
     rows, slots, orows, oslots = _in_ranges(index, grid, m, run_range)
     if len(oslots):
+        rows, slots, orows, oslots = _settle_compiled(store, index, 1 if ball else 2, 0,
+                                                      _compiled().box_probe_rows(c, h, index.rule), rows, slots, orows,
+                                                      oslots)
+    if len(oslots):
         rows, slots = _settle_other(store, box_probes(store.dim, c, h, ball), m, orows, oslots, "compiled",
                                     rows, slots)
     return rows, slots
@@ -1156,6 +1182,10 @@ def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floa
                                    category, mask, tag, stamp))
 
     rows, slots, orows, oslots = _in_ranges(index, grid, m, run_range)
+    if len(oslots):
+        rows, slots, orows, oslots = _settle_compiled(
+            store, index, pk, pn, _compiled().shape_probe_rows(pos, cos, sin, unit, lx, ly, rad, hw, bound), rows,
+            slots, orows, oslots)
     if len(oslots):
         probe = shape_probes(store, shape, pos, angle if dim == 2 else None, quaternion)
         try:
@@ -2069,6 +2099,10 @@ def _warm_up_queries(dim: int) -> None:
         point_ids(store, index, at, (0.0, 0.0, 0.0), True, u32, u32)
         point_ids(store, index, at, (0.5,) * dim, False, u32, u32)
         box_hits(store, index, pos, np.zeros_like(pos), True, u32, u32)
+        # the one kernel that tests the capsules and hulls the others leave (none in these stores)
+        none = np.zeros(0, dtype=np.int64)
+        _compiled().settle_rows(index.arrays, 1, 0, *_compiled().box_probe_rows(pos, np.zeros_like(pos), index.rule),
+                                none, none)
         for probe in (ball, box, *tri):
             if dim == 2:
                 shape_hits(store, index, probe, pos, np.zeros(len(pos)), None, u32, u32)
