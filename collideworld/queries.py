@@ -61,7 +61,7 @@ def _prox() -> Any:
 
 __all__ = ["RayHit", "RayHitArrays", "NearHit", "CastHit", "QueryIndex", "overlapping", "ray_hits", "ray_hits_many",
            "ids_in_order", "nearest", "within", "cast_hits", "one_call_shape", "point_ids", "box_hits", "shape_hits",
-           "numpy_path_counts", "count_numpy_path"]
+           "numpy_path_counts", "count_numpy_path", "warm_up_capsule_hull_queries"]
 
 Slots = NDArray[np.int64]
 Floats = NDArray[np.float64]
@@ -2099,10 +2099,6 @@ def _warm_up_queries(dim: int) -> None:
         point_ids(store, index, at, (0.0, 0.0, 0.0), True, u32, u32)
         point_ids(store, index, at, (0.5,) * dim, False, u32, u32)
         box_hits(store, index, pos, np.zeros_like(pos), True, u32, u32)
-        # the one kernel that tests the capsules and hulls the others leave (none in these stores)
-        none = np.zeros(0, dtype=np.int64)
-        _compiled().settle_rows(index.arrays, 1, 0, *_compiled().box_probe_rows(pos, np.zeros_like(pos), index.rule),
-                                none, none)
         for probe in (ball, box, *tri):
             if dim == 2:
                 shape_hits(store, index, probe, pos, np.zeros(len(pos)), None, u32, u32)
@@ -2137,3 +2133,54 @@ def _warm_up_queries(dim: int) -> None:
     nearest(store, index, ball, pose, lo, hi, 2, math.inf, u32, u32)
     within(store, index, box, pose, lo, hi, 3.0, u32, u32)
     cast_hits(store, index, ball, pose, (at_body + 9.0, pose[1]), lo, hi + 9.0, u32, u32)
+
+
+def warm_up_capsule_hull_queries(dim: int) -> None:
+    """Compile the compiled queries' tests of capsules (segments) and 3D hulls (``compiled.queries.settle_rows``).
+
+    Not a step of every warm-up: like the step's kernels of these kinds
+    (``warm_up(every_shape=True)``), only ``warm_up(every_shape=True)`` and
+    the full build (:func:`collideworld.build.full_build_steps`) prepare
+    them. They are the largest kernels the queries reach (the capsule row
+    kernels, GJK, EPA: ~25 s of CPU on a cold cache, measured with
+    ``benchmarks/cold_start.py --profile``), and a world without capsules or
+    hulls never calls them.
+
+    Examples
+    --------
+    >>> warm_up_capsule_hull_queries(2)
+    """
+    from .backend import compiled_available
+    from .shapes import Box, Capsule, Circle, ConvexHull, Segment, Sphere
+
+    if not compiled_available():
+        return
+    zero = (0.0,) * dim
+    shapes: list[Shape] = [Capsule(zero, (1.0,) + zero[1:], 0.25), Segment(zero, (0.0, 1.0) + zero[2:])]
+    if dim == 3:
+        shapes.append(ConvexHull(((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))))
+    shapes = shapes * (MIN_GRIDDED // len(shapes) + 1)
+    u32 = 0xFFFFFFFF
+    store = BodyStore(dim, backend="compiled")
+    slots = store.allocate(len(shapes))
+    store.set_shapes(slots, shapes)
+    pos = np.zeros((len(shapes), dim))
+    pos[:, 0] = 2.0 * np.arange(len(shapes))
+    if dim == 2:
+        store.set_poses(slots, pos, np.full(len(shapes), 0.1))
+    else:
+        store.set_poses(slots, pos, quaternion=np.tile([1.0, 0.0, 0.0, 0.0], (len(shapes), 1)))
+    store.serial[slots] = np.arange(len(shapes))
+    store.category[slots] = store.mask[slots] = u32
+    set_fat_bounds(store, slots, 0.1)
+    index = QueryIndex(store, "compiled")
+    index.refresh()
+    # the batches (points, shapes) and a single point, each on bodies it touches: settle_rows runs
+    box_hits(store, index, pos, np.zeros_like(pos), True, u32, u32)
+    ball = Circle(0.5) if dim == 2 else Sphere(0.5)
+    for probe in (ball, Box((0.5,) * dim)):
+        if dim == 2:
+            shape_hits(store, index, probe, pos, np.zeros(len(pos)), None, u32, u32)
+        else:
+            shape_hits(store, index, probe, pos, None, np.tile([1.0, 0.0, 0.0, 0.0], (len(pos), 1)), u32, u32)
+    point_ids(store, index, tuple(float(c) for c in pos[0]), (0.0,) * 3, True, u32, u32)

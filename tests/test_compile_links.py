@@ -66,3 +66,24 @@ def test_capsule_and_hull_tests_linked_into_one_query_entry_point() -> None:
     for entry in (cq._overlap, cq._boxes_q, cq._shapes_q, cq._probe_test, cq._probe_body, cq._point_one):
         assert cq._capsule_hull_test not in _reachable(entry), entry.py_func.__name__
     assert cq._capsule_hull_test in _reachable(cq._settle_rows)
+
+
+def test_warm_up_prepares_capsule_and_hull_queries_with_every_shape_only(monkeypatch: Any) -> None:
+    """warm_up() leaves settle_rows (the capsule rows, GJK, EPA: ~25 s of CPU cold) to every_shape=True,
+    as it leaves the step's kernels of these kinds; the full build runs it too."""
+    import collideworld
+    from collideworld.build import full_build_steps
+
+    real = cq.settle_rows
+    rows_seen: list[int] = []
+
+    def spy(*args: Any) -> Any:
+        rows_seen.append(len(args[-1]))
+        return real(*args)
+
+    monkeypatch.setattr(cq, "settle_rows", spy)
+    collideworld.warm_up(dims=(2,))
+    assert rows_seen == []
+    collideworld.warm_up(dims=(2,), every_shape=True)
+    assert rows_seen and min(rows_seen) > 0, rows_seen  # called on capsules and segments the probes touch
+    assert "2D capsule and hull queries" in [label for label, _ in full_build_steps(dims=(2,))]

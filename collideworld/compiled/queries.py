@@ -1704,7 +1704,15 @@ def settle_rows(q: QueryArrays, pk: int, pn: int, ppos: Floats, prot: Floats, pr
 
 def box_probe_rows(center: Floats, hw: Floats, rule: tuple[float, float]) -> tuple[Floats, ...]:
     """Points or boxes ``center ± hw`` (C-contiguous (m, D)) as :func:`settle_rows`' probe rows, as :func:`box_slots`
-    makes them: ``(ppos, prot, prad, phalf, pbound, pwx, pwy)``; ``rule``: the index's touching rule."""
+    makes them: ``(ppos, prot, prad, phalf, pbound, pwx, pwy)``; ``rule``: the index's touching rule.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rows = box_probe_rows(np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]]), (1e-14, 1.0))
+    >>> rows[1].tolist(), rows[4].tolist()   # axis-aligned; the bounding radius of half extents 3, 4
+    ([[[1.0, 0.0], [0.0, 1.0]]], [5.0])
+    """
     _, _, prot, prad, pbound = _box_probes(center, hw, rule)
     no = np.empty((0, center.shape[1]))
     return center, prot, prad, hw, pbound, no, no
@@ -1712,7 +1720,16 @@ def box_probe_rows(center: Floats, hw: Floats, rule: tuple[float, float]) -> tup
 
 def shape_probe_rows(pos: Floats, cos: Floats, sin: Floats, unit: Floats, lx: Floats, ly: Floats, rad: float,
                      hw: Floats, bound: float) -> tuple[Floats, ...]:
-    """One shape at ``m`` poses (:func:`shape_slots`' arguments) as :func:`settle_rows`' probe rows."""
+    """One shape at ``m`` poses (:func:`shape_slots`' arguments) as :func:`settle_rows`' probe rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rows = shape_probe_rows(np.array([[1.0, 2.0]]), np.ones(1), np.zeros(1), np.zeros((0, 4)), np.zeros(0),
+    ...                         np.zeros(0), 0.5, np.zeros(2), 0.5)
+    >>> rows[1].tolist(), rows[2].tolist()   # a ball of radius 0.5 at angle 0
+    ([[[1.0, -0.0], [0.0, 1.0]]], [0.5])
+    """
     prot, prad, phalf, pbound, pwx, pwy = _shape_probes(pos, cos, sin, unit, lx, ly, rad, hw, bound)
     return pos, prot, prad, phalf, pbound, pwx, pwy
 
