@@ -1053,15 +1053,23 @@ def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], hal
     if len(found) == k + 1:
         return [ids[s] for s in found[1:]]
     other = np.array(found[k + 1:], dtype=np.int64)
-    center = np.array([point[:dim]], dtype=np.float64)
-    hw = np.array([half[:dim]], dtype=np.float64)
-    zeros = np.zeros(len(other), dtype=np.int64)
-    rows, slots, orows, oslots = _settle_compiled(store, index, 1 if ball else 2, 0,
-                                                  _compiled().box_probe_rows(center, hw, index.rule),
-                                                  np.zeros(k, dtype=np.int64), np.array(found[1:k + 1], dtype=np.int64),
-                                                  zeros, other)
-    if len(oslots):
-        _, slots = _settle_other(store, box_probes(dim, center, hw, ball), 1, orows, oslots, "compiled", rows, slots)
+    # the probe row the kernel left in its scratch (ppos, phalf, prot, prad, pbound: box_probe_rows' values)
+    # is the one settle_rows reads: no probe is made again
+    cq = _compiled()
+    w = index.work[0]
+    codes = cq.settle_rows(index.arrays, 1 if ball else 2, 0, w[0], w[2], w[3], w[1], w[4], w[7], w[7],
+                           np.zeros(len(other), dtype=np.int64), other)
+    slots = np.array(found[1:k + 1], dtype=np.int64)
+    hit = codes == cq.HIT
+    if hit.any():
+        slots = np.concatenate([slots, other[hit]])
+        slots = slots[np.argsort(store.serial[slots], kind="stable")]
+    left = other[codes == cq.OTHER]
+    if len(left):
+        center = np.array([point[:dim]], dtype=np.float64)
+        hw = np.array([half[:dim]], dtype=np.float64)
+        _, slots = _settle_other(store, box_probes(dim, center, hw, ball), 1, np.zeros(len(left), dtype=np.int64),
+                                 left, "compiled", np.zeros(len(slots), dtype=np.int64), slots)
     return [ids[s] for s in slots.tolist()]
 
 
