@@ -84,6 +84,13 @@ def _warm_many(dim: int, shapes: list[Any], row: list[float]) -> None:
         time_of_impact_many(side, here, here, other, far, here, backend="compiled")
 
 
+def _warm_capsule_hull_queries(dim: int) -> None:
+    """The queries' tests of capsules, segments and hulls (not in ``warm_up()``'s WARMERS: every_shape only)."""
+    from .queries import warm_up_capsule_hull_queries
+
+    warm_up_capsule_hull_queries(dim)
+
+
 def _warm_pose_encoder(dim: int) -> None:
     """The Arrow recorder's compiled pose encoder (the same kernel for either dimension; built with the
     rest so that a recording under ``backend="auto"`` never compiles it in the foreground)."""
@@ -196,6 +203,7 @@ def full_build_steps(dims: tuple[int, ...] = (2, 3)) -> list[tuple[str, Callable
         for warm in WARMERS:
             name = getattr(warm, "label", None) or warm.__module__.rsplit(".", 1)[-1].replace("_", " ")
             steps.append((f"{d}D {name}", functools.partial(warm, d)))
+        steps.append((f"{d}D capsule and hull queries", functools.partial(_warm_capsule_hull_queries, d)))
         steps.append((f"{d}D collide, distance, time of impact", functools.partial(_warm_pairs, d)))
         steps.append((f"{d}D every shape kind in a world", functools.partial(_warm_every_kind_world, d)))
     return steps

@@ -61,7 +61,7 @@ def _prox() -> Any:
 
 __all__ = ["RayHit", "RayHitArrays", "NearHit", "CastHit", "QueryIndex", "overlapping", "ray_hits", "ray_hits_many",
            "ids_in_order", "nearest", "within", "cast_hits", "one_call_shape", "point_ids", "box_hits", "shape_hits",
-           "numpy_path_counts", "count_numpy_path"]
+           "numpy_path_counts", "count_numpy_path", "warm_up_capsule_hull_queries"]
 
 Slots = NDArray[np.int64]
 Floats = NDArray[np.float64]
@@ -1004,6 +1004,22 @@ def _settle_other(store: BodyStore, probe: BodyStore, m: int, rows: Slots, slots
     return qi[order], cand[order]
 
 
+def _settle_compiled(store: BodyStore, index: QueryIndex, pk: int, pn: int, probe_rows: tuple[Floats, ...],
+                     rows: Slots, slots: Slots, orows: Slots, oslots: Slots) -> tuple[Slots, Slots, Slots, Slots]:
+    """The one-call hits with the capsules (segments) and hulls among the "other" pairs tested by one compiled call
+    (``compiled.queries.settle_rows``), sorted by row then add order; and the pairs still left for the numpy path."""
+    cq = _compiled()
+    codes = cq.settle_rows(index.arrays, pk, pn, *probe_rows, orows, oslots)
+    hit = codes == cq.HIT
+    if hit.any():
+        qi = np.concatenate([rows, orows[hit]])
+        cand = np.concatenate([slots, oslots[hit]])
+        order = np.lexsort((store.serial[cand], qi))
+        rows, slots = qi[order], cand[order]
+    left = codes == cq.OTHER
+    return rows, slots, orows[left], oslots[left]
+
+
 def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], half: tuple[float, ...], ball: bool,
               category: int, mask: int) -> list[Any]:
     """Ids (add order) of the bodies meeting one point (``ball``) or one axis-aligned box, in one compiled call.
@@ -1037,9 +1053,23 @@ def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], hal
     if len(found) == k + 1:
         return [ids[s] for s in found[1:]]
     other = np.array(found[k + 1:], dtype=np.int64)
-    probe = box_probes(dim, np.array([point[:dim]]), np.array([half[:dim]]), ball)
-    _, slots = _settle_other(store, probe, 1, np.zeros(len(other), dtype=np.int64), other, "compiled",
-                             np.zeros(k, dtype=np.int64), np.array(found[1:k + 1], dtype=np.int64))
+    # the probe row the kernel left in its scratch (ppos, phalf, prot, prad, pbound: box_probe_rows' values)
+    # is the one settle_rows reads: no probe is made again
+    cq = _compiled()
+    w = index.work[0]
+    codes = cq.settle_rows(index.arrays, 1 if ball else 2, 0, w[0], w[2], w[3], w[1], w[4], w[7], w[7],
+                           np.zeros(len(other), dtype=np.int64), other)
+    slots = np.array(found[1:k + 1], dtype=np.int64)
+    hit = codes == cq.HIT
+    if hit.any():
+        slots = np.concatenate([slots, other[hit]])
+        slots = slots[np.argsort(store.serial[slots], kind="stable")]
+    left = other[codes == cq.OTHER]
+    if len(left):
+        center = np.array([point[:dim]], dtype=np.float64)
+        hw = np.array([half[:dim]], dtype=np.float64)
+        _, slots = _settle_other(store, box_probes(dim, center, hw, ball), 1, np.zeros(len(left), dtype=np.int64),
+                                 left, "compiled", np.zeros(len(slots), dtype=np.int64), slots)
     return [ids[s] for s in slots.tolist()]
 
 
@@ -1104,6 +1134,10 @@ def box_hits(store: BodyStore, index: QueryIndex, center: Floats, half: Floats, 
 
     rows, slots, orows, oslots = _in_ranges(index, grid, m, run_range)
     if len(oslots):
+        rows, slots, orows, oslots = _settle_compiled(store, index, 1 if ball else 2, 0,
+                                                      _compiled().box_probe_rows(c, h, index.rule), rows, slots, orows,
+                                                      oslots)
+    if len(oslots):
         rows, slots = _settle_other(store, box_probes(store.dim, c, h, ball), m, orows, oslots, "compiled",
                                     rows, slots)
     return rows, slots
@@ -1156,6 +1190,10 @@ def shape_hits(store: BodyStore, index: QueryIndex, shape: Shape, position: Floa
                                    category, mask, tag, stamp))
 
     rows, slots, orows, oslots = _in_ranges(index, grid, m, run_range)
+    if len(oslots):
+        rows, slots, orows, oslots = _settle_compiled(
+            store, index, pk, pn, _compiled().shape_probe_rows(pos, cos, sin, unit, lx, ly, rad, hw, bound), rows,
+            slots, orows, oslots)
     if len(oslots):
         probe = shape_probes(store, shape, pos, angle if dim == 2 else None, quaternion)
         try:
@@ -2103,3 +2141,54 @@ def _warm_up_queries(dim: int) -> None:
     nearest(store, index, ball, pose, lo, hi, 2, math.inf, u32, u32)
     within(store, index, box, pose, lo, hi, 3.0, u32, u32)
     cast_hits(store, index, ball, pose, (at_body + 9.0, pose[1]), lo, hi + 9.0, u32, u32)
+
+
+def warm_up_capsule_hull_queries(dim: int) -> None:
+    """Compile the compiled queries' tests of capsules (segments) and 3D hulls (``compiled.queries.settle_rows``).
+
+    Not a step of every warm-up: like the step's kernels of these kinds
+    (``warm_up(every_shape=True)``), only ``warm_up(every_shape=True)`` and
+    the full build (:func:`collideworld.build.full_build_steps`) prepare
+    them. They are the largest kernels the queries reach (the capsule row
+    kernels, GJK, EPA: ~25 s of CPU on a cold cache, measured with
+    ``benchmarks/cold_start.py --profile``), and a world without capsules or
+    hulls never calls them.
+
+    Examples
+    --------
+    >>> warm_up_capsule_hull_queries(2)
+    """
+    from .backend import compiled_available
+    from .shapes import Box, Capsule, Circle, ConvexHull, Segment, Sphere
+
+    if not compiled_available():
+        return
+    zero = (0.0,) * dim
+    shapes: list[Shape] = [Capsule(zero, (1.0,) + zero[1:], 0.25), Segment(zero, (0.0, 1.0) + zero[2:])]
+    if dim == 3:
+        shapes.append(ConvexHull(((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))))
+    shapes = shapes * (MIN_GRIDDED // len(shapes) + 1)
+    u32 = 0xFFFFFFFF
+    store = BodyStore(dim, backend="compiled")
+    slots = store.allocate(len(shapes))
+    store.set_shapes(slots, shapes)
+    pos = np.zeros((len(shapes), dim))
+    pos[:, 0] = 2.0 * np.arange(len(shapes))
+    if dim == 2:
+        store.set_poses(slots, pos, np.full(len(shapes), 0.1))
+    else:
+        store.set_poses(slots, pos, quaternion=np.tile([1.0, 0.0, 0.0, 0.0], (len(shapes), 1)))
+    store.serial[slots] = np.arange(len(shapes))
+    store.category[slots] = store.mask[slots] = u32
+    set_fat_bounds(store, slots, 0.1)
+    index = QueryIndex(store, "compiled")
+    index.refresh()
+    # the batches (points, shapes) and a single point, each on bodies it touches: settle_rows runs
+    box_hits(store, index, pos, np.zeros_like(pos), True, u32, u32)
+    ball = Circle(0.5) if dim == 2 else Sphere(0.5)
+    for probe in (ball, Box((0.5,) * dim)):
+        if dim == 2:
+            shape_hits(store, index, probe, pos, np.zeros(len(pos)), None, u32, u32)
+        else:
+            shape_hits(store, index, probe, pos, None, np.tile([1.0, 0.0, 0.0, 0.0], (len(pos), 1)), u32, u32)
+    point_ids(store, index, tuple(float(c) for c in pos[0]), (0.0,) * 3, True, u32, u32)

@@ -35,7 +35,8 @@ def warm_up(dims: Iterable[int] = (2, 3), every_shape: bool = False) -> None:
     dims : iterable of {2, 3}, optional
         The dimensions whose kernels to prepare; both by default.
     every_shape : bool, optional
-        Also prepare the kernels of capsules, segments and (3D) convex hulls.
+        Also prepare the kernels of capsules, segments and (3D) convex hulls
+        (the step's, and the queries' tests of them).
         Off by default because it almost quadruples a cold compile (measured
         17 s -> 64 s for both dimensions); with it, a step over any mix of
         shapes but compounds compiles nothing more.
@@ -67,6 +68,11 @@ def warm_up(dims: Iterable[int] = (2, 3), every_shape: bool = False) -> None:
                 warm_dim(d)
         for warm in WARMERS:
             warm(d)
+        if every_shape:
+            # the queries' capsule and hull tests, with the step's kernels of these kinds
+            from .queries import warm_up_capsule_hull_queries
+
+            warm_up_capsule_hull_queries(d)
 
 
 @contextlib.contextmanager

@@ -939,6 +939,12 @@ NO_COMPILE_AFTER_WARM_UP_EVERY_SHAPE = textwrap.dedent("""
             w.step()
             for body in range(1, 61, 3):
                 w.move(body, position=tuple(rng.uniform(0, 5, dim)))
+        # and the queries on these kinds (the capsule and hull tests: compiled.queries.settle_rows)
+        pts = rng.uniform(0, 5, (20, dim))
+        w.query_points(pts)
+        w.query_point(tuple(pts[0].tolist()))
+        w.query_shapes(shapes[0], pts)
+        w.query_shapes(shapes[1], pts)
     after = signatures()
     grown = {k: (before.get(k), v) for k, v in after.items() if v != before.get(k)}
     assert not grown, grown

@@ -16,7 +16,10 @@ most of a single query's cost. Here one call does all of it, per probe::
 The row routines read side a and side b from separate arrays, so a probe
 never enters the store. Capsules (segments) and 3D hulls are tested by
 the row loops of their batched kernels on one-row arrays
-(:func:`_capsule_hull_test`). Pairs the routines here do not cover
+(:func:`_capsule_hull_test`), in a call of their own (:func:`settle_rows`,
+on the pairs the query kernels leave as "other"): numba optimises a
+callee's code again in every compiled caller, and these kernels in each
+query entry point were most of the queries' compile time. Pairs the routines here do not cover
 (polygons that are not simple, cylinders, cones, rounded shapes) come back
 as "other" rows for the numpy path to settle: a new kind gets its branch in
 the exact tests of :func:`_overlap` (batches) and :func:`_probe_test`
@@ -77,7 +80,8 @@ from ..spatial.grid import Floats32
 
 __all__ = ["QueryArrays", "query_arrays", "entry_points", "scratch", "pack_rows", "packed_columns", "point_slots",
            "box_slots", "shape_slots",
-           "ray_rows", "row_bounds", "HIT", "MISS", "OTHER", "RAY_OTHERS", "RAY_OTHER_COUNT"]
+           "ray_rows", "row_bounds", "settle_rows", "box_probe_rows", "shape_probe_rows", "HIT", "MISS", "OTHER",
+           "RAY_OTHERS", "RAY_OTHER_COUNT"]
 
 Index = NDArray[np.int64]
 Floats = NDArray[np.float64]
@@ -917,11 +921,15 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                         g = HIT  # for now: the kernel decides below
                 else:
                     g = HIT
+                if g == HIT and ku >= CAPSULE:
+                    # a capsule (segment) or hull past the reject: left to settle_rows, as an "other" pair.
+                    # Not tested here: numba links a callee's code into every caller and optimises it
+                    # again there, and these kernels (GJK, EPA, the capsule rows) were most of the
+                    # compile of each query entry point (benchmarks/results/cold_start.md, fifth round)
+                    g = OTHER
                 if g == HIT:
                     # canonical order: the lower kind is side a (a hit does not depend on the normal's sign)
-                    if ku >= CAPSULE:
-                        hit[0] = _capsule_hull_test(q, u, pk, pn, r, ppos, prot, prad, phalf, pwx, pwy, rule)
-                    elif ku == HALFSPACE:
+                    if ku == HALFSPACE:
                         if pk == BALL:
                             _halfspace_ball(plane_normal, plane_offset, u, vpos, vrad, r, rule, row0, hit, nrm, dep)
                         elif pk == BOX:
@@ -1578,7 +1586,7 @@ def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Fl
         if dist2 > limit * limit:
             return MISS
     if kb >= CAPSULE:
-        return HIT if _capsule_hull_test(q, s, pk, pn, r, ppos, prot, prad, phalf, pwx, pwy, rule) else MISS
+        return OTHER  # past the reject: settle_rows tests it (see _overlap)
     # (and every row the routines read, as in _overlap)
     vpos, vrot, vrad, vhalf = ppos[..., ::1], prot[..., ::1], prad[..., ::1], phalf[..., ::1]
     bpos, brot, brad, bhalf = position[..., ::1], q.rotation[..., ::1], q.radius[..., ::1], q.half[..., ::1]
@@ -1618,6 +1626,112 @@ def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Fl
         else:
             _polygon_polygon(pvx, pvy, r, pn, world_x, world_y, s, q.simple_n[q.poly[s]], rule, row0, hit, nrm, dep)
     return HIT if hit[0] else MISS
+
+
+@njit(cache=True)
+def _settle_rows(q: Any, pk: int, pn: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats, pbound: Floats,
+                 pwx: Floats, pwy: Floats, rows: Index, slots: Index) -> NDArray[np.int8]:
+    """HIT, MISS or OTHER for each "other" pair ``(rows[t], slots[t])`` the query kernels left.
+
+    :func:`_probe_body`'s test, with the capsules (segments) and hulls it
+    leaves (past the reject) tested by :func:`_capsule_hull_test`. The one
+    entry point that links those kernels: :func:`_overlap` and
+    :func:`_point_one` leave such pairs here instead of calling them,
+    since numba optimises a callee's code again in every caller that links
+    it (one entry point here instead of five: ``_overlap``, ``_boxes_q``,
+    ``_shapes_q``, ``_probe_test``, ``_probe_body`` and ``_point_one``).
+    OTHER: still undecided (kinds no kernel here tests), for the numpy path.
+    """
+    rule = (q.rel, q.floor)
+    dim = ppos.shape[1]
+    n = rows.shape[0]
+    codes = np.empty(n, dtype=np.int8)
+    hit = np.empty(1, dtype=np.bool_)
+    nrm = np.empty((1, dim))
+    dep = np.empty(1)
+    m3 = np.empty((3, 3))
+    t3 = np.empty(3)
+    tb3 = np.empty(3)
+    kind = q.kind
+    for t in range(n):
+        r = rows[t]
+        s = slots[t]
+        n_sub = 1
+        first_part = -1
+        if kind[s] == COMPOUND:
+            n_sub = q.n_parts[s]
+            first_part = q.parts_at[s]
+        got = MISS
+        for sub in range(n_sub):
+            u = s if first_part < 0 else q.part_slots[first_part + sub]
+            g = _probe_test(q, u, pk, pn, r, ppos, prot, prad, phalf, pbound, pwx, pwy, rule, hit, nrm, dep, m3, t3,
+                            tb3)
+            if g == OTHER and (kind[u] == CAPSULE or kind[u] == HULL):
+                g = HIT if _capsule_hull_test(q, u, pk, pn, r, ppos, prot, prad, phalf, pwx, pwy, rule) else MISS
+            if g == HIT:
+                got = HIT
+                break
+            if g == OTHER:
+                got = OTHER
+        codes[t] = got
+    return codes
+
+
+def settle_rows(q: QueryArrays, pk: int, pn: int, ppos: Floats, prot: Floats, prad: Floats, phalf: Floats,
+                pbound: Floats, pwx: Floats, pwy: Floats, rows: Index, slots: Index) -> NDArray[np.int8]:
+    """HIT, MISS or OTHER for the "other" pairs ``(rows[t], slots[t])`` of a query of probes of kind ``pk``.
+
+    The probes' rows as :func:`box_probe_rows` or :func:`shape_probe_rows` make them. The query kernels
+    (:func:`box_slots`, :func:`shape_slots`, :func:`point_slots`) leave capsules (segments) and hulls
+    among their "other" pairs; this tests them (OTHER: kinds left to the numpy path).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Capsule, World
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=2, backend="compiled")
+    >>> w.add(Capsule((0, 0), (2, 0), 0.5))
+    0
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> grid = index.refresh()
+    >>> probes = box_probe_rows(np.array([[1.0, 0.25], [1.0, 0.75]]), np.zeros((2, 2)), index.rule)
+    >>> settle_rows(index.arrays, BALL, 0, *probes, np.array([0, 1]), np.array([0, 0])).tolist() == [HIT, MISS]
+    True
+    """
+    return _settle_rows(q, pk, pn, ppos, prot, prad, phalf, pbound, pwx, pwy, rows, slots)
+
+
+def box_probe_rows(center: Floats, hw: Floats, rule: tuple[float, float]) -> tuple[Floats, ...]:
+    """Points or boxes ``center ± hw`` (C-contiguous (m, D)) as :func:`settle_rows`' probe rows, as :func:`box_slots`
+    makes them: ``(ppos, prot, prad, phalf, pbound, pwx, pwy)``; ``rule``: the index's touching rule.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rows = box_probe_rows(np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]]), (1e-14, 1.0))
+    >>> rows[1].tolist(), rows[4].tolist()   # axis-aligned; the bounding radius of half extents 3, 4
+    ([[[1.0, 0.0], [0.0, 1.0]]], [5.0])
+    """
+    _, _, prot, prad, pbound = _box_probes(center, hw, rule)
+    no = np.empty((0, center.shape[1]))
+    return center, prot, prad, hw, pbound, no, no
+
+
+def shape_probe_rows(pos: Floats, cos: Floats, sin: Floats, unit: Floats, lx: Floats, ly: Floats, rad: float,
+                     hw: Floats, bound: float) -> tuple[Floats, ...]:
+    """One shape at ``m`` poses (:func:`shape_slots`' arguments) as :func:`settle_rows`' probe rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rows = shape_probe_rows(np.array([[1.0, 2.0]]), np.ones(1), np.zeros(1), np.zeros((0, 4)), np.zeros(0),
+    ...                         np.zeros(0), 0.5, np.zeros(2), 0.5)
+    >>> rows[1].tolist(), rows[2].tolist()   # a ball of radius 0.5 at angle 0
+    ([[[1.0, -0.0], [0.0, 1.0]]], [0.5])
+    """
+    prot, prad, phalf, pbound, pwx, pwy = _shape_probes(pos, cos, sin, unit, lx, ly, rad, hw, bound)
+    return pos, prot, prad, phalf, pbound, pwx, pwy
 
 
 @njit(cache=True)
