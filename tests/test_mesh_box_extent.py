@@ -1,12 +1,15 @@
-"""The compiled slot path's box-triangle SAT projects the box in closed form: the same answers, against coal.
+"""The compiled slot path's box-triangle rows (the mesh frames' path) against coal and the numpy twin.
 
-``contact_triangle_slots`` (the compiled narrowphase's mesh path) projects a
-box on each SAT axis as centre +- |a.u| hx + |b.u| hy + |c.u| hz instead of
-over its eight corners. Oracle: coal's signed distance of the box and a
-one-triangle ``BVHModelOBBRSS`` (GJK to 1e-12, EPA when overlapping), seeded
-configurations near the triangle, those within 1e-8 of touching left out;
-touching by construction (a box turned about z resting on the plane z = 0 in
-dyadic coordinates, exact by hand). The numpy twin (corners) agrees to rounding.
+``contact_triangle_slots`` (the compiled narrowphase's mesh path) builds each
+box from the store's pose and runs the SAT-first row routine; the other
+triangle tests call ``contact_polytope_triangle`` with corners made by the
+test. Oracle: coal's signed distance of the box and a one-triangle
+``BVHModelOBBRSS`` (GJK to 1e-12, EPA when overlapping), seeded configurations
+near the triangle, those within 1e-8 of touching left out; touching by
+construction (a box turned about z resting on the plane z = 0 in dyadic
+coordinates, exact by hand). The numpy twin (corners) agrees to rounding.
+A guard for any change to the box's SAT projection (a closed-form projected
+radius was tried and measured no faster: benchmarks/results/meshes.md).
 """
 
 from __future__ import annotations

@@ -53,31 +53,20 @@ SAT_REJECT = 1e-9
 
 
 @njit(cache=True)
-def _try_axis(x: float, y: float, z: float, pts: F64, na: int, nb: int, box: bool, axes: F64, bx: F64,
-              best: F64) -> None:
+def _try_axis(x: float, y: float, z: float, pts: F64, na: int, nb: int, best: F64) -> None:
     """The overlaps of a and b along axis (x, y, z) (non-zero, any length), one way and the other, into ``best[4:6]``.
 
-    ``pts`` holds a's ``na`` vertices, then b's ``nb`` (relative to a's first vertex). A box (``box``:
-    unit axes ``axes`` (3, 3), ``bx`` its centre (relative to the same vertex) and half extents) is
-    projected in closed form, centre +- |a.u| hx + |b.u| hy + |c.u| hz (Gottschalk, Lin and Manocha,
-    "OBBTree", 1996: the projected radius of an OBB), four products instead of its eight corners'.
+    ``pts`` holds a's ``na`` vertices, then b's ``nb`` (relative to a's first vertex).
     """
     length = math.sqrt(x * x + y * y + z * z)
     if not length > 0.0:
         return
     x, y, z = x / length, y / length, z / length
     amax, amin, bmax, bmin = -np.inf, np.inf, -np.inf, np.inf
-    if box:
-        mid = x * bx[0, 0] + y * bx[0, 1] + z * bx[0, 2]
-        ext = (abs(x * axes[0, 0] + y * axes[0, 1] + z * axes[0, 2]) * bx[1, 0]
-               + abs(x * axes[1, 0] + y * axes[1, 1] + z * axes[1, 2]) * bx[1, 1]
-               + abs(x * axes[2, 0] + y * axes[2, 1] + z * axes[2, 2]) * bx[1, 2])
-        amax, amin = mid + ext, mid - ext
-    else:
-        for k in range(na):
-            p = x * pts[k, 0] + y * pts[k, 1] + z * pts[k, 2]
-            amax = max(amax, p)
-            amin = min(amin, p)
+    for k in range(na):
+        p = x * pts[k, 0] + y * pts[k, 1] + z * pts[k, 2]
+        amax = max(amax, p)
+        amin = min(amin, p)
     for k in range(na, na + nb):
         p = x * pts[k, 0] + y * pts[k, 1] + z * pts[k, 2]
         bmax = max(bmax, p)
@@ -88,7 +77,7 @@ def _try_axis(x: float, y: float, z: float, pts: F64, na: int, nb: int, box: boo
 
 @njit(cache=True)
 def _sat_row(pts: F64, na: int, normals: F64, nfa: int, edges: F64, nea: int, face: F64, tedge: F64,
-             box: bool, boxc: F64, best: F64, cand: F64) -> None:
+             best: F64, cand: F64) -> None:
     """The least overlap over the SAT axes (``best[0]``) and its normal (``best[1:4]``), in numpy's axis order.
 
     numpy (contact_hull._sat) tries a group of axes one way, keeps the first least overlap if it
@@ -123,7 +112,7 @@ def _sat_row(pts: F64, na: int, normals: F64, nfa: int, edges: F64, nea: int, fa
             length = math.sqrt(x * x + y * y + z * z)
             if not length > 0.0:
                 continue
-            _try_axis(x, y, z, pts, na, 3, box, normals, boxc, best)
+            _try_axis(x, y, z, pts, na, 3, best)
             cand[m, 0], cand[m, 1], cand[m, 2] = x / length, y / length, z / length
             cand[m, 3], cand[m, 4], cand[m, 5] = best[4], best[5], 1.0
         for way in range(2):
@@ -250,13 +239,12 @@ def _closest_segment_triangle(verts: F64, tri: F64, ws: F64) -> None:
 @njit(cache=True)
 def _row(verts: F64, na: int, normals: F64, nfa: int, edges: F64, nea: int, radius: float, tri: F64,
          active: NDArray[np.bool_], rel: float, floor: float, pts: F64, ws: F64, out: F64, face: F64, tedge: F64,
-         best: F64, height: F64, res: F64, cand: F64, box: bool, bx: F64) -> bool:
+         best: F64, height: F64, res: F64, cand: F64) -> bool:
     """One pair: polytope ``verts[:na]`` (faces ``normals[:nfa]``, edges ``edges[:nea]``) grown by ``radius``
     against triangle ``tri`` (3, 3) with edge flags ``active``; the hit, and ``res`` = (normal, depth).
 
     ``pts`` (na + 3, 3), ``ws``, ``out``, ``face``, ``tedge``, ``best``, ``height`` and ``cand``
-    (max(nfa + 1, 3 nea), 6) are scratch. ``box``: a is a box, its faces' unit normals ``normals``,
-    ``bx`` (2, 3) its centre and half extents (see _try_axis).
+    (max(nfa + 1, 3 nea), 6) are scratch.
     """
     # the triangle's unit face normal and unit edges (edge k: vertex k -> k + 1), as triangle_polytope
     for k in range(3):
@@ -286,10 +274,7 @@ def _row(verts: F64, na: int, normals: F64, nfa: int, edges: F64, nea: int, radi
             tedge[k, d] = tedge[k, d] / ln
     # the SAT first (numpy twin: contact_polytope_triangle): the cores overlap, or an axis separates
     # the pair by more than SAT_REJECT of its scale (a miss, whatever GJK says), and GJK is not needed
-    if box:
-        for d in range(3):
-            bx[0, d] = bx[0, d] - verts[0, d]  # the centre relative to pts' origin, as the corners
-    _sat_row(pts, na, normals, nfa, edges, nea, face, tedge, box, bx, best, cand)
+    _sat_row(pts, na, normals, nfa, edges, nea, face, tedge, best, cand)
     certified: float = radius + best[0]
     nx, ny, nz = best[1], best[2], best[3]
     signed = certified
@@ -395,11 +380,9 @@ def _rows(verts: F64, normals: F64, edges: F64, radius: F64, tri: F64, active: N
     height = np.empty(3)
     res = np.empty(4)
     cand = np.empty((max(nfa + 1, 3 * nea), 6))
-    bx = np.zeros((2, 3))
-    box = n < 0  # the vertices' projections, any polytope (a run-time False: one compile of _row)
     for r in range(n):
         hit[r] = _row(verts[r], na, normals[r], nfa, edges[r], nea, radius[r], tri[r], active[r], rel, floor, pts,
-                      ws, out, face, tedge, best, height, res, cand, box, bx)
+                      ws, out, face, tedge, best, height, res, cand)
         normal[r, 0], normal[r, 1], normal[r, 2] = res[0], res[1], res[2]
         depth[r] = res[3]
 
@@ -425,7 +408,6 @@ def _slot_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.in
     seg = np.empty((1, 3))
     world = np.empty((3, 3))
     cand = np.empty((9, 6))  # a box's 3 x 3 edge axes at most
-    bx = np.empty((2, 3))
     for i in range(ia.shape[0]):
         a, b = ia[i], ib[i]
         swap = kind[a] == TRIANGLE
@@ -458,8 +440,6 @@ def _slot_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.in
             for k in range(3):
                 for d in range(3):
                     axes[k, d] = rotation[a, d, k]
-                bx[0, k] = position[a, k]
-                bx[1, k] = half[a, k]
             na, nfa, nea = 8, 3, 3
         else:
             for d in range(3):
@@ -470,7 +450,7 @@ def _slot_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.in
                 seg[0, d] = verts[1, d] - verts[0, d]
             na, nfa, nea, r = 2, 0, 1, radius[a]
         h = _row(verts, na, axes, nfa, seg if ka == CAPSULE else axes, nea, r, world, tri_active[b], rel, floor,
-                 pts, ws, out, face, tedge, best, height, res, cand, ka == BOX, bx)
+                 pts, ws, out, face, tedge, best, height, res, cand)
         hit[i] = h
         sign = -1.0 if swap else 1.0
         normal[i, 0], normal[i, 1], normal[i, 2] = sign * res[0] + 0.0, sign * res[1] + 0.0, sign * res[2] + 0.0
