@@ -1241,7 +1241,7 @@ class BodyStore:
             outs_b.append(pb)
         surf = np.where(sa[near], a[near], b[near])
         other = np.where(sa[near], b[near], a[near])
-        lo, hi = self.aabbs(other)
+        lo, hi = self.tight_boxes(other)
         lo = np.minimum(lo, self.fat_lo.take(other, axis=0))
         hi = np.maximum(hi, self.fat_hi.take(other, axis=0))
         # a relative slack: the kernels call shapes within rounding of touching touching
@@ -1694,6 +1694,25 @@ class BodyStore:
             out[sel] = np.max(np.einsum("mkj,mj->mk", self.hull_rows(slots[sel])[0], d[sel]), axis=1)
         grown: NDArray[np.float64] = out + self.rounding.take(slots)
         return grown
+
+    def tight_boxes(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """:meth:`aabbs`, the balls, boxes and capsules in one compiled loop on the compiled backend.
+
+        The same boxes to rounding (a capsule's end points are summed in
+        another order); for callers that pad them (the mesh expansion's
+        query boxes), where :meth:`aabbs`' kind-by-kind numpy calls cost
+        more than the work (0.6 ms for 1,000 bodies a step).
+        """
+        if self.backend != "compiled":
+            return self.aabbs(slots)
+        from .geometry.compiled.aabb import slot_bounds
+
+        lo, hi, rest = slot_bounds(slots, self.kind, self.position, self.rotation, self.radius, self.half,
+                                   self.seg0, self.seg1, self.rounding)
+        if rest.any():
+            at = np.flatnonzero(rest)
+            lo[at], hi[at] = self.aabbs(slots.take(at))
+        return lo, hi
 
     def aabbs(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Tight world AABBs ``(lo, hi)`` of finite bodies, each (len(slots), D).

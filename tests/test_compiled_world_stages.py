@@ -12,8 +12,8 @@ from collideworld.fat_boxes import tight_bounds
 
 
 def test_kind_codes_agree_with_the_store() -> None:
-    assert (compiled_fat_boxes.BALL, compiled_fat_boxes.BOX, compiled_fat_boxes.POLYGON) == (
-        Kind.BALL, Kind.BOX, Kind.POLYGON)
+    assert (compiled_fat_boxes.BALL, compiled_fat_boxes.BOX, compiled_fat_boxes.POLYGON,
+            compiled_fat_boxes.CAPSULE) == (Kind.BALL, Kind.BOX, Kind.POLYGON, Kind.CAPSULE)
 
 
 def _world(dim: int, backend: str, rng: np.random.Generator, n: int = 300) -> tuple[World, list[int]]:

@@ -6,7 +6,7 @@ the test whether it left its fat box, and the new fat box of those that did.
 The numpy path makes about thirty array calls for the same work, with a
 temporary array per call.
 
-Bodies of other kinds (concave or large polygons, half-spaces) are reported
+Bodies of other kinds (concave or large polygons, hulls, cylinders, compounds, half-spaces) are reported
 back, not refitted: the caller refits them with the numpy functions. The
 boxes may differ from the numpy path's in the last bits of the tolerance; a
 fat box only has to hold its body (the narrowphase decides every contact), so
@@ -23,14 +23,15 @@ __all__ = ["refit_moved"]
 
 # Kind codes of collideworld.bodies.Kind, repeated here because numba compiles
 # the comparisons against constants (the test of this module checks they agree).
-BALL, BOX, POLYGON = 1, 2, 3
+BALL, BOX, POLYGON, CAPSULE = 1, 2, 3, 4
 
 
 @njit(cache=True)
 def _refit(slots: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArray[np.bool_],
            position: NDArray[np.float64], rotation: NDArray[np.float64], radius: NDArray[np.float64],
-           half: NDArray[np.float64], world_x: NDArray[np.float64], world_y: NDArray[np.float64],
-           static: NDArray[np.bool_], bound_radius: NDArray[np.float64], rounding: NDArray[np.float64],
+           half: NDArray[np.float64], seg0: NDArray[np.float64], seg1: NDArray[np.float64],
+           world_x: NDArray[np.float64], world_y: NDArray[np.float64], static: NDArray[np.bool_],
+           bound_radius: NDArray[np.float64], rounding: NDArray[np.float64],
            fat_lo: NDArray[np.float64], fat_hi: NDArray[np.float64], margin: float, rel_tol: float,
            escaped: NDArray[np.bool_], other: NDArray[np.bool_]) -> None:
     dim = position.shape[1]
@@ -50,6 +51,16 @@ def _refit(slots: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArray[np.
                     ext += abs(rotation[s, a, c]) * half[s, c]
                 lo[a] = position[s, a] - ext
                 hi[a] = position[s, a] + ext
+        elif k == CAPSULE:
+            # its core segment's end points' box grown by the radius (geometry.aabb.aabb_capsule)
+            for a in range(dim):
+                e0 = position[s, a]
+                e1 = position[s, a]
+                for c in range(dim):
+                    e0 += rotation[s, a, c] * seg0[s, c]
+                    e1 += rotation[s, a, c] * seg1[s, c]
+                lo[a] = min(e0, e1) - radius[s]
+                hi[a] = max(e0, e1) + radius[s]
         elif k == POLYGON and simple[s]:
             lo[0] = hi[0] = world_x[0, s]
             lo[1] = hi[1] = world_y[0, s]
@@ -88,8 +99,9 @@ def _refit(slots: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArray[np.
 
 def refit_moved(slots: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArray[np.bool_],
                 position: NDArray[np.float64], rotation: NDArray[np.float64], radius: NDArray[np.float64],
-                half: NDArray[np.float64], world_x: NDArray[np.float64], world_y: NDArray[np.float64],
-                static: NDArray[np.bool_], bound_radius: NDArray[np.float64], rounding: NDArray[np.float64],
+                half: NDArray[np.float64], seg0: NDArray[np.float64], seg1: NDArray[np.float64],
+                world_x: NDArray[np.float64], world_y: NDArray[np.float64], static: NDArray[np.bool_],
+                bound_radius: NDArray[np.float64], rounding: NDArray[np.float64],
                 fat_lo: NDArray[np.float64], fat_hi: NDArray[np.float64], margin: float,
                 rel_tol: float) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
     """Refit the fat boxes of moved finite bodies in place.
@@ -98,7 +110,7 @@ def refit_moved(slots: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArra
     ----------
     slots : ndarray of int64, shape (m,)
         Moved bodies (no half-spaces).
-    kind, simple, position, rotation, radius, half, world_x, world_y, static, bound_radius, rounding
+    kind, simple, position, rotation, radius, half, seg0, seg1, world_x, world_y, static, bound_radius, rounding
         The store's columns (see :class:`collideworld.bodies.BodyStore`); in 3D
         ``world_x`` and ``world_y`` may be empty (8, 0) arrays.
     fat_lo, fat_hi : ndarray of float64, shape (cap, D)
@@ -125,13 +137,13 @@ def refit_moved(slots: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArra
     >>> st = w._store
     >>> st.position[0] = (5.0, 0.0)
     >>> esc, other = refit_moved(np.array([0]), st.kind, st.simple, st.position, st.rotation, st.radius,
-    ...                          st.half, st.world_x, st.world_y, st.static, st.bound_radius, st.rounding,
-    ...                          st.fat_lo, st.fat_hi, 0.1, 1e-14)
+    ...                          st.half, st.seg0, st.seg1, st.world_x, st.world_y, st.static, st.bound_radius,
+    ...                          st.rounding, st.fat_lo, st.fat_hi, 0.1, 1e-14)
     >>> esc.tolist(), other.tolist(), np.round(st.fat_lo[0], 9).tolist()
     ([True], [False], [3.9, -1.1])
     """
     escaped = np.zeros(len(slots), dtype=bool)
     other = np.zeros(len(slots), dtype=bool)
-    _refit(slots, kind, simple, position, rotation, radius, half, world_x, world_y, static, bound_radius,
-           rounding, fat_lo, fat_hi, float(margin), float(rel_tol), escaped, other)
+    _refit(slots, kind, simple, position, rotation, radius, half, seg0, seg1, world_x, world_y, static,
+           bound_radius, rounding, fat_lo, fat_hi, float(margin), float(rel_tol), escaped, other)
     return escaped, other

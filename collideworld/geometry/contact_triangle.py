@@ -283,8 +283,8 @@ def no_snag(res: ContactArrays, tri: F64, active: NDArray[np.bool_], verts: F64,
 
 def _round_core(verts: F64, normals: F64, edges: F64) -> bool:
     """Whether the rows are spheres (a point) or capsules (a segment): no faces, one vertex or two."""
-    return normals.shape[1] == 0 and (verts.shape[1] == 1 and edges.shape[1] == 0
-                                      or verts.shape[1] == 2 and edges.shape[1] == 1)
+    return bool(normals.shape[1] == 0 and (verts.shape[1] == 1 and edges.shape[1] == 0
+                                           or verts.shape[1] == 2 and edges.shape[1] == 1))
 
 
 def contact_polytope_triangle(verts: F64, normals: F64, edges: F64, radius: F64, tri: F64,

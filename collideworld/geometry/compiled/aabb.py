@@ -13,7 +13,10 @@ from numpy.typing import NDArray
 from ..aabb import Bounds
 from .kernel_support import as_rows, einsum_sum
 
-__all__ = ["aabb_ball", "aabb_box", "aabb_points"]
+__all__ = ["aabb_ball", "aabb_box", "aabb_points", "slot_bounds"]
+
+# Kind codes of collideworld.bodies.Kind (this package may not import it; a test checks they agree).
+BALL, BOX, CAPSULE = 1, 2, 4
 
 
 @njit(cache=True)
@@ -133,3 +136,71 @@ def aabb_points(points: NDArray[np.float64]) -> Bounds:
     lo, hi = np.empty(shape), np.empty(shape)
     _points_rows(p, lo, hi)
     return lo, hi
+
+
+@njit(cache=True)
+def _slot_bounds(slots: NDArray[np.int64], kind: NDArray[np.int8], position: NDArray[np.float64],
+                 rotation: NDArray[np.float64], radius: NDArray[np.float64], half: NDArray[np.float64],
+                 seg0: NDArray[np.float64], seg1: NDArray[np.float64], rounding: NDArray[np.float64],
+                 lo: NDArray[np.float64], hi: NDArray[np.float64], other: NDArray[np.bool_]) -> None:
+    dim = position.shape[1]
+    for i in range(slots.shape[0]):
+        s = slots[i]
+        k = kind[s]
+        if k == BALL:
+            for a in range(dim):
+                lo[i, a] = position[s, a] - radius[s]
+                hi[i, a] = position[s, a] + radius[s]
+        elif k == BOX:
+            for a in range(dim):
+                extent = einsum_sum(abs(rotation[s, a, 0]) * half[s, 0], abs(rotation[s, a, 1]) * half[s, 1],
+                                    abs(rotation[s, a, dim - 1]) * half[s, dim - 1], dim)
+                lo[i, a] = position[s, a] - extent
+                hi[i, a] = position[s, a] + extent
+        elif k == CAPSULE:
+            for a in range(dim):
+                e0 = position[s, a]
+                e1 = position[s, a]
+                for c in range(dim):
+                    e0 += rotation[s, a, c] * seg0[s, c]
+                    e1 += rotation[s, a, c] * seg1[s, c]
+                lo[i, a] = min(e0, e1) - radius[s]
+                hi[i, a] = max(e0, e1) + radius[s]
+        else:
+            other[i] = True
+            continue
+        other[i] = False
+        for a in range(dim):
+            lo[i, a] -= rounding[s]
+            hi[i, a] += rounding[s]
+
+
+def slot_bounds(slots: NDArray[np.int64], kind: NDArray[np.int8], position: NDArray[np.float64],
+                rotation: NDArray[np.float64], radius: NDArray[np.float64], half: NDArray[np.float64],
+                seg0: NDArray[np.float64], seg1: NDArray[np.float64],
+                rounding: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+    """Tight world boxes of the balls, boxes and capsules among store slots ``slots``, read from the columns.
+
+    ``BodyStore.aabbs`` for those kinds (grown by the rounding radius) in one
+    loop, to rounding (a capsule's end points summed in another order than
+    numpy's einsum); ``other`` flags the rows of any other kind, left unset.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> kind = np.array([1, 4], dtype=np.int8)
+    >>> pos, rot = np.array([[1.0, 2.0], [0.0, 0.0]]), np.tile(np.eye(2), (2, 1, 1))
+    >>> lo, hi, other = slot_bounds(np.array([0, 1]), kind, pos, rot, np.array([0.5, 0.25]), np.zeros((2, 2)),
+    ...                             np.array([[0.0, 0.0], [-1.0, 0.0]]), np.array([[0.0, 0.0], [1.0, 0.0]]),
+    ...                             np.zeros(2))
+    >>> lo.tolist(), hi.tolist(), other.tolist()
+    ([[0.5, 1.5], [-1.25, -0.25]], [[1.5, 2.5], [1.25, 0.25]], [False, False])
+    """
+    n, dim = len(slots), position.shape[1]
+    lo = np.empty((n, dim))
+    hi = np.empty((n, dim))
+    other = np.empty(n, dtype=np.bool_)
+    if n:
+        _slot_bounds(np.ascontiguousarray(slots, dtype=np.int64), kind, position, rotation, radius, half, seg0,
+                     seg1, rounding, lo, hi, other)
+    return lo, hi, other
