@@ -11,6 +11,8 @@ run the suite with it.
 import os
 from collections import Counter
 
+import pytest
+
 os.environ.setdefault("COLLIDEWORLD_BACKGROUND_BUILD", "0")
 
 # The files whose time is in a few long tests (their subprocesses compile or load numba's cache, build the
@@ -34,7 +36,7 @@ LONG_FILES = [
 FIRST_IN_FILE = {"tests/test_compiled_kernels.py::test_no_compilation_in_a_step_after_warm_up"}
 
 
-def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not hasattr(config, "workerinput"):  # only the xdist workers' collection sets the order
         return
     rank = {name: i for i, name in enumerate(LONG_FILES)}
