@@ -18,20 +18,21 @@ os.environ.setdefault("COLLIDEWORLD_BACKGROUND_BUILD", "0")
 # The files whose time is in a few long tests (their subprocesses compile or load numba's cache, build the
 # docs, run mypy), longest first as measured on a fresh clone with an empty cache. pytest-xdist hands out
 # one file at a time (--dist loadfile) in the collection's order; by default it first sorts the files by
-# their number of tests, which sends these few-test files last, so the run ended with one worker idle while
-# the other was still in one of them. Handing them out first (longest processing time first, with
+# their number of tests, which sends these few-test files last (mypy and the stateful world tests ended the
+# run on one worker while the other was idle). Handing them out first (longest processing time first, with
 # --no-loadscope-reorder in pyproject's addopts), the many short files fill in behind them.
 #
 # tests/test_compiled_kernels.py starts with its full warm_up() in a subprocess (FIRST_IN_FILE), which fills
 # numba's on-disk cache with the step's kernels while the other worker runs files that compile nothing in
-# the shared cache (mypy and ruff, Sphinx, the builder tests on caches of their own); before, the other
-# worker compiled the same kernels at the same time for its own first files, and both paid for them.
+# the shared cache (mypy and ruff, Sphinx, the Arrow encoder's cold builds on caches of their own); before,
+# the other worker compiled the same kernels at the same time for its own first files, and both paid for
+# them. test_background_build.py is not among them: its switch tests compile the step's kernels in the
+# worker (259 s of a loaded run when it went fifth, while the warm-up was still compiling them).
 LONG_FILES = [
     "tests/test_compiled_kernels.py",
     "tests/test_static_checks.py",
     "tests/test_docs.py",
     "tests/test_scenario_arrow_cold.py",
-    "tests/test_background_build.py",
 ]
 FIRST_IN_FILE = {"tests/test_compiled_kernels.py::test_no_compilation_in_a_step_after_warm_up"}
 
