@@ -14,10 +14,10 @@ and the file sizes, then checks that each file replays with no mismatch.
     python benchmarks/recorder.py --frames 200 --only-arrows --stub  # bare, stub and .arrows only
 
 ``--stub`` adds a Recorder whose writer does nothing: the recorder's own bookkeeping, the floor
-under any file form. ``--sync`` adds ``.arrows`` written by the synchronous writer
-(``Recorder(..., background=False)``: each batch built and written inside the step that completes
-it) beside the default, whose batches are built and written by a thread of the writer; the two
-files are checked to be byte for byte the same. The CPU seconds count every thread of the process.
+under any file form. ``--thread`` adds ``.arrows`` written by a thread of the writer
+(``Recorder(..., background=True)``: each full batch built, compressed and written while the loop
+goes on) beside the default synchronous writer (each batch built and written inside the step that
+completes it); the two files are checked to be byte for byte the same. The CPU seconds count every thread of the process.
 """
 
 from __future__ import annotations
@@ -82,8 +82,8 @@ def main() -> None:
                         help="a random kick of this size to every velocity each frame (e.g. 0.005)")
     parser.add_argument("--stub", action="store_true", help="also time a Recorder whose writer does nothing")
     parser.add_argument("--only-arrows", action="store_true", help="record to .arrows only (no text forms)")
-    parser.add_argument("--sync", action="store_true",
-                        help="also record .arrows with the synchronous writer (background=False)")
+    parser.add_argument("--thread", action="store_true",
+                        help="also record .arrows with the writer's background thread (background=True)")
     parser.add_argument("--no-orjson", action="store_true",
                         help="without numba, format numbers with the json module, not orjson")
     args = parser.parse_args()
@@ -93,14 +93,14 @@ def main() -> None:
     # .arrows: the Arrow form (an IPC stream of record batches; needs pyarrow, the arrow extra)
     suffixes = (".arrows",) if args.only_arrows else (".jsonl", ".jsonl.gz", ".arrows")
     paths = {suffix: os.path.join(folder, "loop" + suffix) for suffix in suffixes}
-    if args.sync:
-        paths["sync .arrows"] = os.path.join(folder, "sync.arrows")
+    if args.thread:
+        paths["thread .arrows"] = os.path.join(folder, "thread.arrows")
 
     def bare() -> None:
         game_loop(World(dim=2), args.units, args.frames, turn=not args.no_turn, accelerate=args.accelerate)
 
     def recorded(path: str) -> None:
-        with Recorder(World(dim=2), path, background=not path.endswith("sync.arrows")) as rec:
+        with Recorder(World(dim=2), path, background=path.endswith("thread.arrows")) as rec:
             game_loop(rec, args.units, args.frames, turn=not args.no_turn, accelerate=args.accelerate)
 
     class NullWriter:
@@ -150,8 +150,8 @@ def main() -> None:
         print(f"  recorded {suffix:<12} {best[suffix]:7.3f} s  x{best[suffix] / best['bare']:.2f}"
               f"  (wall {best_wall[suffix]:.3f} s x{best_wall[suffix] / best_wall['bare']:.2f})"
               f"  {size / 1e6:8.2f} MB  ({size / (args.units * args.frames):.1f} bytes per move)")
-    if args.sync:
-        same = Path(paths[".arrows"]).read_bytes() == Path(paths["sync .arrows"]).read_bytes()
+    if args.thread:
+        same = Path(paths[".arrows"]).read_bytes() == Path(paths["thread .arrows"]).read_bytes()
         print(f"  .arrows from the thread and from the synchronous writer: {'the same bytes' if same else 'DIFFER'}")
     for path in paths.values():
         report = replay(path)

@@ -1,4 +1,4 @@
-"""The Arrow writer's background thread (``ArrowScenarioWriter(background=True)``, the Recorder's default).
+"""The Arrow writer's background thread (``ArrowScenarioWriter(background=True)``, ``Recorder(..., background=True)``).
 
 Oracles: the synchronous writer's bytes (the same batches written inside the
 caller's call: the file must not depend on which thread wrote it), and the
@@ -132,7 +132,7 @@ def test_an_error_of_the_thread_is_raised_by_close(tmp_path):
 
 def test_a_recorder_step_raises_the_error_of_the_thread(tmp_path):
     path = tmp_path / "lost.arrows"
-    rec = Recorder(World(dim=2), path)
+    rec = Recorder(World(dim=2), path, background=True)
     rec.writer.batch_frames = 1
     schema = path.stat().st_size
     rec.add(Circle(1.0), position=(0, 0), id=0)
@@ -224,7 +224,7 @@ def test_a_loop_that_dies_unclosed_leaves_every_full_batch_readable(tmp_path):
 
 def test_a_loop_that_dies_inside_with_writes_every_frame_stepped(tmp_path):
     path = tmp_path / "with.arrows"
-    with pytest.raises(RuntimeError), Recorder(World(dim=2), path) as rec:
+    with pytest.raises(RuntimeError), Recorder(World(dim=2), path, background=True) as rec:
         rec.writer.batch_frames = 4
         rec.add(Circle(1.0), position=(0, 0), id=0)
         for x in range(10):

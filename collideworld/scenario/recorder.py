@@ -116,7 +116,11 @@ class Recorder:
         of the writer while the loop goes on (the same file, byte for byte;
         see :class:`~collideworld.scenario.arrow.ArrowScenarioWriter`). An
         error there is raised by the next ``step`` or by :meth:`close`.
-        False writes each batch inside the ``step`` that completes it.
+        False (the default) writes each batch inside the ``step`` that
+        completes it: on the 2-core machine with a core free the thread
+        saved little wall time (1.20x against 1.22x the bare loop) and cost
+        more CPU (1.32x against 1.25x), see
+        ``benchmarks/results/recorder-arrow.md``.
 
     Attributes
     ----------
@@ -152,7 +156,7 @@ class Recorder:
     def __init__(self, world: Any, path: str | os.PathLike[str], record_expect: bool = True, *,
                  record_contacts: bool = False, name: str | None = None,
                  description: str | None = None, tolerance: float | None = None,
-                 fsync: bool = False, compresslevel: int = 1, background: bool = True):
+                 fsync: bool = False, compresslevel: int = 1, background: bool = False):
         self.world = world
         self.record_expect = record_expect
         self.record_contacts = record_contacts
