@@ -17,7 +17,8 @@ and the file sizes, then checks that each file replays with no mismatch.
 under any file form. ``--thread`` adds ``.arrows`` written by a thread of the writer
 (``Recorder(..., background=True)``: each full batch built, compressed and written while the loop
 goes on) beside the default synchronous writer (each batch built and written inside the step that
-completes it); the two files are checked to be byte for byte the same. The CPU seconds count every thread of the process.
+completes it); the two files are checked to be byte for byte the same. The CPU seconds count
+every thread of the process.
 """
 
 from __future__ import annotations
