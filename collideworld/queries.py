@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -2070,6 +2070,26 @@ def _cast_compiled(store: BodyStore, index: QueryIndex, shape: Shape, start: Any
 
 # -- warm-up ------------------------------------------------------------------------------
 
+def _warm_store(dim: int, shapes: Sequence[Shape]) -> tuple[BodyStore, NDArray[np.int64], Floats, QueryIndex]:
+    """A compiled store of ``shapes`` in a row along x (2 apart, every mask bit set) and its refreshed query
+    index: the warm-ups' world, enough bodies for a grid when given ``MIN_GRIDDED`` of them."""
+    u32 = 0xFFFFFFFF
+    store = BodyStore(dim, backend="compiled")
+    slots = store.allocate(len(shapes))
+    store.set_shapes(slots, shapes)
+    pos = np.zeros((len(shapes), dim))
+    pos[:, 0] = 2.0 * np.arange(len(shapes))
+    if dim == 2:
+        store.set_poses(slots, pos, np.full(len(shapes), 0.1))
+    else:
+        store.set_poses(slots, pos, quaternion=np.tile([1.0, 0.0, 0.0, 0.0], (len(shapes), 1)))
+    store.serial[slots] = np.arange(len(shapes))
+    store.category[slots] = store.mask[slots] = u32
+    set_fat_bounds(store, slots[store.kind[slots] != Kind.HALFSPACE], 0.1)
+    index = QueryIndex(store, "compiled")
+    index.refresh()
+    return store, slots, pos, index
+
 @register_warm_up
 def _warm_up_queries(dim: int) -> None:
     """Run every compiled query path once on tiny stores (called by ``collideworld.warm_up``).
@@ -2089,20 +2109,7 @@ def _warm_up_queries(dim: int) -> None:
     for kinds in ([ball, box], [plane, ball, box, *tri]):  # rays take the one-call path on balls and boxes only
         # enough bodies for a grid (fewer all go to its list of big boxes, and no walk would run)
         shapes = kinds[:1] + kinds[1:] * (MIN_GRIDDED // (len(kinds) - 1) + 1)
-        store = BodyStore(dim, backend="compiled")
-        slots = store.allocate(len(shapes))
-        store.set_shapes(slots, shapes)
-        pos = np.zeros((len(shapes), dim))
-        pos[:, 0] = 2.0 * np.arange(len(shapes))
-        if dim == 2:
-            store.set_poses(slots, pos, np.full(len(shapes), 0.1))
-        else:
-            store.set_poses(slots, pos, quaternion=np.tile([1.0, 0.0, 0.0, 0.0], (len(shapes), 1)))
-        store.serial[slots] = np.arange(len(shapes))
-        store.category[slots] = store.mask[slots] = u32
-        set_fat_bounds(store, slots[store.kind[slots] != Kind.HALFSPACE], 0.1)
-        index = QueryIndex(store, "compiled")
-        index.refresh()
+        store, slots, pos, index = _warm_store(dim, shapes)
         at = tuple(float(c) for c in pos[-1])
         point_ids(store, index, at, (0.0, 0.0, 0.0), True, u32, u32)
         point_ids(store, index, at, (0.5,) * dim, False, u32, u32)
@@ -2167,22 +2174,8 @@ def warm_up_capsule_hull_queries(dim: int) -> None:
     shapes: list[Shape] = [Capsule(zero, (1.0,) + zero[1:], 0.25), Segment(zero, (0.0, 1.0) + zero[2:])]
     if dim == 3:
         shapes.append(ConvexHull(((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))))
-    shapes = shapes * (MIN_GRIDDED // len(shapes) + 1)
     u32 = 0xFFFFFFFF
-    store = BodyStore(dim, backend="compiled")
-    slots = store.allocate(len(shapes))
-    store.set_shapes(slots, shapes)
-    pos = np.zeros((len(shapes), dim))
-    pos[:, 0] = 2.0 * np.arange(len(shapes))
-    if dim == 2:
-        store.set_poses(slots, pos, np.full(len(shapes), 0.1))
-    else:
-        store.set_poses(slots, pos, quaternion=np.tile([1.0, 0.0, 0.0, 0.0], (len(shapes), 1)))
-    store.serial[slots] = np.arange(len(shapes))
-    store.category[slots] = store.mask[slots] = u32
-    set_fat_bounds(store, slots, 0.1)
-    index = QueryIndex(store, "compiled")
-    index.refresh()
+    store, _, pos, index = _warm_store(dim, shapes * (MIN_GRIDDED // len(shapes) + 1))
     # the batches (points, shapes) and a single point, each on bodies it touches: settle_rows runs
     box_hits(store, index, pos, np.zeros_like(pos), True, u32, u32)
     ball = Circle(0.5) if dim == 2 else Sphere(0.5)
