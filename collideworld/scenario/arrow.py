@@ -343,6 +343,8 @@ class ArrowScenarioWriter:
         self._layout = 1 if self._parquet else ARROW_LAYOUT
         self.schema = arrow_schema(dim, header, self._layout)
         self._types = {name: self.schema.field(name).type for name in self.schema.names}
+        # the columns a frame of nothing but moves leaves null (write_moves)
+        self._empty_columns = tuple(n for n in self.schema.names if n not in ("frame", "move", "expect"))
         self._ident_type = self._types["remove"].value_type
         self._pending: dict[str, list[Any]] = {name: [] for name in self.schema.names}
         self._ids_cache: tuple[Any, Any] = ((), None)
@@ -580,6 +582,36 @@ class ArrowScenarioWriter:
             self._pending[name].append(value)
         self.frames_written += 1
         if len(self._pending["frame"]) >= self.batch_frames:
+            self.flush()
+
+    def prepare_moves(self, ids: tuple[Any, ...], positions: np.ndarray[Any, Any] | None,
+                      rotation: np.ndarray[Any, Any] | None) -> Any:
+        """The usual recorded frame, prepared: nothing but one batch of moves, given as owned arrays
+        (see :meth:`prepare_frame`'s ``owned``; ``rotation``: angles in 2D, quaternions in 3D). What
+        :meth:`prepare_frame` makes of the one :class:`~.MoveBatch`, without the frame's row of empty
+        columns; give it to :meth:`write_moves`. Checks that the writer is open and not failed, as
+        :meth:`prepare_frame` does, so a recorder raises before its world steps."""
+        if self._closed:
+            raise ValueError(f"{self.path}: the writer is closed")
+        self._raise_failure()
+        arr = self._id_array(ids)
+        return _LazyMoves(arr, positions, rotation) if len(arr) else None
+
+    def write_moves(self, moves: Any, expect: Any) -> None:
+        """Add a frame of :meth:`prepare_moves` with its ``expect`` (as :meth:`write_prepared`, with no
+        other expectation): the same pending values as the two general calls, so the same bytes, with
+        one append per column instead of a row dict per frame."""
+        if self._closed:
+            raise ValueError(f"{self.path}: the writer is closed")
+        self._raise_failure()
+        pending = self._pending
+        for name in self._empty_columns:
+            pending[name].append(None)
+        pending["move"].append(moves)
+        pending["expect"].append(None if expect is None else self._expect(expect))
+        self.frames_written += 1
+        pending["frame"].append(self.frames_written)
+        if len(pending["frame"]) >= self.batch_frames:
             self.flush()
 
     def write(self, frame: Any) -> None:
