@@ -88,11 +88,13 @@ def run(rec, rng, frames, fed):
         fed[-1] = (fed[-1], sorted(alive), np.array([pose[i] for i in sorted(alive)]))
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_move_frames_hold_what_was_fed_and_match_the_text_form(tmp_path, seed):
+@pytest.mark.parametrize(("seed", "suffix"), [(seed, ".arrows") for seed in range(10)] + [(10, ".parquet"),
+                                                                                           (11, ".parquet")])
+def test_move_frames_hold_what_was_fed_and_match_the_text_form(tmp_path, seed, suffix):
+    # the stream (layout 3: poses encoded from the frames' arrays) and Parquet (layout 1: plain columns)
     fed_arrow: list = []
     fed_text: list = []
-    arrows, text = tmp_path / "run.arrows", tmp_path / "run.jsonl"
+    arrows, text = tmp_path / f"run{suffix}", tmp_path / "run.jsonl"
     with Recorder(World(dim=2, backend="numpy"), arrows) as rec:
         rec.writer.batch_frames = 5  # batches that end inside runs of move frames and of mixed ones
         run(rec, np.random.default_rng(seed), 24, fed_arrow)
