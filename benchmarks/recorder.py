@@ -123,6 +123,9 @@ def main() -> None:
         def prepare_moves(self, *a: object, **k: object) -> None:
             return None
 
+        def pose_slot(self, n: int, width: int) -> np.ndarray:
+            return np.empty((n,) if width == 0 else (n, width))
+
         def write_moves(self, *a: object, **k: object) -> None:
             return None
 

@@ -88,14 +88,17 @@ def run(rec, rng, frames, fed):
         fed[-1] = (fed[-1], sorted(alive), np.array([pose[i] for i in sorted(alive)]))
 
 
-@pytest.mark.parametrize(("seed", "suffix"), [(seed, ".arrows") for seed in range(10)] + [(10, ".parquet"),
-                                                                                           (11, ".parquet")])
-def test_move_frames_hold_what_was_fed_and_match_the_text_form(tmp_path, seed, suffix):
-    # the stream (layout 3: poses encoded from the frames' arrays) and Parquet (layout 1: plain columns)
+@pytest.mark.parametrize(("seed", "suffix", "background"),
+                         [(seed, ".arrows", False) for seed in range(8)] + [(8, ".arrows", True), (9, ".arrows", True),
+                                                                            (10, ".parquet", False),
+                                                                            (11, ".parquet", False)])
+def test_move_frames_hold_what_was_fed_and_match_the_text_form(tmp_path, seed, suffix, background):
+    # the stream (layout 3: poses encoded from the frames' arrays, the synchronous writer and its
+    # thread) and Parquet (layout 1: plain columns)
     fed_arrow: list = []
     fed_text: list = []
     arrows, text = tmp_path / f"run{suffix}", tmp_path / "run.jsonl"
-    with Recorder(World(dim=2, backend="numpy"), arrows) as rec:
+    with Recorder(World(dim=2, backend="numpy"), arrows, background=background) as rec:
         rec.writer.batch_frames = 5  # batches that end inside runs of move frames and of mixed ones
         run(rec, np.random.default_rng(seed), 24, fed_arrow)
     with Recorder(World(dim=2, backend="numpy"), text) as rec:
@@ -170,3 +173,28 @@ def test_write_moves_on_a_closed_writer_says_so(tmp_path):
         w.prepare_moves((0,), np.zeros((1, 2)), None)
     with pytest.raises(ValueError, match="closed"):
         w.write_moves(None, None)
+
+
+@pytest.mark.parametrize("background", [False, True])
+def test_a_flush_between_move_many_and_step_keeps_the_frames_poses(tmp_path, background):
+    # the recorder copies a frame's poses into a row of the writer's batch buffer at move_many; a batch
+    # written before that frame's step must not hand the row to a later frame of the next batch
+    rng = np.random.default_rng(7)
+    path = tmp_path / "flushed.arrows"
+    fed = []
+    with Recorder(World(dim=2, backend="numpy"), path, background=background) as rec:
+        ids = np.array(rec.add_many(Circle(RADIUS), rng.uniform(0, 30, (20, 2))), dtype=np.int64)
+        rec.step()
+        for frame in range(12):
+            positions = rng.uniform(0.0, 30.0, size=(20, 2))
+            rec.move_many(ids, positions=positions)
+            if frame in (2, 7):
+                rec.writer.flush()
+            rec.step()
+            fed.append(positions)
+    read = list(read_scenario(path))
+    assert len(read) == 13
+    for frame, positions in zip(read[1:], fed, strict=True):
+        assert [m.id for m in frame.move] == ids.tolist()
+        assert bits([m.position for m in frame.move]) == bits(positions)
+        assert frame.expect == brute_pairs(ids.tolist(), positions)

@@ -342,7 +342,7 @@ class Recorder:
                 kept = ids.copy()
                 lookup = self._array_lookup = (kept, tuple(kept.tolist()))
             self._moved_array = (lookup[0], given)
-            self._moved_poses = _pose_copies(self.world.dim, len(ids), positions, angles, quaternions)
+            self._moved_poses = _pose_copies(self.world.dim, len(ids), positions, angles, quaternions, self._arrow)
             return
         self._note_moves(_plain_ids(ids), given)
 
@@ -539,7 +539,8 @@ def _materialise(ids: Any) -> Any:
     return list(ids)
 
 
-def _pose_copies(dim: int, n: int, positions: Any, angles: Any, quaternions: Any) -> tuple[Any, Any, Any] | None:
+def _pose_copies(dim: int, n: int, positions: Any, angles: Any, quaternions: Any,
+                 writer: ArrowScenarioWriter | None = None) -> tuple[Any, Any, Any] | None:
     """Copies of the poses a ``move_many`` the world has just accepted gave, with the bits the world
     stored, or None when that is not certain without redoing the world's work (then the poses are
     read back with ``World.poses`` at the step).
@@ -547,13 +548,21 @@ def _pose_copies(dim: int, n: int, positions: Any, angles: Any, quaternions: Any
     The world stores positions and angles as ``np.asarray(value).astype(float64)``
     (``poses.check_positions``, ``check_angles``): a numeric array of the final shape
     converted the same way has the same bits. Quaternions are normalised (and matrices
-    turned into quaternions) by the world, so they are read back."""
+    turned into quaternions) by the world, so they are read back.
+
+    With the Arrow ``writer``, float64 poses are copied into its :meth:`~.ArrowScenarioWriter.pose_slot`
+    rows (the batch's poses in one buffer, not joined at the flush)."""
     if quaternions is not None:
         return None
     out: list[Any] = []
     for value, shape in ((positions, (n, dim)), (angles, (n,))):
         if value is None:
             out.append(None)
+        elif (writer is not None and isinstance(value, np.ndarray) and value.dtype == np.float64
+              and value.shape == shape):
+            slot = writer.pose_slot(n, 0 if len(shape) == 1 else dim)
+            np.copyto(slot, value)  # a copy: the caller may reuse theirs
+            out.append(slot)
         elif isinstance(value, np.ndarray) and value.dtype.kind in "iuf" and value.shape == shape:
             out.append(np.array(value, dtype=np.float64, order="C"))  # a copy: the caller may reuse theirs
         else:
