@@ -343,9 +343,14 @@ class ArrowScenarioWriter:
         self._layout = 1 if self._parquet else ARROW_LAYOUT
         self.schema = arrow_schema(dim, header, self._layout)
         self._types = {name: self.schema.field(name).type for name in self.schema.names}
+        # the columns a frame of nothing but moves leaves null (write_moves)
+        self._empty_columns = tuple(n for n in self.schema.names if n not in ("frame", "move", "expect"))
         self._ident_type = self._types["remove"].value_type
         self._pending: dict[str, list[Any]] = {name: [] for name in self.schema.names}
         self._ids_cache: tuple[Any, Any] = ((), None)
+        # per pose width (0: angles): a (frames, n[, width]) float64 buffer whose row k holds the poses of
+        # the open batch's frame k, handed out by pose_slot (a stream only; see _batch_poses)
+        self._slabs: dict[int, np.ndarray[Any, Any]] = {}
         # the batch's poses into their stored form: one compiled pass once the compiled kernels are
         # ready (its twin, the numpy reference encode_bits, gives the same bits); see _encoder
         self._encode: Any = encode_bits
@@ -582,6 +587,52 @@ class ArrowScenarioWriter:
         if len(self._pending["frame"]) >= self.batch_frames:
             self.flush()
 
+    def pose_slot(self, n: int, width: int) -> np.ndarray[Any, Any]:
+        """A float64 array, (n,) for ``width`` 0 (angles) else (n, width), to copy the poses of the frame
+        being prepared into and give back as owned arrays (:meth:`prepare_moves`, or :meth:`prepare_frame`
+        with ``owned``). For a stream it is row k (the frame's index in the batch) of one buffer per
+        width, so that the batch's poses are already one array when it is built, not joined from one
+        array per frame. Each batch gets new buffers: a row handed out stays the frame's."""
+        shape = (n,) if width == 0 else (n, width)
+        if self._parquet:
+            return np.empty(shape)
+        k = len(self._pending["frame"])
+        slab = self._slabs.get(width)
+        if slab is None or slab.shape[1:] != shape or k >= len(slab):
+            slab = self._slabs[width] = np.empty((max(self.batch_frames, k + 1), *shape))
+        row: np.ndarray[Any, Any] = slab[k]
+        return row
+
+    def prepare_moves(self, ids: tuple[Any, ...], positions: np.ndarray[Any, Any] | None,
+                      rotation: np.ndarray[Any, Any] | None) -> Any:
+        """The usual recorded frame, prepared: nothing but one batch of moves, given as owned arrays
+        (see :meth:`prepare_frame`'s ``owned``; ``rotation``: angles in 2D, quaternions in 3D). What
+        :meth:`prepare_frame` makes of the one :class:`~.MoveBatch`, without the frame's row of empty
+        columns; give it to :meth:`write_moves`. Checks that the writer is open and not failed, as
+        :meth:`prepare_frame` does, so a recorder raises before its world steps."""
+        if self._closed:
+            raise ValueError(f"{self.path}: the writer is closed")
+        self._raise_failure()
+        arr = self._id_array(ids)
+        return _LazyMoves(arr, positions, rotation) if len(arr) else None
+
+    def write_moves(self, moves: Any, expect: Any) -> None:
+        """Add a frame of :meth:`prepare_moves` with its ``expect`` (as :meth:`write_prepared`, with no
+        other expectation): the same pending values as the two general calls, so the same bytes, with
+        one append per column instead of a row dict per frame."""
+        if self._closed:
+            raise ValueError(f"{self.path}: the writer is closed")
+        self._raise_failure()
+        pending = self._pending
+        for name in self._empty_columns:
+            pending[name].append(None)
+        pending["move"].append(moves)
+        pending["expect"].append(None if expect is None else self._expect(expect))
+        self.frames_written += 1
+        pending["frame"].append(self.frames_written)
+        if len(pending["frame"]) >= self.batch_frames:
+            self.flush()
+
     def write(self, frame: Any) -> None:
         """Write a :class:`~collideworld.scenario.Frame` as read by the reader (copying a file)."""
         self.write_frame(remove=frame.remove, add=frame.add, move=frame.move,
@@ -641,6 +692,9 @@ class ArrowScenarioWriter:
             return
         # asked here, not in the thread: a recorder's backend callable reads its world
         encoder = self._encoder()
+        # the pose_slot rows handed out so far belong to this batch's frames (see _batch_poses); with the
+        # thread, they are read while the next batch is filled
+        self._slabs = {}
         if not self._background:
             self._write_batch(self._build_batch(pending, encoder))
             self._pending = {name: [] for name in self.schema.names}
@@ -724,12 +778,32 @@ class ArrowScenarioWriter:
                 children.append(pa.nulls(total, field.type))
             else:
                 width = 1 if name == "angle" else field.type.list_size
-                bits = np.concatenate(arrays).view(np.uint64).reshape(total, width)
+                bits = self._batch_poses(arrays).view(np.uint64).reshape(total, width)
                 flat = pa.array(encoder(bits, deltas, self._layout).reshape(-1).view(np.float64))
                 children.append(flat if name == "angle" else pa.FixedSizeListArray.from_arrays(flat, width))
         child = pa.StructArray.from_arrays(children, fields=list(struct))
         mask = pa.array([v is None for v in values], type=pa.bool_())
         return pa.ListArray.from_arrays(pa.array(offsets), child, type=self._types["move"], mask=mask)
+
+    @staticmethod
+    def _batch_poses(arrays: list[np.ndarray[Any, Any]]) -> np.ndarray[Any, Any]:
+        """The values of one pose field of the batch's frames with moves, frame after frame: when the
+        frames' arrays are consecutive rows of one buffer of :meth:`pose_slot` (the frames moved the same
+        bodies), those rows as they are, else the arrays joined (a copy).
+
+        A buffer's rows are handed out only while one batch is open (:meth:`flush` drops the buffers),
+        row k to the batch's frame k, so the frames' rows are distinct and increasing: first and last
+        F - 1 rows apart means rows first .. last."""
+        first, last = arrays[0], arrays[-1]
+        slab = first.base
+        if (isinstance(slab, np.ndarray) and slab.ndim == first.ndim + 1 and slab.shape[1:] == first.shape
+                and slab.flags.c_contiguous and all(a.base is slab and a.shape == first.shape for a in arrays)):
+            step = slab.strides[0]
+            at, rest = divmod(first.ctypes.data - slab.ctypes.data, step)
+            if rest == 0 and last.ctypes.data - first.ctypes.data == (len(arrays) - 1) * step:
+                rows: np.ndarray[Any, Any] = slab[at:at + len(arrays)]
+                return rows
+        return np.concatenate(arrays)
 
     def _encoder(self) -> Any:
         """The pose encoder for this batch: the numpy reference until the compiled pass is ready

@@ -279,8 +279,10 @@ class Recorder:
         ids: list[Any] = self.world.add_many(*args, **kwargs)
         self._int_ids = self._int_ids and set(map(type, ids)) <= {int}
         runs = self._add_runs
-        for body_id in ids:
-            self._note_add(body_id)
+        # the world's new ids are not in _added (it holds alive bodies only, and the world refuses an
+        # alive id), so one update notes them all in order, as _note_add one by one would
+        self._added.update(dict.fromkeys(ids))
+        self._add_runs = None
         if (runs is not None and ids and self._arrow is not None and args and isinstance(args[0], SHAPE_TYPES)
                 and len(args) <= 4 and not {"static", "category", "mask"} & set(kwargs)
                 and set(map(type, ids)) == {int} and -2 ** 63 <= min(ids) and max(ids) < 2 ** 63):
@@ -333,8 +335,14 @@ class Recorder:
                 and ids.dtype.kind in "iu" and ids.ndim == 1):
             # Noted as the array itself (a copy: the caller may reuse theirs);
             # the world has refused an id given twice, so each is there once.
-            self._moved_array = (ids.copy(), given)
-            self._moved_poses = _pose_copies(self.world.dim, len(ids), positions, angles, quaternions)
+            # The same ids as the last such frame (the usual loop) keep that frame's copy and its
+            # tuple: no copy, and the writer finds its id column by the tuple's identity.
+            lookup = self._array_lookup
+            if lookup is None or len(lookup[0]) != len(ids) or not np.array_equal(lookup[0], ids):
+                kept = ids.copy()
+                lookup = self._array_lookup = (kept, tuple(kept.tolist()))
+            self._moved_array = (lookup[0], given)
+            self._moved_poses = _pose_copies(self.world.dim, len(ids), positions, angles, quaternions, self._arrow)
             return
         self._note_moves(_plain_ids(ids), given)
 
@@ -359,6 +367,9 @@ class Recorder:
         is gone (say, the body removed) the next step records them all.
         """
         world = self.world
+        if (self._moved_poses is not None and self._arrow is not None and not self._added and not self._removed
+                and not self._planes_moved and not self._changed and not self.record_contacts):
+            return self._step_moves_only()
         adds: Any
         if self._add_runs and self._arrow is not None:
             adds = self._add_columns()
@@ -409,6 +420,26 @@ class Recorder:
             self._changed = {}
         return contacts
 
+    def _step_moves_only(self) -> Any:
+        """``step`` for the usual game-loop frame: one ``move_many`` of an int id array whose poses the
+        recorder keeps (``_moved_poses``), nothing added, removed or changed, the Arrow form. The same
+        frame as the general path writes, without its per-frame lists, specs and row dict."""
+        assert self._arrow is not None and self._moved_array is not None and self._moved_poses is not None
+        array, given = self._moved_array
+        positions, angles, _ = self._moved_poses
+        # as _batch and ArrowScenarioWriter._lazy_moves take them: the fields given, the angles in 2D
+        # (a 3D move_many with quaternions keeps no poses, so it does not come here)
+        rotation = angles if given & _ANGLE and self.world.dim == 2 else None
+        assert self._array_lookup is not None and self._array_lookup[0] is array  # set by move_many
+        prepared = self._arrow.prepare_moves(self._array_lookup[1], positions if given & _POSITION else None,
+                                             rotation)
+        contacts = self.world.step()
+        self._arrow.write_moves(prepared, _expect_pairs(contacts, self._int_ids) if self.record_expect else None)
+        self._moved_array = None
+        self._moved_poses = None
+        self._add_runs = []
+        return contacts
+
     def _add_columns(self) -> Any:
         """The frame's adds (all made by add_many calls of one shape, see ``_add_runs``) for the Arrow
         writer: their ids, each call's shape and count, and their poses at the step in one read."""
@@ -425,7 +456,7 @@ class Recorder:
         if self._moved_array is not None:
             array, given = self._moved_array
             lookup = self._array_lookup
-            if lookup is None or not np.array_equal(lookup[0], array):
+            if lookup is None or (lookup[0] is not array and not np.array_equal(lookup[0], array)):
                 # Kept while the same bodies move: the writer reuses its text
                 # of the ids when it is given the same tuple again.
                 lookup = self._array_lookup = (array, tuple(array.tolist()))
@@ -508,7 +539,8 @@ def _materialise(ids: Any) -> Any:
     return list(ids)
 
 
-def _pose_copies(dim: int, n: int, positions: Any, angles: Any, quaternions: Any) -> tuple[Any, Any, Any] | None:
+def _pose_copies(dim: int, n: int, positions: Any, angles: Any, quaternions: Any,
+                 writer: ArrowScenarioWriter | None = None) -> tuple[Any, Any, Any] | None:
     """Copies of the poses a ``move_many`` the world has just accepted gave, with the bits the world
     stored, or None when that is not certain without redoing the world's work (then the poses are
     read back with ``World.poses`` at the step).
@@ -516,13 +548,21 @@ def _pose_copies(dim: int, n: int, positions: Any, angles: Any, quaternions: Any
     The world stores positions and angles as ``np.asarray(value).astype(float64)``
     (``poses.check_positions``, ``check_angles``): a numeric array of the final shape
     converted the same way has the same bits. Quaternions are normalised (and matrices
-    turned into quaternions) by the world, so they are read back."""
+    turned into quaternions) by the world, so they are read back.
+
+    With the Arrow ``writer``, float64 poses are copied into its :meth:`~.ArrowScenarioWriter.pose_slot`
+    rows (the batch's poses in one buffer, not joined at the flush)."""
     if quaternions is not None:
         return None
     out: list[Any] = []
     for value, shape in ((positions, (n, dim)), (angles, (n,))):
         if value is None:
             out.append(None)
+        elif (writer is not None and isinstance(value, np.ndarray) and value.dtype == np.float64
+              and value.shape == shape):
+            slot = writer.pose_slot(n, 0 if len(shape) == 1 else dim)
+            np.copyto(slot, value)  # a copy: the caller may reuse theirs
+            out.append(slot)
         elif isinstance(value, np.ndarray) and value.dtype.kind in "iuf" and value.shape == shape:
             out.append(np.array(value, dtype=np.float64, order="C"))  # a copy: the caller may reuse theirs
         else:
