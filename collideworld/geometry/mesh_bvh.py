@@ -18,11 +18,12 @@ moving mesh moves its query box, not its tree.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["TriangleBVH", "query_bvh", "heightfield_cells"]
+__all__ = ["TriangleBVH", "query_bvh", "reuse_rows", "heightfield_cells"]
 
 F64 = NDArray[np.float64]
 I64 = NDArray[np.int64]
@@ -85,6 +86,63 @@ def query_bvh(node_lo: F64, node_hi: F64, depth: int, leaf_triangles: I64, lo: F
     q, tri = q[keep], tri[keep]
     order = np.lexsort((tri, q))
     return q[order], tri[order]
+
+
+def reuse_rows(query: Callable[[F64, F64], tuple[I64, I64]], qlo: F64, qhi: F64, keys: I64, m_keys: I64,
+               m_lo: F64, m_hi: F64, m_counts: I64, m_starts: I64, m_tris: I64) -> tuple[I64, I64, I64, int]:
+    """``query(qlo, qhi)``'s ``(row, triangle)`` answer, with the rows of a box asked before taken from a memo.
+
+    Row ``i`` is asked for by ``keys[i]``; the memo holds the boxes
+    ``m_lo``/``m_hi`` asked for last time by ``m_keys`` (ascending), their
+    triangles the run ``m_tris[m_starts[k]:m_starts[k] + m_counts[k]]``. A row
+    whose key and box (bit for bit) are in the memo gets that run; the others
+    are asked of ``query`` in one call. The answer is sorted by row, each
+    row's triangles in the order ``query`` gave them, so it is ``query``'s
+    own answer when ``query`` is pure. Returns ``(row, triangle, counts per
+    row, rows asked of query)``. The compiled twin
+    (``geometry/compiled/mesh_bvh.query_bvh_reuse``) walks a tree in the same
+    call.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lo = np.array([[float(i), 0.0, 0.0] for i in range(10)])
+    >>> bvh = TriangleBVH(lo, lo + 0.5)
+    >>> qlo, qhi = np.array([[2.5, 0.0, 0.0], [7.0, 0, 0]]), np.array([[3.0, 0.0, 0.0], [7.0, 0, 0]])
+    >>> keys, no = np.array([4, 9]), np.zeros(0, dtype=np.int64)
+    >>> q, t, counts, asked = reuse_rows(bvh.query, qlo, qhi, keys, no, qlo[:0], qhi[:0], no, no, no)
+    >>> t.tolist(), counts.tolist(), asked
+    ([2, 3, 7], [2, 1], 2)
+    >>> q, t, counts, asked = reuse_rows(bvh.query, qlo, qhi, keys, keys, qlo, qhi, counts, np.array([0, 2]), t)
+    >>> t.tolist(), asked
+    ([2, 3, 7], 0)
+    """
+    n = len(qlo)
+    if len(m_keys):
+        at = np.minimum(np.searchsorted(m_keys, keys), len(m_keys) - 1)
+        same = ((m_keys.take(at) == keys) & (m_lo.take(at, axis=0) == qlo).all(axis=1)
+                & (m_hi.take(at, axis=0) == qhi).all(axis=1))
+        ask = np.flatnonzero(~same)
+    else:
+        at, same, ask = None, None, np.arange(n)
+    if len(ask):
+        q, tri = query(qlo.take(ask, axis=0), qhi.take(ask, axis=0))
+        q = ask.take(q)
+    else:
+        q = tri = np.zeros(0, dtype=np.int64)
+    if at is not None and same is not None and len(ask) < n:
+        kept = np.flatnonzero(same)
+        src = at.take(kept)
+        counts = m_counts.take(src)
+        total = int(counts.sum())
+        # each kept row's run of m_tris, in order (a CSR gather)
+        run_start = np.repeat(m_starts.take(src) - (np.cumsum(counts) - counts), counts)
+        old_tri = m_tris.take(run_start + np.arange(total))
+        q = np.concatenate([np.repeat(kept, counts), q])
+        tri = np.concatenate([old_tri, tri])
+    order = np.argsort(q, kind="stable")  # by row; each row's triangles in the query's order
+    q, tri = q.take(order), tri.take(order)
+    return q, tri, np.bincount(q, minlength=n), len(ask)
 
 
 class TriangleBVH:
@@ -158,6 +216,22 @@ class TriangleBVH:
         out: tuple[I64, I64] = fn(self.node_lo, self.node_hi, self.depth, self.leaf_triangles, self.lo, self.hi,
                                   qlo, qhi)
         return out
+
+    def query_reusing(self, qlo: F64, qhi: F64, keys: I64, m_keys: I64, m_lo: F64, m_hi: F64, m_counts: I64,
+                      m_starts: I64, m_tris: I64, backend: str = "numpy") -> tuple[I64, I64, I64, int]:
+        """:meth:`query` with the rows of boxes asked before taken from a memo (:func:`reuse_rows`' arguments).
+
+        ``backend="compiled"``: the memo lookup, the tree walk for the other
+        boxes and the gather in one compiled call (the same answer).
+        """
+        qlo = np.ascontiguousarray(qlo, dtype=np.float64)
+        qhi = np.ascontiguousarray(qhi, dtype=np.float64)
+        if backend == "compiled":
+            fn = importlib.import_module(f"{__package__}.compiled.mesh_bvh").query_bvh_reuse
+            q, tri, counts, asked = fn(self.node_lo, self.node_hi, self.depth, self.leaf_triangles, self.lo,
+                                       self.hi, qlo, qhi, keys, m_keys, m_lo, m_hi, m_counts, m_starts, m_tris)
+            return q, tri, counts, int(asked)
+        return reuse_rows(self.query, qlo, qhi, keys, m_keys, m_lo, m_hi, m_counts, m_starts, m_tris)
 
 
 def heightfield_cells(qlo: F64, qhi: F64, heights_lo: F64, heights_hi: F64, dx: float, dy: float
