@@ -27,29 +27,25 @@ def _meets(alo: NDArray[np.float64], ahi: NDArray[np.float64], i: int, blo: NDAr
 
 
 @njit(cache=True)
-def _grow(out_q: NDArray[np.int64], out_t: NDArray[np.int64], m: int, need: int
-          ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """``out_q``/``out_t`` with room for ``need`` rows (doubled as often as needed), the first ``m`` kept."""
-    cap = out_q.shape[0]
-    if need <= cap:
-        return out_q, out_t
-    while cap < need:
-        cap *= 2
-    grown_q = np.empty(cap, dtype=np.int64)
-    grown_t = np.empty(cap, dtype=np.int64)
-    grown_q[:m] = out_q[:m]
-    grown_t[:m] = out_t[:m]
-    return grown_q, grown_t
+def _grown(out: NDArray[np.int64], m: int) -> NDArray[np.int64]:
+    """``out`` at twice its length, the first ``m`` kept."""
+    grown = np.empty(2 * out.shape[0], dtype=np.int64)
+    grown[:m] = out[:m]
+    return grown
 
 
 @njit(cache=True)
 def _walk(node_lo: NDArray[np.float64], node_hi: NDArray[np.float64], depth: int, leaf_triangles: NDArray[np.int64],
           lo: NDArray[np.float64], hi: NDArray[np.float64], qlo: NDArray[np.float64], qhi: NDArray[np.float64],
-          q: int, stack: NDArray[np.int64], out_q: NDArray[np.int64], out_t: NDArray[np.int64], m: int
-          ) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
-    """Query box ``q`` down the tree: its ``(q, triangle)`` rows appended at ``m``, sorted by triangle."""
+          q: int, stack: NDArray[np.int64], out_q: NDArray[np.int64], out_t: NDArray[np.int64], m: int) -> int:
+    """Query box ``q`` down the tree: its ``(q, triangle)`` rows written from ``m``, sorted by triangle; the new
+    end, or -1 when the outputs are too short (nothing else changed: grow them and walk again).
+
+    The outputs are not grown here: a helper returning arrays costs reference counting on every call.
+    """
     leaf = leaf_triangles.shape[1]
     first_leaf = (1 << depth) - 1
+    cap = out_q.shape[0]
     start = m
     # depth-first with the right child pushed first: at most one pending sibling per level
     stack[0] = 0
@@ -68,13 +64,14 @@ def _walk(node_lo: NDArray[np.float64], node_hi: NDArray[np.float64], depth: int
             t = leaf_triangles[node - first_leaf, k]
             if t < 0 or not _meets(lo, hi, t, qlo, qhi, q):
                 continue
-            out_q, out_t = _grow(out_q, out_t, m, m + 1)
+            if m == cap:
+                return -1
             out_q[m] = q
             out_t[m] = t
             m += 1
     if m - start > 1:
         out_t[start:m] = np.sort(out_t[start:m])
-    return out_q, out_t, m
+    return m
 
 
 @njit(cache=True)
@@ -101,7 +98,11 @@ def query_bvh(node_lo: NDArray[np.float64], node_hi: NDArray[np.float64], depth:
     m = 0
     stack = np.empty(depth + 2, dtype=np.int64)
     for q in range(n):
-        out_q, out_t, m = _walk(node_lo, node_hi, depth, leaf_triangles, lo, hi, qlo, qhi, q, stack, out_q, out_t, m)
+        end = _walk(node_lo, node_hi, depth, leaf_triangles, lo, hi, qlo, qhi, q, stack, out_q, out_t, m)
+        while end < 0:
+            out_q, out_t = _grown(out_q, m), _grown(out_t, m)
+            end = _walk(node_lo, node_hi, depth, leaf_triangles, lo, hi, qlo, qhi, q, stack, out_q, out_t, m)
+        m = end
     return out_q[:m].copy(), out_t[:m].copy()
 
 
@@ -163,7 +164,8 @@ def query_bvh_reuse(node_lo: NDArray[np.float64], node_hi: NDArray[np.float64], 
                         break
         if hit >= 0:
             c = m_counts[hit]
-            out_q, out_t = _grow(out_q, out_t, m, m + c)
+            while m + c > out_q.shape[0]:
+                out_q, out_t = _grown(out_q, m), _grown(out_t, m)
             s0 = m_starts[hit]
             for k in range(c):
                 out_q[m + k] = q
@@ -171,7 +173,10 @@ def query_bvh_reuse(node_lo: NDArray[np.float64], node_hi: NDArray[np.float64], 
             m += c
         else:
             asked += 1
-            out_q, out_t, m = _walk(node_lo, node_hi, depth, leaf_triangles, lo, hi, qlo, qhi, q, stack, out_q,
-                                    out_t, m)
+            end = _walk(node_lo, node_hi, depth, leaf_triangles, lo, hi, qlo, qhi, q, stack, out_q, out_t, m)
+            while end < 0:
+                out_q, out_t = _grown(out_q, m), _grown(out_t, m)
+                end = _walk(node_lo, node_hi, depth, leaf_triangles, lo, hi, qlo, qhi, q, stack, out_q, out_t, m)
+            m = end
         counts[q] = m - start
     return out_q[:m].copy(), out_t[:m].copy(), counts, asked
