@@ -17,11 +17,10 @@ __all__ = ["query_bvh", "query_bvh_reuse"]
 
 
 @njit(cache=True)
-def _meets(alo: NDArray[np.float64], ahi: NDArray[np.float64], i: int, blo: NDArray[np.float64],
-           bhi: NDArray[np.float64], j: int) -> bool:
-    # closed boxes: touching counts
+def _meets(box: NDArray[np.float64], i: int, qlo: NDArray[np.float64], qhi: NDArray[np.float64], j: int) -> bool:
+    # closed boxes: touching counts (box row i: lo then hi)
     for d in range(3):
-        if not (alo[i, d] <= bhi[j, d] and blo[j, d] <= ahi[i, d]):
+        if not (box[i, d] <= qhi[j, d] and qlo[j, d] <= box[i, 3 + d]):
             return False
     return True
 
@@ -35,9 +34,9 @@ def _grown(out: NDArray[np.int64], m: int) -> NDArray[np.int64]:
 
 
 @njit(cache=True)
-def _walk(node_lo: NDArray[np.float64], node_hi: NDArray[np.float64], depth: int, leaf_triangles: NDArray[np.int64],
-          lo: NDArray[np.float64], hi: NDArray[np.float64], qlo: NDArray[np.float64], qhi: NDArray[np.float64],
-          q: int, stack: NDArray[np.int64], out_q: NDArray[np.int64], out_t: NDArray[np.int64], m: int) -> int:
+def _walk(node_box: NDArray[np.float64], depth: int, leaf_triangles: NDArray[np.int64], leaf_box: NDArray[np.float64],
+          qlo: NDArray[np.float64], qhi: NDArray[np.float64], q: int, stack: NDArray[np.int64],
+          out_q: NDArray[np.int64], out_t: NDArray[np.int64], m: int) -> int:
     """Query box ``q`` down the tree: its ``(q, triangle)`` rows written from ``m``, sorted by triangle; the new
     end, or -1 when the outputs are too short (nothing else changed: grow them and walk again).
 
@@ -53,7 +52,7 @@ def _walk(node_lo: NDArray[np.float64], node_hi: NDArray[np.float64], depth: int
     while top > 0:
         top -= 1
         node = stack[top]
-        if not _meets(node_lo, node_hi, node, qlo, qhi, q):
+        if not _meets(node_box, node, qlo, qhi, q):
             continue
         if node < first_leaf:
             stack[top] = 2 * node + 2
@@ -62,7 +61,7 @@ def _walk(node_lo: NDArray[np.float64], node_hi: NDArray[np.float64], depth: int
             continue
         for k in range(leaf):
             t = leaf_triangles[node - first_leaf, k]
-            if t < 0 or not _meets(lo, hi, t, qlo, qhi, q):
+            if t < 0 or not _meets(leaf_box, (node - first_leaf) * leaf + k, qlo, qhi, q):
                 continue
             if m == cap:
                 return -1
@@ -75,9 +74,9 @@ def _walk(node_lo: NDArray[np.float64], node_hi: NDArray[np.float64], depth: int
 
 
 @njit(cache=True)
-def query_bvh(node_lo: NDArray[np.float64], node_hi: NDArray[np.float64], depth: int,
-              leaf_triangles: NDArray[np.int64], lo: NDArray[np.float64], hi: NDArray[np.float64],
-              qlo: NDArray[np.float64], qhi: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+def query_bvh(node_box: NDArray[np.float64], depth: int, leaf_triangles: NDArray[np.int64],
+              leaf_box: NDArray[np.float64], qlo: NDArray[np.float64], qhi: NDArray[np.float64]
+              ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """``(query row, triangle)`` of every triangle whose box meets its query box, sorted (the numpy twin's answer).
 
     Examples
@@ -86,7 +85,7 @@ def query_bvh(node_lo: NDArray[np.float64], node_hi: NDArray[np.float64], depth:
     >>> from collideworld.geometry.mesh_bvh import TriangleBVH
     >>> lo = np.array([[float(i), 0.0, 0.0] for i in range(10)])
     >>> bvh = TriangleBVH(lo, lo + 0.5)
-    >>> q, t = query_bvh(bvh.node_lo, bvh.node_hi, bvh.depth, bvh.leaf_triangles, bvh.lo, bvh.hi,
+    >>> q, t = query_bvh(bvh.node_box, bvh.depth, bvh.leaf_triangles, bvh.leaf_box,
     ...                  np.array([[2.5, 0.0, 0.0]]), np.array([[3.0, 0.0, 0.0]]))
     >>> t.tolist()
     [2, 3]
@@ -98,18 +97,18 @@ def query_bvh(node_lo: NDArray[np.float64], node_hi: NDArray[np.float64], depth:
     m = 0
     stack = np.empty(depth + 2, dtype=np.int64)
     for q in range(n):
-        end = _walk(node_lo, node_hi, depth, leaf_triangles, lo, hi, qlo, qhi, q, stack, out_q, out_t, m)
+        end = _walk(node_box, depth, leaf_triangles, leaf_box, qlo, qhi, q, stack, out_q, out_t, m)
         while end < 0:
             out_q, out_t = _grown(out_q, m), _grown(out_t, m)
-            end = _walk(node_lo, node_hi, depth, leaf_triangles, lo, hi, qlo, qhi, q, stack, out_q, out_t, m)
+            end = _walk(node_box, depth, leaf_triangles, leaf_box, qlo, qhi, q, stack, out_q, out_t, m)
         m = end
     return out_q[:m].copy(), out_t[:m].copy()
 
 
 @njit(cache=True)
-def query_bvh_reuse(node_lo: NDArray[np.float64], node_hi: NDArray[np.float64], depth: int,
-                    leaf_triangles: NDArray[np.int64], lo: NDArray[np.float64], hi: NDArray[np.float64],
-                    qlo: NDArray[np.float64], qhi: NDArray[np.float64], keys: NDArray[np.int64],
+def query_bvh_reuse(node_box: NDArray[np.float64], depth: int, leaf_triangles: NDArray[np.int64],
+                    leaf_box: NDArray[np.float64], qlo: NDArray[np.float64], qhi: NDArray[np.float64],
+                    keys: NDArray[np.int64],
                     m_keys: NDArray[np.int64], m_lo: NDArray[np.float64], m_hi: NDArray[np.float64],
                     m_counts: NDArray[np.int64], m_starts: NDArray[np.int64], m_tris: NDArray[np.int64]
                     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], int]:
@@ -128,8 +127,8 @@ def query_bvh_reuse(node_lo: NDArray[np.float64], node_hi: NDArray[np.float64], 
     >>> bvh = TriangleBVH(lo, lo + 0.5)
     >>> qlo, qhi = np.array([[2.5, 0.0, 0.0], [7.0, 0, 0]]), np.array([[3.0, 0.0, 0.0], [7.0, 0, 0]])
     >>> keys, no = np.array([4, 9]), np.zeros(0, dtype=np.int64)
-    >>> q, t, counts, asked = query_bvh_reuse(bvh.node_lo, bvh.node_hi, bvh.depth, bvh.leaf_triangles, bvh.lo,
-    ...                                       bvh.hi, qlo, qhi, keys, keys, qlo, qhi, np.array([2, 1]),
+    >>> q, t, counts, asked = query_bvh_reuse(bvh.node_box, bvh.depth, bvh.leaf_triangles, bvh.leaf_box,
+    ...                                       qlo, qhi, keys, keys, qlo, qhi, np.array([2, 1]),
     ...                                       np.array([0, 2]), np.array([2, 3, 7]))
     >>> t.tolist(), counts.tolist(), asked
     ([2, 3, 7], [2, 1], 0)
@@ -173,10 +172,10 @@ def query_bvh_reuse(node_lo: NDArray[np.float64], node_hi: NDArray[np.float64], 
             m += c
         else:
             asked += 1
-            end = _walk(node_lo, node_hi, depth, leaf_triangles, lo, hi, qlo, qhi, q, stack, out_q, out_t, m)
+            end = _walk(node_box, depth, leaf_triangles, leaf_box, qlo, qhi, q, stack, out_q, out_t, m)
             while end < 0:
                 out_q, out_t = _grown(out_q, m), _grown(out_t, m)
-                end = _walk(node_lo, node_hi, depth, leaf_triangles, lo, hi, qlo, qhi, q, stack, out_q, out_t, m)
+                end = _walk(node_box, depth, leaf_triangles, leaf_box, qlo, qhi, q, stack, out_q, out_t, m)
             m = end
         counts[q] = m - start
     return out_q[:m].copy(), out_t[:m].copy(), counts, asked
