@@ -132,11 +132,6 @@ def split_parts(shape: Shape) -> int:
     return 0
 
 
-#: No rows (an empty memo's columns; never written).
-_NO_ROWS = np.zeros(0, dtype=np.int64)
-_NO_ROWS.flags.writeable = False
-
-
 class _NearMemo(NamedTuple):
     """One surface's last ``nearby`` call (:meth:`BodyStore._near_triangles`), by the other body's slot."""
 
@@ -1292,7 +1287,10 @@ class BodyStore:
         pose = (self.position[body].tobytes(), self.rotation[body].tobytes())
         memo = self._near_memo.get(body)
         if memo is None or memo.shape is not shape or memo.pose != pose or memo.backend != self.backend:
-            memo = _NearMemo(shape, pose, self.backend, _NO_ROWS, lo[:0], hi[:0], _NO_ROWS, _NO_ROWS, _NO_ROWS)
+            # an empty memo; its columns writable like a real memo's (numba types a read-only array apart:
+            # one more compile of the compiled query)
+            none = np.zeros(0, dtype=np.int64)
+            memo = _NearMemo(shape, pose, self.backend, none, lo[:0], hi[:0], none, none, none)
         others = np.ascontiguousarray(others, dtype=np.int64)
         memo_args = (others, memo.others, memo.lo, memo.hi, memo.counts, memo.starts, memo.tris)
         if isinstance(shape, TriangleMesh):
