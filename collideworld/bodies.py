@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .geometry.aabb import aabb_ball, aabb_box, aabb_capsule, aabb_cylinder, aabb_points
+from .geometry.mesh_bvh import reuse_rows
 from .geometry.rotation import rotation_matrix_2d, rotation_matrix_3d
 from .shapes import (
     Box,
@@ -1285,33 +1286,19 @@ class BodyStore:
         assert isinstance(shape, (TriangleMesh, HeightField))
         pose = (self.position[body].tobytes(), self.rotation[body].tobytes())
         memo = self._near_memo.get(body)
-        n = len(lo)
-        if (memo is not None and memo.shape is shape and memo.pose == pose and memo.backend == self.backend
-                and len(memo.others)):
-            at = np.minimum(np.searchsorted(memo.others, others), len(memo.others) - 1)
-            same = ((memo.others.take(at) == others) & (memo.lo.take(at, axis=0) == lo).all(axis=1)
-                    & (memo.hi.take(at, axis=0) == hi).all(axis=1))
-            ask = np.flatnonzero(~same)
+        if memo is None or memo.shape is not shape or memo.pose != pose or memo.backend != self.backend:
+            # an empty memo; its columns writable like a real memo's (numba types a read-only array apart:
+            # one more compile of the compiled query)
+            none = np.zeros(0, dtype=np.int64)
+            memo = _NearMemo(shape, pose, self.backend, none, lo[:0], hi[:0], none, none, none)
+        others = np.ascontiguousarray(others, dtype=np.int64)
+        memo_args = (others, memo.others, memo.lo, memo.hi, memo.counts, memo.starts, memo.tris)
+        if isinstance(shape, TriangleMesh):
+            # the memo lookup, the tree walk and the gather in one call on the compiled backend
+            q, tri, counts, _ = shape.bvh.query_reusing(lo, hi, *memo_args, backend=self.backend)
         else:
-            memo, at, same, ask = None, None, None, np.arange(n)
-        if len(ask):
-            q, tri = shape.nearby(lo.take(ask, axis=0), hi.take(ask, axis=0), self.backend)
-            q = ask.take(q)
-        else:
-            q = tri = np.zeros(0, dtype=np.int64)
-        if memo is not None and at is not None and same is not None and len(ask) < n:
-            kept = np.flatnonzero(same)
-            src = at.take(kept)
-            counts = memo.counts.take(src)
-            total = int(counts.sum())
-            # each kept row's run of memo.tris, in order (a CSR gather)
-            run_start = np.repeat(memo.starts.take(src) - (np.cumsum(counts) - counts), counts)
-            old_tri = memo.tris.take(run_start + np.arange(total))
-            q = np.concatenate([np.repeat(kept, counts), q])
-            tri = np.concatenate([old_tri, tri])
-        order = np.argsort(q, kind="stable")  # by box; each box's triangles in the tree's order
-        q, tri = q.take(order), tri.take(order)
-        counts = np.bincount(q, minlength=n)
+            backend = self.backend
+            q, tri, counts, _ = reuse_rows(lambda a, b: shape.nearby(a, b, backend), lo, hi, *memo_args)
         by_other = np.argsort(others, kind="stable")
         self._near_memo[body] = _NearMemo(shape, pose, self.backend, others.take(by_other),
                                           lo.take(by_other, axis=0), hi.take(by_other, axis=0),

@@ -91,3 +91,53 @@ def test_kind_codes_of_the_compiled_triangle_loop_agree_with_the_store() -> None
     from collideworld.geometry.compiled import contact_triangle as ct
 
     assert (ct.BALL, ct.BOX, ct.CAPSULE, ct.TRIANGLE) == (Kind.BALL, Kind.BOX, Kind.CAPSULE, Kind.TRIANGLE)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_queries_reusing_a_memo_match_brute_force_on_both_backends(seed: int) -> None:
+    """``query_reusing``: rows whose key and box are in the memo take its runs, the rest walk the tree.
+
+    Oracle: brute force over every triangle for every box (the memo is last
+    call's answer, so reuse must not change it), frame after frame with a
+    third of the boxes moved, some keys new, some gone, the memo's runs
+    gathered into a different row order; and the number of boxes walked is
+    exactly the number not found bit for bit in the memo.
+    """
+    rng = np.random.default_rng([29, seed])
+    lo, hi = boxes(rng, 2000, "soup" if seed % 2 else "terrain")
+    span_lo, span_hi = lo.min(axis=0), hi.max(axis=0)
+    bvh = TriangleBVH(lo, hi)
+    n = 150
+    keys = rng.permutation(400)[:n].astype(np.int64)
+    qlo = rng.uniform(span_lo, span_hi, size=(n, 3))
+    qhi = qlo + rng.uniform(0, 0.1, size=(n, 3)) * (span_hi - span_lo)
+    qhi[:10] = lo[rng.integers(0, len(lo), 10)]  # touching: a box ending on a triangle's box
+    qlo[:10] = np.minimum(qlo[:10], qhi[:10])
+    no = np.zeros(0, dtype=np.int64)
+    memo = {b: (no, qlo[:0], qhi[:0], no, no, no) for b in ("numpy", "compiled")}
+    for frame in range(5):
+        if frame:
+            moved = rng.random(n) < 0.35
+            qlo[moved] += rng.normal(scale=0.02, size=(int(moved.sum()), 3)) * (span_hi - span_lo)
+            qhi[moved] = np.maximum(qhi[moved], qlo[moved])
+            keys[rng.random(n) < 0.1] = rng.integers(400, 800)  # new keys: not in the memo
+            order = rng.permutation(n)
+            keys, qlo, qhi = keys[order], qlo[order], qhi[order]
+            _, first = np.unique(keys, return_index=True)
+            keys, qlo, qhi = keys[np.sort(first)], qlo[np.sort(first)], qhi[np.sort(first)]
+            n = len(keys)
+        brute = np.argwhere(np.all((lo[None] <= qhi[:, None]) & (qlo[:, None] <= hi[None]), axis=2))
+        for backend in ("numpy", "compiled"):
+            m_keys, m_lo, m_hi, m_counts, m_starts, m_tris = memo[backend]
+            at = np.minimum(np.searchsorted(m_keys, keys), max(len(m_keys) - 1, 0))
+            found = (np.zeros(n, dtype=bool) if not len(m_keys) else
+                     (m_keys[at] == keys) & (m_lo[at] == qlo).all(axis=1) & (m_hi[at] == qhi).all(axis=1))
+            q, t, counts, asked = bvh.query_reusing(qlo, qhi, keys, *memo[backend], backend=backend)
+            assert np.array_equal(np.stack([q, t], axis=1).reshape(-1, 2), brute.reshape(-1, 2)), (frame, backend)
+            assert np.array_equal(counts, np.bincount(brute[:, 0], minlength=n)), (frame, backend)
+            assert asked == n - int(found.sum()), (frame, backend)
+            if frame:
+                assert 0 < asked < n, (frame, backend)
+            by_key = np.argsort(keys, kind="stable")
+            memo[backend] = (keys[by_key], qlo[by_key], qhi[by_key], counts[by_key],
+                             (np.cumsum(counts) - counts)[by_key], t)

@@ -17,6 +17,7 @@ import pytest
 
 from collideworld import Box, Capsule, Sphere, TriangleMesh, World
 from collideworld.errors import UnknownIdError
+from collideworld.geometry.mesh_bvh import TriangleBVH
 
 N_SIDE = 30
 CELL = 0.25
@@ -55,13 +56,14 @@ def test_frames_of_moving_bodies_meet_fcls_triangles_and_reuse_the_trees_answers
     pos = np.column_stack([rng.uniform(0.5, size - 0.5, n), rng.uniform(0.5, size - 0.5, n),
                            rng.uniform(-0.1, 0.3, n)])
     asked: list[int] = []
-    nearby = TriangleMesh.nearby
+    reusing = TriangleBVH.query_reusing
 
-    def counting(self, lo, hi, be="numpy"):
-        asked.append(len(lo))
-        return nearby(self, lo, hi, be)
+    def counting(self, *args, **kwargs):
+        out = reusing(self, *args, **kwargs)
+        asked.append(out[3])  # the boxes walked down the tree (not found in the memo)
+        return out
 
-    monkeypatch.setattr(TriangleMesh, "nearby", counting)
+    monkeypatch.setattr(TriangleBVH, "query_reusing", counting)
     w = World(dim=3, backend=backend)
     w.add(TriangleMesh(verts, tris), (0, 0, 0), static=True, id="mesh")
     shapes = [Sphere(0.2), Box((0.15, 0.15, 0.15)), Capsule((0, 0, -0.15), (0, 0, 0.15), 0.1)]
@@ -86,6 +88,8 @@ def test_frames_of_moving_bodies_meet_fcls_triangles_and_reuse_the_trees_answers
         oracle = fcl_triangles(model, kinds, pos)
         assert got == oracle, (frame, sorted(got ^ oracle))
         agree += len(oracle)
+        if frame == 0:
+            assert sum(asked) == n  # every box walked down the tree once
         if frame >= 2:
             # the boxes of the bodies at rest in their fat boxes were not asked again
             assert sum(asked) < n // 2, (frame, asked)

@@ -18,11 +18,12 @@ moving mesh moves its query box, not its tree.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["TriangleBVH", "query_bvh", "heightfield_cells"]
+__all__ = ["TriangleBVH", "query_bvh", "reuse_rows", "heightfield_cells"]
 
 F64 = NDArray[np.float64]
 I64 = NDArray[np.int64]
@@ -45,13 +46,15 @@ def _spread_table() -> I64:
 _SPREAD = _spread_table()
 
 
-def query_bvh(node_lo: F64, node_hi: F64, depth: int, leaf_triangles: I64, lo: F64, hi: F64, qlo: F64, qhi: F64
+def query_bvh(node_box: F64, depth: int, leaf_triangles: I64, leaf_box: F64, qlo: F64, qhi: F64
               ) -> tuple[I64, I64]:
     """``(query row, triangle)`` of every triangle whose box meets its query box (closed boxes), sorted.
 
-    The tree is ``TriangleBVH``'s: nodes in heap order (root 0, node ``i``'s
-    children ``2i + 1`` and ``2i + 2``, the ``2**depth`` leaves last), leaf
-    ``k`` holding triangles ``leaf_triangles[k]`` (``-1``: none). All query
+    The tree is ``TriangleBVH``'s: nodes' boxes ``node_box`` (lo, hi) in heap
+    order (root 0, node ``i``'s children ``2i + 1`` and ``2i + 2``, the
+    ``2**depth`` leaves last), leaf ``k`` holding triangles
+    ``leaf_triangles[k]`` (``-1``: none) whose boxes are
+    ``leaf_box[LEAF k:LEAF (k + 1)]`` (lo, hi), in leaf order. All query
     boxes go down together, one level at a time, keeping only the (query,
     node) pairs whose boxes meet. The compiled twin
     (``geometry/compiled/mesh_bvh.py``) walks each box down a stack instead;
@@ -62,7 +65,7 @@ def query_bvh(node_lo: F64, node_hi: F64, depth: int, leaf_triangles: I64, lo: F
     >>> import numpy as np
     >>> lo = np.array([[float(i), 0.0, 0.0] for i in range(10)])
     >>> bvh = TriangleBVH(lo, lo + 0.5)
-    >>> q, t = query_bvh(bvh.node_lo, bvh.node_hi, bvh.depth, bvh.leaf_triangles, bvh.lo, bvh.hi,
+    >>> q, t = query_bvh(bvh.node_box, bvh.depth, bvh.leaf_triangles, bvh.leaf_box,
     ...                  np.array([[2.5, 0.0, 0.0]]), np.array([[3.0, 0.0, 0.0]]))
     >>> t.tolist()
     [2, 3]
@@ -70,30 +73,92 @@ def query_bvh(node_lo: F64, node_hi: F64, depth: int, leaf_triangles: I64, lo: F
     q = np.arange(len(qlo), dtype=np.int64)
     node = np.zeros(len(qlo), dtype=np.int64)
     for level in range(depth + 1):
-        nlo, nhi = node_lo[node], node_hi[node]
+        nlo, nhi = node_box[node, :3], node_box[node, 3:]
         keep = np.all((nlo <= qhi[q]) & (qlo[q] <= nhi), axis=1)
         q, node = q[keep], node[keep]
         if level < depth:
             q = np.repeat(q, 2)
             node = (np.repeat(node, 2) * 2) + np.tile(np.array([1, 2]), len(node))
     leaf = leaf_triangles.shape[1]
-    tri = leaf_triangles[node - ((1 << depth) - 1)].ravel()
+    place = ((node - ((1 << depth) - 1)) * leaf)[:, None] + np.arange(leaf)
+    place = place.ravel()
+    tri = leaf_triangles.ravel()[place]
     q = np.repeat(q, leaf)
     ok = tri >= 0
-    q, tri = q[ok], tri[ok]
-    keep = np.all((lo[tri] <= qhi[q]) & (qlo[q] <= hi[tri]), axis=1)
+    q, tri, place = q[ok], tri[ok], place[ok]
+    box = leaf_box[place]
+    keep = np.all((box[:, :3] <= qhi[q]) & (qlo[q] <= box[:, 3:]), axis=1)
     q, tri = q[keep], tri[keep]
     order = np.lexsort((tri, q))
     return q[order], tri[order]
 
 
+def reuse_rows(query: Callable[[F64, F64], tuple[I64, I64]], qlo: F64, qhi: F64, keys: I64, m_keys: I64,
+               m_lo: F64, m_hi: F64, m_counts: I64, m_starts: I64, m_tris: I64) -> tuple[I64, I64, I64, int]:
+    """``query(qlo, qhi)``'s ``(row, triangle)`` answer, with the rows of a box asked before taken from a memo.
+
+    Row ``i`` is asked for by ``keys[i]``; the memo holds the boxes
+    ``m_lo``/``m_hi`` asked for last time by ``m_keys`` (ascending), their
+    triangles the run ``m_tris[m_starts[k]:m_starts[k] + m_counts[k]]``. A row
+    whose key and box (bit for bit) are in the memo gets that run; the others
+    are asked of ``query`` in one call. The answer is sorted by row, each
+    row's triangles in the order ``query`` gave them, so it is ``query``'s
+    own answer when ``query`` is pure. Returns ``(row, triangle, counts per
+    row, rows asked of query)``. The compiled twin
+    (``geometry/compiled/mesh_bvh.query_bvh_reuse``) walks a tree in the same
+    call.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lo = np.array([[float(i), 0.0, 0.0] for i in range(10)])
+    >>> bvh = TriangleBVH(lo, lo + 0.5)
+    >>> qlo, qhi = np.array([[2.5, 0.0, 0.0], [7.0, 0, 0]]), np.array([[3.0, 0.0, 0.0], [7.0, 0, 0]])
+    >>> keys, no = np.array([4, 9]), np.zeros(0, dtype=np.int64)
+    >>> q, t, counts, asked = reuse_rows(bvh.query, qlo, qhi, keys, no, qlo[:0], qhi[:0], no, no, no)
+    >>> t.tolist(), counts.tolist(), asked
+    ([2, 3, 7], [2, 1], 2)
+    >>> q, t, counts, asked = reuse_rows(bvh.query, qlo, qhi, keys, keys, qlo, qhi, counts, np.array([0, 2]), t)
+    >>> t.tolist(), asked
+    ([2, 3, 7], 0)
+    """
+    n = len(qlo)
+    if len(m_keys):
+        at = np.minimum(np.searchsorted(m_keys, keys), len(m_keys) - 1)
+        same = ((m_keys.take(at) == keys) & (m_lo.take(at, axis=0) == qlo).all(axis=1)
+                & (m_hi.take(at, axis=0) == qhi).all(axis=1))
+        ask = np.flatnonzero(~same)
+    else:
+        at, same, ask = None, None, np.arange(n)
+    if len(ask):
+        q, tri = query(qlo.take(ask, axis=0), qhi.take(ask, axis=0))
+        q = ask.take(q)
+    else:
+        q = tri = np.zeros(0, dtype=np.int64)
+    if at is not None and same is not None and len(ask) < n:
+        kept = np.flatnonzero(same)
+        src = at.take(kept)
+        counts = m_counts.take(src)
+        total = int(counts.sum())
+        # each kept row's run of m_tris, in order (a CSR gather)
+        run_start = np.repeat(m_starts.take(src) - (np.cumsum(counts) - counts), counts)
+        old_tri = m_tris.take(run_start + np.arange(total))
+        q = np.concatenate([np.repeat(kept, counts), q])
+        tri = np.concatenate([old_tri, tri])
+    order = np.argsort(q, kind="stable")  # by row; each row's triangles in the query's order
+    q, tri = q.take(order), tri.take(order)
+    return q, tri, np.bincount(q, minlength=n), len(ask)
+
+
 class TriangleBVH:
     """A static BVH over boxes ``lo``/``hi`` (T, 3) of triangles, in the mesh's local frame.
 
-    ``node_lo``/``node_hi`` (2 L - 1, 3) are the nodes' boxes in heap order
+    ``node_box`` (2 L - 1, 6) are the nodes' boxes (lo, hi; ``node_lo`` and
+    ``node_hi`` are views of its halves) in heap order
     (root 0, node ``i``'s children ``2i + 1`` and ``2i + 2``); the ``L = 2**depth``
     leaves come last, leaf ``k`` holding the triangles ``leaf_triangles[k]``
-    (``-1``: an empty place). Building is O(T log T) (one sort); a query
+    (``-1``: an empty place), their boxes ``leaf_box[LEAF k:LEAF (k + 1)]``
+    (lo, hi; an empty place repeats a box of the tree). Building is O(T log T) (one sort); a query
     costs O(log T) per query box plus the triangles it meets.
 
     Examples
@@ -131,10 +196,14 @@ class TriangleBVH:
         # a leaf's box: the union of its triangles' boxes; the padding repeats the last triangle's
         # box (a box already in the tree: it changes no union and adds no triangle)
         padded = np.concatenate([order, np.full(width * LEAF - t, order[-1])])
-        self.node_lo = np.empty((2 * width - 1, 3))
-        self.node_hi = np.empty((2 * width - 1, 3))
-        for src, dst, pick in ((self.lo, self.node_lo, np.minimum), (self.hi, self.node_hi, np.maximum)):
+        # a node's lo and hi side by side, and the triangles' boxes again in leaf order: a walk
+        # reads one or two neighbouring cache lines per node and per leaf, not four scattered ones
+        self.node_box = np.empty((2 * width - 1, 6))
+        self.node_lo, self.node_hi = self.node_box[:, :3], self.node_box[:, 3:]
+        self.leaf_box = np.empty((width * LEAF, 6))
+        for src, dst, pick, side in ((self.lo, self.node_lo, np.minimum, 0), (self.hi, self.node_hi, np.maximum, 3)):
             s = src.take(padded, axis=0).reshape(width, LEAF, 3)
+            self.leaf_box[:, side:side + 3] = s.reshape(-1, 3)
             # elementwise over the LEAF columns: numpy reduces a short middle axis many times slower
             leaf = s[:, 0].copy()
             for k in range(1, LEAF):
@@ -155,9 +224,24 @@ class TriangleBVH:
         fn = query_bvh
         if backend == "compiled":
             fn = importlib.import_module(f"{__package__}.compiled.mesh_bvh").query_bvh
-        out: tuple[I64, I64] = fn(self.node_lo, self.node_hi, self.depth, self.leaf_triangles, self.lo, self.hi,
-                                  qlo, qhi)
+        out: tuple[I64, I64] = fn(self.node_box, self.depth, self.leaf_triangles, self.leaf_box, qlo, qhi)
         return out
+
+    def query_reusing(self, qlo: F64, qhi: F64, keys: I64, m_keys: I64, m_lo: F64, m_hi: F64, m_counts: I64,
+                      m_starts: I64, m_tris: I64, backend: str = "numpy") -> tuple[I64, I64, I64, int]:
+        """:meth:`query` with the rows of boxes asked before taken from a memo (:func:`reuse_rows`' arguments).
+
+        ``backend="compiled"``: the memo lookup, the tree walk for the other
+        boxes and the gather in one compiled call (the same answer).
+        """
+        qlo = np.ascontiguousarray(qlo, dtype=np.float64)
+        qhi = np.ascontiguousarray(qhi, dtype=np.float64)
+        if backend == "compiled":
+            fn = importlib.import_module(f"{__package__}.compiled.mesh_bvh").query_bvh_reuse
+            q, tri, counts, asked = fn(self.node_box, self.depth, self.leaf_triangles, self.leaf_box, qlo, qhi,
+                                       keys, m_keys, m_lo, m_hi, m_counts, m_starts, m_tris)
+            return q, tri, counts, int(asked)
+        return reuse_rows(self.query, qlo, qhi, keys, m_keys, m_lo, m_hi, m_counts, m_starts, m_tris)
 
 
 def heightfield_cells(qlo: F64, qhi: F64, heights_lo: F64, heights_hi: F64, dx: float, dy: float
