@@ -570,6 +570,7 @@ class _Frame:
         st = self._store
         st._in_frame = False
         st._frame_rows.clear()
+        st._frame_asked.clear()
 
 
 class BodyStore:
@@ -722,6 +723,7 @@ class BodyStore:
         #: capsule and hull, made on first use (:meth:`_posed_rows`) and shared by every kernel group
         self._in_frame = False
         self._frame_rows: dict[str, tuple[NDArray[np.int64], tuple[NDArray[Any], ...]]] = {}
+        self._frame_asked: dict[str, int] = {}  # rows asked in this frame before posing all paid
         self.n_rounded = 0  # slots with a rounding radius > 0: the narrowphase grows their contacts only then
         #: live part slots (rows that are no bodies)
         self.n_part_slots = 0
@@ -740,6 +742,7 @@ class BodyStore:
         """Journal a change of ``slots`` (their geometry, or whether they are live), and bump ``version``."""
         self.version += 1
         self._frame_rows.clear()
+        self._frame_asked.clear()
         journal = self._journal
         if journal is not None:
             journal.append(np.array(slots, dtype=np.int64))  # a copy: the caller's array may change
@@ -1510,8 +1513,9 @@ class BodyStore:
     def capsule_rows(self, slots: NDArray[np.int64]
                      ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         """(world p0 (m, D), world p1 (m, D), radius (m,)) of capsules and segments ``slots``."""
-        if self._in_frame:
-            row, (p0, p1) = self._posed_rows("capsule", self._posed_capsules)
+        posed = self._posed_rows("capsule", self._posed_capsules, len(slots)) if self._in_frame else None
+        if posed is not None:
+            row, (p0, p1) = posed
             r = row.take(slots)
             if len(r) and r.min() >= 0:
                 return p0.take(r, axis=0), p1.take(r, axis=0), self.radius.take(slots)
@@ -1558,8 +1562,9 @@ class BodyStore:
         faces (m, E, 2); the index arrays count within each hull's own rows.
         """
         h = self.hull.take(slots)
-        if self._in_frame:
-            row, (all_verts, all_normals) = self._posed_rows("hull", self._posed_hulls)
+        posed = self._posed_rows("hull", self._posed_hulls, len(slots)) if self._in_frame else None
+        if posed is not None:
+            row, (all_verts, all_normals) = posed
             r = row.take(slots)
             if len(r) and r.min() >= 0:
                 verts, normals = all_verts.take(r, axis=0), all_normals.take(r, axis=0)
@@ -1580,7 +1585,8 @@ class BodyStore:
 
     def frame(self) -> _Frame:
         """A context in which no pose or shape changes: :meth:`capsule_rows` and :meth:`hull_arrays` then
-        pose every capsule and hull once, on first use, and give later calls rows of that.
+        pose every capsule and hull once (as soon as the rows asked add up to their number) and give
+        later calls rows of that.
 
         The pair cache's step asks the kernels of up to a dozen kind pairs (contacts, then contact
         points) for the same bodies' world rows; a pile of 1,000 bodies with 100 hulls posed ~1,000
@@ -1591,11 +1597,19 @@ class BodyStore:
         """
         return _Frame(self)
 
-    def _posed_rows(self, what: str, make: Any) -> tuple[NDArray[np.int64], tuple[NDArray[Any], ...]]:
+    def _posed_rows(self, what: str, make: Any, asked: int
+                    ) -> tuple[NDArray[np.int64], tuple[NDArray[Any], ...]] | None:
+        """The frame's rows of every capsule (``what="capsule"``) or hull, or None while posing them all
+        would cost more than the rows asked so far (``asked`` more now): a step that tests a few pairs
+        (most bodies resting) poses only those, as without the frame."""
         got = self._frame_rows.get(what)
         if got is None:
             code = Kind.CAPSULE if what == "capsule" else Kind.HULL
             slots = np.flatnonzero(self.kind == code)
+            total = self._frame_asked.get(what, 0) + asked
+            if total < len(slots):
+                self._frame_asked[what] = total
+                return None
             row = np.full(self.capacity, -1, dtype=np.int64)  # -1: not posed here (the caller poses it itself)
             row[slots] = np.arange(len(slots))
             got = self._frame_rows[what] = (row, tuple(make(slots)[:2]))
