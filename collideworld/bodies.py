@@ -563,8 +563,13 @@ class _Frame:
         self._store = store
 
     def __enter__(self) -> None:
+        st = self._store
+        # fresh per frame, and set here rather than only in __init__: scratch stores made with
+        # BodyStore.__new__ (queries._combined) and stores unpickled from older versions lack them
+        st._frame_rows = {}
+        st._frame_asked = {}
         # 3D only: the pile is where kind groups share bodies' rows (issue 28); 2D steps are untouched
-        self._store._in_frame = self._store.dim == 3
+        st._in_frame = st.dim == 3
 
     def __exit__(self, *exc: object) -> None:
         st = self._store
@@ -688,6 +693,9 @@ class BodyStore:
     part_local_pos: NDArray[np.float64]
     part_local_rot: NDArray[np.float64]
 
+    #: inside :meth:`frame` (a class default: scratch stores made with ``__new__`` have no instance value)
+    _in_frame = False
+
     def __init__(self, dim: int, capacity: int = 16, backend: str = "numpy") -> None:
         if dim not in (2, 3):
             raise ValueError(f"dim must be 2 or 3, got {dim!r}")
@@ -721,7 +729,6 @@ class BodyStore:
         self._near_memo: dict[int, _NearMemo] = {}
         #: inside :meth:`frame` (the pair cache's step, where no pose changes): the world rows of every
         #: capsule and hull, made on first use (:meth:`_posed_rows`) and shared by every kernel group
-        self._in_frame = False
         self._frame_rows: dict[str, tuple[NDArray[np.int64], tuple[NDArray[Any], ...]]] = {}
         self._frame_asked: dict[str, int] = {}  # rows asked in this frame before posing all paid
         self.n_rounded = 0  # slots with a rounding radius > 0: the narrowphase grows their contacts only then
@@ -741,8 +748,9 @@ class BodyStore:
     def _note(self, slots: NDArray[np.int64]) -> None:
         """Journal a change of ``slots`` (their geometry, or whether they are live), and bump ``version``."""
         self.version += 1
-        self._frame_rows.clear()
-        self._frame_asked.clear()
+        if self._in_frame:
+            self._frame_rows.clear()
+            self._frame_asked.clear()
         journal = self._journal
         if journal is not None:
             journal.append(np.array(slots, dtype=np.int64))  # a copy: the caller's array may change
