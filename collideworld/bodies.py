@@ -13,7 +13,8 @@ body that uses the same (immutable) polygon.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from enum import IntEnum
 from typing import Any, NamedTuple
 
@@ -552,30 +553,6 @@ def _outline(shape: Polygon) -> NDArray[np.float64]:
     verts = np.array(shape.vertices, dtype=np.float64)
     # drop a closing vertex equal to the first, harmless otherwise
     return verts
-
-
-class _Frame:
-    """:meth:`BodyStore.frame`'s context (a class, not a generator: entered on every step)."""
-
-    __slots__ = ("_store",)
-
-    def __init__(self, store: BodyStore) -> None:
-        self._store = store
-
-    def __enter__(self) -> None:
-        st = self._store
-        # fresh per frame, and set here rather than only in __init__: scratch stores made with
-        # BodyStore.__new__ (queries._combined) and stores unpickled from older versions lack them
-        st._frame_rows = {}
-        st._frame_asked = {}
-        # 3D only: the pile is where kind groups share bodies' rows (issue 28); 2D steps are untouched
-        st._in_frame = st.dim == 3
-
-    def __exit__(self, *exc: object) -> None:
-        st = self._store
-        st._in_frame = False
-        st._frame_rows.clear()
-        st._frame_asked.clear()
 
 
 class BodyStore:
@@ -1591,7 +1568,8 @@ class BodyStore:
         normals = np.matmul(self.hulls.normals[h], rot_t)
         return verts, normals
 
-    def frame(self) -> _Frame:
+    @contextmanager
+    def frame(self) -> Iterator[None]:
         """A context in which no pose or shape changes: :meth:`capsule_rows` and :meth:`hull_arrays` then
         pose every capsule and hull once (as soon as the rows asked add up to their number) and give
         later calls rows of that.
@@ -1603,7 +1581,18 @@ class BodyStore:
         loop over the leading axis), so the rows are the bits a call on ``slots`` alone makes
         (tests/test_store_frame.py). Any journaled change (:meth:`_note`) drops them.
         """
-        return _Frame(self)
+        # fresh per frame, and set here rather than only in __init__: scratch stores made with
+        # BodyStore.__new__ (queries._combined) and stores unpickled from older versions lack them
+        self._frame_rows = {}
+        self._frame_asked = {}
+        # 3D only: the pile is where kind groups share bodies' rows (issue 28); 2D steps are untouched
+        self._in_frame = self.dim == 3
+        try:
+            yield
+        finally:
+            self._in_frame = False
+            self._frame_rows = {}
+            self._frame_asked = {}
 
     def _posed_rows(self, what: str, make: Any, asked: int
                     ) -> tuple[NDArray[np.int64], tuple[NDArray[Any], ...]] | None:
