@@ -13,7 +13,8 @@ body that uses the same (immutable) polygon.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from enum import IntEnum
 from typing import Any, NamedTuple
 
@@ -670,6 +671,9 @@ class BodyStore:
     part_local_pos: NDArray[np.float64]
     part_local_rot: NDArray[np.float64]
 
+    #: inside :meth:`frame` (a class default: scratch stores made with ``__new__`` have no instance value)
+    _in_frame = False
+
     def __init__(self, dim: int, capacity: int = 16, backend: str = "numpy") -> None:
         if dim not in (2, 3):
             raise ValueError(f"dim must be 2 or 3, got {dim!r}")
@@ -701,6 +705,10 @@ class BodyStore:
         self._chain_grids: dict[int, tuple[Chain, Any]] = {}  # id(chain) -> (chain, grid of its segments' boxes)
         #: surface slot -> _NearMemo: the triangles each box near it was given last time (_near_triangles)
         self._near_memo: dict[int, _NearMemo] = {}
+        #: inside :meth:`frame` (the pair cache's step, where no pose changes): the world rows of every
+        #: capsule and hull, made on first use (:meth:`_posed_rows`) and shared by every kernel group
+        self._frame_rows: dict[str, tuple[NDArray[np.int64], tuple[NDArray[Any], ...]]] = {}
+        self._frame_asked: dict[str, int] = {}  # rows asked in this frame before posing all paid
         self.n_rounded = 0  # slots with a rounding radius > 0: the narrowphase grows their contacts only then
         #: live part slots (rows that are no bodies)
         self.n_part_slots = 0
@@ -718,6 +726,9 @@ class BodyStore:
     def _note(self, slots: NDArray[np.int64]) -> None:
         """Journal a change of ``slots`` (their geometry, or whether they are live), and bump ``version``."""
         self.version += 1
+        if self._in_frame:
+            self._frame_rows.clear()
+            self._frame_asked.clear()
         journal = self._journal
         if journal is not None:
             journal.append(np.array(slots, dtype=np.int64))  # a copy: the caller's array may change
@@ -1474,6 +1485,16 @@ class BodyStore:
     def capsule_rows(self, slots: NDArray[np.int64]
                      ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         """(world p0 (m, D), world p1 (m, D), radius (m,)) of capsules and segments ``slots``."""
+        posed = self._posed_rows("capsule", self._posed_capsules, len(slots)) if self._in_frame else None
+        if posed is not None:
+            row, (p0, p1) = posed
+            r = row.take(slots)
+            if len(r) and r.min() >= 0:
+                return p0.take(r, axis=0), p1.take(r, axis=0), self.radius.take(slots)
+        return self._posed_capsules(slots)
+
+    def _posed_capsules(self, slots: NDArray[np.int64]
+                        ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         pos = self.position.take(slots, axis=0)
         rot = self.rotation.take(slots, axis=0)
         p0 = pos + np.einsum("mij,mj->mi", rot, self.seg0.take(slots, axis=0))
@@ -1484,12 +1505,24 @@ class BodyStore:
                   ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         """(world vertices (m, V, 3), world face normals (m, F, 3), world edge vectors (m, E, 3)) of hulls ``slots``."""
         h = self.hull.take(slots)
-        pos = self.position.take(slots, axis=0)
         rot = self.rotation.take(slots, axis=0)
-        verts = np.einsum("mij,mvj->mvi", rot, self.hulls.verts[h]) + pos[:, None, :]
+        verts = self.hull_vertices(slots)
         normals = np.einsum("mij,mfj->mfi", rot, self.hulls.normals[h])
         edges = np.einsum("mij,mej->mei", rot, self.hulls.edges[h])
         return verts, normals, edges
+
+    def hull_vertices(self, slots: NDArray[np.int64]) -> NDArray[np.float64]:
+        """World vertices (m, V, 3) of hulls ``slots``: :meth:`hull_rows`' first array, to the bit.
+
+        For the callers that read only the vertices (boxes, extents, the
+        half-space contact): the two einsums of the normals and edges cost 3x
+        the vertices' (a pile of 100 hulls: ~0.5 ms a step in its boxes alone).
+        """
+        h = self.hull.take(slots)
+        pos = self.position.take(slots, axis=0)
+        rot = self.rotation.take(slots, axis=0)
+        verts: NDArray[np.float64] = np.einsum("mij,mvj->mvi", rot, self.hulls.verts[h]) + pos[:, None, :]
+        return verts
 
     def hull_arrays(self, slots: NDArray[np.int64]
                     ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64], NDArray[np.int64],
@@ -1501,12 +1534,70 @@ class BodyStore:
         faces (m, E, 2); the index arrays count within each hull's own rows.
         """
         h = self.hull.take(slots)
+        posed = self._posed_rows("hull", self._posed_hulls, len(slots)) if self._in_frame else None
+        if posed is not None:
+            row, (all_verts, all_normals) = posed
+            r = row.take(slots)
+            if len(r) and r.min() >= 0:
+                verts, normals = all_verts.take(r, axis=0), all_normals.take(r, axis=0)
+            else:
+                verts, normals = self._posed_hulls(slots)
+        else:
+            verts, normals = self._posed_hulls(slots)
+        return verts, normals, self.hulls.face_vertex[h], self.hulls.edge_ends[h], self.hulls.edge_faces[h]
+
+    def _posed_hulls(self, slots: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        h = self.hull.take(slots)
         pos = self.position.take(slots, axis=0)
         rot_t = np.swapaxes(self.rotation.take(slots, axis=0), 1, 2)
         # batched matmul (local rows times R^T): ~10x faster here than the equivalent einsum
         verts = np.matmul(self.hulls.verts[h], rot_t) + pos[:, None, :]
         normals = np.matmul(self.hulls.normals[h], rot_t)
-        return verts, normals, self.hulls.face_vertex[h], self.hulls.edge_ends[h], self.hulls.edge_faces[h]
+        return verts, normals
+
+    @contextmanager
+    def frame(self) -> Iterator[None]:
+        """A context in which no pose or shape changes: :meth:`capsule_rows` and :meth:`hull_arrays` then
+        pose every capsule and hull once (as soon as the rows asked add up to their number) and give
+        later calls rows of that.
+
+        The pair cache's step asks the kernels of up to a dozen kind pairs (contacts, then contact
+        points) for the same bodies' world rows; a pile of 1,000 bodies with 100 hulls posed ~1,000
+        hull rows and ~2,700 capsule rows a step, each of its 100 hulls and 325 capsules about ten
+        times. Each row is the same expression on that row alone (numpy's batched matmul and einsum
+        loop over the leading axis), so the rows are the bits a call on ``slots`` alone makes
+        (tests/test_store_frame.py). Any journaled change (:meth:`_note`) drops them.
+        """
+        # fresh per frame, and set here rather than only in __init__: scratch stores made with
+        # BodyStore.__new__ (queries._combined) and stores unpickled from older versions lack them
+        self._frame_rows = {}
+        self._frame_asked = {}
+        # 3D only: the pile is where kind groups share bodies' rows (issue 28); 2D steps are untouched
+        self._in_frame = self.dim == 3
+        try:
+            yield
+        finally:
+            self._in_frame = False
+            self._frame_rows = {}
+            self._frame_asked = {}
+
+    def _posed_rows(self, what: str, make: Any, asked: int
+                    ) -> tuple[NDArray[np.int64], tuple[NDArray[Any], ...]] | None:
+        """The frame's rows of every capsule (``what="capsule"``) or hull, or None while posing them all
+        would cost more than the rows asked so far (``asked`` more now): a step that tests a few pairs
+        (most bodies resting) poses only those, as without the frame."""
+        got = self._frame_rows.get(what)
+        if got is None:
+            code = Kind.CAPSULE if what == "capsule" else Kind.HULL
+            slots = np.flatnonzero(self.kind == code)
+            total = self._frame_asked.get(what, 0) + asked
+            if total < len(slots):
+                self._frame_asked[what] = total
+                return None
+            row = np.full(self.capacity, -1, dtype=np.int64)  # -1: not posed here (the caller poses it itself)
+            row[slots] = np.arange(len(slots))
+            got = self._frame_rows[what] = (row, tuple(make(slots)[:2]))
+        return got
 
     def hull_adjacent(self, slots: NDArray[np.int64]) -> NDArray[np.float64]:
         """World normals of the two faces beside each edge of hulls ``slots``, (m, E, 2, 3)."""
@@ -1544,7 +1635,7 @@ class BodyStore:
         hull = np.flatnonzero(kind == Kind.HULL)
         verts = np.zeros((1, 3))
         if len(hull):
-            world = self.hull_rows(slots[hull])[0]
+            world = self.hull_vertices(slots[hull])
             nv = world.shape[1]
             verts = world.reshape(-1, 3)
             prm[hull, 0] = np.arange(len(hull)) * nv
@@ -1633,7 +1724,7 @@ class BodyStore:
             groups.extend((sel[idx], verts) for idx, verts in self.polygon_outline_world(slots[sel]))
         sel = np.flatnonzero(kinds == Kind.HULL)
         if len(sel):
-            groups.append((sel, self.hull_rows(slots[sel])[0]))
+            groups.append((sel, self.hull_vertices(slots[sel])))
         sel = np.flatnonzero(kinds == Kind.TRIANGLE)  # a mesh's or heightfield's triangle part slot
         if len(sel):
             groups.append((sel, self.triangle_rows(slots[sel])))
@@ -1678,7 +1769,7 @@ class BodyStore:
                 out[sel[idx]] = np.max(np.einsum("mkj,mj->mk", verts, d[sel[idx]]), axis=1)
         sel = np.flatnonzero(kinds == Kind.HULL)
         if len(sel):
-            out[sel] = np.max(np.einsum("mkj,mj->mk", self.hull_rows(slots[sel])[0], d[sel]), axis=1)
+            out[sel] = np.max(np.einsum("mkj,mj->mk", self.hull_vertices(slots[sel]), d[sel]), axis=1)
         grown: NDArray[np.float64] = out + self.rounding.take(slots)
         return grown
 
@@ -1739,7 +1830,7 @@ class BodyStore:
             lo[sel], hi[sel] = aabb_capsule(*self.capsule_rows(slots[sel]))
         sel = np.flatnonzero(kinds == Kind.HULL)
         if len(sel):
-            lo[sel], hi[sel] = aabb_points(self.hull_rows(slots[sel])[0])
+            lo[sel], hi[sel] = aabb_points(self.hull_vertices(slots[sel]))
         sel = np.flatnonzero((kinds == Kind.CYLINDER) | (kinds == Kind.CONE))
         if len(sel):
             s = slots[sel]

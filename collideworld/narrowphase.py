@@ -475,7 +475,7 @@ def _capsule_capsule(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArr
 
 @_register((3,), Kind.HALFSPACE, Kind.HULL)
 def _halfspace_hull(s: BodyStore, a: Slots, b: Slots, k: Kernels) -> ContactArrays:
-    return k.contact_halfspace_points(*s.plane_rows(a), s.hull_rows(b)[0])
+    return k.contact_halfspace_points(*s.plane_rows(a), s.hull_vertices(b))
 
 
 @_register((3,), Kind.BALL, Kind.HULL)

@@ -438,6 +438,11 @@ class PairCache:
 
     def step(self, moved_slots: NDArray[np.int64], changed: NDArray[np.int64]) -> Contacts:
         """Contacts now, given the slots posed since the last step and those whose fat box changed."""
+        # no pose changes here: the kernel groups share the store's world rows of capsules and hulls
+        with self._store.frame():
+            return self._step(moved_slots, changed)
+
+    def _step(self, moved_slots: NDArray[np.int64], changed: NDArray[np.int64]) -> Contacts:
         st = self._store
         moved = np.zeros(st.capacity, dtype=bool)
         moved[moved_slots] = True

@@ -175,8 +175,19 @@ class HalfSpaceBroadphase(Broadphase):
         if not len(extra):
             return pairs
         extra = np.sort(extra, axis=1)
-        both = np.concatenate([pairs.reshape(-1, 2), extra])
-        merged: NDArray[np.int64] = both[np.lexsort((both[:, 1], both[:, 0]))]
+        pairs = pairs.reshape(-1, 2)
+        # one int64 key a row (handles are slots, non-negative and below 2**31): keys sort as the rows do
+        key = (pairs[:, 0] << 32) | pairs[:, 1]
+        merged: NDArray[np.int64]
+        if len(key) > 1 and not bool((key[1:] > key[:-1]).all()):
+            both = np.concatenate([pairs, extra])
+            merged = both[np.lexsort((both[:, 1], both[:, 0]))]
+        else:
+            # the inner broadphase's pairs come sorted (and the half-space rows are not among them):
+            # insert the few half-space rows where they belong, O(n) instead of a lexsort of all
+            key_extra = (extra[:, 0] << 32) | extra[:, 1]
+            order = np.argsort(key_extra, kind="stable")
+            merged = np.insert(pairs, np.searchsorted(key, key_extra[order]), extra[order], axis=0)
         merged.flags.writeable = False
         return merged
 
