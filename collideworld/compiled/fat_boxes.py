@@ -90,13 +90,29 @@ def _refit(slots: NDArray[np.int64], kind: NDArray[np.int8], simple: NDArray[np.
     phi = np.empty(3)
     for r in range(slots.shape[0]):
         s = slots[r]
-        if kind[s] == COMPOUND:
+        k = kind[s]
+        # balls and boxes, the bulk of a scene, are boxed here and not by _simple_box: a call passes each of
+        # its arrays apart, ~80 ns, which made the loop 6x slower per ball
+        if k == BALL or k == BOX:
+            for a in range(dim):
+                ext = radius[s]
+                if k == BOX:
+                    ext = 0.0
+                    for c in range(dim):
+                        ext += abs(rotation[s, a, c]) * half[s, c]
+                lo[a] = position[s, a] - ext - rounding[s]
+                hi[a] = position[s, a] + ext + rounding[s]
+        elif k == COMPOUND:
             # the union of its posed parts' boxes (BodyStore.aabbs' reduceat over the part rows); the
             # parts were posed with the body (BodyStore.set_poses), a compound has no rounding of its own
             ok = n_parts[s] > 0
             for j in range(n_parts[s]):
                 p = part_slots[parts_at[s] + j]
-                if not _simple_box(p, kind, simple, position, rotation, radius, half, seg0, seg1, world_x,
+                if kind[p] == BALL:  # the common part (an RTS unit's circles): no call
+                    for a in range(dim):
+                        plo[a] = position[p, a] - radius[p]
+                        phi[a] = position[p, a] + radius[p]
+                elif not _simple_box(p, kind, simple, position, rotation, radius, half, seg0, seg1, world_x,
                                    world_y, rounding, plo, phi):
                     ok = False
                     break
