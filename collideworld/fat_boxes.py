@@ -135,7 +135,8 @@ def _refit_compiled(store: BodyStore, broadphase: Broadphase, finite: NDArray[np
     planes_y = st.world_y if st.dim == 2 else _NO_PLANES
     escaped, other = refit_moved(finite, st.kind, st.simple, st.position, st.rotation, st.radius, st.half,
                                  st.seg0, st.seg1, planes_x, planes_y, st.static, st.bound_radius, st.rounding,
-                                 st.fat_lo, st.fat_hi, fat_margin, REL_TOUCH_TOL, st.part_slots, st.parts_at, st.n_parts)
+                                 st.fat_lo, st.fat_hi, fat_margin, REL_TOUCH_TOL, st.part_slots, st.parts_at,
+                                 st.n_parts)
     esc = finite[escaped]
     if other.any():
         rest = finite[other]

@@ -7,8 +7,8 @@ the test whether it left its fat box, and the new fat box of those that did.
 The numpy path makes about thirty array calls for the same work, with a
 temporary array per call.
 
-Bodies of other kinds (concave or large polygons, hulls, cylinders, compounds with such a part, half-spaces) are reported
-back, not refitted: the caller refits them with the numpy functions. The
+Bodies of other kinds (concave or large polygons, hulls, cylinders, compounds with such a part,
+half-spaces) are reported back, not refitted: the caller refits them with the numpy functions. The
 boxes may differ from the numpy path's in the last bits of the tolerance; a
 fat box only has to hold its body (the narrowphase decides every contact), so
 answers do not depend on it.
