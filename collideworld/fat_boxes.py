@@ -135,7 +135,8 @@ def _refit_compiled(store: BodyStore, broadphase: Broadphase, finite: NDArray[np
     planes_y = st.world_y if st.dim == 2 else _NO_PLANES
     escaped, other = refit_moved(finite, st.kind, st.simple, st.position, st.rotation, st.radius, st.half,
                                  st.seg0, st.seg1, planes_x, planes_y, st.static, st.bound_radius, st.rounding,
-                                 st.fat_lo, st.fat_hi, fat_margin, REL_TOUCH_TOL)
+                                 st.fat_lo, st.fat_hi, fat_margin, REL_TOUCH_TOL, st.part_slots, st.parts_at,
+                                 st.n_parts)
     esc = finite[escaped]
     if other.any():
         rest = finite[other]
@@ -194,7 +195,7 @@ def _warm_up_refit(dim: int) -> None:
     planes_y = st.world_y if dim == 2 else _NO_PLANES
     refit_moved(s, st.kind, st.simple, st.position, st.rotation, st.radius, st.half, st.seg0, st.seg1, planes_x,
                 planes_y, st.static, st.bound_radius, st.rounding, st.fat_lo.copy(), st.fat_hi.copy(), 0.1,
-                REL_TOUCH_TOL)
+                REL_TOUCH_TOL, st.part_slots, st.parts_at, st.n_parts)
 
 
 def swept_bounds(p0: NDArray[np.float64], ang0: NDArray[np.float64] | None, p1: NDArray[np.float64],

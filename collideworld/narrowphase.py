@@ -1407,7 +1407,7 @@ def _manifold_against_polygon(s: BodyStore, a: Slots, b: Slots, n: NDArray[np.fl
     local = _local_part(s, b, part)
     out = empty_manifold(len(a), 2)
     for idx, verts in _polygon_groups(s, b, part):
-        _put(out, idx, manifold_kernel(*rows_a(a[idx]), verts, n[idx], d[idx], local[idx]))
+        _put(out, idx, manifold_kernel(*rows_a(a.take(idx)), verts, n.take(idx, axis=0), d.take(idx), local.take(idx)))
     return out
 
 
@@ -1695,9 +1695,10 @@ def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.fl
     depth = np.asarray(depth, dtype=np.float64)
     if store.n_rounded:  # the kernels see the cores: their depth (negative: the cores' gap)
         depth = depth - store.rounding.take(ia) - store.rounding.take(ib)
-    ka = store.kind[ia]
-    kb = store.kind[ib]
+    ka = store.kind.take(ia)
+    kb = store.kind.take(ib)
     swap = ka > kb
+    any_swap = bool(swap.any())
     first = np.where(swap, ib, ia)
     second = np.where(swap, ia, ib)
     flip = np.where(swap, -1.0, 1.0)[:, None]
@@ -1708,11 +1709,14 @@ def manifold_pairs(store: BodyStore, ia: Slots, ib: Slots, normal: NDArray[np.fl
         kernel = MANIFOLD_KERNELS.get((dim, Kind(c // 64), Kind(c % 64)))
         if kernel is None:  # every contact kind pair has one (tests/test_manifolds.py); a new shape's may not yet
             continue
-        _put(out, idx, kernel(store, first[idx], second[idx], normal[idx] * flip[idx] + 0.0, depth[idx], mk, ck))
-    # ids of swapped pairs: (feature of first << 32 | feature of second) -> ia's half first again
-    ids = out.ids
-    swapped = swap[:, None] & (ids >= 0)
-    ids[...] = np.where(swapped, ((ids & 0xFFFFFFFF) << 32) | (ids >> 32), ids)
+        # take, not fancy indexing: ~10x less on (m, D) rows (see BodyStore's gathers)
+        n_idx = normal.take(idx, axis=0) * flip.take(idx, axis=0) + 0.0
+        _put(out, idx, kernel(store, first.take(idx), second.take(idx), n_idx, depth.take(idx), mk, ck))
+    if any_swap:
+        # ids of swapped pairs: (feature of first << 32 | feature of second) -> ia's half first again
+        ids = out.ids
+        swapped = swap[:, None] & (ids >= 0)
+        ids[...] = np.where(swapped, ((ids & 0xFFFFFFFF) << 32) | (ids >> 32), ids)
     if store.n_rounded:
         _grow_manifold(store, ia, ib, normal, out)
     return out

@@ -345,7 +345,9 @@ class PairCache:
         a = np.where(swap, j, i)
         b = np.where(swap, i, j)
         keys = (np.minimum(si, sj) << 32) | np.maximum(si, sj)
-        order = np.argsort(keys)
+        # keys are unique, so any sort gives this order; the stable one (timsort) runs along the sorted runs
+        # a compound expansion leaves (each compound's part rows in order): ~10x less than quicksort there
+        order = np.argsort(keys, kind="stable")
         return keys[order], a[order], b[order]
 
     def _narrow(self, a: NDArray[np.int64], b: NDArray[np.int64], rows: NDArray[np.int64] | None,
