@@ -18,7 +18,10 @@ flagged, go to the capsule kernels' row routines (the ones a world's grouped
 path runs) on the same canonical order and world end points. A cylinder or
 cone (kinds 7 and 8, 3D: ``params[0]`` its radius, ``params[1:4]`` the
 store's half column ``(r, r, half height)``) goes to the support-mapping
-loop a world's step runs (:mod:`.support_slots`). Kinds this
+loop a world's step runs (:mod:`.support_slots`). Both routines are reached
+from one compiled entry point (``_contact_rest``), which the Python wrappers
+call only when the primitive loop left a row flagged: numba compiles a callee
+again into every jitted caller, and these are the largest. Kinds this
 loop does not take (hulls, non-simple polygons, rounded shapes) stay with the
 store path.
 """
