@@ -87,3 +87,41 @@ def test_warm_up_prepares_capsule_and_hull_queries_with_every_shape_only(monkeyp
     collideworld.warm_up(dims=(2,), every_shape=True)
     assert rows_seen and min(rows_seen) > 0, rows_seen  # called on capsules and segments the probes touch
     assert "2D capsule and hull queries" in [label for label, _ in full_build_steps(dims=(2,))]
+
+
+def test_capsule_and_support_rows_linked_into_one_contact_entry_point() -> None:
+    """The pair calls' contact loop leaves capsule/segment and cylinder/cone rows flagged; only
+    ``_contact_rest`` runs their routines (the capsule rows: ~15 s, the support rows' GJK/EPA: ~15 s of
+    ``warm_up()``'s CPU cold, compiled once per entry point that links them)."""
+    from collideworld.geometry.compiled import contact_pair as cp
+    from collideworld.geometry.compiled.support_slots import support_pair_rows
+
+    for entry in (cp._contact_many, cp._contact_table_pair, cp._contact_many_posed):
+        reached = _reachable(entry)
+        assert cp._capsule_rows not in reached, entry.py_func.__name__
+        assert support_pair_rows not in reached, entry.py_func.__name__
+    assert {cp._capsule_rows, support_pair_rows} <= _reachable(cp._contact_rest)
+
+
+def test_warm_up_prepares_capsule_contacts_with_every_shape_only(monkeypatch: Any) -> None:
+    """warm_up() calls the pair calls' capsule/support entry point only with every_shape=True; the full
+    build's pair step calls it too (collide() on capsules)."""
+    import collideworld
+    from collideworld.build import full_build_steps
+    from collideworld.geometry.compiled import contact_pair as cp
+
+    real = cp._contact_rest
+    calls: list[int] = []
+
+    def spy(*args: Any) -> Any:
+        calls.append(args[0])
+        return real(*args)
+
+    monkeypatch.setattr(cp, "_contact_rest", spy)
+    collideworld.warm_up(dims=(2,))
+    assert calls == []
+    collideworld.warm_up(dims=(2,), every_shape=True)
+    assert calls == [2]
+    calls.clear()
+    dict(full_build_steps(dims=(2,)))["2D collide, distance, time of impact"]()
+    assert 2 in calls

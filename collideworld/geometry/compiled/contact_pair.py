@@ -18,7 +18,10 @@ flagged, go to the capsule kernels' row routines (the ones a world's grouped
 path runs) on the same canonical order and world end points. A cylinder or
 cone (kinds 7 and 8, 3D: ``params[0]`` its radius, ``params[1:4]`` the
 store's half column ``(r, r, half height)``) goes to the support-mapping
-loop a world's step runs (:mod:`.support_slots`). Kinds this
+loop a world's step runs (:mod:`.support_slots`). Both routines are reached
+from one compiled entry point (``_contact_rest``), which the Python wrappers
+call only when the primitive loop left a row flagged: numba compiles a callee
+again into every jitted caller, and these are the largest. Kinds this
 loop does not take (hulls, non-simple polygons, rounded shapes) stay with the
 store path.
 """
@@ -116,12 +119,13 @@ def contact_pair(dim: int, ka: int, na: int, params_a: Floats, lx_a: Floats, ly_
 @njit(cache=True)
 def _contact_table_pair(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], params: Floats, lx: Floats,
                         ly: Floats, poses: Floats,
-                        rule: tuple[float, float]) -> tuple[bool, float, float, float, float]:
+                        rule: tuple[float, float]) -> tuple[bool, float, float, float, float, bool]:
     hit = np.empty(1, dtype=np.bool_)
     normal = np.empty((1, dim))
     depth = np.empty(1)
-    _contact_many(dim, kinds_t, n_t, params, lx, ly, np.arange(2), poses, rule, hit, normal, depth)
-    return hit[0], normal[0, 0], normal[0, 1], normal[0, dim - 1], depth[0]
+    other = np.zeros(1, dtype=np.bool_)
+    _contact_many(dim, kinds_t, n_t, params, lx, ly, np.arange(2), poses, rule, hit, normal, depth, other)
+    return hit[0], normal[0, 0], normal[0, 1], normal[0, dim - 1], depth[0], other[0]
 
 
 def contact_table_pair(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], params: Floats, lx: Floats,
@@ -145,16 +149,24 @@ def contact_table_pair(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int
     global _RULE
     if _RULE is None:
         _RULE = touch_rule()
-    hit, nx, ny, nz, depth = _contact_table_pair(dim, kinds_t, n_t, params, lx, ly, poses, _RULE)
+    hit, nx, ny, nz, depth, rest = _contact_table_pair(dim, kinds_t, n_t, params, lx, ly, poses, _RULE)
+    if rest:
+        # a capsule, segment, cylinder or cone: the second entry point, on the row the first left
+        # (its answer so far handed in, so a row no routine takes keeps it, as in one call)
+        hits = np.array([hit])
+        normal = np.array([(nx, ny, nz)[:dim]])
+        depths = np.array([depth])
+        _contact_rest(dim, kinds_t, n_t, params, lx, ly, np.arange(2), poses, _RULE, np.ones(1, dtype=np.bool_),
+                      hits, normal, depths)
+        return bool(hits[0]), normal[0, 0], normal[0, 1], normal[0, dim - 1], depths[0]
     return bool(hit), nx, ny, nz, depth
 
 
 @njit(cache=True)
-def _contact_many(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], params_t: Floats, lx_t: Floats,
-                  ly_t: Floats, which: NDArray[np.int64], poses: Floats, rule: tuple[float, float],
-                  hit: NDArray[np.bool_], normal: Floats, depth: Floats) -> None:
+def _table_columns(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], params_t: Floats, lx_t: Floats,
+                   ly_t: Floats, which: NDArray[np.int64], poses: Floats) -> tuple[Any, ...]:
+    """The store's columns of the bodies ``which`` at ``poses`` (both entry points build them the same way)."""
     rows = which.shape[0]
-    n = rows // 2
     (kinds, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x, world_y,
      poly, simple_n) = _columns(rows, dim)
     # one row per body: table shape which[row] at pose poses[row] (written out here: a call per
@@ -196,28 +208,60 @@ def _contact_many(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], 
             rotation[row, 2, 0] = 2 * (x * z - qw * y)
             rotation[row, 2, 1] = 2 * (y * z + qw * x)
             rotation[row, 2, 2] = 1 - 2 * (x * x + y * y)
+    return (kinds, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x,
+            world_y, poly, simple_n)
+
+
+@njit(cache=True)
+def _contact_many(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], params_t: Floats, lx_t: Floats,
+                  ly_t: Floats, which: NDArray[np.int64], poses: Floats, rule: tuple[float, float],
+                  hit: NDArray[np.bool_], normal: Floats, depth: Floats, other: NDArray[np.bool_]) -> None:
+    """The pairs of half-spaces, balls, boxes and simple polygons; pairs with a capsule, segment, cylinder or
+    cone are left flagged in ``other`` (zeros on entry) for :func:`_contact_rest`.
+
+    Those routines (the capsule row kernels, the support-mapping GJK/EPA loop) are not called from here:
+    numba links a jitted callee's code into every jitted caller and optimises it again there, and this
+    loop has three compiled callers (issue 27: they were ~30 s of ``warm_up()``'s CPU on a cold cache
+    though it holds no such shape). One entry point, called only when a row is flagged, holds them.
+    """
+    rows = which.shape[0]
+    n = rows // 2
+    (kinds, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x, world_y,
+     poly, simple_n) = _table_columns(dim, kinds_t, n_t, params_t, lx_t, ly_t, which, poses)
     ia = np.arange(n)
     ib = np.arange(n, rows)
-    other = np.zeros(n, dtype=np.bool_)
     # The vertex planes as strided views and reject as np.bool_: the World's step passes
     # them so (numba types a constant True as a literal), and one compiled contact loop
     # then serves both (a second is seconds more of first-use compile)
     reject: Any = np.bool_(True)
     contact_rows(ia, ib, kinds, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
                   world_x[:, :rows], world_y[:, :rows], poly, simple_n, reject, rule, hit, normal, depth, other)
-    if other.any():
-        _capsule_rows(dim, kinds, position, rotation, radius, half, plane_normal, plane_offset, world_x, world_y,
-                      simple_n, which, lx_t, ly_t, rule, other, hit, normal, depth)
-        if dim == 3:
-            # a capsule's local ends as the store's seg0 and seg1 columns (the rows of other kinds unread)
-            seg0 = np.empty((rows, 3))
-            seg1 = np.empty((rows, 3))
-            for row in range(rows):
-                for k in range(3):
-                    seg0[row, k] = lx_t[which[row], k]
-                    seg1[row, k] = ly_t[which[row], k]
-            support_pair_rows(ia, ib, other, kinds, position, rotation, radius, half, seg0, seg1, plane_normal,
-                              plane_offset, bound_radius, rule, hit, normal, depth, np.zeros(n, dtype=np.bool_))
+
+
+@njit(cache=True)
+def _contact_rest(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], params_t: Floats, lx_t: Floats,
+                  ly_t: Floats, which: NDArray[np.int64], poses: Floats, rule: tuple[float, float],
+                  other: NDArray[np.bool_], hit: NDArray[np.bool_], normal: Floats, depth: Floats) -> None:
+    """The rows :func:`_contact_many` left flagged in ``other``: capsules and segments, then (3D)
+    cylinders and cones; the other rows of ``hit``, ``normal``, ``depth`` are left alone."""
+    rows = which.shape[0]
+    n = rows // 2
+    (kinds, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x, world_y,
+     poly, simple_n) = _table_columns(dim, kinds_t, n_t, params_t, lx_t, ly_t, which, poses)
+    ia = np.arange(n)
+    ib = np.arange(n, rows)
+    _capsule_rows(dim, kinds, position, rotation, radius, half, plane_normal, plane_offset, world_x, world_y,
+                  simple_n, which, lx_t, ly_t, rule, other, hit, normal, depth)
+    if dim == 3:
+        # a capsule's local ends as the store's seg0 and seg1 columns (the rows of other kinds unread)
+        seg0 = np.empty((rows, 3))
+        seg1 = np.empty((rows, 3))
+        for row in range(rows):
+            for k in range(3):
+                seg0[row, k] = lx_t[which[row], k]
+                seg1[row, k] = ly_t[which[row], k]
+        support_pair_rows(ia, ib, other, kinds, position, rotation, radius, half, seg0, seg1, plane_normal,
+                          plane_offset, bound_radius, rule, hit, normal, depth, np.zeros(n, dtype=np.bool_))
 
 
 @njit(cache=True)
@@ -404,7 +448,10 @@ def contact_many(dim: int, kinds: NDArray[np.int64], n_verts: NDArray[np.int64],
     hit = np.empty(n, dtype=np.bool_)
     normal = np.empty((n, dim))
     depth = np.empty(n)
-    _contact_many(dim, kinds, n_verts, params, lx, ly, which, poses, _RULE, hit, normal, depth)
+    other = np.zeros(n, dtype=np.bool_)
+    _contact_many(dim, kinds, n_verts, params, lx, ly, which, poses, _RULE, hit, normal, depth, other)
+    if other.any():
+        _contact_rest(dim, kinds, n_verts, params, lx, ly, which, poses, _RULE, other, hit, normal, depth)
     return hit, normal, depth
 
 
@@ -477,13 +524,13 @@ def _pose_block(dim: int, pos: Floats, rot: Floats, poses: Floats, start: int) -
 @njit(cache=True)
 def _contact_many_posed(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], params_t: Floats,
                         lx_t: Floats, ly_t: Floats, which: NDArray[np.int64], pos_a: Floats, rot_a: Floats,
-                        pos_b: Floats, rot_b: Floats, rule: tuple[float, float], hit: NDArray[np.bool_],
-                        normal: Floats, depth: Floats) -> None:
+                        pos_b: Floats, rot_b: Floats, rule: tuple[float, float], poses: Floats,
+                        hit: NDArray[np.bool_], normal: Floats, depth: Floats, other: NDArray[np.bool_]) -> None:
+    """``poses`` (2 N, 7) is written here, for :func:`_contact_rest` to read after (``other`` flagged)."""
     n = pos_a.shape[0]
-    poses = np.empty((2 * n, 7))
     _pose_block(dim, pos_a, rot_a, poses, 0)
     _pose_block(dim, pos_b, rot_b, poses, n)
-    _contact_many(dim, kinds_t, n_t, params_t, lx_t, ly_t, which, poses, rule, hit, normal, depth)
+    _contact_many(dim, kinds_t, n_t, params_t, lx_t, ly_t, which, poses, rule, hit, normal, depth, other)
 
 
 def contact_many_posed(dim: int, kinds: NDArray[np.int64], n_verts: NDArray[np.int64], params: Floats, lx: Floats,
@@ -515,6 +562,11 @@ def contact_many_posed(dim: int, kinds: NDArray[np.int64], n_verts: NDArray[np.i
     hit = np.empty(n, dtype=np.bool_)
     normal = np.empty((n, dim))
     depth = np.empty(n)
-    _contact_many_posed(dim, kinds, n_verts, params, lx, ly, which, pos_a, rot_a, pos_b, rot_b, _RULE, hit, normal,
-                        depth)
+    poses = np.empty((2 * n, 7))
+    other = np.zeros(n, dtype=np.bool_)
+    _contact_many_posed(dim, kinds, n_verts, params, lx, ly, which, pos_a, rot_a, pos_b, rot_b, _RULE, poses, hit,
+                        normal, depth, other)
+    if other.any():
+        # the capsule, segment, cylinder and cone rows: the one compiled entry point that holds their routines
+        _contact_rest(dim, kinds, n_verts, params, lx, ly, which, poses, _RULE, other, hit, normal, depth)
     return hit, normal, depth
