@@ -80,7 +80,7 @@ def warm_capsule_contacts(dim: int) -> None:
     """Compile the single and batched pair calls' entry point for capsules, segments, cylinders and cones.
 
     ``collide()`` and ``collide_many()`` hand such pairs to a second compiled
-    entry point (``contact_pair._contact_rest``: the capsule row kernels and
+    entry point (``contact_pair._contact_many_rest``: the capsule row kernels and
     the support-mapping GJK/EPA loop, ~30 s of CPU on a cold cache), which a
     call compiles only when it meets one of these kinds; like the step's
     kernels of these kinds, only ``warm_up(every_shape=True)`` and the full
