@@ -189,8 +189,8 @@ def pair_entry(dim: int, rest: bool) -> Any:
     ``kinds_t``, ``n_t`` int64 (2,), ``params`` (2, 9), ``lx``, ``ly`` (2, 8), ``poses`` (2, 7), all
     C-contiguous, writable float64 (collide()'s pair tables are). A pair with a capsule, segment, cylinder
     or cone runs :func:`_contact_many_rest` in the same single call, on scratch rows kept here (the call
-    overwrites every entry it reads back). Compiles (or loads from the cache) on the first use of
-    ``(dim, rest)``.
+    overwrites every entry it reads back, and holds the GIL throughout: no thread meets the scratch
+    mid-call). Compiles (or loads from the cache) on the first use of ``(dim, rest)``.
 
     Examples
     --------
