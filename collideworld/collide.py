@@ -351,8 +351,8 @@ def collide(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, *,
     return _collide_store(shape_a, pose_a, shape_b, pose_b, resolved)
 
 
-#: per pair of shapes (by identity): (shape a, shape b, the pair's two-row table for contact_table_pair)
-_PAIR_TABLES: dict[tuple[int, int], tuple[Any, Any, tuple[NDArray[Any], ...]]] = {}
+#: per pair of shapes (by identity): (shape a, shape b, the pair's two-row table, its compiled entry (pair_entry))
+_PAIR_TABLES: dict[tuple[int, int], tuple[Any, Any, tuple[NDArray[Any], ...], Any]] = {}
 
 
 def _table_call(d: int, fa: tuple[Any, ...], fb: tuple[Any, ...], va: tuple[float, ...], vb: tuple[float, ...],
@@ -364,31 +364,40 @@ def _table_call(d: int, fa: tuple[Any, ...], fb: tuple[Any, ...], va: tuple[floa
     """
     entry = _PAIR_TABLES.get((id(shape_a), id(shape_b)))
     if entry is None or entry[0] is not shape_a or entry[1] is not shape_b:
-        # the two entries' rows, stacked once (contact_pair stacks them on every call)
-        table = (np.array([fa[1], fb[1]], dtype=np.int64), np.array([fa[2], fb[2]], dtype=np.int64),
-                 np.stack([fa[3], fb[3]]), np.stack([fa[4], fb[4]]), np.stack([fa[5], fb[5]]))
+        # the two entries' rows, stacked once (contact_pair stacks them on every call), in the exact
+        # types pair_entry's compiled entry point unboxes without checking (int64, C-contiguous float64)
+        kinds = np.array([fa[1], fb[1]], dtype=np.int64)
+        table = (kinds, np.array([fa[2], fb[2]], dtype=np.int64),
+                 np.ascontiguousarray(np.stack([fa[3], fb[3]]), dtype=np.float64),
+                 np.ascontiguousarray(np.stack([fa[4], fb[4]]), dtype=np.float64),
+                 np.ascontiguousarray(np.stack([fa[5], fb[5]]), dtype=np.float64))
         if len(_PAIR_TABLES) >= 256:
             _PAIR_TABLES.clear()
-        entry = (shape_a, shape_b, table)
+        entry = (shape_a, shape_b, table, _pair_entry_fn()(d, _has_rest_kind(kinds)))
         _PAIR_TABLES[(id(shape_a), id(shape_b))] = entry
     kinds_t, n_t, params, lx, ly = entry[2]
-    hit, nx, ny, nz, depth = _contact_table_pair_fn()(d, kinds_t, n_t, params, lx, ly, np.array((va, vb)))
+    hit, nx, ny, nz, depth = entry[3](kinds_t, n_t, params, lx, ly, np.array((va, vb), dtype=np.float64))
     if not hit:
         return None
     normal = np.array([nx, ny]) if d == 2 else np.array([nx, ny, nz])
     return _LazyContactResult(normal, depth, (shape_a, pose_a, shape_b, pose_b, "compiled"))
 
 
-def _contact_table_pair_fn() -> Any:
-    """The compiled two-row-table kernel, imported on first use (importing it imports numba)."""
-    global _CONTACT_TABLE_PAIR
-    if _CONTACT_TABLE_PAIR is None:
-        from .geometry.compiled.contact_pair import contact_table_pair
-        _CONTACT_TABLE_PAIR = contact_table_pair
-    return _CONTACT_TABLE_PAIR
+def _has_rest_kind(kinds: NDArray[np.int64]) -> bool:
+    from .geometry.compiled.contact_pair import has_rest_kind
+    return has_rest_kind(kinds)
 
 
-_CONTACT_TABLE_PAIR: Any = None
+def _pair_entry_fn() -> Any:
+    """contact_pair.pair_entry, imported on first use (importing it imports numba)."""
+    global _PAIR_ENTRY
+    if _PAIR_ENTRY is None:
+        from .geometry.compiled.contact_pair import pair_entry
+        _PAIR_ENTRY = pair_entry
+    return _PAIR_ENTRY
+
+
+_PAIR_ENTRY: Any = None
 
 
 def _collide_store(shape_a: Shape, pose_a: Any, shape_b: Shape, pose_b: Any, resolved: str,

@@ -73,6 +73,30 @@ def warm_up(dims: Iterable[int] = (2, 3), every_shape: bool = False) -> None:
             from .queries import warm_up_capsule_hull_queries
 
             warm_up_capsule_hull_queries(d)
+            warm_capsule_contacts(d)
+
+
+def warm_capsule_contacts(dim: int) -> None:
+    """Compile the single and batched pair calls' entry point for capsules, segments, cylinders and cones.
+
+    ``collide()`` and ``collide_many()`` hand such pairs to a second compiled
+    entry point (``contact_pair._contact_many_rest``: the capsule row kernels and
+    the support-mapping GJK/EPA loop, ~30 s of CPU on a cold cache), which a
+    call compiles only when it meets one of these kinds; like the step's
+    kernels of these kinds, only ``warm_up(every_shape=True)`` and the full
+    build prepare it. One capsule pair compiles it for every dimension.
+
+    Examples
+    --------
+    >>> warm_capsule_contacts(2)
+    """
+    from .collide import collide
+    from .shapes import Capsule
+
+    zero = (0.0,) * dim
+    pose = (zero, 0.0) if dim == 2 else (zero, (1.0, 0.0, 0.0, 0.0))
+    capsule = Capsule(zero, (1.0,) + zero[1:], 0.25)
+    collide(capsule, pose, capsule, pose, backend="compiled")
 
 
 @contextlib.contextmanager

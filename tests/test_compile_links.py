@@ -17,9 +17,11 @@ caller links the routine again.
 
 from __future__ import annotations
 
+import importlib
 import types
 from typing import Any
 
+import pytest
 from numba.core.registry import CPUDispatcher
 
 from collideworld.compiled import queries as cq
@@ -87,3 +89,104 @@ def test_warm_up_prepares_capsule_and_hull_queries_with_every_shape_only(monkeyp
     collideworld.warm_up(dims=(2,), every_shape=True)
     assert rows_seen and min(rows_seen) > 0, rows_seen  # called on capsules and segments the probes touch
     assert "2D capsule and hull queries" in [label for label, _ in full_build_steps(dims=(2,))]
+
+
+def test_capsule_and_support_rows_linked_into_one_contact_entry_point() -> None:
+    """The pair calls' contact loop leaves capsule/segment and cylinder/cone rows flagged; only
+    ``_contact_many_rest`` runs their routines (the capsule rows: ~15 s, the support rows' GJK/EPA: ~15 s of
+    ``warm_up()``'s CPU cold, compiled once per entry point that links them)."""
+    from collideworld.geometry.compiled import contact_pair as cp
+    from collideworld.geometry.compiled.support_slots import support_pair_rows
+
+    for entry in (cp._contact_many, cp._contact_table_pair, cp._contact_many_posed, cp._poses_of):
+        reached = _reachable(entry)
+        assert cp._capsule_rows not in reached, entry.py_func.__name__
+        assert support_pair_rows not in reached, entry.py_func.__name__
+    assert {cp._capsule_rows, support_pair_rows} <= _reachable(cp._contact_many_rest)
+
+
+def _compiled_calls(monkeypatch: Any, names: tuple[str, ...]) -> list[str]:
+    """Record the calls of contact_pair's compiled entries ``names``, through the dispatcher or through the
+    entry points ``pair_entry`` looks up (which it then forgets, and collide() its pair tables)."""
+    from collideworld.geometry.compiled import contact_pair as cp
+
+    calls: list[str] = []
+
+    def recording(name: str, fn: Any) -> Any:
+        def call(*args: Any) -> Any:
+            calls.append(name)
+            return fn(*args)
+        return call
+
+    for name in names:
+        real = getattr(cp, name)
+        spy = recording(name, real)
+        spy.overloads = real.overloads  # type: ignore[attr-defined]
+        spy.typeof_pyval = real.typeof_pyval  # type: ignore[attr-defined]
+        spy.__name__ = name
+        monkeypatch.setattr(cp, name, spy)
+    real_entry = cp._entry_point
+
+    def entry_point(disp: Any, args: tuple[Any, ...]) -> Any:
+        fn = real_entry(disp, args)
+        return recording(disp.__name__, fn) if disp.__name__ in names else fn
+
+    monkeypatch.setattr(cp, "_entry_point", entry_point)
+    cp._PAIR_ENTRIES.clear()
+    importlib.import_module("collideworld.collide")._PAIR_TABLES.clear()
+    return calls
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_pair_calls_make_one_compiled_call_each(monkeypatch: Any, dim: int) -> None:
+    """collide() and collide_many() make one compiled contact call per call, capsules included (contact4's
+    split made a second call for a capsule row, +5 us a collide()); a capsule table runs the rest entry."""
+    from collideworld import Box, Capsule, Circle, Sphere, collide, collide_many
+
+    zero = (0.0,) * dim
+    turn: Any = 0.0 if dim == 2 else (1.0, 0.0, 0.0, 0.0)
+    ball = Circle(0.5) if dim == 2 else Sphere(0.5)
+    box = Box((1.0,) * dim)
+    capsule = Capsule(zero, (1.0,) + zero[1:], 0.5)
+    near = ((0.5,) + zero[1:], turn)
+    collide(ball, (zero, turn), box, near, backend="compiled")  # compiled (or loaded), entries looked up
+    collide(capsule, (zero, turn), box, near, backend="compiled")
+    calls = _compiled_calls(monkeypatch, ("_contact_table_pair", "_contact_many_rest", "_contact_many_posed",
+                                          "_poses_of"))
+    for shape, name in ((ball, "_contact_table_pair"), (capsule, "_contact_many_rest")):
+        calls.clear()
+        assert collide(shape, (zero, turn), box, near, backend="compiled") is not None
+        first = list(calls)
+        calls.clear()
+        assert collide(shape, (zero, turn), box, near, backend="compiled") is not None
+        # the first call looks the entry point up (one call through the dispatcher), then calls it
+        assert first == [name, name] and calls == [name], (first, calls)
+    calls.clear()
+    far = (9.0,) + zero[1:]
+    res = collide_many([capsule, capsule], ([zero, zero], [turn, turn]), [box, box], ([near[0], far], [turn, turn]),
+                       backend="compiled")
+    assert res.hit.tolist() == [True, False]
+    assert calls == ["_poses_of", "_contact_many_rest"], calls
+    calls.clear()
+    collide_many([ball, ball], ([zero, zero], [turn, turn]), [box, box], ([near[0], near[0]], [turn, turn]),
+                 backend="compiled")
+    assert calls == ["_contact_many_posed"], calls
+
+
+def test_warm_up_prepares_capsule_contacts_with_every_shape_only(monkeypatch: Any) -> None:
+    """warm_up() calls the pair calls' capsule/support entry point only with every_shape=True; the full
+    build's pair step calls it too (collide() on capsules)."""
+    import collideworld
+    from collideworld.build import full_build_steps
+    from collideworld.geometry.compiled import contact_pair as cp
+
+    calls = _compiled_calls(monkeypatch, ("_contact_many_rest",))
+    collideworld.warm_up(dims=(2,))
+    assert calls == []
+    collideworld.warm_up(dims=(2,), every_shape=True)
+    assert calls
+    calls.clear()
+    cp._PAIR_ENTRIES.clear()
+    importlib.import_module("collideworld.collide")._PAIR_TABLES.clear()
+    dict(full_build_steps(dims=(2,)))["2D collide, distance, time of impact"]()
+    assert calls

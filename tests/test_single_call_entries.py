@@ -55,6 +55,7 @@ def _recording(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return real(module, name)
 
     monkeypatch.setattr(prox, "_kernel", spy)
+    prox._PACK_ENTRIES.clear()  # (a pack's kept entry point would skip _kernel: see the test below)
     return names
 
 
@@ -80,6 +81,49 @@ def test_time_of_impact_is_one_compiled_call(monkeypatch: pytest.MonkeyPatch, hi
     r = time_of_impact(a, ((0.0, 0.0), 0.0), ((6.0, 0.0), 0.0), b, still, still)
     assert (r is not None) == hits
     assert names == ["toi_impact"]
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_packed_pair_calls_skip_the_dispatcher(monkeypatch: pytest.MonkeyPatch, dim: int) -> None:
+    """Once a packed pair's kernel ran compiled, distance() and time_of_impact() call its compiled entry point
+    (no _kernel look-up, no dispatcher typing) with the same bits; poses with ints in them too."""
+    a, b = (Box((1.0, 0.5)), Capsule((0.0, 0.0), (1.0, 0.0), 0.3)) if dim == 2 else \
+        (Box((1.0, 0.5, 0.5)), Capsule((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 0.3))
+    turn: object = 0.3 if dim == 2 else (1.0, 0.0, 0.0, 0.0)
+    rng = np.random.default_rng(28)
+    cases = [(((0.0,) * dim, turn), (tuple(float(x) for x in rng.uniform(-3, 3, dim)), turn)) for _ in range(50)]
+    cases.append((((0,) * dim, turn), ((3,) + (0,) * (dim - 1), turn)))  # ints read as floats
+    end = ((4.0,) + (0.0,) * (dim - 1), turn)
+
+    def through_dispatcher(pa: object, pb: object) -> tuple[object, object]:
+        prox._PACK_ENTRIES.clear()
+        d = distance(a, pa, b, pb)
+        prox._PACK_ENTRIES.clear()
+        return d, time_of_impact(a, pa, end, b, pb, pb)
+
+    before = [through_dispatcher(pa, pb) for pa, pb in cases]
+    prox._PACK_ENTRIES.clear()
+    distance(a, cases[0][0], b, cases[0][1])
+    time_of_impact(a, cases[0][0], end, b, cases[0][1], cases[0][1])
+    assert {name for name, _ in prox._PACK_ENTRIES} == {"distance_measure", "toi_impact"}
+    names = []
+    real = prox._kernel
+
+    def spy(module: object, name: str) -> object:
+        names.append(name)
+        return real(module, name)
+
+    monkeypatch.setattr(prox, "_kernel", spy)
+    after = [(distance(a, pa, b, pb), time_of_impact(a, pa, end, b, pb, pb)) for pa, pb in cases]
+    # (overlapping rows still look up the deepest points' kernels; the pair's measuring kernels not)
+    assert "distance_measure" not in names and "toi_impact" not in names, names
+    for (d0, t0), (d1, t1) in zip(before, after, strict=True):
+        assert (d0 is None) == (d1 is None) and (t0 is None) == (t1 is None)
+        if d0 is not None:
+            assert d0.distance == d1.distance and np.array_equal(d0.point_a, d1.point_a)
+            assert np.array_equal(d0.normal, d1.normal)
+        if t0 is not None:
+            assert t0.t == t1.t and np.array_equal(t0.normal, t1.normal) and np.array_equal(t0.point, t1.point)
 
 
 # -- answers against shapely and fcl, the shapes reused (packed pairs) ------------------------

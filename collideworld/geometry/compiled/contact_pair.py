@@ -18,7 +18,11 @@ flagged, go to the capsule kernels' row routines (the ones a world's grouped
 path runs) on the same canonical order and world end points. A cylinder or
 cone (kinds 7 and 8, 3D: ``params[0]`` its radius, ``params[1:4]`` the
 store's half column ``(r, r, half height)``) goes to the support-mapping
-loop a world's step runs (:mod:`.support_slots`). Kinds this
+loop a world's step runs (:mod:`.support_slots`). Both routines are reached
+from one compiled entry point (``_contact_many_rest``), which the Python
+wrappers call in place of the primitive loop only for tables holding such a
+kind: numba compiles a callee again into every jitted caller, and these are
+the largest. Kinds this
 loop does not take (hulls, non-simple polygons, rounded shapes) stay with the
 store path.
 """
@@ -41,7 +45,8 @@ from .contact_slots import BALL, BOX, HALFSPACE, POLYGON, contact_rows
 from .kernel_support import touch_rule
 from .support_slots import support_pair_rows
 
-__all__ = ["contact_pair", "contact_table_pair", "contact_many", "contact_many_posed", "table_rows"]
+__all__ = ["contact_pair", "contact_table_pair", "contact_many", "contact_many_posed", "table_rows", "has_rest_kind",
+           "pair_entry"]
 
 Floats = NDArray[np.float64]
 
@@ -120,8 +125,22 @@ def _contact_table_pair(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.in
     hit = np.empty(1, dtype=np.bool_)
     normal = np.empty((1, dim))
     depth = np.empty(1)
-    _contact_many(dim, kinds_t, n_t, params, lx, ly, np.arange(2), poses, rule, hit, normal, depth)
+    other = np.zeros(1, dtype=np.bool_)
+    _contact_many(dim, kinds_t, n_t, params, lx, ly, np.arange(2), poses, rule, hit, normal, depth, other)
     return hit[0], normal[0, 0], normal[0, 1], normal[0, dim - 1], depth[0]
+
+
+def has_rest_kind(kinds: NDArray[np.int64]) -> bool:
+    """Whether a table holds a kind :func:`_contact_many` leaves flagged (a capsule or segment, a cylinder or
+    cone: any kind above the simple polygon's), so that its pairs need :func:`_contact_many_rest`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> has_rest_kind(np.array([1, 2])), has_rest_kind(np.array([2, CAPSULE]))
+    (False, True)
+    """
+    return bool(kinds.max(initial=0) > POLYGON)
 
 
 def contact_table_pair(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], params: Floats, lx: Floats,
@@ -131,7 +150,8 @@ def contact_table_pair(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int
     ``kinds_t``, ``n_t`` (2,) int64; ``params`` (2, 9), ``lx``, ``ly`` (2, 8) and ``poses`` (2, 7), rows as
     :func:`contact_pair`'s arguments (all C-contiguous and writable: the types :func:`contact_pair` builds, so
     one compiled contact loop serves both). A caller that keeps the table of a pair of shapes makes one array
-    per call (the poses) and passes seven arguments, not thirteen.
+    per call (the poses) and passes seven arguments, not thirteen (and :func:`pair_entry` skips the
+    dispatcher's typing too).
 
     Examples
     --------
@@ -145,16 +165,81 @@ def contact_table_pair(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int
     global _RULE
     if _RULE is None:
         _RULE = touch_rule()
-    hit, nx, ny, nz, depth = _contact_table_pair(dim, kinds_t, n_t, params, lx, ly, poses, _RULE)
+    if has_rest_kind(kinds_t):
+        hit, nx, ny, nz, depth = _contact_many_rest(dim, kinds_t, n_t, params, lx, ly, np.arange(2), poses, _RULE,
+                                                    np.empty(1, dtype=np.bool_), np.empty((1, dim)), np.empty(1),
+                                                    np.empty(1, dtype=np.bool_))
+    else:
+        hit, nx, ny, nz, depth = _contact_table_pair(dim, kinds_t, n_t, params, lx, ly, poses, _RULE)
     return bool(hit), nx, ny, nz, depth
 
 
+#: (dim, rest) -> the compiled entry point for collide()'s checked-shape path: see :func:`pair_entry`
+_PAIR_ENTRIES: dict[tuple[int, bool], Any] = {}
+
+
+def pair_entry(dim: int, rest: bool) -> Any:
+    """``fn(kinds_t, n_t, params, lx, ly, poses) -> (hit, nx, ny, nz, depth)``: :func:`contact_table_pair`
+    for tables of ``dim`` whose kinds :func:`has_rest_kind` says ``rest`` of, through the compiled
+    specialisation's entry point.
+
+    A dispatcher call types each argument first (~0.1 us an array): about 1 us of a ~5 us ``collide()``.
+    The entry point of the one specialisation unboxes the arguments by its signature without
+    checking them, so the caller must pass exactly the types :func:`contact_pair` builds:
+    ``kinds_t``, ``n_t`` int64 (2,), ``params`` (2, 9), ``lx``, ``ly`` (2, 8), ``poses`` (2, 7), all
+    C-contiguous, writable float64 (collide()'s pair tables are). A pair with a capsule, segment, cylinder
+    or cone runs :func:`_contact_many_rest` in the same single call, on scratch rows kept here (the call
+    overwrites every entry it reads back, and holds the GIL throughout: no thread meets the scratch
+    mid-call). Compiles (or loads from the cache) on the first use of ``(dim, rest)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> disc = [1.0, 0, 0, 0, 0, 0, 0, 0, 1.0]
+    >>> poses = np.array([[0.0, 0, 0, 1, 0, 0, 0], [1.5, 0, 0, 1, 0, 0, 0]])
+    >>> fn = pair_entry(2, False)
+    >>> fn(np.array([1, 1]), np.array([0, 0]), np.array([disc, disc]), np.zeros((2, 8)), np.zeros((2, 8)), poses)
+    (True, 1.0, 0.0, 0.0, 0.5)
+    """
+    found = _PAIR_ENTRIES.get((dim, rest))
+    if found is not None:
+        return found
+    global _RULE
+    if _RULE is None:
+        _RULE = touch_rule()
+    rule = _RULE
+    i, f = np.int64, np.float64
+    sample: tuple[Any, ...] = (dim, np.array([1, 1], dtype=i), np.zeros(2, dtype=i), np.zeros((2, 9), dtype=f),
+                               np.zeros((2, 8), dtype=f), np.zeros((2, 8), dtype=f), np.zeros((2, 7), dtype=f))
+    if rest:
+        which, hit, normal, depth, other = (np.arange(2, dtype=i), np.empty(1, dtype=np.bool_), np.empty((1, dim)),
+                                            np.empty(1), np.empty(1, dtype=np.bool_))
+        args = (*sample[:6], which, sample[6], rule, hit, normal, depth, other)
+        entry = _entry_point(_contact_many_rest, args)
+
+        def fn(kinds_t: Any, n_t: Any, params: Any, lx: Any, ly: Any, poses: Any) -> Any:
+            return entry(dim, kinds_t, n_t, params, lx, ly, which, poses, rule, hit, normal, depth, other)
+    else:
+        entry = _entry_point(_contact_table_pair, (*sample, rule))
+
+        def fn(kinds_t: Any, n_t: Any, params: Any, lx: Any, ly: Any, poses: Any) -> Any:
+            return entry(dim, kinds_t, n_t, params, lx, ly, poses, rule)
+    _PAIR_ENTRIES[(dim, rest)] = fn
+    return fn
+
+
+def _entry_point(disp: Any, args: tuple[Any, ...]) -> Any:
+    """The compiled entry point of ``disp``'s specialisation for ``args`` (compiled or loaded by one call)."""
+    disp(*args)
+    compiled = disp.overloads.get(tuple(disp.typeof_pyval(a) for a in args))
+    return disp if compiled is None else compiled.entry_point
+
+
 @njit(cache=True)
-def _contact_many(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], params_t: Floats, lx_t: Floats,
-                  ly_t: Floats, which: NDArray[np.int64], poses: Floats, rule: tuple[float, float],
-                  hit: NDArray[np.bool_], normal: Floats, depth: Floats) -> None:
+def _table_columns(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], params_t: Floats, lx_t: Floats,
+                   ly_t: Floats, which: NDArray[np.int64], poses: Floats) -> tuple[Any, ...]:
+    """The store's columns of the bodies ``which`` at ``poses`` (both entry points build them the same way)."""
     rows = which.shape[0]
-    n = rows // 2
     (kinds, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x, world_y,
      poly, simple_n) = _columns(rows, dim)
     # one row per body: table shape which[row] at pose poses[row] (written out here: a call per
@@ -196,12 +281,56 @@ def _contact_many(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], 
             rotation[row, 2, 0] = 2 * (x * z - qw * y)
             rotation[row, 2, 1] = 2 * (y * z + qw * x)
             rotation[row, 2, 2] = 1 - 2 * (x * x + y * y)
+    return (kinds, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x,
+            world_y, poly, simple_n)
+
+
+@njit(cache=True)
+def _contact_many(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], params_t: Floats, lx_t: Floats,
+                  ly_t: Floats, which: NDArray[np.int64], poses: Floats, rule: tuple[float, float],
+                  hit: NDArray[np.bool_], normal: Floats, depth: Floats, other: NDArray[np.bool_]) -> None:
+    """The pairs of half-spaces, balls, boxes and simple polygons; pairs with a capsule, segment, cylinder or
+    cone are left flagged in ``other`` (zeros on entry): :func:`_contact_many_rest` takes tables with those.
+
+    Those routines (the capsule row kernels, the support-mapping GJK/EPA loop) are not called from here:
+    numba links a jitted callee's code into every jitted caller and optimises it again there, and this
+    loop has three compiled callers (issue 27: they were ~30 s of ``warm_up()``'s CPU on a cold cache
+    though it holds no such shape). One entry point, called for tables holding such a kind, holds them.
+    """
+    rows = which.shape[0]
+    n = rows // 2
+    (kinds, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x, world_y,
+     poly, simple_n) = _table_columns(dim, kinds_t, n_t, params_t, lx_t, ly_t, which, poses)
     ia = np.arange(n)
     ib = np.arange(n, rows)
-    other = np.zeros(n, dtype=np.bool_)
     # The vertex planes as strided views and reject as np.bool_: the World's step passes
     # them so (numba types a constant True as a literal), and one compiled contact loop
     # then serves both (a second is seconds more of first-use compile)
+    reject: Any = np.bool_(True)
+    contact_rows(ia, ib, kinds, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
+                  world_x[:, :rows], world_y[:, :rows], poly, simple_n, reject, rule, hit, normal, depth, other)
+
+
+@njit(cache=True)
+def _contact_many_rest(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], params_t: Floats,
+                       lx_t: Floats, ly_t: Floats, which: NDArray[np.int64], poses: Floats, rule: tuple[float, float],
+                       hit: NDArray[np.bool_], normal: Floats, depth: Floats,
+                       other: NDArray[np.bool_]) -> tuple[bool, float, float, float, float]:
+    """:func:`_contact_many` and then the rows it left flagged: capsules and segments, then (3D) cylinders
+    and cones (``other`` is scratch: cleared here). Returns the first row's answer (the single call's).
+
+    The one compiled entry point that links the capsule row kernels and the support-mapping GJK/EPA
+    loop (each compiled caller gets its own copy of a callee: issue 27); the Python wrappers call it,
+    in place of the entry without them, only for tables holding such a kind (:func:`has_rest_kind`),
+    so every pair call is still one compiled call.
+    """
+    rows = which.shape[0]
+    n = rows // 2
+    other[:] = False
+    (kinds, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius, world_x, world_y,
+     poly, simple_n) = _table_columns(dim, kinds_t, n_t, params_t, lx_t, ly_t, which, poses)
+    ia = np.arange(n)
+    ib = np.arange(n, rows)
     reject: Any = np.bool_(True)
     contact_rows(ia, ib, kinds, simple, position, rotation, radius, half, plane_normal, plane_offset, bound_radius,
                   world_x[:, :rows], world_y[:, :rows], poly, simple_n, reject, rule, hit, normal, depth, other)
@@ -218,6 +347,9 @@ def _contact_many(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], 
                     seg1[row, k] = ly_t[which[row], k]
             support_pair_rows(ia, ib, other, kinds, position, rotation, radius, half, seg0, seg1, plane_normal,
                               plane_offset, bound_radius, rule, hit, normal, depth, np.zeros(n, dtype=np.bool_))
+    if n == 0:
+        return False, 0.0, 0.0, 0.0, 0.0
+    return hit[0], normal[0, 0], normal[0, 1], normal[0, dim - 1], depth[0]
 
 
 @njit(cache=True)
@@ -404,7 +536,11 @@ def contact_many(dim: int, kinds: NDArray[np.int64], n_verts: NDArray[np.int64],
     hit = np.empty(n, dtype=np.bool_)
     normal = np.empty((n, dim))
     depth = np.empty(n)
-    _contact_many(dim, kinds, n_verts, params, lx, ly, which, poses, _RULE, hit, normal, depth)
+    other = np.zeros(n, dtype=np.bool_)
+    if has_rest_kind(kinds):
+        _contact_many_rest(dim, kinds, n_verts, params, lx, ly, which, poses, _RULE, hit, normal, depth, other)
+    else:
+        _contact_many(dim, kinds, n_verts, params, lx, ly, which, poses, _RULE, hit, normal, depth, other)
     return hit, normal, depth
 
 
@@ -475,6 +611,16 @@ def _pose_block(dim: int, pos: Floats, rot: Floats, poses: Floats, start: int) -
 
 
 @njit(cache=True)
+def _poses_of(dim: int, pos_a: Floats, rot_a: Floats, pos_b: Floats, rot_b: Floats) -> Floats:
+    """The (2 N, 7) pose rows of both sides (for :func:`_contact_many_rest`, which takes pose rows)."""
+    n = pos_a.shape[0]
+    poses = np.empty((2 * n, 7))
+    _pose_block(dim, pos_a, rot_a, poses, 0)
+    _pose_block(dim, pos_b, rot_b, poses, n)
+    return poses
+
+
+@njit(cache=True)
 def _contact_many_posed(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.int64], params_t: Floats,
                         lx_t: Floats, ly_t: Floats, which: NDArray[np.int64], pos_a: Floats, rot_a: Floats,
                         pos_b: Floats, rot_b: Floats, rule: tuple[float, float], hit: NDArray[np.bool_],
@@ -483,7 +629,8 @@ def _contact_many_posed(dim: int, kinds_t: NDArray[np.int64], n_t: NDArray[np.in
     poses = np.empty((2 * n, 7))
     _pose_block(dim, pos_a, rot_a, poses, 0)
     _pose_block(dim, pos_b, rot_b, poses, n)
-    _contact_many(dim, kinds_t, n_t, params_t, lx_t, ly_t, which, poses, rule, hit, normal, depth)
+    _contact_many(dim, kinds_t, n_t, params_t, lx_t, ly_t, which, poses, rule, hit, normal, depth,
+                  np.zeros(n, dtype=np.bool_))
 
 
 def contact_many_posed(dim: int, kinds: NDArray[np.int64], n_verts: NDArray[np.int64], params: Floats, lx: Floats,
@@ -515,6 +662,11 @@ def contact_many_posed(dim: int, kinds: NDArray[np.int64], n_verts: NDArray[np.i
     hit = np.empty(n, dtype=np.bool_)
     normal = np.empty((n, dim))
     depth = np.empty(n)
-    _contact_many_posed(dim, kinds, n_verts, params, lx, ly, which, pos_a, rot_a, pos_b, rot_b, _RULE, hit, normal,
-                        depth)
+    if has_rest_kind(kinds):
+        # the capsule, segment, cylinder and cone rows: the one compiled entry point that holds their routines
+        _contact_many_rest(dim, kinds, n_verts, params, lx, ly, which, _poses_of(dim, pos_a, rot_a, pos_b, rot_b),
+                           _RULE, hit, normal, depth, np.empty(n, dtype=np.bool_))
+    else:
+        _contact_many_posed(dim, kinds, n_verts, params, lx, ly, which, pos_a, rot_a, pos_b, rot_b, _RULE, hit,
+                            normal, depth)
     return hit, normal, depth
