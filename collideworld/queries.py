@@ -115,6 +115,8 @@ def numpy_path_counts(reset: bool = False) -> dict[str, int]:
 #: The kind a rounded shape's packed row carries: above every kind the compiled exact tests and ray
 #: walks handle, so they leave its pairs to the numpy kernels, which grow the core by the radius.
 ROUNDED_ROW = 63
+#: compiled.queries.OTHER: a pair its kernels left undecided
+_OTHER_CODE = 2
 
 # Kind codes as plain ints: a patch compares with them a few times, and an enum member's lookup costs ~1 us
 _HALFSPACE, _BOX = int(Kind.HALFSPACE), int(Kind.BOX)
@@ -1004,12 +1006,25 @@ def _settle_other(store: BodyStore, probe: BodyStore, m: int, rows: Slots, slots
     return qi[order], cand[order]
 
 
+def _settle_round(store: BodyStore, index: QueryIndex, codes: NDArray[np.int8], pk: int, pn: int,
+                  probe_rows: tuple[Floats, ...], orows: Slots, oslots: Slots) -> None:
+    """The pairs ``settle_rows`` left OTHER (cylinders, cones, rounded shapes) settled in place by their own
+    compiled call (``compiled.query_round``: support-mapping contact, or the cores' GJK distance)."""
+    left = np.flatnonzero(codes == _OTHER_CODE)
+    if len(left):
+        from .compiled.query_round import settle_round_rows
+
+        codes[left] = settle_round_rows(index.arrays, store.kind, store.rounding, pk, pn, *probe_rows,
+                                        orows[left], oslots[left])
+
+
 def _settle_compiled(store: BodyStore, index: QueryIndex, pk: int, pn: int, probe_rows: tuple[Floats, ...],
                      rows: Slots, slots: Slots, orows: Slots, oslots: Slots) -> tuple[Slots, Slots, Slots, Slots]:
     """The one-call hits with the capsules (segments) and hulls among the "other" pairs tested by one compiled call
     (``compiled.queries.settle_rows``), sorted by row then add order; and the pairs still left for the numpy path."""
     cq = _compiled()
     codes = cq.settle_rows(index.arrays, pk, pn, *probe_rows, orows, oslots)
+    _settle_round(store, index, codes, pk, pn, probe_rows, orows, oslots)
     hit = codes == cq.HIT
     if hit.any():
         qi = np.concatenate([rows, orows[hit]])
@@ -1057,8 +1072,10 @@ def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], hal
     # is the one settle_rows reads: no probe is made again
     cq = _compiled()
     w = index.work[0]
-    codes = cq.settle_rows(index.arrays, 1 if ball else 2, 0, w[0], w[2], w[3], w[1], w[4], w[7], w[7],
-                           np.zeros(len(other), dtype=np.int64), other)
+    probe_rows = (w[0], w[2], w[3], w[1], w[4], w[7], w[7])
+    zero = np.zeros(len(other), dtype=np.int64)
+    codes = cq.settle_rows(index.arrays, 1 if ball else 2, 0, *probe_rows, zero, other)
+    _settle_round(store, index, codes, 1 if ball else 2, 0, probe_rows, zero, other)
     slots = np.array(found[1:k + 1], dtype=np.int64)
     hit = codes == cq.HIT
     if hit.any():
