@@ -115,6 +115,8 @@ def numpy_path_counts(reset: bool = False) -> dict[str, int]:
 #: The kind a rounded shape's packed row carries: above every kind the compiled exact tests and ray
 #: walks handle, so they leave its pairs to the numpy kernels, which grow the core by the radius.
 ROUNDED_ROW = 63
+#: a 3D store's stand-in for the 2D polygons' posed vertices (``BodyStore.world_xy``)
+_NO_XY = np.zeros((0, 8, 2))
 #: compiled.queries.OTHER: a pair its kernels left undecided
 _OTHER_CODE = 2
 
@@ -1328,8 +1330,9 @@ def cast_left(store: BodyStore, slots: Slots, origins: Floats, directions: Float
     Every finite kind by its compiled kernel (``spatial.compiled``:
     ``cast_capsule_rows``, ``cast_polygon_rows`` (a concave polygon by its
     convex parts), ``cast_hull_rows``, ``cast_pairs`` for balls and boxes,
-    a compound by its parts, ``cast_halfspace_rows``); a kind none of
-    these covers (a new one) and a rounded shape by :func:`cast_rows` (numpy), counted as
+    a compound by its parts, ``cast_halfspace_rows``; cylinders, cones and
+    rounded shapes by ``compiled.query_round.cast_round_rows``); a kind none
+    of these covers (a new one) by :func:`cast_rows` (numpy), counted as
     ``query`` ":some" in :func:`numpy_path_counts`.
     """
     from .narrowphase import polygon_parts
@@ -1389,6 +1392,16 @@ def cast_left(store: BodyStore, slots: Slots, origins: Floats, directions: Float
         nrm, off = store.plane_rows(slots[at])
         dist[at], normal[at] = cast_halfspace_rows(nrm, off, origins[at], directions[at], limits[at])
     at = np.flatnonzero((kinds < _HALFSPACE) | (kinds > _COMPOUND))  # (a rounded shape, or a new kind)
+    if len(at):
+        # cylinders, cones and rounded shapes by their compiled casts (compiled.query_round)
+        from .compiled.query_round import cast_round_rows
+
+        h = store.hulls
+        rd, rn, done = cast_round_rows(store.kind, store.rounding, store.simple, store.position, store.rotation,
+                                       store.radius, store.half, store.world_xy if store.dim == 2 else _NO_XY, store.hull, h.verts, slots[at],
+                                       origins[at], directions[at], limits[at])
+        dist[at], normal[at] = rd, rn
+        at = at[~done]
     if len(at):
         count_numpy_path(query, some=True)
         dist[at], normal[at] = cast_rows(store, slots[at], origins[at], directions[at], limits[at])
