@@ -300,3 +300,109 @@ def test_3d_touching_dyadic() -> None:
         assert w.query_aabb((10.75 + eps, -0.25, -0.25), (11.0, 0.25, 0.25)) == []
         if backend == "compiled":
             assert numpy_path_counts() == {}
+
+
+# -- rays --------------------------------------------------------------------------------------------
+
+def _ray_check(gap: Any, o: np.ndarray, d: np.ndarray, hit_t: float | None, maxd: float) -> None:
+    """One body and one ray against the oracle's gap function (vectorised over points; <= 0: in the solid).
+
+    A hit at ``t``: the point there is on the surface (or ``t`` = 0 with the origin inside), and every point
+    of the ray before it is outside (the entry is the first point in). No hit: no point of the ray within the
+    limit is inside by more than BAND (sampled)."""
+    if hit_t is None:
+        ts = np.linspace(0.0, maxd, 400)
+        assert np.min(gap(o + ts[:, None] * d)) > -BAND
+        return
+    g = gap((o + hit_t * d)[None])[0]
+    assert abs(g) <= BAND or (hit_t == 0.0 and g <= 0.0), (hit_t, g)
+    if hit_t > 0:
+        ts = np.linspace(0.0, hit_t, 200)[:-1]
+        assert np.min(gap(o + ts[:, None] * d)) > -BAND
+
+
+def _gap_fn_2d(core: Any, r: float) -> Any:
+    return lambda pts: shapely.distance(shapely.points(pts), core) - r
+
+
+def _gap_fn_3d(kind: str, data: Any) -> Any:
+    p, rot = data[0], data[1]
+
+    def gap(pts: np.ndarray) -> np.ndarray:
+        local = (pts - p) @ rot
+        if kind == "sphere":
+            return np.linalg.norm(pts - p, axis=1) - data[2]
+        if kind == "rbox":
+            return np.linalg.norm(local - np.clip(local, -data[2], data[2]), axis=1) - data[3]
+        r, h = data[2], data[3]
+        rho = np.hypot(local[:, 0], local[:, 1])
+        if kind == "cylinder":
+            return np.maximum(rho - r, np.abs(local[:, 2]) - h)
+        return np.maximum.reduce([-h - local[:, 2], local[:, 2] - h, rho - r * (h - local[:, 2]) / (2 * h)])
+
+    return gap
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_rays_against_rounded_cylinders_cones_compiled(dim: int) -> None:
+    """Every hit of 120 rays against the oracle's gap along the ray; raycast_many's first hits = numpy's."""
+    if dim == 2:
+        wn, wc, cores, radii = _world_2d(4)
+        gaps = [_gap_fn_2d(c, r) for c, r in zip(cores, radii, strict=True)]
+        side = 20.0
+    else:
+        wn, wc, bodies = _world_3d(6)
+        gaps = [_gap_fn_3d(k, data) for k, data in bodies]
+        side = 8.0
+    rng = np.random.default_rng(300 + dim)
+    o = rng.uniform(0, side, (600, dim))
+    d = rng.normal(size=(600, dim))
+    d /= np.linalg.norm(d, axis=1)[:, None]
+    maxd = 5.0
+    numpy_path_counts(reset=True)
+    many_c = wc.raycast_many(o, d, maxd)
+    assert numpy_path_counts() == {}
+    many_n = wn.raycast_many(o, d, maxd)
+    assert many_c.ray.tolist() == many_n.ray.tolist() and list(many_c.id) == list(many_n.id)
+    np.testing.assert_allclose(many_c.distance, many_n.distance, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(many_c.normal, many_n.normal, rtol=0, atol=1e-6)
+    checked = 0
+    for k in range(120):
+        hits = wc.raycast(o[k], d[k], maxd)
+        assert [h.id for h in hits] == [h.id for h in wn.raycast(o[k], d[k], maxd)]
+        found = {h.id: h.distance for h in hits}
+        for i, gap in enumerate(gaps):
+            _ray_check(gap, o[k], d[k], found.get(i), maxd)
+            checked += i in found
+    assert numpy_path_counts() == {}
+    assert checked > 40
+
+
+def test_rays_touching_dyadic() -> None:
+    """Rays grazing a cylinder's cap, a cone's apex, a rounded box's flat side: touching counts."""
+    for backend in ("compiled", "numpy"):
+        w3 = World(3, backend=backend)
+        w3.add(Cylinder(1.0, 0.5), (0.0, 0.0, 0.0), id="cyl")
+        w3.add(Cone(1.0, 1.0), (5.0, 0.0, 0.0), id="cone")
+        w3.add(Box((0.5, 0.5, 0.5), radius=0.25), (10.0, 0.0, 0.0), id="rbox")
+        numpy_path_counts(reset=True)
+        hit = w3.raycast((-4.0, 0.0, 0.5), (1.0, 0.0, 0.0), 3.5, all_hits=False)
+        assert [(h.id, h.distance) for h in hit] == [("cyl", 3.0)]
+        assert w3.raycast((-4.0, 0.0, 0.5 + 2.0 ** -30), (1.0, 0.0, 0.0), 3.5) == []
+        hit = w3.raycast((5.0, 0.0, 4.0), (0.0, 0.0, -1.0), 5.0, all_hits=False)
+        assert [(h.id, h.distance) for h in hit] == [("cone", 3.0)]
+        # along the rounded box's face plane x = 10.75, grazing its flat face (Newton's method converges
+        # linearly on a tangent: to about the square root of its tolerance, as the numpy kernel)
+        hit = w3.raycast((10.75, 0.0, -3.0), (0.0, 0.0, 1.0), 5.0, all_hits=False)
+        assert [h.id for h in hit] == ["rbox"] and abs(hit[0].distance - 2.5) < 1e-5
+        hit = w3.raycast((12.0, 0.0, 0.0), (-1.0, 0.0, 0.0), 5.0, all_hits=False)
+        assert [h.id for h in hit] == ["rbox"] and abs(hit[0].distance - 1.25) < 1e-12
+        w2 = World(2, backend=backend)
+        w2.add(Box((1.0, 0.5), radius=0.625), (0.0, 0.0), id="box")
+        hit = w2.raycast((0.0, 4.0), (0.0, -1.0), 5.0, all_hits=False)
+        assert [h.id for h in hit] == ["box"] and abs(hit[0].distance - 2.875) < 1e-12
+        hit = w2.raycast((-5.0, 1.125), (1.0, 0.0), 8.0, all_hits=False)  # grazing the flat top
+        assert [h.id for h in hit] == ["box"] and abs(hit[0].distance - 4.0) < 1e-5
+        assert w2.raycast((-5.0, 1.125 + 2.0 ** -20), (1.0, 0.0), 8.0) == []
+        if backend == "compiled":
+            assert numpy_path_counts() == {}
