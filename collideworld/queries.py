@@ -2189,21 +2189,26 @@ def warm_up_capsule_hull_queries(dim: int) -> None:
     them. They are the largest kernels the queries reach (the capsule row
     kernels, GJK, EPA: ~25 s of CPU on a cold cache, measured with
     ``benchmarks/cold_start.py --profile``), and a world without capsules or
-    hulls never calls them.
+    hulls never calls them. The tests and ray casts of cylinders, cones and
+    rounded shapes (``compiled.query_round``) are prepared here too.
 
     Examples
     --------
     >>> warm_up_capsule_hull_queries(2)
     """
     from .backend import compiled_available
-    from .shapes import Box, Capsule, Circle, ConvexHull, Segment, Sphere
+    from .shapes import Box, Capsule, Circle, Cone, ConvexHull, Cylinder, Polygon, Segment, Sphere
 
     if not compiled_available():
         return
     zero = (0.0,) * dim
-    shapes: list[Shape] = [Capsule(zero, (1.0,) + zero[1:], 0.25), Segment(zero, (0.0, 1.0) + zero[2:])]
+    shapes: list[Shape] = [Capsule(zero, (1.0,) + zero[1:], 0.25), Segment(zero, (0.0, 1.0) + zero[2:]),
+                           Box((0.5,) * dim, radius=0.125)]
     if dim == 3:
-        shapes.append(ConvexHull(((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))))
+        tetra = ((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+        shapes += [ConvexHull(tetra), ConvexHull(tetra, radius=0.125), Cylinder(0.5, 0.5), Cone(0.5, 0.5)]
+    else:
+        shapes.append(Polygon([(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)], radius=0.125))
     u32 = 0xFFFFFFFF
     store, _, pos, index = _warm_store(dim, shapes * (MIN_GRIDDED // len(shapes) + 1))
     # the batches (points, shapes) and a single point, each on bodies it touches: settle_rows runs
@@ -2215,3 +2220,8 @@ def warm_up_capsule_hull_queries(dim: int) -> None:
         else:
             shape_hits(store, index, probe, pos, None, np.tile([1.0, 0.0, 0.0, 0.0], (len(pos), 1)), u32, u32)
     point_ids(store, index, tuple(float(c) for c in pos[0]), (0.0,) * 3, True, u32, u32)
+    # rays: the casts of cylinders, cones and rounded shapes (compiled.query_round.cast_round_rows)
+    slots = store.body_slots()
+    out = np.zeros((len(slots), dim))
+    out[:, 0] = 1.0
+    cast_left(store, slots, store.position.take(slots, axis=0) - 3.0 * out, out, np.full(len(slots), 9.0), "warm")
