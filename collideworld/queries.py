@@ -1397,9 +1397,10 @@ def cast_left(store: BodyStore, slots: Slots, origins: Floats, directions: Float
         from .compiled.query_round import cast_round_rows
 
         h = store.hulls
+        xy = store.world_xy if store.dim == 2 else _NO_XY
         rd, rn, done = cast_round_rows(store.kind, store.rounding, store.simple, store.position, store.rotation,
-                                       store.radius, store.half, store.world_xy if store.dim == 2 else _NO_XY, store.hull, h.verts, slots[at],
-                                       origins[at], directions[at], limits[at])
+                                       store.radius, store.half, xy, store.hull, h.verts, slots[at], origins[at],
+                                       directions[at], limits[at])
         dist[at], normal[at] = rd, rn
         at = at[~done]
     if len(at):
