@@ -1016,8 +1016,9 @@ def _settle_round(store: BodyStore, index: QueryIndex, codes: NDArray[np.int8], 
     if len(left):
         from .compiled.query_round import settle_round_rows
 
-        codes[left] = settle_round_rows(index.arrays, store.kind, store.rounding, pk, pn, *probe_rows,
-                                        orows[left], oslots[left])
+        ppos, prot, prad, phalf, pbound, pwx, pwy = probe_rows
+        codes[left] = settle_round_rows(index.arrays, store.kind, store.rounding, pk, pn, ppos, prot, prad, phalf,
+                                        pbound, pwx, pwy, orows[left], oslots[left])
 
 
 def _settle_compiled(store: BodyStore, index: QueryIndex, pk: int, pn: int, probe_rows: tuple[Floats, ...],
@@ -1396,11 +1397,10 @@ def cast_left(store: BodyStore, slots: Slots, origins: Floats, directions: Float
         # cylinders, cones and rounded shapes by their compiled casts (compiled.query_round)
         from .compiled.query_round import cast_round_rows
 
-        h = store.hulls
         xy = store.world_xy if store.dim == 2 else _NO_XY
         rd, rn, done = cast_round_rows(store.kind, store.rounding, store.simple, store.position, store.rotation,
-                                       store.radius, store.half, xy, store.hull, h.verts, slots[at], origins[at],
-                                       directions[at], limits[at])
+                                       store.radius, store.half, xy, store.hull, store.hulls.verts, slots[at],
+                                       origins[at], directions[at], limits[at])
         dist[at], normal[at] = rd, rn
         at = at[~done]
     if len(at):

@@ -63,7 +63,7 @@ def _near(q: Any, u: int, r: int, ppos: Floats, pbound: Floats, rule: tuple[floa
         dist2 += g * g
     slack = 2.0 * (rule[0] * abs(size + spread + reach))
     limit = reach * (1 + 1e-9) + slack
-    return dist2 <= limit * limit
+    return bool(dist2 <= limit * limit)
 
 
 @njit(cache=True)
@@ -350,21 +350,21 @@ def _core_points(s: int, kind: int, position: Floats, rotation: Floats, half: Fl
                     sgn = 1.0 if (c >> j) & 1 else -1.0
                     acc += rotation[s, i, j] * (sgn * half[s, j])
                 world[c, i] = acc
-        return n
+        return int(n)
     if kind == POLYGON and dim == 2:
         n = world_xy.shape[1]  # padded by repeating the last vertex: the same hull
         for c in range(n):
             world[c, 0] = world_xy[s, c, 0]
             world[c, 1] = world_xy[s, c, 1]
             world[c, 2] = 0.0
-        return n
+        return int(n)
     if kind == HULL and dim == 3:
         lv = hull_verts[hull[s]]
         for c in range(lv.shape[0]):
             for i in range(3):
                 world[c, i] = position[s, i] + (rotation[s, i, 0] * lv[c, 0] + rotation[s, i, 1] * lv[c, 1]
                                                 + rotation[s, i, 2] * lv[c, 2])
-        return lv.shape[0]
+        return int(lv.shape[0])
     return 0
 
 
