@@ -7,10 +7,14 @@ The base world: ``n`` circles (2D) or spheres (3D) of radius 0.3 .. 0.8 over
 a square (cube) at the density of the RTS scene (about one body per 9 square
 units in 2D). Each other world replaces 10 % of them (every tenth body, same
 place) by one other kind: 2D boxes, convex polygons, concave L polygons,
-capsules, segments, compounds of 2-3 circles, plus one half-plane under the
-world; 3D boxes, capsules, segments, 20-point hulls, compounds, plus one
-plane. Each query is timed at seeded spots (the same in every world), the
-median of ``rounds`` rounds, on the compiled backend:
+capsules, segments, compounds of 2-3 circles, rounded boxes and hexagons
+(radius 0.1), 3-segment chains, plus one half-plane under the world; 3D
+boxes, capsules, segments, 20-point hulls, compounds, cylinders, cones,
+rounded boxes and rounded 20-point hulls (radius 0.1), plus one plane.
+Triangle meshes and heightfields are not among them (static scenery of many
+pieces, one body each, not 10 % of the moving bodies). Each query is timed
+at seeded spots (the same in every world), the median of ``rounds`` rounds,
+on the compiled backend:
 
 query_point, query_points (1,000), query_aabb, query_shape (a rotated box),
 query_shapes (1,000), raycast (every hit, 20 units), raycast first hit,
@@ -43,9 +47,12 @@ import numpy as np
 from collideworld import (
     Box,
     Capsule,
+    Chain,
     Circle,
     Compound,
+    Cone,
     ConvexHull,
+    Cylinder,
     HalfPlane,
     Plane,
     Polygon,
@@ -55,14 +62,29 @@ from collideworld import (
 )
 from collideworld.queries import numpy_path_counts
 
-KINDS = {2: ["circles", "box", "polygon", "concave", "capsule", "segment", "compound", "half-plane"],
-         3: ["spheres", "box", "capsule", "segment", "hull", "compound", "plane"]}
+KINDS = {2: ["circles", "box", "polygon", "concave", "capsule", "segment", "compound", "half-plane", "rounded box",
+             "rounded polygon", "chain"],
+         3: ["spheres", "box", "capsule", "segment", "hull", "compound", "plane", "cylinder", "cone", "rounded box",
+             "rounded hull"]}
 QUERIES = ["query_point", "query_points", "query_aabb", "query_shape", "query_shapes", "raycast",
            "raycast first", "raycast_many", "query_nearest", "query_within", "cast"]
 
 
 def _other(kind: str, dim: int, rng: np.random.Generator) -> Any:
     s = float(rng.uniform(0.3, 0.8))
+    if kind == "cylinder":
+        return Cylinder(s / 2, s / 2)
+    if kind == "cone":
+        return Cone(s / 2, s / 2)
+    if kind == "rounded box":  # the core shrunk by the rounding radius: the same size as the plain boxes
+        return Box(tuple(rng.uniform(0.3, 0.8, dim) - 0.1), radius=0.1)
+    if kind == "rounded polygon":
+        ang = np.sort(rng.uniform(0, 2 * np.pi, 6)) + np.arange(6) * 1e-3
+        return Polygon(((s - 0.1) * np.c_[np.cos(ang), np.sin(ang)]).tolist(), radius=0.1)
+    if kind == "chain":
+        return Chain([(0.0, 0.0), (s, 0.0), (s, s), (2 * s, s)])
+    if kind == "rounded hull":
+        return ConvexHull(rng.normal(size=(20, 3)) * (s - 0.1) / 2, radius=0.1)
     if kind == "box":
         return Box(tuple(rng.uniform(0.3, 0.8, dim)))
     if kind == "polygon":

@@ -115,6 +115,10 @@ def numpy_path_counts(reset: bool = False) -> dict[str, int]:
 #: The kind a rounded shape's packed row carries: above every kind the compiled exact tests and ray
 #: walks handle, so they leave its pairs to the numpy kernels, which grow the core by the radius.
 ROUNDED_ROW = 63
+#: a 3D store's stand-in for the 2D polygons' posed vertices (``BodyStore.world_xy``)
+_NO_XY = np.zeros((0, 8, 2))
+#: compiled.queries.OTHER: a pair its kernels left undecided
+_OTHER_CODE = 2
 
 # Kind codes as plain ints: a patch compares with them a few times, and an enum member's lookup costs ~1 us
 _HALFSPACE, _BOX = int(Kind.HALFSPACE), int(Kind.BOX)
@@ -1004,12 +1008,26 @@ def _settle_other(store: BodyStore, probe: BodyStore, m: int, rows: Slots, slots
     return qi[order], cand[order]
 
 
+def _settle_round(store: BodyStore, index: QueryIndex, codes: NDArray[np.int8], pk: int, pn: int,
+                  probe_rows: tuple[Floats, ...], orows: Slots, oslots: Slots) -> None:
+    """The pairs ``settle_rows`` left OTHER (cylinders, cones, rounded shapes) settled in place by their own
+    compiled call (``compiled.query_round``: support-mapping contact, or the cores' GJK distance)."""
+    left = np.flatnonzero(codes == _OTHER_CODE)
+    if len(left):
+        from .compiled.query_round import settle_round_rows
+
+        ppos, prot, prad, phalf, pbound, pwx, pwy = probe_rows
+        codes[left] = settle_round_rows(index.arrays, store.kind, store.rounding, pk, pn, ppos, prot, prad, phalf,
+                                        pbound, pwx, pwy, orows[left], oslots[left])
+
+
 def _settle_compiled(store: BodyStore, index: QueryIndex, pk: int, pn: int, probe_rows: tuple[Floats, ...],
                      rows: Slots, slots: Slots, orows: Slots, oslots: Slots) -> tuple[Slots, Slots, Slots, Slots]:
     """The one-call hits with the capsules (segments) and hulls among the "other" pairs tested by one compiled call
     (``compiled.queries.settle_rows``), sorted by row then add order; and the pairs still left for the numpy path."""
     cq = _compiled()
     codes = cq.settle_rows(index.arrays, pk, pn, *probe_rows, orows, oslots)
+    _settle_round(store, index, codes, pk, pn, probe_rows, orows, oslots)
     hit = codes == cq.HIT
     if hit.any():
         qi = np.concatenate([rows, orows[hit]])
@@ -1057,8 +1075,10 @@ def point_ids(store: BodyStore, index: QueryIndex, point: tuple[float, ...], hal
     # is the one settle_rows reads: no probe is made again
     cq = _compiled()
     w = index.work[0]
-    codes = cq.settle_rows(index.arrays, 1 if ball else 2, 0, w[0], w[2], w[3], w[1], w[4], w[7], w[7],
-                           np.zeros(len(other), dtype=np.int64), other)
+    probe_rows = (w[0], w[2], w[3], w[1], w[4], w[7], w[7])
+    zero = np.zeros(len(other), dtype=np.int64)
+    codes = cq.settle_rows(index.arrays, 1 if ball else 2, 0, *probe_rows, zero, other)
+    _settle_round(store, index, codes, 1 if ball else 2, 0, probe_rows, zero, other)
     slots = np.array(found[1:k + 1], dtype=np.int64)
     hit = codes == cq.HIT
     if hit.any():
@@ -1311,8 +1331,9 @@ def cast_left(store: BodyStore, slots: Slots, origins: Floats, directions: Float
     Every finite kind by its compiled kernel (``spatial.compiled``:
     ``cast_capsule_rows``, ``cast_polygon_rows`` (a concave polygon by its
     convex parts), ``cast_hull_rows``, ``cast_pairs`` for balls and boxes,
-    a compound by its parts, ``cast_halfspace_rows``); a kind none of
-    these covers (a new one) and a rounded shape by :func:`cast_rows` (numpy), counted as
+    a compound by its parts, ``cast_halfspace_rows``; cylinders, cones and
+    rounded shapes by ``compiled.query_round.cast_round_rows``); a kind none
+    of these covers (a new one) by :func:`cast_rows` (numpy), counted as
     ``query`` ":some" in :func:`numpy_path_counts`.
     """
     from .narrowphase import polygon_parts
@@ -1372,6 +1393,16 @@ def cast_left(store: BodyStore, slots: Slots, origins: Floats, directions: Float
         nrm, off = store.plane_rows(slots[at])
         dist[at], normal[at] = cast_halfspace_rows(nrm, off, origins[at], directions[at], limits[at])
     at = np.flatnonzero((kinds < _HALFSPACE) | (kinds > _COMPOUND))  # (a rounded shape, or a new kind)
+    if len(at):
+        # cylinders, cones and rounded shapes by their compiled casts (compiled.query_round)
+        from .compiled.query_round import cast_round_rows
+
+        xy = store.world_xy if store.dim == 2 else _NO_XY
+        rd, rn, done = cast_round_rows(store.kind, store.rounding, store.simple, store.position, store.rotation,
+                                       store.radius, store.half, xy, store.hull, store.hulls.verts, slots[at],
+                                       origins[at], directions[at], limits[at])
+        dist[at], normal[at] = rd, rn
+        at = at[~done]
     if len(at):
         count_numpy_path(query, some=True)
         dist[at], normal[at] = cast_rows(store, slots[at], origins[at], directions[at], limits[at])
@@ -2159,21 +2190,26 @@ def warm_up_capsule_hull_queries(dim: int) -> None:
     them. They are the largest kernels the queries reach (the capsule row
     kernels, GJK, EPA: ~25 s of CPU on a cold cache, measured with
     ``benchmarks/cold_start.py --profile``), and a world without capsules or
-    hulls never calls them.
+    hulls never calls them. The tests and ray casts of cylinders, cones and
+    rounded shapes (``compiled.query_round``) are prepared here too.
 
     Examples
     --------
     >>> warm_up_capsule_hull_queries(2)
     """
     from .backend import compiled_available
-    from .shapes import Box, Capsule, Circle, ConvexHull, Segment, Sphere
+    from .shapes import Box, Capsule, Circle, Cone, ConvexHull, Cylinder, Polygon, Segment, Sphere
 
     if not compiled_available():
         return
     zero = (0.0,) * dim
-    shapes: list[Shape] = [Capsule(zero, (1.0,) + zero[1:], 0.25), Segment(zero, (0.0, 1.0) + zero[2:])]
+    shapes: list[Shape] = [Capsule(zero, (1.0,) + zero[1:], 0.25), Segment(zero, (0.0, 1.0) + zero[2:]),
+                           Box((0.5,) * dim, radius=0.125)]
     if dim == 3:
-        shapes.append(ConvexHull(((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))))
+        tetra = ((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+        shapes += [ConvexHull(tetra), ConvexHull(tetra, radius=0.125), Cylinder(0.5, 0.5), Cone(0.5, 0.5)]
+    else:
+        shapes.append(Polygon([(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)], radius=0.125))
     u32 = 0xFFFFFFFF
     store, _, pos, index = _warm_store(dim, shapes * (MIN_GRIDDED // len(shapes) + 1))
     # the batches (points, shapes) and a single point, each on bodies it touches: settle_rows runs
@@ -2185,3 +2221,8 @@ def warm_up_capsule_hull_queries(dim: int) -> None:
         else:
             shape_hits(store, index, probe, pos, None, np.tile([1.0, 0.0, 0.0, 0.0], (len(pos), 1)), u32, u32)
     point_ids(store, index, tuple(float(c) for c in pos[0]), (0.0,) * 3, True, u32, u32)
+    # rays: the casts of cylinders, cones and rounded shapes (compiled.query_round.cast_round_rows)
+    slots = store.body_slots()
+    out = np.zeros((len(slots), dim))
+    out[:, 0] = 1.0
+    cast_left(store, slots, store.position.take(slots, axis=0) - 3.0 * out, out, np.full(len(slots), 9.0), "warm")

@@ -190,3 +190,30 @@ def test_warm_up_prepares_capsule_contacts_with_every_shape_only(monkeypatch: An
     importlib.import_module("collideworld.collide")._PAIR_TABLES.clear()
     dict(full_build_steps(dims=(2,)))["2D collide, distance, time of impact"]()
     assert calls
+
+
+def test_cylinder_cone_and_rounded_tests_linked_into_their_own_entry_points() -> None:
+    """Issue 29: the query kernels leave cylinders, cones and rounded shapes as "other" pairs and rays;
+    compiled.query_round's two entry points (support mappings, EPA, GJK) settle and cast them."""
+    from collideworld.compiled import query_round as qr
+    from collideworld.geometry import gjk
+    from collideworld.geometry import support_convex as sc
+    from collideworld.spatial import compiled as sp
+
+    heavy = (qr._curved, qr._rounded, qr._ray_rounded, qr._ray_revolution, sc.support_contact_scratch,
+             gjk.gjk_closest)
+    entries = [cq._overlap, cq._boxes_q, cq._shapes_q, cq._probe_test, cq._probe_body, cq._point_one, cq._ray_one]
+    if hasattr(sp, "_first_hits"):
+        entries.append(sp._first_hits)
+    for entry in entries:
+        reach = _reachable(entry)
+        for fn in heavy:
+            assert fn not in reach, (entry.py_func.__name__, fn.py_func.__name__)
+    # settle_rows (capsules and hulls: GJK already) does not link the support mappings either
+    assert qr._curved not in _reachable(cq._settle_rows)
+    assert sc.support_contact_scratch not in _reachable(cq._settle_rows)
+    settle = _reachable(qr._settle_round_rows)
+    assert qr._curved in settle and qr._rounded in settle and sc.support_contact_scratch in settle
+    cast = _reachable(qr._cast_round_rows)
+    assert qr._ray_rounded in cast and qr._ray_revolution in cast and gjk.gjk_closest in cast
+    assert sc.support_contact_scratch not in cast

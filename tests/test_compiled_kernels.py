@@ -945,6 +945,23 @@ NO_COMPILE_AFTER_WARM_UP_EVERY_SHAPE = textwrap.dedent("""
         w.query_point(tuple(pts[0].tolist()))
         w.query_shapes(shapes[0], pts)
         w.query_shapes(shapes[1], pts)
+        # cylinders, cones and rounded shapes (compiled.query_round): queries and rays, no step
+        from collideworld import Cone, Cylinder
+        if dim == 2:
+            kinds = [Box((0.5, 0.3), radius=0.1), Polygon(((0, 0), (1, 0), (0.5, 0.8)), radius=0.1)]
+        else:
+            kinds = [Cylinder(0.4, 0.3), Cone(0.4, 0.3), Box((0.5, 0.3, 0.2), radius=0.1),
+                     ConvexHull([tuple(p) for p in rng.normal(size=(12, 3))], radius=0.1)]
+        r = World(dim=dim, backend="compiled")
+        for i in range(60):
+            r.add(kinds[i % len(kinds)], position=tuple(rng.uniform(0, 5, dim)))
+        r.query_points(pts)
+        r.query_point(tuple(pts[0].tolist()))
+        r.query_shapes(shapes[0], pts)
+        r.query_shapes(shapes[1], pts)
+        dirs = rng.normal(size=(20, dim))
+        r.raycast_many(pts, dirs / np.linalg.norm(dirs, axis=1)[:, None], 5.0)
+        r.raycast(tuple(pts[0].tolist()), tuple((dirs[0] / np.linalg.norm(dirs[0])).tolist()), 5.0)
     after = signatures()
     grown = {k: (before.get(k), v) for k, v in after.items() if v != before.get(k)}
     assert not grown, grown

@@ -21,9 +21,11 @@ on the pairs the query kernels leave as "other"): numba optimises a
 callee's code again in every compiled caller, and these kernels in each
 query entry point were most of the queries' compile time. Pairs the routines here do not cover
 (polygons that are not simple, cylinders, cones, rounded shapes) come back
-as "other" rows for the numpy path to settle: a new kind gets its branch in
-the exact tests of :func:`_overlap` (batches) and :func:`_probe_test`
-(single queries), or stays on that fallback.
+as "other" rows: cylinders, cones and rounded shapes are settled by
+:mod:`.query_round` (its own entry point, for the same reason), the rest by
+the numpy path. A new kind gets its branch in the exact tests of
+:func:`_overlap` (batches) and :func:`_probe_test` (single queries), or in
+:mod:`.query_round`, or stays on that fallback.
 
 A batch (:func:`_overlap`) does the grid walks of all its probes first,
 then their exact tests, each pass loading what it will read a few probes
