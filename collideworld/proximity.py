@@ -204,20 +204,32 @@ def _packed_call(module: Any, name: str, p: _Packed, *args: Any) -> Any:
     the fast paths' other arguments are Python floats (a tuple of eight) and ints, so one specialisation
     serves every call on this pack. Until the compiled kernels are ready the plain twin runs (no entry kept).
     """
-    found = _PACK_ENTRIES.get((name, id(p)))
+    key = (name, id(p))
+    found = _PACK_ENTRIES.get(key)
+    seen = False
     if found is not None and found[0] is p:
-        return found[1](*args)
+        if found[1] is not None:
+            return found[1](*args)
+        seen = True
     fn = _kernel(module, name)
     result = fn(*args)
     overloads = getattr(fn, "overloads", None)
+    if overloads is None:
+        return result
+    if len(_PACK_ENTRIES) >= 512:
+        _PACK_ENTRIES.clear()
+    if not seen:
+        # typing the arguments in Python (typeof_pyval) costs ~200 us a call, 30x the dispatcher's own C
+        # typing: a loop over distinct shapes would pay it on every call for nothing. Look the entry up
+        # on the pack's second call, when it is being reused.
+        _PACK_ENTRIES[key] = (p, None)
+        return result
     # kept only for tuples of floats (an int's slot would be typed int64 and unbox a later float truncated;
     # a float64 slot unboxes an int exactly, and the fast paths' ints are below MAX_COORDINATE)
-    if overloads is not None and all(type(x) is float for a in args if type(a) is tuple for x in a):
+    if all(type(x) is float for a in args if type(a) is tuple for x in a):
         compiled = overloads.get(tuple(fn.typeof_pyval(a) for a in args))
         if compiled is not None:
-            if len(_PACK_ENTRIES) >= 512:
-                _PACK_ENTRIES.clear()
-            _PACK_ENTRIES[(name, id(p))] = (p, compiled.entry_point)
+            _PACK_ENTRIES[key] = (p, compiled.entry_point)
     return result
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 
 import fcl
 import numpy as np
@@ -103,9 +104,11 @@ def test_packed_pair_calls_skip_the_dispatcher(monkeypatch: pytest.MonkeyPatch, 
 
     before = [through_dispatcher(pa, pb) for pa, pb in cases]
     prox._PACK_ENTRIES.clear()
-    distance(a, cases[0][0], b, cases[0][1])
-    time_of_impact(a, cases[0][0], end, b, cases[0][1], cases[0][1])
+    for _ in range(2):  # the entry point is looked up on a pack's second call
+        distance(a, cases[0][0], b, cases[0][1])
+        time_of_impact(a, cases[0][0], end, b, cases[0][1], cases[0][1])
     assert {name for name, _ in prox._PACK_ENTRIES} == {"distance_measure", "toi_impact"}
+    assert all(entry is not None for _, entry in prox._PACK_ENTRIES.values())
     names = []
     real = prox._kernel
 
@@ -424,3 +427,39 @@ def test_single_calls_compile_nothing_after_their_build_step() -> None:
                     time_of_impact(a, here, far, b, None if b is plane else here, None if b is plane else here)
                     time_of_impact(a, far, here, b, pb, pb)
     assert signatures() == before
+
+
+def test_a_pack_used_once_is_not_typed_in_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Typing a call's arguments in Python (the dispatcher's typeof_pyval) to find its entry point costs ~200 us,
+    30x the call: a loop of distance() and time_of_impact() over distinct shapes must not pay it; the second
+    call of the same pair does, once."""
+    from numba.core.dispatcher import Dispatcher
+
+    typed: list[object] = []
+    real = Dispatcher.typeof_pyval
+
+    def counting(self: object, val: object) -> object:
+        # (numba's C dispatcher also types some arguments through this method, with no frame of its own:
+        # count the look-up's generator in proximity only)
+        caller = sys._getframe(1).f_code
+        if caller.co_filename == prox.__file__ and caller.co_name == "<genexpr>":
+            typed.append(val)
+        return real(self, val)  # type: ignore[arg-type]
+
+    rng = np.random.default_rng(5)
+    for _ in range(40):  # compiled kernels ready (and loaded) before counting
+        distance(Box((1.0, 0.5)), ((0.0, 0.0), 0.0), Circle(0.5), ((2.0, 0.0), 0.0))
+    monkeypatch.setattr(Dispatcher, "typeof_pyval", counting)
+    prox._PACK_ENTRIES.clear()
+    for k in range(60):  # distinct pairs of shapes, each met once: half by distance(), half by time_of_impact()
+        a, b = Box(tuple(float(x) for x in rng.uniform(0.2, 1.0, 2))), Circle(float(rng.uniform(0.2, 1.0)))
+        pa, pb = ((0.0, 0.0), 0.0), ((float(rng.uniform(2.5, 4.0)), 0.0), 0.0)
+        if k % 2:
+            assert distance(a, pa, b, pb).distance > 0.0
+        else:
+            assert time_of_impact(a, pa, ((9.0, 0.0), 0.0), b, pb, pb) is not None
+    assert typed == []
+    for _ in range(3):  # the last pair again and again: its entry point looked up once
+        distance(a, pa, b, pb)
+    assert 0 < len(typed) <= 20
+    assert any(entry is not None for _, entry in prox._PACK_ENTRIES.values())
