@@ -215,6 +215,30 @@ def settle_round_rows(q: Any, kind: NDArray[np.int8], rounding: Floats, pk: int,
     ``q``: the index's ``QueryArrays``; ``kind`` and ``rounding``: the store's
     columns (the packed kind of a rounded shape is ``ROUNDED_ROW``); the
     probe rows as ``settle_rows`` takes them. OTHER: still left to the numpy path.
+
+    Examples
+    --------
+    A ball of radius 0.5 at (0, 0, 1.4) and at (0, 0, 1.6) against a
+    cylinder of half height 1 at the origin: 1.4 - 0.5 <= 1 touches it,
+    1.6 - 0.5 does not.
+
+    >>> import numpy as np
+    >>> from collideworld import Cylinder, World
+    >>> from collideworld.compiled.queries import BALL, HIT, MISS
+    >>> from collideworld.queries import QueryIndex
+    >>> w = World(dim=3, backend="compiled")
+    >>> w.add(Cylinder(1.0, 1.0))
+    0
+    >>> index = QueryIndex(w._store, "compiled")
+    >>> grid = index.refresh()
+    >>> ppos = np.array([[0.0, 0.0, 1.4], [0.0, 0.0, 1.6]])
+    >>> prot = np.tile(np.eye(3), (2, 1, 1))
+    >>> no = np.empty((0, 3))
+    >>> codes = settle_round_rows(index.arrays, w._store.kind, w._store.rounding, BALL, 0, ppos, prot,
+    ...                           np.full(2, 0.5), np.zeros((2, 3)), np.full(2, 0.5), no, no,
+    ...                           np.array([0, 1]), np.array([0, 0]))
+    >>> codes.tolist() == [HIT, MISS]
+    True
     """
     return _settle_round_rows(q, kind, rounding, pk, pn, ppos, prot, prad, phalf, pbound, pwx, pwy, rows, slots)
 
@@ -448,6 +472,25 @@ def cast_round_rows(kind: NDArray[np.int8], rounding: Floats, simple: NDArray[np
     """Ray ``k`` (``o[k]``, unit ``d[k]``, limit ``maxd[k]``) against body ``slots[k]`` (the store's columns):
     a cylinder or cone by its closed form, a rounded box, simple polygon or hull by Newton's method on its
     core's GJK distance. Returns distances (inf: a miss), normals and ``done`` (False: a row of another kind,
-    left to the caller)."""
+    left to the caller).
+
+    Examples
+    --------
+    A ray along x from (-3, 0, 0) against a cylinder of radius 1 at the
+    origin enters its side at distance 2, normal (-1, 0, 0).
+
+    >>> import numpy as np
+    >>> from collideworld import Cylinder, World
+    >>> w = World(dim=3, backend="compiled")
+    >>> w.add(Cylinder(1.0, 1.0))
+    0
+    >>> s = w._store
+    >>> dist, normal, done = cast_round_rows(s.kind, s.rounding, s.simple, s.position, s.rotation, s.radius,
+    ...                                      s.half, np.zeros((0, 8, 2)), s.hull, s.hulls.verts, np.array([0]),
+    ...                                      np.array([[-3.0, 0.0, 0.0]]), np.array([[1.0, 0.0, 0.0]]),
+    ...                                      np.array([9.0]))
+    >>> dist.tolist(), normal.tolist(), done.tolist()
+    ([2.0], [[-1.0, 0.0, 0.0]], [True])
+    """
     return _cast_round_rows(kind, rounding, simple, position, rotation, radius, half, world_xy, hull, hull_verts,
                             slots, o, d, maxd)
