@@ -501,16 +501,6 @@ def _check_shapes(shape_a: Any, shape_b: Any) -> None:
             f"cannot pair a {shape_a.dim}D {shape_a.kind} with a {shape_b.dim}D {shape_b.kind}")
 
 
-def _tolerance(rows: list[NDArray[np.float64]], reach: float) -> float:
-    """The touching tolerance for coordinates of these poses' magnitude (see geometry.tolerance)."""
-    top = 0.0
-    for r in rows:
-        x, y, z = r.tolist()[:3]
-        top = max(top, abs(x), abs(y), abs(z))  # (the max of numpy's np.abs: exact either way)
-    scale = top + reach
-    return float(REL_TOUCH_TOL * abs(scale))  # touch_tolerance on a Python float (the same product)
-
-
 class _Work:
     """Scratch arrays for one scalar query."""
 
@@ -886,8 +876,8 @@ def time_of_impact(shape_a: Shape, start_a: Any, end_a: Any, shape_b: Shape, sta
     # a is no plane here, so plane_scale is b's plane term alone, and max(reach_a, reach_b) reach.max()
     p, reach_a, reach_b, plane_scale = _pair_pack(shape_a, shape_b)
     dim = shape_a.dim
-    # conservative advancement (at _tolerance's tolerance, computed in the kernel) and impact_at's
-    # measurement at the touch, in one compiled call
+    # conservative advancement (at the touching tolerance of the poses' magnitude, computed in the kernel)
+    # and impact_at's measurement at the touch, in one compiled call
     t_, gap, out, world, pose_a, pose_b = _packed_call(toi, "toi_impact", p, p.verts, p.pfirst, p.pcount, p.prad,
                                                        p.pplane, p.svfirst, p.svcount, p.sfirst, p.scount, p.reach,
                                                        *rows, dim, max(reach_a, reach_b) + plane_scale)

@@ -35,6 +35,7 @@ from collideworld import proximity as prox
 from collideworld.errors import InvalidArgumentError, InvalidPoseError, UnsupportedPairError
 from collideworld.geometry import gjk
 from collideworld.geometry import time_of_impact as toi
+from collideworld.geometry.tolerance import REL_TOUCH_TOL
 
 
 def _pose2(rng: np.random.Generator, spread: float) -> tuple[tuple[float, float], float]:
@@ -275,6 +276,16 @@ def test_packed_pair_time_of_impact_matches_shapely_sweep_2d() -> None:
 
 # -- bit for bit the kernels as composed before, and the Python twins ----------------------
 
+def _tolerance(rows: list[np.ndarray], reach: float) -> float:
+    """The touching tolerance the previous kernel sequence was given: REL_TOUCH_TOL times the largest pose
+    coordinate plus the pair's reach (geometry.tolerance.touch_tolerance on a Python float)."""
+    top = 0.0
+    for r in rows:
+        x, y, z = r.tolist()[:3]
+        top = max(top, abs(x), abs(y), abs(z))
+    return float(REL_TOUCH_TOL * abs(top + reach))
+
+
 def _pair_rows(rng: np.random.Generator, dim: int) -> tuple[object, object, list[np.ndarray]]:
     if dim == 2:
         shapes = [Circle(0.6), Box((0.9, 0.4)), Capsule((-0.5, 0.0), (0.5, 0.1), 0.25),
@@ -295,7 +306,7 @@ def test_toi_impact_is_the_previous_kernel_sequence_bit_for_bit(dim: int) -> Non
     for _ in range(200):
         a, b, (a0, a1, b0) = _pair_rows(rng, dim)
         p, reach_a, reach_b, plane_scale = prox._pair_pack(a, b)
-        tol = prox._tolerance([a0, a1, b0, b0], max(reach_a, reach_b) + plane_scale)
+        tol = _tolerance([a0, a1, b0, b0], max(reach_a, reach_b) + plane_scale)
         rows = (tuple(a0.tolist()), tuple(a1.tolist()), tuple(b0.tolist()), tuple(b0.tolist()))
         t, gap, out, world, pose_a, pose_b = toi.toi_impact(p.verts, p.pfirst, p.pcount, p.prad, p.pplane, p.svfirst,
                                                             p.svcount, p.sfirst, p.scount, p.reach, *rows, dim,
