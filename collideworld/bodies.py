@@ -556,6 +556,11 @@ def _outline(shape: Polygon) -> NDArray[np.float64]:
     return verts
 
 
+#: the convex pieces of the concave polygons split by any store, by id (an entry keeps its polygon alive,
+#: so the id is not reused while listed); shapes are immutable, so the pieces never go stale
+_SHARED_PIECES: dict[int, tuple[Polygon, list[Polygon]]] = {}
+
+
 class BodyStore:
     """Posed shapes in slots (rows of parallel arrays), grown by doubling.
 
@@ -1056,15 +1061,21 @@ class BodyStore:
     def _pieces_of(self, shape: Polygon) -> list[Polygon]:
         """The convex pieces of a concave polygon as polygons (vertices as :attr:`Polygon.parts` has them)."""
         entry = self._pieces.get(id(shape))
-        if entry is not None and entry[0] is shape:
-            return entry[1]
-        if len(self._pieces) >= 4096:
-            self._pieces.clear()
-        # a piece is counter-clockwise and clean, so the polygon keeps its vertices as its one part:
-        # the piece's vertex k is the part's vertex k (feature ids do not change)
-        pieces = [Polygon(piece.tolist(), shape.radius) for piece in shape.parts]
-        self._pieces[id(shape)] = (shape, pieces)
-        return pieces
+        if entry is None or entry[0] is not shape:
+            # collide() makes a store per call: the pieces another store made (each a validated Polygon,
+            # ~0.1 ms apiece) are shared rather than made again on every call
+            entry = _SHARED_PIECES.get(id(shape))
+            if entry is None or entry[0] is not shape:
+                # a piece is counter-clockwise and clean, so the polygon keeps its vertices as its one part:
+                # the piece's vertex k is the part's vertex k (feature ids do not change)
+                entry = (shape, [Polygon(piece.tolist(), shape.radius) for piece in shape.parts])
+                if len(_SHARED_PIECES) >= 4096:
+                    _SHARED_PIECES.clear()
+                _SHARED_PIECES[id(shape)] = entry
+            if len(self._pieces) >= 4096:
+                self._pieces.clear()
+            self._pieces[id(shape)] = entry
+        return entry[1]
 
     def _add_parts(self, s: int, shape: Compound | Polygon | TriangleMesh | HeightField,
                    shape_parts: Sequence[tuple[Any, Any, Any]]) -> None:

@@ -192,3 +192,37 @@ def test_store_path_with_lazy_points_is_the_eager_store_path(backend: str) -> No
         assert (lazy.depth, lazy.part_a, lazy.part_b) == (eager.depth, eager.part_a, eager.part_b)
         hits += 1
     assert hits >= len(SEEDS) // 3
+
+
+@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+def test_a_concave_polygons_pieces_are_made_once_across_calls(backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """collide() makes a store per call; the concave polygon's convex pieces (validated Polygons) are made
+    on its first call only (each call made them again: ~1 ms a call), and the answers do not change."""
+    from shapely.geometry import Polygon as ShapelyPolygon
+
+    ell = Polygon([(0, 0), (3, 0), (3, 0.2), (0.2, 0.2), (0.2, 2), (0, 2)])
+    ball = Circle(0.3)
+    made = []
+    real_init = Polygon.__init__
+
+    def counting_init(self: Polygon, *args: object, **kwargs: object) -> None:
+        made.append(1)
+        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Polygon, "__init__", counting_init)
+    rng = np.random.default_rng(7)
+    centres = rng.uniform(-0.5, 3.5, (200, 2))
+    first = collide(ell, ((0.0, 0.0), 0.0), ball, (tuple(centres[0]), 0.0), backend=backend)
+    assert len(made) == 2  # the L's two pieces, once
+    outline = ShapelyPolygon([(0, 0), (3, 0), (3, 0.2), (0.2, 0.2), (0.2, 2), (0, 2)])
+    answers = []
+    for c in centres:
+        answers.append(collide(ell, ((0.0, 0.0), 0.0), ball, (tuple(c), 0.0), backend=backend))
+        # a square inscribed in the ball that meets the L (shapely) means the ball meets it too
+        gap = outline.distance(ShapelyPolygon([(c[0] + 0.3 * math.cos(a), c[1] + 0.3 * math.sin(a))
+                                               for a in np.linspace(0, 2 * math.pi, 4, endpoint=False)]))
+        assert gap > 0 or answers[-1] is not None
+    assert len(made) == 2  # no more pieces made by 200 more calls
+    assert (answers[0] is None) == (first is None)
+    if first is not None:
+        assert answers[0].normal.tolist() == first.normal.tolist() and answers[0].depth == first.depth
