@@ -280,8 +280,8 @@ def merge_patched(old_keys: NDArray[np.int64], old_a: NDArray[np.int64], old_b: 
 @njit(cache=True)
 def _expand(i: NDArray[np.int64], j: NDArray[np.int64], n_parts: NDArray[np.int64], parts_at: NDArray[np.int64],
             part_slots: NDArray[np.int64], serial: NDArray[np.int64]
-            ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-    """The walk of :func:`expand_keys`."""
+            ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], bool]:
+    """The walk of :func:`expand_keys`; the last value says whether the keys came out sorted."""
     m = i.shape[0]
     total = 0
     for r in range(m):
@@ -292,7 +292,7 @@ def _expand(i: NDArray[np.int64], j: NDArray[np.int64], n_parts: NDArray[np.int6
     # Rows come grouped by first slot (a broadphase's pairs, sorted by (i, j)). Within a group the
     # key order is (part of i, then j, then part of j) when serials follow slots and each compound's
     # part serials follow its own: writing each group in that order gives sorted keys with no sort.
-    # Whether they came out sorted is checked below (any other layout is sorted there).
+    # Whether they came out sorted is checked below (any other layout is sorted by the caller).
     p = 0
     r0 = 0
     while r0 < m:
@@ -322,10 +322,8 @@ def _expand(i: NDArray[np.int64], j: NDArray[np.int64], n_parts: NDArray[np.int6
         r0 = r1
     for q in range(1, total):
         if keys[q] <= keys[q - 1]:
-            # keys are unique, so any sort gives the one order
-            order = np.argsort(keys)
-            return keys[order], a[order], b[order]
-    return keys, a, b
+            return keys, a, b, False
+    return keys, a, b, True
 
 
 def expand_keys(i: NDArray[np.int64], j: NDArray[np.int64], n_parts: NDArray[np.int64],
@@ -360,4 +358,11 @@ def expand_keys(i: NDArray[np.int64], j: NDArray[np.int64], n_parts: NDArray[np.
     >>> (keys >> 32).tolist(), (keys & 0xFFFFFFFF).tolist(), a.tolist(), b.tolist()
     ([0, 0], [2, 3], [0, 0], [2, 3])
     """
-    return _expand(_plain(i), _plain(j), _plain(n_parts), _plain(parts_at), _plain(part_slots), _plain(serial))
+    keys, a, b, ordered = _expand(_plain(i), _plain(j), _plain(n_parts), _plain(parts_at), _plain(part_slots),
+                                  _plain(serial))
+    if ordered:
+        return keys, a, b
+    # sorted by numpy, not in the compiled walk: numba's sort added ~3 s to warm_up's compile (issue 27);
+    # keys are unique, so any sort gives the one order
+    order = np.argsort(keys, kind="stable")
+    return keys.take(order), a.take(order), b.take(order)
