@@ -394,7 +394,9 @@ class PairCache:
             if not st.n_chains and not st.surface.any():
                 # compounds of parts only: every part pair of every pair (expand_pairs' rule), keyed and
                 # sorted in one call (compiled: one walk that writes the keys in order, no sort)
-                return self._kernels.expand_keys(i, j, st.n_parts, st.parts_at, st.part_slots, st.serial)
+                expanded: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]] = \
+                    self._kernels.expand_keys(i, j, st.n_parts, st.parts_at, st.part_slots, st.serial)
+                return expanded
             _, i, j = st.expand_pairs(i, j)
             presorted = False
         serial = st.serial
