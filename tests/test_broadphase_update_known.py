@@ -1,6 +1,6 @@
 """``update_known``: the broadphases' unchecked update (the world's refit) answers as ``update_many``.
 
-Oracle: every pair of overlapping closed boxes by a double loop written here
+Oracle: every pair of overlapping closed boxes by an all-pairs test written here
 (every pair of which one box is not static), after a series of
 updates given through ``update_known`` to one broadphase and through the
 checked ``update_many`` to another; and the rows written by ``put_rows``
@@ -21,10 +21,11 @@ from collideworld.fat_boxes import _update_known
 
 
 def _reference(lo: np.ndarray, hi: np.ndarray, static: np.ndarray) -> list[list[int]]:
-    n = len(lo)
-    return [[i, j] for i in range(n) for j in range(i + 1, n)
-            if not (static[i] and static[j]) and all(lo[i, d] <= hi[j, d] and lo[j, d] <= hi[i, d]
-                                                     for d in range(lo.shape[1]))]
+    # every (i, j), i < j, tested on every axis at once: closed boxes, not both static
+    overlap = np.all((lo[:, None, :] <= hi[None, :, :]) & (lo[None, :, :] <= hi[:, None, :]), axis=2)
+    overlap &= ~(static[:, None] & static[None, :])
+    i, j = np.nonzero(np.triu(overlap, 1))
+    return np.stack([i, j], axis=1).tolist()
 
 
 def _inners(dim: int, backend: str) -> list:
@@ -34,7 +35,7 @@ def _inners(dim: int, backend: str) -> list:
 
 @pytest.mark.parametrize("backend", ["numpy", "compiled"])
 @pytest.mark.parametrize("dim", [2, 3])
-def test_update_known_gives_the_pairs_of_update_many_and_of_the_double_loop(dim: int, backend: str) -> None:
+def test_update_known_gives_the_pairs_of_update_many_and_of_the_all_pairs_test(dim: int, backend: str) -> None:
     rng = np.random.default_rng(dim * 10 + (backend == "compiled"))
     n = 120
     centre = rng.uniform(0, 20, (n, dim))
