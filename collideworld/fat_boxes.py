@@ -77,6 +77,21 @@ def set_fat_bounds(store: BodyStore, slots: NDArray[np.int64], fat_margin: float
     return lo, hi
 
 
+def _update_known(broadphase: Broadphase, slots: NDArray[np.int64], lo: NDArray[np.float64],
+                  hi: NDArray[np.float64]) -> None:
+    """``broadphase.update_many`` of the refit boxes, by its unchecked ``update_known`` where it has one.
+
+    The slots are the store's live finite bodies, distinct, and the boxes
+    finite with lo <= hi: nothing for the broadphase to check (its three
+    layers' checks and row copies cost ~0.15 ms a step for 1,700 boxes).
+    """
+    known = getattr(broadphase, "update_known", None)
+    if known is not None:
+        known(slots, lo, hi)
+    else:
+        broadphase.update_many(slots, lo, hi)
+
+
 def refresh_moved(store: BodyStore, broadphase: Broadphase, fat_margin: float,
                   backend: str = "numpy") -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Clear the moved marks; refit the fat boxes that moved bodies left, in the store and the broadphase.
@@ -115,7 +130,7 @@ def refresh_moved(store: BodyStore, broadphase: Broadphase, fat_margin: float,
     if len(esc):
         lo, hi = lo[escaped], hi[escaped]
         _grow_by_margin(store, esc, lo, hi, fat_margin)
-        broadphase.update_many(esc, lo, hi)
+        _update_known(broadphase, esc, lo, hi)
     return moved, esc
 
 
@@ -146,7 +161,7 @@ def _refit_compiled(store: BodyStore, broadphase: Broadphase, finite: NDArray[np
             _grow_by_margin(st, rest[out], lo[out], hi[out], fat_margin)
             esc = np.sort(np.concatenate([esc, rest[out]]))
     if len(esc):
-        broadphase.update_many(esc, st.fat_lo.take(esc, axis=0), st.fat_hi.take(esc, axis=0))
+        _update_known(broadphase, esc, st.fat_lo.take(esc, axis=0), st.fat_hi.take(esc, axis=0))
     return esc
 
 

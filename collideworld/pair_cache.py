@@ -38,7 +38,7 @@ from .geometry.manifold_support import ManifoldArrays, empty_manifold
 from .narrowphase import contact_pairs, manifold_pairs
 from .registry import IdRegistry
 
-__all__ = ["PairCache", "reuse_answers", "contact_events", "merge_patched"]
+__all__ = ["PairCache", "reuse_answers", "contact_events", "merge_patched", "expand_keys"]
 
 _U32 = 0xFFFFFFFF
 
@@ -225,6 +225,63 @@ def merge_patched(old_keys: NDArray[np.int64], old_a: NDArray[np.int64], old_b: 
     return keys, a, b, hit, normal, depth, np.flatnonzero(stale)
 
 
+def expand_keys(i: NDArray[np.int64], j: NDArray[np.int64], n_parts: NDArray[np.int64],
+                parts_at: NDArray[np.int64], part_slots: NDArray[np.int64], serial: NDArray[np.int64]
+                ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """Slot pairs with every compound replaced by its parts, keyed and sorted: ``(keys, a, b)``.
+
+    The numpy twin of :func:`collideworld.compiled.pair_cache.expand_keys`
+    (the expansion of ``BodyStore.expand_pairs`` for compounds of parts, then
+    one sort of the keys instead of a walk that writes them in order).
+
+    Parameters
+    ----------
+    i, j : ndarray of int64, shape (P,)
+        Slot pairs, ``i != j``.
+    n_parts, parts_at : ndarray of int64, shape (capacity,)
+        By slot: a compound's part count (0 for any other body) and its first row in ``part_slots``.
+    part_slots : ndarray of int64
+        The part slots of the compounds, each compound's in part order.
+    serial : ndarray of int64, shape (capacity,)
+        By slot: the add order (bodies and part slots).
+
+    Returns
+    -------
+    keys, a, b : ndarray of int64, shape (K,)
+        One row per pair of parts, keyed ``(serial_a << 32) | serial_b`` with
+        ``a`` added first, sorted by key.
+
+    Examples
+    --------
+    A circle (slot 0) against a compound (slot 1) of two part slots (2 and 3):
+
+    >>> import numpy as np
+    >>> keys, a, b = expand_keys(np.array([0]), np.array([1]), np.array([0, 2, 0, 0]), np.array([0, 0, 0, 0]),
+    ...                          np.array([2, 3]), np.array([0, 1, 2, 3]))
+    >>> (keys >> 32).tolist(), (keys & 0xFFFFFFFF).tolist(), a.tolist(), b.tolist()
+    ([0, 0], [2, 3], [0, 0], [2, 3])
+    """
+    na, nb = n_parts.take(i), n_parts.take(j)
+    counts = np.maximum(na, 1) * np.maximum(nb, 1)
+    row = np.repeat(np.arange(len(i)), counts)
+    child = np.arange(int(counts.sum())) - (np.cumsum(counts) - counts)[row]
+    nbr = np.maximum(nb, 1).take(row)
+    ka, kb = child // nbr, child % nbr
+    ir, jr = i.take(row), j.take(row)
+    ca, cb = na.take(row) > 0, nb.take(row) > 0
+    pi = np.where(ca, part_slots.take(np.where(ca, parts_at.take(ir) + ka, 0), mode="clip"), ir)
+    pj = np.where(cb, part_slots.take(np.where(cb, parts_at.take(jr) + kb, 0), mode="clip"), jr)
+    si, sj = serial.take(pi), serial.take(pj)
+    swap = si > sj
+    a = np.where(swap, pj, pi)
+    b = np.where(swap, pi, pj)
+    keys = (np.minimum(si, sj) << 32) | np.maximum(si, sj)
+    # keys are unique, so any sort gives this order; the stable one (timsort) runs along the sorted runs
+    # the expansion leaves (each compound's part rows in order): ~10x less than quicksort there
+    order = np.argsort(keys, kind="stable")
+    return keys.take(order), a.take(order), b.take(order)
+
+
 class PairCache:
     """Candidates, reuse of unmoved pairs, patching, and began/ended, for one world.
 
@@ -334,6 +391,12 @@ class PairCache:
             keep = ((cat[i] & msk[j]) != 0) & ((cat[j] & msk[i]) != 0)
             i, j = i[keep], j[keep]
         if st.n_compounds:  # one row per pair of parts (filters were the bodies')
+            if not st.n_chains and not st.surface.any():
+                # compounds of parts only: every part pair of every pair (expand_pairs' rule), keyed and
+                # sorted in one call (compiled: one walk that writes the keys in order, no sort)
+                expanded: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]] = \
+                    self._kernels.expand_keys(i, j, st.n_parts, st.parts_at, st.part_slots, st.serial)
+                return expanded
             _, i, j = st.expand_pairs(i, j)
             presorted = False
         serial = st.serial
@@ -531,3 +594,4 @@ def _warm_up_bookkeeping(dim: int) -> None:
     compiled_kernels.contact_events(keys, hit, keys)
     compiled_kernels.merge_patched(keys, slots, slots, hit, normal, depth, np.zeros(2, dtype=bool),
                                    np.zeros(2, dtype=bool), keys[:1] + 2, slots[:1], slots[:1])
+    compiled_kernels.expand_keys(slots[:1], slots[1:], slots * 0, slots, slots, slots)

@@ -139,7 +139,10 @@ class AdaptiveBroadphase(Broadphase):
 
     def update_many(self, handles: ArrayLike, lo: ArrayLike, hi: ArrayLike) -> None:
         self._all.update_many(handles, lo, hi)
-        h = as_handles(handles)
+        self._updated(as_handles(handles))
+
+    def _updated(self, h: NDArray[np.int64]) -> None:
+        """The bookkeeping of an update of live handles ``h`` (the batched arrays have their boxes)."""
         self._recent += len(h)
         if self._sap is not None:
             fresh = h[~self._stale[h]]
@@ -147,6 +150,16 @@ class AdaptiveBroadphase(Broadphase):
             self._n_stale += len(fresh)
             if 4 * self._n_stale > len(self._all) and self.quiet_calls_before_rebuild:
                 self._drop_sap()
+
+    def update_known(self, handles: NDArray[np.int64], lo: NDArray[np.float64], hi: NDArray[np.float64]) -> None:
+        """:meth:`update_many` without its checks, for a caller that guarantees them.
+
+        ``handles``: a 1-D int64 array of live, distinct handles; ``lo``, ``hi``:
+        (M, D) float64 arrays of finite corners, ``lo <= hi``, zeros as +0.0
+        (what ``as_boxes`` returns): the world's refit of its own fat boxes.
+        """
+        self._all.update_known(handles, lo, hi)
+        self._updated(handles)
 
     def remove_many(self, handles: ArrayLike) -> None:
         self._all.remove_many(handles)

@@ -36,7 +36,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..errors import InvalidArgumentError, UnknownIdError
-from .base import Broadphase, as_boxes, as_handles, as_static, check_new_handles
+from .base import Broadphase, as_boxes, as_handles, as_static, check_new_handles, put_rows
 
 #: Who walks the candidate runs of the sweep: numpy rounds or a numba loop (same answers).
 BACKENDS = ("numpy", "compiled")
@@ -406,8 +406,18 @@ class BatchedSweep(Broadphase):
     def update_many(self, handles: ArrayLike, lo: ArrayLike, hi: ArrayLike) -> None:
         h = self._live_checked(handles)
         lo_, hi_ = as_boxes(lo, hi, len(h), self._dim)
-        self._lo[h] = lo_
-        self._hi[h] = hi_
+        self.update_known(h, lo_, hi_)
+
+    def update_known(self, handles: NDArray[np.int64], lo: NDArray[np.float64], hi: NDArray[np.float64]) -> None:
+        """:meth:`update_many` without its checks, for a caller that guarantees them.
+
+        ``handles``: a 1-D int64 array of live, distinct handles; ``lo``, ``hi``:
+        (M, D) float64 arrays of finite corners, ``lo <= hi``, zeros as +0.0
+        (what ``as_boxes`` returns): the world's refit of its own fat boxes.
+        """
+        h = handles
+        put_rows(self._lo, h, lo)
+        put_rows(self._hi, h, hi)
         self._cache = None
         if self._banded is not None:
             fresh = h[~self._dirty[h]]

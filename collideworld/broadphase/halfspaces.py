@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .base import Broadphase, as_boxes, as_handles, as_static, check_live_handles, check_new_handles
+from .base import Broadphase, as_boxes, as_handles, as_static, check_live_handles, check_new_handles, put_rows
 
 __all__ = ["HalfSpaceBroadphase", "lowest_aabb_support"]
 
@@ -141,6 +141,24 @@ class HalfSpaceBroadphase(Broadphase):
         lo_, hi_ = as_boxes(lo, hi, len(h), self.dim)
         self.inner.update_many(h, lo_, hi_)
         self._lo[h], self._hi[h] = lo_, hi_
+
+    def update_known(self, handles: NDArray[np.int64], lo: NDArray[np.float64], hi: NDArray[np.float64]) -> None:
+        """:meth:`update_many` without its checks, for a caller that guarantees them.
+
+        ``handles``: a 1-D int64 array of live, distinct finite-box handles;
+        ``lo``, ``hi``: (M, D) float64 arrays of finite corners, ``lo <= hi``
+        (the world's refit of its own fat boxes, ``fat_boxes.refresh_moved``).
+        """
+        # -0.0 made +0.0 as as_boxes does (implementations order floats by their bits)
+        lo_, hi_ = lo + 0.0, hi + 0.0
+        # unchecked where the inner broadphase can (the world's own), else its checked update_many
+        known = getattr(self.inner, "update_known", None)
+        if known is not None:
+            known(handles, lo_, hi_)
+        else:
+            self.inner.update_many(handles, lo_, hi_)
+        put_rows(self._lo, handles, lo_)
+        put_rows(self._hi, handles, hi_)
 
     def remove_many(self, handles: ArrayLike) -> None:
         h = as_handles(handles)

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-__all__ = ["reuse_answers", "contact_events", "merge_patched"]
+__all__ = ["reuse_answers", "contact_events", "merge_patched", "expand_keys"]
 
 
 def _plain(x: NDArray[Any]) -> NDArray[Any]:
@@ -275,3 +275,94 @@ def merge_patched(old_keys: NDArray[np.int64], old_a: NDArray[np.int64], old_b: 
                   _plain(old_depth), _plain(mark), _plain(moved), _plain(new_keys), _plain(new_a), _plain(new_b),
                   keys, a, b, hit, normal, depth, fresh)
     return keys[:m], a[:m], b[:m], hit[:m], normal[:m], depth[:m], fresh[:f]
+
+
+@njit(cache=True)
+def _expand(i: NDArray[np.int64], j: NDArray[np.int64], n_parts: NDArray[np.int64], parts_at: NDArray[np.int64],
+            part_slots: NDArray[np.int64], serial: NDArray[np.int64]
+            ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], bool]:
+    """The walk of :func:`expand_keys`; the last value says whether the keys came out sorted."""
+    m = i.shape[0]
+    total = 0
+    for r in range(m):
+        total += max(n_parts[i[r]], 1) * max(n_parts[j[r]], 1)
+    keys = np.empty(total, dtype=np.int64)
+    a = np.empty(total, dtype=np.int64)
+    b = np.empty(total, dtype=np.int64)
+    # Rows come grouped by first slot (a broadphase's pairs, sorted by (i, j)). Within a group the
+    # key order is (part of i, then j, then part of j) when serials follow slots and each compound's
+    # part serials follow its own: writing each group in that order gives sorted keys with no sort.
+    # Whether they came out sorted is checked below (any other layout is sorted by the caller).
+    p = 0
+    r0 = 0
+    while r0 < m:
+        s = i[r0]
+        r1 = r0 + 1
+        while r1 < m and i[r1] == s:
+            r1 += 1
+        na = n_parts[s]
+        for ka in range(max(na, 1)):
+            pa = part_slots[parts_at[s] + ka] if na > 0 else s
+            sa = serial[pa]
+            for r in range(r0, r1):
+                t = j[r]
+                nb = n_parts[t]
+                for kb in range(max(nb, 1)):
+                    pb = part_slots[parts_at[t] + kb] if nb > 0 else t
+                    sb = serial[pb]
+                    if sa > sb:
+                        keys[p] = (sb << 32) | sa
+                        a[p] = pb
+                        b[p] = pa
+                    else:
+                        keys[p] = (sa << 32) | sb
+                        a[p] = pa
+                        b[p] = pb
+                    p += 1
+        r0 = r1
+    for q in range(1, total):
+        if keys[q] <= keys[q - 1]:
+            return keys, a, b, False
+    return keys, a, b, True
+
+
+def expand_keys(i: NDArray[np.int64], j: NDArray[np.int64], n_parts: NDArray[np.int64],
+                parts_at: NDArray[np.int64], part_slots: NDArray[np.int64], serial: NDArray[np.int64]
+                ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """Slot pairs with every compound replaced by its parts, keyed and sorted: ``(keys, a, b)``.
+
+    Parameters
+    ----------
+    i, j : ndarray of int64, shape (P,)
+        Slot pairs, ``i != j``.
+    n_parts, parts_at : ndarray of int64, shape (capacity,)
+        By slot: a compound's part count (0 for any other body) and its first row in ``part_slots``.
+    part_slots : ndarray of int64
+        The part slots of the compounds, each compound's in part order.
+    serial : ndarray of int64, shape (capacity,)
+        By slot: the add order (bodies and part slots).
+
+    Returns
+    -------
+    keys, a, b : ndarray of int64, shape (K,)
+        One row per pair of parts, keyed ``(serial_a << 32) | serial_b`` with
+        ``a`` added first, sorted by key.
+
+    Examples
+    --------
+    A circle (slot 0) against a compound (slot 1) of two part slots (2 and 3):
+
+    >>> import numpy as np
+    >>> keys, a, b = expand_keys(np.array([0]), np.array([1]), np.array([0, 2, 0, 0]), np.array([0, 0, 0, 0]),
+    ...                          np.array([2, 3]), np.array([0, 1, 2, 3]))
+    >>> (keys >> 32).tolist(), (keys & 0xFFFFFFFF).tolist(), a.tolist(), b.tolist()
+    ([0, 0], [2, 3], [0, 0], [2, 3])
+    """
+    keys, a, b, ordered = _expand(_plain(i), _plain(j), _plain(n_parts), _plain(parts_at), _plain(part_slots),
+                                  _plain(serial))
+    if ordered:
+        return keys, a, b
+    # sorted by numpy, not in the compiled walk: numba's sort added ~3 s to warm_up's compile (issue 27);
+    # keys are unique, so any sort gives the one order
+    order = np.argsort(keys, kind="stable")
+    return keys.take(order), a.take(order), b.take(order)
