@@ -907,20 +907,15 @@ def _contact_pairs_compiled(store: BodyStore, ia: Slots, ib: Slots, kernels: Ker
                                st.parts.simple_n, reject)
     if other.any():
         idx = np.flatnonzero(other)
-        tri = ((st.kind.take(ia.take(idx)) == Kind.TRIANGLE) | (st.kind.take(ib.take(idx)) == Kind.TRIANGLE)
-               if st.dim == 3 else None)
-        if tri is not None and tri.any():
+        if st.dim == 3 and st.surface.any():
             # triangles of meshes and heightfields against balls, boxes and capsules: one more compiled
-            # loop reading the columns by slot (the row routine of the compiled contact_polytope_triangle)
-            from .geometry.compiled.contact_triangle import contact_triangle_slots
+            # loop reading the columns by slot (the row routine of the compiled contact_polytope_triangle),
+            # answers written in place in ``out``'s rows
+            from .geometry.compiled.contact_triangle import contact_triangle_rows
 
-            sel = idx[tri]
-            tri_res, rest = contact_triangle_slots(ia[sel], ib[sel], st.kind, st.position, st.rotation, st.radius,
-                                                   st.half, st.seg0, st.seg1, st.tri, st.tri_active)
-            done = sel[~rest]
-            out.hit[done], out.normal[done], out.depth[done] = (tri_res.hit[~rest], tri_res.normal[~rest],
-                                                                tri_res.depth[~rest])
-            idx = np.concatenate([idx[~tri], sel[rest]])
+            rest = contact_triangle_rows(idx, ia, ib, st.kind, st.position, st.rotation, st.radius, st.half,
+                                         st.seg0, st.seg1, st.tri, st.tri_active, out.hit, out.normal, out.depth)
+            idx = idx[rest]
         if st.dim == 3 and len(idx):
             idx = _capsule_slot_pairs(st, ia, ib, idx, out)
         if st.dim == 3 and len(idx):
@@ -937,13 +932,8 @@ def _capsule_slot_pairs(st: BodyStore, ia: Slots, ib: Slots, idx: Slots, out: Co
     of numpy's fixed costs in benchmarks/meshes.py); returns the rest of ``idx``."""
     from .geometry.compiled.capsule_slots import capsule_slots
 
-    res, rest = capsule_slots(ia.take(idx), ib.take(idx), st.kind, st.position, st.rotation, st.radius, st.half,
-                              st.seg0, st.seg1)
-    if rest.all():
-        return idx
-    done = ~rest
-    sel = idx[done]
-    out.hit[sel], out.normal[sel], out.depth[sel] = res.hit[done], res.normal[done], res.depth[done]
+    rest = capsule_slots(idx, ia, ib, st.kind, st.position, st.rotation, st.radius, st.half, st.seg0, st.seg1,
+                         out.hit, out.normal, out.depth)
     left: Slots = idx[rest]
     return left
 

@@ -25,17 +25,16 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from ..result import ContactArrays
 from . import contact_ball_capsule as _bc
 from . import contact_box_capsule_3d as _xc
 from . import contact_capsule_capsule as _cc
-from .kernel_support import contact_outputs, touch_rule
+from .kernel_support import touch_rule
 
 __all__ = ["capsule_slots"]
 
 Floats = NDArray[np.float64]
 
-# Kind codes of collideworld.bodies.Kind (this package may not import it; tests/test_capsule_slots.py
+# Kind codes of collideworld.bodies.Kind (this package may not import it; tests/test_step_slot_loops.py
 # checks they agree).
 BALL, BOX, CAPSULE = 1, 2, 4
 
@@ -51,7 +50,7 @@ def _ends(s: int, position: Floats, rotation: Floats, seg0: Floats, seg1: Floats
 
     ``BodyStore.capsule_rows`` makes them with ``np.einsum("mij,mj->mi", R, p)``, whose sums numpy's
     loop takes as (x0 + x2) + x1 (numpy 2.4; measured, not documented): the same order here gives its
-    bits (left to right differs in the last place in ~30% of rows). tests/test_capsule_slots.py
+    bits (left to right differs in the last place in ~30% of rows). tests/test_step_slot_loops.py
     checks them against ``capsule_rows`` and the grouped path, so a numpy that sums otherwise fails
     there, not silently.
     """
@@ -63,16 +62,16 @@ def _ends(s: int, position: Floats, rotation: Floats, seg0: Floats, seg1: Floats
 
 
 @njit(cache=True)
-def _capsule_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.int8], position: Floats,
-                  rotation: Floats, radius: Floats, half: Floats, seg0: Floats, seg1: Floats,
+def _capsule_rows(rows: NDArray[np.int64], ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.int8],
+                  position: Floats, rotation: Floats, radius: Floats, half: Floats, seg0: Floats, seg1: Floats,
                   rule: tuple[float, float], hit: NDArray[np.bool_], normal: Floats, depth: Floats,
                   other: NDArray[np.bool_]) -> None:
-    n = ia.shape[0]
+    n = rows.shape[0]
     # which block each pair goes to (0 ball-capsule, 1 box-capsule, 2 capsule-capsule, -1 other)
     block = np.empty(n, dtype=np.int64)
     count = np.zeros(3, dtype=np.int64)
     for i in range(n):
-        ka, kb = kind[ia[i]], kind[ib[i]]
+        ka, kb = kind[ia[rows[i]]], kind[ib[rows[i]]]
         lo, hi = min(ka, kb), max(ka, kb)
         g = -1
         if hi == CAPSULE:
@@ -98,7 +97,7 @@ def _capsule_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np
         j = fill[g]
         fill[g] += 1
         at[i] = j
-        a, b = ia[i], ib[i]
+        a, b = ia[rows[i]], ib[rows[i]]
         if kind[a] > kind[b]:
             a, b = b, a
         if g == 0:
@@ -134,32 +133,37 @@ def _capsule_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np
             continue
         j = at[i]
         hh, nn, dd = (h0, n0, d0) if g == 0 else (h1, n1, d1) if g == 1 else (h2, n2, d2)
-        hit[i] = hh[j]
-        depth[i] = dd[j]
+        r = rows[i]
+        hit[r] = hh[j]
+        depth[r] = dd[j]
         # as the grouped dispatcher: normal * (-1 or 1) + 0.0
-        sign = -1.0 if kind[ia[i]] > kind[ib[i]] else 1.0
+        sign = -1.0 if kind[ia[r]] > kind[ib[r]] else 1.0
         for k in range(3):
-            normal[i, k] = nn[j, k] * sign + 0.0
+            normal[r, k] = nn[j, k] * sign + 0.0
 
 
-def capsule_slots(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.int8], position: Floats,
-                  rotation: Floats, radius: Floats, half: Floats, seg0: Floats,
-                  seg1: Floats) -> tuple[ContactArrays, NDArray[np.bool_]]:
-    """Contacts of 3D store slots ``ia[k]``, ``ib[k]`` where one is a capsule and the other a ball, box or capsule.
+def capsule_slots(rows: NDArray[np.int64], ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.int8],
+                  position: Floats, rotation: Floats, radius: Floats, half: Floats, seg0: Floats, seg1: Floats,
+                  hit: NDArray[np.bool_], normal: Floats, depth: Floats) -> NDArray[np.bool_]:
+    """Contacts of 3D store slots ``ia[r]``, ``ib[r]`` (``r`` in ``rows``) where one is a capsule and the other a
+    ball, box or capsule, written in place in rows ``rows`` of ``hit``, ``normal`` (from ``ia`` towards ``ib``)
+    and ``depth``.
 
     Parameters
     ----------
+    rows : ndarray of int64, shape (M,)
+        The pairs to answer: rows of ``ia``, ``ib`` and of the outputs.
     ia, ib : ndarray of int64, shape (N,)
         Slots of the columns below.
     kind, position, rotation, radius, half, seg0, seg1 : ndarray
         The store's columns (``BodyStore.kind`` ... ``seg1``), 3D.
+    hit, normal, depth : ndarray, shapes (N,), (N, 3), (N,)
+        Written in rows ``rows`` not flagged ``other``.
 
     Returns
     -------
-    ContactArrays
-        ``hit``, ``normal`` (from ``ia`` towards ``ib``) and ``depth``; unspecified on rows flagged ``other``.
-    other : ndarray of bool, shape (N,)
-        Pairs of other kinds, left to the grouped path.
+    other : ndarray of bool, shape (M,)
+        Pairs of other kinds, left to the grouped path (their rows untouched).
 
     Examples
     --------
@@ -170,16 +174,15 @@ def capsule_slots(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np
     >>> kind = np.array([1, 4, 2], dtype=np.int8)
     >>> pos, rot = np.array([[1.5, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 5.0]]), np.tile(np.eye(3), (3, 1, 1))
     >>> seg0, seg1 = np.array([[0.0, 0, 0], [0, 0, -1], [0, 0, 0]]), np.array([[0.0, 0, 0], [0, 0, 1], [0, 0, 0]])
-    >>> res, other = capsule_slots(np.array([1, 0]), np.array([0, 2]), kind, pos, rot, np.ones(3), np.ones((3, 3)),
-    ...                            seg0, seg1)
-    >>> bool(res.hit[0]), float(res.depth[0]), res.normal[0].tolist(), other.tolist()
-    (True, 0.5, [1.0, 0.0, 0.0], [False, True])
+    >>> hit, normal, depth = np.zeros(2, dtype=bool), np.zeros((2, 3)), np.zeros(2)
+    >>> other = capsule_slots(np.array([0, 1]), np.array([1, 0]), np.array([0, 2]), kind, pos, rot, np.ones(3),
+    ...                       np.ones((3, 3)), seg0, seg1, hit, normal, depth)
+    >>> other.tolist(), bool(hit[0]), float(depth[0]), normal[0].tolist()
+    ([False, True], True, 0.5, [1.0, 0.0, 0.0])
     """
-    n = len(ia)
-    res = contact_outputs(n, 3)
-    other = np.empty(n, dtype=np.bool_)
-    if n:
-        _capsule_rows(np.ascontiguousarray(ia, dtype=np.int64), np.ascontiguousarray(ib, dtype=np.int64), kind,
-                      position, rotation, radius, half, seg0, seg1, touch_rule(), res.hit, res.normal, res.depth,
-                      other)
-    return res, other
+    other = np.empty(len(rows), dtype=np.bool_)
+    if len(rows):
+        _capsule_rows(np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(ia, dtype=np.int64),
+                      np.ascontiguousarray(ib, dtype=np.int64), kind, position, rotation, radius, half, seg0, seg1,
+                      touch_rule(), hit, normal, depth, other)
+    return other

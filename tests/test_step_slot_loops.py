@@ -139,3 +139,45 @@ def test_touching_pairs_hit_with_depth_zero():
         sign = 1.0 if (cap, other) in got else -1.0
         assert d == 0.0, (other, d)
         assert n == [sign * x + 0.0 for x in axis], (other, n)
+
+
+def test_triangle_rows_written_in_place():
+    """The step's triangle loop answers the pairs it is given in the narrowphase's own rows: the same
+    bits as ``contact_triangle_slots`` on those pairs gathered, and the other rows untouched."""
+    from collideworld import TriangleMesh
+    from collideworld.geometry.compiled.contact_triangle import contact_triangle_rows, contact_triangle_slots
+
+    rng = np.random.default_rng(5)
+    x, y = np.meshgrid(np.arange(12) * 0.5, np.arange(12) * 0.5)
+    verts = np.column_stack([x.ravel(), y.ravel(), 0.2 * rng.random(x.size)])
+    a = (np.arange(11)[:, None] * 12 + np.arange(11)[None, :]).ravel()
+    tris = np.concatenate([np.column_stack([a, a + 1, a + 13]), np.column_stack([a, a + 13, a + 12])])
+    store = BodyStore(3)
+    n = 60
+    s = store.allocate(n + 1)
+    shapes = [Sphere(0.3), Box((0.2, 0.3, 0.25)), Capsule((0, 0, -0.2), (0, 0, 0.2), 0.15)] * (n // 3)
+    store.set_shapes(s, shapes + [TriangleMesh(verts, tris)])
+    q = np.array([unit_quaternion(rng) for _ in range(n)] + [[1.0, 0, 0, 0]])
+    store.set_poses(s, np.vstack([rng.uniform([0, 0, -0.3], [5.5, 5.5, 0.6], (n, 3)), np.zeros((1, 3))]),
+                    quaternion=q)
+    parts = store.part_slots[store.parts_at[s[n]] + np.arange(len(tris))]
+    ia = np.repeat(s[:n], len(tris))
+    ib = np.tile(parts, n)
+    flip = rng.random(len(ia)) < 0.5
+    ia, ib = np.where(flip, ib, ia), np.where(flip, ia, ib)  # the triangle on either side
+    ia, ib = np.append(ia, s[:2]), np.append(ib, s[1:3])  # and two pairs of other kinds
+    rows = rng.permutation(len(ia))[: len(ia) // 2]
+    rows = np.append(rows, [len(ia) - 2, len(ia) - 1])
+    hit, normal, depth = np.zeros(len(ia), dtype=bool), np.full((len(ia), 3), 7.0), np.full(len(ia), 7.0)
+    cols = (store.kind, store.position, store.rotation, store.radius, store.half, store.seg0, store.seg1, store.tri,
+            store.tri_active)
+    other = contact_triangle_rows(rows, ia, ib, *cols, hit, normal, depth)
+    ref, ref_other = contact_triangle_slots(ia[rows], ib[rows], *cols)
+    assert np.array_equal(other, ref_other) and other[-2:].all() and not other[:-2].any()
+    done = rows[~other]
+    assert 50 < int(hit[done].sum()) < len(done) - 50
+    assert np.array_equal(hit[done], ref.hit[~other])
+    assert np.array_equal(normal[done].view(np.int64), ref.normal[~other].view(np.int64))
+    assert np.array_equal(depth[done].view(np.int64), ref.depth[~other].view(np.int64))
+    untouched = np.setdiff1d(np.arange(len(ia)), done)
+    assert (normal[untouched] == 7.0).all() and (depth[untouched] == 7.0).all() and not hit[untouched].any()
