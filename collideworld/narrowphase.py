@@ -907,7 +907,7 @@ def _contact_pairs_compiled(store: BodyStore, ia: Slots, ib: Slots, kernels: Ker
                                st.parts.simple_n, reject)
     if other.any():
         idx = np.flatnonzero(other)
-        if st.dim == 3 and st.surface.any():
+        if st.dim == 3 and _has_triangles(st, ia, ib, idx):
             # triangles of meshes and heightfields against balls, boxes and capsules: one more compiled
             # loop reading the columns by slot (the row routine of the compiled contact_polytope_triangle),
             # answers written in place in ``out``'s rows
@@ -924,6 +924,16 @@ def _contact_pairs_compiled(store: BodyStore, ia: Slots, ib: Slots, kernels: Ker
             res = _contact_pairs_exact(st, ia[idx], ib[idx], kernels)
             out.hit[idx], out.normal[idx], out.depth[idx] = res
     return out
+
+
+def _has_triangles(st: BodyStore, ia: Slots, ib: Slots, idx: Slots) -> bool:
+    """Whether the store may hold triangle part slots among pairs ``idx``: it has a surface (a world's store),
+    or, in a store without the ``surface`` column (the queries' scratch stores), a pair has a triangle."""
+    surface = getattr(st, "surface", None)
+    if surface is not None:
+        return bool(surface.any())
+    tri = (st.kind.take(ia.take(idx)) == Kind.TRIANGLE) | (st.kind.take(ib.take(idx)) == Kind.TRIANGLE)
+    return bool(tri.any())
 
 
 def _capsule_slot_pairs(st: BodyStore, ia: Slots, ib: Slots, idx: Slots, out: ContactArrays) -> Slots:
