@@ -907,26 +907,45 @@ def _contact_pairs_compiled(store: BodyStore, ia: Slots, ib: Slots, kernels: Ker
                                st.parts.simple_n, reject)
     if other.any():
         idx = np.flatnonzero(other)
-        tri = ((st.kind.take(ia.take(idx)) == Kind.TRIANGLE) | (st.kind.take(ib.take(idx)) == Kind.TRIANGLE)
-               if st.dim == 3 else None)
-        if tri is not None and tri.any():
+        if st.dim == 3 and _has_triangles(st, ia, ib, idx):
             # triangles of meshes and heightfields against balls, boxes and capsules: one more compiled
-            # loop reading the columns by slot (the row routine of the compiled contact_polytope_triangle)
-            from .geometry.compiled.contact_triangle import contact_triangle_slots
+            # loop reading the columns by slot (the row routine of the compiled contact_polytope_triangle),
+            # answers written in place in ``out``'s rows
+            from .geometry.compiled.contact_triangle import contact_triangle_rows
 
-            sel = idx[tri]
-            tri_res, rest = contact_triangle_slots(ia[sel], ib[sel], st.kind, st.position, st.rotation, st.radius,
-                                                   st.half, st.seg0, st.seg1, st.tri, st.tri_active)
-            done = sel[~rest]
-            out.hit[done], out.normal[done], out.depth[done] = (tri_res.hit[~rest], tri_res.normal[~rest],
-                                                                tri_res.depth[~rest])
-            idx = np.concatenate([idx[~tri], sel[rest]])
+            rest = contact_triangle_rows(idx, ia, ib, st.kind, st.position, st.rotation, st.radius, st.half,
+                                         st.seg0, st.seg1, st.tri, st.tri_active, out.hit, out.normal, out.depth)
+            idx = idx[rest]
+        if st.dim == 3 and len(idx):
+            idx = _capsule_slot_pairs(st, ia, ib, idx, out)
         if st.dim == 3 and len(idx):
             idx = _support_slot_pairs(st, ia, ib, idx, out)
         if len(idx):
             res = _contact_pairs_exact(st, ia[idx], ib[idx], kernels)
             out.hit[idx], out.normal[idx], out.depth[idx] = res
     return out
+
+
+def _has_triangles(st: BodyStore, ia: Slots, ib: Slots, idx: Slots) -> bool:
+    """Whether the store may hold triangle part slots among pairs ``idx``: it has a surface (a world's store),
+    or, in a store without the ``surface`` column (the queries' scratch stores), a pair has a triangle."""
+    surface = getattr(st, "surface", None)
+    if surface is not None:
+        return bool(surface.any())
+    tri = (st.kind.take(ia.take(idx)) == Kind.TRIANGLE) | (st.kind.take(ib.take(idx)) == Kind.TRIANGLE)
+    return bool(tri.any())
+
+
+def _capsule_slot_pairs(st: BodyStore, ia: Slots, ib: Slots, idx: Slots, out: ContactArrays) -> Slots:
+    """3D pairs ``idx`` of a capsule with a ball, box or capsule in one compiled loop reading the columns by
+    slot (``compiled/capsule_slots``: the grouped path's bits without its sort and gathers, ~0.7 ms a frame
+    of numpy's fixed costs in benchmarks/meshes.py); returns the rest of ``idx``."""
+    from .geometry.compiled.capsule_slots import capsule_slots
+
+    rest = capsule_slots(idx, ia, ib, st.kind, st.position, st.rotation, st.radius, st.half, st.seg0, st.seg1,
+                         out.hit, out.normal, out.depth)
+    left: Slots = idx[rest]
+    return left
 
 
 def _support_slot_pairs(st: BodyStore, ia: Slots, ib: Slots, idx: Slots, out: ContactArrays) -> Slots:

@@ -40,7 +40,7 @@ from ..result import ContactArrays
 from .capsule_support import closest_segment_segment_row
 from .kernel_support import as_rows, contact_outputs, touch_rule
 
-__all__ = ["contact_polytope_triangle", "contact_triangle_slots"]
+__all__ = ["contact_polytope_triangle", "contact_triangle_rows", "contact_triangle_slots"]
 
 F64 = NDArray[np.float64]
 
@@ -394,9 +394,10 @@ BALL, BOX, CAPSULE, TRIANGLE = 1, 2, 4, 13
 
 
 @njit(cache=True)
-def _slot_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.int8], position: F64, rotation: F64,
-               radius: F64, half: F64, seg0: F64, seg1: F64, tri: F64, tri_active: NDArray[np.bool_], rel: float,
-               floor: float, hit: NDArray[np.bool_], normal: F64, depth: F64, other: NDArray[np.bool_]) -> None:
+def _slot_rows(rows: NDArray[np.int64], ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.int8],
+               position: F64, rotation: F64, radius: F64, half: F64, seg0: F64, seg1: F64, tri: F64,
+               tri_active: NDArray[np.bool_], rel: float, floor: float, hit: NDArray[np.bool_], normal: F64,
+               depth: F64, other: NDArray[np.bool_]) -> None:
     pts = np.empty((11, 3))
     ws = np.zeros((16, 4))
     out = np.zeros(9)
@@ -410,8 +411,10 @@ def _slot_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.in
     seg = np.empty((1, 3))
     world = np.empty((3, 3))
     cand = np.empty((9, 6))  # a box's 3 x 3 edge axes at most
-    for i in range(ia.shape[0]):
-        a, b = ia[i], ib[i]
+    for i in range(rows.shape[0]):
+        # pair rows[i] of ia, ib, written in place in the outputs (the caller's rows, no gather or scatter)
+        n = rows[i]
+        a, b = ia[n], ib[n]
         swap = kind[a] == TRIANGLE
         if swap:
             a, b = b, a
@@ -453,10 +456,10 @@ def _slot_rows(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.in
             na, nfa, nea, r = 2, 0, 1, radius[a]
         h = _row(verts, na, axes, nfa, seg if ka == CAPSULE else axes, nea, r, world, tri_active[b], rel, floor,
                  pts, ws, out, face, tedge, best, height, res, cand)
-        hit[i] = h
+        hit[n] = h
         sign = -1.0 if swap else 1.0
-        normal[i, 0], normal[i, 1], normal[i, 2] = sign * res[0] + 0.0, sign * res[1] + 0.0, sign * res[2] + 0.0
-        depth[i] = res[3]
+        normal[n, 0], normal[n, 1], normal[n, 2] = sign * res[0] + 0.0, sign * res[1] + 0.0, sign * res[2] + 0.0
+        depth[n] = res[3]
 
 
 def contact_triangle_slots(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: NDArray[np.int8], position: F64,
@@ -490,12 +493,44 @@ def contact_triangle_slots(ia: NDArray[np.int64], ib: NDArray[np.int64], kind: N
     """
     n = len(ia)
     res = contact_outputs(n, 3)
-    other = np.empty(n, dtype=np.bool_)
-    if n:
-        rel, floor = touch_rule()
-        _slot_rows(ia, ib, kind, position, rotation, radius, half, seg0, seg1, tri, tri_active, rel, floor,
-                   res.hit, res.normal, res.depth, other)
+    other = contact_triangle_rows(np.arange(n), ia, ib, kind, position, rotation, radius, half, seg0, seg1, tri,
+                                  tri_active, res.hit, res.normal, res.depth)
     return res, other
+
+
+def contact_triangle_rows(rows: NDArray[np.int64], ia: NDArray[np.int64], ib: NDArray[np.int64],
+                          kind: NDArray[np.int8], position: F64, rotation: F64, radius: F64, half: F64, seg0: F64,
+                          seg1: F64, tri: F64, tri_active: NDArray[np.bool_], hit: NDArray[np.bool_], normal: F64,
+                          depth: F64) -> NDArray[np.bool_]:
+    """:func:`contact_triangle_slots` on pairs ``rows`` of ``ia``, ``ib``, written in place in rows ``rows`` of
+    ``hit``, ``normal``, ``depth`` (the narrowphase's outputs: no gather of the pairs, no scatter of the
+    answers); returns ``other`` (len(rows),), the pairs left to the grouped path (their rows untouched).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from collideworld import Sphere, TriangleMesh
+    >>> from collideworld.bodies import BodyStore
+    >>> store = BodyStore(3)
+    >>> s = store.allocate(3)
+    >>> store.set_shapes(s, [Sphere(1.0), Sphere(1.0), TriangleMesh([(0, 0, 0), (2, 0, 0), (0, 2, 0)], [(0, 1, 2)])])
+    >>> store.set_poses(s, np.array([[0.5, 0.5, 0.75], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]]),
+    ...                 quaternion=np.tile([1.0, 0, 0, 0], (3, 1)))
+    >>> tri = store.part_slots[store.parts_at[s[2]]]
+    >>> hit, normal, depth = np.zeros(2, dtype=bool), np.zeros((2, 3)), np.zeros(2)
+    >>> other = contact_triangle_rows(np.array([1]), np.array([s[0], s[0]]), np.array([s[1], tri]), store.kind,
+    ...                               store.position, store.rotation, store.radius, store.half, store.seg0,
+    ...                               store.seg1, store.tri, store.tri_active, hit, normal, depth)
+    >>> other.tolist(), hit.tolist(), depth.round(12).tolist()
+    ([False], [False, True], [0.0, 0.25])
+    """
+    other = np.empty(len(rows), dtype=np.bool_)
+    if len(rows):
+        rel, floor = touch_rule()
+        _slot_rows(np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(ia, dtype=np.int64),
+                   np.ascontiguousarray(ib, dtype=np.int64), kind, position, rotation, radius, half, seg0, seg1,
+                   tri, tri_active, rel, floor, hit, normal, depth, other)
+    return other
 
 
 def contact_polytope_triangle(verts: F64, normals: F64, edges: F64, radius: F64, tri: F64,
