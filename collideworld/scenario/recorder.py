@@ -156,7 +156,7 @@ class Recorder:
     def __init__(self, world: Any, path: str | os.PathLike[str], record_expect: bool = True, *,
                  record_contacts: bool = False, name: str | None = None,
                  description: str | None = None, tolerance: float | None = None,
-                 fsync: bool = False, compresslevel: int = 1, background: bool = False):
+                 fsync: bool = False, compresslevel: int = 1, background: bool | str = False):
         self.world = world
         self.record_expect = record_expect
         self.record_contacts = record_contacts
@@ -503,6 +503,7 @@ class Recorder:
 
     def close(self) -> None:
         """Close the file (pending calls after the last step are not written)."""
+        self._moved_poses = None  # not written; may be rows of the writer's shared memory, freed by close
         self.writer.close()
 
     def __enter__(self) -> Recorder:
