@@ -323,6 +323,7 @@ class _BatchProcess:
         self._pairs_at = 0
         self._pairs_want = [PROCESS_PAIRS] * PROCESS_RING  # rows of each slot's pairs segment
         self._closed = False
+        self.work_cpu: float | None = None  # the process's CPU seconds after its start-up (told at close)
         # A fresh interpreter (not multiprocessing's spawn, which would import the caller's __main__ again,
         # running an unguarded script's loop in it; not fork, which copies a process whose pyarrow and
         # numba threads may hold locks). It keeps the resource tracker's pipe open, so that the tracker
@@ -452,6 +453,7 @@ class _BatchProcess:
                 while True:
                     msg = self._conn.recv()
                     if msg[0] == "closed":
+                        self.work_cpu = msg[1]
                         break
                     self._done += msg[0] == "done" or (msg[0] == "error" and msg[1] is not None)
                     if msg[0] == "error" and self.error is None:
@@ -476,7 +478,8 @@ class _BatchProcess:
     def _free(self) -> None:
         self._conn.close()
         try:
-            self._proc.wait(60)  # it has seen the closed pipe (or was told to close): writes what it holds, ends
+            # after "closed" the process is leaving (os._exit): a blocking wait, not subprocess's polling one
+            self._proc.wait(None if self.work_cpu is not None else 60)  # it has seen the closed pipe (or was told to close): writes what it holds, ends
         except Exception:  # noqa: BLE001, S110 - stuck: it still leaves when this process has gone
             pass
         for seg in self._segments.values():
@@ -569,13 +572,24 @@ def _process_main() -> None:
             blob = None
         conn.send(("error", batch, type(exc).__name__, str(exc), blob))
 
+    import time
+
     try:
+        warm = writer_kwargs.pop("warm", False)
         writer = ArrowScenarioWriter(**writer_kwargs)
+        if warm:
+            from ..backend import compiled_available
+
+            if compiled_available():
+                from .compiled_encoding import warm_up_encoder
+
+                warm_up_encoder()  # numba's cache loaded now, not in the first batch the recording waits for
         conn.send(("ready",))
     except BaseException as exc:  # noqa: BLE001 - told to the recording process
         failed = True
         report(exc, None)
     clean = False
+    started = time.process_time()
     while True:
         try:
             while not conn.poll(_PARENT_POLL):
@@ -621,8 +635,8 @@ def _process_main() -> None:
                 writer.close()
         except BaseException as exc:  # noqa: BLE001
             report(exc, None)
-        conn.send(("closed",))
-        return
+        conn.send(("closed", time.process_time() - started))
+        os._exit(0)  # all written and closed: no interpreter teardown for the recording process to wait for
     # the parent is gone: the batches written stay (no end-of-stream marker, as a killed synchronous
     # writer leaves them), and the ring is unlinked here, as the parent can no longer
     if writer is not None and writer._sink is not None:
@@ -781,7 +795,8 @@ class ArrowScenarioWriter:
             self._process = _BatchProcess(
                 {"path": self.path, "dim": dim, "header": dict(header), "batch_frames": batch_frames,
                  "compression": compression, "compression_level": compression_level, "fsync": fsync,
-                 "backend": "numpy"}, self.path)
+                 "backend": "numpy", "warm": (backend() if callable(backend) else backend) != "numpy"},
+                self.path)
         elif self._parquet:
             import pyarrow.parquet as pq
 
