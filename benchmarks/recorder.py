@@ -201,7 +201,8 @@ def main() -> None:
     if args.process:
         name = "process .arrows"
         print(f"  writer process: recording process CPU x{best[name] / best['bare']:.2f}, both processes' CPU "
-              f"{best_total[name]:.3f} s x{best_total[name] / best['bare']:.2f}, wall x{best_wall[name] / best_wall['bare']:.2f}; "
+              f"{best_total[name]:.3f} s x{best_total[name] / best['bare']:.2f}, "
+              f"wall x{best_wall[name] / best_wall['bare']:.2f}; "
               f"start-up (until the process has opened the stream) best {min(w for _, w in startups):.3f} s wall, "
               f"{min(c for c, _ in startups) * 1e3:.1f} ms CPU of the recording process")
         same = Path(paths[".arrows"]).read_bytes() == Path(paths[name]).read_bytes()

@@ -328,7 +328,7 @@ class _BatchProcess:
         # running an unguarded script's loop in it; not fork, which copies a process whose pyarrow and
         # numba threads may hold locks). It keeps the resource tracker's pipe open, so that the tracker
         # unlinks this ring's segments only once the writer has written what it was given.
-        tracker = resource_tracker.getfd()
+        tracker: int = resource_tracker.getfd()  # type: ignore[assignment]  # an int once running
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])}
         fd = theirs.fileno()
@@ -478,8 +478,9 @@ class _BatchProcess:
     def _free(self) -> None:
         self._conn.close()
         try:
-            # after "closed" the process is leaving (os._exit): a blocking wait, not subprocess's polling one
-            self._proc.wait(None if self.work_cpu is not None else 60)  # it has seen the closed pipe (or was told to close): writes what it holds, ends
+            # after "closed" the process is leaving (os._exit): a blocking wait, not subprocess's polling one;
+            # else it has seen the closed pipe: it writes what it holds and ends
+            self._proc.wait(None if self.work_cpu is not None else 60)
         except Exception:  # noqa: BLE001, S110 - stuck: it still leaves when this process has gone
             pass
         for seg in self._segments.values():
@@ -558,7 +559,7 @@ def _process_main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C stops the loop; its recorder closes this writer
     fd, tracker, parent, prefix = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     # the parent's tracker (as multiprocessing's spawn does): the segments attached here are the ones it knows
-    resource_tracker._resource_tracker._fd = tracker  # noqa: SLF001
+    resource_tracker._resource_tracker._fd = tracker  # type: ignore[attr-defined]  # noqa: SLF001
     conn = Connection(fd)
     writer_kwargs = conn.recv()
     attached: dict[str, Any] = {}
@@ -577,6 +578,7 @@ def _process_main() -> None:
     try:
         warm = writer_kwargs.pop("warm", False)
         writer = ArrowScenarioWriter(**writer_kwargs)
+        import pyarrow.compute  # noqa: F401 - imported by the first batch's build otherwise (~0.2 s of CPU)
         if warm:
             from ..backend import compiled_available
 
@@ -710,6 +712,19 @@ class ArrowScenarioWriter:
         (after an uncaught exception, say). A process killed outright loses
         the batches not yet written: up to two more than without it.
 
+        ``"process"`` (a stream only): build, compress and write each batch
+        in a writer process (a fresh interpreter, started here; its start-up,
+        about a second, overlaps the first batch's frames). The frames' poses
+        (:meth:`pose_slot`) and contact pairs are copied into a ring of
+        shared memory (:data:`PROCESS_RING` batches), the rest of a batch is
+        pickled (a few kB a batch). While the ring is full the caller waits
+        in the call that completes a batch: nothing is dropped. An error of
+        the process is raised by the next call that finds it, or by
+        :meth:`close`. Every batch handed over is written even if the
+        calling process dies (killed or never closed): the process sees its
+        parent gone, writes them (without the end-of-stream marker), unlinks
+        the shared memory and ends.
+
     Examples
     --------
     >>> import os, tempfile
@@ -727,7 +742,7 @@ class ArrowScenarioWriter:
                  description: str | None = None, tolerance: float | None = None, *,
                  version: int | None = None, batch_frames: int = 32, compression: str | None = "zstd",
                  compression_level: int | None = None, fsync: bool = False, header: Mapping[str, Any] | None = None,
-                 backend: str | Callable[[], str] = "auto", background: bool = False,
+                 backend: str | Callable[[], str] = "auto", background: bool | str = False,
                  **_ignored: Any) -> None:
         pa = _pa()
         if isinstance(dim, bool) or dim not in (2, 3):
@@ -791,7 +806,8 @@ class ArrowScenarioWriter:
         self._process: _BatchProcess | None = None
         if background == "process":
             open(self.path, "wb").close()  # a path that cannot be written is refused here, not in the process
-            self._out = self._sink = None
+            self._out: Any = None
+            self._sink: Any = None
             self._process = _BatchProcess(
                 {"path": self.path, "dim": dim, "header": dict(header), "batch_frames": batch_frames,
                  "compression": compression, "compression_level": compression_level, "fsync": fsync,
@@ -800,9 +816,9 @@ class ArrowScenarioWriter:
         elif self._parquet:
             import pyarrow.parquet as pq
 
-            self._out: Any = pq.ParquetWriter(self.path, self.schema, compression=compression or "none",
-                                              compression_level=compression_level)
-            self._sink: Any = None
+            self._out = pq.ParquetWriter(self.path, self.schema, compression=compression or "none",
+                                         compression_level=compression_level)
+            self._sink = None
         else:
             self._sink = pa.OSFile(self.path, "wb")
             codec = (compression if compression is None or compression_level is None

@@ -111,15 +111,18 @@ class Recorder:
     compresslevel : int
         zlib level for a ``.gz`` path: 1 (the default) keeps a game loop fast,
         9 writes a file 5 to 7 % smaller at about 8 times the cost.
-    background : bool
+    background : bool or "thread" or "process"
         For the Arrow form: build, compress and write each batch in a thread
-        of the writer while the loop goes on (the same file, byte for byte;
-        see :class:`~collideworld.scenario.arrow.ArrowScenarioWriter`). An
-        error there is raised by the next ``step`` or by :meth:`close`.
-        False (the default) writes each batch inside the ``step`` that
-        completes it: on the 2-core machine with a core free the thread
-        saved little wall time (1.20x against 1.22x the bare loop) and cost
-        more CPU (1.32x against 1.25x), see
+        of the writer (True or ``"thread"``), or in a writer process fed
+        through shared memory (``"process"``), while the loop goes on (the
+        same file, byte for byte; see
+        :class:`~collideworld.scenario.arrow.ArrowScenarioWriter`). An error
+        there is raised by the next ``step`` or by :meth:`close`. False (the
+        default) writes each batch inside the ``step`` that completes it: on
+        the 2-core machine with a core free the thread saved little wall time
+        (1.20x against 1.22x the bare loop) and cost more CPU (1.32x against
+        1.25x); the process takes the batch's work off the recording process
+        but costs a second interpreter (about a second to start); see
         ``benchmarks/results/recorder-arrow.md``.
 
     Attributes
