@@ -30,13 +30,21 @@ ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
-def _gone(pid: int) -> bool:
-    """Whether the process has ended (a zombie not yet reaped by its new parent counts as ended)."""
+def _ended(pid: int) -> bool:
+    """Whether the process has ended (a zombie not yet reaped counts as ended)."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
     except (FileNotFoundError, ProcessLookupError):
         return True
+
+
+def _gone(pid: int, seconds: float = 30.0) -> bool:
+    """Whether the process ends within ``seconds`` (after close it leaves on its own, not waited for)."""
+    deadline = time.monotonic() + seconds
+    while not _ended(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return _ended(pid)
 
 
 def _record(path, background, seed, frames, dim, batch_frames, backend="auto", in_flight=None):
@@ -224,9 +232,6 @@ def test_a_recording_that_dies_leaves_every_batch_handed_over_and_its_writer_end
         assert seen >= 41 and child.returncode == -signal.SIGKILL
     else:
         assert child.returncode == 1 and "died at frame 23" in child.stderr.read()
-    deadline = time.monotonic() + 30
-    while not _gone(writer_pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
     assert _gone(writer_pid), "the writer process outlived its recording process"
     assert glob.glob(f"/dev/shm/{prefix}*") == []
     frames = list(read_scenario(path, ignore_truncated_tail=True))

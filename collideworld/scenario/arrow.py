@@ -441,7 +441,7 @@ class _BatchProcess:
 
     def submit(self, pending: dict[str, list[Any]], encoder: Any) -> None:
         """Hand the batch over, then wait until the next batch's slot is free."""
-        message = ("batch", dict(self._slot_used), _shared_values(pending, self),
+        message = ("batch", dict(self._slot_used), _shared_values(pending, self._slab_at),
                    "numpy" if encoder is encode_bits else "compiled")
         self._conn.send(message)
         self._sent += 1
@@ -490,9 +490,10 @@ class _BatchProcess:
         self._pairs_view = None
         self._conn.close()
         try:
-            # after "closed" the process is leaving (os._exit): a blocking wait, not subprocess's polling one;
-            # else it has seen the closed pipe: it writes what it holds and ends
-            self._proc.wait(None if self.work_cpu is not None else 60)
+            # after "closed" all is written and closed: the process's exit is not waited for (subprocess
+            # reaps it later); else it has seen the closed pipe: it writes what it holds and ends
+            if self.work_cpu is None:
+                self._proc.wait(60)
         except Exception:  # noqa: BLE001, S110 - stuck: it still leaves when this process has gone
             pass
         for seg in self._segments.values():
@@ -516,10 +517,11 @@ def _release(seg: Any) -> None:
 _UNCLOSED: list[Any] = []
 
 
-def _shared_values(pending: dict[str, list[Any]], proc: _BatchProcess) -> dict[str, list[Any]]:
-    """The batch's values for the message: each move's pose arrays that are rows of the slot's slabs as
-    :class:`_Ref` rows (the expect pairs are refs already, see :meth:`ArrowScenarioWriter._expect`)."""
-    slabs = proc._slab_at
+def _shared_values(pending: dict[str, list[Any]], slabs: dict[tuple[int, Any], tuple[int, int, int]]) -> dict[
+        str, list[Any]]:
+    """The batch's values for the message: each move's pose arrays that are rows of the slot's slabs
+    (``slabs``: address, row bytes and rows of each) as :class:`_Ref` rows (the expect pairs are refs
+    already, see :meth:`ArrowScenarioWriter._expect`)."""
     moves = []
     for value in pending["move"]:
         if isinstance(value, _LazyMoves):
@@ -558,20 +560,32 @@ def _rebuilt_error(path: str, kind: str, text: str, pickled: bytes | None) -> Ba
     return RuntimeError(f"{path}: the Arrow writer process failed: {kind}: {text}")
 
 
+def _attach(name: str) -> Any:
+    """The segment ``name`` mapped (Linux: /dev/shm/name) without multiprocessing's resource tracking: the
+    recording process made it and owns it (its tracker, whose pipe this process holds open, unlinks it
+    after a crash if this process could not)."""
+    import mmap
+
+    fd = os.open(f"/dev/shm/{name}", os.O_RDWR)
+    try:
+        return mmap.mmap(fd, os.fstat(fd).st_size)
+    finally:
+        os.close(fd)
+
+
 def _process_main() -> None:
-    """The writer process (its arguments: the pipe's fd, the resource tracker's fd, the parent's pid, the
-    ring's name prefix): opens the stream, then builds and writes each batch handed over, in order, until
-    told to close or until its parent is gone (the pipe closed, or another parent process)."""
+    """The writer process (its arguments: the pipe's fd, the resource tracker's fd, kept open only, the
+    parent's pid, the ring's name prefix): opens the stream, then builds and writes each batch handed
+    over, in order, until told to close or until its parent is gone (the pipe closed, or another parent)."""
+    import glob
     import pickle
     import signal
     import sys
-    from multiprocessing import resource_tracker, shared_memory
+    import time
     from multiprocessing.connection import Connection
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C stops the loop; its recorder closes this writer
-    fd, tracker, parent, prefix = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    # the parent's tracker (as multiprocessing's spawn does): the segments attached here are the ones it knows
-    resource_tracker._resource_tracker._fd = tracker  # type: ignore[attr-defined]  # noqa: SLF001
+    fd, parent, prefix = int(sys.argv[1]), int(sys.argv[3]), sys.argv[4]
     conn = Connection(fd)
     writer_kwargs = conn.recv()
     attached: dict[str, Any] = {}
@@ -584,8 +598,6 @@ def _process_main() -> None:
         except Exception:  # noqa: BLE001 - not picklable: its text only
             blob = None
         conn.send(("error", batch, type(exc).__name__, str(exc), blob))
-
-    import time
 
     try:
         warm = writer_kwargs.pop("warm", False)
@@ -617,9 +629,9 @@ def _process_main() -> None:
             break
         if msg[0] == "populate":
             try:
-                seg = attached[msg[1]] = shared_memory.SharedMemory(name=msg[1])
-                seg._mmap.madvise(_MADV_POPULATE_WRITE)  # noqa: SLF001
-            except (OSError, ValueError, AttributeError):  # an older kernel: the pages come at first touch
+                attached[msg[1]] = _attach(msg[1])
+                attached[msg[1]].madvise(_MADV_POPULATE_WRITE)
+            except (OSError, ValueError):  # an older kernel: the pages come at first touch
                 pass
             continue
         if failed:
@@ -630,51 +642,32 @@ def _process_main() -> None:
         try:
             slabs = {}
             for key, (name, frames, shape, dtype) in segments.items():
-                seg = attached.get(name)
-                if seg is None:
-                    seg = attached[name] = shared_memory.SharedMemory(name=name)
-                slabs[key] = np.ndarray((frames, *shape), dtype=np.dtype(dtype), buffer=seg.buf)
-            pending = _resolved(pending, slabs)
-            if encoding == "compiled":
-                from .compiled_encoding import encode_planes as encoder
-            else:
-                encoder = encode_bits
-            writer._write_batch(writer._build_batch(pending, encoder))
-            del pending, slabs
+                if name not in attached:
+                    attached[name] = _attach(name)
+                slabs[key] = np.ndarray((frames, *shape), dtype=np.dtype(dtype), buffer=attached[name])
+            writer.write_batch_values(_resolved(pending, slabs), encoding)
+            del slabs
             conn.send(("done",))
         except BaseException as exc:  # noqa: BLE001 - told to the recording process; nothing more is written
             failed = True
             report(exc, 0)
-    for seg in attached.values():
-        try:
-            seg.close()
-        except BufferError:
-            pass
     if clean:
         try:
             if writer is not None:
                 writer.close()
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001 - told to the recording process
             report(exc, None)
         conn.send(("closed", time.process_time() - started))
-        os._exit(0)  # all written and closed: no interpreter teardown for the recording process to wait for
+        return
     # the parent is gone: the batches written stay (no end-of-stream marker, as a killed synchronous
     # writer leaves them), and the ring is unlinked here, as the parent can no longer
-    if writer is not None and writer._sink is not None:
-        writer._sink.flush()
-    import glob
-
-    for leftover in glob.glob(f"/dev/shm/{prefix}*"):
+    if writer is not None:
+        writer.abandon()
+    for leftover in {*glob.glob(f"/dev/shm/{prefix}*"), *(f"/dev/shm/{name}" for name in attached)}:
         try:
-            shared_memory.SharedMemory(name=os.path.basename(leftover)).unlink()
-        except (FileNotFoundError, OSError):
+            os.unlink(leftover)
+        except OSError:
             pass
-    for name in attached:
-        try:
-            shared_memory.SharedMemory(name=name).unlink()
-        except (FileNotFoundError, OSError):
-            pass
-    os._exit(0)  # no finaliser may end the stream: a recording never closed has no end-of-stream marker
 
 
 def _resolved(pending: dict[str, list[Any]], slabs: dict[Any, np.ndarray[Any, Any]]) -> dict[str, list[Any]]:
@@ -779,6 +772,8 @@ class ArrowScenarioWriter:
             raise InvalidArgumentError(f"background must be False, True (or 'thread') or 'process', got {background!r}")
         if background == "process" and check_path(path).endswith(".parquet"):
             raise InvalidArgumentError(f"background='process' writes an .arrows stream, got {os.fspath(path)!r}")
+        if background == "process" and not os.path.isdir("/dev/shm"):
+            raise InvalidArgumentError("background='process' needs POSIX shared memory in /dev/shm (Linux)")
         if not callable(backend) and backend not in ("auto", "compiled", "numpy"):
             raise InvalidArgumentError(f"backend must be 'auto', 'compiled', 'numpy' or a callable giving one "
                                        f"of them, got {backend!r}")
@@ -1329,6 +1324,24 @@ class ArrowScenarioWriter:
                 return _int_pairs(np.concatenate(chunks))
             chunks = [_int_pairs(c) if isinstance(c, np.ndarray) else c for c in chunks]
         return pa.concat_arrays(chunks) if len(chunks) > 1 else chunks[0]
+
+    def write_batch_values(self, pending: dict[str, list[Any]], encoding: str) -> None:
+        """Build and write one batch from the values another writer gathered (its pending frames, as
+        :meth:`write_prepared` and :meth:`write_moves` leave them): what a ``background="process"``
+        writer's process does with each batch handed over. ``encoding``: ``"compiled"`` or ``"numpy"``,
+        the pose encoder the other writer chose (the same bits either way)."""
+        if encoding == "compiled":
+            from .compiled_encoding import encode_planes as encoder
+        else:
+            encoder = encode_bits
+        self._write_batch(self._build_batch(pending, encoder))
+
+    def abandon(self) -> None:
+        """Close the file without ending the stream or writing the batch being filled: what a
+        recording whose process died leaves (every batch written reads; no end-of-stream marker)."""
+        self._closed = True
+        if self._sink is not None:
+            self._sink.close()
 
     def close(self) -> None:
         """Write the last batch and end the stream (Parquet: its footer). Idempotent."""
