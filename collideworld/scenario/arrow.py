@@ -371,7 +371,10 @@ class _BatchProcess:
                 name=f"{self.prefix}{self._count}", create=True, size=max(nbytes, 1))
             # The process maps and populates it now (its pages allocated and zeroed there, on the other core):
             # a fresh tmpfs page costs the first writer ~4 us, a page already there ~2 us less (measured)
-            self._conn.send(("populate", seg.name))
+            try:
+                self._conn.send(("populate", seg.name))
+            except OSError:  # the process has ended: said by the next check, not by the caller's move
+                pass
         return seg
 
     def slab(self, width: int, frames: int, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
@@ -443,7 +446,12 @@ class _BatchProcess:
         """Hand the batch over, then wait until the next batch's slot is free."""
         message = ("batch", dict(self._slot_used), _shared_values(pending, self._slab_at),
                    "numpy" if encoder is encode_bits else "compiled")
-        self._conn.send(message)
+        try:
+            self._conn.send(message)
+        except OSError:
+            self._answer(True)  # the process has ended: its last words, or the error saying so
+            self.check()
+            raise
         self._sent += 1
         self._slot_used = {}
         self._slab_at = {}
