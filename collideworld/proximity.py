@@ -321,6 +321,14 @@ def _pack(shapes: tuple[Shape, ...]) -> _Packed:
     packed = _Packed(np.concatenate(verts), np.cumsum(pcount) - pcount, pcount, np.array(radii, dtype=np.float64),
                      np.array(plane, dtype=np.int64), np.cumsum(sv) - sv, sv, np.cumsum(sc) - sc, sc,
                      np.array(reach, dtype=np.float64))
+    return _frozen(packed)
+
+
+def _frozen(packed: _Packed) -> _Packed:
+    """``packed`` with every array read-only: :func:`_pack`'s cached tables must not change under a caller, and
+    numba types a read-only array apart from a writable one, so the joined and ShapeArray tables are made
+    read-only too: the kernels they reach (GJK's ``shape_distance``, ``piece_distance``, ``transform_shape``)
+    then compile once, not once per flag (issue 27: a second specialisation of each in ``warm_up()``)."""
     for arr in packed:
         arr.setflags(write=False)
     return packed
@@ -332,11 +340,11 @@ _IDENTITY = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
 def _joined(a: _Packed, b: _Packed) -> _Packed:
     """Table ``a`` followed by table ``b`` (its vertex and piece indices moved past ``a``'s)."""
     nv, npieces = len(a.verts), len(a.pfirst)
-    return _Packed(np.concatenate([a.verts, b.verts]), np.concatenate([a.pfirst, b.pfirst + nv]),
-                   np.concatenate([a.pcount, b.pcount]), np.concatenate([a.prad, b.prad]),
-                   np.concatenate([a.pplane, b.pplane]), np.concatenate([a.svfirst, b.svfirst + nv]),
-                   np.concatenate([a.svcount, b.svcount]), np.concatenate([a.sfirst, b.sfirst + npieces]),
-                   np.concatenate([a.scount, b.scount]), np.concatenate([a.reach, b.reach]))
+    return _frozen(_Packed(np.concatenate([a.verts, b.verts]), np.concatenate([a.pfirst, b.pfirst + nv]),
+                           np.concatenate([a.pcount, b.pcount]), np.concatenate([a.prad, b.prad]),
+                           np.concatenate([a.pplane, b.pplane]), np.concatenate([a.svfirst, b.svfirst + nv]),
+                           np.concatenate([a.svcount, b.svcount]), np.concatenate([a.sfirst, b.sfirst + npieces]),
+                           np.concatenate([a.scount, b.scount]), np.concatenate([a.reach, b.reach])))
 
 
 class PieceTable:
@@ -1131,8 +1139,8 @@ def _array_pack(shapes: ShapeArray) -> _Packed:
     first = np.arange(n, dtype=np.int64)
     count = np.full(n, nc, dtype=np.int64)
     ones = np.ones(n, dtype=np.int64)
-    return _Packed(verts.reshape(n * nc, 3), first * nc, count, radius, np.zeros(n, dtype=np.int64), first * nc,
-                   count, first, ones, reach)
+    return _frozen(_Packed(verts.reshape(n * nc, 3), first * nc, count, radius, np.zeros(n, dtype=np.int64),
+                           first * nc, count, first, ones, reach))
 
 
 def _side_table(side: Any, n: int) -> tuple[_Packed, NDArray[np.int64], NDArray[np.bool_], Any]:

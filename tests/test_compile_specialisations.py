@@ -264,3 +264,26 @@ def test_buffer_growth_compiles_no_slice_assignment() -> None:
     # by hand: the line y = 0.2 crosses every body (centres at height 0.05 i <= 0.25, reach >= 0.3), nearest first
     assert count == 6 and rows[:, 0].tolist() == [0, 1, 2, 3, 4, 5], rows
     no_slice_assignment(ray)
+
+
+def test_packed_tables_reach_the_kernels_read_only() -> None:
+    # numba types a read-only array apart from a writable one: a single call's cached pack (read-only,
+    # it is shared) and a batch's or a query's joined table once compiled GJK's shape_distance,
+    # piece_distance and transform_shape twice each in warm_up() (issue 27). Every table is read-only.
+    from collideworld.collide import ShapeArray
+    from collideworld.proximity import PieceTable, _batch, _pack
+
+    circle, box = Circle(0.5), Box((0.4, 0.3))
+    poses = np.zeros((2, 2)), np.zeros(2)
+    both = [("poses_a", poses, "a"), ("poses_b", poses, "b")]
+    tables = {
+        "single pair": _pack((circle, box)),
+        "batch of shapes": _batch([circle, box], [box, box], both, "numpy")[4],
+        "batch of a ShapeArray": _batch(ShapeArray.boxes(np.full((2, 2), 0.5)), [box, circle], both, "numpy")[4],
+    }
+    table = PieceTable()
+    table.index_of(circle)
+    tables["query table"] = table.with_query(box)[0]
+    for name, packed in tables.items():
+        writable = [field for field, arr in zip(packed._fields, packed, strict=True) if arr.flags.writeable]
+        assert not writable, f"{name}: writable {writable}"
