@@ -18,13 +18,21 @@ unique; nothing here depends on how a key is built, so a key that packs more
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-__all__ = ["reuse_answers", "contact_events", "merge_patched", "expand_keys"]
+from ..bodies import Kind
+
+__all__ = ["reuse_answers", "contact_events", "merge_patched", "expand_keys", "separated_rows"]
+
+_BALL, _BOX, _CAPSULE, _HULL = int(Kind.BALL), int(Kind.BOX), int(Kind.CAPSULE), int(Kind.HULL)
+#: The numpy twin's ``APART_MARGIN`` (a test checks they are equal; not imported: the numpy module
+#: imports this one).
+_APART_MARGIN = 1e-9
 
 
 def _plain(x: NDArray[Any]) -> NDArray[Any]:
@@ -366,3 +374,116 @@ def expand_keys(i: NDArray[np.int64], j: NDArray[np.int64], n_parts: NDArray[np.
     # keys are unique, so any sort gives the one order
     order = np.argsort(keys, kind="stable")
     return keys.take(order), a.take(order), b.take(order)
+def _support(k: int, s: int, ux: float, uy: float, uz: float, position: NDArray[np.float64],
+             rotation: NDArray[np.float64], radius: NDArray[np.float64], half: NDArray[np.float64],
+             seg0: NDArray[np.float64], seg1: NDArray[np.float64], rounding: NDArray[np.float64],
+             hull: NDArray[np.int64], hull_verts: NDArray[np.float64]) -> float:
+    """max over body s (kind k) of x . u (the numpy twin's ``_support_along``, one row)."""
+    r = rotation[s]
+    # u in the body's frame: R^T u
+    wx = r[0, 0] * ux + r[1, 0] * uy + r[2, 0] * uz
+    wy = r[0, 1] * ux + r[1, 1] * uy + r[2, 1] * uz
+    wz = r[0, 2] * ux + r[1, 2] * uy + r[2, 2] * uz
+    out = position[s, 0] * ux + position[s, 1] * uy + position[s, 2] * uz
+    extra = rounding[s]
+    if k == _BALL:
+        extra += radius[s]
+    elif k == _BOX:
+        extra += abs(wx) * half[s, 0] + abs(wy) * half[s, 1] + abs(wz) * half[s, 2]
+    elif k == _CAPSULE:
+        extra += radius[s] + max(seg0[s, 0] * wx + seg0[s, 1] * wy + seg0[s, 2] * wz,
+                                 seg1[s, 0] * wx + seg1[s, 1] * wy + seg1[s, 2] * wz)
+    else:
+        v = hull_verts[hull[s]]
+        top = -math.inf
+        for j in range(v.shape[0]):
+            top = max(top, v[j, 0] * wx + v[j, 1] * wy + v[j, 2] * wz)
+        extra += top
+    total: float = out + extra
+    return total
+
+
+@njit(cache=True)
+def _separated(keys: NDArray[np.int64], a: NDArray[np.int64], b: NDArray[np.int64], rows: NDArray[np.int64],
+               old_keys: NDArray[np.int64], old_hit: NDArray[np.bool_], old_normal: NDArray[np.float64],
+               kind: NDArray[np.int64], position: NDArray[np.float64], rotation: NDArray[np.float64],
+               radius: NDArray[np.float64], half: NDArray[np.float64], seg0: NDArray[np.float64],
+               seg1: NDArray[np.float64], rounding: NDArray[np.float64], bound_radius: NDArray[np.float64],
+               hull: NDArray[np.int64], hull_verts: NDArray[np.float64], margin: float, hit: NDArray[np.bool_],
+               normal: NDArray[np.float64], depth: NDArray[np.float64], left: NDArray[np.int64]) -> int:
+    """The walk of :func:`separated_rows`; returns how many rows of ``left`` it wrote."""
+    n_old = old_keys.shape[0]
+    j = 0
+    n_left = 0
+    for q in range(rows.shape[0]):
+        r = rows[q]
+        sa = a[r]
+        sb = b[r]
+        ka = kind[sa]
+        kb = kind[sb]
+        ok = ((ka == _HULL or kb == _HULL) and (ka == _BALL or ka == _BOX or ka == _CAPSULE or ka == _HULL)
+              and (kb == _BALL or kb == _BOX or kb == _CAPSULE or kb == _HULL))
+        if ok:
+            k = keys[r]
+            while j < n_old and old_keys[j] < k:
+                j += 1
+            ok = j < n_old and old_keys[j] == k and not old_hit[j]
+        if ok:
+            ux = old_normal[j, 0]
+            uy = old_normal[j, 1]
+            uz = old_normal[j, 2]
+            gap = (-_support(kb, sb, -ux, -uy, -uz, position, rotation, radius, half, seg0, seg1, rounding, hull,
+                             hull_verts)
+                   - _support(ka, sa, ux, uy, uz, position, rotation, radius, half, seg0, seg1, rounding, hull,
+                              hull_verts))
+            size = (max(abs(position[sa, 0]), abs(position[sa, 1]), abs(position[sa, 2]))
+                    + max(abs(position[sb, 0]), abs(position[sb, 1]), abs(position[sb, 2]))
+                    + bound_radius[sa] + bound_radius[sb] + rounding[sa] + rounding[sb])
+            if gap > margin * size:
+                hit[r] = False
+                normal[r, 0] = ux
+                normal[r, 1] = uy
+                normal[r, 2] = uz
+                depth[r] = -gap
+                continue
+        left[n_left] = r
+        n_left += 1
+    return n_left
+
+
+def separated_rows(keys: NDArray[np.int64], a: NDArray[np.int64], b: NDArray[np.int64], rows: NDArray[np.int64],
+                   old_keys: NDArray[np.int64], old_hit: NDArray[np.bool_], old_normal: NDArray[np.float64],
+                   kind: NDArray[np.integer[Any]], position: NDArray[np.float64], rotation: NDArray[np.float64],
+                   radius: NDArray[np.float64], half: NDArray[np.float64], seg0: NDArray[np.float64],
+                   seg1: NDArray[np.float64], rounding: NDArray[np.float64], bound_radius: NDArray[np.float64],
+                   hull: NDArray[np.int64], hull_verts: NDArray[np.float64], hit: NDArray[np.bool_],
+                   normal: NDArray[np.float64], depth: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Settle rows by last step's separating axis (3D pairs with a hull); return the rows still to test.
+
+    The compiled twin of :func:`collideworld.pair_cache.separated_rows` (see
+    there): one walk over ``rows`` beside ``old_keys`` (both ascending),
+    each support computed in place, no temporaries.
+
+    Examples
+    --------
+    >>> import itertools
+    >>> import numpy as np
+    >>> kind = np.array([Kind.HULL, Kind.BALL])
+    >>> pos, rot = np.array([[0.0, 0, 0], [3.0, 0, 0]]), np.stack([np.eye(3)] * 2)
+    >>> cube = np.array(list(itertools.product((-0.5, 0.5), repeat=3)))[None]
+    >>> zero3, zero = np.zeros((2, 3)), np.zeros(2)
+    >>> hit, normal, depth = np.ones(1, dtype=bool), np.zeros((1, 3)), np.zeros(1)
+    >>> left = separated_rows(np.array([1]), np.array([0]), np.array([1]), np.array([0]), np.array([1]),
+    ...                       np.array([False]), np.array([[1.0, 0, 0]]), kind, pos, rot, np.array([0.0, 1.0]),
+    ...                       zero3, zero3, zero3, zero, np.array([0.9, 1.0]), np.array([0, 0]), cube,
+    ...                       hit, normal, depth)
+    >>> left.tolist(), hit.tolist(), normal[0].tolist(), depth.tolist()
+    ([], [False], [1.0, 0.0, 0.0], [-1.5])
+    """
+    left = np.empty(len(rows), dtype=np.int64)
+    if not len(old_keys) or not len(rows):
+        return _plain(rows)
+    n = _separated(_plain(keys), _plain(a), _plain(b), _plain(rows), _plain(old_keys), _plain(old_hit),
+                   _plain(old_normal), _plain(kind), position, rotation, radius, half, seg0, seg1, rounding,
+                   bound_radius, hull, hull_verts, _APART_MARGIN, hit, normal, depth, left)
+    return left[:n]
