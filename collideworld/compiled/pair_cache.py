@@ -374,6 +374,9 @@ def expand_keys(i: NDArray[np.int64], j: NDArray[np.int64], n_parts: NDArray[np.
     # keys are unique, so any sort gives the one order
     order = np.argsort(keys, kind="stable")
     return keys.take(order), a.take(order), b.take(order)
+
+
+@njit(cache=True)
 def _support(k: int, s: int, ux: float, uy: float, uz: float, position: NDArray[np.float64],
              rotation: NDArray[np.float64], radius: NDArray[np.float64], half: NDArray[np.float64],
              seg0: NDArray[np.float64], seg1: NDArray[np.float64], rounding: NDArray[np.float64],
