@@ -100,6 +100,27 @@ def _rounded(q: Any, kb: int, rounding: float, u: int, pk: int, pn: int, r: int,
              prad: Floats, phalf: Floats, pwx: Floats, pwy: Floats, world: Floats, ws: Floats, out: Floats) -> int:
     """A probe row against the rounded shape ``u`` (core kind ``kb``): the cores' GJK distance."""
     dim = ppos.shape[1]
+    if kb == BOX and pk == BALL:
+        # A ball (a point) against a rounded box: the centre's distance to the core box in the box's
+        # frame (Ericson, RTCD 5.1.3), closed form. It decides the pair when it is farther than 1e-9 of
+        # the coordinates' magnitude from touching (far above its rounding and GJK's); GJK below decides
+        # the rest, so both backends still agree at touching. (Most point candidates are far from it.)
+        d2 = 0.0
+        size = 0.0
+        for j in range(dim):
+            lc = 0.0
+            for i in range(dim):
+                lc += q.rotation[u, i, j] * (ppos[r, i] - q.position[u, i])
+            ex = abs(lc) - q.half[u, j]
+            if ex > 0.0:
+                d2 += ex * ex
+            size = max(size, abs(ppos[r, j]), abs(q.position[u, j]))
+        reach = rounding + prad[r]
+        margin = 1e-9 * (size + reach + q.bound_radius[u])
+        if d2 > (reach + margin) * (reach + margin):
+            return MISS
+        if reach > margin and d2 < (reach - margin) * (reach - margin):
+            return HIT
     # the body's core, world vertices (a 2D shape at z = 0)
     nb = 0
     if kb == BOX:
