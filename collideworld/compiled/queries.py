@@ -701,6 +701,69 @@ def _capsule_hull_test(q: Any, u: int, pk: int, pn: int, r: int, ppos: Floats, p
 
 
 @njit(cache=True)
+def _capsule_bound(position: Floats, rotation: Floats, radius: Floats, seg0: Floats, seg1: Floats, u: int, pk: int,
+                   r: int, ppos: Floats, prad: Floats, phalf: Floats, pbound: Floats, rel: float) -> int:
+    """MISS, HIT or OTHER (undecided) for probe row ``r`` against capsule (segment) ``u``, by the distance ``d``
+    from the probe's centre to the capsule's segment.
+
+    The probe lies within its bounding ball (``pbound``) and holds a ball of its
+    inner radius about its centre (a ball probe's radius, a box probe's least
+    half extent; a polygon probe: none), and the capsule is its segment grown
+    by its radius, so ``d > pbound + radius`` is a miss and ``d < inner +
+    radius`` a hit (the triangle inequality). Each bound is kept a margin
+    away from touching (``1e-9`` of the coordinates' magnitude, far above the
+    rounding here and the kernels' touching tolerance, ``rel`` of it), so it
+    never decides a pair the exact test (``_capsule_hull_test``) could
+    answer otherwise; the pairs in between (and exact touching) stay OTHER
+    for it. A 2D segment is a chain's piece: a chain's candidates are
+    three or more segments each, and points almost never touch one.
+    """
+    dim = ppos.shape[1]
+    # the end points posed as R @ p + t (any rounding here is far below the margin)
+    dd = 0.0
+    wd = 0.0
+    size = 0.0
+    for i in range(dim):
+        a0 = position[u, i]
+        a1 = position[u, i]
+        for j in range(dim):
+            a0 += rotation[u, i, j] * seg0[u, j]
+            a1 += rotation[u, i, j] * seg1[u, j]
+        e = a1 - a0
+        dd += e * e
+        wd += (ppos[r, i] - a0) * e
+        size = max(size, abs(a0), abs(a1), abs(ppos[r, i]))
+    t = 0.0
+    if dd > 0.0:
+        t = min(1.0, max(0.0, wd / dd))
+    dist2 = 0.0
+    for i in range(dim):
+        a0 = position[u, i]
+        a1 = position[u, i]
+        for j in range(dim):
+            a0 += rotation[u, i, j] * seg0[u, j]
+            a1 += rotation[u, i, j] * seg1[u, j]
+        g = ppos[r, i] - (a0 + t * (a1 - a0))
+        dist2 += g * g
+    reach = pbound[r] + radius[u]
+    margin = (1e-9 + 2.0 * rel) * (size + reach)
+    far = reach + margin
+    if dist2 > far * far:
+        return MISS
+    inner = -1.0
+    if pk == BALL:
+        inner = prad[r]
+    elif pk == BOX:
+        inner = phalf[r, 0]
+        for k in range(1, dim):
+            inner = min(inner, phalf[r, k])
+    near = inner + radius[u] - margin
+    if inner >= 0.0 and near > 0.0 and dist2 < near * near:
+        return HIT
+    return OTHER
+
+
+@njit(cache=True)
 def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, entries: Index,
              elo: Floats32, ehi: Floats32, big: Index,
              n_gridded: int, handles: Index, max_cells: int, stamp: Index, base: int, planes: Index,
@@ -903,10 +966,11 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                 u = s if first_part < 0 else part_slots[first_part + sub]
                 g = MISS
                 ku = kind[u]
-                if ku > HULL or (ku == POLYGON and not simple[u]):
-                    g = OTHER
-                elif ku != HALFSPACE:
-                    # the bounding-ball reject of the narrowphase (probe as a, body as b), operation for operation
+                if ku != HALFSPACE:
+                    # the bounding-ball reject of the narrowphase (probe as a, body as b), operation for operation,
+                    # for every kind: a body of a kind tested elsewhere (settle_rows, query_round, the numpy
+                    # path) is handed on only past it (issue 28: every grid candidate of a cylinder, cone or
+                    # rounded shape was an "other" pair, two more calls and a merge per batch)
                     reach = pbound[r] + bound_radius[u]
                     gp = ppos[r, 0] - position[u, 0]
                     size = abs(ppos[r, 0])
@@ -923,13 +987,18 @@ def _overlap(lo: Floats, hi: Floats, cell: float, gmask: int, starts: Index, ent
                         g = HIT  # for now: the kernel decides below
                 else:
                     g = HIT
-                if g == HIT and ku >= CAPSULE:
-                    # a capsule (segment) or hull past the reject: left to settle_rows, as an "other" pair.
-                    # Not tested here: numba links a callee's code into every caller and optimises it
-                    # again there, and these kernels (GJK, EPA, the capsule rows) were most of the
-                    # compile of each query entry point (benchmarks/results/cold_start.md, fifth round)
+                if g == HIT and (ku >= CAPSULE or (ku == POLYGON and not simple[u])):
+                    # a kind not tested here, past the reject: left to settle_rows (and query_round), as an
+                    # "other" pair. Not tested here: numba links a callee's code into every caller and
+                    # optimises it again there, and these kernels (GJK, EPA, the capsule rows) were most of
+                    # the compile of each query entry point (benchmarks/results/cold_start.md, fifth round).
+                    # A capsule (segment, a chain's piece) is first bounded by its segment's distance to
+                    # the probe's centre, which settles most pairs (_capsule_bound)
                     g = OTHER
-                if g == HIT:
+                    if ku == CAPSULE:
+                        g = _capsule_bound(position, rotation, radius, q.seg0, q.seg1, u, pk, r, ppos, prad, phalf,
+                                           pbound, rel)
+                elif g == HIT:
                     # canonical order: the lower kind is side a (a hit does not depend on the normal's sign)
                     if ku == HALFSPACE:
                         if pk == BALL:
@@ -1567,8 +1636,6 @@ def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Fl
     row0 = np.int64(0)
     pvx, pvy = pwx[:, :pwx.shape[1]], pwy[:, :pwy.shape[1]]
     kb = q.kind[s]
-    if kb > HULL or (kb == POLYGON and not q.simple[s]):
-        return OTHER
     dim = ppos.shape[1]
     position = q.position
     if kb != HALFSPACE:
@@ -1587,8 +1654,11 @@ def _probe_test(q: Any, s: int, pk: int, pn: int, r: int, ppos: Floats, prot: Fl
         limit = reach * (1 + 1e-9) + slack
         if dist2 > limit * limit:
             return MISS
-    if kb >= CAPSULE:
-        return OTHER  # past the reject: settle_rows tests it (see _overlap)
+    if kb == CAPSULE:
+        return _capsule_bound(position, q.rotation, q.radius, q.seg0, q.seg1, s, pk, r, ppos, prad, phalf, pbound,
+                              rule[0])
+    if kb > CAPSULE or (kb == POLYGON and not q.simple[s]):
+        return OTHER  # past the reject: settle_rows (and query_round) test it (see _overlap)
     # (and every row the routines read, as in _overlap)
     vpos, vrot, vrad, vhalf = ppos[..., ::1], prot[..., ::1], prad[..., ::1], phalf[..., ::1]
     bpos, brot, brad, bhalf = position[..., ::1], q.rotation[..., ::1], q.radius[..., ::1], q.half[..., ::1]
