@@ -66,15 +66,12 @@ def game_loop(target: World | Recorder, units: int, frames: int, seed: int = 0, 
         target.step()
 
 
-def timed(fn) -> tuple[float, float, float]:  # type: ignore[no-untyped-def]
-    """CPU seconds of this process (all its threads), wall seconds, and CPU seconds of the child
-    processes that ended meanwhile (a writer process): on a shared machine, wall time mostly measures
-    the neighbours, so the ratios are taken in CPU seconds."""
-    start, wall, before = time.process_time(), time.perf_counter(), os.times()
+def timed(fn) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """CPU seconds of this process (all its threads) and wall seconds: on a shared machine, wall
+    time mostly measures the neighbours, so the ratios are taken in CPU seconds."""
+    start, wall = time.process_time(), time.perf_counter()
     fn()
-    after = os.times()
-    children = (after.children_user + after.children_system) - (before.children_user + before.children_system)
-    return time.process_time() - start, time.perf_counter() - wall, children
+    return time.process_time() - start, time.perf_counter() - wall
 
 
 def main() -> None:
@@ -89,9 +86,6 @@ def main() -> None:
     parser.add_argument("--only-arrows", action="store_true", help="record to .arrows only (no text forms)")
     parser.add_argument("--thread", action="store_true",
                         help="also record .arrows with the writer's background thread (background=True)")
-    parser.add_argument("--process", action="store_true",
-                        help="also record .arrows with a writer process (background='process'), the process "
-                             "started before the timing (its start-up is timed on its own)")
     parser.add_argument("--no-orjson", action="store_true",
                         help="without numba, format numbers with the json module, not orjson")
     args = parser.parse_args()
@@ -103,26 +97,11 @@ def main() -> None:
     paths = {suffix: os.path.join(folder, "loop" + suffix) for suffix in suffixes}
     if args.thread:
         paths["thread .arrows"] = os.path.join(folder, "thread.arrows")
-    if args.process:
-        paths["process .arrows"] = os.path.join(folder, "process.arrows")
 
     def bare() -> None:
         game_loop(World(dim=2), args.units, args.frames, turn=not args.no_turn, accelerate=args.accelerate)
 
-    started: list[Recorder] = []  # a process writer's recorder, made (its process started) before its timing
-
-    def start_process() -> None:
-        world = World(dim=2)
-        started.append(Recorder(world, paths["process .arrows"], background="process"))
-        rec = started[-1]
-        rec.writer._process.check()  # noqa: SLF001
-
     def recorded(path: str) -> None:
-        if path.endswith("process.arrows"):
-            rec = started.pop()
-            with rec:
-                game_loop(rec, args.units, args.frames, turn=not args.no_turn, accelerate=args.accelerate)
-            return
         with Recorder(World(dim=2), path, background=path.endswith("thread.arrows")) as rec:
             game_loop(rec, args.units, args.frames, turn=not args.no_turn, accelerate=args.accelerate)
 
@@ -162,24 +141,13 @@ def main() -> None:
     game_loop(World(dim=2), 50, 3)  # compile and import everything once, outside the timings
     best: dict[str, float] = {}
     best_wall: dict[str, float] = {}
-    best_total: dict[str, float] = {}
-    startups: list[tuple[float, float]] = []
     loads = [os.getloadavg()[0]]
     for _ in range(args.repeat):  # interleaved rounds: a neighbour's burst slows every run of a round alike
         runs = [("bare", bare)] + ([("stub", stub)] if args.stub else [])
         for name, fn in runs + [(s, lambda p=p: recorded(p)) for s, p in paths.items()]:
-            if name == "process .arrows":
-                start_cpu, start_wall = time.process_time(), time.perf_counter()
-                start_process()
-                deadline = time.perf_counter() + 60
-                while not started[-1].writer._process._ready and time.perf_counter() < deadline:  # noqa: SLF001
-                    time.sleep(0.005)
-                    started[-1].writer._process.check()  # noqa: SLF001
-                startups.append((time.process_time() - start_cpu, time.perf_counter() - start_wall))
-            cpu, wall, children = timed(fn)
+            cpu, wall = timed(fn)
             best[name] = min(best.get(name, np.inf), cpu)
             best_wall[name] = min(best_wall.get(name, np.inf), wall)
-            best_total[name] = min(best_total.get(name, np.inf), cpu + children)
         loads.append(os.getloadavg()[0])
     if writer._compiled_assembly():
         formatter = "the compiled formatter (numba)"
@@ -198,16 +166,6 @@ def main() -> None:
         print(f"  recorded {suffix:<12} {best[suffix]:7.3f} s  x{best[suffix] / best['bare']:.2f}"
               f"  (wall {best_wall[suffix]:.3f} s x{best_wall[suffix] / best_wall['bare']:.2f})"
               f"  {size / 1e6:8.2f} MB  ({size / (args.units * args.frames):.1f} bytes per move)")
-    if args.process:
-        name = "process .arrows"
-        print(f"  writer process: recording process CPU x{best[name] / best['bare']:.2f}, both processes' CPU "
-              f"{best_total[name]:.3f} s x{best_total[name] / best['bare']:.2f}, "
-              f"wall x{best_wall[name] / best_wall['bare']:.2f}; "
-              f"start-up (until the process has opened the stream) best {min(w for _, w in startups):.3f} s wall, "
-              f"{min(c for c, _ in startups) * 1e3:.1f} ms CPU of the recording process")
-        same = Path(paths[".arrows"]).read_bytes() == Path(paths[name]).read_bytes()
-        print(f"  .arrows from the writer process and from the synchronous writer: "
-              f"{'the same bytes' if same else 'DIFFER'}")
     if args.thread:
         same = Path(paths[".arrows"]).read_bytes() == Path(paths["thread .arrows"]).read_bytes()
         print(f"  .arrows from the thread and from the synchronous writer: {'the same bytes' if same else 'DIFFER'}")

@@ -36,12 +36,9 @@ Examples
 
 from __future__ import annotations
 
-import atexit
 import os
 import queue
-import secrets
 import threading
-import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -248,449 +245,6 @@ class _BatchThread:
         self._thread.join()
 
 
-# -- the writer process (background="process") ------------------------------------------------------
-#
-# The thread above moves a batch's work off the loop's thread but not off its process: building the
-# batch's Arrow arrays holds the GIL, so on a loaded core the loop pays for it anyway. Here a second
-# process builds, encodes, compresses and writes each batch. The big values (each frame's poses and
-# contact pairs) are never pickled: the recorder copies them straight into shared memory (the rows
-# of pose_slot, the pairs of _expect), one ring slot per batch in flight, and the message that hands a
-# batch over names the segments and rows instead (a few kB: the id column, the frame numbers, and
-# whatever else the frames carried). The writer process answers each batch once it is written; the
-# recording process waits for that answer only when it needs the batch's slot again (back pressure,
-# nothing dropped).
-
-#: Ring slots of shared memory: one batch being filled while RING - 1 are being written.
-PROCESS_RING = 2
-
-#: Rows of contact pairs a slot holds at first (2 MB); a batch with more sends the rest in its message,
-#: and the slot grows for its next batch.
-PROCESS_PAIRS = 131072
-
-# madvise(MADV_POPULATE_WRITE) (Linux 5.14): allocate a mapping's pages without touching them
-_MADV_POPULATE_WRITE = 23
-
-# seconds between the writer process's looks at its parent while idle: a dead parent is seen within this
-_PARENT_POLL = 0.2
-
-_LIVE_PROCESSES: weakref.WeakSet[_BatchProcess] = weakref.WeakSet()
-
-
-class _Ref:
-    """A value the recording process put in shared memory: rows ``start`` (one row, ``stop`` None) or
-    ``start:stop`` of the ring segment ``key``."""
-
-    __slots__ = ("key", "start", "stop")
-
-    def __init__(self, key: tuple[int, Any], start: int, stop: int | None) -> None:
-        self.key, self.start, self.stop = key, start, stop
-
-    def __len__(self) -> int:
-        return 0 if self.stop is None else self.stop - self.start
-
-    def __reduce__(self) -> Any:
-        return _Ref, (self.key, self.start, self.stop)
-
-
-def _detach_all() -> None:
-    """At the recording process's exit: every writer process not closed writes the batches it was given
-    and ends (as the thread does for a writer never closed: no end-of-stream marker)."""
-    for proc in list(_LIVE_PROCESSES):
-        proc.detach()
-
-
-class _BatchProcess:
-    """The writer process of a ``background="process"`` writer, and its ring of shared memory."""
-
-    def __init__(self, writer_kwargs: dict[str, Any], path: str) -> None:
-        import select
-        import socket
-        import subprocess
-        import sys
-        from multiprocessing import resource_tracker
-        from multiprocessing.connection import Connection
-
-        if not _LIVE_PROCESSES:
-            atexit.register(_detach_all)
-        self.path = path
-        self.error: BaseException | None = None
-        self.prefix = f"cw{os.getpid()}_{secrets.token_hex(4)}_"
-        mine, theirs = socket.socketpair()
-        self._conn = Connection(mine.detach())
-        self._poller = select.poll()  # one poll object: Connection.poll makes a selector per call (~5 us)
-        self._poller.register(self._conn.fileno(), select.POLLIN)
-        self._pairs_view: np.ndarray[Any, Any] | None = None  # this batch's pairs segment, as (rows, 2) int64
-        self._sent = 0       # batches handed over
-        self._done = 0       # batches the process has answered for
-        self._ready = False  # the process has opened the file and written the stream's schema
-        self._count = 0      # segments made (their names)
-        self._segments: dict[tuple[int, Any], Any] = {}   # (slot, width or "pairs") -> SharedMemory
-        self._slot_used: dict[tuple[int, Any], tuple[str, int, tuple[int, ...], str]] = {}
-        self._slab_at: dict[tuple[int, Any], tuple[int, int, int]] = {}  # pose slabs: address, row bytes, rows
-        self._pairs_at = 0
-        self._pairs_want = [PROCESS_PAIRS] * PROCESS_RING  # rows of each slot's pairs segment
-        self._closed = False
-        self.work_cpu: float | None = None  # the process's CPU seconds after its start-up (told at close)
-        # A fresh interpreter (not multiprocessing's spawn, which would import the caller's __main__ again,
-        # running an unguarded script's loop in it; not fork, which copies a process whose pyarrow and
-        # numba threads may hold locks). It keeps the resource tracker's pipe open, so that the tracker
-        # unlinks this ring's segments only once the writer has written what it was given.
-        tracker: int = resource_tracker.getfd()  # type: ignore[assignment]  # an int once running
-        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])}
-        fd = theirs.fileno()
-        try:
-            self._proc = subprocess.Popen(
-                [sys.executable, "-c", "from collideworld.scenario.arrow import _process_main; _process_main()",
-                 str(fd), str(tracker), str(os.getpid()), self.prefix],
-                pass_fds=(fd, tracker), stdin=subprocess.DEVNULL, env=env)
-        finally:
-            theirs.close()
-        self._conn.send(writer_kwargs)
-        _LIVE_PROCESSES.add(self)
-
-    @property
-    def slot(self) -> int:
-        return self._sent % PROCESS_RING
-
-    @property
-    def pid(self) -> int | None:
-        return self._proc.pid
-
-    # -- shared memory ------------------------------------------------------------------------
-
-    def _segment(self, key: tuple[int, Any], nbytes: int) -> Any:
-        from multiprocessing import shared_memory
-
-        seg = self._segments.get(key)
-        if seg is None or seg.size < nbytes:
-            if seg is not None:
-                _release(seg)
-            self._count += 1
-            seg = self._segments[key] = shared_memory.SharedMemory(
-                name=f"{self.prefix}{self._count}", create=True, size=max(nbytes, 1))
-            # The process maps and populates it now (its pages allocated and zeroed there, on the other core):
-            # a fresh tmpfs page costs the first writer ~4 us, a page already there ~2 us less (measured)
-            try:
-                self._conn.send(("populate", seg.name))
-            except OSError:  # the process has ended: said by the next check, not by the caller's move
-                pass
-        return seg
-
-    def slab(self, width: int, frames: int, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
-        """A (frames, *shape) float64 array in this batch's slot, for :meth:`ArrowScenarioWriter.pose_slot`."""
-        key = (self.slot, width)
-        full = (frames, *shape)
-        seg = self._segment(key, int(np.prod(full)) * 8)
-        self._slot_used[key] = (seg.name, frames, tuple(shape), "<f8")
-        slab: np.ndarray[Any, Any] = np.ndarray(full, dtype=np.float64, buffer=seg.buf)
-        self._slab_at[key] = (slab.ctypes.data, int(np.prod(shape)) * 8, frames)
-        return slab
-
-    def pairs(self, pairs: np.ndarray[Any, Any]) -> Any:
-        """``pairs`` ((m, 2) ints) copied into this batch's slot: their :class:`_Ref`, or None when the
-        slot is full (then the pairs go in the message; the slot grows for its next batch)."""
-        key = (self.slot, "pairs")
-        m = len(pairs)
-        cap = self._pairs_want[self.slot]
-        if key not in self._slot_used:
-            seg = self._segment(key, cap * 16)
-            self._slot_used[key] = (seg.name, seg.size // 16, (2,), "<i8")
-            self._pairs_at = 0
-            self._pairs_view = np.ndarray((seg.size // 16, 2), dtype=np.int64, buffer=seg.buf)
-        view = self._pairs_view
-        at = self._pairs_at
-        if view is None or at + m > len(view):
-            self._pairs_want[self.slot] = max(cap, 2 * (at + m))
-            return None
-        view[at:at + m] = pairs
-        self._pairs_at = at + m
-        return _Ref(key, at, at + m)
-
-    # -- the batches --------------------------------------------------------------------------
-
-    def _answer(self, block: bool) -> bool:
-        """Take one answer of the process (waiting for it with ``block``); False if none came."""
-        if not block and not self._poller.poll(0):
-            return False
-        try:
-            msg = self._conn.recv()
-        except (EOFError, OSError):
-            self.error = self.error or RuntimeError(
-                f"{self.path}: the Arrow writer process ended unexpectedly (exit code {_exit_code(self._proc)}); "
-                f"batches after the {self._done}th were not written")
-            self._done = self._sent
-            self._ready = True
-            return True
-        kind = msg[0]
-        if kind == "ready":
-            self._ready = True
-        elif kind == "done":
-            self._done += 1
-        elif kind == "error":
-            self._ready = True
-            if msg[1] is not None:  # in place of the batch's "done" (a failed start answers each batch later)
-                self._done += 1
-            self.error = self.error or _rebuilt_error(self.path, *msg[2:])
-        return True
-
-    def check(self) -> None:
-        """Raise the process's error, if it has reported one (looks only while it owes an answer)."""
-        while (not self._closed and (not self._ready or self._done < self._sent) and self.error is None
-               and self._answer(False)):
-            pass
-        if self.error is not None:
-            raise self.error
-
-    def submit(self, pending: dict[str, list[Any]], encoder: Any) -> None:
-        """Hand the batch over, then wait until the next batch's slot is free."""
-        message = ("batch", dict(self._slot_used), _shared_values(pending, self._slab_at),
-                   "numpy" if encoder is encode_bits else "compiled")
-        try:
-            self._conn.send(message)
-        except OSError:
-            self._answer(True)  # the process has ended: its last words, or the error saying so
-            self.check()
-            raise
-        self._sent += 1
-        self._slot_used = {}
-        self._slab_at = {}
-        self._pairs_view = None
-        while self.error is None and self._sent - self._done >= PROCESS_RING:
-            self._answer(True)
-        self.check()
-
-    def close(self) -> None:
-        """Wait until every batch is written, the stream ended and the process gone; free the memory."""
-        if self._closed:
-            return
-        self._closed = True
-        _LIVE_PROCESSES.discard(self)
-        try:
-            try:
-                self._conn.send(("close",))
-                while True:
-                    msg = self._conn.recv()
-                    if msg[0] == "closed":
-                        self.work_cpu = msg[1]
-                        break
-                    self._done += msg[0] == "done" or (msg[0] == "error" and msg[1] is not None)
-                    if msg[0] == "error" and self.error is None:
-                        self.error = _rebuilt_error(self.path, *msg[2:])
-            except (EOFError, OSError):
-                if self.error is None:
-                    self.error = RuntimeError(f"{self.path}: the Arrow writer process ended unexpectedly "
-                                              f"(exit code {_exit_code(self._proc)})")
-        finally:
-            self._free()
-        if self.error is not None:
-            raise self.error
-
-    def detach(self) -> None:
-        """The recording process is leaving without close: the process writes what it was given and ends."""
-        if self._closed:
-            return
-        self._closed = True
-        _LIVE_PROCESSES.discard(self)
-        self._free()
-
-    def _free(self) -> None:
-        self._pairs_view = None
-        self._conn.close()
-        try:
-            # after "closed" all is written and closed: the process's exit is not waited for (subprocess
-            # reaps it later); else it has seen the closed pipe: it writes what it holds and ends
-            if self.work_cpu is None:
-                self._proc.wait(60)
-        except Exception:  # noqa: BLE001, S110 - stuck: it still leaves when this process has gone
-            pass
-        for seg in self._segments.values():
-            _release(seg)
-        self._segments = {}
-
-
-def _release(seg: Any) -> None:
-    """Close and unlink a segment (gone already, say unlinked by the writer process: nothing to do)."""
-    try:
-        seg.close()
-    except BufferError:  # a view of it is still alive somewhere: the mapping goes with the last view
-        _UNCLOSED.append(seg)
-    try:
-        seg.unlink()
-    except FileNotFoundError:
-        pass
-
-
-# segments with a view still alive at release (kept, so their finaliser does not complain)
-_UNCLOSED: list[Any] = []
-
-
-def _shared_values(pending: dict[str, list[Any]], slabs: dict[tuple[int, Any], tuple[int, int, int]]) -> dict[
-        str, list[Any]]:
-    """The batch's values for the message: each move's pose arrays that are rows of the slot's slabs
-    (``slabs``: address, row bytes and rows of each) as :class:`_Ref` rows (the expect pairs are refs
-    already, see :meth:`ArrowScenarioWriter._expect`)."""
-    moves = []
-    for value in pending["move"]:
-        if isinstance(value, _LazyMoves):
-            value = _LazyMoves(value.ids, _as_ref(value.positions, slabs), _as_ref(value.rotation, slabs))
-        moves.append(value)
-    return {**pending, "move": moves}
-
-
-def _as_ref(array: Any, slabs: dict[tuple[int, Any], tuple[int, int, int]]) -> Any:
-    if not isinstance(array, np.ndarray):
-        return array
-    for key, (start, row_bytes, frames) in slabs.items():
-        at, rest = divmod(array.ctypes.data - start, row_bytes)
-        if rest == 0 and 0 <= at < frames and array.nbytes == row_bytes and array.flags.c_contiguous:
-            return _Ref(key, at, None)
-    return array
-
-
-def _exit_code(proc: Any) -> Any:
-    try:
-        return proc.wait(5)
-    except Exception:  # noqa: BLE001 - still running
-        return None
-
-
-def _rebuilt_error(path: str, kind: str, text: str, pickled: bytes | None) -> BaseException:
-    """The writer process's exception, as raised there when it pickles, else a RuntimeError with its text."""
-    import pickle
-
-    if pickled is not None:
-        try:
-            exc: BaseException = pickle.loads(pickled)
-            return exc
-        except Exception:  # noqa: BLE001, S110 - an exception class that does not rebuild: its text below
-            pass
-    return RuntimeError(f"{path}: the Arrow writer process failed: {kind}: {text}")
-
-
-def _attach(name: str) -> Any:
-    """The segment ``name`` mapped (Linux: /dev/shm/name) without multiprocessing's resource tracking: the
-    recording process made it and owns it (its tracker, whose pipe this process holds open, unlinks it
-    after a crash if this process could not)."""
-    import mmap
-
-    fd = os.open(f"/dev/shm/{name}", os.O_RDWR)
-    try:
-        return mmap.mmap(fd, os.fstat(fd).st_size)
-    finally:
-        os.close(fd)
-
-
-def _process_main() -> None:
-    """The writer process (its arguments: the pipe's fd, the resource tracker's fd, kept open only, the
-    parent's pid, the ring's name prefix): opens the stream, then builds and writes each batch handed
-    over, in order, until told to close or until its parent is gone (the pipe closed, or another parent)."""
-    import glob
-    import pickle
-    import signal
-    import sys
-    import time
-    from multiprocessing.connection import Connection
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C stops the loop; its recorder closes this writer
-    fd, parent, prefix = int(sys.argv[1]), int(sys.argv[3]), sys.argv[4]
-    conn = Connection(fd)
-    writer_kwargs = conn.recv()
-    attached: dict[str, Any] = {}
-    writer: ArrowScenarioWriter | None = None
-    failed = False
-
-    def report(exc: BaseException, batch: int | None) -> None:
-        try:
-            blob: bytes | None = pickle.dumps(exc)
-        except Exception:  # noqa: BLE001 - not picklable: its text only
-            blob = None
-        conn.send(("error", batch, type(exc).__name__, str(exc), blob))
-
-    try:
-        warm = writer_kwargs.pop("warm", False)
-        writer = ArrowScenarioWriter(**writer_kwargs)
-        import pyarrow.compute  # noqa: F401 - imported by the first batch's build otherwise (~0.2 s of CPU)
-        if warm:
-            from ..backend import compiled_available
-
-            if compiled_available():
-                from .compiled_encoding import warm_up_encoder
-
-                warm_up_encoder()  # numba's cache loaded now, not in the first batch the recording waits for
-        conn.send(("ready",))
-    except BaseException as exc:  # noqa: BLE001 - told to the recording process
-        failed = True
-        report(exc, None)
-    clean = False
-    started = time.process_time()
-    while True:
-        try:
-            while not conn.poll(_PARENT_POLL):
-                if os.getppid() != parent:
-                    raise EOFError
-            msg = conn.recv()
-        except (EOFError, OSError):
-            break  # the parent is gone (or left without closing): what was handed over is written
-        if msg[0] == "close":
-            clean = True
-            break
-        if msg[0] == "populate":
-            try:
-                attached[msg[1]] = _attach(msg[1])
-                attached[msg[1]].madvise(_MADV_POPULATE_WRITE)
-            except (OSError, ValueError):  # an older kernel: the pages come at first touch
-                pass
-            continue
-        if failed:
-            conn.send(("done",))
-            continue
-        _, segments, pending, encoding = msg
-        assert writer is not None
-        try:
-            slabs = {}
-            for key, (name, frames, shape, dtype) in segments.items():
-                if name not in attached:
-                    attached[name] = _attach(name)
-                slabs[key] = np.ndarray((frames, *shape), dtype=np.dtype(dtype), buffer=attached[name])
-            writer.write_batch_values(_resolved(pending, slabs), encoding)
-            del slabs
-            conn.send(("done",))
-        except BaseException as exc:  # noqa: BLE001 - told to the recording process; nothing more is written
-            failed = True
-            report(exc, 0)
-    if clean:
-        try:
-            if writer is not None:
-                writer.close()
-        except BaseException as exc:  # noqa: BLE001 - told to the recording process
-            report(exc, None)
-        conn.send(("closed", time.process_time() - started))
-        return
-    # the parent is gone: the batches written stay (no end-of-stream marker, as a killed synchronous
-    # writer leaves them), and the ring is unlinked here, as the parent can no longer
-    if writer is not None:
-        writer.abandon()
-    for leftover in {*glob.glob(f"/dev/shm/{prefix}*"), *(f"/dev/shm/{name}" for name in attached)}:
-        try:
-            os.unlink(leftover)
-        except OSError:
-            pass
-
-
-def _resolved(pending: dict[str, list[Any]], slabs: dict[Any, np.ndarray[Any, Any]]) -> dict[str, list[Any]]:
-    """The batch's values with the shared-memory refs read (views of the segments, not copies)."""
-    def real(value: Any) -> Any:
-        if isinstance(value, _Ref):
-            slab = slabs[value.key]
-            return slab[value.start] if value.stop is None else slab[value.start:value.stop]
-        return value
-
-    moves = [_LazyMoves(v.ids, real(v.positions), real(v.rotation)) if isinstance(v, _LazyMoves) else v
-             for v in pending["move"]]
-    return {**pending, "move": moves, "expect": [real(v) for v in pending["expect"]]}
-
-
 class ArrowScenarioWriter:
     """Write a scenario in the Arrow form, frame by frame (the calls of :class:`~.ScenarioWriter`).
 
@@ -732,19 +286,6 @@ class ArrowScenarioWriter:
         (after an uncaught exception, say). A process killed outright loses
         the batches not yet written: up to two more than without it.
 
-        ``"process"`` (a stream only): build, compress and write each batch
-        in a writer process (a fresh interpreter, started here; its start-up,
-        about a second, overlaps the first batch's frames). The frames' poses
-        (:meth:`pose_slot`) and contact pairs are copied into a ring of
-        shared memory (:data:`PROCESS_RING` batches), the rest of a batch is
-        pickled (a few kB a batch). While the ring is full the caller waits
-        in the call that completes a batch: nothing is dropped. An error of
-        the process is raised by the next call that finds it, or by
-        :meth:`close`. Every batch handed over is written even if the
-        calling process dies (killed or never closed): the process sees its
-        parent gone, writes them (without the end-of-stream marker), unlinks
-        the shared memory and ends.
-
     Examples
     --------
     >>> import os, tempfile
@@ -762,7 +303,7 @@ class ArrowScenarioWriter:
                  description: str | None = None, tolerance: float | None = None, *,
                  version: int | None = None, batch_frames: int = 32, compression: str | None = "zstd",
                  compression_level: int | None = None, fsync: bool = False, header: Mapping[str, Any] | None = None,
-                 backend: str | Callable[[], str] = "auto", background: bool | str = False,
+                 backend: str | Callable[[], str] = "auto", background: bool = False,
                  **_ignored: Any) -> None:
         pa = _pa()
         if isinstance(dim, bool) or dim not in (2, 3):
@@ -775,13 +316,8 @@ class ArrowScenarioWriter:
                                               or not isinstance(compression_level, int) or compression is None):
             raise InvalidArgumentError(f"compression_level must be None or an int with a compression, got "
                                        f"{compression_level!r} with compression={compression!r}")
-        if background not in (False, True, "thread", "process") or isinstance(background, (int, float)) and (
-                not isinstance(background, bool)):
-            raise InvalidArgumentError(f"background must be False, True (or 'thread') or 'process', got {background!r}")
-        if background == "process" and check_path(path).endswith(".parquet"):
-            raise InvalidArgumentError(f"background='process' writes an .arrows stream, got {os.fspath(path)!r}")
-        if background == "process" and not os.path.isdir("/dev/shm"):
-            raise InvalidArgumentError("background='process' needs POSIX shared memory in /dev/shm (Linux)")
+        if not isinstance(background, bool):
+            raise InvalidArgumentError(f"background must be True or False, got {background!r}")
         if not callable(backend) and backend not in ("auto", "compiled", "numpy"):
             raise InvalidArgumentError(f"backend must be 'auto', 'compiled', 'numpy' or a callable giving one "
                                        f"of them, got {backend!r}")
@@ -822,25 +358,13 @@ class ArrowScenarioWriter:
         self._closed = False
         # started at the first batch: a thread that builds and writes the batches (see _BatchThread)
         self._thread: _BatchThread | None = None
-        self._background = bool(background)
-        # started here (its start-up overlaps the first batch's frames): a process that builds and writes
-        # the batches, fed through shared memory (see _BatchProcess)
-        self._process: _BatchProcess | None = None
-        if background == "process":
-            open(self.path, "wb").close()  # a path that cannot be written is refused here, not in the process
-            self._out: Any = None
-            self._sink: Any = None
-            self._process = _BatchProcess(
-                {"path": self.path, "dim": dim, "header": dict(header), "batch_frames": batch_frames,
-                 "compression": compression, "compression_level": compression_level, "fsync": fsync,
-                 "backend": "numpy", "warm": (backend() if callable(backend) else backend) != "numpy"},
-                self.path)
-        elif self._parquet:
+        self._background = background
+        if self._parquet:
             import pyarrow.parquet as pq
 
-            self._out = pq.ParquetWriter(self.path, self.schema, compression=compression or "none",
-                                         compression_level=compression_level)
-            self._sink = None
+            self._out: Any = pq.ParquetWriter(self.path, self.schema, compression=compression or "none",
+                                              compression_level=compression_level)
+            self._sink: Any = None
         else:
             self._sink = pa.OSFile(self.path, "wb")
             codec = (compression if compression is None or compression_level is None
@@ -1074,16 +598,6 @@ class ArrowScenarioWriter:
             return np.empty(shape)
         k = len(self._pending["frame"])
         slab = self._slabs.get(width)
-        if self._process is not None:
-            # the batch's slab of this width in shared memory: made once per batch (the ring slot's rows
-            # are the writer process's until it has written the batch); a frame of another shape gets
-            # memory of its own (sent in the message)
-            if slab is None:
-                slab = self._slabs[width] = self._process.slab(width, max(self.batch_frames, k + 1), shape)
-            if slab.shape[1:] != shape or k >= len(slab):
-                return np.empty(shape)
-            shared: np.ndarray[Any, Any] = slab[k]
-            return shared
         if slab is None or slab.shape[1:] != shape or k >= len(slab):
             slab = self._slabs[width] = np.empty((max(self.batch_frames, k + 1), *shape))
         row: np.ndarray[Any, Any] = slab[k]
@@ -1155,10 +669,6 @@ class ArrowScenarioWriter:
 
     def _expect(self, expect: Any) -> Any:
         if isinstance(expect, np.ndarray) and expect.ndim == 2 and expect.shape[1] == 2 and expect.dtype.kind in "iu":
-            if self._process is not None:
-                shared = self._process.pairs(expect)  # the copy, into the batch's shared memory
-                if shared is not None:
-                    return shared
             return expect.astype(np.int64)  # a copy, put into columns at the flush (_int_pairs)
         pairs = list(expect)
         if isinstance(expect, (set, frozenset)):
@@ -1185,10 +695,6 @@ class ArrowScenarioWriter:
         # the pose_slot rows handed out so far belong to this batch's frames (see _batch_poses); with the
         # thread, they are read while the next batch is filled
         self._slabs = {}
-        if self._process is not None:
-            self._pending = {name: [] for name in self.schema.names}
-            self._process.submit(pending, encoder)
-            return
         if not self._background:
             self._write_batch(self._build_batch(pending, encoder))
             self._pending = {name: [] for name in self.schema.names}
@@ -1202,8 +708,6 @@ class ArrowScenarioWriter:
         """Raise what the background thread failed with, if it did (the stream is broken from there on)."""
         if self._thread is not None and self._thread.error is not None:
             raise self._thread.error
-        if self._process is not None:
-            self._process.check()
 
     def _build_batch(self, pending: dict[str, list[Any]], encoder: Any) -> Any:
         """The record batch of the frames in ``pending`` (the values of :meth:`write_prepared`)."""
@@ -1333,24 +837,6 @@ class ArrowScenarioWriter:
             chunks = [_int_pairs(c) if isinstance(c, np.ndarray) else c for c in chunks]
         return pa.concat_arrays(chunks) if len(chunks) > 1 else chunks[0]
 
-    def write_batch_values(self, pending: dict[str, list[Any]], encoding: str) -> None:
-        """Build and write one batch from the values another writer gathered (its pending frames, as
-        :meth:`write_prepared` and :meth:`write_moves` leave them): what a ``background="process"``
-        writer's process does with each batch handed over. ``encoding``: ``"compiled"`` or ``"numpy"``,
-        the pose encoder the other writer chose (the same bits either way)."""
-        if encoding == "compiled":
-            from .compiled_encoding import encode_planes as encoder
-        else:
-            encoder = encode_bits
-        self._write_batch(self._build_batch(pending, encoder))
-
-    def abandon(self) -> None:
-        """Close the file without ending the stream or writing the batch being filled: what a
-        recording whose process died leaves (every batch written reads; no end-of-stream marker)."""
-        self._closed = True
-        if self._sink is not None:
-            self._sink.close()
-
     def close(self) -> None:
         """Write the last batch and end the stream (Parquet: its footer). Idempotent."""
         if self._closed:
@@ -1363,10 +849,7 @@ class ArrowScenarioWriter:
                 if self._thread is not None:
                     self._thread.join()  # every batch handed over is written (or failed) first
             finally:
-                if self._process is not None:
-                    self._process.close()  # every batch written, the stream ended, the ring freed
-                else:
-                    self._out.close()
+                self._out.close()
                 if self._sink is not None:
                     self._sink.close()
         self._raise_failure()

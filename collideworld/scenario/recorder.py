@@ -111,18 +111,15 @@ class Recorder:
     compresslevel : int
         zlib level for a ``.gz`` path: 1 (the default) keeps a game loop fast,
         9 writes a file 5 to 7 % smaller at about 8 times the cost.
-    background : bool or "thread" or "process"
+    background : bool
         For the Arrow form: build, compress and write each batch in a thread
-        of the writer (True or ``"thread"``), or in a writer process fed
-        through shared memory (``"process"``), while the loop goes on (the
-        same file, byte for byte; see
-        :class:`~collideworld.scenario.arrow.ArrowScenarioWriter`). An error
-        there is raised by the next ``step`` or by :meth:`close`. False (the
-        default) writes each batch inside the ``step`` that completes it: on
-        the 2-core machine with a core free the thread saved little wall time
-        (1.20x against 1.22x the bare loop) and cost more CPU (1.32x against
-        1.25x); the process takes the batch's work off the recording process
-        but costs a second interpreter (about a second to start); see
+        of the writer while the loop goes on (the same file, byte for byte;
+        see :class:`~collideworld.scenario.arrow.ArrowScenarioWriter`). An
+        error there is raised by the next ``step`` or by :meth:`close`.
+        False (the default) writes each batch inside the ``step`` that
+        completes it: on the 2-core machine with a core free the thread
+        saved little wall time (1.20x against 1.22x the bare loop) and cost
+        more CPU (1.32x against 1.25x), see
         ``benchmarks/results/recorder-arrow.md``.
 
     Attributes
@@ -159,7 +156,7 @@ class Recorder:
     def __init__(self, world: Any, path: str | os.PathLike[str], record_expect: bool = True, *,
                  record_contacts: bool = False, name: str | None = None,
                  description: str | None = None, tolerance: float | None = None,
-                 fsync: bool = False, compresslevel: int = 1, background: bool | str = False):
+                 fsync: bool = False, compresslevel: int = 1, background: bool = False):
         self.world = world
         self.record_expect = record_expect
         self.record_contacts = record_contacts
@@ -506,7 +503,6 @@ class Recorder:
 
     def close(self) -> None:
         """Close the file (pending calls after the last step are not written)."""
-        self._moved_poses = None  # not written; may be rows of the writer's shared memory, freed by close
         self.writer.close()
 
     def __enter__(self) -> Recorder:
