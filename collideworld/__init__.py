@@ -75,7 +75,7 @@ if TYPE_CHECKING:  # loaded lazily below; named here for type checkers
         time_of_impact_many,
     )
 
-__version__ = "0.13.0"
+__version__ = "0.14.0"
 
 # The proximity queries compile their kernels with numba when it imports; they
 # are loaded on first use (PEP 562) so that ``import collideworld`` does not pay
