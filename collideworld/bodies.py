@@ -557,7 +557,8 @@ def _outline(shape: Polygon) -> NDArray[np.float64]:
 
 
 #: the convex pieces of the concave polygons split by any store, by id (an entry keeps its polygon alive,
-#: so the id is not reused while listed); shapes are immutable, so the pieces never go stale
+#: so the id is not reused while listed); shapes are immutable, so the pieces never go stale, and adding a
+#: polygon again finds the same pieces (their part-table entries are shared, not made again)
 _SHARED_PIECES: dict[int, tuple[Polygon, list[Polygon]]] = {}
 
 
@@ -722,10 +723,6 @@ class BodyStore:
         #: compound's are per part. A World's store and collide()'s set it; the one-row stores
         #: (collide_many, query probes) keep a concave polygon in one row
         self.split_concave = False
-        #: the piece shapes of the concave polygons split so far, by id (the entry keeps the polygon
-        #: alive, so the id is not reused while listed): adding a polygon again shares its pieces'
-        #: part-table entries instead of making new ones
-        self._pieces: dict[int, tuple[Polygon, list[Polygon]]] = {}
         self._alloc(max(4, capacity))
 
     def _note(self, slots: NDArray[np.int64]) -> None:
@@ -1060,21 +1057,16 @@ class BodyStore:
 
     def _pieces_of(self, shape: Polygon) -> list[Polygon]:
         """The convex pieces of a concave polygon as polygons (vertices as :attr:`Polygon.parts` has them)."""
-        entry = self._pieces.get(id(shape))
+        # one cache for every store: collide() makes a store per call, and each piece is a validated
+        # Polygon (~0.1 ms apiece), so the pieces are made once per polygon, not once per call
+        entry = _SHARED_PIECES.get(id(shape))
         if entry is None or entry[0] is not shape:
-            # collide() makes a store per call: the pieces another store made (each a validated Polygon,
-            # ~0.1 ms apiece) are shared rather than made again on every call
-            entry = _SHARED_PIECES.get(id(shape))
-            if entry is None or entry[0] is not shape:
-                # a piece is counter-clockwise and clean, so the polygon keeps its vertices as its one part:
-                # the piece's vertex k is the part's vertex k (feature ids do not change)
-                entry = (shape, [Polygon(piece.tolist(), shape.radius) for piece in shape.parts])
-                if len(_SHARED_PIECES) >= 4096:
-                    _SHARED_PIECES.clear()
-                _SHARED_PIECES[id(shape)] = entry
-            if len(self._pieces) >= 4096:
-                self._pieces.clear()
-            self._pieces[id(shape)] = entry
+            # a piece is counter-clockwise and clean, so the polygon keeps its vertices as its one part:
+            # the piece's vertex k is the part's vertex k (feature ids do not change)
+            entry = (shape, [Polygon(piece.tolist(), shape.radius) for piece in shape.parts])
+            if len(_SHARED_PIECES) >= 4096:
+                _SHARED_PIECES.clear()
+            _SHARED_PIECES[id(shape)] = entry
         return entry[1]
 
     def _add_parts(self, s: int, shape: Compound | Polygon | TriangleMesh | HeightField,

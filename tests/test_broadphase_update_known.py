@@ -14,10 +14,9 @@ import pytest
 
 from collideworld.broadphase import BruteForceBroadphase, SweepAndPrune
 from collideworld.broadphase.adaptive import AdaptiveBroadphase
-from collideworld.broadphase.base import put_rows
+from collideworld.broadphase.base import put_rows, update_refit
 from collideworld.broadphase.batched_sweep import BatchedSweep
 from collideworld.broadphase.halfspaces import HalfSpaceBroadphase
-from collideworld.fat_boxes import _update_known
 
 
 def _reference(lo: np.ndarray, hi: np.ndarray, static: np.ndarray) -> list[list[int]]:
@@ -54,7 +53,7 @@ def test_update_known_gives_the_pairs_of_update_many_and_of_the_all_pairs_test(d
             new_lo, new_hi = c - half[moved], c + half[moved]
             new_lo[::5, 0] = -0.0
             new_hi[::5, 0] = np.maximum(new_hi[::5, 0], 0.0)
-            _update_known(known, moved, new_lo, new_hi)
+            update_refit(known, moved, new_lo, new_hi)
             checked.update_many(moved, new_lo, new_hi)
             lo[moved], hi[moved] = new_lo, new_hi
             expected = _reference(lo, hi, static)

@@ -260,6 +260,32 @@ def as_handles(handles: ArrayLike) -> NDArray[np.int64]:
     return arr.astype(np.int64, copy=False)
 
 
+def update_refit(broadphase: Broadphase, handles: NDArray[np.int64], lo: NDArray[np.float64],
+                 hi: NDArray[np.float64]) -> None:
+    """``broadphase.update_many(handles, lo, hi)``, by its unchecked ``update_known`` where it has one.
+
+    For a caller that guarantees what ``update_many`` checks (the world's
+    refit of its own fat boxes: live distinct handles, finite corners,
+    ``lo <= hi``); a broadphase without ``update_known`` (a user's) gets the
+    checked call. ``update_known`` is not part of the :class:`Broadphase`
+    protocol, so users' own broadphases need not have it.
+
+    Examples
+    --------
+    >>> from collideworld.broadphase.brute_force import BruteForceBroadphase
+    >>> bp = BruteForceBroadphase(2)  # no update_known: the checked update_many
+    >>> bp.insert_many([0, 1], [[0.0, 0.0], [5.0, 5.0]], [[1.0, 1.0], [6.0, 6.0]])
+    >>> update_refit(bp, np.array([1]), np.array([[0.5, 0.5]]), np.array([[1.5, 1.5]]))
+    >>> bp.pairs().tolist()
+    [[0, 1]]
+    """
+    known = getattr(broadphase, "update_known", None)
+    if known is not None:
+        known(handles, lo, hi)
+    else:
+        broadphase.update_many(handles, lo, hi)
+
+
 def put_rows(dst: NDArray[np.float64], rows: NDArray[np.int64], src: NDArray[np.float64]) -> None:
     """``dst[rows] = src`` for (n, D) float64 arrays, each row moved as one D * 8-byte item.
 

@@ -21,7 +21,16 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .base import Broadphase, as_boxes, as_handles, as_static, check_live_handles, check_new_handles, put_rows
+from .base import (
+    Broadphase,
+    as_boxes,
+    as_handles,
+    as_static,
+    check_live_handles,
+    check_new_handles,
+    put_rows,
+    update_refit,
+)
 
 __all__ = ["HalfSpaceBroadphase", "lowest_aabb_support"]
 
@@ -151,12 +160,7 @@ class HalfSpaceBroadphase(Broadphase):
         """
         # -0.0 made +0.0 as as_boxes does (implementations order floats by their bits)
         lo_, hi_ = lo + 0.0, hi + 0.0
-        # unchecked where the inner broadphase can (the world's own), else its checked update_many
-        known = getattr(self.inner, "update_known", None)
-        if known is not None:
-            known(handles, lo_, hi_)
-        else:
-            self.inner.update_many(handles, lo_, hi_)
+        update_refit(self.inner, handles, lo_, hi_)
         put_rows(self._lo, handles, lo_)
         put_rows(self._hi, handles, hi_)
 
